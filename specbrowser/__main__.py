@@ -1,0 +1,5 @@
+"""Allow ``python -m specbrowser``."""
+
+from specbrowser.cli import main
+
+raise SystemExit(main())

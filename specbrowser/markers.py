@@ -1,0 +1,41 @@
+"""The "Subsection available" marker: the one place that writes and reads it.
+
+A marker line stands in a chunk's text where a subsection (a child section, or an element the
+breakdown extracted) was taken out. Format (seed 000)::
+
+    [Subsection available: title "<title>" at sectionid: `<id>`]
+    [Subsection available at sectionid: `<id>`]          (no title)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MARKER_RE = re.compile(r'\[Subsection available(?:: title "(?P<title>.*?)")? at sectionid: `(?P<id>[^`]+)`\]')
+"""Finds markers anywhere in a text (a marker may sit inside a table cell)."""
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A marker found in a text: target id, title ("" when none) and its [start, end) offsets
+    in characters (0-based)."""
+
+    target_id: str
+    title: str
+    start: int
+    end: int
+
+
+def format_marker(target_id: str, title: str = "") -> str:
+    """The marker line for a subsection; newlines and runs of spaces in the title collapse."""
+    title = " ".join(title.split())
+    if title:
+        return f'[Subsection available: title "{title}" at sectionid: `{target_id}`]'
+    return f"[Subsection available at sectionid: `{target_id}`]"
+
+
+def find_markers(text: str) -> list[Marker]:
+    """All markers in ``text`` in order of appearance."""
+    return [Marker(m.group("id"), m.group("title") or "", m.start(), m.end())
+            for m in MARKER_RE.finditer(text)]

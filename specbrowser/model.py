@@ -1,0 +1,105 @@
+"""Core data types: plain dataclasses shared by parsing, breakdown, storage and the app."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SECTION_TAGS: dict[str, str] = {"emu-clause": "clause", "emu-annex": "annex", "emu-intro": "intro"}
+"""ecmarkup elements that make a section, mapped to the section kind stored for them."""
+
+
+@dataclass
+class Document:
+    """One ingested spec.
+
+    Attributes:
+        id: a short stable id (the sha256 prefix of the inputs).
+        title: the document title (``<title>``, else the first heading).
+        kind: ``ecmarkup-rendered`` (one page), ``ecmarkup-multipage`` or ``ecmarkup-source``.
+        source_paths: the files read, in document order.
+        sha256: hash over the raw bytes of all source files, in order.
+    """
+
+    id: str
+    title: str
+    kind: str
+    source_paths: list[str]
+    sha256: str
+
+
+@dataclass
+class Section:
+    """One ``emu-clause``, ``emu-annex`` or ``emu-intro`` element with an id.
+
+    Attributes:
+        id: the element id exactly as written.
+        parent_id: the id of the nearest enclosing section, or None at top level.
+        ordinal: 0-based position in document order over all sections.
+        depth: 0 for a top-level section.
+        kind: ``clause``, ``annex`` or ``intro`` (see :data:`SECTION_TAGS`).
+        secnum: the ``<span class="secnum">`` text (``14.6.1``, ``Annex A (informative)``) or "".
+        title: the heading text without the section number, inline code text kept.
+        html: the section's own HTML: its element with every child section replaced by an empty
+            ``<sb-section-ref data-id=… data-title=…>`` placeholder.
+        source_file: base name of the file the section came from.
+    """
+
+    id: str
+    parent_id: str | None
+    ordinal: int
+    depth: int
+    kind: str
+    secnum: str
+    title: str
+    html: str
+    source_file: str
+
+    @property
+    def display_title(self) -> str:
+        """``secnum title`` as shown in markers, tree labels and heading paths."""
+        return f"{self.secnum} {self.title}".strip()
+
+
+@dataclass
+class Chunk:
+    """One piece of a section's text, as stored and as shown.
+
+    Attributes:
+        id: the section id for a section's root chunk; ``<parent chunk id>-<tag>-<n>`` for a
+            subsection (n counts from 1 per parent and tag).
+        section_id: the section this chunk belongs to.
+        parent_id: the chunk this one was extracted from; None for a section's root chunk.
+        subsections: ids of the chunks whose markers appear in :attr:`text`, in text order
+            (breakdown subsections and child sections' root chunks alike).
+        depth: 0 for a root chunk, parent depth + 1 for a subsection.
+        layer: ``section`` for a root chunk, ``subsection`` for an extracted one.
+        breakdown_tag: the tag that extracted this chunk; None for a root chunk.
+        title: the section's display title, or the subsection's title (table caption, grammar
+            production names), or "" when it has none.
+        heading_path: display titles of the sections from the top-level section down to this
+            chunk's section.
+        text: Markdown, markers included.
+        size: ``len(text)`` in characters (code points): the unit of the threshold.
+        over_threshold: None, or why the chunk stayed over the threshold: ``max_depth`` (no
+            breakdown below the policy's max depth) or ``unsplittable`` (no remaining tag matched).
+        ordinal: 0-based position among all chunks of the document, sections in document order
+            and each chunk before its subsections (pre-order).
+    """
+
+    id: str
+    section_id: str
+    parent_id: str | None
+    depth: int
+    layer: str
+    breakdown_tag: str | None
+    title: str
+    heading_path: list[str]
+    text: str
+    over_threshold: str | None = None
+    subsections: list[str] = field(default_factory=list)
+    ordinal: int = 0
+
+    @property
+    def size(self) -> int:
+        """Length of :attr:`text` in characters."""
+        return len(self.text)

@@ -1,0 +1,89 @@
+"""The chunk policy: what the breakdown does, and a stable version hash of it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+
+from specbrowser.errors import PolicyError
+
+CONVERTER_VERSION = 1
+"""Bumped whenever the Markdown converter or the breakdown changes its output, so that a policy
+version names a reproducible chunk set."""
+
+DEFAULT_THRESHOLD_CHARS = 5000
+"""Seed 000's LARGE_DOC_THRESHOLD: a section whose Markdown is longer is broken down."""
+
+DEFAULT_BREAKDOWN_TAGS: tuple[str, ...] = ("emu-table", "emu-grammar", "td", "p")
+"""Seed 000's BREAKDOWN_TAGS, tried in this order: whole tables, grammar, cells, paragraphs."""
+
+DEFAULT_MAX_DEPTH = 3
+"""Seed 000's MAX_RECURSION_DEPTH: section (0) > table (1) > cell (2) > paragraph (3)."""
+
+_TAG_RE = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+@dataclass(frozen=True)
+class ChunkPolicy:
+    """How sections are broken into chunks.
+
+    Attributes:
+        threshold_chars: a chunk whose Markdown text (markers included) is longer than this many
+            characters (Unicode code points, i.e. ``len(text)``) is broken down further. >= 1.
+        breakdown_tags: element names tried in order (seed 000); lower-case HTML tag names.
+        max_depth: deepest chunk depth that may exist; depth 0 is the section's root chunk, so
+            with 3 a chunk at depth 3 is never broken down.
+
+    Raises:
+        PolicyError: on a threshold < 1, a negative max depth, an empty, repeated or malformed tag.
+    """
+
+    threshold_chars: int = DEFAULT_THRESHOLD_CHARS
+    breakdown_tags: tuple[str, ...] = field(default=DEFAULT_BREAKDOWN_TAGS)
+    max_depth: int = DEFAULT_MAX_DEPTH
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.threshold_chars, int) or self.threshold_chars < 1:
+            raise PolicyError(f"threshold must be a whole number of characters >= 1, got {self.threshold_chars!r}")
+        if not isinstance(self.max_depth, int) or self.max_depth < 0:
+            raise PolicyError(f"max depth must be a whole number >= 0, got {self.max_depth!r}")
+        tags = tuple(self.breakdown_tags)
+        object.__setattr__(self, "breakdown_tags", tags)
+        for tag in tags:
+            if not _TAG_RE.match(tag):
+                raise PolicyError(f"breakdown tag {tag!r} is not an element name (like emu-table or p)")
+        if len(set(tags)) != len(tags):
+            raise PolicyError(f"breakdown tags repeat a tag: {','.join(tags)}")
+
+    @classmethod
+    def from_tag_list(cls, threshold_chars: int, tags: str | None, max_depth: int) -> ChunkPolicy:
+        """Build a policy from a comma-separated tag list as typed on the command line.
+
+        ``tags=None`` keeps the default order; an empty string means no breakdown tags at all.
+        """
+        parsed = DEFAULT_BREAKDOWN_TAGS if tags is None else tuple(
+            t.strip().lower() for t in tags.split(",") if t.strip()
+        )
+        return cls(threshold_chars=threshold_chars, breakdown_tags=parsed, max_depth=max_depth)
+
+    def settings(self) -> dict[str, object]:
+        """The settings as a JSON-ready dict, including the converter version."""
+        return {
+            "threshold_chars": self.threshold_chars,
+            "breakdown_tags": list(self.breakdown_tags),
+            "max_depth": self.max_depth,
+            "converter_version": CONVERTER_VERSION,
+        }
+
+    @property
+    def version(self) -> str:
+        """A short stable hash (12 hex digits) of the canonical JSON of :meth:`settings`."""
+        canonical = json.dumps(self.settings(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:12]
+
+    def describe(self) -> str:
+        """One line for headers and summaries: ``threshold 5000 · emu-table → … · max depth 3``."""
+        tags = " → ".join(self.breakdown_tags) or "(no tags)"
+        return f"threshold {self.threshold_chars} · {tags} · max depth {self.max_depth}"

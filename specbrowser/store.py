@@ -1,0 +1,320 @@
+"""The SQLite file: schema, the one connection function, writes and the queries everyone reads by.
+
+One database holds one spec: its document row, its sections (own HTML kept, so re-chunking never
+needs the source), the policies it was chunked with, and one chunk set per policy version. All
+SQL is parameterized; ids are data and never become part of a statement.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import asdict
+from datetime import datetime, timezone
+from pathlib import Path
+
+import sqlite_utils
+
+from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase, NotFoundError
+from specbrowser.model import Chunk, Document, Section
+from specbrowser.policy import ChunkPolicy
+
+SCHEMA_VERSION = 1
+"""Stored in ``meta``; a database with another version is refused with a clear message."""
+
+APP_ID = "specbrowser"
+BUSY_TIMEOUT_S = 5.0
+"""How long a write waits for another process's lock before giving up with "database is locked"."""
+
+_CHUNK_JSON_FIELDS = ("subsections", "heading_path")
+
+
+def connect(path: Path | str) -> sqlite3.Connection:
+    """Open a SQLite connection; the single place connections are made (later: extensions).
+
+    Raises:
+        DatabaseError: the path is a folder, its folder does not exist, or SQLite cannot open it.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise DatabaseError(f"{path} is a folder, not a database file")
+    if not path.parent.exists():
+        raise DatabaseError(f"cannot create {path}: folder {path.parent} does not exist")
+    try:
+        return sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S)
+    except sqlite3.Error as exc:
+        raise DatabaseError(f"cannot open {path}: {exc}") from None
+
+
+def open_database(path: Path | str, *, create: bool = False) -> sqlite_utils.Database:
+    """Open a specbrowser database, creating the schema when ``create`` and the file is new.
+
+    Raises:
+        DatabaseError: missing file (without ``create``), a folder, not SQLite, locked, or not
+            writable.
+        NotASpecbrowserDatabase: a SQLite file specbrowser did not write, or a newer schema.
+    """
+    path = Path(path)
+    if not create and not path.exists():
+        raise DatabaseError(f"{path} does not exist (create it with: specbrowser ingest SPEC --db {path})")
+    db = sqlite_utils.Database(connect(path))
+    try:
+        names = set(db.table_names())
+        if "meta" not in names:
+            if names or not create:
+                raise NotASpecbrowserDatabase(f"{path} is not a specbrowser database")
+            _create_schema(db)
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        if meta.get("app") != APP_ID:
+            raise NotASpecbrowserDatabase(f"{path} is not a specbrowser database")
+        if int(meta.get("schema_version", 0)) != SCHEMA_VERSION:
+            raise NotASpecbrowserDatabase(
+                f"{path} has schema version {meta.get('schema_version')}, this specbrowser reads "
+                f"{SCHEMA_VERSION}: re-ingest the spec into a new database"
+            )
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise _database_error(path, exc) from None
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _database_error(path: Path, exc: sqlite3.Error) -> DatabaseError:
+    message = str(exc)
+    if "file is not a database" in message:
+        return NotASpecbrowserDatabase(f"{path} is not a SQLite database")
+    if "locked" in message or "busy" in message:
+        return DatabaseError(f"{path} is locked by another process; try again when it is done")
+    if "readonly" in message or "unable to open" in message:
+        return DatabaseError(f"cannot write {path}: {message}")
+    return DatabaseError(f"{path}: {message}")
+
+
+def _create_schema(db: sqlite_utils.Database) -> None:
+    with db.atomic():
+        db["meta"].create({"key": str, "value": str}, pk="key")
+        db["meta"].insert_all([
+            {"key": "app", "value": APP_ID},
+            {"key": "schema_version", "value": str(SCHEMA_VERSION)},
+        ])
+        db["documents"].create({
+            "id": str, "title": str, "kind": str, "source_paths": str, "sha256": str,
+            "ingested_at": str,
+        }, pk="id")
+        db["sections"].create({
+            "id": str, "document_id": str, "parent_id": str, "ordinal": int, "depth": int,
+            "kind": str, "secnum": str, "title": str, "html": str, "source_file": str,
+        }, pk="id")
+        db["sections"].create_index(["parent_id"], index_name="sections_parent")
+        db["sections"].create_index(["ordinal"], index_name="sections_ordinal")
+        db["policies"].create({
+            "version": str, "settings": str, "created_at": str, "stats": str, "active": int,
+        }, pk="version")
+        db["chunks"].create({
+            "policy_version": str, "id": str, "section_id": str, "parent_id": str,
+            "subsections": str, "depth": int, "layer": str, "breakdown_tag": str, "title": str,
+            "heading_path": str, "text": str, "size": int, "over_threshold": str, "ordinal": int,
+        }, pk=("policy_version", "id"))
+        db["chunks"].create_index(["id"], index_name="chunks_id")
+        db["chunks"].create_index(["policy_version", "section_id"], index_name="chunks_section")
+        db["chunks"].create_index(["policy_version", "parent_id"], index_name="chunks_parent")
+        db["chunks"].create_index(["policy_version", "breakdown_tag"], index_name="chunks_tag")
+        db["chunks"].create_index(["policy_version", "ordinal"], index_name="chunks_ordinal")
+
+
+# --- writes ---------------------------------------------------------------------------------
+
+
+def replace_spec(db: sqlite_utils.Database, document: Document, sections: list[Section],
+                 policy: ChunkPolicy, chunks: list[Chunk], stats: dict[str, object]) -> None:
+    """Replace everything about the spec with this ingest, in one transaction.
+
+    Readers see the old spec or the new one, never half; an exception (Ctrl-C included) rolls
+    back and leaves the database as it was.
+    """
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    with db.atomic():
+        for table in ("chunks", "policies", "sections", "documents"):
+            db.execute(f"DELETE FROM [{table}]")  # table names are constants, not input
+        db["documents"].insert({**asdict(document), "source_paths": json.dumps(document.source_paths),
+                                "ingested_at": now})
+        db["sections"].insert_all(
+            ({**vars(s), "document_id": document.id} for s in sections), batch_size=500)
+        _insert_chunk_set(db, policy, chunks, stats, now)
+
+
+def _insert_chunk_set(db: sqlite_utils.Database, policy: ChunkPolicy, chunks: list[Chunk],
+                      stats: dict[str, object], now: str) -> None:
+    db.execute("UPDATE policies SET active = 0")
+    db["policies"].upsert({
+        "version": policy.version, "settings": json.dumps(policy.settings()), "created_at": now,
+        "stats": json.dumps(stats), "active": 1,
+    }, pk="version")
+    db.execute("DELETE FROM chunks WHERE policy_version = ?", [policy.version])
+    db["chunks"].insert_all((_chunk_row(policy.version, c) for c in chunks), batch_size=500)
+
+
+def _chunk_row(policy_version: str, chunk: Chunk) -> dict[str, object]:
+    row = dict(vars(chunk))
+    for name in _CHUNK_JSON_FIELDS:
+        row[name] = json.dumps(row[name], ensure_ascii=False)
+    row["size"] = chunk.size
+    row["policy_version"] = policy_version
+    return row
+
+
+# --- reads ----------------------------------------------------------------------------------
+
+
+def get_document(db: sqlite_utils.Database) -> Document:
+    """The spec held by this database.
+
+    Raises:
+        NotFoundError: the database holds no spec yet.
+    """
+    row = db.execute("SELECT id, title, kind, source_paths, sha256 FROM documents LIMIT 1").fetchone()
+    if row is None:
+        raise NotFoundError("the database holds no spec yet (run: specbrowser ingest SPEC --db FILE)")
+    return Document(id=row[0], title=row[1], kind=row[2], source_paths=json.loads(row[3]), sha256=row[4])
+
+
+def active_policy(db: sqlite_utils.Database) -> tuple[ChunkPolicy, dict[str, object]]:
+    """The policy whose chunk set is active, and the stats recorded when it was made.
+
+    Raises:
+        NotFoundError: no chunk set exists.
+    """
+    row = db.execute("SELECT settings, stats FROM policies WHERE active = 1 LIMIT 1").fetchone()
+    if row is None:
+        raise NotFoundError("the database holds no chunk set (run: specbrowser ingest SPEC --db FILE)")
+    settings = json.loads(row[0])
+    policy = ChunkPolicy(threshold_chars=settings["threshold_chars"],
+                         breakdown_tags=tuple(settings["breakdown_tags"]),
+                         max_depth=settings["max_depth"])
+    return policy, json.loads(row[1] or "{}")
+
+
+def _row_to_chunk(row: sqlite3.Row | tuple) -> Chunk:
+    (chunk_id, section_id, parent_id, subsections, depth, layer, tag, title, heading_path, text,
+     over, ordinal) = row
+    return Chunk(id=chunk_id, section_id=section_id, parent_id=parent_id, depth=depth, layer=layer,
+                 breakdown_tag=tag, title=title, heading_path=json.loads(heading_path), text=text,
+                 over_threshold=over, subsections=json.loads(subsections), ordinal=ordinal)
+
+
+_CHUNK_COLUMNS = ("id, section_id, parent_id, subsections, depth, layer, breakdown_tag, title, "
+                  "heading_path, text, over_threshold, ordinal")
+
+
+def _version(db: sqlite_utils.Database, policy_version: str | None) -> str:
+    return policy_version or active_policy(db)[0].version
+
+
+def get_chunk(db: sqlite_utils.Database, chunk_id: str, policy_version: str | None = None) -> Chunk:
+    """One chunk of the active (or given) chunk set.
+
+    Raises:
+        NotFoundError: no chunk with that id.
+    """
+    row = db.execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND id = ?",
+                     [_version(db, policy_version), chunk_id]).fetchone()
+    if row is None:
+        raise NotFoundError(f"no chunk or section with id {chunk_id!r}")
+    return _row_to_chunk(row)
+
+
+def get_chunks(db: sqlite_utils.Database, chunk_ids: list[str],
+               policy_version: str | None = None) -> list[Chunk]:
+    """Chunks by id, in the order of ``chunk_ids``; ids that do not exist are left out."""
+    version = _version(db, policy_version)
+    found: dict[str, Chunk] = {}
+    for start in range(0, len(chunk_ids), 500):
+        batch = chunk_ids[start:start + 500]
+        marks = ",".join("?" * len(batch))
+        for row in db.execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND id IN ({marks})",
+            [version, *batch],
+        ):
+            chunk = _row_to_chunk(row)
+            found[chunk.id] = chunk
+    return [found[i] for i in chunk_ids if i in found]
+
+
+def top_level_chunks(db: sqlite_utils.Database, policy_version: str | None = None) -> list[Chunk]:
+    """The root chunks of the top-level sections, in document order."""
+    rows = db.execute(
+        f"SELECT {', '.join('c.' + c.strip() for c in _CHUNK_COLUMNS.split(','))} FROM chunks c "
+        "JOIN sections s ON s.id = c.section_id "
+        "WHERE c.policy_version = ? AND c.parent_id IS NULL AND s.parent_id IS NULL "
+        "ORDER BY s.ordinal", [_version(db, policy_version)]).fetchall()
+    return [_row_to_chunk(r) for r in rows]
+
+
+def subsections_of(db: sqlite_utils.Database, chunk: Chunk, policy_version: str | None = None) -> list[Chunk]:
+    """The direct subsections of a chunk, in the order their markers appear in its text."""
+    return get_chunks(db, chunk.subsections, policy_version)
+
+
+def iter_descendants(db: sqlite_utils.Database, chunk_id: str,
+                     policy_version: str | None = None) -> Iterator[Chunk]:
+    """A chunk and all its descendants in pre-order (seed 000's fetch_section_chunks).
+
+    Raises:
+        NotFoundError: no chunk with that id.
+    """
+    version = _version(db, policy_version)
+    stack = [get_chunk(db, chunk_id, version)]
+    seen: set[str] = set()
+    while stack:
+        chunk = stack.pop()
+        if chunk.id in seen:
+            continue
+        seen.add(chunk.id)
+        yield chunk
+        stack.extend(reversed(get_chunks(db, chunk.subsections, version)))
+
+
+def iter_chunks(db: sqlite_utils.Database, policy_version: str | None = None) -> Iterator[Chunk]:
+    """Every chunk of the active (or given) chunk set, in chunk ordinal order."""
+    for row in db.execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? ORDER BY ordinal",
+                          [_version(db, policy_version)]):
+        yield _row_to_chunk(row)
+
+
+def get_section(db: sqlite_utils.Database, section_id: str) -> Section:
+    """One section row.
+
+    Raises:
+        NotFoundError: no section with that id.
+    """
+    row = db.execute("SELECT id, parent_id, ordinal, depth, kind, secnum, title, html, source_file "
+                     "FROM sections WHERE id = ?", [section_id]).fetchone()
+    if row is None:
+        raise NotFoundError(f"no section with id {section_id!r}")
+    return Section(*row)
+
+
+def find_sections(db: sqlite_utils.Database, query: str, limit: int = 50) -> list[tuple[str, str]]:
+    """Sections whose id, number or title contains ``query`` (case-insensitive, literal).
+
+    Returns ``(section id, display title)`` pairs, exact id matches first, then document order.
+    """
+    pattern = "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    rows = db.execute(
+        "SELECT id, trim(secnum || ' ' || title) FROM sections "
+        "WHERE id LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\' OR (secnum || ' ' || title) LIKE ? ESCAPE '\\' "
+        "ORDER BY (id = ?) DESC, ordinal LIMIT ?",
+        [pattern, pattern, pattern, query, limit]).fetchall()
+    return [(r[0], r[1]) for r in rows]
+
+
+def chunk_stats(db: sqlite_utils.Database, policy_version: str | None = None) -> dict[str, object]:
+    """Counts for ``specbrowser stats``: sections, chunks, sizes, overruns, unresolved markers."""
+    from specbrowser.stats import compute_stats
+
+    version = _version(db, policy_version)
+    sections = db.execute("SELECT count(*) FROM sections").fetchone()[0]
+    return compute_stats(list(iter_chunks(db, version)), sections)
