@@ -98,13 +98,17 @@ def _chunk(el: etree._Element, section: Section, policy: ChunkPolicy, heading_pa
 
 def _extract(el: etree._Element, tag: str, parent_chunk_id: str,
              next_tags: tuple[str, ...]) -> list[_Pending]:
-    """Replace the outermost ``tag`` elements with text inside ``el`` by markers."""
+    """Replace the outermost ``tag`` elements with text inside ``el`` by markers.
+
+    An element that holds a marker of an earlier pass is left in place: extracting it would move
+    that subsection under a chunk its id and parent do not name.
+    """
     selected: list[etree._Element] = []
     chosen: set[etree._Element] = set()
     for candidate in el.iter(tag):
         if candidate is el or _inside(candidate, el, chosen):
             continue
-        if has_text(candidate):
+        if next(candidate.iter(MARKER_TAG), None) is None and has_text(candidate):
             selected.append(candidate)
             chosen.add(candidate)
     pending: list[_Pending] = []
@@ -120,11 +124,11 @@ def _extract(el: etree._Element, tag: str, parent_chunk_id: str,
 
 
 def _inside(candidate: etree._Element, root: etree._Element, chosen: set[etree._Element]) -> bool:
-    """Whether an ancestor of ``candidate`` below ``root`` is already chosen or is a marker."""
+    """Whether an ancestor of ``candidate`` below ``root`` is already chosen in this pass."""
     for ancestor in candidate.iterancestors():
         if ancestor is root:
             return False
-        if ancestor in chosen or ancestor.tag in MARKER_TAGS:
+        if ancestor in chosen:
             return True
     return False
 

@@ -318,3 +318,50 @@ def chunk_stats(db: sqlite_utils.Database, policy_version: str | None = None) ->
     version = _version(db, policy_version)
     sections = db.execute("SELECT count(*) FROM sections").fetchone()[0]
     return compute_stats(list(iter_chunks(db, version)), sections)
+
+
+# --- queries for the browser (tree navigation, filters, the jump palette) -------------------
+
+
+def tree_parent_id(db: sqlite_utils.Database, chunk_id: str,
+                   policy_version: str | None = None) -> str | None:
+    """The chunk whose ``subsections`` list ``chunk_id``: its parent in the browser's tree.
+
+    A subsection's tree parent is its ``parent_id``. A section's root chunk sits under the chunk
+    of the enclosing section whose text holds its marker (usually that section's root chunk, but
+    a marker may have moved into a breakdown subsection); None for a top-level section.
+
+    Raises:
+        NotFoundError: no chunk with that id.
+    """
+    version = _version(db, policy_version)
+    chunk = get_chunk(db, chunk_id, version)
+    if chunk.parent_id is not None:
+        return chunk.parent_id
+    parent_section = get_section(db, chunk.section_id).parent_id
+    if parent_section is None:
+        return None
+    row = db.execute(
+        "SELECT c.id FROM chunks c, json_each(c.subsections) j "
+        "WHERE c.policy_version = ? AND c.section_id = ? AND j.value = ? "
+        "ORDER BY c.ordinal LIMIT 1", [version, parent_section, chunk_id]).fetchone()
+    return row[0] if row else parent_section
+
+
+def next_over_threshold(db: sqlite_utils.Database, after_ordinal: int,
+                        policy_version: str | None = None) -> Chunk | None:
+    """The first chunk over the threshold whose ordinal is greater than ``after_ordinal``.
+
+    Pass -1 to start from the beginning; None when there is no such chunk (callers wrap around).
+    """
+    row = db.execute(
+        f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND ordinal > ? "
+        "AND over_threshold IS NOT NULL ORDER BY ordinal LIMIT 1",
+        [_version(db, policy_version), after_ordinal]).fetchone()
+    return _row_to_chunk(row) if row else None
+
+
+def section_titles(db: sqlite_utils.Database) -> list[tuple[str, str]]:
+    """Every section as ``(section id, display title)``, in document order (the fuzzy jump list)."""
+    rows = db.execute("SELECT id, trim(secnum || ' ' || title) FROM sections ORDER BY ordinal")
+    return [(r[0], r[1]) for r in rows]

@@ -1,0 +1,292 @@
+"""The ``specbrowser`` command line: one entry point, one subcommand per job.
+
+Commands that do not open the app never import Textual (start-up time). Every user mistake ends
+in one red line on stderr and exit status 2; Ctrl-C ends with status 130 and changes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from specbrowser import __version__
+from specbrowser.errors import SpecbrowserError, SpecInputError
+from specbrowser.policy import DEFAULT_MAX_DEPTH, DEFAULT_THRESHOLD_CHARS, ChunkPolicy
+
+EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="specbrowser",
+        description="See and fix how a long specification is cut into chunks for retrieval.")
+    parser.add_argument("--version", action="version", version=f"specbrowser {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def policy_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--threshold", type=int, default=DEFAULT_THRESHOLD_CHARS, metavar="N",
+                       help=f"break down chunks longer than N characters (default {DEFAULT_THRESHOLD_CHARS})")
+        p.add_argument("--tags", default=None, metavar="A,B,C",
+                       help="breakdown tags in order (default emu-table,emu-grammar,td,p)")
+        p.add_argument("--max-depth", type=int, default=DEFAULT_MAX_DEPTH, metavar="N",
+                       help=f"deepest subsection level (default {DEFAULT_MAX_DEPTH})")
+
+    p = sub.add_parser("ingest", help="parse a spec, chunk it and store it in a database")
+    p.add_argument("spec", nargs="+", type=Path, metavar="SPEC",
+                   help="a spec .html file, a multipage folder, or an ecmarkup source folder")
+    p.add_argument("--db", type=Path, required=True, help="the SQLite file to write (replaced)")
+    policy_options(p)
+
+    p = sub.add_parser("open", help="browse a database (or a spec, ingested into the cache) in the app")
+    p.add_argument("target", nargs="+", type=Path, metavar="DB_OR_SPEC")
+    policy_options(p)
+
+    p = sub.add_parser("demo", help="ingest the bundled sample spec and open it")
+    p.add_argument("--no-open", action="store_true", help="only ingest; print the database path")
+
+    p = sub.add_parser("show", help="print a chunk (and with --recursive all its descendants)")
+    p.add_argument("db", type=Path)
+    p.add_argument("id", help="a chunk or section id")
+    p.add_argument("--recursive", "-r", action="store_true")
+
+    p = sub.add_parser("subsections", help="list a chunk's direct subsections")
+    p.add_argument("db", type=Path)
+    p.add_argument("id", help="a chunk or section id")
+
+    p = sub.add_parser("stats", help="counts, sizes and overruns of the active chunk set")
+    p.add_argument("db", type=Path)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        return _COMMANDS[args.command](args)
+    except SpecbrowserError as exc:
+        err.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        err.print("[yellow]interrupted; nothing was changed[/]", soft_wrap=True)
+        return EXIT_INTERRUPTED
+
+
+def _policy(args: argparse.Namespace) -> ChunkPolicy:
+    return ChunkPolicy.from_tag_list(args.threshold, args.tags, args.max_depth)
+
+
+# --- ingest ---------------------------------------------------------------------------------
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from specbrowser.ingest import ingest
+
+    policy = _policy(args)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        task = bar.add_task("parsing", total=None)
+
+        def progress(stage: str, done: int, total: int) -> None:
+            bar.update(task, description=f"{stage} sections", completed=done, total=total)
+
+        result = ingest(args.spec, args.db, policy, progress)
+    _print_summary(result.parsed.document.title, args.db, policy, result.stats, result.timings)
+    return 0
+
+
+def _print_summary(title: str, db: Path, policy: ChunkPolicy, stats: dict, timings: dict[str, float]) -> None:
+    table = Table(title=f"{escape(title)} → {escape(str(db))}", show_header=False, title_justify="left")
+    table.add_column(style="bold")
+    table.add_column()
+    sizes = stats["sizes"]
+    overruns = stats["over_threshold"] or {}
+    rows = [
+        ("policy", f"{escape(policy.describe())} (version {policy.version})"),
+        ("sections", f"{stats['sections']:,}"),
+        ("chunks", f"{stats['chunks']:,}  by depth " + ", ".join(f"{k}: {v}" for k, v in stats["by_depth"].items())),
+        ("sizes (chars)", f"median {sizes['median']:,}, p90 {sizes['p90']:,}, max {sizes['max']:,}"),
+        ("largest chunk", escape(f"{stats['largest']['id']} ({stats['largest']['size']:,} chars)") if stats["largest"] else "-"),
+        ("over threshold", ", ".join(f"{k}: {v}" for k, v in overruns.items()) or "none"),
+        ("unresolved markers", str(stats["unresolved_markers"])),
+    ]
+    if timings:
+        rows.append(("time", ", ".join(f"{k} {v:.2f} s" for k, v in timings.items())))
+    for name, value in rows:
+        style = "yellow" if name == "over threshold" and overruns else ""
+        table.add_row(name, f"[{style}]{value}[/]" if style else value)
+    out.print(table)
+
+
+# --- open / demo ----------------------------------------------------------------------------
+
+
+def _cache_db_for(spec_paths: list[Path]) -> Path:
+    """The cache database for a spec: one file per set of resolved input paths."""
+    import platformdirs
+
+    key = "\n".join(str(p.resolve()) for p in spec_paths)
+    folder = Path(platformdirs.user_cache_dir("specbrowser"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"spec-{hashlib.sha256(key.encode()).hexdigest()[:16]}.db"
+
+
+def _cache_is_current(db_path: Path, spec_paths: list[Path], policy: ChunkPolicy) -> bool:
+    """Whether the cached database holds this exact spec (same bytes) chunked with ``policy``."""
+    from specbrowser.parse.ecmarkup import resolve_inputs
+    from specbrowser.store import active_policy, get_document, open_database
+
+    if not db_path.exists():
+        return False
+    try:
+        db = open_database(db_path)
+        try:
+            document = get_document(db)
+            current = active_policy(db)[0].version
+        finally:
+            db.close()
+    except SpecbrowserError:
+        return False
+    files, _ = resolve_inputs(spec_paths)
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.read_bytes())
+    return document.sha256 == digest.hexdigest() and current == policy.version
+
+
+def _is_database(path: Path) -> bool:
+    if not path.is_file():
+        return False
+    with path.open("rb") as handle:
+        return handle.read(16) == b"SQLite format 3\x00"
+
+
+def cmd_open(args: argparse.Namespace) -> int:
+    from specbrowser.store import open_database
+
+    targets: list[Path] = args.target
+    if len(targets) == 1 and _is_database(targets[0]):
+        open_database(targets[0]).close()  # a bad database fails here, before the screen changes
+        return _run_app(targets[0], None, None)
+    for path in targets:
+        if not path.exists():
+            raise SpecInputError(f"{path} does not exist")
+    policy = _policy(args)
+    db_path = _cache_db_for(targets)
+    if _cache_is_current(db_path, targets, policy):
+        return _run_app(db_path, None, None)
+    return _run_app(db_path, targets, policy)
+
+
+def _run_app(db_path: Path, spec: list[Path] | None, policy: ChunkPolicy | None) -> int:
+    from specbrowser.tui.app import make_app
+
+    app = make_app(db_path, ingest_spec=spec, policy=policy)
+    app.run()
+    return app.return_code or 0
+
+
+def sample_spec_path() -> Path:
+    """The bundled sample spec (``sample_specs/toylang.html`` beside the package)."""
+    path = Path(__file__).resolve().parent.parent / "sample_specs" / "toylang.html"
+    if not path.is_file():
+        raise SpecInputError(f"the bundled sample spec is missing ({path}); install from a clone")
+    return path
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    spec = [sample_spec_path()]
+    policy = ChunkPolicy()
+    db_path = _cache_db_for(spec)
+    if args.no_open:
+        from specbrowser.ingest import ingest
+
+        result = ingest(spec, db_path, policy)
+        _print_summary(result.parsed.document.title, db_path, policy, result.stats, result.timings)
+        return 0
+    if _cache_is_current(db_path, spec, policy):
+        return _run_app(db_path, None, None)
+    return _run_app(db_path, spec, policy)
+
+
+# --- show / subsections / stats -------------------------------------------------------------
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from specbrowser.store import get_chunk, iter_descendants, open_database
+
+    db = open_database(args.db)
+    try:
+        chunks = iter_descendants(db, args.id) if args.recursive else iter([get_chunk(db, args.id)])
+        for chunk in chunks:
+            flag = f" [red]over threshold: {chunk.over_threshold}[/]" if chunk.over_threshold else ""
+            out.rule(f"[bold]{escape(chunk.id)}[/] · depth {chunk.depth} · "
+                     f"{escape(chunk.breakdown_tag or 'section')} · {chunk.size:,} chars{flag}",
+                     align="left")
+            out.print(chunk.text, markup=False, highlight=False, soft_wrap=True)
+    finally:
+        db.close()
+    return 0
+
+
+def cmd_subsections(args: argparse.Namespace) -> int:
+    from specbrowser.store import get_chunk, get_section, open_database, subsections_of
+
+    db = open_database(args.db)
+    try:
+        chunk = get_chunk(db, args.id)
+        children = subsections_of(db, chunk)
+        if not children:
+            out.print(f"{escape(chunk.id)} has no subsections.")
+            return 0
+        table = Table(title=f"{len(children)} subsections of {escape(chunk.id)}", title_justify="left")
+        table.add_column("id", no_wrap=True, overflow="fold")
+        for name in ("kind", "title", "chars", "over threshold"):
+            table.add_column(name, justify="right" if name == "chars" else "left")
+        for child in children:
+            kind = child.breakdown_tag or f"emu-{get_section(db, child.section_id).kind}"
+            table.add_row(escape(child.id), escape(kind), escape(child.title), f"{child.size:,}",
+                          escape(child.over_threshold or ""))
+        out.print(table)
+    finally:
+        db.close()
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from specbrowser.store import active_policy, chunk_stats, get_document, open_database
+
+    db = open_database(args.db)
+    try:
+        document = get_document(db)
+        policy, _ = active_policy(db)
+        stats = chunk_stats(db)
+    finally:
+        db.close()
+    if args.json:
+        payload = {"document": document.title, "policy": {**policy.settings(), "version": policy.version},
+                   **stats}
+        print(json.dumps(payload, ensure_ascii=False, indent=2))
+        return 0
+    _print_summary(document.title, args.db, policy, stats, {})
+    return 0
+
+
+_COMMANDS = {
+    "ingest": cmd_ingest, "open": cmd_open, "demo": cmd_demo, "show": cmd_show,
+    "subsections": cmd_subsections, "stats": cmd_stats,
+}

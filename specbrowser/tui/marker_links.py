@@ -1,0 +1,82 @@
+"""Markers → Markdown links, so the chunk view can highlight and follow them.
+
+Pure string functions (no Textual): the chunk view renders :func:`rewrite_markers` output with
+Textual's ``Markdown`` widget and maps clicked hrefs back with :func:`chunk_id_from_href`.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote
+
+from specbrowser.markers import Marker, find_markers
+
+CHUNK_SCHEME = "sb-chunk:"
+"""Scheme of the links that stand for markers; never a URL a browser or the file system opens."""
+
+MARKER_ARROW = "⤷"
+"""Prefix of a marker link that is not selected."""
+
+SELECTED_ARROW = "▶"
+"""Prefix of the selected marker link (which is also bold)."""
+
+_ASCII_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+"""CommonMark lets a backslash escape any ASCII punctuation character, and nothing else."""
+
+
+def escape_markdown(text: str) -> str:
+    """Backslash-escape every ASCII punctuation character, so Markdown (and GFM tables) show
+    ``text`` literally."""
+    return _ASCII_PUNCTUATION.sub(r"\\\1", text)
+
+
+def chunk_href(chunk_id: str) -> str:
+    """The link target for a chunk id; every character outside ``A-Za-z0-9_.-~`` is %-quoted."""
+    return CHUNK_SCHEME + quote(chunk_id, safe="")
+
+
+def chunk_id_from_href(href: str) -> str | None:
+    """The chunk id of an already unquoted ``sb-chunk:`` href (``Markdown.LinkClicked.href``
+    is unquoted by Textual), or None for any other link."""
+    if href.startswith(CHUNK_SCHEME):
+        return href[len(CHUNK_SCHEME):] or None
+    return None
+
+
+def marker_label(marker: Marker) -> str:
+    """The marker's text without its brackets and backticks, as shown in the link."""
+    if marker.title:
+        return f'Subsection available: title "{marker.title}" at sectionid: {marker.target_id}'
+    return f"Subsection available at sectionid: {marker.target_id}"
+
+
+def marker_link(marker: Marker, selected: bool) -> str:
+    """The Markdown link that replaces one marker: its label, escaped, after an arrow."""
+    label = escape_markdown(marker_label(marker))
+    if selected:
+        return f"**[{SELECTED_ARROW} {label}]({chunk_href(marker.target_id)})**"
+    return f"[{MARKER_ARROW} {label}]({chunk_href(marker.target_id)})"
+
+
+def rewrite_markers(text: str, selected: int | None = None,
+                    markers: list[Marker] | None = None) -> str:
+    """``text`` with every marker turned into a link; marker number ``selected`` (0-based) bold.
+
+    Markers never span lines, so line numbers (and the widget's block source ranges) stay those
+    of ``text``.
+    """
+    if markers is None:
+        markers = find_markers(text)
+    parts: list[str] = []
+    position = 0
+    for index, marker in enumerate(markers):
+        parts.append(text[position:marker.start])
+        parts.append(marker_link(marker, index == selected))
+        position = marker.end
+    parts.append(text[position:])
+    return "".join(parts)
+
+
+def marker_line(text: str, marker: Marker) -> int:
+    """0-based line number of a marker in ``text``."""
+    return text.count("\n", 0, marker.start)

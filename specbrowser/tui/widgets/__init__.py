@@ -1,0 +1,1 @@
+"""Widgets of the browser: the lazy chunk tree and the chunk view."""

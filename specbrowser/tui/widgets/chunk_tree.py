@@ -1,0 +1,126 @@
+"""The chunk tree: top-level sections, and under every chunk its subsections, built lazily.
+
+ECMA-262 has about 2 250 sections and 3 750 chunks; a node's children are read from the
+database and added only when the node first expands, so opening the app and expanding a node
+stay instant whatever the spec's size.
+"""
+
+from __future__ import annotations
+
+import re
+
+import sqlite_utils
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from specbrowser import store
+from specbrowser.model import Chunk
+
+_TRAILING_NUMBER = re.compile(r"-(\d+)$")
+
+OVER_THRESHOLD_MARK = " ⚠"
+"""Suffix of the label of a chunk that stayed over the threshold."""
+
+OVER_THRESHOLD_STYLE = "bold red"
+"""Style of that suffix; the label text itself is styled :data:`OVER_LABEL_STYLE`."""
+
+OVER_LABEL_STYLE = "italic"
+
+
+def chunk_label(chunk: Chunk) -> Text:
+    """A tree label as a Rich ``Text`` (never markup, so spec text like ``[bold]`` is literal).
+
+    Root chunks show ``secnum title``; subsections ``<tag> <n>: <title>`` (n is the trailing
+    number of the id) or ``<tag> <n>`` without a title. Chunks over the threshold get a red ⚠.
+    """
+    if chunk.breakdown_tag is None:
+        text = chunk.title or chunk.id
+    else:
+        match = _TRAILING_NUMBER.search(chunk.id)
+        number = f" {match.group(1)}" if match else ""
+        text = f"{chunk.breakdown_tag}{number}"
+        if chunk.title:
+            text += f": {chunk.title}"
+    text = " ".join(text.split())
+    if chunk.over_threshold is None:
+        return Text(text)
+    return Text.assemble((text, OVER_LABEL_STYLE), (OVER_THRESHOLD_MARK, OVER_THRESHOLD_STYLE))
+
+
+class ChunkTree(Tree[str]):
+    """A ``Tree`` whose nodes hold chunk ids in ``node.data``; children load on first expand.
+
+    Args:
+        db: the open database (read only through :mod:`specbrowser.store`).
+        label: the (hidden) root label, e.g. the document title.
+    """
+
+    def __init__(self, db: sqlite_utils.Database, label: str = "", *, id: str | None = None) -> None:
+        super().__init__(Text(label), id=id)
+        self.show_root = False
+        self._db = db
+        self._nodes: dict[str, TreeNode[str]] = {}
+        self._loaded: set[int] = set()
+
+    def on_mount(self) -> None:
+        """Add the top-level sections (only them)."""
+        self._add_children(self.root, store.top_level_chunks(self._db))
+        self._loaded.add(self.root.id)
+
+    def node_for(self, chunk_id: str) -> TreeNode[str] | None:
+        """The node of a chunk if it has been built, else None."""
+        return self._nodes.get(chunk_id)
+
+    def _add_children(self, parent: TreeNode[str], chunks: list[Chunk]) -> None:
+        for chunk in chunks:
+            node = parent.add(chunk_label(chunk), data=chunk.id,
+                              allow_expand=bool(chunk.subsections))
+            self._nodes[chunk.id] = node
+
+    def load_children(self, node: TreeNode[str]) -> None:
+        """Add a node's children from the database, once."""
+        if node.id in self._loaded or node.data is None:
+            return
+        self._loaded.add(node.id)
+        chunk = store.get_chunk(self._db, node.data)
+        self._add_children(node, store.subsections_of(self._db, chunk))
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[str]) -> None:
+        """Build the children of a node the first time it expands."""
+        if event.node.tree is self:
+            self.load_children(event.node)
+
+    def select_chunk(self, chunk_id: str) -> bool:
+        """Expand the ancestors of a chunk (loading them lazily) and move the cursor to it.
+
+        The cursor moves after the next refresh, when the tree's lines include the new nodes;
+        the usual ``NodeHighlighted`` message follows.
+
+        Raises:
+            NotFoundError: no chunk with that id.
+        """
+        chain = [chunk_id]
+        parent = store.tree_parent_id(self._db, chunk_id)
+        while parent is not None:
+            chain.append(parent)
+            parent = store.tree_parent_id(self._db, parent)
+        for ancestor_id in reversed(chain[1:]):
+            node = self._nodes.get(ancestor_id)
+            if node is None:
+                return False
+            self.load_children(node)
+            if not node.is_expanded:
+                node.expand()
+        target = self._nodes.get(chunk_id)
+        if target is None:
+            return False
+        self.call_after_refresh(self._move_to, target)
+        return True
+
+    def _move_to(self, node: TreeNode[str]) -> None:
+        # Nodes added above the cursor can leave cursor_line unchanged while its node changed;
+        # reset it first so the cursor node and the NodeHighlighted message stay right.
+        if self.cursor_node is not node and self.cursor_line == node.line:
+            self.cursor_line = -1
+        self.move_cursor(node)

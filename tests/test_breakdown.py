@@ -1,0 +1,223 @@
+"""One test per breakdown rule (seed 000 as corrected by issue 2), on small hand-written HTML."""
+
+from __future__ import annotations
+
+import re
+
+from specbrowser.markers import find_markers
+from specbrowser.policy import ChunkPolicy
+from tests.helpers import by_id, chunk_html
+
+LONG = "lorem ipsum dolor sit amet " * 8  # 216 characters
+
+
+def para(word: str, n: int = 1) -> str:
+    return f"<p>{word} {LONG * n}</p>"
+
+
+def table(caption: str, cells: list[str]) -> str:
+    tds = "".join(f"<td>{c}</td>" for c in cells)
+    return (f'<emu-table id="t" caption="{caption}"><figure><figcaption>{caption}</figcaption>'
+            f"<table><tbody><tr>{tds}</tr></tbody></table></figure></emu-table>")
+
+
+def test_section_within_threshold_is_one_chunk(tmp_path):
+    chunks = chunk_html(tmp_path, f'<emu-clause id="sec-a"><h1>A</h1>{para("x")}</emu-clause>')
+    assert [c.id for c in chunks] == ["sec-a"]
+    assert chunks[0].parent_id is None and chunks[0].depth == 0 and chunks[0].over_threshold is None
+    assert chunks[0].text.startswith("# A")
+
+
+def test_tags_tried_in_order_and_stop_once_within_threshold(tmp_path):
+    body = (f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", [LONG * 3])}'
+            f'{para("p1")}<emu-grammar><emu-production name="G"><emu-nt>G</emu-nt>'
+            f"<emu-geq>:</emu-geq><emu-rhs><emu-t>{'g ' * 100}</emu-t></emu-rhs></emu-production></emu-grammar>"
+            "</emu-clause>")
+    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=700)))
+    # the table alone brings the section under 700 characters: grammar and p are not tried
+    assert set(chunks) == {"sec-a", "sec-a-emu-table-1"}
+    assert chunks["sec-a"].subsections == ["sec-a-emu-table-1"]
+
+
+def test_next_tag_tried_when_first_is_not_enough(tmp_path):
+    body = f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", ["c"])}{para("p1", 2)}{para("p2", 2)}</emu-clause>'
+    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=500)))
+    assert {"sec-a-emu-table-1", "sec-a-p-1", "sec-a-p-2"} <= set(chunks)
+
+
+def test_ids_count_from_one_per_parent_and_tag(tmp_path):
+    body = f'<emu-clause id="sec-a"><h1>A</h1>{para("a", 2)}{para("b", 2)}{para("c", 2)}</emu-clause>'
+    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300)))
+    assert chunks["sec-a"].subsections == ["sec-a-p-1", "sec-a-p-2", "sec-a-p-3"]
+    assert all(chunks[f"sec-a-p-{n}"].breakdown_tag == "p" for n in (1, 2, 3))
+
+
+def test_recursion_starts_with_the_tags_after_the_extracting_one(tmp_path):
+    # a large table: extracted by emu-table, then broken down by td (emu-table is not tried again)
+    body = f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", [LONG * 2, LONG * 2])}</emu-clause>'
+    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=600)))
+    table_chunk = chunks["sec-a-emu-table-1"]
+    assert table_chunk.depth == 1 and table_chunk.parent_id == "sec-a"
+    assert table_chunk.subsections == ["sec-a-emu-table-1-td-1", "sec-a-emu-table-1-td-2"]
+    assert chunks["sec-a-emu-table-1-td-2"].depth == 2
+    assert chunks["sec-a-emu-table-1-td-2"].parent_id == "sec-a-emu-table-1"
+
+
+def test_three_levels_table_cell_paragraph(tmp_path):
+    cell = para("q1", 3) + para("q2", 3)
+    body = f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 9: Big", [cell, "small"])}</emu-clause>'
+    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=900)))
+    assert chunks["sec-a-emu-table-1-td-1-p-2"].depth == 3
+    assert chunks["sec-a-emu-table-1-td-1-p-2"].parent_id == "sec-a-emu-table-1-td-1"
+
+
+def test_only_outermost_matches_are_extracted(tmp_path):
+    nested = f"<table><tr><td>{LONG}</td></tr></table>"
+    body = (f'<emu-clause id="sec-a"><h1>A</h1><table><tr><td>outer {LONG} {nested}</td>'
+            f"<td>{LONG}</td></tr></table></emu-clause>")
+    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300, breakdown_tags=("td",))))
+    assert chunks["sec-a"].subsections == ["sec-a-td-1", "sec-a-td-2"]
+    # the inner td stays inside td-1 (no td-3 at the section level)
+    assert "sec-a-td-3" not in chunks
+    assert chunks["sec-a-td-1"].text.count("lorem") == 16
+
+
+def test_nested_match_never_extracted_twice(tmp_path):
+    # p inside an extracted td is not extracted again by the section's p pass
+    cell = "<p>in cell " + LONG + "</p>"
+    body = f'<emu-clause id="sec-a"><h1>A</h1><table><tr><td>{cell}</td></tr></table>{para("tail", 2)}</emu-clause>'
+    chunks = chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300))
+    holding = [c.id for c in chunks if "in cell" in re.sub(r"\[Subsection[^\]]*\]", "", c.text)]
+    assert len(holding) == 1
+
+
+def test_marker_is_never_a_breakdown_candidate(tmp_path):
+    body = f'<emu-clause id="sec-a"><h1>A</h1>{"".join(para(f"w{i}") for i in range(6))}</emu-clause>'
+    chunks = chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=250))
+    # no chunk consists only of a marker line (the seed extracted 763 such chunks on ECMA-262)
+    for chunk in chunks:
+        stripped = chunk.text
+        for marker in find_markers(chunk.text):
+            stripped = stripped.replace(chunk.text[marker.start:marker.end], "")
+        assert stripped.strip(), chunk.id
+
+
+def test_table_marker_title_comes_from_figcaption(tmp_path):
+    body = f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 4: Widget Kinds", [LONG * 2])}</emu-clause>'
+    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300)))
+    assert ('[Subsection available: title "Table 4: Widget Kinds" at sectionid: `sec-a-emu-table-1`]'
+            in chunks["sec-a"].text)
+    assert chunks["sec-a-emu-table-1"].title == "Table 4: Widget Kinds"
+
+
+def test_grammar_marker_title_is_production_names(tmp_path):
+    rhs = "<emu-rhs><emu-t>" + "tok " * 80 + "</emu-t></emu-rhs>"
+    body = (f'<emu-clause id="sec-a"><h1>A</h1><emu-grammar><emu-production name="Alpha">'
+            f'<emu-nt>Alpha</emu-nt><emu-geq>:</emu-geq>{rhs}</emu-production>'
+            f'<emu-production name="Beta"><emu-nt>Beta</emu-nt><emu-geq>:</emu-geq>{rhs}</emu-production>'
+            "</emu-grammar></emu-clause>")
+    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300)))
+    assert chunks["sec-a-emu-grammar-1"].title == "Alpha, Beta"
+
+
+def test_untitled_subsection_marker_has_no_title(tmp_path):
+    body = f'<emu-clause id="sec-a"><h1>A</h1>{para("a", 2)}{para("b", 2)}</emu-clause>'
+    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300)))
+    assert "[Subsection available at sectionid: `sec-a-p-1`]" in chunks["sec-a"].text
+
+
+def test_empty_matches_are_not_extracted(tmp_path):
+    body = f'<emu-clause id="sec-a"><h1>A</h1><p> </p>{para("a", 2)}<p></p>{para("b", 2)}</emu-clause>'
+    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300)))
+    assert chunks["sec-a"].subsections == ["sec-a-p-1", "sec-a-p-2"]
+    assert all(c.text.strip() for c in chunks.values())
+
+
+def test_max_depth_stops_breakdown_and_flags(tmp_path):
+    body = f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", [para("x", 4)])}</emu-clause>'
+    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300, max_depth=1)))
+    assert chunks["sec-a-emu-table-1"].over_threshold == "max_depth"
+    assert not [c for c in chunks.values() if c.depth > 1]
+
+
+def test_max_depth_zero_keeps_the_section_whole(tmp_path):
+    body = f'<emu-clause id="sec-a"><h1>A</h1>{para("a", 3)}</emu-clause>'
+    chunks = chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=100, max_depth=0))
+    assert len(chunks) == 1 and chunks[0].over_threshold == "max_depth"
+
+
+def test_unsplittable_block_is_kept_whole_and_flagged(tmp_path):
+    code = "x = 1;\n" * 200
+    body = f'<emu-clause id="sec-a"><h1>A</h1><pre><code>{code}</code></pre></emu-clause>'
+    chunks = chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300))
+    assert len(chunks) == 1
+    assert chunks[0].over_threshold == "unsplittable"
+    assert chunks[0].text.count("```") == 2
+
+
+def test_subsections_follow_marker_order(tmp_path):
+    body = (f'<emu-clause id="sec-a"><h1>A</h1>{para("first", 2)}{table("Table 1: T", ["c"])}'
+            f'{para("last", 2)}</emu-clause>')
+    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=200)))
+    root = chunks["sec-a"]
+    assert root.subsections == [m.target_id for m in find_markers(root.text)]
+    assert root.subsections == ["sec-a-p-1", "sec-a-emu-table-1", "sec-a-p-2"]
+
+
+def test_annex_and_intro_are_sections(tmp_path):
+    body = ('<emu-intro id="sec-intro"><h1>Intro</h1><p>i</p></emu-intro>'
+            '<emu-annex id="sec-annex-a"><h1><span class="secnum">Annex A <span class="annex-kind">'
+            '(informative)</span></span> Extras</h1><emu-annex id="sec-annex-a-1"><h1>'
+            '<span class="secnum">A.1</span> More</h1><p>m</p></emu-annex></emu-annex>')
+    chunks = by_id(chunk_html(tmp_path, body))
+    assert set(chunks) == {"sec-intro", "sec-annex-a", "sec-annex-a-1"}
+    assert chunks["sec-annex-a"].title == "Annex A (informative) Extras"
+    assert chunks["sec-annex-a-1"].heading_path == ["Annex A (informative) Extras", "A.1 More"]
+
+
+def test_C08_nested_section_text_is_never_repeated_in_the_parent(tmp_path):
+    body = ('<emu-clause id="sec-parent"><h1>Parent</h1><p>Parent intro PARENTWORD.</p>'
+            '<emu-clause id="sec-child"><h1>Child</h1><p>Child body <b>CHILDWORD</b> <i>here</i>.</p>'
+            '<emu-clause id="sec-grandchild"><h1>Grandchild</h1><div><p>Deep <span>GRANDWORD</span></p>'
+            "</div></emu-clause></emu-clause></emu-clause>")
+    chunks = chunk_html(tmp_path, body)
+    texts = [c.text for c in chunks]
+    for word in ("PARENTWORD", "CHILDWORD", "GRANDWORD"):
+        assert sum(t.count(word) for t in texts) == 1, word
+    parent = by_id(chunks)["sec-parent"]
+    assert "CHILDWORD" not in parent.text and "GRANDWORD" not in parent.text
+    assert "Deep GRANDWORD" in by_id(chunks)["sec-grandchild"].text
+    assert parent.subsections == ["sec-child"]
+    assert by_id(chunks)["sec-child"].subsections == ["sec-grandchild"]
+    assert by_id(chunks)["sec-grandchild"].heading_path == ["Parent", "Child", "Grandchild"]
+
+
+def test_C11_unsplittable_block_and_small_section(tmp_path):
+    lines = "\n".join(" ".join(f"tok{i:04d}" for i in range(j, j + 10)) for j in range(1, 751, 10))
+    body = ('<emu-clause id="sec-small"><h1>Small</h1><p>Short text SMALLWORD.</p></emu-clause>'
+            f'<emu-clause id="sec-big"><h1>Big</h1><pre><code class="javascript">{lines}</code></pre></emu-clause>')
+    chunks = chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=1000, max_depth=3))
+    small = [c for c in chunks if c.section_id == "sec-small"]
+    big = [c for c in chunks if c.section_id == "sec-big"]
+    assert len(small) == 1
+    tokens = re.findall(r"tok\d{4}", "".join(c.text for c in big))
+    assert tokens == [f"tok{i:04d}" for i in range(1, 751)]
+    assert all(c.text.strip() for c in chunks)
+    assert all(c.text.count("```") % 2 == 0 for c in big)
+    assert [c.over_threshold for c in big] == ["unsplittable"]
+
+
+def test_size_is_the_length_of_the_stored_text_markers_included(tmp_path):
+    body = f'<emu-clause id="sec-a"><h1>A</h1>{para("a", 2)}{para("b", 2)}</emu-clause>'
+    for chunk in chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300)):
+        assert chunk.size == len(chunk.text)
+
+
+def test_element_holding_an_earlier_marker_is_not_extracted(tmp_path):
+    # tags td then emu-table: once a cell is extracted, its table holds that cell's marker and
+    # stays in the section, so the cell's parent is the chunk that shows its marker
+    body = f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", [LONG * 2])}</emu-clause>'
+    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=100, breakdown_tags=("td", "emu-table"))))
+    assert "sec-a-emu-table-1" not in chunks
+    assert chunks["sec-a"].subsections == ["sec-a-td-1"]
+    assert chunks["sec-a-td-1"].parent_id == "sec-a"

@@ -1,0 +1,117 @@
+"""Invariants of the breakdown on generated ecmarkup-shaped HTML (hypothesis).
+
+- every text fragment of a section appears in exactly one chunk (nothing lost, nothing doubled;
+  markers, which repeat titles, are left out of the count);
+- every marker resolves: a breakdown marker to a chunk whose parent is the marker's chunk, a
+  child-section marker to that section's root chunk, whose section's parent is the marker's
+  chunk's section;
+- chunk ids are unique, and each chunk's stored subsections equal its markers in order.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from specbrowser.ingest import chunk_spec
+from specbrowser.markers import MARKER_RE, find_markers
+from specbrowser.parse import load_spec
+from specbrowser.policy import ChunkPolicy
+from tests.helpers import write_spec
+
+WORD = re.compile(r"\bw\d+\b")
+
+
+@st.composite
+def spec_html(draw) -> str:
+    counter = itertools.count()
+    section_ids = itertools.count()
+
+    def words(n_max: int = 30) -> str:
+        return " ".join(f"w{next(counter)}" for _ in range(draw(st.integers(1, n_max))))
+
+    def block(depth: int) -> str:
+        kind = draw(st.sampled_from(["p", "p", "table", "grammar", "list", "div", "note", "pre"]))
+        if kind == "p":
+            return f"<p>{words()} <var>{words(2)}</var> {words(5)}</p>"
+        if kind == "table":
+            rows = "".join(
+                "<tr>" + "".join(f"<td>{cell(depth)}</td>" for _ in range(draw(st.integers(1, 3)))) + "</tr>"
+                for _ in range(draw(st.integers(1, 3))))
+            return (f'<emu-table id="t{next(counter)}"><figure><figcaption>Table {next(counter)}: cap'
+                    f"</figcaption><table><tbody>{rows}</tbody></table></figure></emu-table>")
+        if kind == "grammar":
+            name = f"Prod{next(counter)}"
+            rhs = "".join(f"<emu-rhs><emu-t>{words(6)}</emu-t></emu-rhs>" for _ in range(draw(st.integers(1, 3))))
+            return (f'<emu-grammar><emu-production name="{name}"><emu-nt>{name}</emu-nt>'
+                    f"<emu-geq>:</emu-geq>{rhs}</emu-production></emu-grammar>")
+        if kind == "list":
+            items = "".join(f"<li>{words(8)}</li>" for _ in range(draw(st.integers(1, 4))))
+            return f"<emu-alg><ol>{items}</ol></emu-alg>"
+        if kind == "note":
+            return f'<emu-note><span class="note">Note</span><div class="note-contents"><p>{words()}</p></div></emu-note>'
+        if kind == "pre":
+            return f"<pre><code>{words(20)}</code></pre>"
+        inner = "".join(block(depth + 1) for _ in range(draw(st.integers(1, 2)))) if depth < 2 else f"<p>{words()}</p>"
+        return f"<div>{inner}</div>"
+
+    def cell(depth: int) -> str:
+        if draw(st.booleans()):
+            return words(40)
+        return "".join(f"<p>{words(25)}</p>" for _ in range(draw(st.integers(1, 3))))
+
+    def section(depth: int) -> str:
+        tag = draw(st.sampled_from(["emu-clause", "emu-clause", "emu-annex"]))
+        sid = f"sec-{next(section_ids)}"
+        content = "".join(block(0) for _ in range(draw(st.integers(0, 4))))
+        children = "".join(section(depth + 1) for _ in range(draw(st.integers(0, 2)))) if depth < 2 else ""
+        tail = "".join(block(0) for _ in range(draw(st.integers(0, 1))))
+        return f'<{tag} id="{sid}"><h1>Title {sid}</h1>{content}{children}{tail}</{tag}>'
+
+    return "".join(section(0) for _ in range(draw(st.integers(1, 3))))
+
+
+policies = st.builds(
+    ChunkPolicy,
+    threshold_chars=st.integers(40, 800),
+    breakdown_tags=st.permutations(["emu-table", "emu-grammar", "td", "p", "li", "div"]).flatmap(
+        lambda tags: st.integers(0, len(tags)).map(lambda n: tuple(tags[:n]))),
+    max_depth=st.integers(0, 4),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(html=spec_html(), policy=policies)
+def test_breakdown_invariants(tmp_path, html, policy):
+    source_words = WORD.findall(html)
+    parsed = load_spec(write_spec(tmp_path, html))
+    section_parent = {s.id: s.parent_id for s in parsed.sections}
+    chunks = chunk_spec(parsed, policy)
+    chunk_by_id = {c.id: c for c in chunks}
+    assert len(chunk_by_id) == len(chunks), "chunk ids are unique"
+
+    # every fragment exactly once over all chunks (markers removed: they repeat titles)
+    seen: list[str] = []
+    for chunk in chunks:
+        seen.extend(WORD.findall(MARKER_RE.sub("", chunk.text)))
+    assert sorted(seen) == sorted(source_words)
+
+    for chunk in chunks:
+        assert [m.target_id for m in find_markers(chunk.text)] == chunk.subsections
+        for target_id in chunk.subsections:
+            target = chunk_by_id[target_id]
+            if target.parent_id is not None:
+                assert target.parent_id == chunk.id
+                assert target.depth == chunk.depth + 1
+                assert target.section_id == chunk.section_id
+            else:  # a child section's root chunk
+                assert section_parent[target.section_id] == chunk.section_id
+                assert target.heading_path[:-1] == chunk.heading_path
+        if chunk.over_threshold is None:
+            assert chunk.size <= policy.threshold_chars
+        else:
+            assert chunk.size > policy.threshold_chars
+        assert chunk.depth <= policy.max_depth

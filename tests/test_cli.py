@@ -1,0 +1,172 @@
+"""The command line: each command, and each bad input ending in one line and exit status 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from specbrowser import store
+from specbrowser.cli import main
+from specbrowser.store import open_database
+from tests.helpers import SAMPLE, write_spec
+
+BODY = ('<emu-clause id="sec-a"><h1><span class="secnum">1</span> Alpha</h1><p>alpha text</p>'
+        + "".join(f"<p>para {i} " + "words here " * 30 + "</p>" for i in range(4))
+        + '<emu-clause id="sec-b"><h1><span class="secnum">1.1</span> Beta [bold]</h1><p>beta</p>'
+        "</emu-clause></emu-clause>")
+
+
+@pytest.fixture
+def spec(tmp_path):
+    return write_spec(tmp_path, BODY)
+
+
+@pytest.fixture
+def db(tmp_path, spec):
+    path = tmp_path / "spec.db"
+    assert main(["ingest", str(spec), "--db", str(path), "--threshold", "400"]) == 0
+    return path
+
+
+def one_error_line(capsys) -> str:
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.splitlines() if line.strip()]
+    assert len(lines) == 1, captured.err
+    assert "Traceback" not in captured.err
+    return lines[0]
+
+
+def test_ingest_prints_summary_and_writes_db(tmp_path, spec, capsys):
+    path = tmp_path / "out.db"
+    assert main(["ingest", str(spec), "--db", str(path), "--threshold", "400"]) == 0
+    output = capsys.readouterr().out
+    assert "sections" in output and "over threshold" in output and "time" in output
+    database = open_database(path)
+    assert database["sections"].count == 2
+    assert database["chunks"].count == 7  # sec-a + 5 paragraphs + sec-b
+
+
+def test_reingest_replaces(tmp_path, spec, db):
+    spec.write_text(spec.read_text().replace("sec-b", "sec-c"))
+    assert main(["ingest", str(spec), "--db", str(db)]) == 0
+    database = open_database(db)
+    ids = [r[0] for r in database.execute("SELECT id FROM sections ORDER BY ordinal")]
+    assert ids == ["sec-a", "sec-c"]
+    assert database["policies"].count == 1
+
+
+def test_show_and_recursive(db, capsys):
+    assert main(["show", str(db), "sec-b"]) == 0
+    output = capsys.readouterr().out
+    assert "Beta [bold]" in output  # literal, not Rich markup
+    assert main(["show", str(db), "sec-a", "--recursive"]) == 0
+    output = capsys.readouterr().out
+    order = [output.index(x) for x in ("sec-a ·", "sec-a-p-1", "sec-a-p-5", "sec-b ·")]
+    assert order == sorted(order)
+
+
+def test_subsections_lists_tags_from_stored_data(db, capsys):
+    assert main(["subsections", str(db), "sec-a"]) == 0
+    output = capsys.readouterr().out
+    assert output.count("sec-a-p-") == 5 and "emu-clause" in output and "sec-b" in output
+
+
+def test_stats_json(db, capsys):
+    assert main(["stats", str(db), "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["sections"] == 2 and payload["chunks"] == 7
+    assert payload["unresolved_markers"] == 0
+    assert payload["policy"]["threshold_chars"] == 400
+
+
+def test_stats_table(db, capsys):
+    assert main(["stats", str(db)]) == 0
+    assert "unresolved markers" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not SAMPLE.exists(), reason="sample spec missing")
+def test_demo_ingests_the_sample(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert main(["demo", "--no-open"]) == 0
+    assert "Toylang" in capsys.readouterr().out
+    assert list((tmp_path / "cache").rglob("*.db"))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["ingest", "{tmp}/missing.html", "--db", "{tmp}/x.db"], "does not exist"),
+    (["ingest", "{tmp}/empty_dir", "--db", "{tmp}/x.db"], "without .html"),
+    (["ingest", "{tmp}/notes.html", "--db", "{tmp}/x.db"], "is not HTML"),
+    (["ingest", "{spec}", "--db", "{tmp}"], "is a folder"),
+    (["ingest", "{spec}", "--db", "{tmp}/no/such/dir/x.db"], "does not exist"),
+    (["ingest", "{spec}", "--db", "{tmp}/x.db", "--threshold", "0"], "threshold"),
+    (["ingest", "{spec}", "--db", "{tmp}/x.db", "--tags", "p,p"], "repeat"),
+    (["stats", "{tmp}/notes.html"], "not a SQLite database"),
+    (["stats", "{tmp}/other.db"], "not a specbrowser database"),
+    (["stats", "{tmp}/missing.db"], "does not exist"),
+    (["show", "{db}", "sec-nope"], "no chunk or section"),
+    (["subsections", "{db}", "sec-nope"], "no chunk or section"),
+])
+def test_bad_input_one_line_exit_2(tmp_path, spec, db, capsys, args, message):
+    (tmp_path / "empty_dir").mkdir()
+    (tmp_path / "notes.html").write_text("plain words only\n")
+    other = sqlite3.connect(tmp_path / "other.db")
+    other.execute("CREATE TABLE t (x)")
+    other.close()
+    capsys.readouterr()
+    argv = [a.format(tmp=tmp_path, spec=spec, db=db) for a in args]
+    assert main(argv) == 2
+    assert message in one_error_line(capsys)
+    assert not (tmp_path / "x.db").exists(), "a failed ingest leaves no database behind"
+
+
+def test_unwritable_database(tmp_path, spec, capsys):
+    if not hasattr(os, "geteuid") or os.geteuid() == 0:
+        pytest.skip("root (as in CI) can write anywhere; the check needs an ordinary user")
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    assert main(["ingest", str(spec), "--db", str(folder / "x.db")]) == 2
+    assert "cannot write" in one_error_line(capsys)
+
+
+def test_locked_database(db, spec, capsys, monkeypatch):
+    monkeypatch.setattr(store, "BUSY_TIMEOUT_S", 0.1)
+    blocker = sqlite3.connect(db)
+    blocker.execute("BEGIN EXCLUSIVE")
+    try:
+        assert main(["ingest", str(spec), "--db", str(db)]) == 2
+        assert "locked" in one_error_line(capsys)
+    finally:
+        blocker.rollback()
+        blocker.close()
+
+
+def test_failed_ingest_leaves_database_as_it_was(db, spec, monkeypatch):
+    before = open_database(db)["chunks"].count
+
+    def boom(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store, "_insert_chunk_set", boom)
+    spec.write_text(spec.read_text().replace("sec-b", "sec-c"))
+    assert main(["ingest", str(spec), "--db", str(db)]) == 130
+    database = open_database(db)
+    assert database["chunks"].count == before
+    assert database.execute("SELECT count(*) FROM sections WHERE id = 'sec-b'").fetchone()[0] == 1
+
+
+def test_commands_without_the_app_do_not_import_textual():
+    code = ("import sys, specbrowser.cli, specbrowser.ingest, specbrowser.store;"
+            "sys.exit(1 if any(m.startswith('textual') for m in sys.modules) else 0)")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_python_dash_m(db):
+    result = subprocess.run([sys.executable, "-m", "specbrowser", "stats", str(db), "--json"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0 and json.loads(result.stdout)["sections"] == 2
