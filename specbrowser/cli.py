@@ -98,7 +98,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     policy = _policy(args)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=err, transient=True) as bar:
+                  TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal) as bar:
         task = bar.add_task("parsing", total=None)
 
         def progress(stage: str, done: int, total: int) -> None:

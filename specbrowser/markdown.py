@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Callable
+from urllib.parse import unquote
 
 from lxml import etree
 
@@ -356,4 +357,6 @@ def _link(el: etree._Element) -> str:
         href = match.group(1)
     elif href.startswith("./#"):
         href = href[2:]
+    if href.startswith("#"):  # multipage percent-encodes anchors (#%E2%84%9D); one form for both
+        href = "#" + unquote(href[1:])
     return f"[{text}]({href})"

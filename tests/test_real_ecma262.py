@@ -1,0 +1,90 @@
+"""The real ECMA-262 (single page and multipage) from ../shared/specs, skipped when absent."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from specbrowser.ingest import chunk_spec, ingest
+from specbrowser.markers import find_markers
+from specbrowser.parse import load_spec
+from specbrowser.policy import ChunkPolicy
+from specbrowser.store import iter_chunks, open_database
+from tests.helpers import ECMA262
+
+pytestmark = [
+    pytest.mark.real,
+    pytest.mark.skipif(not (ECMA262 / "index.html").exists(),
+                       reason=f"real specs not found at {ECMA262} (CI has ../shared beside the checkout)"),
+]
+
+SECTION_START = re.compile(rb"<emu-(?:clause|annex|intro)\b[^>]*\sid=")
+
+
+@pytest.fixture(scope="module")
+def single_db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("ecma") / "ecma262.db"
+    result = ingest([ECMA262 / "index.html"], path, ChunkPolicy())
+    return path, result
+
+
+def test_section_count_equals_section_elements_with_an_id(single_db):
+    _, result = single_db
+    expected = len(SECTION_START.findall((ECMA262 / "index.html").read_bytes()))
+    assert len(result.parsed.sections) == expected == 2253
+    kinds = {k: sum(s.kind == k for s in result.parsed.sections) for k in ("clause", "annex", "intro")}
+    assert kinds == {"clause": 2178, "annex": 74, "intro": 1}
+
+
+def test_every_marker_resolves_and_every_parent_exists(single_db):
+    path, _ = single_db
+    db = open_database(path)
+    chunks = {c.id: c for c in iter_chunks(db)}
+    sections = {r[0]: r[1] for r in db.execute("SELECT id, parent_id FROM sections")}
+    for chunk in chunks.values():
+        targets = [m.target_id for m in find_markers(chunk.text)]
+        assert targets == chunk.subsections, chunk.id
+        for target in targets:
+            child = chunks[target]
+            if child.parent_id is None:
+                assert sections[child.section_id] == chunk.section_id
+            else:
+                assert child.parent_id == chunk.id
+        if chunk.parent_id is not None:
+            assert chunk.parent_id in chunks
+        assert sections[chunk.section_id] is None or sections[chunk.section_id] in sections
+    roots = [c for c in chunks.values() if c.parent_id is None]
+    assert len(roots) == len(sections)
+
+
+def test_no_chunk_over_threshold_unless_flagged(single_db):
+    _, result = single_db
+    for chunk in result.chunks:
+        assert (chunk.size > 5000) == (chunk.over_threshold is not None), chunk.id
+    assert result.stats["unresolved_markers"] == 0
+    assert result.stats["marker_mismatches"] == 0
+
+
+def test_known_section_shape(single_db):
+    _, result = single_db
+    chunks = {c.id: c for c in result.chunks}
+    if_statement = chunks["sec-if-statement"]
+    assert if_statement.title.endswith("The if Statement")
+    assert if_statement.subsections == ["sec-if-statement-static-semantics-early-errors",
+                                        "sec-if-statement-runtime-semantics-evaluation"]
+    assert "```bnf" in if_statement.text
+    tables = [c for c in result.chunks if c.breakdown_tag == "emu-table"]
+    assert tables and all(c.title.startswith("Table ") for c in tables)
+
+
+def test_multipage_gives_the_same_sections(single_db):
+    _, result = single_db
+    multi = load_spec(ECMA262 / "multipage")
+    assert multi.document.kind == "ecmarkup-multipage"
+    single_key = [(s.id, s.title, s.parent_id, s.ordinal) for s in result.parsed.sections]
+    assert [(s.id, s.title, s.parent_id, s.ordinal) for s in multi.sections] == single_key
+    multi_chunks = chunk_spec(multi, ChunkPolicy())
+    assert [c.id for c in multi_chunks] == [c.id for c in result.chunks]
+    differing = [a.id for a, b in zip(multi_chunks, result.chunks) if a.text != b.text]
+    assert not differing, differing[:5]
