@@ -34,7 +34,7 @@ MARKER_TAG = "sb-marker"
 OVER_MAX_DEPTH = "max_depth"
 OVER_UNSPLITTABLE = "unsplittable"
 
-_PRODUCTION_LHS = re.compile(r"^\s*([A-Za-z_][\w]*)\s*(?:\[[^\]]*\])?\s*:", re.M)
+_PRODUCTION_LHS = re.compile(r"^\s*([A-Za-z_][\w]*)\s*(?:\[[^\]]*\])?\s*:", re.MULTILINE)
 
 
 @dataclass

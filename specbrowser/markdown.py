@@ -243,8 +243,7 @@ def _note(el: etree._Element, out: list[str]) -> None:
 
 
 def _table(el: etree._Element, out: list[str]) -> None:
-    rows: list[list[str]] = []
-    header_rows = 0
+    rows: list[list[str]] = []  # the first row is the GFM header row
     for tr in el.iter("tr"):
         if _owner_table(tr) is not el:
             continue
@@ -262,9 +261,6 @@ def _table(el: etree._Element, out: list[str]) -> None:
                 span = 1
             cells.extend([""] * max(0, min(span, 100) - 1))
         if cells:
-            if tr.getparent().tag == "thead" or all(c.tag == "th" for c in tr if isinstance(c.tag, str)):
-                if len(rows) == header_rows:
-                    header_rows += 1
             rows.append(cells)
     caption = el.find("caption")
     if caption is not None:

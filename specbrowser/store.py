@@ -95,34 +95,34 @@ def _database_error(path: Path, exc: sqlite3.Error) -> DatabaseError:
 
 def _create_schema(db: sqlite_utils.Database) -> None:
     with db.atomic():
-        db["meta"].create({"key": str, "value": str}, pk="key")
-        db["meta"].insert_all([
+        db.table("meta").create({"key": str, "value": str}, pk="key")
+        db.table("meta").insert_all([
             {"key": "app", "value": APP_ID},
             {"key": "schema_version", "value": str(SCHEMA_VERSION)},
         ])
-        db["documents"].create({
+        db.table("documents").create({
             "id": str, "title": str, "kind": str, "source_paths": str, "sha256": str,
             "ingested_at": str,
         }, pk="id")
-        db["sections"].create({
+        db.table("sections").create({
             "id": str, "document_id": str, "parent_id": str, "ordinal": int, "depth": int,
             "kind": str, "secnum": str, "title": str, "html": str, "source_file": str,
         }, pk="id")
-        db["sections"].create_index(["parent_id"], index_name="sections_parent")
-        db["sections"].create_index(["ordinal"], index_name="sections_ordinal")
-        db["policies"].create({
+        db.table("sections").create_index(["parent_id"], index_name="sections_parent")
+        db.table("sections").create_index(["ordinal"], index_name="sections_ordinal")
+        db.table("policies").create({
             "version": str, "settings": str, "created_at": str, "stats": str, "active": int,
         }, pk="version")
-        db["chunks"].create({
+        db.table("chunks").create({
             "policy_version": str, "id": str, "section_id": str, "parent_id": str,
             "subsections": str, "depth": int, "layer": str, "breakdown_tag": str, "title": str,
             "heading_path": str, "text": str, "size": int, "over_threshold": str, "ordinal": int,
         }, pk=("policy_version", "id"))
-        db["chunks"].create_index(["id"], index_name="chunks_id")
-        db["chunks"].create_index(["policy_version", "section_id"], index_name="chunks_section")
-        db["chunks"].create_index(["policy_version", "parent_id"], index_name="chunks_parent")
-        db["chunks"].create_index(["policy_version", "breakdown_tag"], index_name="chunks_tag")
-        db["chunks"].create_index(["policy_version", "ordinal"], index_name="chunks_ordinal")
+        db.table("chunks").create_index(["id"], index_name="chunks_id")
+        db.table("chunks").create_index(["policy_version", "section_id"], index_name="chunks_section")
+        db.table("chunks").create_index(["policy_version", "parent_id"], index_name="chunks_parent")
+        db.table("chunks").create_index(["policy_version", "breakdown_tag"], index_name="chunks_tag")
+        db.table("chunks").create_index(["policy_version", "ordinal"], index_name="chunks_ordinal")
 
 
 # --- writes ---------------------------------------------------------------------------------
@@ -139,9 +139,9 @@ def replace_spec(db: sqlite_utils.Database, document: Document, sections: list[S
     with db.atomic():
         for table in ("chunks", "policies", "sections", "documents"):
             db.execute(f"DELETE FROM [{table}]")  # table names are constants, not input
-        db["documents"].insert({**asdict(document), "source_paths": json.dumps(document.source_paths),
+        db.table("documents").insert({**asdict(document), "source_paths": json.dumps(document.source_paths),
                                 "ingested_at": now})
-        db["sections"].insert_all(
+        db.table("sections").insert_all(
             ({**vars(s), "document_id": document.id} for s in sections), batch_size=500)
         _insert_chunk_set(db, policy, chunks, stats, now)
 
@@ -149,12 +149,12 @@ def replace_spec(db: sqlite_utils.Database, document: Document, sections: list[S
 def _insert_chunk_set(db: sqlite_utils.Database, policy: ChunkPolicy, chunks: list[Chunk],
                       stats: dict[str, object], now: str) -> None:
     db.execute("UPDATE policies SET active = 0")
-    db["policies"].upsert({
+    db.table("policies").upsert({
         "version": policy.version, "settings": json.dumps(policy.settings()), "created_at": now,
         "stats": json.dumps(stats), "active": 1,
     }, pk="version")
     db.execute("DELETE FROM chunks WHERE policy_version = ?", [policy.version])
-    db["chunks"].insert_all((_chunk_row(policy.version, c) for c in chunks), batch_size=500)
+    db.table("chunks").insert_all((_chunk_row(policy.version, c) for c in chunks), batch_size=500)
 
 
 def _chunk_row(policy_version: str, chunk: Chunk) -> dict[str, object]:

@@ -10,8 +10,8 @@ from lxml import etree
 
 from specbrowser.errors import SpecInputError, SpecParseError
 
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
-_LOOKS_LIKE_HTML = re.compile(r"<\s*(!doctype|html|head|body|meta|title|div|p|h[1-6]|section|emu-[a-z]+)\b", re.I)
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_LOOKS_LIKE_HTML = re.compile(r"<\s*(!doctype|html|head|body|meta|title|div|p|h[1-6]|section|emu-[a-z]+)\b", re.IGNORECASE)
 _SNIFF_BYTES = 4096
 """How far to look for a BOM, a meta charset and HTML tags: the HTML standard's prescan uses 1024
 bytes; ecmarkup puts a long <style> before nothing, so 4 KiB is a safe margin."""

@@ -1,0 +1,73 @@
+"""Markdown conversion rules for chunk text (the readable baseline; issue 3 completes it)."""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from specbrowser.markdown import to_markdown
+
+
+def md(html: str) -> str:
+    return to_markdown(etree.fromstring(f"<html><body><div>{html}</div></body></html>",
+                                        etree.HTMLParser()).find(".//div"))
+
+
+def test_paragraphs_are_separated_by_a_blank_line():
+    assert md("<p>one</p><p>two</p>") == "one\n\ntwo"
+
+
+def test_section_heading_on_top():
+    assert md('<h1><span class="secnum">7.1</span> Type <var>x</var></h1><p>b</p>') == "# 7.1 Type `x`\n\nb"
+
+
+def test_multipage_links_lose_the_page_name_and_anchors_are_decoded():
+    html = ('<emu-xref href="#sec-tonumber"><a href="abstract-operations.html#sec-tonumber">ToNumber</a>'
+            '</emu-xref> and <a href="#%E2%84%9D">ℝ</a> and <a href="https://tc39.es/">x</a>')
+    assert md(f"<p>{html}</p>") == "[ToNumber](#sec-tonumber) and [ℝ](#ℝ) and [x](https://tc39.es/)"
+
+
+def test_inline_code_for_var_value_const_and_backticks_get_longer_delimiters():
+    assert md("<p><var>a</var> <emu-val>true</emu-val> <emu-const>sync</emu-const> <code>a`b</code></p>") \
+        == "`a` `true` `sync` ``a`b``"
+
+
+def test_nested_lists_one_item_per_line():
+    html = "<emu-alg><ol><li>Let x.</li><li>If y, then<ol><li>Return z.</li></ol></li></ol></emu-alg>"
+    assert md(html) == "1. Let x.\n2. If y, then\n   1. Return z."
+
+
+def test_list_written_directly_inside_a_list_nests():
+    assert md("<ul><li>a</li><ul><li>b</li></ul></ul>") == "- a\n  - b"
+
+
+def test_table_rows_one_per_line_with_escaped_pipes():
+    html = ("<figure><figcaption>Table 1: Ops</figcaption><table><thead><tr><th>op</th><th>x</th></tr>"
+            "</thead><tbody><tr><td><code>a|b</code></td><td>y<br>z</td></tr><tr><td colspan=2>w</td></tr>"
+            "</tbody></table></figure>")
+    assert md(html) == ("Table 1: Ops\n\n| op | x |\n|---|---|\n| `a\\|b` | y<br>z |\n| w |  |")
+
+
+def test_grammar_becomes_a_bnf_block():
+    html = ('<emu-grammar><emu-production name="If"><emu-nt>If<emu-mods><emu-params>[Yield]</emu-params>'
+            '</emu-mods></emu-nt> <emu-geq>:</emu-geq> <emu-rhs><emu-t>if</emu-t> <emu-nt><a href="#prod-E">E'
+            "</a></emu-nt></emu-rhs><emu-rhs><emu-t>else</emu-t></emu-rhs></emu-production></emu-grammar>")
+    assert md(html) == "```bnf\nIf[Yield] :\n    if E\n    else\n```"
+
+
+def test_pre_is_fenced_with_language_and_whitespace_kept():
+    assert md('<pre><code class="javascript">a  =  1;\n  # not a heading</code></pre>') == \
+        "```javascript\na  =  1;\n  # not a heading\n```"
+
+
+def test_note_is_a_blockquote_with_its_label():
+    html = '<emu-note><span class="note">Note 2</span><div class="note-contents"><p>Careful.</p></div></emu-note>'
+    assert md(html) == "> **Note 2**\n>\n> Careful."
+
+
+def test_section_placeholder_becomes_a_marker():
+    html = '<p>a</p><sb-section-ref data-id="sec-b" data-title="1.1 B"></sb-section-ref><p>c</p>'
+    assert md(html) == 'a\n\n[Subsection available: title "1.1 B" at sectionid: `sec-b`]\n\nc'
+
+
+def test_whitespace_between_inline_elements_is_kept():
+    assert md("<p><b>bold</b> <i>it</i>\n<span>span</span></p>") == "**bold** *it* span"
