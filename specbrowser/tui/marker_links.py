@@ -18,7 +18,10 @@ MARKER_ARROW = "⤷"
 """Prefix of a marker link that is not selected."""
 
 SELECTED_ARROW = "▶"
-"""Prefix of the selected marker link (which is also bold)."""
+"""Replaces :data:`MARKER_ARROW` in the rendered text of the selected marker (also bold)."""
+
+RENDERED_MARKER_PREFIX = f"{MARKER_ARROW} Subsection available"
+"""How every marker link starts once rendered; the chunk view counts these to find marker k."""
 
 _ASCII_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 """CommonMark lets a backslash escape any ASCII punctuation character, and nothing else."""
@@ -50,33 +53,24 @@ def marker_label(marker: Marker) -> str:
     return f"Subsection available at sectionid: {marker.target_id}"
 
 
-def marker_link(marker: Marker, selected: bool) -> str:
-    """The Markdown link that replaces one marker: its label, escaped, after an arrow."""
-    label = escape_markdown(marker_label(marker))
-    if selected:
-        return f"**[{SELECTED_ARROW} {label}]({chunk_href(marker.target_id)})**"
-    return f"[{MARKER_ARROW} {label}]({chunk_href(marker.target_id)})"
+def marker_link(marker: Marker) -> str:
+    """The Markdown link that replaces one marker: ``⤷`` and its label, escaped."""
+    return f"[{MARKER_ARROW} {escape_markdown(marker_label(marker))}]({chunk_href(marker.target_id)})"
 
 
-def rewrite_markers(text: str, selected: int | None = None,
-                    markers: list[Marker] | None = None) -> str:
-    """``text`` with every marker turned into a link; marker number ``selected`` (0-based) bold.
+def rewrite_markers(text: str, markers: list[Marker] | None = None) -> str:
+    """``text`` with every marker turned into a link (``markers``: ``find_markers(text)``).
 
-    Markers never span lines, so line numbers (and the widget's block source ranges) stay those
-    of ``text``.
+    Markers never span lines, so line numbers stay those of ``text``.
     """
     if markers is None:
         markers = find_markers(text)
     parts: list[str] = []
     position = 0
-    for index, marker in enumerate(markers):
+    for marker in markers:
         parts.append(text[position:marker.start])
-        parts.append(marker_link(marker, index == selected))
+        parts.append(marker_link(marker))
         position = marker.end
     parts.append(text[position:])
     return "".join(parts)
 
-
-def marker_line(text: str, marker: Marker) -> int:
-    """0-based line number of a marker in ``text``."""
-    return text.count("\n", 0, marker.start)

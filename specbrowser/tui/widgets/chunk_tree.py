@@ -60,31 +60,31 @@ class ChunkTree(Tree[str]):
         super().__init__(Text(label), id=id)
         self.show_root = False
         self._db = db
-        self._nodes: dict[str, TreeNode[str]] = {}
-        self._loaded: set[int] = set()
+        self._chunk_nodes: dict[str, TreeNode[str]] = {}
+        self._loaded_nodes: set[int] = set()
 
     def on_mount(self) -> None:
         """Add the top-level sections (only them)."""
-        self._add_children(self.root, store.top_level_chunks(self._db))
-        self._loaded.add(self.root.id)
+        self._add_chunk_nodes(self.root, store.top_level_chunks(self._db))
+        self._loaded_nodes.add(self.root.id)
 
     def node_for(self, chunk_id: str) -> TreeNode[str] | None:
         """The node of a chunk if it has been built, else None."""
-        return self._nodes.get(chunk_id)
+        return self._chunk_nodes.get(chunk_id)
 
-    def _add_children(self, parent: TreeNode[str], chunks: list[Chunk]) -> None:
+    def _add_chunk_nodes(self, parent: TreeNode[str], chunks: list[Chunk]) -> None:
         for chunk in chunks:
             node = parent.add(chunk_label(chunk), data=chunk.id,
                               allow_expand=bool(chunk.subsections))
-            self._nodes[chunk.id] = node
+            self._chunk_nodes[chunk.id] = node
 
     def load_children(self, node: TreeNode[str]) -> None:
         """Add a node's children from the database, once."""
-        if node.id in self._loaded or node.data is None:
+        if node.id in self._loaded_nodes or node.data is None:
             return
-        self._loaded.add(node.id)
+        self._loaded_nodes.add(node.id)
         chunk = store.get_chunk(self._db, node.data)
-        self._add_children(node, store.subsections_of(self._db, chunk))
+        self._add_chunk_nodes(node, store.subsections_of(self._db, chunk))
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[str]) -> None:
         """Build the children of a node the first time it expands."""
@@ -106,13 +106,13 @@ class ChunkTree(Tree[str]):
             chain.append(parent)
             parent = store.tree_parent_id(self._db, parent)
         for ancestor_id in reversed(chain[1:]):
-            node = self._nodes.get(ancestor_id)
+            node = self._chunk_nodes.get(ancestor_id)
             if node is None:
                 return False
             self.load_children(node)
             if not node.is_expanded:
                 node.expand()
-        target = self._nodes.get(chunk_id)
+        target = self._chunk_nodes.get(chunk_id)
         if target is None:
             return False
         self.call_after_refresh(self._move_to, target)

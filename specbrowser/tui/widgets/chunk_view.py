@@ -3,21 +3,31 @@
 Markers are rewritten into ``sb-chunk:`` links before rendering (see
 :mod:`specbrowser.tui.marker_links`); one of them can be *selected* (bold, ``▶``) with
 :meth:`ChunkView.select_marker`, and clicking any marker asks the screen to follow it.
+Spec text stays literal: Markdown is not Rich markup, and the header is built as ``Text``.
 """
 
 from __future__ import annotations
 
+from markdown_it import MarkdownIt
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
 
 from specbrowser.markers import Marker, find_markers
 from specbrowser.model import Chunk
-from specbrowser.tui.marker_links import chunk_id_from_href, marker_line, rewrite_markers
+from specbrowser.tui.marker_links import (
+    MARKER_ARROW,
+    RENDERED_MARKER_PREFIX,
+    SELECTED_ARROW,
+    chunk_id_from_href,
+    marker_label,
+    rewrite_markers,
+)
 
 OVER_THRESHOLD_REASONS = {
     "max_depth": "at the policy's max depth, so not broken down further",
@@ -25,8 +35,17 @@ OVER_THRESHOLD_REASONS = {
 }
 """One-line explanations of :attr:`Chunk.over_threshold` values, shown in the header."""
 
+SELECTED_STYLE = "bold"
+"""Added to the selected marker's rendered text, on top of the link style."""
+
 RENDER_GROUP = "chunk-view-render"
 """Worker group of the Markdown render; exclusive, so a newer chunk cancels a render in flight."""
+
+
+def markdown_parser() -> MarkdownIt:
+    """Textual's default "gfm-like" parser with raw HTML off: spec text such as ``<tag>`` is
+    shown as written (the widget would silently drop HTML tokens)."""
+    return MarkdownIt("gfm-like", {"html": False})
 
 
 def format_chars(count: int) -> str:
@@ -46,13 +65,13 @@ def header_text(chunk: Chunk, threshold_chars: int, markers: list[Marker],
     text.append(str(chunk.depth))
     text.append(" · tag ", style="dim")
     text.append(chunk.breakdown_tag or "—")
-    text.append(" · size ", style="dim")
+    text.append("\n")
     over = chunk.size > threshold_chars
     text.append(f"{format_chars(chunk.size)} / {format_chars(threshold_chars)} chars",
                 style="bold red" if over else "")
     if chunk.over_threshold:
         reason = OVER_THRESHOLD_REASONS.get(chunk.over_threshold, "")
-        text.append("\n")
+        text.append("  ")
         text.append(f" over threshold: {chunk.over_threshold} ", style="bold white on dark_red")
         if reason:
             text.append(f" {reason}", style="red")
@@ -72,7 +91,12 @@ def header_text(chunk: Chunk, threshold_chars: int, markers: list[Marker],
 
 
 class ChunkView(Vertical):
-    """Shows one chunk: header block (``#chunk-header``) and Markdown text (``#chunk-text``)."""
+    """Shows one chunk: header block (``#chunk-header``) and Markdown text (``#chunk-text``).
+
+    The text is rendered once per chunk. Selecting a marker does not re-render it (a large
+    chunk is hundreds of widgets and takes seconds): the rendered widget holding the marker gets
+    the class ``selected-marker`` and its ``⤷`` becomes a bold ``▶``.
+    """
 
     class FollowRequested(Message):
         """The user asked to go to another chunk or section (clicked a marker or ``#id`` link)."""
@@ -87,11 +111,13 @@ class ChunkView(Vertical):
         self.threshold_chars = 0
         self.markers: list[Marker] = []
         self.selected_marker: int | None = None
+        self._rendered = False
+        self._highlight: tuple[Static, Content] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="chunk-header")
         with VerticalScroll(id="chunk-body"):
-            yield Markdown(id="chunk-text", open_links=False)
+            yield Markdown(id="chunk-text", open_links=False, parser_factory=markdown_parser)
 
     @property
     def selected_target(self) -> str | None:
@@ -106,9 +132,11 @@ class ChunkView(Vertical):
         self.threshold_chars = threshold_chars
         self.markers = find_markers(chunk.text)
         self.selected_marker = None
+        self._highlight = None
+        self._rendered = False
         self._update_header()
         self.query_one("#chunk-body", VerticalScroll).scroll_home(animate=False)
-        self._render_text(scroll_to_marker=False)
+        self._render_text()
 
     def select_marker(self, step: int) -> bool:
         """Select the next (``step=1``) or previous (``-1``) marker, wrapping around.
@@ -122,7 +150,8 @@ class ChunkView(Vertical):
         else:
             self.selected_marker = (self.selected_marker + step) % len(self.markers)
         self._update_header()
-        self._render_text(scroll_to_marker=True)
+        if self._rendered:
+            self._show_selection()
         return True
 
     def _update_header(self) -> None:
@@ -131,28 +160,65 @@ class ChunkView(Vertical):
                 header_text(self.chunk, self.threshold_chars, self.markers, self.selected_marker))
 
     @work(exclusive=True, group=RENDER_GROUP)
-    async def _render_text(self, scroll_to_marker: bool) -> None:
+    async def _render_text(self) -> None:
         if self.chunk is None:
             return
-        markdown = self.query_one("#chunk-text", Markdown)
-        await markdown.update(rewrite_markers(self.chunk.text, self.selected_marker, self.markers))
-        if scroll_to_marker and self.selected_marker is not None:
-            line = marker_line(self.chunk.text, self.markers[self.selected_marker])
-            block = self._block_at_line(markdown, line)
-            if block is not None:
-                body = self.query_one("#chunk-body", VerticalScroll)
-                self.call_after_refresh(body.scroll_to_widget, block, animate=False)
+        markdown = rewrite_markers(self.chunk.text, self.markers)
+        await self.query_one("#chunk-text", Markdown).update(markdown)
+        self._rendered = True
+        if self.selected_marker is not None:
+            self._show_selection()
+
+    def _find_rendered_marker(self, index: int) -> tuple[Static, int] | None:
+        """The rendered widget showing marker ``index`` and the offset of its arrow.
+
+        Widgets come in document order, so the k-th rendered marker prefix is marker k.
+        """
+        seen = 0
+        for widget in self.query_one("#chunk-text", Markdown).query(Static):
+            content = widget.content
+            if not isinstance(content, Content):
+                continue
+            offset = content.plain.find(RENDERED_MARKER_PREFIX)
+            while offset >= 0:
+                if seen == index:
+                    return widget, offset
+                seen += 1
+                offset = content.plain.find(RENDERED_MARKER_PREFIX, offset + 1)
+        return None
+
+    def _show_selection(self) -> None:
+        """Move the ``selected-marker`` highlight to the selected marker and scroll to it."""
+        if self._highlight is not None:
+            previous, previous_content = self._highlight
+            self._set_content(previous, previous_content)
+            previous.remove_class("selected-marker")
+            self._highlight = None
+        if self.selected_marker is None:
+            return
+        found = self._find_rendered_marker(self.selected_marker)
+        if found is None:
+            return
+        widget, offset = found
+        original = widget.content
+        assert isinstance(original, Content)
+        label_end = offset + len(MARKER_ARROW) + 1 + len(
+            marker_label(self.markers[self.selected_marker]))
+        plain = original.plain
+        selected = Content(plain[:offset] + SELECTED_ARROW + plain[offset + len(MARKER_ARROW):],
+                           spans=list(original.spans)).stylize(SELECTED_STYLE, offset, label_end)
+        self._set_content(widget, selected)
+        widget.add_class("selected-marker")
+        self._highlight = (widget, original)
+        body = self.query_one("#chunk-body", VerticalScroll)
+        self.call_after_refresh(body.scroll_to_widget, widget, animate=False)
 
     @staticmethod
-    def _block_at_line(markdown: Markdown, line: int) -> MarkdownBlock | None:
-        """The innermost rendered block whose source lines include ``line`` (0-based)."""
-        best: MarkdownBlock | None = None
-        for block in markdown.query(MarkdownBlock):
-            start, end = block.source_range
-            if start <= line < end and (
-                    best is None or end - start <= best.source_range[1] - best.source_range[0]):
-                best = block
-        return best
+    def _set_content(widget: Static, content: Content) -> None:
+        if isinstance(widget, MarkdownBlock):
+            widget.set_content(content)
+        else:
+            widget.update(content)
 
     @on(Markdown.LinkClicked)
     def _link_clicked(self, event: Markdown.LinkClicked) -> None:

@@ -1,0 +1,171 @@
+"""The specbrowser app: opens (or first ingests) a database and pushes the browser screen.
+
+:func:`make_app` is the one way to build it, for the CLI and the tests alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
+
+import sqlite_utils
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.command import CommandPalette
+from textual.widgets import Footer, Header, Static
+
+from specbrowser import store
+from specbrowser.errors import SpecbrowserError
+from specbrowser.policy import ChunkPolicy
+from specbrowser.tui.commands import JumpProvider, SpecPalette
+from specbrowser.tui.messages import IngestFailed, IngestFinished, IngestProgress
+from specbrowser.tui.screens.browser import BrowserScreen
+from specbrowser.tui.screens.progress import ProgressScreen
+
+JUMP_PLACEHOLDER = "Jump to section: id, number or title…"
+
+
+class SpecBrowserApp(App[None]):
+    """Browse the chunk tree of an ingested spec.
+
+    Args:
+        db_path: the database to open; with ``ingest_spec``, the database to ingest into.
+        ingest_spec: spec files (or a folder) to ingest first, in a thread worker, behind a
+            progress screen; None to open ``db_path`` as it is.
+        policy: the chunk policy for that ingest (default :class:`ChunkPolicy()`).
+        cursor_blink: False turns off input cursor blinking (tests, snapshots).
+    """
+
+    CSS_PATH = "app.tcss"
+    TITLE = "specbrowser"
+    COMMANDS = App.COMMANDS | {JumpProvider}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("g,ctrl+g", "jump", "Jump", id="jump-to-section"),
+        Binding("q", "quit", "Quit", id="quit"),
+    ]
+
+    def __init__(self, db_path: Path, *, ingest_spec: Sequence[Path] | None = None,
+                 policy: ChunkPolicy | None = None, cursor_blink: bool = True) -> None:
+        super().__init__()
+        self.db_path = Path(db_path)
+        self.ingest_spec = [Path(p) for p in ingest_spec] if ingest_spec else None
+        self.policy = policy or ChunkPolicy()
+        self.cursor_blink = cursor_blink
+        self.db: sqlite_utils.Database | None = None
+
+    def compose(self) -> ComposeResult:
+        """The base screen, seen only when no database could be opened."""
+        yield Header()
+        yield Static("No spec open.", id="app-message", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Open the database, or start the ingest first."""
+        if self.ingest_spec:
+            self.push_screen(ProgressScreen([p.name for p in self.ingest_spec]))
+            self._ingest()
+        else:
+            self.open_database(self.db_path)
+
+    def on_unmount(self) -> None:
+        """Close the database connection."""
+        if self.db is not None:
+            self.db.close()
+
+    def open_database(self, db_path: Path) -> bool:
+        """Open a database and show the browser; errors become a notification.
+
+        Returns False (and stays on the current screen) when the database cannot be read.
+        """
+        try:
+            db = store.open_database(db_path)
+            try:
+                document = store.get_document(db)
+                policy, _stats = store.active_policy(db)
+            except BaseException:
+                db.close()
+                raise
+        except SpecbrowserError as error:
+            self.notify(str(error), title="Cannot open database", severity="error",
+                        markup=False, timeout=30)
+            self.query_one("#app-message", Static).update(f"Cannot open {db_path}:\n{error}")
+            return False
+        self.db = db
+        self.title = document.title
+        self.sub_title = policy.describe()
+        browser = BrowserScreen(db, policy)
+        if any(isinstance(screen, ProgressScreen) for screen in self.screen_stack):
+            while not isinstance(self.screen, ProgressScreen):  # e.g. a palette opened meanwhile
+                self.pop_screen()
+            self.switch_screen(browser)
+        else:
+            self.push_screen(browser)
+        return True
+
+    @work(thread=True, exclusive=True, group="ingest")
+    def _ingest(self) -> None:
+        """Run the ingest in a thread; report through messages, never touching widgets."""
+        from specbrowser.ingest import ingest
+
+        assert self.ingest_spec is not None
+
+        def progress(stage: str, done: int, total: int) -> None:
+            self.post_message(IngestProgress(stage, done, total))  # thread-safe
+
+        try:
+            ingest(self.ingest_spec, self.db_path, self.policy, progress=progress)
+        except SpecbrowserError as error:
+            self.post_message(IngestFailed(str(error)))
+            return
+        self.post_message(IngestFinished(self.db_path))
+
+    @on(IngestProgress)
+    def _ingest_progress(self, message: IngestProgress) -> None:
+        if isinstance(self.screen, ProgressScreen):
+            self.screen.set_progress(message.stage, message.done, message.total)
+
+    @on(IngestFinished)
+    def _ingest_finished(self, message: IngestFinished) -> None:
+        self.open_database(message.db_path)
+
+    @on(IngestFailed)
+    def _ingest_failed(self, message: IngestFailed) -> None:
+        self.notify(message.error, title="Ingest failed", severity="error", markup=False,
+                    timeout=30)
+        if isinstance(self.screen, ProgressScreen):
+            self.screen.show_error(message.error)
+
+    def _palette_open(self) -> bool:
+        return any(isinstance(screen, CommandPalette) for screen in self.screen_stack)
+
+    def action_command_palette(self) -> None:
+        """The full command palette (system commands and jump to section)."""
+        if self.use_command_palette and not self._palette_open():
+            self.push_screen(SpecPalette(id="--command-palette", cursor_blink=self.cursor_blink))
+
+    def action_jump(self) -> None:
+        """A palette with only "Jump to section"."""
+        if isinstance(self.screen, BrowserScreen) and not self._palette_open():
+            self.push_screen(SpecPalette(providers=[JumpProvider], placeholder=JUMP_PLACEHOLDER,
+                                         id="--command-palette", cursor_blink=self.cursor_blink))
+
+
+def make_app(db_path: Path | None = None, *, ingest_spec: Sequence[Path] | None = None,
+             cache_db: Path | None = None, policy: ChunkPolicy | None = None,
+             cursor_blink: bool = True) -> SpecBrowserApp:
+    """Build the app (used by the CLI and the tests).
+
+    Browse an existing database: ``make_app(db_path)``. Ingest a spec first, in the app, with
+    a progress screen: ``make_app(ingest_spec=[spec], cache_db=path, policy=policy)`` (the
+    spec is stored in ``cache_db``, or in ``db_path`` when ``cache_db`` is not given).
+
+    Raises:
+        ValueError: no database path at all.
+    """
+    target = cache_db if ingest_spec and cache_db is not None else db_path
+    if target is None:
+        raise ValueError("make_app needs db_path, or ingest_spec with cache_db")
+    return SpecBrowserApp(Path(target), ingest_spec=ingest_spec, policy=policy,
+                          cursor_blink=cursor_blink)

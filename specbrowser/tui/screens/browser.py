@@ -1,0 +1,147 @@
+"""The main screen: chunk tree on the left, chunk view on the right.
+
+The screen owns navigation: the tree's cursor decides which chunk the view shows, and every
+"go to" (a followed marker, the parent key, the jump palette, the overrun filter) goes through
+:meth:`BrowserScreen.go_to_chunk`, which expands the tree down to the chunk.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import sqlite_utils
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Tree
+
+from specbrowser import store
+from specbrowser.errors import SpecbrowserError
+from specbrowser.policy import ChunkPolicy
+from specbrowser.tui.widgets.chunk_tree import ChunkTree
+from specbrowser.tui.widgets.chunk_view import ChunkView
+
+
+class BrowserScreen(Screen[None]):
+    """Browse the chunk hierarchy of one database.
+
+    Args:
+        db: the open database; read only through :mod:`specbrowser.store`.
+        policy: the active chunk policy (its threshold is shown against chunk sizes).
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "next_marker", "Next marker", id="next-marker"),
+        Binding("p", "previous_marker", "Prev marker", id="previous-marker"),
+        Binding("f", "follow_marker", "Follow", id="follow-marker"),
+        Binding("u", "parent", "Parent", id="go-to-parent"),
+        Binding("o", "next_over_threshold", "Next overrun", id="next-over-threshold"),
+    ]
+
+    def __init__(self, db: sqlite_utils.Database, policy: ChunkPolicy) -> None:
+        super().__init__(id="browser")
+        self.db = db
+        self.policy = policy
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="browser-panes"):
+            yield ChunkTree(self.db, id="chunk-tree")
+            yield ChunkView(id="chunk-view")
+        yield Footer()
+
+    @property
+    def chunk_tree(self) -> ChunkTree:
+        """The chunk tree widget."""
+        return self.query_one(ChunkTree)
+
+    @property
+    def chunk_view(self) -> ChunkView:
+        """The chunk view widget."""
+        return self.query_one(ChunkView)
+
+    def on_mount(self) -> None:
+        """Start on the first top-level section."""
+        first = store.top_level_chunks(self.db)[:1]
+        if first:
+            self.go_to_chunk(first[0].id)
+
+    def _error(self, error: SpecbrowserError | str) -> None:
+        self.notify(str(error), severity="error", markup=False)
+
+    def go_to_chunk(self, chunk_id: str) -> bool:
+        """Expand the tree down to a chunk, move the cursor there and show it.
+
+        A missing id becomes a notification (ids come from spec text and links), never an error.
+        """
+        try:
+            if not self.chunk_tree.select_chunk(chunk_id):
+                self._error(f"{chunk_id} is not in the tree")
+                return False
+            self._show(chunk_id)
+        except SpecbrowserError as error:
+            self._error(error)
+            return False
+        return True
+
+    def _show(self, chunk_id: str) -> None:
+        current = self.chunk_view.chunk
+        if current is not None and current.id == chunk_id:
+            return
+        self.chunk_view.show_chunk(store.get_chunk(self.db, chunk_id), self.policy.threshold_chars)
+
+    @on(Tree.NodeHighlighted, "#chunk-tree")
+    def _node_highlighted(self, event: Tree.NodeHighlighted[str]) -> None:
+        if event.node.data is not None:
+            try:
+                self._show(event.node.data)
+            except SpecbrowserError as error:
+                self._error(error)
+
+    @on(ChunkView.FollowRequested)
+    def _follow_requested(self, event: ChunkView.FollowRequested) -> None:
+        self.go_to_chunk(event.chunk_id)
+
+    def action_next_marker(self) -> None:
+        """Select the next marker in the shown chunk."""
+        if not self.chunk_view.select_marker(+1):
+            self.notify("this chunk has no markers", severity="warning", markup=False)
+
+    def action_previous_marker(self) -> None:
+        """Select the previous marker in the shown chunk."""
+        if not self.chunk_view.select_marker(-1):
+            self.notify("this chunk has no markers", severity="warning", markup=False)
+
+    def action_follow_marker(self) -> None:
+        """Go to the chunk the selected marker points at."""
+        target = self.chunk_view.selected_target
+        if target is None:
+            self.notify("no marker selected: press n or p first", severity="warning", markup=False)
+            return
+        self.go_to_chunk(target)
+
+    def action_parent(self) -> None:
+        """Go to the chunk (or enclosing section) that holds the shown chunk's marker."""
+        chunk = self.chunk_view.chunk
+        if chunk is None:
+            return
+        try:
+            parent = store.tree_parent_id(self.db, chunk.id)
+        except SpecbrowserError as error:
+            self._error(error)
+            return
+        if parent is None:
+            self.notify("a top-level section has no parent", severity="warning", markup=False)
+            return
+        self.go_to_chunk(parent)
+
+    def action_next_over_threshold(self) -> None:
+        """Go to the next chunk over the threshold in document order, wrapping around."""
+        after = self.chunk_view.chunk.ordinal if self.chunk_view.chunk is not None else -1
+        chunk = store.next_over_threshold(self.db, after) or store.next_over_threshold(self.db, -1)
+        if chunk is None:
+            self.notify("no chunk is over the threshold", markup=False)
+            return
+        self.go_to_chunk(chunk.id)

@@ -1,0 +1,446 @@
+"""App tests: drive the Textual app with Pilot on databases built from the sample spec.
+
+Every test builds its own database in ``tmp_path`` (toylang at an 800-character threshold, so
+there are breakdown subsections and chunks that stay over the threshold). Snapshots are stored
+under the top-level ``snapshots/`` folder (see ``conftest.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import subprocess
+import sys
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.command import CommandPalette
+from textual.content import Content
+from textual.widgets import Markdown, Static
+from textual.widgets.markdown import MarkdownBlock
+
+from specbrowser import store
+from specbrowser.ingest import ingest
+from specbrowser.policy import ChunkPolicy
+from specbrowser.tui.app import SpecBrowserApp, make_app
+from specbrowser.tui.commands import JumpProvider
+from specbrowser.tui.marker_links import (
+    chunk_href,
+    chunk_id_from_href,
+    escape_markdown,
+    rewrite_markers,
+)
+from specbrowser.tui.screens.browser import BrowserScreen
+from specbrowser.tui.screens.progress import ProgressScreen
+from specbrowser.tui.widgets.chunk_tree import ChunkTree
+from specbrowser.tui.widgets.chunk_view import ChunkView
+
+ROOT = Path(__file__).resolve().parent.parent
+TOYLANG = ROOT / "sample_specs" / "toylang.html"
+SIZE = (120, 40)
+SNAPSHOT_SIZE = (120, 36)
+THRESHOLD = 800
+
+needs_toylang = pytest.mark.skipif(not TOYLANG.is_file(), reason="sample_specs/toylang.html absent")
+
+
+@pytest.fixture
+def toylang_db(tmp_path: Path) -> Path:
+    """toylang.html ingested at an 800-character threshold into a fresh database."""
+    if not TOYLANG.is_file():
+        pytest.skip("sample_specs/toylang.html absent")
+    db_path = tmp_path / "toylang.db"
+    ingest([TOYLANG], db_path, ChunkPolicy(threshold_chars=THRESHOLD))
+    return db_path
+
+
+MARKUP_SPEC = """<!doctype html><html><head><title>Markup [bold] Spec [/]</title></head><body>
+<emu-clause id="sec-markup"><h1><span class="secnum">1</span> Title [bold]x[/] [red]</h1>
+<p>Body with [bold]not bold[/] and [link=https://example.invalid]y[/link] and [/].</p>
+<emu-clause id="sec-markup-child"><h1><span class="secnum">1.1</span> Child [i]</h1>
+<p>Child text.</p></emu-clause></emu-clause></body></html>
+"""
+
+
+@pytest.fixture
+def markup_db(tmp_path: Path) -> Path:
+    """A tiny spec whose titles and text look like Rich markup."""
+    spec = tmp_path / "markup.html"
+    spec.write_text(MARKUP_SPEC, encoding="utf-8")
+    db_path = tmp_path / "markup.db"
+    ingest([spec], db_path, ChunkPolicy())
+    return db_path
+
+
+def run_async(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an async test in its own event loop (no pytest-asyncio / anyio plugin needed)."""
+
+    @functools.wraps(test)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return wrapper
+
+
+def app_for(db_path: Path) -> SpecBrowserApp:
+    return make_app(db_path, cursor_blink=False)
+
+
+async def settle(pilot) -> None:
+    """Wait until workers (renders, palette searches, ingest) are done and the screen is idle."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def browser(app: SpecBrowserApp) -> BrowserScreen:
+    screen = app.screen
+    assert isinstance(screen, BrowserScreen)
+    return screen
+
+
+def header_plain(app: SpecBrowserApp) -> str:
+    header = browser(app).query_one("#chunk-header", Static).content
+    return str(header)
+
+
+def rendered_plain(app: SpecBrowserApp) -> str:
+    """All text the Markdown widget shows, in document order."""
+    markdown = browser(app).query_one("#chunk-text", Markdown)
+    return "\n".join(w.content.plain for w in markdown.query(Static)
+                     if isinstance(w.content, Content))
+
+
+def cursor_id(app: SpecBrowserApp) -> str | None:
+    node = browser(app).query_one(ChunkTree).cursor_node
+    return node.data if node is not None else None
+
+
+# --- the browser ------------------------------------------------------------------------------
+
+
+@run_async
+async def test_tree_shows_top_level_sections(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        db = store.open_database(toylang_db)
+        expected = [c.title for c in store.top_level_chunks(db)]
+        tree = browser(app).query_one(ChunkTree)
+        assert [str(n.label) for n in tree.root.children] == expected
+        assert app.title == "Toylang Language Specification"
+        assert app.sub_title == ChunkPolicy(threshold_chars=THRESHOLD).describe()
+        assert cursor_id(app) == "sec-intro"
+        assert browser(app).query_one(ChunkView).chunk.id == "sec-intro"
+
+
+@run_async
+async def test_expanding_a_node_adds_its_children_lazily(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tree = browser(app).query_one(ChunkTree)
+        node = tree.node_for("sec-notational-conventions")
+        assert node is not None and not node.children
+        assert tree.node_for("sec-grammar-notation") is None
+        tree.move_cursor(node)
+        await pilot.press("space")
+        await settle(pilot)
+        assert node.is_expanded
+        assert [n.data for n in node.children] == ["sec-grammar-notation", "sec-algorithm-conventions"]
+        assert [str(n.label) for n in node.children] == ["2.1 Grammar Notation",
+                                                         "2.2 Algorithm Conventions"]
+        grandchild = tree.node_for("sec-algorithm-conventions")
+        assert grandchild is not None and not grandchild.children
+
+
+@run_async
+async def test_selecting_a_chunk_shows_its_header_and_text(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert browser(app).go_to_chunk("sec-literal-markup-p-1")
+        await settle(pilot)
+        assert cursor_id(app) == "sec-literal-markup-p-1"
+        header = header_plain(app)
+        assert header.splitlines()[0] == "sec-literal-markup-p-1"
+        assert "parent sec-literal-markup" in header and "tag p" in header
+        assert "/ 800 chars" in header
+        assert "2 Notational Conventions › 2.2 Algorithm Conventions › 2.2.2" in header
+        assert "Some Toylang diagnostics use a bracketed notation" in rendered_plain(app)
+        label = browser(app).query_one(ChunkTree).cursor_node.label
+        assert str(label) == "p 1"
+
+
+@run_async
+async def test_next_marker_then_follow_goes_to_its_target(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        browser(app).go_to_chunk("sec-notational-conventions")
+        await settle(pilot)
+        assert "marker –/2" in header_plain(app)
+        await pilot.press("n")
+        await settle(pilot)
+        view = browser(app).query_one(ChunkView)
+        assert view.selected_target == "sec-grammar-notation"
+        assert "marker 1/2 → sec-grammar-notation" in header_plain(app)
+        selected = view.query(".selected-marker")
+        assert len(selected) == 1
+        assert selected.first().content.plain.startswith(
+            '▶ Subsection available: title "2.1 Grammar Notation"')
+        await pilot.press("n", "p", "f")
+        await settle(pilot)
+        assert view.chunk.id == "sec-grammar-notation"
+        assert cursor_id(app) == "sec-grammar-notation"
+        await pilot.press("u")
+        await settle(pilot)
+        assert view.chunk.id == "sec-notational-conventions"
+        assert cursor_id(app) == "sec-notational-conventions"
+
+
+@run_async
+async def test_markers_in_table_cells_are_selected_in_order(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        browser(app).go_to_chunk("sec-big-table-clause-emu-table-1")
+        await settle(pilot)
+        view = browser(app).query_one(ChunkView)
+        assert len(view.markers) > 3
+        for index, marker in enumerate(view.markers):
+            await pilot.press("n")
+            await settle(pilot)
+            selected = list(view.query(".selected-marker"))
+            assert len(selected) == 1
+            plain = selected[0].content.plain
+            assert plain.count("▶") == 1 and "⤷" not in plain
+            assert plain.endswith(f"sectionid: {marker.target_id}"), (index, plain)
+        await pilot.press("n")
+        await settle(pilot)
+        assert view.selected_marker == 0
+
+
+@run_async
+async def test_clicking_a_marker_follows_it(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        browser(app).go_to_chunk("sec-notational-conventions")
+        await settle(pilot)
+        markdown = browser(app).query_one("#chunk-text", Markdown)
+        block = next(b for b in markdown.query(MarkdownBlock)
+                     if b.content.plain.startswith('⤷ Subsection available: title "2.2'))
+        await pilot.click(block, offset=(3, 0))
+        await settle(pilot)
+        assert browser(app).query_one(ChunkView).chunk.id == "sec-algorithm-conventions"
+        assert cursor_id(app) == "sec-algorithm-conventions"
+
+
+@run_async
+async def test_section_links_follow_and_other_links_do_not(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    opened: list[str] = []
+    app.open_url = lambda url, **kw: opened.append(url)  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        markdown = browser(app).query_one("#chunk-text", Markdown)
+        for href in ("#sec-widget-type", "https://example.invalid/x", "other.html", "#no-such-id"):
+            markdown.post_message(Markdown.LinkClicked(markdown, href))
+            await settle(pilot)
+        assert browser(app).query_one(ChunkView).chunk.id == "sec-widget-type"
+        assert opened == ["https://example.invalid/x"]
+        messages = [n.message for n in app._notifications]
+        assert "not followed: other.html" in messages
+        assert any("no-such-id" in m for m in messages)
+
+
+@run_async
+async def test_over_threshold_chunk_shows_the_reason(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("o")
+        await settle(pilot)
+        db = store.open_database(toylang_db)
+        first = store.next_over_threshold(db, -1)
+        view = browser(app).query_one(ChunkView)
+        assert view.chunk.id == first.id == cursor_id(app)
+        assert f"over threshold: {first.over_threshold}" in header_plain(app)
+        assert str(browser(app).query_one(ChunkTree).cursor_node.label).endswith(" ⚠")
+        await pilot.press("o")
+        await settle(pilot)
+        assert view.chunk.id == store.next_over_threshold(db, first.ordinal).id
+
+
+@run_async
+async def test_markup_like_spec_text_is_shown_literally(markup_db: Path) -> None:
+    app = app_for(markup_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.title == "Markup [bold] Spec [/]"
+        tree = browser(app).query_one(ChunkTree)
+        assert str(tree.root.children[0].label) == "1 Title [bold]x[/] [red]"
+        text = rendered_plain(app)
+        assert "[bold]not bold[/]" in text and "[/]." in text
+        browser(app).go_to_chunk("sec-markup-child")
+        await settle(pilot)
+        assert "Child [i]" in header_plain(app)
+        assert str(tree.cursor_node.label) == "1.1 Child [i]"
+
+
+@run_async
+async def test_jump_palette_goes_to_the_chosen_section(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await settle(pilot)
+        assert CommandPalette.is_open(app)
+        await pilot.press(*"literal markup")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not CommandPalette.is_open(app)
+        assert browser(app).query_one(ChunkView).chunk.id == "sec-literal-markup"
+        assert cursor_id(app) == "sec-literal-markup"
+
+
+@run_async
+async def test_jump_provider_matches_ids_titles_and_fuzzy(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        provider = JumpProvider(browser(app))
+        exact = [hit async for hit in provider.search("sec-scope")]
+        assert exact[0].help == "Jump to sec-scope" and exact[0].score == 1.0
+        fuzzy = [hit async for hit in provider.search("ltrlmrkp")]
+        assert "Jump to sec-literal-markup" in [h.help for h in fuzzy]
+        discovered = [hit async for hit in provider.discover()]
+        assert [h.text for h in discovered][:2] == ["Introduction", "1 Scope"]
+        exact[0].command()
+        await settle(pilot)
+        assert cursor_id(app) == "sec-scope"
+
+
+# --- opening, errors, ingest ----------------------------------------------------------------
+
+
+@run_async
+async def test_missing_database_is_a_notification_not_a_traceback(tmp_path: Path) -> None:
+    app = app_for(tmp_path / "missing.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert not isinstance(app.screen, BrowserScreen)
+        assert any("does not exist" in n.message for n in app._notifications)
+        assert "does not exist" in str(app.query_one("#app-message", Static).content)
+
+
+@run_async
+async def test_not_a_specbrowser_database_is_a_notification(tmp_path: Path) -> None:
+    other = tmp_path / "other.db"
+    other.write_bytes(b"not sqlite at all, just bytes" * 100)
+    app = app_for(other)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert not isinstance(app.screen, BrowserScreen)
+        assert any("not a" in n.message for n in app._notifications)
+
+
+@run_async
+async def test_ingest_runs_in_a_worker_then_shows_the_browser(tmp_path: Path) -> None:
+    if not TOYLANG.is_file():
+        pytest.skip("sample_specs/toylang.html absent")
+    cache = tmp_path / "cache.db"
+    app = make_app(ingest_spec=[TOYLANG], cache_db=cache,
+                   policy=ChunkPolicy(threshold_chars=THRESHOLD), cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, ProgressScreen)
+        await settle(pilot)
+        assert isinstance(app.screen, BrowserScreen)
+        assert app.title == "Toylang Language Specification"
+        assert cache.is_file()
+        assert cursor_id(app) == "sec-intro"
+
+
+@run_async
+async def test_failed_ingest_shows_the_error_on_the_progress_screen(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.html"
+    empty.write_text("", encoding="utf-8")
+    app = make_app(tmp_path / "cache.db", ingest_spec=[empty], cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ProgressScreen)
+        error = str(app.screen.query_one("#progress-error", Static).content)
+        assert error and any(n.severity == "error" for n in app._notifications)
+
+
+def test_make_app_needs_a_database_path() -> None:
+    with pytest.raises(ValueError):
+        make_app()
+
+
+def test_bindings_have_ids() -> None:
+    for binding in [*SpecBrowserApp.BINDINGS, *BrowserScreen.BINDINGS]:
+        assert binding.id, binding
+
+
+def test_core_modules_do_not_import_textual() -> None:
+    code = ("import sys, specbrowser.ingest, specbrowser.store; "
+            "sys.exit(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))")
+    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=False).returncode == 0
+
+
+# --- marker links (pure) ------------------------------------------------------------------------
+
+
+def test_marker_links_round_trip_ids_with_url_characters() -> None:
+    odd = "sec-a%b.c[1]@x(y)"
+    text = f'x\n[Subsection available: title "T [bold] | *u*" at sectionid: `{odd}`]\n'
+    rewritten = rewrite_markers(text)
+    assert rewritten.startswith("x\n[⤷ Subsection available\\: title ")
+    assert rewritten.count("\n") == text.count("\n")
+    assert f"]({chunk_href(odd)})" in rewritten
+    # Textual unquotes the href before LinkClicked; the id comes back exactly
+    from urllib.parse import unquote
+    assert chunk_id_from_href(unquote(chunk_href(odd))) == odd
+    assert chunk_id_from_href("https://example.invalid") is None
+    assert escape_markdown("[a]|`b`") == "\\[a\\]\\|\\`b\\`"
+
+
+# --- snapshots ----------------------------------------------------------------------------------
+
+
+def _run_before(chunk_id: str, *keys: str):
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        browser(pilot.app).go_to_chunk(chunk_id)
+        await settle(pilot)
+        if keys:
+            await pilot.press(*keys)
+            await settle(pilot)
+
+    return run_before
+
+
+@needs_toylang
+def test_snapshot_tree_and_view_with_selected_marker(toylang_db: Path, snap_compare) -> None:
+    """Tree expanded down to 2.2 Algorithm Conventions; its second marker is selected."""
+    assert snap_compare(app_for(toylang_db), terminal_size=SNAPSHOT_SIZE,
+                        run_before=_run_before("sec-algorithm-conventions", "n", "n"))
+
+
+@needs_toylang
+def test_snapshot_over_threshold_chunk(toylang_db: Path, snap_compare) -> None:
+    """An unsplittable table: red size, highlighted reason, ⚠ in the tree."""
+    assert snap_compare(app_for(toylang_db), terminal_size=SNAPSHOT_SIZE,
+                        run_before=_run_before("sec-big-table-clause-emu-table-1"))
+
+
+@needs_toylang
+def test_snapshot_jump_palette_with_query(toylang_db: Path, snap_compare) -> None:
+    """The jump palette (g) with "gram" typed: substring hits, highlighted."""
+    assert snap_compare(app_for(toylang_db), terminal_size=SNAPSHOT_SIZE,
+                        run_before=_run_before("sec-intro", "g", *"gram"))
