@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from specbrowser.errors import PolicyError
+from specbrowser.markdown_config import MarkdownConfig
 
 CONVERTER_VERSION = 1
 """Bumped whenever the Markdown converter or the breakdown changes its output, so that a policy
@@ -35,6 +36,7 @@ class ChunkPolicy:
         breakdown_tags: element names tried in order (seed 000); lower-case HTML tag names.
         max_depth: deepest chunk depth that may exist; depth 0 is the section's root chunk, so
             with 3 a chunk at depth 3 is never broken down.
+        markdown: the converter's selectors (see :class:`MarkdownConfig`).
 
     Raises:
         PolicyError: on a threshold < 1, a negative max depth, an empty, repeated or malformed tag.
@@ -43,6 +45,7 @@ class ChunkPolicy:
     threshold_chars: int = DEFAULT_THRESHOLD_CHARS
     breakdown_tags: tuple[str, ...] = field(default=DEFAULT_BREAKDOWN_TAGS)
     max_depth: int = DEFAULT_MAX_DEPTH
+    markdown: MarkdownConfig = field(default_factory=MarkdownConfig)
 
     def __post_init__(self) -> None:
         if not isinstance(self.threshold_chars, int) or self.threshold_chars < 1:
@@ -58,7 +61,8 @@ class ChunkPolicy:
             raise PolicyError(f"breakdown tags repeat a tag: {','.join(tags)}")
 
     @classmethod
-    def from_tag_list(cls, threshold_chars: int, tags: str | None, max_depth: int) -> ChunkPolicy:
+    def from_tag_list(cls, threshold_chars: int, tags: str | None, max_depth: int,
+                      markdown: MarkdownConfig | None = None) -> ChunkPolicy:
         """Build a policy from a comma-separated tag list as typed on the command line.
 
         ``tags=None`` keeps the default order; an empty string means no breakdown tags at all.
@@ -66,7 +70,8 @@ class ChunkPolicy:
         parsed = DEFAULT_BREAKDOWN_TAGS if tags is None else tuple(
             t.strip().lower() for t in tags.split(",") if t.strip()
         )
-        return cls(threshold_chars=threshold_chars, breakdown_tags=parsed, max_depth=max_depth)
+        return cls(threshold_chars=threshold_chars, breakdown_tags=parsed, max_depth=max_depth,
+                   markdown=markdown or MarkdownConfig())
 
     def settings(self) -> dict[str, object]:
         """The settings as a JSON-ready dict, including the converter version."""
@@ -74,8 +79,17 @@ class ChunkPolicy:
             "threshold_chars": self.threshold_chars,
             "breakdown_tags": list(self.breakdown_tags),
             "max_depth": self.max_depth,
+            "markdown": self.markdown.settings(),
             "converter_version": CONVERTER_VERSION,
         }
+
+    @classmethod
+    def from_settings(cls, settings: dict[str, object]) -> ChunkPolicy:
+        """Inverse of :meth:`settings` (the converter version is not part of the policy)."""
+        return cls(threshold_chars=int(settings["threshold_chars"]),  # type: ignore[call-overload]
+                   breakdown_tags=tuple(settings["breakdown_tags"]),  # type: ignore[arg-type]
+                   max_depth=int(settings["max_depth"]),  # type: ignore[call-overload]
+                   markdown=MarkdownConfig.from_settings(settings.get("markdown")))  # type: ignore[arg-type]
 
     @property
     def version(self) -> str:

@@ -191,9 +191,7 @@ def active_policy(db: sqlite_utils.Database) -> tuple[ChunkPolicy, dict[str, obj
     if row is None:
         raise NotFoundError("the database holds no chunk set (run: specbrowser ingest SPEC --db FILE)")
     settings = json.loads(row[0])
-    policy = ChunkPolicy(threshold_chars=settings["threshold_chars"],
-                         breakdown_tags=tuple(settings["breakdown_tags"]),
-                         max_depth=settings["max_depth"])
+    policy = ChunkPolicy.from_settings(settings)
     return policy, json.loads(row[1] or "{}")
 
 

@@ -350,14 +350,28 @@ async def test_not_a_specbrowser_database_is_a_notification(tmp_path: Path) -> N
 
 
 @run_async
-async def test_ingest_runs_in_a_worker_then_shows_the_browser(tmp_path: Path) -> None:
+async def test_ingest_runs_in_a_worker_then_shows_the_browser(tmp_path: Path, monkeypatch) -> None:
     if not TOYLANG.is_file():
         pytest.skip("sample_specs/toylang.html absent")
+    import threading
+
+    import specbrowser.ingest
+
+    release = threading.Event()
+    real_ingest = specbrowser.ingest.ingest
+
+    def held_ingest(*args, **kwargs):
+        release.wait(10)  # the worker waits until the test has seen the progress screen
+        return real_ingest(*args, **kwargs)
+
+    monkeypatch.setattr(specbrowser.ingest, "ingest", held_ingest)
     cache = tmp_path / "cache.db"
     app = make_app(ingest_spec=[TOYLANG], cache_db=cache,
                    policy=ChunkPolicy(threshold_chars=THRESHOLD), cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
         assert isinstance(app.screen, ProgressScreen)
+        release.set()
         await settle(pilot)
         assert isinstance(app.screen, BrowserScreen)
         assert app.title == "Toylang Language Specification"
