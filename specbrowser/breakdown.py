@@ -20,11 +20,21 @@ extracted twice; marker paragraphs extracted again; ``caption`` instead of ecmar
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from copy import deepcopy
+from dataclasses import dataclass, field
 
 from lxml import etree
 
-from specbrowser.markdown import MARKER_TAGS, has_text, text_of, to_markdown
+from specbrowser.markdown import (
+    COLUMNS_ATTR,
+    MARKER_TAGS,
+    Roles,
+    has_text,
+    own_rows,
+    resolve_roles,
+    text_of,
+    to_markdown,
+)
 from specbrowser.model import Chunk, Section
 from specbrowser.policy import ChunkPolicy
 
@@ -44,6 +54,7 @@ class _Pending:
     title: str
     tag: str
     next_tags: tuple[str, ...]
+    layer: str = "subsection"
 
 
 def break_down(section: Section, element: etree._Element, policy: ChunkPolicy,
@@ -55,45 +66,59 @@ def break_down(section: Section, element: etree._Element, policy: ChunkPolicy,
     ``heading_path`` is the display titles of the section's ancestors and itself.
     Chunk ordinals are 0-based within the returned list; the caller offsets them.
     """
-    chunks: list[Chunk] = []
-    _chunk(element, section, policy, heading_path, chunks, chunk_id=section.id, parent_id=None,
-           depth=0, tags=policy.breakdown_tags, made_by=None, title=section.display_title)
-    for ordinal, chunk in enumerate(chunks):
+    run = _Breakdown(section, policy, resolve_roles(element, policy.markdown), heading_path)
+    run.chunk(_Pending(element, section.id, section.display_title, "", policy.breakdown_tags,
+                       layer="section"), parent_id=None, depth=0)
+    for ordinal, chunk in enumerate(run.out):
         chunk.ordinal = ordinal
-    return chunks
+    return run.out
 
 
-def _chunk(el: etree._Element, section: Section, policy: ChunkPolicy, heading_path: list[str],
-           out: list[Chunk], *, chunk_id: str, parent_id: str | None, depth: int,
-           tags: tuple[str, ...], made_by: str | None, title: str) -> None:
-    text = to_markdown(el)
-    pending: list[_Pending] = []
-    reason: str | None = None
-    if len(text) > policy.threshold_chars:
-        if depth >= policy.max_depth:
-            reason = OVER_MAX_DEPTH
-        else:
-            for index, tag in enumerate(tags):
-                extracted = _extract(el, tag, chunk_id, tags[index + 1:])
-                if extracted:
-                    pending.extend(extracted)
-                    text = to_markdown(el)
-                    if len(text) <= policy.threshold_chars:
-                        break
-            if len(text) > policy.threshold_chars:
-                reason = OVER_UNSPLITTABLE
-    subsections = [m.get("data-id", "") for m in el.iter(*MARKER_TAGS)]
-    out.append(Chunk(
-        id=chunk_id, section_id=section.id, parent_id=parent_id, depth=depth,
-        layer="section" if parent_id is None else "subsection", breakdown_tag=made_by,
-        title=title, heading_path=list(heading_path), text=text, over_threshold=reason,
-        subsections=subsections,
-    ))
-    order = {chunk_id: i for i, chunk_id in enumerate(subsections)}
-    for item in sorted(pending, key=lambda p: order.get(p.chunk_id, len(order))):
-        _chunk(item.element, section, policy, heading_path, out, chunk_id=item.chunk_id,
-               parent_id=chunk_id, depth=depth + 1, tags=item.next_tags, made_by=item.tag,
-               title=item.title)
+@dataclass
+class _Breakdown:
+    """One section's breakdown: the settings shared by every level, and the chunks so far."""
+
+    section: Section
+    policy: ChunkPolicy
+    roles: Roles
+    heading_path: list[str]
+    out: list[Chunk] = field(default_factory=list)
+
+    def markdown(self, el: etree._Element) -> str:
+        return to_markdown(el, self.policy.markdown, self.roles)
+
+    def chunk(self, item: _Pending, *, parent_id: str | None, depth: int) -> None:
+        el, threshold = item.element, self.policy.threshold_chars
+        text = self.markdown(el)
+        pending: list[_Pending] = []
+        reason: str | None = None
+        if len(text) > threshold:
+            if depth >= self.policy.max_depth:
+                reason = OVER_MAX_DEPTH
+            else:
+                for index, tag in enumerate(item.next_tags):
+                    rest = item.next_tags[index + 1:]
+                    if tag == ROW_GROUP_TAG:
+                        extracted = extract_row_groups(el, item.chunk_id, rest, self)
+                    else:
+                        extracted = _extract(el, tag, item.chunk_id, rest)
+                    if extracted:
+                        pending.extend(extracted)
+                        text = self.markdown(el)
+                        if len(text) <= threshold:
+                            break
+                if len(text) > threshold:
+                    reason = OVER_UNSPLITTABLE
+        subsections = [m.get("data-id", "") for m in el.iter(*MARKER_TAGS)]
+        self.out.append(Chunk(
+            id=item.chunk_id, section_id=self.section.id, parent_id=parent_id, depth=depth,
+            layer=item.layer, breakdown_tag=item.tag or None, title=item.title,
+            heading_path=list(self.heading_path), text=text, over_threshold=reason,
+            subsections=subsections,
+        ))
+        order = {chunk_id: i for i, chunk_id in enumerate(subsections)}
+        for sub in sorted(pending, key=lambda p: order.get(p.chunk_id, len(order))):
+            self.chunk(sub, parent_id=item.chunk_id, depth=depth + 1)
 
 
 def _extract(el: etree._Element, tag: str, parent_chunk_id: str,
@@ -106,7 +131,7 @@ def _extract(el: etree._Element, tag: str, parent_chunk_id: str,
     selected: list[etree._Element] = []
     chosen: set[etree._Element] = set()
     for candidate in el.iter(tag):
-        if candidate is el or _inside(candidate, el, chosen):
+        if candidate is el or candidate.get(REPEATED_ATTR) or _inside(candidate, el, chosen):
             continue
         if next(candidate.iter(MARKER_TAG), None) is None and has_text(candidate):
             selected.append(candidate)
@@ -115,20 +140,148 @@ def _extract(el: etree._Element, tag: str, parent_chunk_id: str,
     for n, candidate in enumerate(selected, start=1):
         chunk_id = f"{parent_chunk_id}-{tag}-{n}"
         title = subsection_title(candidate, tag)
-        marker = etree.Element(MARKER_TAG, {"data-id": chunk_id, "data-title": title})
-        marker.tail = candidate.tail
-        candidate.tail = None
-        candidate.getparent().replace(candidate, marker)
+        replace_with_marker(candidate, chunk_id, title)
         pending.append(_Pending(candidate, chunk_id, title, tag, next_tags))
     return pending
 
 
+def replace_with_marker(el: etree._Element, chunk_id: str, title: str) -> etree._Element:
+    """Put a marker where ``el`` stands (its tail stays in place) and detach ``el``."""
+    marker = etree.Element(MARKER_TAG, {"data-id": chunk_id, "data-title": title})
+    for span in ("colspan", "rowspan"):  # a table cell's marker keeps the cell's place in the grid
+        if el.get(span):
+            marker.set(span, el.get(span))
+    marker.tail = el.tail
+    el.tail = None
+    el.getparent().replace(el, marker)
+    return marker
+
+
+REPEATED_ATTR = "data-sb-repeated"
+"""Marks the caption and header row a row group repeats from its table."""
+
+ROW_GROUP_TAG = "tr"
+"""The breakdown tag that splits a large table into row groups (seed 001's table-row chunks)."""
+
+
+def extract_row_groups(el: etree._Element, parent_chunk_id: str, next_tags: tuple[str, ...],
+                       run: _Breakdown) -> list[_Pending]:
+    """Split each outermost table in ``el`` whose Markdown is over the threshold into row groups.
+
+    Body rows are grouped greedily, in order, so that each group's Markdown (caption, header row,
+    delimiter, its rows) fits the threshold; a row that alone is over stays a group of one. A
+    row is never cut. Each group becomes a ``table_row`` chunk ``<parent>-tr-<n>`` that repeats
+    the caption and the header row (case C12); in the table, one marker row stands where the
+    group's rows were. Tables holding an earlier marker are left alone; a rowspan that crosses
+    two groups is not repeated in the second.
+    """
+    threshold = run.policy.threshold_chars
+    pending: list[_Pending] = []
+    tables = [t for t in el.iter("table") if not any(a.tag == "table" for a in _ancestors_below(t, el))]
+    for table in tables:
+        rows = own_rows(table)
+        if len(rows) < 2 or next(table.iter(MARKER_TAG), None) is not None:
+            continue
+        lines = run.markdown(table).split("\n")
+        if sum(len(line) + 1 for line in lines) <= threshold:
+            continue
+        header_at = next(i for i, line in enumerate(lines) if line.startswith("|"))
+        columns = str(lines[header_at + 1].count("---"))
+        table.set(COLUMNS_ATTR, columns)  # marker rows must not narrow the table
+        row_lines = lines[header_at + 2:]
+        caption = _caption_of(table)
+        fixed = (len(run.markdown(caption)) + 2 if caption is not None else 0) + \
+            len(lines[header_at]) + len(lines[header_at + 1]) + 2
+        body = rows[1:]
+        groups: list[list[int]] = []
+        size = fixed
+        for block in _rowspan_blocks(body):
+            length = sum(len(row_lines[i]) + 1 for i in block)
+            if groups and size + length <= threshold:
+                groups[-1].extend(block)
+                size += length
+            else:
+                groups.append(list(block))
+                size = fixed + length
+        caption_text = " ".join(text_of(caption).split()) if caption is not None else ""
+        for group in groups:
+            number = len(pending) + 1
+            chunk_id = f"{parent_chunk_id}-{ROW_GROUP_TAG}-{number}"
+            first, last = group[0] + 1, group[-1] + 1
+            span = f"row {first}" if first == last else f"rows {first}–{last}"
+            title = f"{caption_text}, {span}" if caption_text else span
+            group_el = _group_element(caption, rows[0], [body[i] for i in group], chunk_id, title)
+            group_el.find("table").set(COLUMNS_ATTR, columns)
+            for element, role in resolve_roles(group_el, run.policy.markdown).items():
+                run.roles.setdefault(element, role)
+            pending.append(_Pending(group_el, chunk_id, title, ROW_GROUP_TAG, next_tags,
+                                    layer="table_row"))
+    return pending
+
+
+def _rowspan_blocks(rows: list[etree._Element]) -> list[range]:
+    """Consecutive row indexes that a ``rowspan`` ties together; a group never splits one."""
+    blocks: list[range] = []
+    start = 0
+    while start < len(rows):
+        end = start
+        index = start
+        while index <= end:
+            spans = [int(c.get("rowspan")) for c in rows[index]
+                     if (c.get("rowspan") or "").isdigit()]
+            end = min(len(rows) - 1, max([end, *(index + s - 1 for s in spans)]))
+            index += 1
+        blocks.append(range(start, end + 1))
+        start = end + 1
+    return blocks
+
+
+def _group_element(caption: etree._Element | None, header: etree._Element,
+                   rows: list[etree._Element], chunk_id: str, title: str) -> etree._Element:
+    """Move ``rows`` into a new figure (caption and header row copied); leave a marker row."""
+    marker_row = etree.Element("tr")
+    marker_row.append(etree.Element(MARKER_TAG, {"data-id": chunk_id, "data-title": title}))
+    rows[0].addprevious(marker_row)
+    figure = etree.Element("figure")
+    if caption is not None:
+        copied = deepcopy(caption)
+        copied.tail = None
+        copied.set(REPEATED_ATTR, "1")
+        figure.append(copied)
+    table = etree.SubElement(figure, "table")
+    etree.SubElement(table, "thead", {REPEATED_ATTR: "1"}).append(deepcopy(header))
+    tbody = etree.SubElement(table, "tbody")
+    for row in rows:
+        tbody.append(row)  # moves the row out of the original table
+    return figure
+
+
+def _caption_of(table: etree._Element) -> etree._Element | None:
+    """ecmarkup's ``figcaption`` of the figure around a table, else the table's ``caption``."""
+    parent = table.getparent()
+    if parent is not None and parent.tag == "figure":
+        found = parent.find("figcaption")
+        if found is not None:
+            return found
+    return table.find("caption")
+
+
+def _ancestors_below(el: etree._Element, root: etree._Element) -> list[etree._Element]:
+    found = []
+    for ancestor in el.iterancestors():
+        if ancestor is root:
+            break
+        found.append(ancestor)
+    return found
+
+
 def _inside(candidate: etree._Element, root: etree._Element, chosen: set[etree._Element]) -> bool:
-    """Whether an ancestor of ``candidate`` below ``root`` is already chosen in this pass."""
+    """Whether an ancestor of ``candidate`` below ``root`` is chosen in this pass, or is context
+    a row group repeats (its caption and header row are never extracted again)."""
     for ancestor in candidate.iterancestors():
         if ancestor is root:
             return False
-        if ancestor in chosen:
+        if ancestor in chosen or ancestor.get(REPEATED_ATTR):
             return True
     return False
 

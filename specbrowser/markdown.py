@@ -1,21 +1,33 @@
-"""Section HTML → readable Markdown (chunk text).
+"""Section HTML → Markdown (chunk text), configured by a :class:`MarkdownConfig` of selectors.
 
-One pass over the lxml tree, no re-parsing. Block elements become blocks separated by a blank
-line; list items and table rows take one line each; inline elements are folded into the
-paragraph around them with HTML whitespace collapsing. Rules by element (ecmarkup's names):
+One pass over the lxml tree. The config's CSS selectors give elements a role (grammar, code
+block, table, list, note, link, inline code, skip); other elements keep their HTML meaning.
+Block elements become blocks separated by one blank line; list items and table rows take one
+line each; inline content is folded into its paragraph with HTML whitespace collapsing.
 
-- ``h1``–``h6`` → ATX headings (a section's own ``h1`` gives the heading on top of its chunk).
-- ``emu-xref``/``a[href]`` → ``[text](#id)``, a multipage page name dropped; absolute URLs kept.
-- ``var``, ``emu-val``, ``emu-const``, ``code``, ``emu-t``, inline ``emu-eqn`` → inline code.
-- ``ol``/``ul``/``emu-alg`` → numbered/bulleted lists, nested by indentation (a list written
-  directly inside a list nests under the previous item).
-- ``table`` → a GFM table (``|`` escaped, block content of a cell kept on one line with
-  ``<br>``, ``colspan`` padded); ``figcaption`` → a paragraph above it.
-- ``emu-grammar`` and bare ``emu-production`` → a ``bnf`` fenced block, one production left side
-  per line and one right-hand side per indented line; unexpanded source grammar kept as written.
-- ``pre`` → a fenced block with the language from its ``code`` class, text kept byte for byte.
-- ``emu-note``/``emu-example`` → a blockquote starting with its label.
-- ``sb-section-ref``/``sb-marker`` placeholders → "Subsection available" marker lines.
+Rules (ecmarkup element names; the case ids refer to ``shared/cases/cases.md``):
+
+- links: ``[text](#id)``; a multipage page name is dropped (``abstract-operations.html#x`` →
+  ``#x``) and percent-encoded anchors decoded; absolute URLs kept as written.
+- inline code (``var``, ``emu-val``, ``emu-const``, ``code``, inline ``emu-eqn``): raw text, never
+  escaped; a delimiter longer than any backtick run inside, padded when the code starts or ends
+  with a backtick (C03); two adjacent code spans get a space between them.
+- code blocks: ``pre`` fenced with the language from its ``code`` class, text byte for byte;
+  block ``emu-eqn`` fenced; no links or Markdown inside fences (C02, C18).
+- grammar: a ``bnf`` fence, one line per production left side with its parameters and ``:``,
+  ``::`` or ``:::`` (plus ``one of``), one indented line per right-hand side in source order,
+  ``opt`` markers, lookahead and other annotations, ``but not`` as written (C02); unexpanded
+  source grammar kept as written.
+- lists: ``1.``/``-`` items, nested lists indented by the width of their parent's marker; a
+  list written directly inside a list nests under the previous item (C05); ecmarkup's hidden
+  step labels are skipped so steps are numbered once (C01).
+- tables: GFM, caption above as a paragraph; ``|`` escaped everywhere (inside code too);
+  blocks and ``<br>`` in a cell kept on one line joined by ``<br>``; ``colspan``/``rowspan``
+  padded so every row has the same number of cells (C06, C07).
+- notes and examples: a blockquote starting with the label (``Note``, ``Note 2``).
+- text: ``<`` and entity-like ``&`` escaped so they show literally (C24); a paragraph that
+  would start a heading, list or quote is escaped at its start.
+- placeholders ``sb-section-ref``/``sb-marker``: "Subsection available" marker lines.
 """
 
 from __future__ import annotations
@@ -23,42 +35,97 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Callable
+from functools import lru_cache
 from urllib.parse import unquote
 
 from lxml import etree
+from lxml.cssselect import CSSSelector
 
+from specbrowser.markdown_config import MarkdownConfig
 from specbrowser.markers import format_marker
+
+DEFAULT_CONFIG = MarkdownConfig()
 
 MARKER_TAGS = frozenset({"sb-section-ref", "sb-marker"})
 """Placeholders for a child section (written by the parser) and an extracted element (written by
 the breakdown); both render as a marker and are never breakdown candidates."""
 
-_BLOCK_TAGS = frozenset({
+BLOCK_TAGS = frozenset({
     "p", "div", "section", "article", "header", "footer", "main", "nav", "aside", "body",
     "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "dl", "dt", "dd", "table", "thead",
-    "tbody", "tfoot", "tr", "td", "th", "caption", "figure", "figcaption", "pre", "blockquote", "hr",
-    "emu-alg", "emu-grammar", "emu-production", "emu-note", "emu-example", "emu-table",
-    "emu-figure", "emu-clause", "emu-annex", "emu-intro", "emu-import", "emu-motivation",
-    "details", "summary", *MARKER_TAGS,
+    "tbody", "tfoot", "tr", "td", "th", "caption", "figure", "figcaption", "pre", "blockquote",
+    "hr", "emu-alg", "emu-grammar", "emu-production", "emu-note", "emu-example", "emu-table",
+    "emu-figure", "emu-clause", "emu-annex", "emu-intro", "emu-import", "details", "summary",
+    *MARKER_TAGS,
 })
-_CODE_TAGS = frozenset({"var", "emu-val", "emu-const", "code", "emu-t", "emu-eqn", "kbd", "samp"})
-_SKIP_TAGS = frozenset({"script", "style", "template", "noscript"})
+"""Elements that start a block of their own when they stand among inline content."""
+
+COLUMNS_ATTR = "data-sb-columns"
+"""Set by the ``tr`` breakdown on a split table and its row groups: the column count of the whole
+table, so every part is padded as the whole was."""
+
+_BLOCK_ROLES = frozenset({"grammar", "code_block", "table", "ordered_list", "unordered_list", "note"})
+_ROLE_ORDER = ("skip", "grammar", "code_block", "table", "ordered_list", "unordered_list", "note",
+               "link", "inline_code")
 _WS = re.compile(r"[ \t\n\r\f\v]+")
 _HARD_BREAK = "\x00"
 """Stands for ``<br>`` until whitespace is collapsed: a newline in a paragraph, ``<br>`` in a cell."""
-_MULTIPAGE_HREF = re.compile(r"^[\w.-]+\.html(#.*)$")
+_MULTIPAGE_HREF = re.compile(r"^[\w.%-]+\.html(#.*)$")
+_ESCAPE_TEXT = re.compile(r"\\(?=[!-/:-@\[-`{-~])|<|&(?=#?\w+;)")
+_BLOCK_START = re.compile(r"^(?:#{1,6}(?:\s|$)|[-+*](?:\s|$)|>|=+\s*$|\d{1,9}[.)](?:\s|$))")
+_BACKTICKS = re.compile(r"`+")
+
+Roles = dict[etree._Element, str]
 
 
-def to_markdown(el: etree._Element) -> str:
+@lru_cache(maxsize=16)
+def _selectors(config: MarkdownConfig) -> tuple[tuple[str, CSSSelector], ...]:
+    """One compiled selector (a union of the role's selectors) per role, in precedence order."""
+    compiled = []
+    for role in _ROLE_ORDER:
+        selectors = getattr(config, role)
+        if selectors:
+            compiled.append((role, CSSSelector(", ".join(selectors))))
+    return tuple(compiled)
+
+
+def resolve_roles(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG) -> Roles:
+    """The role of every element under ``el`` (itself included) that a selector matches.
+
+    Computing this is a third of the conversion's cost; the breakdown computes it once per
+    section and passes it to every :func:`to_markdown` of that section's elements.
+    """
+    roles: Roles = {}
+    for role, selector in _selectors(config):
+        for match in selector(el):
+            roles.setdefault(match, role)
+    return roles
+
+
+def to_markdown(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG,
+                roles: Roles | None = None) -> str:
     """The Markdown of one element and everything in it.
 
     ``el`` may be a section element (its own content, child sections as placeholders) or any
     element the breakdown extracted (a table, a cell, a paragraph, a grammar). Returns text with
-    blocks separated by one blank line and no leading or trailing whitespace.
+    blocks separated by one blank line and no leading or trailing whitespace. ``roles`` from
+    :func:`resolve_roles` on ``el`` or an ancestor may be passed to save resolving them again.
     """
+    return "\n\n".join(to_blocks(el, config, roles))
+
+
+def to_blocks(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG,
+              roles: Roles | None = None) -> list[str]:
+    """The Markdown blocks of one element, in order (what :func:`to_markdown` joins)."""
     out: list[str] = []
-    _block(el, out)
-    return "\n\n".join(b for b in out if b)
+    _Converter(resolve_roles(el, config) if roles is None else roles).block(el, out)
+    return [b for b in out if b]
+
+
+def to_cell(markdown: str) -> str:
+    """Markdown as the content of one GFM table cell: one line, ``<br>`` for each line break,
+    ``|`` escaped (GFM splits cells before it parses code spans, so pipes in code too; C06)."""
+    return markdown.replace("\n", "<br>").replace("|", "\\|")
 
 
 def text_of(el: etree._Element) -> str:
@@ -73,139 +140,383 @@ def has_text(el: etree._Element) -> bool:
     return bool(text_of(el).strip())
 
 
-# --- blocks ---------------------------------------------------------------------------------
+def escape_text(text: str) -> str:
+    """Escape plain text so Markdown shows it literally: a backslash before punctuation, ``<``
+    (no raw HTML), and ``&`` that would read as an entity. Brackets stay (``[[Target]]``)."""
+    if "\\" in text or "<" in text or "&" in text:
+        return _ESCAPE_TEXT.sub(_backslash, text)
+    return text
 
 
-def _block(el: etree._Element, out: list[str]) -> None:
-    tag = el.tag
-    if not isinstance(tag, str) or tag in _SKIP_TAGS:
-        return
-    handler = _BLOCK_HANDLERS.get(tag)
-    if handler is not None:
-        handler(el, out)
-    elif tag in _BLOCK_TAGS:
-        _container(el, out)
-    else:
-        text = _collapse(_inline(el))
-        if text:
-            out.append(text)
+def _backslash(match: re.Match[str]) -> str:
+    return "\\" + match.group(0)
 
 
-def _container(el: etree._Element, out: list[str]) -> None:
-    """Children in order: runs of inline content become paragraphs, block children render."""
-    buf: list[str] = [el.text or ""]
-    for child in el:
-        tag = child.tag
-        if isinstance(tag, str) and (tag in _BLOCK_TAGS or tag in _BLOCK_HANDLERS):
-            _flush(buf, out)
-            _block(child, out)
-            buf = []
-        elif isinstance(tag, str) and tag not in _SKIP_TAGS:
-            buf.append(_inline(child))
-        buf.append(child.tail or "")
-    _flush(buf, out)
-
-
-def _flush(buf: list[str], out: list[str]) -> None:
-    text = _collapse("".join(buf))
-    if text:
-        out.append(text)
-
-
-def _collapse(text: str) -> str:
-    return _WS.sub(" ", text).strip().replace(f" {_HARD_BREAK} ", "\n").replace(_HARD_BREAK, "\n")
-
-
-def _heading(el: etree._Element, out: list[str]) -> None:
-    text = _collapse(_inline_children(el)).replace("\n", " ")
-    if text:
-        out.append("#" * int(el.tag[1]) + " " + text)
-
-
-def _paragraph(el: etree._Element, out: list[str]) -> None:
-    if any(isinstance(c.tag, str) and c.tag in _BLOCK_TAGS for c in el):
-        _container(el, out)
-    else:
-        text = _collapse(_inline_children(el))
-        if text:
-            out.append(text)
-
-
-def _marker(el: etree._Element, out: list[str]) -> None:
-    out.append(format_marker(el.get("data-id", ""), el.get("data-title", "")))
-
-
-def _list(el: etree._Element, out: list[str]) -> None:
-    out.append("\n".join(_list_lines(el)))
-
-
-def _list_lines(el: etree._Element) -> list[str]:
-    ordered = el.tag == "ol"
-    try:
-        number = int(el.get("start", "1"))
-    except ValueError:
-        number = 1
-    lines: list[str] = []
-    indent = 3 if ordered else 2
-    for child in el:
-        tag = child.tag
-        if not isinstance(tag, str):
-            continue
-        if tag in ("ol", "ul"):  # a list written directly inside a list nests under the last item
-            lines.extend(" " * indent + line if line else line for line in _list_lines(child))
-            continue
-        blocks: list[str] = []
-        if tag == "li":
-            _container(child, blocks)
-        else:
-            _block(child, blocks)
-        body = "\n".join(blocks) if blocks else ""
-        prefix = f"{number}. " if ordered else "- "
-        number += 1 if ordered else 0
-        indent = len(prefix)
-        first, *rest = body.split("\n") if body else [""]
-        lines.append((prefix + first).rstrip())
-        lines.extend(" " * indent + line if line else line for line in rest)
-    return lines
-
-
-def _algorithm(el: etree._Element, out: list[str]) -> None:
-    if any(isinstance(c.tag, str) and c.tag in ("ol", "ul") for c in el):
-        _container(el, out)
-    else:  # ecmarkup source: the steps are plain text, already a Markdown list
-        text = textwrap.dedent((text_of(el) or "").strip("\n")).strip()
-        if text:
-            out.append(text)
-
-
-def _fence(text: str, language: str = "") -> str:
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+def fence(text: str, language: str = "") -> str:
+    """A fenced code block longer than any backtick run inside ``text``."""
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
     ticks = "`" * max(3, longest + 1)
     return f"{ticks}{language}\n{text}\n{ticks}"
 
 
-def _pre(el: etree._Element, out: list[str]) -> None:
-    code = el.find("code")
-    language = ""
-    for cls in ((code if code is not None else el).get("class") or "").split():
-        language = cls.removeprefix("language-")
-        break
-    text = text_of(el).strip("\n")
-    if text.strip():
-        out.append(_fence(text, language))
+def code_span(text: str) -> str:
+    """An inline code span for ``text`` (whitespace collapsed), or "" for empty text (C03)."""
+    text = " ".join(text.split())
+    if not text:
+        return ""
+    if "`" not in text:
+        return f"`{text}`"
+    ticks = "`" * (max(len(m) for m in _BACKTICKS.findall(text)) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def _grammar(el: etree._Element, out: list[str]) -> None:
-    productions = [el] if el.tag == "emu-production" else list(el.iter("emu-production"))
-    if productions:
+class _Converter:
+    """Walks one element tree with the roles resolved for it."""
+
+    __slots__ = ("roles",)
+
+    def __init__(self, roles: Roles) -> None:
+        self.roles = roles
+
+    # --- blocks -----------------------------------------------------------------------------
+
+    def block(self, el: etree._Element, out: list[str]) -> None:
+        tag = el.tag
+        if not isinstance(tag, str):
+            return
+        role = self.roles.get(el)
+        if role is not None:
+            if role == "skip":
+                return
+            handler = _ROLE_HANDLERS.get(role)
+            if handler is not None:
+                handler(self, el, out)
+                return
+        handler = _TAG_HANDLERS.get(tag)
+        if handler is not None:
+            handler(self, el, out)
+        elif tag in BLOCK_TAGS:
+            self.container(el, out)
+        else:
+            self.paragraph_of(self.inline(el), out)
+
+    def is_block(self, el: etree._Element) -> bool:
+        tag = el.tag
+        if not isinstance(tag, str):
+            return False
+        role = self.roles.get(el)
+        if role is not None:
+            return role in _BLOCK_ROLES
+        return tag in BLOCK_TAGS
+
+    def container(self, el: etree._Element, out: list[str]) -> None:
+        """Children in order: runs of inline content become paragraphs, block children render."""
+        buf: list[str] = [escape_text(el.text)] if el.text else []
+        for child in el:
+            if self.is_block(child):
+                self.paragraph_of(_join_inline(buf), out)
+                buf = []
+                self.block(child, out)
+            elif isinstance(child.tag, str) and self.roles.get(child) != "skip":
+                buf.append(self.inline(child))
+            if child.tail:
+                buf.append(escape_text(child.tail))
+        self.paragraph_of(_join_inline(buf), out)
+
+    @staticmethod
+    def paragraph_of(text: str, out: list[str]) -> None:
+        text = _collapse(text)
+        if text:
+            if _BLOCK_START.match(text):
+                text = _escape_block_start(text)
+            out.append(text)
+
+    def heading(self, el: etree._Element, out: list[str]) -> None:
+        text = _collapse(self.inline_children(el)).replace("\n", " ")
+        if text:
+            out.append("#" * int(el.tag[1]) + " " + text)
+
+    def paragraph(self, el: etree._Element, out: list[str]) -> None:
+        self.container(el, out)
+
+    def marker(self, el: etree._Element, out: list[str]) -> None:
+        out.append(format_marker(el.get("data-id", ""), el.get("data-title", "")))
+
+    def hr(self, el: etree._Element, out: list[str]) -> None:
+        out.append("---")
+
+    def list_(self, el: etree._Element, out: list[str]) -> None:
+        lines = self.list_lines(el)
+        if lines:
+            out.append("\n".join(lines))
+
+    def list_lines(self, el: etree._Element) -> list[str]:
+        ordered = self.roles.get(el) == "ordered_list" or (el.tag == "ol" and el not in self.roles)
+        try:
+            number = int(el.get("start", "1"))
+        except ValueError:
+            number = 1
         lines: list[str] = []
-        for production in productions:
-            lines.extend(_production_lines(production))
-        text = "\n".join(lines)
-    else:  # ecmarkup source: the grammar is plain text
-        text = textwrap.dedent((text_of(el) or "").strip("\n")).strip()
-    if text:
-        out.append(_fence(text, "bnf"))
+        indent = 3 if ordered else 2
+        for child in el:
+            if not isinstance(child.tag, str) or self.roles.get(child) == "skip":
+                continue
+            role = self.roles.get(child)
+            if role in ("ordered_list", "unordered_list"):  # a list directly inside a list (C05)
+                lines.extend(" " * indent + line if line else line for line in self.list_lines(child))
+                continue
+            blocks: list[str] = []
+            if child.tag == "li":
+                self.container(child, blocks)
+            else:
+                self.block(child, blocks)
+            body = _join_item_blocks(blocks)
+            prefix = f"{number}. " if ordered else "- "
+            number += 1
+            indent = len(prefix)
+            first, *rest = body.split("\n") if body else [""]
+            lines.append((prefix + first).rstrip())
+            lines.extend(" " * indent + line if line else line for line in rest)
+        return lines
+
+    def algorithm(self, el: etree._Element, out: list[str]) -> None:
+        if any(self.roles.get(c) in ("ordered_list", "unordered_list") for c in el):
+            self.container(el, out)
+        else:  # ecmarkup source: the steps are plain text, already a Markdown list
+            text = textwrap.dedent(text_of(el).strip("\n")).strip()
+            if text:
+                out.append(text)
+
+    def code_block(self, el: etree._Element, out: list[str]) -> None:
+        language = ""
+        if el.tag == "pre":
+            code = el.find("code")
+            source = code if code is not None else el
+            language = next(iter((source.get("class") or "").split()), "").removeprefix("language-")
+            text = text_of(el).strip("\n")
+        elif any(self.is_block(child) for child in el):  # block emu-eqn: one line per block child
+            text = "\n".join(filter(None, (" ".join(text_of(c).split()) for c in el
+                                           if isinstance(c.tag, str))))
+        else:
+            text = " ".join(text_of(el).split())
+        if text.strip():
+            out.append(fence(text, language))
+
+    def grammar(self, el: etree._Element, out: list[str]) -> None:
+        productions = [el] if el.tag == "emu-production" else list(el.iter("emu-production"))
+        if productions:
+            lines: list[str] = []
+            for production in productions:
+                lines.extend(_production_lines(production))
+            text = "\n".join(lines)
+        else:  # ecmarkup source: the grammar is plain text
+            text = textwrap.dedent(text_of(el).strip("\n")).strip()
+        if text:
+            out.append(fence(text, "bnf"))
+
+    def note(self, el: etree._Element, out: list[str]) -> None:
+        label_el = el.find("span")
+        label = ""
+        if label_el is not None and "note" in (label_el.get("class") or "").split():
+            label = _collapse(text_of(label_el))
+            self.roles[label_el] = "skip"
+        label = label or ("Example" if el.tag == "emu-example" else "Note")
+        blocks: list[str] = []
+        self.container(el, blocks)
+        lines = [f"> **{label}**"]
+        if blocks:
+            lines.append(">")
+            lines.extend(f"> {line}" if line else ">" for line in "\n\n".join(blocks).split("\n"))
+        out.append("\n".join(lines))
+
+    def table(self, el: etree._Element, out: list[str]) -> None:
+        caption = el.find("caption")
+        if caption is not None:
+            self.container(caption, out)
+        rows = self.table_rows(el)
+        if rows:
+            columns = el.get(COLUMNS_ATTR, "")
+            out.append(format_table(rows, int(columns) if columns.isdigit() else 0))
+
+    def table_rows(self, el: etree._Element) -> list[list[str]]:
+        """The table's rows as cell texts, padded for colspan and rowspan (first row = header)."""
+        rows: list[list[str]] = []
+        carry: dict[int, int] = {}  # column -> rows still covered by a rowspan from above
+        for tr in own_rows(el):
+            cells: list[str] = []
+
+            def fill_carried() -> None:
+                while carry.get(len(cells), 0) > 0:
+                    carry[len(cells)] -= 1
+                    cells.append("")
+
+            for cell in tr:
+                tag = cell.tag
+                if tag in MARKER_TAGS:  # an extracted cell keeps its spans on its marker
+                    text = format_marker(cell.get("data-id", ""), cell.get("data-title", ""))
+                elif tag in ("td", "th"):
+                    blocks: list[str] = []
+                    self.container(cell, blocks)
+                    text = to_cell("\n\n".join(blocks))
+                else:
+                    continue
+                fill_carried()
+                start = len(cells)
+                cells.append(text)
+                colspan, rowspan = _span(cell, "colspan"), _span(cell, "rowspan")
+                cells.extend([""] * (colspan - 1))
+                if rowspan > 1:
+                    for column in range(start, start + colspan):
+                        carry[column] = rowspan - 1
+            while any(v > 0 for c, v in carry.items() if c >= len(cells)):
+                if carry.get(len(cells), 0) > 0:
+                    carry[len(cells)] -= 1
+                cells.append("")
+            if cells:
+                rows.append(cells)
+        return rows
+
+    # --- inline -----------------------------------------------------------------------------
+
+    def inline_children(self, el: etree._Element) -> str:
+        parts = [escape_text(el.text)] if el.text else []
+        roles = self.roles
+        for child in el:
+            if isinstance(child.tag, str) and roles.get(child) != "skip":
+                parts.append(self.inline(child))
+            if child.tail:
+                parts.append(escape_text(child.tail))
+        return _join_inline(parts)
+
+    def inline(self, el: etree._Element) -> str:
+        role = self.roles.get(el)
+        if role == "inline_code":
+            return code_span(text_of(el))
+        if role == "link":
+            return self.link(el)
+        if role == "skip":
+            return ""
+        tag = el.tag
+        if tag == "br":
+            return f" {_HARD_BREAK} "
+        if tag in MARKER_TAGS:
+            return format_marker(el.get("data-id", ""), el.get("data-title", ""))
+        if role in _BLOCK_ROLES:  # a block inside inline content: keep its text, on one line
+            blocks: list[str] = []
+            self.block(el, blocks)
+            return " ".join(" ".join(b.split("\n")) for b in blocks)
+        inner = self.inline_children(el)
+        if tag in ("b", "strong") and inner.strip():
+            return f"**{inner.strip()}**"
+        if tag in ("i", "em", "dfn") and inner.strip():
+            return f"*{inner.strip()}*"
+        if tag == "sup" and inner.strip():
+            return f"^{inner.strip()}"
+        if tag == "img":
+            return f"![{escape_text(el.get('alt') or '')}]({el.get('src') or ''})"
+        return inner
+
+    def link(self, el: etree._Element) -> str:
+        text = _collapse(self.inline_children(el)).replace("\n", " ")
+        href = el.get("href") or ""
+        if not text:
+            return ""
+        if not href:
+            return text
+        match = _MULTIPAGE_HREF.match(href)
+        if match:
+            href = match.group(1)
+        elif href.startswith("./#"):
+            href = href[2:]
+        if href.startswith("#"):  # multipage percent-encodes anchors (#%E2%84%9D); one form for both
+            href = "#" + unquote(href[1:])
+        if any(c in href for c in " ()<>"):
+            href = "<" + href.replace("<", "%3C").replace(">", "%3E") + ">"
+        return f"[{text}]({href})"
+
+
+_ROLE_HANDLERS: dict[str, Callable[[_Converter, etree._Element, list[str]], None]] = {
+    "grammar": _Converter.grammar, "code_block": _Converter.code_block, "table": _Converter.table,
+    "ordered_list": _Converter.list_, "unordered_list": _Converter.list_, "note": _Converter.note,
+}
+_TAG_HANDLERS: dict[str, Callable[[_Converter, etree._Element, list[str]], None]] = {
+    **{f"h{n}": _Converter.heading for n in range(1, 7)},
+    "p": _Converter.paragraph, "emu-alg": _Converter.algorithm, "hr": _Converter.hr,
+    **{tag: _Converter.marker for tag in MARKER_TAGS},
+}
+
+
+def format_table(rows: list[list[str]], min_columns: int = 0) -> str:
+    """GFM table lines from cell texts; the first row is the header, short rows are padded to
+    the widest row (or ``min_columns``)."""
+    width = max(min_columns, *(len(r) for r in rows))
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "|".join(["---"] * width) + "|"]
+    lines.extend("| " + " | ".join(r) + " |" for r in rows[1:])
+    return "\n".join(lines)
+
+
+def own_rows(table: etree._Element) -> list[etree._Element]:
+    """The ``tr`` of this table (not of tables nested in its cells), in order."""
+    rows: list[etree._Element] = []
+    for child in table:
+        if child.tag == "tr":
+            rows.append(child)
+        elif child.tag in ("thead", "tbody", "tfoot"):
+            rows.extend(r for r in child if r.tag == "tr")
+    return rows
+
+
+def _span(cell: etree._Element, name: str) -> int:
+    try:
+        return max(1, min(int(cell.get(name, "1")), 100))
+    except ValueError:
+        return 1
+
+
+def _join_item_blocks(blocks: list[str]) -> str:
+    """A list item's blocks: a nested list follows its text on the next line (tight), other
+    blocks after a blank line."""
+    if not blocks:
+        return ""
+    parts = [blocks[0]]
+    for block in blocks[1:]:
+        parts.append("\n" if _is_list_block(block) else "\n\n")
+        parts.append(block)
+    return "".join(parts)
+
+
+def _is_list_block(block: str) -> bool:
+    return block.startswith("- ") or bool(re.match(r"\d+\. ", block))
+
+
+def _join_inline(parts: list[str]) -> str:
+    """Concatenate inline pieces, keeping two code spans from gluing into one."""
+    if len(parts) < 2:
+        return "".join(parts)
+    out = [parts[0]]
+    for part in parts[1:]:
+        if part and out[-1] and out[-1][-1] == "`" and part[0] == "`":
+            out.append(" ")
+        out.append(part)
+    return "".join(out)
+
+
+def _collapse(text: str) -> str:
+    if not text:
+        return ""
+    text = _WS.sub(" ", text).strip()
+    if _HARD_BREAK in text:
+        text = text.replace(f" {_HARD_BREAK} ", "\n").replace(_HARD_BREAK, "\n").strip("\n")
+    return text
+
+
+def _escape_block_start(text: str) -> str:
+    match = re.match(r"\d{1,9}(?=[.)])", text)
+    if match:
+        return text[:match.end()] + "\\" + text[match.end():]
+    return "\\" + text
 
 
 def _production_lines(production: etree._Element) -> list[str]:
@@ -219,140 +530,12 @@ def _production_lines(production: etree._Element) -> list[str]:
         elif tag == "emu-oneof":
             one_of = " one of"
         elif tag == "emu-rhs":
-            rhs.append("    " + " ".join(_token_text(t) for t in child if isinstance(t.tag, str)))
+            tokens = [_token_text(t) for t in child if isinstance(t.tag, str)]
+            if child.text and child.text.strip():
+                tokens.insert(0, " ".join(child.text.split()))
+            rhs.append("    " + " ".join(t for t in tokens if t))
     return [f"{lhs} {geq}{one_of}", *rhs]
 
 
 def _token_text(el: etree._Element) -> str:
     return " ".join(text_of(el).split())
-
-
-def _note(el: etree._Element, out: list[str]) -> None:
-    label_el = el.find("span")
-    label = _collapse(text_of(label_el)) if label_el is not None and label_el.get("class") == "note" else ""
-    if not label:
-        label = "Example" if el.tag == "emu-example" else "Note"
-    blocks: list[str] = []
-    for child in el:
-        if child is label_el:
-            continue
-        _block(child, blocks)
-    body = "\n\n".join(blocks)
-    lines = [f"> **{label}**", ">"] + [f"> {line}" if line else ">" for line in body.split("\n")]
-    out.append("\n".join(lines if body else lines[:1]))
-
-
-def _table(el: etree._Element, out: list[str]) -> None:
-    rows: list[list[str]] = []  # the first row is the GFM header row
-    for tr in el.iter("tr"):
-        if _owner_table(tr) is not el:
-            continue
-        cells: list[str] = []
-        for cell in tr:
-            if cell.tag in MARKER_TAGS:
-                cells.append(_inline(cell))
-                continue
-            if cell.tag not in ("td", "th"):
-                continue
-            cells.append(_cell_text(cell))
-            try:
-                span = int(cell.get("colspan", "1"))
-            except ValueError:
-                span = 1
-            cells.extend([""] * max(0, min(span, 100) - 1))
-        if cells:
-            rows.append(cells)
-    caption = el.find("caption")
-    if caption is not None:
-        _paragraph(caption, out)
-    if not rows:
-        return
-    width = max(len(r) for r in rows)
-    rows = [r + [""] * (width - len(r)) for r in rows]
-    header, body = (rows[0], rows[1:])
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * width) + "|"]
-    lines.extend("| " + " | ".join(r) + " |" for r in body)
-    out.append("\n".join(lines))
-
-
-def _owner_table(tr: etree._Element) -> etree._Element | None:
-    for ancestor in tr.iterancestors("table"):
-        return ancestor
-    return None
-
-
-def _cell_text(cell: etree._Element) -> str:
-    blocks: list[str] = []
-    _container(cell, blocks)
-    text = "<br>".join(b.replace("\n", "<br>") for b in blocks)
-    return text.replace("|", "\\|")
-
-
-_BLOCK_HANDLERS: dict[str, Callable[[etree._Element, list[str]], None]] = {
-    **{f"h{n}": _heading for n in range(1, 7)},
-    "p": _paragraph, "figcaption": _paragraph, "dt": _paragraph, "summary": _paragraph,
-    "ol": _list, "ul": _list, "emu-alg": _algorithm,
-    "pre": _pre, "emu-grammar": _grammar, "emu-production": _grammar,
-    "emu-note": _note, "emu-example": _note, "table": _table,
-    "hr": lambda el, out: out.append("---"),
-    **{tag: _marker for tag in MARKER_TAGS},
-}
-
-
-# --- inline ---------------------------------------------------------------------------------
-
-
-def _inline_children(el: etree._Element) -> str:
-    parts = [el.text or ""]
-    for child in el:
-        if isinstance(child.tag, str) and child.tag not in _SKIP_TAGS:
-            parts.append(_inline(child))
-        parts.append(child.tail or "")
-    return "".join(parts)
-
-
-def _inline(el: etree._Element) -> str:
-    tag = el.tag
-    if tag in _CODE_TAGS:
-        return _code_span(text_of(el))
-    if tag == "a":
-        return _link(el)
-    if tag == "br":
-        return f" {_HARD_BREAK} "
-    if tag in MARKER_TAGS:
-        return format_marker(el.get("data-id", ""), el.get("data-title", ""))
-    inner = _inline_children(el)
-    if tag in ("b", "strong") and inner.strip():
-        return f"**{inner.strip()}**"
-    if tag in ("i", "em", "dfn") and inner.strip():
-        return f"*{inner.strip()}*"
-    if tag == "sup" and inner.strip():
-        return f"^{inner.strip()}"
-    return inner
-
-
-def _code_span(text: str) -> str:
-    text = " ".join(text.split())
-    if not text:
-        return ""
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    ticks = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
-
-
-def _link(el: etree._Element) -> str:
-    text = _collapse(_inline_children(el))
-    href = el.get("href") or ""
-    if not text:
-        return ""
-    if not href:
-        return text
-    match = _MULTIPAGE_HREF.match(href)
-    if match:
-        href = match.group(1)
-    elif href.startswith("./#"):
-        href = href[2:]
-    if href.startswith("#"):  # multipage percent-encodes anchors (#%E2%84%9D); one form for both
-        href = "#" + unquote(href[1:])
-    return f"[{text}]({href})"
