@@ -345,12 +345,6 @@ class _Converter:
         carry: dict[int, int] = {}  # column -> rows still covered by a rowspan from above
         for tr in own_rows(el):
             cells: list[str] = []
-
-            def fill_carried() -> None:
-                while carry.get(len(cells), 0) > 0:
-                    carry[len(cells)] -= 1
-                    cells.append("")
-
             for cell in tr:
                 tag = cell.tag
                 if tag in MARKER_TAGS:  # an extracted cell keeps its spans on its marker
@@ -361,7 +355,7 @@ class _Converter:
                     text = to_cell("\n\n".join(blocks))
                 else:
                     continue
-                fill_carried()
+                _fill_carried(cells, carry)
                 start = len(cells)
                 cells.append(text)
                 colspan, rowspan = _span(cell, "colspan"), _span(cell, "rowspan")
@@ -466,6 +460,13 @@ def own_rows(table: etree._Element) -> list[etree._Element]:
         elif child.tag in ("thead", "tbody", "tfoot"):
             rows.extend(r for r in child if r.tag == "tr")
     return rows
+
+
+def _fill_carried(cells: list[str], carry: dict[int, int]) -> None:
+    """Append an empty cell for each column a rowspan from an earlier row still covers."""
+    while carry.get(len(cells), 0) > 0:
+        carry[len(cells)] -= 1
+        cells.append("")
 
 
 def _span(cell: etree._Element, name: str) -> int:

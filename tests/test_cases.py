@@ -33,14 +33,14 @@ def test_C01_algorithm_steps_are_numbered_once(tmp_path):
 </ol></emu-alg>
 </emu-clause>'''
     (chunk,) = chunk_html(tmp_path, body)
-    assert not re.search(r"^\s*(\d+|[a-z]+)\.\s+(\d+|[a-z]+)\.\s", chunk.text, re.M)
+    assert not re.search(r"^\s*(\d+|[a-z]+)\.\s+(\d+|[a-z]+)\.\s", chunk.text, re.MULTILINE)
     assert chunk.text.count("Let `n` be 0.") == 1
     assert "`n` \\< 3" in chunk.text  # shown as "n < 3"
     lists = [t for t in tokens(chunk.text) if t.type == "ordered_list_open"]
     assert len(lists) == 2
     items = [t for t in tokens(chunk.text) if t.type == "list_item_open"]
     assert [t.level for t in items].count(min(t.level for t in items)) == 3
-    assert re.search(r"^ {3,}1\. Set", chunk.text, re.M)
+    assert re.search(r"^ {3,}1\. Set", chunk.text, re.MULTILINE)
 
 
 def test_C02_grammar_and_code_blocks_hold_no_links(tmp_path):
@@ -54,7 +54,7 @@ def test_C02_grammar_and_code_blocks_hold_no_links(tmp_path):
 </code></pre>
 </emu-clause>'''
     (chunk,) = chunk_html(tmp_path, body)
-    fence = re.search(r"```bnf\n(.*?)\n```", chunk.text, re.S)
+    fence = re.search(r"```bnf\n(.*?)\n```", chunk.text, re.DOTALL)
     assert fence
     inside = fence.group(1)
     assert "](" not in inside and "<a" not in inside
