@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from specbrowser.errors import PolicyError
 from specbrowser.markdown_config import MarkdownConfig
 
-CONVERTER_VERSION = 1
+CONVERTER_VERSION = 2
 """Bumped whenever the Markdown converter or the breakdown changes its output, so that a policy
 version names a reproducible chunk set."""
 

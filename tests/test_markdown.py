@@ -71,3 +71,45 @@ def test_section_placeholder_becomes_a_marker():
 
 def test_whitespace_between_inline_elements_is_kept():
     assert md("<p><b>bold</b> <i>it</i>\n<span>span</span></p>") == "**bold** *it* span"
+
+
+def test_example_label_and_figure_caption():
+    html = ('<emu-example><p>use it</p></emu-example><emu-figure><figure><figcaption>Figure 1: Shapes'
+            "</figcaption><p>drawing</p></figure></emu-figure>")
+    assert md(html) == "> **Example**\n>\n> use it\n\nFigure 1: Shapes\n\ndrawing"
+
+
+def test_rowspan_and_colspan_pad_every_row():
+    html = ("<table><tr><th>a</th><th>b</th><th>c</th></tr><tr><td rowspan=2>x</td><td colspan=2>y</td></tr>"
+            "<tr><td>z</td><td>w</td></tr></table>")
+    assert md(html) == "| a | b | c |\n|---|---|---|\n| x | y |  |\n|  | z | w |"
+
+
+def test_block_equation_is_fenced_and_inline_equation_is_code():
+    html = ('<emu-eqn id="e"><div>HoursPerDay = 24</div></emu-eqn><p>see <emu-eqn class="inline">'
+            "𝔽(<var>x</var>)</emu-eqn></p>")
+    assert md(html) == "```\nHoursPerDay = 24\n```\n\nsee `𝔽(x)`"
+
+
+def test_plain_pre_is_fenced_byte_for_byte():
+    assert md("<pre>  a\n\n    b  </pre>") == "```\n  a\n\n    b  \n```"
+
+
+def test_adjacent_code_spans_are_not_glued():
+    assert md("<p><var>a</var><var>b</var></p>") == "`a` `b`"
+
+
+def test_paragraph_that_would_start_a_block_is_escaped():
+    assert md("<p># not heading</p><p>1. not a list</p><p>- nor this</p>") == \
+        "\\# not heading\n\n1\\. not a list\n\n\\- nor this"
+
+
+def test_markdown_config_selectors_change_roles():
+    from lxml import etree as et
+
+    from specbrowser.markdown_config import MarkdownConfig
+
+    el = et.fromstring("<html><body><div><p>x <span class='k'>kw</span> <var>v</var></p></div></body></html>",
+                       et.HTMLParser()).find(".//div")
+    config = MarkdownConfig(inline_code=("span.k",))
+    assert to_markdown(el, config) == "x `kw` v"

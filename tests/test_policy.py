@@ -1,0 +1,50 @@
+"""Policy version hash: stable for the same settings, new for any change."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from specbrowser import policy as policy_module
+from specbrowser.errors import PolicyError
+from specbrowser.markdown_config import MarkdownConfig
+from specbrowser.policy import ChunkPolicy
+
+
+def test_same_settings_same_hash_across_processes():
+    code = "from specbrowser.policy import ChunkPolicy; print(ChunkPolicy().version)"
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert other.stdout.strip() == ChunkPolicy().version
+    assert ChunkPolicy(threshold_chars=5000).version == ChunkPolicy().version
+
+
+@pytest.mark.parametrize("changed", [
+    ChunkPolicy(threshold_chars=4999),
+    ChunkPolicy(breakdown_tags=("emu-grammar", "emu-table", "td", "p")),
+    ChunkPolicy(breakdown_tags=("emu-table", "emu-grammar", "tr", "p")),
+    ChunkPolicy(max_depth=2),
+    ChunkPolicy(markdown=MarkdownConfig(inline_code=("var",))),
+])
+def test_any_change_gives_a_new_hash(changed):
+    assert changed.version != ChunkPolicy().version
+
+
+def test_converter_version_is_part_of_the_hash(monkeypatch):
+    before = ChunkPolicy().version
+    monkeypatch.setattr(policy_module, "CONVERTER_VERSION", policy_module.CONVERTER_VERSION + 1)
+    assert ChunkPolicy().version != before
+
+
+def test_settings_round_trip():
+    policy = ChunkPolicy(threshold_chars=123, breakdown_tags=("tr", "p"), max_depth=1,
+                         markdown=MarkdownConfig(link=("a",)))
+    assert ChunkPolicy.from_settings(policy.settings()) == policy
+
+
+@pytest.mark.parametrize("kwargs", [{"threshold_chars": 0}, {"max_depth": -1},
+                                    {"breakdown_tags": ("p", "p")}, {"breakdown_tags": ("P!",)}])
+def test_bad_settings_raise_policy_error(kwargs):
+    with pytest.raises(PolicyError):
+        ChunkPolicy(**kwargs)
