@@ -134,3 +134,15 @@ def test_broken_html_is_recovered(tmp_path):
     spec = write_spec(tmp_path, '<emu-clause id="a"><h1>A</h1><p>unclosed <b>bold<table><tr><td>cell'
                                 "</emu-clause><emu-clause id='b'><h1>B</h1></emu-clause>")
     assert [s.id for s in load_spec(spec).sections] == ["a", "b"]
+
+
+def test_repeated_section_id_names_the_files(tmp_path):
+    first = write_spec(tmp_path, '<emu-clause id="a"><h1>A</h1></emu-clause>', "one.html")
+    second = write_spec(tmp_path, '<emu-clause id="a"><h1>A</h1></emu-clause>', "two.html")
+    with pytest.raises(SpecParseError, match=r"'a' appears twice \(in one.html and two.html\)"):
+        load_spec([first, second])
+
+
+def test_the_same_file_named_twice_is_read_once(tmp_path):
+    spec = write_spec(tmp_path, '<emu-clause id="a"><h1>A</h1></emu-clause>')
+    assert [s.id for s in load_spec([spec, spec]).sections] == ["a"]

@@ -64,6 +64,9 @@ def resolve_inputs(paths: list[Path]) -> tuple[list[Path], str | None]:
                 files.extend(pages)
         else:
             files.append(path)
+    unique = list(dict.fromkeys(p.resolve() for p in files))
+    if len(unique) != len(files):  # the same file named twice would repeat every section
+        files = [next(f for f in files if f.resolve() == u) for u in unique]
     return files, None
 
 
@@ -170,7 +173,6 @@ def _collect_sections(root: etree._Element, source_file: str, sections: list[Sec
                       elements: dict[str, etree._Element]) -> None:
     """Append this page's sections and own-content elements (see module docstring)."""
     found = [el for el in _SECTION_XPATH(root) if el.get("id", "").strip()]
-    start = len(sections)
     records: dict[etree._Element, Section] = {}
     for el in found:
         parent_el = next((a for a in el.iterancestors(*SECTION_TAGS) if a in records), None)
@@ -195,9 +197,11 @@ def _collect_sections(root: etree._Element, source_file: str, sections: list[Sec
             parent.replace(el, ref)
         elements[section.id] = el
     if len(elements) != len(sections):
-        ids = [s.id for s in sections[start:]]
-        dupes = sorted({i for i in ids if ids.count(i) > 1})
-        raise SpecParseError(f"section ids repeat in {source_file}: {', '.join(dupes[:5])}")
+        files_of: dict[str, list[str]] = {}
+        for section in sections:
+            files_of.setdefault(section.id, []).append(section.source_file)
+        section_id, files = next((i, f) for i, f in files_of.items() if len(f) > 1)
+        raise SpecParseError(f"section id {section_id!r} appears twice (in {' and '.join(dict.fromkeys(files))})")
 
 
 def heading_of(el: etree._Element) -> tuple[str, str]:
