@@ -18,7 +18,11 @@ from rich.table import Table
 
 from specbrowser import __version__
 from specbrowser.errors import SpecbrowserError, SpecInputError
-from specbrowser.policy import DEFAULT_MAX_DEPTH, DEFAULT_THRESHOLD_CHARS, ChunkPolicy
+from specbrowser.policy import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_THRESHOLD_CHARS,
+    ChunkPolicy,
+)
 
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
@@ -45,7 +49,9 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ingest", help="parse a spec, chunk it and store it in a database")
     p.add_argument("spec", nargs="+", type=Path, metavar="SPEC",
                    help="a spec .html file, a multipage folder, or an ecmarkup source folder")
-    p.add_argument("--db", type=Path, required=True, help="the SQLite file to write (replaced)")
+    p.add_argument("--db", type=Path, required=True,
+                   help="the SQLite file to write: adds this policy's chunk set when it holds the "
+                        "same spec, else replaces it")
     policy_options(p)
 
     p = sub.add_parser("open", help="browse a database (or a spec, ingested into the cache) in the app")
@@ -59,6 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("db", type=Path)
     p.add_argument("id", help="a chunk or section id")
     p.add_argument("--recursive", "-r", action="store_true")
+    p.add_argument("--retrieval-text", action="store_true",
+                   help="print the retrieval text (header + content) that search and embeddings index")
 
     p = sub.add_parser("subsections", help="list a chunk's direct subsections")
     p.add_argument("db", type=Path)
@@ -67,6 +75,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("stats", help="counts, sizes and overruns of the active chunk set")
     p.add_argument("db", type=Path)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+
     return parser
 
 
@@ -104,11 +113,26 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             bar.update(task, description=f"{stage} sections", completed=done, total=total)
 
         result = ingest(args.spec, args.db, policy, progress)
-    _print_summary(result.parsed.document.title, args.db, policy, result.stats, result.timings)
+    _print_summary(result.parsed.document.title, args.db, policy, result.stats, result.timings,
+                   _outcome_line(result.outcome, result.chunk_sets))
     return 0
 
 
-def _print_summary(title: str, db: Path, policy: ChunkPolicy, stats: dict, timings: dict[str, float]) -> None:
+def _outcome_line(outcome: str, chunk_sets: int) -> str:
+    """What the ingest did to the database, for the summary's ``chunk sets`` row."""
+    from specbrowser import store
+
+    done = {
+        store.INGEST_CREATED: "new database",
+        store.INGEST_ADDED: "added beside the other policies' sets",
+        store.INGEST_REPLACED_SET: "replaced this policy's set",
+        store.INGEST_REPLACED_SPEC: "another spec: old sets dropped",
+    }.get(outcome, outcome)
+    return f"{done}; {chunk_sets} in the database, this one active"
+
+
+def _print_summary(title: str, db: Path, policy: ChunkPolicy, stats: dict, timings: dict[str, float],
+                   outcome: str = "") -> None:
     table = Table(title=f"{escape(title)} → {escape(str(db))}", show_header=False, title_justify="left")
     table.add_column(style="bold")
     table.add_column()
@@ -116,6 +140,7 @@ def _print_summary(title: str, db: Path, policy: ChunkPolicy, stats: dict, timin
     overruns = stats["over_threshold"] or {}
     rows = [
         ("policy", f"{escape(policy.describe())} (version {policy.version})"),
+        *([("chunk sets", escape(outcome))] if outcome else []),
         ("sections", f"{stats['sections']:,}"),
         ("chunks", f"{stats['chunks']:,}  by depth " + ", ".join(f"{k}: {v}" for k, v in stats["by_depth"].items())),
         ("sizes (chars)", f"median {sizes['median']:,}, p90 {sizes['p90']:,}, max {sizes['max']:,}"),
@@ -144,27 +169,55 @@ def _cache_db_for(spec_paths: list[Path]) -> Path:
     return folder / f"spec-{hashlib.sha256(key.encode()).hexdigest()[:16]}.db"
 
 
-def _cache_is_current(db_path: Path, spec_paths: list[Path], policy: ChunkPolicy) -> bool:
-    """Whether the cached database holds this exact spec (same bytes) chunked with ``policy``."""
+def _spec_sha256(spec_paths: list[Path]) -> str:
+    """sha256 over the raw bytes of the spec's files, as :class:`Document` stores it."""
     from specbrowser.parse.ecmarkup import resolve_inputs
-    from specbrowser.store import active_policy, get_document, open_database
 
+    files, _ = resolve_inputs(spec_paths)
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _drop_unreadable_cache(db_path: Path) -> None:
+    """Delete a cache database this specbrowser cannot read (an older schema, a damaged file),
+    so that an ingest can create it afresh. Only for the cache folder, which is specbrowser's own."""
+    from specbrowser.errors import NotASpecbrowserDatabase
+    from specbrowser.store import open_database
+
+    if not db_path.exists():
+        return
+    try:
+        open_database(db_path).close()
+    except NotASpecbrowserDatabase:
+        db_path.unlink(missing_ok=True)
+
+
+def _use_cache(db_path: Path, spec_paths: list[Path], policy: ChunkPolicy) -> bool:
+    """Whether the cache database can be opened as it is for this spec and policy.
+
+    True when it holds this exact spec (same bytes) and a chunk set of ``policy``'s version,
+    which is then made the active one; False means: ingest first (which adds the set).
+    """
+    from specbrowser.store import activate_chunk_set, get_document, list_chunk_sets, open_database
+
+    _drop_unreadable_cache(db_path)
     if not db_path.exists():
         return False
     try:
         db = open_database(db_path)
         try:
-            document = get_document(db)
-            current = active_policy(db)[0].version
+            if get_document(db).sha256 != _spec_sha256(spec_paths):
+                return False
+            if not any(s.version == policy.version for s in list_chunk_sets(db)):
+                return False
+            activate_chunk_set(db, policy.version)
+            return True
         finally:
             db.close()
     except SpecbrowserError:
         return False
-    files, _ = resolve_inputs(spec_paths)
-    digest = hashlib.sha256()
-    for path in files:
-        digest.update(path.read_bytes())
-    return document.sha256 == digest.hexdigest() and current == policy.version
 
 
 def _is_database(path: Path) -> bool:
@@ -186,7 +239,7 @@ def cmd_open(args: argparse.Namespace) -> int:
             raise SpecInputError(f"{path} does not exist")
     policy = _policy(args)
     db_path = _cache_db_for(targets)
-    if _cache_is_current(db_path, targets, policy):
+    if _use_cache(db_path, targets, policy):
         return _run_app(db_path, None, None)
     return _run_app(db_path, targets, policy)
 
@@ -214,10 +267,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if args.no_open:
         from specbrowser.ingest import ingest
 
+        _drop_unreadable_cache(db_path)
         result = ingest(spec, db_path, policy)
-        _print_summary(result.parsed.document.title, db_path, policy, result.stats, result.timings)
+        _print_summary(result.parsed.document.title, db_path, policy, result.stats, result.timings,
+                       _outcome_line(result.outcome, result.chunk_sets))
         return 0
-    if _cache_is_current(db_path, spec, policy):
+    if _use_cache(db_path, spec, policy):
         return _run_app(db_path, None, None)
     return _run_app(db_path, spec, policy)
 
@@ -234,9 +289,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         for chunk in chunks:
             flag = f" [red]over threshold: {chunk.over_threshold}[/]" if chunk.over_threshold else ""
             out.rule(f"[bold]{escape(chunk.id)}[/] · depth {chunk.depth} · "
-                     f"{escape(chunk.breakdown_tag or 'section')} · {chunk.size:,} chars{flag}",
+                     f"{escape(chunk.breakdown_tag or chunk.layer)} · {chunk.size:,} chars{flag}",
                      align="left")
-            out.print(chunk.text, markup=False, highlight=False, soft_wrap=True)
+            text = chunk.retrieval_text if args.retrieval_text else chunk.text
+            out.print(text, markup=False, highlight=False, soft_wrap=True)
     finally:
         db.close()
     return 0
@@ -257,7 +313,8 @@ def cmd_subsections(args: argparse.Namespace) -> int:
         for name in ("kind", "title", "chars", "over threshold"):
             table.add_column(name, justify="right" if name == "chars" else "left")
         for child in children:
-            kind = child.breakdown_tag or f"emu-{get_section(db, child.section_id).kind}"
+            kind = child.breakdown_tag or (f"emu-{get_section(db, child.section_id).kind}"
+                                           if child.section_id else child.layer)
             table.add_row(escape(child.id), escape(kind), escape(child.title), f"{child.size:,}",
                           escape(child.over_threshold or ""))
         out.print(table)
@@ -267,17 +324,24 @@ def cmd_subsections(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from specbrowser.store import active_policy, chunk_stats, get_document, open_database
+    from specbrowser.store import (
+        active_policy,
+        active_version,
+        chunk_stats,
+        get_document,
+        open_database,
+    )
 
     db = open_database(args.db)
     try:
         document = get_document(db)
         policy, _ = active_policy(db)
+        version = active_version(db)
         stats = chunk_stats(db)
     finally:
         db.close()
     if args.json:
-        payload = {"document": document.title, "policy": {**policy.settings(), "version": policy.version},
+        payload = {"document": document.title, "policy": {**policy.settings(), "version": version},
                    **stats}
         print(json.dumps(payload, ensure_ascii=False, indent=2))
         return 0

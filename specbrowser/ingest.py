@@ -1,4 +1,7 @@
-"""The pipeline: parse → Markdown → breakdown → store, all or nothing."""
+"""The pipeline: parse → Markdown → breakdown → enrich → store, all or nothing.
+
+:func:`chunk_sections` runs the same breakdown from stored sections, without the source files.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +10,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from lxml import etree
+
 from specbrowser.breakdown import break_down
-from specbrowser.errors import DatabaseError
-from specbrowser.model import Chunk
+from specbrowser.enrich import finish_chunk_set, section_ordinal
+from specbrowser.errors import DatabaseError, SpecParseError
+from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Section
 from specbrowser.parse import ParsedSpec, load_spec
+from specbrowser.parse.html import parse_fragment
 from specbrowser.policy import ChunkPolicy
 from specbrowser.stats import compute_stats
-from specbrowser.store import open_database, replace_spec
+from specbrowser.store import count_chunk_sets, open_database, store_ingest
 
 Progress = Callable[[str, int, int], None]
 """``progress(stage, done, total)``: called as sections are chunked (stage "chunking")."""
@@ -21,28 +28,67 @@ Progress = Callable[[str, int, int], None]
 
 @dataclass
 class IngestResult:
-    """What an ingest did: the parsed spec, its chunks, their stats, and seconds per stage."""
+    """What an ingest did.
+
+    Attributes:
+        parsed: the parsed spec (document and sections).
+        chunks: the stored chunk set: the document chunk, then the section chunks in pre-order.
+        stats: :func:`compute_stats` of ``chunks``.
+        timings: seconds per stage (``parse``, ``chunk``, ``store``, ``total``).
+        outcome: what happened to the database (:data:`specbrowser.store.INGEST_OUTCOMES`).
+        chunk_sets: how many chunk sets the database holds afterwards.
+    """
 
     parsed: ParsedSpec
     chunks: list[Chunk]
     stats: dict[str, object]
     timings: dict[str, float]
+    outcome: str = ""
+    chunk_sets: int = 1
 
 
 def chunk_spec(parsed: ParsedSpec, policy: ChunkPolicy, progress: Progress | None = None) -> list[Chunk]:
-    """Break every section of a parsed spec into chunks, in document order.
+    """Break every section of a parsed spec into chunks, in document order (the section chunks
+    of a chunk set; :func:`specbrowser.enrich.finish_chunk_set` adds the document chunk).
 
-    Consumes ``parsed.elements`` (the breakdown mutates them). Chunk ordinals run over the whole
-    document, 0-based.
+    Consumes ``parsed.elements`` (the breakdown mutates them). Ordinals count from 1 in
+    pre-order (0 is the document chunk's).
     """
+    return _chunk_sections(parsed.sections, parsed.elements.__getitem__, policy, progress)
+
+
+def chunk_sections(sections: list[Section], policy: ChunkPolicy,
+                   progress: Progress | None = None) -> list[Chunk]:
+    """Break sections into chunks from their stored own HTML: no source file needed.
+
+    Each section's :attr:`Section.html` is parsed back (:func:`parse_fragment`) and broken down
+    exactly as :func:`chunk_spec` does at ingest, so the result equals the stored section chunks
+    (tests check this on the sample spec and on ECMA-262). ``sections`` must be in document
+    order with parents before children, as stored.
+
+    Raises:
+        SpecParseError: a section's stored HTML holds no element.
+    """
+    html = {section.id: section.html for section in sections}
+    return _chunk_sections(sections, lambda section_id: parse_fragment(html[section_id]),
+                           policy, progress)
+
+
+def _chunk_sections(sections: list[Section], element_for: Callable[[str], etree._Element],
+                    policy: ChunkPolicy, progress: Progress | None) -> list[Chunk]:
     paths: dict[str, list[str]] = {}
     chunks: list[Chunk] = []
-    total = len(parsed.sections)
-    for done, section in enumerate(parsed.sections, start=1):
+    total = len(sections)
+    for done, section in enumerate(sections, start=1):
+        if section.id == DOCUMENT_CHUNK_ID:
+            raise SpecParseError(f"a section has the id {DOCUMENT_CHUNK_ID!r}, which specbrowser "
+                                 "reserves for the document chunk")
         parent_path = paths.get(section.parent_id, []) if section.parent_id else []
         paths[section.id] = [*parent_path, section.display_title]
-        for chunk in break_down(section, parsed.elements[section.id], policy, paths[section.id]):
-            chunk.ordinal = len(chunks)
+        ordinal = section_ordinal(section.secnum)
+        for chunk in break_down(section, element_for(section.id), policy, paths[section.id]):
+            chunk.ordinal = len(chunks) + 1
+            chunk.section_ordinal = ordinal
             chunks.append(chunk)
         if progress and (done % 50 == 0 or done == total):
             progress("chunking", done, total)
@@ -69,7 +115,12 @@ def check_db_path(db_path: Path) -> None:
 
 def ingest(spec_paths: list[Path], db_path: Path, policy: ChunkPolicy,
            progress: Progress | None = None) -> IngestResult:
-    """Parse a spec, chunk it under ``policy`` and store it in ``db_path``, replacing what was there.
+    """Parse a spec, chunk it under ``policy`` and store the chunk set in ``db_path``.
+
+    The new set becomes the active one. With the spec already in the database (same bytes,
+    same parse), the set is added beside the other policies' sets, or replaces the set of the
+    same policy version; a different spec replaces everything (old sets would be stale against
+    its sections). See :func:`specbrowser.store.store_ingest`.
 
     All or nothing: on any error or Ctrl-C the database is left as it was, and a database file
     this call created is removed.
@@ -85,7 +136,8 @@ def ingest(spec_paths: list[Path], db_path: Path, policy: ChunkPolicy,
     timings["parse"] = time.perf_counter() - start
     sections = list(parsed.sections)
     mark = time.perf_counter()
-    chunks = chunk_spec(parsed, policy, progress)
+    chunks = finish_chunk_set(parsed.document, sections, chunk_spec(parsed, policy, progress),
+                              policy.threshold_chars)
     timings["chunk"] = time.perf_counter() - mark
     stats = compute_stats(chunks, len(sections))
     mark = time.perf_counter()
@@ -93,7 +145,8 @@ def ingest(spec_paths: list[Path], db_path: Path, policy: ChunkPolicy,
     try:
         db = open_database(db_path, create=True)
         try:
-            replace_spec(db, parsed.document, sections, policy, chunks, stats)
+            outcome = store_ingest(db, parsed.document, sections, policy, chunks, stats)
+            chunk_sets = count_chunk_sets(db)
         finally:
             db.close()
     except BaseException:
@@ -102,4 +155,5 @@ def ingest(spec_paths: list[Path], db_path: Path, policy: ChunkPolicy,
         raise
     timings["store"] = time.perf_counter() - mark
     timings["total"] = time.perf_counter() - start
-    return IngestResult(parsed=parsed, chunks=chunks, stats=stats, timings=timings)
+    return IngestResult(parsed=parsed, chunks=chunks, stats=stats, timings=timings,
+                        outcome=outcome, chunk_sets=chunk_sets)

@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+DOCUMENT_CHUNK_ID = "specbrowser:document"
+"""Id of the document (synopsis) chunk of every chunk set. Section ids are ecmarkup element ids
+and subsection ids end in ``-<tag>-<n>``; ingest refuses a spec with a section of this id, so it
+never collides. The colon survives markers (backtick-delimited) and app links (%-quoted)."""
+
+LAYERS = ("document", "section", "subsection", "table_row")
+"""The values of :attr:`Chunk.layer`."""
+
 SECTION_TAGS: dict[str, str] = {"emu-clause": "clause", "emu-annex": "annex", "emu-intro": "intro"}
 """ecmarkup elements that make a section, mapped to the section kind stored for them."""
 
@@ -67,12 +75,13 @@ class Chunk:
     Attributes:
         id: the section id for a section's root chunk; ``<parent chunk id>-<tag>-<n>`` for a
             subsection (n counts from 1 per parent and tag).
-        section_id: the section this chunk belongs to.
+        section_id: the section this chunk belongs to; None for the document chunk.
         parent_id: the chunk this one was extracted from; None for a section's root chunk.
         subsections: ids of the chunks whose markers appear in :attr:`text`, in text order
             (breakdown subsections and child sections' root chunks alike).
         depth: 0 for a root chunk, parent depth + 1 for a subsection.
-        layer: ``section`` for a root chunk, ``subsection`` for an extracted one.
+        layer: ``section`` for a root chunk, ``subsection`` for an extracted one, ``table_row``
+            for a row group of a table, ``document`` for the one synopsis chunk of a chunk set.
         breakdown_tag: the tag that extracted this chunk; None for a root chunk.
         title: the section's display title, or the subsection's title (table caption, grammar
             production names), or "" when it has none.
@@ -82,12 +91,17 @@ class Chunk:
         size: ``len(text)`` in characters (code points): the unit of the threshold.
         over_threshold: None, or why the chunk stayed over the threshold: ``max_depth`` (no
             breakdown below the policy's max depth) or ``unsplittable`` (no remaining tag matched).
-        ordinal: 0-based position among all chunks of the document, sections in document order
-            and each chunk before its subsections (pre-order).
+        ordinal: 0-based position among all chunks of the chunk set in pre-order: the document
+            chunk is 0, then sections in document order, each chunk before its subsections.
+        section_ordinal: the section number as a dotted string (``14.6.1``, ``B.1.2``; an
+            annex's letter, ``B``), or "" for an unnumbered section and the document chunk;
+            subsections carry their section's.
+        retrieval_text: what text search and embeddings index: a short header (document title,
+            heading path, part) then :attr:`text`; see :mod:`specbrowser.enrich`.
     """
 
     id: str
-    section_id: str
+    section_id: str | None
     parent_id: str | None
     depth: int
     layer: str
@@ -98,6 +112,8 @@ class Chunk:
     over_threshold: str | None = None
     subsections: list[str] = field(default_factory=list)
     ordinal: int = 0
+    section_ordinal: str = ""
+    retrieval_text: str = ""
 
     @property
     def size(self) -> int:

@@ -11,7 +11,8 @@ from specbrowser.model import Chunk
 def compute_stats(chunks: list[Chunk], section_count: int) -> dict[str, object]:
     """Counts over one chunk set. Sizes are in characters.
 
-    Returns a JSON-ready dict: ``sections``, ``chunks``, ``by_depth``, ``by_tag``, ``sizes``
+    Returns a JSON-ready dict: ``sections``, ``chunks`` (the document chunk included),
+    ``by_depth``, ``by_layer``, ``by_tag`` (a chunk no tag made counts as ``(<layer>)``), ``sizes``
     (min, median, p90, max, mean), ``over_threshold`` (count per reason), ``largest`` (id and
     size), ``unresolved_markers`` (markers naming no chunk; should be 0) and
     ``marker_mismatches`` (chunks whose markers differ from their stored subsections; should be 0).
@@ -33,7 +34,8 @@ def compute_stats(chunks: list[Chunk], section_count: int) -> dict[str, object]:
         "sections": section_count,
         "chunks": len(chunks),
         "by_depth": {str(k): v for k, v in sorted(Counter(c.depth for c in chunks).items())},
-        "by_tag": dict(Counter(c.breakdown_tag or "(section)" for c in chunks).most_common()),
+        "by_layer": dict(Counter(c.layer for c in chunks).most_common()),
+        "by_tag": dict(Counter(c.breakdown_tag or f"({c.layer})" for c in chunks).most_common()),
         "sizes": {"min": at(0), "median": at(0.5), "p90": at(0.9), "max": sizes[-1] if sizes else 0,
                   "mean": round(sum(sizes) / len(sizes)) if sizes else 0},
         "over_threshold": dict(Counter(c.over_threshold for c in chunks if c.over_threshold).most_common()),

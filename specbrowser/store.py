@@ -1,16 +1,18 @@
 """The SQLite file: schema, the one connection function, writes and the queries everyone reads by.
 
 One database holds one spec: its document row, its sections (own HTML kept, so re-chunking never
-needs the source), the policies it was chunked with, and one chunk set per policy version. All
-SQL is parameterized; ids are data and never become part of a statement.
+needs the source), the policies it was chunked with, and one chunk set per policy version, one
+of them active (the one commands and the app read unless told otherwise). All SQL is
+parameterized; ids are data and never become part of a statement.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -18,10 +20,22 @@ import sqlite_utils
 
 from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase, NotFoundError
 from specbrowser.model import Chunk, Document, Section
-from specbrowser.policy import ChunkPolicy
+from specbrowser.policy import CONVERTER_VERSION, ChunkPolicy
 
-SCHEMA_VERSION = 1
-"""Stored in ``meta``; a database with another version is refused with a clear message."""
+SCHEMA_VERSION = 2
+"""Stored in ``meta``; a database with another version is refused with a clear message.
+2: several chunk sets per database; chunks gained ``retrieval_text``, ``section_ordinal`` and
+the document chunk; documents gained ``sections_sha256``."""
+
+INGEST_CREATED = "created"
+"""The database held no spec: document, sections and the first chunk set written."""
+INGEST_ADDED = "added"
+"""Same spec, a policy version the database did not hold: its chunk set added beside the others."""
+INGEST_REPLACED_SET = "replaced_set"
+"""Same spec, same policy version: that chunk set replaced, the others kept."""
+INGEST_REPLACED_SPEC = "replaced_spec"
+"""Another spec (other bytes, or the same bytes parsed differently): everything replaced."""
+INGEST_OUTCOMES = (INGEST_CREATED, INGEST_ADDED, INGEST_REPLACED_SET, INGEST_REPLACED_SPEC)
 
 APP_ID = "specbrowser"
 BUSY_TIMEOUT_S = 5.0
@@ -102,7 +116,7 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         ])
         db.table("documents").create({
             "id": str, "title": str, "kind": str, "source_paths": str, "sha256": str,
-            "ingested_at": str,
+            "sections_sha256": str, "ingested_at": str,
         }, pk="id")
         db.table("sections").create({
             "id": str, "document_id": str, "parent_id": str, "ordinal": int, "depth": int,
@@ -117,37 +131,83 @@ def _create_schema(db: sqlite_utils.Database) -> None:
             "policy_version": str, "id": str, "section_id": str, "parent_id": str,
             "subsections": str, "depth": int, "layer": str, "breakdown_tag": str, "title": str,
             "heading_path": str, "text": str, "size": int, "over_threshold": str, "ordinal": int,
+            "section_ordinal": str, "retrieval_text": str,
         }, pk=("policy_version", "id"))
         db.table("chunks").create_index(["id"], index_name="chunks_id")
         db.table("chunks").create_index(["policy_version", "section_id"], index_name="chunks_section")
         db.table("chunks").create_index(["policy_version", "parent_id"], index_name="chunks_parent")
         db.table("chunks").create_index(["policy_version", "breakdown_tag"], index_name="chunks_tag")
         db.table("chunks").create_index(["policy_version", "ordinal"], index_name="chunks_ordinal")
+        db.table("chunks").create_index(["policy_version", "layer"], index_name="chunks_layer")
 
 
 # --- writes ---------------------------------------------------------------------------------
 
 
-def replace_spec(db: sqlite_utils.Database, document: Document, sections: list[Section],
-                 policy: ChunkPolicy, chunks: list[Chunk], stats: dict[str, object]) -> None:
-    """Replace everything about the spec with this ingest, in one transaction.
+def sections_digest(sections: list[Section]) -> str:
+    """sha256 (hex) over every stored field of the sections, in order: two ingests of the same
+    bytes whose parse differs (a newer parser) get different digests."""
+    digest = hashlib.sha256()
+    for section in sections:
+        digest.update(json.dumps(vars(section), ensure_ascii=False, sort_keys=True).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
 
-    Readers see the old spec or the new one, never half; an exception (Ctrl-C included) rolls
+
+def store_ingest(db: sqlite_utils.Database, document: Document, sections: list[Section],
+                 policy: ChunkPolicy, chunks: list[Chunk], stats: dict[str, object]) -> str:
+    """Store an ingest's chunk set and make it the active one, in one transaction.
+
+    - The database holds this spec already (same ``sha256`` of the source bytes and same
+      :func:`sections_digest`): the chunk set is added (new policy version) or replaces the set
+      of the same version; the other sets stay.
+    - Otherwise everything (document, sections, every chunk set) is replaced: old sets would
+      point at sections that no longer exist.
+
+    Readers see the old state or the new one, never half; an exception (Ctrl-C included) rolls
     back and leaves the database as it was.
+
+    Returns:
+        one of :data:`INGEST_OUTCOMES`.
+
+    Raises:
+        DatabaseError: the database is locked or cannot be written.
     """
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    with db.atomic():
-        for table in ("chunks", "policies", "sections", "documents"):
-            db.execute(f"DELETE FROM [{table}]")  # table names are constants, not input
-        db.table("documents").insert({**asdict(document), "source_paths": json.dumps(document.source_paths),
-                                "ingested_at": now})
-        db.table("sections").insert_all(
-            ({**vars(s), "document_id": document.id} for s in sections), batch_size=500)
-        _insert_chunk_set(db, policy, chunks, stats, now)
+    digest = sections_digest(sections)
+    try:
+        with db.atomic():
+            row = db.execute("SELECT sha256, sections_sha256 FROM documents LIMIT 1").fetchone()
+            if row is None:
+                outcome = INGEST_CREATED
+            elif tuple(row) != (document.sha256, digest):
+                outcome = INGEST_REPLACED_SPEC
+            elif db.execute("SELECT 1 FROM policies WHERE version = ?", [policy.version]).fetchone():
+                outcome = INGEST_REPLACED_SET
+            else:
+                outcome = INGEST_ADDED
+            if outcome in (INGEST_CREATED, INGEST_REPLACED_SPEC):
+                for table in ("chunks", "policies", "sections", "documents"):
+                    db.execute(f"DELETE FROM [{table}]")  # table names are constants, not input
+                db.table("sections").insert_all(
+                    ({**vars(s), "document_id": document.id} for s in sections), batch_size=500)
+            db.table("documents").upsert(
+                {**asdict(document), "source_paths": json.dumps(document.source_paths),
+                 "sections_sha256": digest, "ingested_at": now}, pk="id")
+            _insert_chunk_set(db, policy, chunks, stats, now)
+    except sqlite3.OperationalError as exc:
+        raise _database_error(Path(_database_file(db)), exc) from None
+    return outcome
+
+
+def _database_file(db: sqlite_utils.Database) -> str:
+    row = db.execute("PRAGMA database_list").fetchone()
+    return row[2] if row and row[2] else "the database"
 
 
 def _insert_chunk_set(db: sqlite_utils.Database, policy: ChunkPolicy, chunks: list[Chunk],
                       stats: dict[str, object], now: str) -> None:
+    """Write (or overwrite) the chunk set of ``policy.version`` and make it the active one."""
     db.execute("UPDATE policies SET active = 0")
     db.table("policies").upsert({
         "version": policy.version, "settings": json.dumps(policy.settings()), "created_at": now,
@@ -155,6 +215,29 @@ def _insert_chunk_set(db: sqlite_utils.Database, policy: ChunkPolicy, chunks: li
     }, pk="version")
     db.execute("DELETE FROM chunks WHERE policy_version = ?", [policy.version])
     db.table("chunks").insert_all((_chunk_row(policy.version, c) for c in chunks), batch_size=500)
+
+
+def activate_chunk_set(db: sqlite_utils.Database, version: str) -> str:
+    """Make the chunk set of a policy version the active one; returns its full version.
+
+    ``version`` is a full policy version or a prefix of exactly one.
+
+    Raises:
+        NotFoundError: no chunk set has that version (or the prefix names several).
+    """
+    rows = [r[0] for r in db.execute(
+        "SELECT version FROM policies WHERE substr(version, 1, ?) = ? ORDER BY version = ? DESC, version",
+        [len(version), version, version])]
+    if not version or not rows or (rows[0] != version and len(rows) > 1):
+        known = ", ".join(rows) if rows else "see: specbrowser policies DB"
+        raise NotFoundError(f"no chunk set with policy version {version!r} ({known})")
+    chosen = rows[0]
+    try:
+        with db.atomic():
+            db.execute("UPDATE policies SET active = (version = ?)", [chosen])
+    except sqlite3.OperationalError as exc:
+        raise _database_error(Path(_database_file(db)), exc) from None
+    return chosen
 
 
 def _chunk_row(policy_version: str, chunk: Chunk) -> dict[str, object]:
@@ -181,34 +264,111 @@ def get_document(db: sqlite_utils.Database) -> Document:
     return Document(id=row[0], title=row[1], kind=row[2], source_paths=json.loads(row[3]), sha256=row[4])
 
 
+_NO_CHUNK_SET = "the database holds no chunk set (run: specbrowser ingest SPEC --db FILE)"
+
+
 def active_policy(db: sqlite_utils.Database) -> tuple[ChunkPolicy, dict[str, object]]:
     """The policy whose chunk set is active, and the stats recorded when it was made.
+
+    The policy is rebuilt from its stored settings; for a stale set (made by another converter
+    version) its :attr:`ChunkPolicy.version` differs from the stored one, so read the set by
+    :func:`active_version`, never by this policy's version.
 
     Raises:
         NotFoundError: no chunk set exists.
     """
     row = db.execute("SELECT settings, stats FROM policies WHERE active = 1 LIMIT 1").fetchone()
     if row is None:
-        raise NotFoundError("the database holds no chunk set (run: specbrowser ingest SPEC --db FILE)")
+        raise NotFoundError(_NO_CHUNK_SET)
     settings = json.loads(row[0])
     policy = ChunkPolicy.from_settings(settings)
     return policy, json.loads(row[1] or "{}")
 
 
+def active_version(db: sqlite_utils.Database) -> str:
+    """The stored policy version (12 hex digits) of the active chunk set.
+
+    Raises:
+        NotFoundError: no chunk set exists.
+    """
+    row = db.execute("SELECT version FROM policies WHERE active = 1 LIMIT 1").fetchone()
+    if row is None:
+        raise NotFoundError(_NO_CHUNK_SET)
+    return str(row[0])
+
+
+@dataclass
+class ChunkSetInfo:
+    """One chunk set as ``specbrowser policies`` lists it.
+
+    Attributes:
+        version: the policy version it is stored under.
+        settings: the policy settings as stored (:meth:`ChunkPolicy.settings` of the code that
+            made it, ``converter_version`` included).
+        created_at: when it was written (ISO 8601, UTC, seconds).
+        active: whether it is the active set.
+        chunks: its number of chunks, the document chunk included.
+        over_threshold: its chunks over the threshold, counted by reason.
+    """
+
+    version: str
+    settings: dict[str, object]
+    created_at: str
+    active: bool
+    chunks: int
+    over_threshold: dict[str, int]
+
+    @property
+    def converter_version(self) -> int | None:
+        """The converter version that made the set (None if the settings lack it)."""
+        value = self.settings.get("converter_version")
+        return int(value) if isinstance(value, (int, str)) and str(value).isdigit() else None
+
+    @property
+    def stale(self) -> bool:
+        """Made by another converter version than this code's :data:`CONVERTER_VERSION`: a
+        re-ingest with the same options would give other chunks."""
+        return self.converter_version != CONVERTER_VERSION
+
+
+def list_chunk_sets(db: sqlite_utils.Database) -> list[ChunkSetInfo]:
+    """Every chunk set in the database, oldest first (then by version)."""
+    counts = {r[0]: r[1] for r in db.execute(
+        "SELECT policy_version, count(*) FROM chunks GROUP BY policy_version")}
+    overruns: dict[str, dict[str, int]] = {}
+    for version, reason, count in db.execute(
+            "SELECT policy_version, over_threshold, count(*) FROM chunks "
+            "WHERE over_threshold IS NOT NULL GROUP BY policy_version, over_threshold "
+            "ORDER BY count(*) DESC, over_threshold"):
+        overruns.setdefault(version, {})[reason] = count
+    return [ChunkSetInfo(version=version, settings=json.loads(settings or "{}"),
+                         created_at=created_at or "", active=bool(active),
+                         chunks=counts.get(version, 0), over_threshold=overruns.get(version, {}))
+            for version, settings, created_at, active in db.execute(
+                "SELECT version, settings, created_at, active FROM policies "
+                "ORDER BY created_at, version")]
+
+
+def count_chunk_sets(db: sqlite_utils.Database) -> int:
+    """How many chunk sets (policy versions) the database holds."""
+    return int(db.execute("SELECT count(*) FROM policies").fetchone()[0])
+
+
 def _row_to_chunk(row: sqlite3.Row | tuple) -> Chunk:
     (chunk_id, section_id, parent_id, subsections, depth, layer, tag, title, heading_path, text,
-     over, ordinal) = row
+     over, ordinal, section_ordinal, retrieval_text) = row
     return Chunk(id=chunk_id, section_id=section_id, parent_id=parent_id, depth=depth, layer=layer,
                  breakdown_tag=tag, title=title, heading_path=json.loads(heading_path), text=text,
-                 over_threshold=over, subsections=json.loads(subsections), ordinal=ordinal)
+                 over_threshold=over, subsections=json.loads(subsections), ordinal=ordinal,
+                 section_ordinal=section_ordinal or "", retrieval_text=retrieval_text or "")
 
 
 _CHUNK_COLUMNS = ("id, section_id, parent_id, subsections, depth, layer, breakdown_tag, title, "
-                  "heading_path, text, over_threshold, ordinal")
+                  "heading_path, text, over_threshold, ordinal, section_ordinal, retrieval_text")
 
 
 def _version(db: sqlite_utils.Database, policy_version: str | None) -> str:
-    return policy_version or active_policy(db)[0].version
+    return policy_version or active_version(db)
 
 
 def get_chunk(db: sqlite_utils.Database, chunk_id: str, policy_version: str | None = None) -> Chunk:
@@ -241,8 +401,16 @@ def get_chunks(db: sqlite_utils.Database, chunk_ids: list[str],
     return [found[i] for i in chunk_ids if i in found]
 
 
+def document_chunk(db: sqlite_utils.Database, policy_version: str | None = None) -> Chunk | None:
+    """The document (synopsis) chunk of the active (or given) chunk set, or None if it has none."""
+    row = db.execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND layer = ? "
+                     "ORDER BY ordinal LIMIT 1", [_version(db, policy_version), "document"]).fetchone()
+    return _row_to_chunk(row) if row else None
+
+
 def top_level_chunks(db: sqlite_utils.Database, policy_version: str | None = None) -> list[Chunk]:
-    """The root chunks of the top-level sections, in document order."""
+    """The root chunks of the top-level sections, in document order (never the document
+    chunk, which has no section)."""
     rows = db.execute(
         f"SELECT {', '.join('c.' + c.strip() for c in _CHUNK_COLUMNS.split(','))} FROM chunks c "
         "JOIN sections s ON s.id = c.section_id "
@@ -295,6 +463,14 @@ def get_section(db: sqlite_utils.Database, section_id: str) -> Section:
     return Section(*row)
 
 
+def list_sections(db: sqlite_utils.Database) -> list[Section]:
+    """Every stored section in document order (parents before children): the input of a
+    re-chunk (:func:`specbrowser.ingest.chunk_sections`)."""
+    rows = db.execute("SELECT id, parent_id, ordinal, depth, kind, secnum, title, html, source_file "
+                      "FROM sections ORDER BY ordinal")
+    return [Section(*row) for row in rows]
+
+
 def find_sections(db: sqlite_utils.Database, query: str, limit: int = 50) -> list[tuple[str, str]]:
     """Sections whose id, number or title contains ``query`` (case-insensitive, literal).
 
@@ -327,7 +503,8 @@ def tree_parent_id(db: sqlite_utils.Database, chunk_id: str,
 
     A subsection's tree parent is its ``parent_id``. A section's root chunk sits under the chunk
     of the enclosing section whose text holds its marker (usually that section's root chunk, but
-    a marker may have moved into a breakdown subsection); None for a top-level section.
+    a marker may have moved into a breakdown subsection); None for a top-level section and for
+    the document chunk.
 
     Raises:
         NotFoundError: no chunk with that id.
@@ -336,6 +513,8 @@ def tree_parent_id(db: sqlite_utils.Database, chunk_id: str,
     chunk = get_chunk(db, chunk_id, version)
     if chunk.parent_id is not None:
         return chunk.parent_id
+    if chunk.section_id is None:  # the document chunk sits beside the top-level sections
+        return None
     parent_section = get_section(db, chunk.section_id).parent_id
     if parent_section is None:
         return None

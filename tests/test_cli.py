@@ -12,6 +12,8 @@ import pytest
 
 from specbrowser import store
 from specbrowser.cli import main
+from specbrowser.model import DOCUMENT_CHUNK_ID
+from specbrowser.policy import ChunkPolicy
 from specbrowser.store import open_database
 from tests.helpers import SAMPLE, write_spec
 
@@ -48,7 +50,7 @@ def test_ingest_prints_summary_and_writes_db(tmp_path, spec, capsys):
     assert "sections" in output and "over threshold" in output and "time" in output
     database = open_database(path)
     assert database["sections"].count == 2
-    assert database["chunks"].count == 7  # sec-a + 5 paragraphs + sec-b
+    assert database["chunks"].count == 8  # document + sec-a + 5 paragraphs + sec-b
 
 
 def test_reingest_replaces(tmp_path, spec, db):
@@ -58,6 +60,27 @@ def test_reingest_replaces(tmp_path, spec, db):
     ids = [r[0] for r in database.execute("SELECT id FROM sections ORDER BY ordinal")]
     assert ids == ["sec-a", "sec-c"]
     assert database["policies"].count == 1
+
+
+def test_ingest_with_a_new_policy_adds_a_chunk_set(spec, db, capsys):
+    capsys.readouterr()
+    assert main(["ingest", str(spec), "--db", str(db), "--threshold", "300"]) == 0
+    output = capsys.readouterr().out
+    version = ChunkPolicy(threshold_chars=300).version
+    assert "added beside the other policies' sets; 2 in the database" in " ".join(
+        output.replace("│", " ").split())
+    database = open_database(db)
+    assert database["policies"].count == 2
+    assert store.active_version(database) == version
+
+
+def test_show_document_chunk_and_retrieval_text(db, capsys):
+    assert main(["show", str(db), DOCUMENT_CHUNK_ID]) == 0
+    output = capsys.readouterr().out
+    assert "document" in output and "- 1 Alpha" in output
+    assert main(["show", str(db), "sec-b", "--retrieval-text"]) == 0
+    output = capsys.readouterr().out
+    assert "Document: Test spec\nSection: 1 Alpha > 1.1 Beta [bold]\nContent:\n" in output
 
 
 def test_show_and_recursive(db, capsys):
@@ -79,7 +102,8 @@ def test_subsections_lists_tags_from_stored_data(db, capsys):
 def test_stats_json(db, capsys):
     assert main(["stats", str(db), "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
-    assert payload["sections"] == 2 and payload["chunks"] == 7
+    assert payload["sections"] == 2 and payload["chunks"] == 8
+    assert payload["by_layer"] == {"subsection": 5, "section": 2, "document": 1}
     assert payload["unresolved_markers"] == 0
     assert payload["policy"]["threshold_chars"] == 400
 

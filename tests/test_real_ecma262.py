@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
-from specbrowser.ingest import chunk_spec, ingest
+from specbrowser.enrich import finish_chunk_set, section_chunks
+from specbrowser.ingest import chunk_sections, chunk_spec, ingest
 from specbrowser.markers import find_markers
+from specbrowser.model import DOCUMENT_CHUNK_ID
 from specbrowser.parse import load_spec
 from specbrowser.policy import ChunkPolicy
-from specbrowser.store import iter_chunks, open_database
+from specbrowser.store import get_document, iter_chunks, list_sections, open_database
 from tests.helpers import ECMA262
 
 pytestmark = [
@@ -42,6 +45,7 @@ def test_every_marker_resolves_and_every_parent_exists(single_db):
     db = open_database(path)
     chunks = {c.id: c for c in iter_chunks(db)}
     sections = {r[0]: r[1] for r in db.execute("SELECT id, parent_id FROM sections")}
+    assert chunks[DOCUMENT_CHUNK_ID].layer == "document"
     for chunk in chunks.values():
         targets = [m.target_id for m in find_markers(chunk.text)]
         assert targets == chunk.subsections, chunk.id
@@ -53,8 +57,11 @@ def test_every_marker_resolves_and_every_parent_exists(single_db):
                 assert child.parent_id == chunk.id
         if chunk.parent_id is not None:
             assert chunk.parent_id in chunks
+        if chunk.section_id is None:  # only the document chunk has no section
+            assert chunk.id == DOCUMENT_CHUNK_ID
+            continue
         assert sections[chunk.section_id] is None or sections[chunk.section_id] in sections
-    roots = [c for c in chunks.values() if c.parent_id is None]
+    roots = [c for c in chunks.values() if c.parent_id is None and c.section_id is not None]
     assert len(roots) == len(sections)
 
 
@@ -85,6 +92,19 @@ def test_multipage_gives_the_same_sections(single_db):
     single_key = [(s.id, s.title, s.parent_id, s.ordinal) for s in result.parsed.sections]
     assert [(s.id, s.title, s.parent_id, s.ordinal) for s in multi.sections] == single_key
     multi_chunks = chunk_spec(multi, ChunkPolicy())
-    assert [c.id for c in multi_chunks] == [c.id for c in result.chunks]
-    differing = [a.id for a, b in zip(multi_chunks, result.chunks) if a.text != b.text]
+    single_chunks = section_chunks(result.chunks)
+    assert [c.id for c in multi_chunks] == [c.id for c in single_chunks]
+    differing = [a.id for a, b in zip(multi_chunks, single_chunks) if a.text != b.text]
     assert not differing, differing[:5]
+
+
+def test_chunk_sections_from_stored_sections_equals_the_ingest(single_db):
+    """Re-chunking from the stored own HTML (no source file) gives the stored chunk set."""
+    path, result = single_db
+    db = open_database(path)
+    sections = list_sections(db)
+    stored = list(iter_chunks(db))
+    again = chunk_sections(sections, ChunkPolicy())
+    assert again == [replace(c, retrieval_text="") for c in section_chunks(stored)]
+    assert len(again) == len(result.chunks) - 1 > 2253
+    assert finish_chunk_set(get_document(db), sections, again, 5000) == stored

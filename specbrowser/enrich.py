@@ -1,0 +1,137 @@
+"""What a chunk set gets after the breakdown: section ordinals, the document chunk, retrieval text.
+
+Pure functions over model objects (no lxml, no database), so ingest and a later re-chunk from
+stored sections finish a chunk set the same way. The retrieval text follows seed 001's shape
+(a few ``Key: value`` header lines, then ``Content:`` and the chunk's Markdown)::
+
+    Document: ECMAScript® 2026 Language Specification
+    Section: 14 ECMAScript Language: Statements and Declarations > 14.6 The if Statement
+    Part: Table 3: Well-known Symbols > td 4          (only for a breakdown subsection)
+    Content:
+    <the chunk's text>
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Document, Section
+
+DOCUMENT_LAYER = "document"
+DOCUMENT_TREE_LABEL = "Document synopsis"
+"""How the app labels the document chunk (first node of the tree)."""
+
+PATH_SEPARATOR = " > "
+"""Joins heading-path titles and part labels in the retrieval header (seed 001 style)."""
+
+_ORDINAL_TOKEN = re.compile(r"(?:[A-Z]|\d+)(?:\.\d+)*")
+"""A section number: ``14``, ``14.6.1``, an annex letter ``B`` or ``B.1.2``."""
+
+_TRAILING_NUMBER = re.compile(r"-(\d+)$")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<])|&(?=#?\w+;)")
+
+
+def section_ordinal(secnum: str) -> str:
+    """The section number as a dotted string, from ecmarkup's ``secnum`` text.
+
+    ``"14.6.1"`` → ``"14.6.1"``; ``"Annex B (normative)"`` → ``"B"``; ``"B.1.2"`` → ``"B.1.2"``;
+    a trailing dot is dropped (``"3."`` → ``"3"``); anything else (``""``, ``"Introduction"``)
+    → ``""``.
+    """
+    tokens = secnum.split()
+    if len(tokens) >= 2 and tokens[0] == "Annex":
+        tokens = tokens[1:]
+    if not tokens:
+        return ""
+    token = tokens[0].rstrip(".")
+    return token if _ORDINAL_TOKEN.fullmatch(token) else ""
+
+
+def part_label(chunk: Chunk) -> str:
+    """A subsection's name in a path: its title, else ``<tag> <n>`` (n: the id's trailing
+    number, as in ``sec-x-p-3`` → ``p 3``); "" for a root chunk."""
+    if chunk.breakdown_tag is None:
+        return ""
+    if chunk.title.strip():
+        return " ".join(chunk.title.split())
+    match = _TRAILING_NUMBER.search(chunk.id)
+    return f"{chunk.breakdown_tag} {match.group(1)}" if match else chunk.breakdown_tag
+
+
+def retrieval_text(document_title: str, chunk: Chunk, part_path: list[str]) -> str:
+    """The header lines then ``Content:`` and the chunk's text (see the module docstring).
+
+    ``part_path`` is the :func:`part_label` of each subsection from the section's root chunk
+    (excluded) down to ``chunk``; empty for a root chunk, which gets no ``Part:`` line. The
+    document chunk gets only the ``Document:`` line.
+    """
+    lines = [f"Document: {document_title}"]
+    if chunk.heading_path:
+        lines.append(f"Section: {PATH_SEPARATOR.join(chunk.heading_path)}")
+    if part_path:
+        lines.append(f"Part: {PATH_SEPARATOR.join(part_path)}")
+    lines.append("Content:")
+    return "\n".join(lines) + "\n" + chunk.text
+
+
+def escape_inline(text: str) -> str:
+    """Backslash-escape what would change the rendering of plain spec text in a Markdown list
+    item (emphasis, code, links, HTML, entities)."""
+    return _MARKDOWN_SPECIAL.sub(lambda m: "\\" + (m.group(1) or "&"), text)
+
+
+def synopsis(document: Document, sections: list[Section], chunk_count: int) -> str:
+    """The document chunk's Markdown: title, kind, counts, and the top-level outline.
+
+    ``chunk_count`` counts the whole chunk set, the document chunk included.
+    """
+    top_level = [s.display_title for s in sections if s.parent_id is None]
+    lines = [
+        f"# {escape_inline(document.title)}",
+        "",
+        (f"Kind: {document.kind}. {len(sections)} sections, {len(top_level)} at top level, "
+         f"in {chunk_count} chunks (this synopsis included)."),
+        "",
+        "Outline:",
+        "",
+        *(f"- {escape_inline(title)}" for title in top_level),
+    ]
+    return "\n".join(lines)
+
+
+def document_chunk(document: Document, sections: list[Section], chunk_count: int,
+                   threshold_chars: int) -> Chunk:
+    """The one ``document`` chunk of a chunk set (id :data:`DOCUMENT_CHUNK_ID`).
+
+    It has no section, no parent, no subsections (its outline holds no markers, so it is never
+    part of the marker tree) and depth 0. It is never broken down: over ``threshold_chars``
+    characters it is flagged ``unsplittable`` like any chunk left whole.
+    """
+    text = synopsis(document, sections, chunk_count)
+    return Chunk(id=DOCUMENT_CHUNK_ID, section_id=None, parent_id=None, depth=0,
+                 layer=DOCUMENT_LAYER, breakdown_tag=None, title=document.title, heading_path=[],
+                 text=text, over_threshold="unsplittable" if len(text) > threshold_chars else None)
+
+
+def finish_chunk_set(document: Document, sections: list[Section], chunks: list[Chunk],
+                     threshold_chars: int) -> list[Chunk]:
+    """The stored chunk set: the document chunk (ordinal 0) then ``chunks`` (the section
+    chunks in pre-order, ordinals from 1), every one with its :attr:`Chunk.retrieval_text`.
+
+    ``chunks`` are changed in place (retrieval text) and returned in the new list.
+    """
+    doc = document_chunk(document, sections, len(chunks) + 1, threshold_chars)
+    doc.ordinal = 0
+    doc.retrieval_text = retrieval_text(document.title, doc, [])
+    labels: dict[str, list[str]] = {}
+    for chunk in chunks:
+        path = [*labels.get(chunk.parent_id, []), part_label(chunk)] if chunk.parent_id else []
+        labels[chunk.id] = path
+        chunk.retrieval_text = retrieval_text(document.title, chunk, path)
+    return [doc, *chunks]
+
+
+def section_chunks(chunks: Iterable[Chunk]) -> list[Chunk]:
+    """The chunks of a set without its document chunk (what :func:`finish_chunk_set` adds)."""
+    return [c for c in chunks if c.layer != DOCUMENT_LAYER]

@@ -1,0 +1,370 @@
+"""The store and what ingest adds to a chunk set: several chunk sets per database (one per policy
+version), the active set, stale sets, re-chunking from stored sections, the document chunk,
+retrieval text and section ordinals.
+
+Databases are built from ``sample_specs/toylang.html`` (37 sections) in ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from specbrowser import store
+from specbrowser.enrich import (
+    finish_chunk_set,
+    part_label,
+    retrieval_text,
+    section_chunks,
+    section_ordinal,
+    synopsis,
+)
+from specbrowser.errors import NotASpecbrowserDatabase, NotFoundError, SpecParseError
+from specbrowser.ingest import chunk_sections, ingest
+from specbrowser.markers import find_markers
+from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Document, Section
+from specbrowser.policy import CONVERTER_VERSION, ChunkPolicy
+from specbrowser.stats import compute_stats
+from tests.helpers import SAMPLE, SAMPLE_MULTIPAGE, write_spec
+
+pytestmark = pytest.mark.skipif(not SAMPLE.is_file(), reason="sample_specs/toylang.html absent")
+
+SMALL = ChunkPolicy(threshold_chars=800)
+SMALLER = ChunkPolicy(threshold_chars=600)
+
+
+@pytest.fixture
+def spec(tmp_path: Path) -> Path:
+    """A copy of toylang.html that a test may change."""
+    return Path(shutil.copy(SAMPLE, tmp_path / "toylang.html"))
+
+
+def chunk_ids(db, version: str) -> list[str]:
+    return [c.id for c in store.iter_chunks(db, version)]
+
+
+# --- chunk sets -------------------------------------------------------------------------------
+
+
+def test_new_policy_adds_a_chunk_set_and_makes_it_active(tmp_path, spec):
+    db_path = tmp_path / "t.db"
+    first = ingest([spec], db_path, SMALL)
+    second = ingest([spec], db_path, SMALLER)
+    assert (first.outcome, first.chunk_sets) == (store.INGEST_CREATED, 1)
+    assert (second.outcome, second.chunk_sets) == (store.INGEST_ADDED, 2)
+    db = store.open_database(db_path)
+    assert store.active_version(db) == SMALLER.version
+    assert chunk_ids(db, SMALL.version) == [c.id for c in first.chunks]
+    assert chunk_ids(db, SMALLER.version) == [c.id for c in second.chunks]
+    assert len(second.chunks) > len(first.chunks)
+    sets = {s.version: s for s in store.list_chunk_sets(db)}
+    assert sets[SMALLER.version].active and not sets[SMALL.version].active
+    assert sets[SMALL.version].chunks == len(first.chunks)
+    assert sets[SMALLER.version].over_threshold == second.stats["over_threshold"]
+    assert db["sections"].count == 37
+
+
+def test_same_policy_replaces_only_its_own_set(tmp_path, spec):
+    db_path = tmp_path / "t.db"
+    ingest([spec], db_path, SMALL)
+    ingest([spec], db_path, SMALLER)
+    again = ingest([spec], db_path, SMALL)
+    assert (again.outcome, again.chunk_sets) == (store.INGEST_REPLACED_SET, 2)
+    db = store.open_database(db_path)
+    assert store.active_version(db) == SMALL.version
+    assert chunk_ids(db, SMALL.version) == [c.id for c in again.chunks]
+    assert len(chunk_ids(db, SMALLER.version)) > len(again.chunks)
+
+
+def test_changed_spec_replaces_every_set(tmp_path, spec):
+    db_path = tmp_path / "t.db"
+    ingest([spec], db_path, SMALL)
+    ingest([spec], db_path, SMALLER)
+    spec.write_text(spec.read_text(encoding="utf-8").replace("sec-scope", "sec-range"),
+                    encoding="utf-8")
+    result = ingest([spec], db_path, SMALL)
+    assert (result.outcome, result.chunk_sets) == (store.INGEST_REPLACED_SPEC, 1)
+    db = store.open_database(db_path)
+    assert [s.version for s in store.list_chunk_sets(db)] == [SMALL.version]
+    assert db.execute("SELECT count(*) FROM sections WHERE id = ?", ["sec-range"]).fetchone()[0] == 1
+    assert db.execute("SELECT count(*) FROM chunks WHERE policy_version = ?",
+                      [SMALLER.version]).fetchone()[0] == 0
+    assert db["documents"].count == 1
+
+
+def test_same_bytes_parsed_differently_replaces_every_set(tmp_path, spec):
+    """A newer parser can turn the same bytes into other sections; old sets would be stale."""
+    db_path = tmp_path / "t.db"
+    ingest([spec], db_path, SMALL)
+    db = store.open_database(db_path)
+    with db.atomic():
+        db.execute("UPDATE documents SET sections_sha256 = ?", ["from-an-older-parser"])
+    db.close()
+    assert ingest([spec], db_path, SMALLER).outcome == store.INGEST_REPLACED_SPEC
+
+
+def test_failed_ingest_keeps_every_set_as_it_was(tmp_path, spec, monkeypatch):
+    db_path = tmp_path / "t.db"
+    ingest([spec], db_path, SMALL)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store, "_insert_chunk_set", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        ingest([spec], db_path, SMALLER)
+    db = store.open_database(db_path)
+    assert [(s.version, s.active) for s in store.list_chunk_sets(db)] == [(SMALL.version, True)]
+
+
+def test_activate_switches_the_set_every_read_uses(tmp_path, spec):
+    db_path = tmp_path / "t.db"
+    small = ingest([spec], db_path, SMALL)
+    ingest([spec], db_path, SMALLER)
+    db = store.open_database(db_path)
+    assert store.activate_chunk_set(db, SMALL.version[:5]) == SMALL.version  # a unique prefix
+    assert store.active_version(db) == SMALL.version
+    assert store.active_policy(db)[0] == SMALL
+    assert [c.id for c in store.iter_chunks(db)] == [c.id for c in small.chunks]
+    assert store.chunk_stats(db)["chunks"] == len(small.chunks)
+    assert [s.version for s in store.list_chunk_sets(db) if s.active] == [SMALL.version]
+
+
+@pytest.mark.parametrize("version", ["nope", "", "0123456789abcdef"])
+def test_activate_unknown_version_raises_and_changes_nothing(tmp_path, spec, version):
+    db_path = tmp_path / "t.db"
+    ingest([spec], db_path, SMALL)
+    db = store.open_database(db_path)
+    with pytest.raises(NotFoundError, match="no chunk set with policy version"):
+        store.activate_chunk_set(db, version)
+    assert store.active_version(db) == SMALL.version
+
+
+def make_stale(db, version: str) -> str:
+    """Turn the set of ``version`` into one an older converter made: its stored settings JSON
+    names the previous converter version, and (as for a real one) it is stored under the hash
+    of those settings. Returns that version."""
+    settings = json.loads(db.execute("SELECT settings FROM policies WHERE version = ?",
+                                     [version]).fetchone()[0])
+    settings["converter_version"] = CONVERTER_VERSION - 1
+    canonical = json.dumps(settings, sort_keys=True, separators=(",", ":"))
+    old_version = hashlib.sha256(canonical.encode()).hexdigest()[:12]
+    with db.atomic():
+        db.execute("UPDATE policies SET settings = ?, version = ? WHERE version = ?",
+                   [json.dumps(settings), old_version, version])
+        db.execute("UPDATE chunks SET policy_version = ? WHERE policy_version = ?",
+                   [old_version, version])
+    return old_version
+
+
+def test_stale_set_is_detected_and_still_readable(tmp_path, spec):
+    db_path = tmp_path / "t.db"
+    small = ingest([spec], db_path, SMALL)
+    ingest([spec], db_path, SMALLER)
+    db = store.open_database(db_path)
+    old = make_stale(db, SMALL.version)
+    sets = {s.version: s for s in store.list_chunk_sets(db)}
+    assert {v: s.stale for v, s in sets.items()} == {old: True, SMALLER.version: False}
+    assert sets[old].converter_version == CONVERTER_VERSION - 1
+    assert sets[old].chunks == len(small.chunks)
+    store.activate_chunk_set(db, old)
+    # the policy rebuilt from the stale settings hashes to today's version; reads must go by
+    # the stored one
+    assert store.active_policy(db)[0].version == SMALL.version != old == store.active_version(db)
+    assert store.get_chunk(db, "sec-long-prose").text == next(
+        c.text for c in small.chunks if c.id == "sec-long-prose")
+    assert store.chunk_stats(db)["chunks"] == len(small.chunks)
+    # re-ingesting with the same options adds a current set beside the stale one
+    assert ingest([spec], db_path, SMALL).outcome == store.INGEST_ADDED
+
+
+def test_old_schema_is_refused_with_a_re_ingest_message(tmp_path, spec):
+    db_path = tmp_path / "t.db"
+    ingest([spec], db_path, SMALL)
+    db = store.open_database(db_path)
+    with db.atomic():
+        db.execute("UPDATE meta SET value = ? WHERE key = ?", ["1", "schema_version"])
+    db.close()
+    with pytest.raises(NotASpecbrowserDatabase, match="re-ingest"):
+        store.open_database(db_path)
+
+
+# --- re-chunking from stored sections -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("threshold", [400, 800, 5000])
+def test_chunk_sections_from_stored_sections_equals_the_ingest(tmp_path, spec, threshold):
+    policy = ChunkPolicy(threshold_chars=threshold)
+    db_path = tmp_path / "t.db"
+    ingest([spec], db_path, policy)
+    spec.unlink()  # the source is not needed any more
+    db = store.open_database(db_path)
+    sections = store.list_sections(db)
+    stored = list(store.iter_chunks(db))
+    again = chunk_sections(sections, policy)
+    assert again == [replace(c, retrieval_text="") for c in section_chunks(stored)]
+    assert finish_chunk_set(store.get_document(db), sections, again, threshold) == stored
+
+
+def test_chunk_sections_of_the_multipage_sample(tmp_path):
+    if not SAMPLE_MULTIPAGE.is_dir():
+        pytest.skip("sample_specs/toylang-multipage absent")
+    db_path = tmp_path / "t.db"
+    result = ingest([SAMPLE_MULTIPAGE], db_path, SMALL)
+    db = store.open_database(db_path)
+    again = chunk_sections(store.list_sections(db), SMALL)
+    assert [(c.id, c.text, c.parent_id, c.over_threshold) for c in again] == [
+        (c.id, c.text, c.parent_id, c.over_threshold) for c in section_chunks(result.chunks)]
+
+
+# --- section ordinals ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("secnum, expected", [
+    ("14.6.1", "14.6.1"),
+    ("7", "7"),
+    ("Annex B (normative)", "B"),
+    ("Annex A (informative)", "A"),
+    ("B.1.2", "B.1.2"),
+    ("3.", "3"),
+    ("", ""),
+    ("Introduction", ""),
+])
+def test_section_ordinal_from_the_section_number(secnum, expected):
+    assert section_ordinal(secnum) == expected
+
+
+def test_every_chunk_carries_its_sections_ordinal(tmp_path, spec):
+    result = ingest([spec], tmp_path / "t.db", SMALL)
+    secnums = {s.id: s.secnum for s in result.parsed.sections}
+    chunks = section_chunks(result.chunks)
+    for chunk in chunks:
+        assert chunk.section_ordinal == section_ordinal(secnums[chunk.section_id]), chunk.id
+    by_id = {c.id: c for c in chunks}
+    assert by_id["sec-intro"].section_ordinal == ""
+    assert by_id["sec-algorithm-conventions"].section_ordinal == "2.2"
+    annex = next(s for s in result.parsed.sections if s.secnum.startswith("Annex"))
+    assert by_id[annex.id].section_ordinal == "A"
+    subsection = next(c for c in chunks if c.parent_id == "sec-literal-markup")
+    assert subsection.section_ordinal == by_id["sec-literal-markup"].section_ordinal != ""
+
+
+def test_ordinals_are_pre_order_from_the_document_chunk(tmp_path, spec):
+    result = ingest([spec], tmp_path / "t.db", SMALL)
+    assert [c.ordinal for c in result.chunks] == list(range(len(result.chunks)))
+    assert result.chunks[0].id == DOCUMENT_CHUNK_ID
+    position = {c.id: c.ordinal for c in result.chunks}
+    for chunk in result.chunks:
+        for child in chunk.subsections:
+            assert position[child] > chunk.ordinal
+
+
+# --- retrieval text -----------------------------------------------------------------------------
+
+
+def test_retrieval_text_of_a_section_root_chunk(tmp_path, spec):
+    result = ingest([spec], tmp_path / "t.db", SMALL)
+    chunk = next(c for c in result.chunks if c.id == "sec-algorithm-conventions")
+    assert chunk.retrieval_text == (
+        "Document: Toylang Language Specification\n"
+        "Section: 2 Notational Conventions > 2.2 Algorithm Conventions\n"
+        "Content:\n" + chunk.text)
+
+
+def test_retrieval_text_of_subsections_names_the_part_path(tmp_path, spec):
+    result = ingest([spec], tmp_path / "t.db", SMALL)
+    by_id = {c.id: c for c in result.chunks}
+    paragraph = by_id["sec-literal-markup-p-1"]
+    lines = paragraph.retrieval_text.split("\n")
+    assert lines[:4] == [
+        "Document: Toylang Language Specification",
+        "Section: " + " > ".join(paragraph.heading_path),
+        "Part: p 1",
+        "Content:",
+    ]
+    assert paragraph.retrieval_text.endswith("\n" + paragraph.text)
+    nested = next(c for c in result.chunks if c.depth == 2)
+    parent = by_id[nested.parent_id]
+    assert f"\nPart: {part_label(parent)} > {part_label(nested)}\n" in nested.retrieval_text
+    titled = next(c for c in result.chunks if c.breakdown_tag == "emu-table" and c.title)
+    assert f"\nPart: {titled.title}\n" in titled.retrieval_text
+
+
+def test_retrieval_text_is_stored(tmp_path, spec):
+    result = ingest([spec], tmp_path / "t.db", SMALL)
+    db = store.open_database(tmp_path / "t.db")
+    assert [c.retrieval_text for c in store.iter_chunks(db)] == [c.retrieval_text for c in result.chunks]
+    assert all(c.retrieval_text.startswith("Document: ") for c in result.chunks)
+
+
+def test_retrieval_text_header_without_heading_path():
+    chunk = Chunk(id="x", section_id="x", parent_id=None, depth=0, layer="section",
+                  breakdown_tag=None, title="", heading_path=[], text="body")
+    assert retrieval_text("T", chunk, []) == "Document: T\nContent:\nbody"
+
+
+# --- the document chunk -------------------------------------------------------------------------
+
+
+def test_document_chunk_is_stored_first_and_shaped(tmp_path, spec):
+    result = ingest([spec], tmp_path / "t.db", SMALL)
+    db = store.open_database(tmp_path / "t.db")
+    document = store.document_chunk(db)
+    assert document is not None and document == result.chunks[0]
+    assert (document.id, document.layer, document.section_id, document.parent_id, document.depth,
+            document.ordinal, document.subsections, document.section_ordinal) == (
+        DOCUMENT_CHUNK_ID, "document", None, None, 0, 0, [], "")
+    assert document.title == "Toylang Language Specification"
+    top_level = [c.title for c in store.top_level_chunks(db)]
+    assert DOCUMENT_CHUNK_ID not in [c.id for c in store.top_level_chunks(db)]
+    lines = document.text.split("\n")
+    assert lines[0] == "# Toylang Language Specification"
+    assert [line[2:] for line in lines if line.startswith("- ")] == top_level
+    assert "ecmarkup-rendered" in document.text
+    assert f"37 sections, {len(top_level)} at top level, in {len(result.chunks)} chunks" in document.text
+    assert document.retrieval_text == ("Document: Toylang Language Specification\nContent:\n"
+                                       + document.text)
+
+
+def test_document_chunk_keeps_the_stores_invariants(tmp_path, spec):
+    result = ingest([spec], tmp_path / "t.db", SMALL)
+    db = store.open_database(tmp_path / "t.db")
+    assert store.get_chunk(db, DOCUMENT_CHUNK_ID).layer == "document"
+    assert store.tree_parent_id(db, DOCUMENT_CHUNK_ID) is None
+    assert [c.id for c in store.iter_descendants(db, DOCUMENT_CHUNK_ID)] == [DOCUMENT_CHUNK_ID]
+    assert not find_markers(result.chunks[0].text)
+    stats = store.chunk_stats(db)
+    assert stats["unresolved_markers"] == 0 and stats["marker_mismatches"] == 0
+    assert stats["by_layer"]["document"] == 1 and stats["by_tag"]["(document)"] == 1
+    ids = {c.id for c in result.chunks}
+    for chunk in result.chunks:
+        assert chunk.parent_id is None or chunk.parent_id in ids
+        assert all(target in ids for target in chunk.subsections)
+
+
+def test_document_chunk_over_the_threshold_is_flagged(tmp_path, spec):
+    result = ingest([spec], tmp_path / "t.db", ChunkPolicy(threshold_chars=100))
+    assert result.chunks[0].size > 100 and result.chunks[0].over_threshold == "unsplittable"
+    assert compute_stats(result.chunks, 37)["over_threshold"]["unsplittable"] >= 1
+
+
+def test_synopsis_escapes_markdown_in_titles():
+    document = Document(id="d", title="The *x* & <y>", kind="ecmarkup-rendered",
+                        source_paths=[], sha256="")
+    sections = [Section(id="s", parent_id=None, ordinal=0, depth=0, kind="clause", secnum="1",
+                        title="Object.prototype.__proto__ [ x ] `y` &amp;", html="", source_file="")]
+    text = synopsis(document, sections, 2)
+    assert "# The \\*x\\* & \\<y>" in text
+    assert "- 1 Object.prototype.\\_\\_proto\\_\\_ \\[ x \\] \\`y\\` \\&amp;" in text
+
+
+def test_a_section_with_the_document_chunk_id_is_refused(tmp_path):
+    path = write_spec(tmp_path, f'<emu-clause id="{DOCUMENT_CHUNK_ID}"><h1>X</h1><p>x</p></emu-clause>')
+    with pytest.raises(SpecParseError, match="reserves"):
+        ingest([path], tmp_path / "t.db", ChunkPolicy())
+    assert not (tmp_path / "t.db").exists()
