@@ -13,7 +13,7 @@ import pytest
 from specbrowser import store
 from specbrowser.cli import main
 from specbrowser.model import DOCUMENT_CHUNK_ID
-from specbrowser.policy import ChunkPolicy
+from specbrowser.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.store import open_database
 from tests.helpers import SAMPLE, write_spec
 
@@ -72,6 +72,62 @@ def test_ingest_with_a_new_policy_adds_a_chunk_set(spec, db, capsys):
     database = open_database(db)
     assert database["policies"].count == 2
     assert store.active_version(database) == version
+
+
+def two_sets(spec, db) -> tuple[str, str]:
+    """Add a 300-character set beside the fixture's 400 one; returns (400 version, 300 version)."""
+    assert main(["ingest", str(spec), "--db", str(db), "--threshold", "300"]) == 0
+    return ChunkPolicy(threshold_chars=400).version, ChunkPolicy(threshold_chars=300).version
+
+
+def test_policies_lists_every_chunk_set(spec, db, capsys):
+    first, second = two_sets(spec, db)
+    capsys.readouterr()
+    assert main(["policies", str(db)]) == 0
+    output = capsys.readouterr().out
+    assert "2 chunk sets" in output
+    rows = {line.split()[1] if line.split()[0] == "●" else line.split()[0]: line
+            for line in output.splitlines() if first in line or second in line}
+    assert rows[second].split()[0] == "●" and rows[first].split()[0] != "●"
+    assert "400" in rows[first] and "300" in rows[second]
+    assert "stale" not in output.replace("stale: made by", "")
+
+
+def test_policies_json_and_stale(spec, db, capsys):
+    first, second = two_sets(spec, db)
+    database = open_database(db)
+    settings = json.loads(database.execute("SELECT settings FROM policies WHERE version = ?",
+                                           [first]).fetchone()[0])
+    settings["converter_version"] = CONVERTER_VERSION + 1
+    with database.atomic():
+        database.execute("UPDATE policies SET settings = ? WHERE version = ?",
+                         [json.dumps(settings), first])
+    database.close()
+    capsys.readouterr()
+    assert main(["policies", str(db), "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["converter_version"] == CONVERTER_VERSION
+    sets = {p["version"]: p for p in payload["policies"]}
+    assert set(sets) == {first, second}
+    assert (sets[first]["stale"], sets[first]["active"]) == (True, False)
+    assert (sets[second]["stale"], sets[second]["active"]) == (False, True)
+    assert sets[first]["settings"]["threshold_chars"] == 400
+    assert sets[second]["chunks"] == open_database(db).execute(
+        "SELECT count(*) FROM chunks WHERE policy_version = ?", [second]).fetchone()[0]
+    assert set(sets[second]) >= {"created_at", "over_threshold", "converter_version"}
+    assert main(["policies", str(db)]) == 0
+    assert "stale" in capsys.readouterr().out
+
+
+def test_policies_activate(spec, db, capsys):
+    first, _second = two_sets(spec, db)
+    capsys.readouterr()
+    assert main(["policies", str(db), "--activate", first[:6]]) == 0
+    assert f"active chunk set: {first}" in capsys.readouterr().out
+    assert store.active_version(open_database(db)) == first
+    assert main(["stats", str(db), "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["policy"]["version"] == first and payload["policy"]["threshold_chars"] == 400
 
 
 def test_show_document_chunk_and_retrieval_text(db, capsys):
@@ -134,6 +190,8 @@ def test_demo_ingests_the_sample(tmp_path, monkeypatch, capsys):
     (["stats", "{tmp}/missing.db"], "does not exist"),
     (["show", "{db}", "sec-nope"], "no chunk or section"),
     (["subsections", "{db}", "sec-nope"], "no chunk or section"),
+    (["policies", "{db}", "--activate", "nope"], "no chunk set with policy version 'nope'"),
+    (["policies", "{tmp}/missing.db"], "does not exist"),
 ])
 def test_bad_input_one_line_exit_2(tmp_path, spec, db, capsys, args, message):
     (tmp_path / "empty_dir").mkdir()
