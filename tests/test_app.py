@@ -23,6 +23,8 @@ from textual.widgets.markdown import MarkdownBlock
 
 from specbrowser import store
 from specbrowser.ingest import ingest
+from specbrowser.markers import find_markers
+from specbrowser.model import DOCUMENT_CHUNK_ID
 from specbrowser.policy import ChunkPolicy
 from specbrowser.tui.app import SpecBrowserApp, make_app
 from specbrowser.tui.commands import JumpProvider
@@ -127,9 +129,10 @@ async def test_tree_shows_top_level_sections(toylang_db: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         db = store.open_database(toylang_db)
-        expected = [c.title for c in store.top_level_chunks(db)]
+        expected = ["Document synopsis", *(c.title for c in store.top_level_chunks(db))]
         tree = browser(app).query_one(ChunkTree)
         assert [str(n.label) for n in tree.root.children] == expected
+        assert tree.root.children[0].data == DOCUMENT_CHUNK_ID
         assert app.title == "Toylang Language Specification"
         assert app.sub_title == ChunkPolicy(threshold_chars=THRESHOLD).describe()
         assert cursor_id(app) == "sec-intro"
@@ -282,7 +285,7 @@ async def test_markup_like_spec_text_is_shown_literally(markup_db: Path) -> None
         await settle(pilot)
         assert app.title == "Markup [bold] Spec [/]"
         tree = browser(app).query_one(ChunkTree)
-        assert str(tree.root.children[0].label) == "1 Title [bold]x[/] [red]"
+        assert str(tree.root.children[1].label) == "1 Title [bold]x[/] [red]"
         text = rendered_plain(app)
         assert "[bold]not bold[/]" in text and "[/]." in text
         browser(app).go_to_chunk("sec-markup-child")
@@ -323,6 +326,131 @@ async def test_jump_provider_matches_ids_titles_and_fuzzy(toylang_db: Path) -> N
         exact[0].command()
         await settle(pilot)
         assert cursor_id(app) == "sec-scope"
+
+
+def retrieval_plain(app: SpecBrowserApp) -> str:
+    widget = browser(app).query_one("#chunk-retrieval", Static)
+    return widget.content.plain if isinstance(widget.content, Content) else str(widget.content)
+
+
+@run_async
+async def test_header_shows_layer_and_section_ordinal(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        browser(app).go_to_chunk("sec-literal-markup-p-1")
+        await settle(pilot)
+        line = header_plain(app).splitlines()[1]
+        assert line == "subsection · §\u00a02.2.2 · depth 1 · tag p · parent sec-literal-markup"
+        browser(app).go_to_chunk("sec-intro")
+        await settle(pilot)
+        line = header_plain(app).splitlines()[1]
+        assert line == "section · §\u00a0— · depth 0 · tag — · parent — (section root)"
+
+
+@run_async
+async def test_document_synopsis_is_the_first_node_and_shows_the_outline(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tree = browser(app).query_one(ChunkTree)
+        tree.move_cursor(tree.root.children[0])
+        await settle(pilot)
+        view = browser(app).query_one(ChunkView)
+        assert view.chunk.id == DOCUMENT_CHUNK_ID
+        assert header_plain(app).splitlines()[1].endswith("· parent — (document)")
+        assert header_plain(app).splitlines()[1].startswith("document · ")
+        text = rendered_plain(app)
+        assert "Toylang Language Specification" in text and "2 Notational Conventions" in text
+        await pilot.press("u")
+        await settle(pilot)
+        assert view.chunk.id == DOCUMENT_CHUNK_ID  # no parent: a warning, no move
+        await pilot.press("down")
+        await settle(pilot)
+        assert view.chunk.id == "sec-intro"
+
+
+@run_async
+async def test_t_toggles_the_retrieval_text_and_back(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        browser(app).go_to_chunk("sec-literal-markup-p-1")
+        await settle(pilot)
+        view = browser(app).query_one(ChunkView)
+        markdown = browser(app).query_one("#chunk-text", Markdown)
+        retrieval = browser(app).query_one("#chunk-retrieval", Static)
+        assert markdown.display and not retrieval.display
+        await pilot.press("t")
+        await settle(pilot)
+        assert view.show_retrieval_text and retrieval.display and not markdown.display
+        assert retrieval_plain(app) == view.chunk.retrieval_text
+        assert retrieval_plain(app).startswith("Document: Toylang Language Specification\n"
+                                               "Section: 2 Notational Conventions > ")
+        assert "\nPart: p 1\nContent:\n" in retrieval_plain(app)
+        assert "retrieval text" in header_plain(app).splitlines()[0]
+        # the mode stays while moving to other chunks
+        browser(app).go_to_chunk("sec-scope")
+        await settle(pilot)
+        assert retrieval_plain(app) == store.get_chunk(store.open_database(toylang_db),
+                                                       "sec-scope").retrieval_text
+        await pilot.press("t")
+        await settle(pilot)
+        assert not view.show_retrieval_text and markdown.display and not retrieval.display
+        assert "retrieval text" not in header_plain(app).splitlines()[0]
+        assert "This Standard describes Toylang" in rendered_plain(app)
+
+
+@run_async
+async def test_markers_select_and_follow_in_the_retrieval_text(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        browser(app).go_to_chunk("sec-notational-conventions")
+        await settle(pilot)
+        await pilot.press("t", "n", "n")
+        await settle(pilot)
+        view = browser(app).query_one(ChunkView)
+        assert view.selected_target == "sec-algorithm-conventions"
+        content = browser(app).query_one("#chunk-retrieval", Static).content
+        assert isinstance(content, Content)
+        start = content.plain.index("[Subsection available: title \"2.2")
+        styles = [str(span.style) for span in content.spans if span.start == start]
+        assert styles == ["bold reverse"]
+        await pilot.press("f")
+        await settle(pilot)
+        assert view.chunk.id == "sec-algorithm-conventions"
+        assert view.show_retrieval_text
+
+
+@run_async
+async def test_palette_commands_toggle_retrieval_text_and_show_the_synopsis(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        titles = [c.title for c in app.get_system_commands(browser(app))]
+        assert "Toggle retrieval text" in titles and "Document synopsis" in titles
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        await pilot.press(*"toggle retrieval")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not CommandPalette.is_open(app)
+        assert browser(app).query_one(ChunkView).show_retrieval_text
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        await pilot.press(*"document synopsis")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert browser(app).query_one(ChunkView).chunk.id == DOCUMENT_CHUNK_ID
+        assert cursor_id(app) == DOCUMENT_CHUNK_ID
+
+
+def test_retrieval_binding_is_in_the_footer() -> None:
+    binding = next(b for b in BrowserScreen.BINDINGS if getattr(b, "id", None) == "toggle-retrieval-text")
+    assert binding.key == "t" and binding.show
 
 
 # --- opening, errors, ingest ----------------------------------------------------------------
@@ -410,6 +538,14 @@ def test_core_modules_do_not_import_textual() -> None:
 # --- marker links (pure) ------------------------------------------------------------------------
 
 
+def test_marker_links_round_trip_the_document_chunk_id() -> None:
+    from urllib.parse import unquote
+
+    assert chunk_id_from_href(unquote(chunk_href(DOCUMENT_CHUNK_ID))) == DOCUMENT_CHUNK_ID
+    text = f"[Subsection available at sectionid: `{DOCUMENT_CHUNK_ID}`]"
+    assert [m.target_id for m in find_markers(text)] == [DOCUMENT_CHUNK_ID]
+
+
 def test_marker_links_round_trip_ids_with_url_characters() -> None:
     odd = "sec-a%b.c[1]@x(y)"
     text = f'x\n[Subsection available: title "T [bold] | *u*" at sectionid: `{odd}`]\n'
@@ -458,3 +594,11 @@ def test_snapshot_jump_palette_with_query(toylang_db: Path, snap_compare) -> Non
     """The jump palette (g) with "gram" typed: substring hits, highlighted."""
     assert snap_compare(app_for(toylang_db), terminal_size=SNAPSHOT_SIZE,
                         run_before=_run_before("sec-intro", "g", *"gram"))
+
+
+@needs_toylang
+def test_snapshot_retrieval_text(toylang_db: Path, snap_compare) -> None:
+    """A paragraph subsection shown as its retrieval text (t): header lines, then the content;
+    the header badge says so, and the tree starts with the document synopsis."""
+    assert snap_compare(app_for(toylang_db), terminal_size=SNAPSHOT_SIZE,
+                        run_before=_run_before("sec-literal-markup-p-1", "t"))

@@ -5,15 +5,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import ClassVar
 
 import sqlite_utils
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
+from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from specbrowser import store
@@ -136,6 +137,17 @@ class SpecBrowserApp(App[None]):
                     timeout=30)
         if isinstance(self.screen, ProgressScreen):
             self.screen.show_error(message.error)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's system commands, plus the browser's view commands on the browser screen."""
+        yield from super().get_system_commands(screen)
+        if isinstance(screen, BrowserScreen):
+            yield SystemCommand("Toggle retrieval text",
+                                "Show the chunk's retrieval text (what search and embeddings "
+                                "index), or its content (t)", screen.action_toggle_retrieval_text)
+            yield SystemCommand("Document synopsis",
+                                "Go to the document chunk: title, kind and top-level outline",
+                                screen.action_show_document)
 
     def _palette_open(self) -> bool:
         return any(isinstance(screen, CommandPalette) for screen in self.screen_stack)

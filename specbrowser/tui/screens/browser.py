@@ -38,6 +38,7 @@ class BrowserScreen(Screen[None]):
         Binding("f", "follow_marker", "Follow", id="follow-marker"),
         Binding("u", "parent", "Parent", id="go-to-parent"),
         Binding("o", "next_over_threshold", "Next overrun", id="next-over-threshold"),
+        Binding("t", "toggle_retrieval_text", "Retrieval text", id="toggle-retrieval-text"),
     ]
 
     def __init__(self, db: sqlite_utils.Database, policy: ChunkPolicy) -> None:
@@ -136,6 +137,17 @@ class BrowserScreen(Screen[None]):
             self.notify("a top-level section has no parent", severity="warning", markup=False)
             return
         self.go_to_chunk(parent)
+
+    def action_toggle_retrieval_text(self) -> None:
+        """Switch the chunk view between the content and the retrieval text (the indexed one)."""
+        view = self.chunk_view
+        view.show_retrieval_text = not view.show_retrieval_text
+
+    def action_show_document(self) -> None:
+        """Go to the document synopsis chunk."""
+        from specbrowser.model import DOCUMENT_CHUNK_ID
+
+        self.go_to_chunk(DOCUMENT_CHUNK_ID)
 
     def action_next_over_threshold(self) -> None:
         """Go to the next chunk over the threshold in document order, wrapping around."""

@@ -1,4 +1,5 @@
-"""The chunk tree: top-level sections, and under every chunk its subsections, built lazily.
+"""The chunk tree: the document synopsis, the top-level sections, and under every chunk its
+subsections, built lazily.
 
 ECMA-262 has about 2 250 sections and 3 750 chunks; a node's children are read from the
 database and added only when the node first expands, so opening the app and expanding a node
@@ -15,6 +16,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from specbrowser import store
+from specbrowser.enrich import DOCUMENT_LAYER, DOCUMENT_TREE_LABEL
 from specbrowser.model import Chunk
 
 _TRAILING_NUMBER = re.compile(r"-(\d+)$")
@@ -31,10 +33,13 @@ OVER_LABEL_STYLE = "italic"
 def chunk_label(chunk: Chunk) -> Text:
     """A tree label as a Rich ``Text`` (never markup, so spec text like ``[bold]`` is literal).
 
-    Root chunks show ``secnum title``; subsections ``<tag> <n>: <title>`` (n is the trailing
-    number of the id) or ``<tag> <n>`` without a title. Chunks over the threshold get a red ⚠.
+    The document chunk shows "Document synopsis"; root chunks ``secnum title``; subsections
+    ``<tag> <n>: <title>`` (n is the trailing number of the id) or ``<tag> <n>`` without a
+    title. Chunks over the threshold get a red ⚠.
     """
-    if chunk.breakdown_tag is None:
+    if chunk.layer == DOCUMENT_LAYER:
+        text = DOCUMENT_TREE_LABEL
+    elif chunk.breakdown_tag is None:
         text = chunk.title or chunk.id
     else:
         match = _TRAILING_NUMBER.search(chunk.id)
@@ -64,8 +69,10 @@ class ChunkTree(Tree[str]):
         self._loaded_nodes: set[int] = set()
 
     def on_mount(self) -> None:
-        """Add the top-level sections (only them)."""
-        self._add_chunk_nodes(self.root, store.top_level_chunks(self._db))
+        """Add the document synopsis, then the top-level sections (only them)."""
+        document = store.document_chunk(self._db)
+        self._add_chunk_nodes(self.root, [*([document] if document else []),
+                                          *store.top_level_chunks(self._db)])
         self._loaded_nodes.add(self.root.id)
 
     def node_for(self, chunk_id: str) -> TreeNode[str] | None:

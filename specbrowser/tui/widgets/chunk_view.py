@@ -1,4 +1,5 @@
-"""The chunk view: a header block of facts about a chunk, then its text as Markdown.
+"""The chunk view: a header block of facts about a chunk, then its text as Markdown, or its
+retrieval text as it is indexed.
 
 Markers are rewritten into ``sb-chunk:`` links before rendering (see
 :mod:`specbrowser.tui.marker_links`); one of them can be *selected* (bold, ``▶``) with
@@ -15,6 +16,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
+from textual.reactive import var
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
 
@@ -38,6 +40,15 @@ OVER_THRESHOLD_REASONS = {
 SELECTED_STYLE = "bold"
 """Added to the selected marker's rendered text, on top of the link style."""
 
+RETRIEVAL_MARKER_STYLE = "underline"
+"""Markers in the retrieval text view (plain text: no links, so they are underlined)."""
+
+RETRIEVAL_SELECTED_STYLE = "bold reverse"
+"""The selected marker in the retrieval text view."""
+
+RETRIEVAL_MODE_LABEL = " retrieval text "
+"""Shown after the chunk id while the view shows the retrieval text (key ``t``)."""
+
 RENDER_GROUP = "chunk-view-render"
 """Worker group of the Markdown render; exclusive, so a newer chunk cancels a render in flight."""
 
@@ -54,17 +65,28 @@ def format_chars(count: int) -> str:
 
 
 def header_text(chunk: Chunk, threshold_chars: int, markers: list[Marker],
-                selected: int | None) -> Text:
-    """The header block of a chunk as Rich ``Text`` (spec text stays literal)."""
+                selected: int | None, retrieval: bool = False) -> Text:
+    """The header block of a chunk as Rich ``Text`` (spec text stays literal).
+
+    Lines: id (and the retrieval-text badge when ``retrieval``); layer, section number, depth,
+    tag and parent; size against the threshold and overrun reason; heading path; markers.
+    """
     text = Text()
     text.append(chunk.id, style="bold")
+    if retrieval:
+        text.append("  ")
+        text.append(RETRIEVAL_MODE_LABEL, style="bold reverse")
     text.append("\n")
-    text.append("parent ", style="dim")
-    text.append(chunk.parent_id or "— (section root)")
+    text.append(chunk.layer, style="bold")
+    text.append(" · §\u00a0", style="dim")  # no-break space: keep the number with its sign
+    text.append(chunk.section_ordinal or "—")
     text.append(" · depth ", style="dim")
     text.append(str(chunk.depth))
     text.append(" · tag ", style="dim")
     text.append(chunk.breakdown_tag or "—")
+    text.append(" · parent ", style="dim")  # last: a long parent id wraps, nothing else does
+    root = "— (document)" if chunk.layer == "document" else "— (section root)"
+    text.append(chunk.parent_id or root)
     text.append("\n")
     over = chunk.size > threshold_chars
     text.append(f"{format_chars(chunk.size)} / {format_chars(threshold_chars)} chars",
@@ -96,7 +118,14 @@ class ChunkView(Vertical):
     The text is rendered once per chunk. Selecting a marker does not re-render it (a large
     chunk is hundreds of widgets and takes seconds): the rendered widget holding the marker gets
     the class ``selected-marker`` and its ``⤷`` becomes a bold ``▶``.
+
+    With :attr:`show_retrieval_text` the body shows the chunk's retrieval text instead, as plain
+    text in one widget (``#chunk-retrieval``): exactly what search and embeddings index.
+    Markers can be selected and followed there too.
     """
+
+    show_retrieval_text: var[bool] = var(False, init=False)
+    """Show the retrieval text (header + content) instead of the rendered Markdown content."""
 
     class FollowRequested(Message):
         """The user asked to go to another chunk or section (clicked a marker or ``#id`` link)."""
@@ -118,6 +147,23 @@ class ChunkView(Vertical):
         yield Static(id="chunk-header")
         with VerticalScroll(id="chunk-body"):
             yield Markdown(id="chunk-text", open_links=False, parser_factory=markdown_parser)
+            yield Static(id="chunk-retrieval", markup=False)
+
+    def on_mount(self) -> None:
+        """Start on the Markdown content."""
+        self.query_one("#chunk-retrieval", Static).display = False
+
+    def watch_show_retrieval_text(self, show: bool) -> None:
+        """Swap the body between the Markdown content and the retrieval text."""
+        self.query_one("#chunk-text", Markdown).display = not show
+        self.query_one("#chunk-retrieval", Static).display = show
+        self._update_header()
+        if show:
+            if self.selected_marker is None:
+                self.query_one("#chunk-body", VerticalScroll).scroll_home(animate=False)
+            self._render_retrieval()
+        elif self._rendered and self.selected_marker is not None:
+            self._show_selection()
 
     @property
     def selected_target(self) -> str | None:
@@ -137,6 +183,8 @@ class ChunkView(Vertical):
         self._update_header()
         self.query_one("#chunk-body", VerticalScroll).scroll_home(animate=False)
         self._render_text()
+        if self.show_retrieval_text:
+            self._render_retrieval()
 
     def select_marker(self, step: int) -> bool:
         """Select the next (``step=1``) or previous (``-1``) marker, wrapping around.
@@ -150,14 +198,49 @@ class ChunkView(Vertical):
         else:
             self.selected_marker = (self.selected_marker + step) % len(self.markers)
         self._update_header()
-        if self._rendered:
+        if self.show_retrieval_text:
+            self._render_retrieval()
+        elif self._rendered:
             self._show_selection()
         return True
 
     def _update_header(self) -> None:
         if self.chunk is not None:
             self.query_one("#chunk-header", Static).update(
-                header_text(self.chunk, self.threshold_chars, self.markers, self.selected_marker))
+                header_text(self.chunk, self.threshold_chars, self.markers, self.selected_marker,
+                            retrieval=self.show_retrieval_text))
+
+    def _render_retrieval(self) -> None:
+        """Show the retrieval text, markers underlined, the selected one reversed and scrolled to.
+
+        The retrieval text ends with the chunk text, so marker offsets shift by the header's
+        length.
+        """
+        if self.chunk is None:
+            return
+        plain = self.chunk.retrieval_text or "(this chunk set stores no retrieval text)"
+        shift = len(plain) - len(self.chunk.text) if plain.endswith(self.chunk.text) else None
+        content = Content(plain)
+        selected_start: int | None = None
+        for index, marker in enumerate(self.markers if shift is not None else []):
+            start, end = marker.start + shift, marker.end + shift  # type: ignore[operator]
+            chosen = index == self.selected_marker
+            content = content.stylize(RETRIEVAL_SELECTED_STYLE if chosen else RETRIEVAL_MARKER_STYLE,
+                                      start, end)
+            if chosen:
+                selected_start = start
+        widget = self.query_one("#chunk-retrieval", Static)
+        widget.update(content)
+        if selected_start is not None:
+            self.call_after_refresh(self._scroll_retrieval_to, plain[:selected_start])
+
+    def _scroll_retrieval_to(self, before: str) -> None:
+        """Scroll the body so the line holding the end of ``before`` (text wrapped as the
+        retrieval widget wraps it) is near the top."""
+        widget = self.query_one("#chunk-retrieval", Static)
+        line = len(Content(before).wrap(max(1, widget.content_region.width))) - 1 if before else 0
+        self.query_one("#chunk-body", VerticalScroll).scroll_to(
+            y=max(0, widget.virtual_region.y + line - 2), animate=False)
 
     @work(exclusive=True, group=RENDER_GROUP)
     async def _render_text(self) -> None:
@@ -210,8 +293,9 @@ class ChunkView(Vertical):
         self._set_content(widget, selected)
         widget.add_class("selected-marker")
         self._highlight = (widget, original)
-        body = self.query_one("#chunk-body", VerticalScroll)
-        self.call_after_refresh(body.scroll_to_widget, widget, animate=False)
+        if not self.show_retrieval_text:  # the Markdown is hidden behind the retrieval text
+            body = self.query_one("#chunk-body", VerticalScroll)
+            self.call_after_refresh(body.scroll_to_widget, widget, animate=False)
 
     @staticmethod
     def _set_content(widget: Static, content: Content) -> None:
