@@ -208,13 +208,14 @@ def _database_file(db: sqlite_utils.Database) -> str:
 def _insert_chunk_set(db: sqlite_utils.Database, policy: ChunkPolicy, chunks: list[Chunk],
                       stats: dict[str, object], now: str) -> None:
     """Write (or overwrite) the chunk set of ``policy.version`` and make it the active one."""
+    version = policy.version  # a hash over the settings: computed once, not once per chunk
     db.execute("UPDATE policies SET active = 0")
     db.table("policies").upsert({
-        "version": policy.version, "settings": json.dumps(policy.settings()), "created_at": now,
+        "version": version, "settings": json.dumps(policy.settings()), "created_at": now,
         "stats": json.dumps(stats), "active": 1,
     }, pk="version")
-    db.execute("DELETE FROM chunks WHERE policy_version = ?", [policy.version])
-    db.table("chunks").insert_all((_chunk_row(policy.version, c) for c in chunks), batch_size=500)
+    db.execute("DELETE FROM chunks WHERE policy_version = ?", [version])
+    db.table("chunks").insert_all((_chunk_row(version, c) for c in chunks), batch_size=500)
 
 
 def activate_chunk_set(db: sqlite_utils.Database, version: str) -> str:
