@@ -407,8 +407,9 @@ class _Converter:
             return f"*{inner.strip()}*"
         if tag == "sup" and inner.strip():
             return f"^{inner.strip()}"
-        if tag == "img":
-            return f"![{escape_text(el.get('alt') or '')}]({el.get('src') or ''})"
+        if tag == "img":  # multipage pages sit one folder down: "../img/x.svg" is "img/x.svg"
+            src = re.sub(r"^(?:\.\.?/)+", "", el.get("src") or "")
+            return f"![{escape_text(el.get('alt') or '')}]({src})"
         return inner
 
     def link(self, el: etree._Element) -> str:

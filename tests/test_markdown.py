@@ -113,3 +113,8 @@ def test_markdown_config_selectors_change_roles():
                        et.HTMLParser()).find(".//div")
     config = MarkdownConfig(inline_code=("span.k",))
     assert to_markdown(el, config) == "x `kw` v"
+
+
+def test_image_paths_are_the_same_for_single_page_and_multipage():
+    assert md('<p><img alt="Fig" src="../img/f.svg"></p>') == md('<p><img alt="Fig" src="img/f.svg"></p>') \
+        == "![Fig](img/f.svg)"
