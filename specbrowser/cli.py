@@ -140,20 +140,23 @@ def _outcome_line(outcome: str, chunk_sets: int) -> str:
 def _print_summary(title: str, db: Path, policy: ChunkPolicy, stats: dict, timings: dict[str, float],
                    outcome: str = "") -> None:
     table = Table(title=f"{escape(title)} → {escape(str(db))}", show_header=False, title_justify="left")
-    table.add_column(style="bold")
-    table.add_column()
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
     sizes = stats["sizes"]
     overruns = stats["over_threshold"] or {}
     rows = [
         ("policy", f"{escape(policy.describe())} (version {policy.version})"),
         *([("chunk sets", escape(outcome))] if outcome else []),
         ("sections", f"{stats['sections']:,}"),
-        ("chunks", f"{stats['chunks']:,}  by depth " + ", ".join(f"{k}: {v}" for k, v in stats["by_depth"].items())),
+        ("chunks", f"{stats['chunks']:,}  by depth " + ", ".join(f"{k}: {v:,}" for k, v in stats["by_depth"].items())),
         ("sizes (chars)", f"median {sizes['median']:,}, p90 {sizes['p90']:,}, max {sizes['max']:,}"),
         ("largest chunk", escape(f"{stats['largest']['id']} ({stats['largest']['size']:,} chars)") if stats["largest"] else "-"),
         ("over threshold", ", ".join(f"{k}: {v}" for k, v in overruns.items()) or "none"),
         ("unresolved markers", str(stats["unresolved_markers"])),
     ]
+    unused = [tag for tag in policy.breakdown_tags if tag not in stats.get("by_tag", {})]
+    if unused and stats.get("over_threshold"):
+        rows.append(("unused tags", escape(", ".join(unused)) + " (extracted nothing)"))
     if timings:
         rows.append(("time", ", ".join(f"{k} {v:.2f} s" for k, v in timings.items())))
     for name, value in rows:
@@ -240,9 +243,11 @@ def cmd_open(args: argparse.Namespace) -> int:
     if len(targets) == 1 and _is_database(targets[0]):
         open_database(targets[0]).close()  # a bad database fails here, before the screen changes
         return _run_app(targets[0], None, None)
-    for path in targets:
-        if not path.exists():
-            raise SpecInputError(f"{path} does not exist")
+    if any(_is_database(path) for path in targets):
+        raise SpecInputError("open takes one database, or the files of one spec")
+    from specbrowser.parse.ecmarkup import check_spec_inputs
+
+    check_spec_inputs(targets)  # a wrong path fails here, before the app takes the screen
     policy = _policy(args)
     db_path = _cache_db_for(targets)
     if _use_cache(db_path, targets, policy):
@@ -255,7 +260,7 @@ def _run_app(db_path: Path, spec: list[Path] | None, policy: ChunkPolicy | None)
 
     app = make_app(db_path, ingest_spec=spec, policy=policy)
     app.run()
-    return app.return_code or 0
+    return app.return_code or (EXIT_USER_ERROR if getattr(app, "ingest_failed", False) else 0)
 
 
 def sample_spec_path() -> Path:

@@ -517,6 +517,7 @@ async def test_failed_ingest_shows_the_error_on_the_progress_screen(tmp_path: Pa
         assert isinstance(app.screen, ProgressScreen)
         error = str(app.screen.query_one("#progress-error", Static).content)
         assert error and any(n.severity == "error" for n in app._notifications)
+        assert app.ingest_failed  # the CLI turns this into exit status 2
 
 
 def test_make_app_needs_a_database_path() -> None:

@@ -252,3 +252,22 @@ def test_python_dash_m(db):
     result = subprocess.run([sys.executable, "-m", "specbrowser", "stats", str(db), "--json"], check=False,
                             capture_output=True, text=True)
     assert result.returncode == 0 and json.loads(result.stdout)["sections"] == 2
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda tmp: tmp / "missing.html", "does not exist"),
+    (lambda tmp: tmp / "empty_dir", "without .html"),
+    (lambda tmp: tmp / "notes.html", "is not HTML"),
+])
+def test_open_checks_spec_input_before_starting_the_app(tmp_path, capsys, make, message):
+    (tmp_path / "empty_dir").mkdir()
+    (tmp_path / "notes.html").write_text("plain words only\n")
+    assert main(["open", str(make(tmp_path))]) == 2
+    assert message in one_error_line(capsys)
+
+
+def test_open_refuses_two_databases(db, tmp_path, capsys):
+    other = tmp_path / "copy.db"
+    other.write_bytes(db.read_bytes())
+    assert main(["open", str(db), str(other)]) == 2
+    assert "one database" in one_error_line(capsys)

@@ -17,7 +17,7 @@ from lxml import etree
 
 from specbrowser.errors import SpecInputError, SpecParseError
 from specbrowser.model import SECTION_TAGS, Document, Section
-from specbrowser.parse.html import read_html
+from specbrowser.parse.html import check_html_head, read_html
 
 SECTION_REF_TAG = "sb-section-ref"
 """Placeholder element for a child section inside its parent's own HTML."""
@@ -68,6 +68,18 @@ def resolve_inputs(paths: list[Path]) -> tuple[list[Path], str | None]:
     if len(unique) != len(files):  # the same file named twice would repeat every section
         files = [next(f for f in files if f.resolve() == u) for u in unique]
     return files, None
+
+
+def check_spec_inputs(paths: list[Path]) -> list[Path]:
+    """Resolve the spec arguments and check each file looks like HTML, without parsing them.
+
+    Raises:
+        SpecInputError: as :func:`resolve_inputs`, or a file that is not HTML.
+    """
+    files, _ = resolve_inputs(paths)
+    for path in files:
+        check_html_head(path)
+    return files
 
 
 def _is_source(path: Path) -> bool:

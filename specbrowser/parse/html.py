@@ -35,6 +35,26 @@ def detect_encoding(data: bytes) -> str:
     return "utf-8"
 
 
+def check_html_head(path: Path, head: bytes | None = None) -> str:
+    """Check that a file looks like HTML from its first bytes; return its encoding.
+
+    Raises:
+        SpecInputError: unreadable, binary, or text with no HTML tag near its start.
+    """
+    if head is None:
+        try:
+            with path.open("rb") as handle:
+                head = handle.read(_SNIFF_BYTES)
+        except OSError as exc:
+            raise SpecInputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    encoding = detect_encoding(head)
+    if encoding == "utf-8" and b"\x00" in head:
+        raise SpecInputError(f"{path} is not HTML (it looks like a binary file)")
+    if not _LOOKS_LIKE_HTML.search(head.decode(encoding, errors="replace")):
+        raise SpecInputError(f"{path} is not HTML (no HTML tag near its start)")
+    return encoding
+
+
 def read_html(path: Path) -> tuple[etree._Element, bytes]:
     """Parse one HTML file with lxml, returning the root element and the raw bytes.
 
@@ -47,13 +67,7 @@ def read_html(path: Path) -> tuple[etree._Element, bytes]:
         data = path.read_bytes()
     except OSError as exc:
         raise SpecInputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    encoding = detect_encoding(data)
-    head = data[:_SNIFF_BYTES]
-    if encoding == "utf-8" and b"\x00" in head:
-        raise SpecInputError(f"{path} is not HTML (it looks like a binary file)")
-    text_head = head.decode(encoding, errors="replace")
-    if not _LOOKS_LIKE_HTML.search(text_head):
-        raise SpecInputError(f"{path} is not HTML (no HTML tag near its start)")
+    encoding = check_html_head(path, data[:_SNIFF_BYTES])
     parser = etree.HTMLParser(encoding=encoding, huge_tree=True, remove_comments=True,
                               remove_pis=True)
     try:

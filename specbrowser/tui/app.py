@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
+from textual.worker import get_current_worker
 
 from specbrowser import store
 from specbrowser.errors import SpecbrowserError
@@ -53,6 +54,8 @@ class SpecBrowserApp(App[None]):
         self.db_path = Path(db_path)
         self.ingest_spec = [Path(p) for p in ingest_spec] if ingest_spec else None
         self.policy = policy or ChunkPolicy()
+        self.ingest_failed = False
+        """Set when the in-app ingest failed; the CLI then exits with status 2."""
         self.cursor_blink = cursor_blink
         self.db: sqlite_utils.Database | None = None
 
@@ -112,12 +115,19 @@ class SpecBrowserApp(App[None]):
 
         assert self.ingest_spec is not None
 
+        worker = get_current_worker()
+
         def progress(stage: str, done: int, total: int) -> None:
+            if worker.is_cancelled:  # the app is quitting: stop at once, nothing is written
+                raise _IngestCancelled
             self.post_message(IngestProgress(stage, done, total))  # thread-safe
 
         try:
             ingest(self.ingest_spec, self.db_path, self.policy, progress=progress)
+        except _IngestCancelled:
+            return
         except SpecbrowserError as error:
+            self.ingest_failed = True
             self.post_message(IngestFailed(str(error)))
             return
         self.post_message(IngestFinished(self.db_path))
@@ -162,6 +172,10 @@ class SpecBrowserApp(App[None]):
         if isinstance(self.screen, BrowserScreen) and not self._palette_open():
             self.push_screen(SpecPalette(providers=[JumpProvider], placeholder=JUMP_PLACEHOLDER,
                                          id="--command-palette", cursor_blink=self.cursor_blink))
+
+
+class _IngestCancelled(Exception):
+    """Raised inside the ingest's progress callback when the app quits mid-ingest."""
 
 
 def make_app(db_path: Path | None = None, *, ingest_spec: Sequence[Path] | None = None,

@@ -59,7 +59,9 @@ def marker_link(marker: Marker) -> str:
 
 
 def rewrite_markers(text: str, markers: list[Marker] | None = None) -> str:
-    """``text`` with every marker turned into a link (``markers``: ``find_markers(text)``).
+    """``text`` with every marker turned into a link (``markers``: ``find_markers(text)``), and
+    the ``<br>`` line breaks of table cells shown as a space: the view's Markdown parser shows
+    raw HTML literally (case C07).
 
     Markers never span lines, so line numbers stay those of ``text``.
     """
@@ -72,5 +74,8 @@ def rewrite_markers(text: str, markers: list[Marker] | None = None) -> str:
         parts.append(marker_link(marker))
         position = marker.end
     parts.append(text[position:])
-    return "".join(parts)
+    return _CELL_BREAK.sub(" ", "".join(parts))
+
+
+_CELL_BREAK = re.compile(r"(?<!\\)<br>")
 

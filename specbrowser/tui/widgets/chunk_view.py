@@ -33,7 +33,7 @@ from specbrowser.tui.marker_links import (
 
 OVER_THRESHOLD_REASONS = {
     "max_depth": "at the policy's max depth, so not broken down further",
-    "unsplittable": "no breakdown tag matched inside it",
+    "unsplittable": "the breakdown tags left cannot bring it under the threshold",
 }
 """One-line explanations of :attr:`Chunk.over_threshold` values, shown in the header."""
 
