@@ -64,10 +64,10 @@ def main() -> int:
             ingest_times.append(wall)
 
         sys.path.insert(0, str(ROOT))
+        import lxml.html
+
         from specbrowser.ingest import ingest
         from specbrowser.policy import ChunkPolicy
-
-        import lxml.html
 
         in_floor, in_ingest = [], []
         for i in range(args.repeat):

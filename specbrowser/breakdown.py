@@ -28,6 +28,7 @@ from lxml import etree
 from specbrowser.markdown import (
     COLUMNS_ATTR,
     MARKER_TAGS,
+    BlockCache,
     Roles,
     has_text,
     own_rows,
@@ -83,9 +84,20 @@ class _Breakdown:
     roles: Roles
     heading_path: list[str]
     out: list[Chunk] = field(default_factory=list)
+    cache: BlockCache = field(default_factory=dict)
 
     def markdown(self, el: etree._Element) -> str:
-        return to_markdown(el, self.policy.markdown, self.roles)
+        return to_markdown(el, self.policy.markdown, self.roles, self.cache)
+
+    def forget(self, extracted: list[_Pending], el: etree._Element) -> None:
+        """Drop the cached blocks of every element whose subtree an extraction changed: the
+        ancestors of each new marker (up to ``el``), and ``el`` itself."""
+        new_ids = {item.chunk_id for item in extracted}
+        for marker in el.iter(MARKER_TAG):
+            if marker.get("data-id") in new_ids:
+                for ancestor in marker.iterancestors():
+                    self.cache.pop(ancestor, None)
+        self.cache.pop(el, None)
 
     def chunk(self, item: _Pending, *, parent_id: str | None, depth: int) -> None:
         el, threshold = item.element, self.policy.threshold_chars
@@ -104,6 +116,7 @@ class _Breakdown:
                         extracted = _extract(el, tag, item.chunk_id, rest)
                     if extracted:
                         pending.extend(extracted)
+                        self.forget(extracted, el)
                         text = self.markdown(el)
                         if len(text) <= threshold:
                             break

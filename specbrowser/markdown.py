@@ -71,6 +71,7 @@ _WS = re.compile(r"[ \t\n\r\f\v]+")
 _HARD_BREAK = "\x00"
 """Stands for ``<br>`` until whitespace is collapsed: a newline in a paragraph, ``<br>`` in a cell."""
 _MULTIPAGE_HREF = re.compile(r"^[\w.%-]+\.html(#.*)$")
+_NEEDS_ANGLE_BRACKETS = re.compile(r"[ ()<>]")
 _ESCAPE_TEXT = re.compile(r"\\(?=[!-/:-@\[-`{-~])|<|&(?=#?\w+;)")
 _BLOCK_START = re.compile(r"^(?:#{1,6}(?:\s|$)|[-+*](?:\s|$)|>|=+\s*$|\d{1,9}[.)](?:\s|$))")
 _BACKTICKS = re.compile(r"`+")
@@ -102,23 +103,29 @@ def resolve_roles(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG) -
     return roles
 
 
+BlockCache = dict[etree._Element, list[str]]
+"""Rendered blocks per element. Valid while the element's subtree is unchanged: whoever edits a
+tree drops the entries of the edited element and all its ancestors (see the breakdown)."""
+
+
 def to_markdown(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG,
-                roles: Roles | None = None) -> str:
+                roles: Roles | None = None, cache: BlockCache | None = None) -> str:
     """The Markdown of one element and everything in it.
 
     ``el`` may be a section element (its own content, child sections as placeholders) or any
     element the breakdown extracted (a table, a cell, a paragraph, a grammar). Returns text with
     blocks separated by one blank line and no leading or trailing whitespace. ``roles`` from
-    :func:`resolve_roles` on ``el`` or an ancestor may be passed to save resolving them again.
+    :func:`resolve_roles` on ``el`` or an ancestor may be passed to save resolving them again;
+    a ``cache`` kept across calls on the same tree saves rendering unchanged blocks again.
     """
-    return "\n\n".join(to_blocks(el, config, roles))
+    return "\n\n".join(to_blocks(el, config, roles, cache))
 
 
 def to_blocks(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG,
-              roles: Roles | None = None) -> list[str]:
+              roles: Roles | None = None, cache: BlockCache | None = None) -> list[str]:
     """The Markdown blocks of one element, in order (what :func:`to_markdown` joins)."""
     out: list[str] = []
-    _Converter(resolve_roles(el, config) if roles is None else roles).block(el, out)
+    _Converter(resolve_roles(el, config) if roles is None else roles, cache).block(el, out)
     return [b for b in out if b]
 
 
@@ -174,14 +181,28 @@ def code_span(text: str) -> str:
 class _Converter:
     """Walks one element tree with the roles resolved for it."""
 
-    __slots__ = ("roles",)
+    __slots__ = ("cache", "roles")
 
-    def __init__(self, roles: Roles) -> None:
+    def __init__(self, roles: Roles, cache: BlockCache | None = None) -> None:
         self.roles = roles
+        self.cache = cache
 
     # --- blocks -----------------------------------------------------------------------------
 
     def block(self, el: etree._Element, out: list[str]) -> None:
+        cache = self.cache
+        if cache is None:
+            self._block(el, out)
+            return
+        cached = cache.get(el)
+        if cached is None:
+            start = len(out)
+            self._block(el, out)
+            cache[el] = out[start:]
+        else:
+            out.extend(cached)
+
+    def _block(self, el: etree._Element, out: list[str]) -> None:
         tag = el.tag
         if not isinstance(tag, str):
             return
@@ -419,14 +440,15 @@ class _Converter:
             return ""
         if not href:
             return text
-        match = _MULTIPAGE_HREF.match(href)
-        if match:
-            href = match.group(1)
-        elif href.startswith("./#"):
-            href = href[2:]
-        if href.startswith("#"):  # multipage percent-encodes anchors (#%E2%84%9D); one form for both
+        if href[0] != "#":
+            match = _MULTIPAGE_HREF.match(href)
+            if match:
+                href = match.group(1)
+            elif href.startswith("./#"):
+                href = href[2:]
+        if href[0] == "#" and "%" in href:  # multipage percent-encodes anchors (#%E2%84%9D)
             href = "#" + unquote(href[1:])
-        if any(c in href for c in " ()<>"):
+        if _NEEDS_ANGLE_BRACKETS.search(href):
             href = "<" + href.replace("<", "%3C").replace(">", "%3E") + ">"
         return f"[{text}]({href})"
 

@@ -99,7 +99,7 @@ def test_breakdown_invariants(tmp_path, html, policy):
     for chunk in chunks:
         text = MARKER_RE.sub("", chunk.text)
         if chunk.layer == "table_row":
-            text = text[re.search(r"^\|(?:-+\|)+$", text, re.M).end():]
+            text = text[re.search(r"^\|(?:-+\|)+$", text, re.MULTILINE).end():]
         seen.extend(WORD.findall(text))
     assert sorted(seen) == sorted(source_words)
 
