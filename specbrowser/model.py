@@ -69,6 +69,35 @@ class Section:
 
 
 @dataclass
+class TocNode:
+    """One entry of a table of contents (the document's own, or an external ``--toc`` file).
+
+    Attributes:
+        title: the entry's heading text without its section number.
+        secnum: the entry's section number ("14.6", "A.1") or "".
+        target_id: the section id an HTML TOC link points at (its fragment), or None.
+        start: first position the entry covers, or None when unknown. For HTML the reconciler
+            sets it from ``target_id`` (the target section's ordinal); an external TOC gives
+            it (page numbers for paginated sources, or section ordinals).
+        end: last position covered (inclusive), or None for open-ended (see
+            :func:`specbrowser.headings.build_heading_paths`).
+        children: nested entries, in order.
+    """
+
+    title: str
+    secnum: str = ""
+    target_id: str | None = None
+    start: int | None = None
+    end: int | None = None
+    children: list[TocNode] = field(default_factory=list)
+
+    @property
+    def display_title(self) -> str:
+        """``secnum title`` as a path element."""
+        return f"{self.secnum} {self.title}".strip()
+
+
+@dataclass
 class Chunk:
     """One piece of a section's text, as stored and as shown.
 

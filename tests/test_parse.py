@@ -126,7 +126,7 @@ def test_binary_file_is_not_html(tmp_path):
 def test_html_without_sections(tmp_path):
     path = tmp_path / "page.html"
     path.write_text("<html><body><p>no sections</p></body></html>")
-    with pytest.raises(SpecParseError, match="no emu-clause"):
+    with pytest.raises(SpecParseError, match="no sections in .*nor h1-h6 headings"):
         load_spec(path)
 
 

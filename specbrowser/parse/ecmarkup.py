@@ -16,8 +16,9 @@ from pathlib import Path
 from lxml import etree
 
 from specbrowser.errors import SpecInputError, SpecParseError
-from specbrowser.model import SECTION_TAGS, Document, Section
+from specbrowser.model import SECTION_TAGS, Document, Section, TocNode
 from specbrowser.parse.html import check_html_head, read_html
+from specbrowser.parse.toc import extract_toc
 
 SECTION_REF_TAG = "sb-section-ref"
 """Placeholder element for a child section inside its parent's own HTML."""
@@ -37,6 +38,8 @@ class ParsedSpec:
     document: Document
     sections: list[Section]
     elements: dict[str, etree._Element] = field(repr=False, default_factory=dict)
+    toc: list[TocNode] = field(default_factory=list)
+    """The document's own table of contents (top-level entries), or [] when it has none."""
 
 
 def resolve_inputs(paths: list[Path]) -> tuple[list[Path], str | None]:
@@ -113,18 +116,26 @@ def load_spec(paths: list[Path] | Path) -> ParsedSpec:
         for path, root, _data in pages:
             _expand_imports(root, path.parent)
 
+    toc = extract_toc(roots[0])
     sections: list[Section] = []
     elements: dict[str, etree._Element] = {}
     for path, root, _data in pages:
         _collect_sections(root, path.name, sections, elements)
     if not sections:
+        from specbrowser.parse.plain import collect_heading_sections
+
+        for path, root, _data in pages:
+            collect_heading_sections(root, path.name, sections, elements)
+        kind = "html-headings"
+    if not sections:
         names = ", ".join(str(p) for p in files[:3])
-        raise SpecParseError(f"no emu-clause, emu-annex or emu-intro with an id in {names}")
+        raise SpecParseError(f"no sections in {names}: neither ecmarkup clauses "
+                             "(emu-clause, emu-annex, emu-intro with an id) nor h1-h6 headings")
     title = _document_title(roots[0]) or sections[0].title
     sha = digest.hexdigest()
     document = Document(id=sha[:16], title=title, kind=kind,
                         source_paths=[str(p) for p in files], sha256=sha)
-    return ParsedSpec(document=document, sections=sections, elements=elements)
+    return ParsedSpec(document=document, sections=sections, elements=elements, toc=toc)
 
 
 def _detect_kind(pages: list[bytes]) -> str:
