@@ -1,12 +1,119 @@
-"""A document's own table of contents → TocNode tree. (In progress.)"""
+"""A document's table of contents → :class:`TocNode` tree; also the external ``--toc`` file.
+
+Sources, in order of preference:
+
+- ecmarkup's sidebar menu: ``#menu-toc > ol.toc`` of ``li > a[href][title] > span.secnum`` and
+  nested ``ol.toc`` (every multipage page repeats it; links carry page names);
+- plain HTML (Bikeshed, ReSpec …): ``nav#toc`` holding a list, else the first ``ol.toc`` /
+  ``ul.toc`` list, with ``span.secno`` numbers;
+- an external JSON file (:func:`load_toc_file`), as an LLM-built TOC would give.
+"""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from urllib.parse import unquote
+
 from lxml import etree
 
+from specbrowser.errors import SpecInputError
 from specbrowser.model import TocNode
+
+_NUMBER_CLASSES = frozenset({"secnum", "secno"})
+_TOC_ROOTS = (
+    "//*[@id='menu-toc']/ol",
+    "//nav[@id='toc']//*[self::ol or self::ul][1]",
+    "//*[self::ol or self::ul][contains(concat(' ', normalize-space(@class), ' '), ' toc ')]",
+)
 
 
 def extract_toc(root: etree._Element) -> list[TocNode]:
-    """The document's TOC (not written yet)."""
+    """The document's own TOC as top-level nodes, or [] when it has none.
+
+    Each entry's title is the link's ``title`` attribute when present (ecmarkup writes the full
+    heading there, its link text abbreviates "Static Semantics" to "SS"), else the link text
+    without its number; ``target_id`` is the link's fragment, percent-decoded, the page name of a
+    multipage link dropped. A list item without a link is an empty-title wrapper entry.
+    """
+    for xpath in _TOC_ROOTS:
+        found = root.xpath(xpath)
+        if found:
+            return _entries(found[0])
     return []
+
+
+def _entries(list_el: etree._Element) -> list[TocNode]:
+    nodes: list[TocNode] = []
+    for item in list_el:
+        if item.tag != "li":
+            continue
+        link = next((a for a in item.iter("a") if _own(a, item)), None)
+        children = [n for sub in item if sub.tag in ("ol", "ul") for n in _entries(sub)]
+        if link is None:
+            nodes.append(TocNode(title="", children=children))
+            continue
+        secnum = ""
+        parts = [link.text or ""]
+        for child in link:
+            classes = set((child.get("class") or "").split())
+            text = "".join(child.itertext())
+            if classes & _NUMBER_CLASSES and not secnum:
+                secnum = " ".join(text.split()).rstrip(".")
+            else:
+                parts.append(text)
+            parts.append(child.tail or "")
+        title = " ".join((link.get("title") or "".join(parts)).split())
+        href = link.get("href") or ""
+        target = unquote(href.split("#", 1)[1]) if "#" in href else None
+        nodes.append(TocNode(title=title, secnum=secnum, target_id=target or None, children=children))
+    return nodes
+
+
+def _own(link: etree._Element, item: etree._Element) -> bool:
+    """Whether a link belongs to this list item, not to a nested list inside it."""
+    for ancestor in link.iterancestors():
+        if ancestor is item:
+            return True
+        if ancestor.tag in ("ol", "ul"):
+            return False
+    return False
+
+
+def load_toc_file(path: Path) -> list[TocNode]:
+    """Read an external TOC: JSON, a list of ``{title, start, end?, secnum?, children?}``.
+
+    ``start``/``end`` are 0-based section ordinals, ``end`` inclusive; an entry without ``end``
+    is open-ended. The format is ``schemas/toc.schema.json``.
+
+    Raises:
+        SpecInputError: unreadable file, invalid JSON, or an entry of the wrong shape (the
+            message names the entry's place, e.g. ``[2].children[0]``).
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SpecInputError(f"cannot read TOC file {path}: {exc.strerror or exc}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise SpecInputError(f"TOC file {path} is not JSON: {exc}") from None
+    return _nodes_from_json(data, path, "")
+
+
+def _nodes_from_json(data: object, path: Path, where: str) -> list[TocNode]:
+    if not isinstance(data, list):
+        raise SpecInputError(f"TOC file {path}: {where or 'the top level'} must be a list of entries")
+    nodes = []
+    for index, entry in enumerate(data):
+        place = f"{where}[{index}]"
+        if not isinstance(entry, dict) or not isinstance(entry.get("title"), str):
+            raise SpecInputError(f"TOC file {path}: entry {place} needs a string \"title\"")
+        start, end = entry.get("start"), entry.get("end")
+        for name, value in (("start", start), ("end", end)):
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+                raise SpecInputError(f"TOC file {path}: {name} of {place} must be a whole number >= 0")
+        if start is not None and end is not None and end < start:
+            raise SpecInputError(f"TOC file {path}: end of {place} is before its start")
+        children = _nodes_from_json(entry.get("children", []), path, f"{place}.children")
+        nodes.append(TocNode(title=" ".join(entry["title"].split()), secnum=str(entry.get("secnum", "")),
+                             start=start, end=end, children=children))
+    return nodes

@@ -1,0 +1,228 @@
+"""Section tree × table of contents → canonical heading paths, and where the two disagree.
+
+:func:`build_heading_paths` follows seed 004 (range containment: the deepest TOC node that
+contains a section wins, best overlap when a section straddles). Positions are 0-based section
+ordinals: a section covers its own ordinal through its last descendant's; a TOC node covers its
+start (given, or its link target's ordinal) through its end (given, else the position before its
+next sibling's start, else its parent's end, else the document's last position).
+:func:`classify_mismatches` names, for each section, how the parser's path and the TOC's differ.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from specbrowser.model import Section, TocNode
+
+MISMATCH_KINDS = ("missing_from_toc", "title_differs", "depth_differs", "ancestor_differs",
+                  "toc_entry_without_section")
+"""The classes of disagreement, in the order a section is tested for them (first wins)."""
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """A TOC node with its resolved inclusive range and its path of titles."""
+
+    node: TocNode
+    path: tuple[str, ...]
+    depth: int
+    start: int
+    end: int
+
+
+@dataclass
+class _Span:
+    """A TOC node as searched: its entry (None for a wrapper or a node without range), its
+    children, and the positions its whole subtree touches (to skip subtrees quickly)."""
+
+    entry: _Entry | None
+    children: list[_Span]
+    low: int
+    high: int
+
+
+def section_ranges(sections: list[Section]) -> dict[str, tuple[int, int]]:
+    """Each section's (first, last) position: its ordinal and its last descendant's ordinal."""
+    last = {s.id: s.ordinal for s in sections}
+    parent = {s.id: s.parent_id for s in sections}
+    for section in sorted(sections, key=lambda s: -s.ordinal):  # children before parents
+        up = parent[section.id]
+        if up is not None and up in last:
+            last[up] = max(last[up], last[section.id])
+    return {s.id: (s.ordinal, last[s.id]) for s in sections}
+
+
+def resolve_toc_starts(toc: list[TocNode], sections: list[Section]) -> list[TocNode]:
+    """Copies of the TOC nodes with ``start`` set from ``target_id`` (the target section's
+    ordinal) where no start was given. Entries whose target does not exist keep no start."""
+    ordinal = {s.id: s.ordinal for s in sections}
+
+    def copy(node: TocNode) -> TocNode:
+        start = node.start
+        if start is None and node.target_id is not None:
+            start = ordinal.get(node.target_id)
+        return TocNode(node.title, node.secnum, node.target_id, start, node.end,
+                       [copy(c) for c in node.children])
+
+    return [copy(n) for n in toc]
+
+
+def build_heading_paths(sections: list[Section], toc: list[TocNode]) -> dict[str, list[str]]:
+    """The canonical heading path (TOC display titles, root first) of each section.
+
+    Pure: neither argument is changed, and every returned list is a fresh copy. A section maps
+    to the best TOC node whose range overlaps its own: one that contains it beats one that only
+    overlaps; then the deeper node; then the larger overlap; then the tighter range; then the
+    earlier start. Empty-title wrapper nodes are left out of paths (their children keep the
+    right ancestry). Sections overlapping no node, and all sections when ``toc`` is empty, are
+    absent: callers fall back to the parser's path.
+    """
+    if not sections or not toc:
+        return {}
+    document_end = max(s.ordinal for s in sections)
+    spans = _spans(resolve_toc_starts(toc, sections), (), 0, None, document_end)
+    if not spans:
+        return {}
+    result: dict[str, list[str]] = {}
+    for section_id, (first, last) in section_ranges(sections).items():
+        best = _best_entry(_overlapping(spans, first, last), first, last)
+        if best is not None:
+            result[section_id] = list(best.path)
+    return result
+
+
+def _overlapping(spans: list[_Span], first: int, last: int) -> Iterator[_Entry]:
+    for span in spans:
+        if span.high < first or span.low > last:
+            continue
+        entry = span.entry
+        if entry is not None and entry.start <= last and entry.end >= first:
+            yield entry
+        yield from _overlapping(span.children, first, last)
+
+
+def _spans(nodes: list[TocNode], path: tuple[str, ...], depth: int, parent_end: int | None,
+           document_end: int) -> list[_Span]:
+    """Resolve each node's range (see the module docstring) and build the search tree."""
+    starts = [n.start for n in nodes]
+    spans: list[_Span] = []
+    for index, node in enumerate(nodes):
+        own_path = path + (node.display_title,) if node.title else path
+        end = node.end
+        if end is None:
+            following = next((s for s in starts[index + 1:] if s is not None), None)
+            if following is not None:
+                end = following - 1
+            elif parent_end is not None:
+                end = parent_end
+            else:
+                end = document_end
+        if parent_end is not None:
+            end = min(end, parent_end)  # an open-ended last child never leaks past its parent
+        has_range = node.start is not None and end >= node.start
+        entry = _Entry(node, own_path, depth, node.start, end) if has_range and node.title else None
+        children = _spans(node.children, own_path, depth + 1 if node.title else depth,
+                          end if has_range else parent_end, document_end)
+        lows = [c.low for c in children] + ([entry.start] if entry else [])
+        highs = [c.high for c in children] + ([entry.end] if entry else [])
+        if lows:
+            spans.append(_Span(entry, children, min(lows), max(highs)))
+    return spans
+
+
+def _best_entry(entries: Iterable[_Entry], first: int, last: int) -> _Entry | None:
+    best: tuple[object, ...] | None = None
+    chosen = None
+    for entry in entries:
+        overlap = min(last, entry.end) - max(first, entry.start) + 1
+        if overlap <= 0:
+            continue
+        contains = entry.start <= first and last <= entry.end
+        key = (contains, entry.depth, overlap, -(entry.end - entry.start), -entry.start)
+        if best is None or key > best:
+            best, chosen = key, entry
+    return chosen
+
+
+# --- mismatches -----------------------------------------------------------------------------
+
+_PARAMETERS = re.compile(r"\s*\(.*\)\s*$")
+_LEADING_NUMBER = re.compile(
+    r"^\s*(?:Annex\s+[A-Z](?:\s*\([^)]*\))?|[0-9]+(?:\.[0-9]+)*\.?|[A-Z](?:\.[0-9]+)+\.?)\s+(?=\S)")
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " "})
+
+
+def normalize_title(title: str, secnum: str = "") -> str:
+    """A title as compared across the two maps: Unicode NFKC, quotes and no-break spaces made
+    plain, a leading section number (``secnum`` or any ``1.2.3``/``A.1``-style number) and a
+    trailing parameter list (``ToNumber ( argument )`` → ``tonumber``) removed, whitespace
+    collapsed, case folded."""
+    text = unicodedata.normalize("NFKC", title).translate(_QUOTES).strip()
+    if secnum and text.startswith(secnum):
+        text = text[len(secnum):]
+    text = _LEADING_NUMBER.sub("", text)
+    text = _PARAMETERS.sub("", text)
+    return " ".join(text.split()).casefold()
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One disagreement: its kind (see :data:`MISMATCH_KINDS`), the section (or, for
+    ``toc_entry_without_section``, the TOC entry's target id or title), and both paths."""
+
+    kind: str
+    section_id: str
+    parser_path: list[str]
+    toc_path: list[str]
+
+
+def classify_mismatches(sections: list[Section], toc: list[TocNode],
+                        parser_paths: dict[str, list[str]],
+                        toc_paths: dict[str, list[str]]) -> list[Mismatch]:
+    """Every disagreement between the section tree and the TOC, sections in document order,
+    then TOC entries without a section. Nothing is reported when ``toc`` is empty.
+
+    A section is tested in :data:`MISMATCH_KINDS` order and gets the first kind that applies:
+    ``missing_from_toc`` (no entry links to or starts at it), ``title_differs`` (its own entry's
+    normalised title differs), ``depth_differs`` (the two paths have different lengths),
+    ``ancestor_differs`` (same length, an ancestor's normalised title differs).
+    """
+    if not toc:
+        return []
+    resolved = resolve_toc_starts(toc, sections)
+    own_entry: dict[int, TocNode] = {}
+    orphans: list[TocNode] = []
+    for node in _walk(resolved):
+        if node.start is not None:
+            own_entry.setdefault(node.start, node)
+        elif node.title and node.target_id is not None:
+            orphans.append(node)
+    found: list[Mismatch] = []
+    for section in sections:
+        parser_path = parser_paths.get(section.id, [section.display_title])
+        toc_path = toc_paths.get(section.id, [])
+        entry = own_entry.get(section.ordinal)
+        kind = None
+        if entry is None:
+            kind = "missing_from_toc"
+        elif normalize_title(entry.title, entry.secnum) != normalize_title(section.title, section.secnum):
+            kind = "title_differs"
+        elif len(toc_path) != len(parser_path):
+            kind = "depth_differs"
+        elif [normalize_title(t) for t in toc_path] != [normalize_title(t) for t in parser_path]:
+            kind = "ancestor_differs"
+        if kind:
+            found.append(Mismatch(kind, section.id, list(parser_path), list(toc_path)))
+    for node in orphans:
+        found.append(Mismatch("toc_entry_without_section", node.target_id or node.title, [],
+                              [node.display_title]))
+    return found
+
+
+def _walk(nodes: list[TocNode]) -> Iterator[TocNode]:
+    for node in nodes:
+        yield node
+        yield from _walk(node.children)
