@@ -117,6 +117,7 @@ def load_spec(paths: list[Path] | Path) -> ParsedSpec:
             _expand_imports(root, path.parent)
 
     toc = extract_toc(roots[0])
+    title = _document_title(roots[0])  # before the parsers move headings out of the page
     sections: list[Section] = []
     elements: dict[str, etree._Element] = {}
     for path, root, _data in pages:
@@ -131,7 +132,7 @@ def load_spec(paths: list[Path] | Path) -> ParsedSpec:
         names = ", ".join(str(p) for p in files[:3])
         raise SpecParseError(f"no sections in {names}: neither ecmarkup clauses "
                              "(emu-clause, emu-annex, emu-intro with an id) nor h1-h6 headings")
-    title = _document_title(roots[0]) or sections[0].title
+    title = title or next((s.title for s in sections if s.kind != "front-matter"), sections[0].title)
     sha = digest.hexdigest()
     document = Document(id=sha[:16], title=title, kind=kind,
                         source_paths=[str(p) for p in files], sha256=sha)
@@ -189,7 +190,8 @@ def _document_title(root: etree._Element) -> str:
         key, _, value = line.partition(":")
         if key.strip() == "title" and value.strip():
             return value.strip()
-    return ""
+    first_h1 = root.find(".//body//h1")  # a plain page's title heading
+    return " ".join("".join(first_h1.itertext()).split()) if first_h1 is not None else ""
 
 
 def _collect_sections(root: etree._Element, source_file: str, sections: list[Section],
