@@ -22,7 +22,9 @@ from specbrowser.policy import (
     CONVERTER_VERSION,
     DEFAULT_MAX_DEPTH,
     DEFAULT_THRESHOLD_CHARS,
+    PLAIN_HTML_BREAKDOWN_TAGS,
     ChunkPolicy,
+    PolicyForKind,
 )
 
 EXIT_USER_ERROR = 2
@@ -43,7 +45,8 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--threshold", type=int, default=DEFAULT_THRESHOLD_CHARS, metavar="N",
                        help=f"break down chunks longer than N characters (default {DEFAULT_THRESHOLD_CHARS})")
         p.add_argument("--tags", default=None, metavar="A,B,C",
-                       help="breakdown tags in order (default emu-table,emu-grammar,td,p)")
+                       help="breakdown tags in order (default emu-table,emu-grammar,td,p; for "
+                            f"plain HTML specs {','.join(PLAIN_HTML_BREAKDOWN_TAGS)})")
         p.add_argument("--max-depth", type=int, default=DEFAULT_MAX_DEPTH, metavar="N",
                        help=f"deepest subsection level (default {DEFAULT_MAX_DEPTH})")
 
@@ -102,6 +105,14 @@ def _policy(args: argparse.Namespace) -> ChunkPolicy:
     return ChunkPolicy.from_tag_list(args.threshold, args.tags, args.max_depth)
 
 
+def _policy_for_kind(args: argparse.Namespace) -> PolicyForKind | None:
+    """None when the user typed ``--tags`` (their order wins for every kind of spec); else the
+    hook that gives the parsed spec's kind its default tags (issue 4: plain HTML specs)."""
+    if args.tags is not None:
+        return None
+    return lambda kind: ChunkPolicy.from_tag_list(args.threshold, None, args.max_depth, kind=kind)
+
+
 # --- ingest ---------------------------------------------------------------------------------
 
 
@@ -110,7 +121,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     from specbrowser.ingest import ingest
 
-    policy = _policy(args)
+    policy, for_kind = _policy(args), _policy_for_kind(args)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal) as bar:
         task = bar.add_task("parsing", total=None)
@@ -118,7 +129,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         def progress(stage: str, done: int, total: int) -> None:
             bar.update(task, description=f"{stage} sections", completed=done, total=total)
 
-        result = ingest(args.spec, args.db, policy, progress)
+        result = ingest(args.spec, args.db, policy, progress, policy_for_kind=for_kind)
+    if for_kind is not None:
+        policy = for_kind(result.parsed.document.kind)
     _print_summary(result.parsed.document.title, args.db, policy, result.stats, result.timings,
                    _outcome_line(result.outcome, result.chunk_sets))
     return 0
@@ -203,11 +216,13 @@ def _drop_unreadable_cache(db_path: Path) -> None:
         db_path.unlink(missing_ok=True)
 
 
-def _use_cache(db_path: Path, spec_paths: list[Path], policy: ChunkPolicy) -> bool:
+def _use_cache(db_path: Path, spec_paths: list[Path], policy: ChunkPolicy,
+               policy_for_kind: PolicyForKind | None = None) -> bool:
     """Whether the cache database can be opened as it is for this spec and policy.
 
-    True when it holds this exact spec (same bytes) and a chunk set of ``policy``'s version,
-    which is then made the active one; False means: ingest first (which adds the set).
+    True when it holds this exact spec (same bytes) and a chunk set of ``policy``'s version
+    (with ``policy_for_kind``, of the policy it gives for the stored spec's kind), which is then
+    made the active one; False means: ingest first (which adds the set).
     """
     from specbrowser.store import activate_chunk_set, get_document, list_chunk_sets, open_database
 
@@ -217,8 +232,11 @@ def _use_cache(db_path: Path, spec_paths: list[Path], policy: ChunkPolicy) -> bo
     try:
         db = open_database(db_path)
         try:
-            if get_document(db).sha256 != _spec_sha256(spec_paths):
+            document = get_document(db)
+            if document.sha256 != _spec_sha256(spec_paths):
                 return False
+            if policy_for_kind is not None:
+                policy = policy_for_kind(document.kind)
             if not any(s.version == policy.version for s in list_chunk_sets(db)):
                 return False
             activate_chunk_set(db, policy.version)
@@ -248,17 +266,18 @@ def cmd_open(args: argparse.Namespace) -> int:
     from specbrowser.parse.ecmarkup import check_spec_inputs
 
     check_spec_inputs(targets)  # a wrong path fails here, before the app takes the screen
-    policy = _policy(args)
+    policy, for_kind = _policy(args), _policy_for_kind(args)
     db_path = _cache_db_for(targets)
-    if _use_cache(db_path, targets, policy):
+    if _use_cache(db_path, targets, policy, for_kind):
         return _run_app(db_path, None, None)
-    return _run_app(db_path, targets, policy)
+    return _run_app(db_path, targets, policy, for_kind)
 
 
-def _run_app(db_path: Path, spec: list[Path] | None, policy: ChunkPolicy | None) -> int:
+def _run_app(db_path: Path, spec: list[Path] | None, policy: ChunkPolicy | None,
+             policy_for_kind: PolicyForKind | None = None) -> int:
     from specbrowser.tui.app import make_app
 
-    app = make_app(db_path, ingest_spec=spec, policy=policy)
+    app = make_app(db_path, ingest_spec=spec, policy=policy, policy_for_kind=policy_for_kind)
     app.run()
     return app.return_code or (EXIT_USER_ERROR if getattr(app, "ingest_failed", False) else 0)
 
@@ -324,7 +343,7 @@ def cmd_subsections(args: argparse.Namespace) -> int:
         for name in ("kind", "title", "chars", "over threshold"):
             table.add_column(name, justify="right" if name == "chars" else "left")
         for child in children:
-            kind = child.breakdown_tag or (f"emu-{get_section(db, child.section_id).kind}"
+            kind = child.breakdown_tag or (_section_kind_label(get_section(db, child.section_id).kind)
                                            if child.section_id else child.layer)
             table.add_row(escape(child.id), escape(kind), escape(child.title), f"{child.size:,}",
                           escape(child.over_threshold or ""))
@@ -332,6 +351,14 @@ def cmd_subsections(args: argparse.Namespace) -> int:
     finally:
         db.close()
     return 0
+
+
+def _section_kind_label(kind: str) -> str:
+    """A child section's kind as ``subsections`` shows it: the ecmarkup element that made it
+    (``emu-clause`` …), else the kind itself (``heading`` for plain HTML)."""
+    from specbrowser.model import SECTION_TAGS
+
+    return next((tag for tag, name in SECTION_TAGS.items() if name == kind), kind)
 
 
 def cmd_stats(args: argparse.Namespace) -> int:

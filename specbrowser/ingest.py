@@ -18,7 +18,7 @@ from specbrowser.errors import DatabaseError, SpecParseError
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Section
 from specbrowser.parse import ParsedSpec, load_spec
 from specbrowser.parse.html import parse_fragment
-from specbrowser.policy import ChunkPolicy
+from specbrowser.policy import ChunkPolicy, PolicyForKind
 from specbrowser.stats import compute_stats
 from specbrowser.store import count_chunk_sets, open_database, store_ingest
 
@@ -114,13 +114,17 @@ def check_db_path(db_path: Path) -> None:
 
 
 def ingest(spec_paths: list[Path], db_path: Path, policy: ChunkPolicy,
-           progress: Progress | None = None) -> IngestResult:
+           progress: Progress | None = None,
+           policy_for_kind: PolicyForKind | None = None) -> IngestResult:
     """Parse a spec, chunk it under ``policy`` and store the chunk set in ``db_path``.
 
     The new set becomes the active one. With the spec already in the database (same bytes,
     same parse), the set is added beside the other policies' sets, or replaces the set of the
     same policy version; a different spec replaces everything (old sets would be stale against
     its sections). See :func:`specbrowser.store.store_ingest`.
+
+    ``policy_for_kind``, when given, replaces ``policy`` once the spec is parsed and its kind
+    known: how the CLI gives each kind its default breakdown tags (:data:`PolicyForKind`).
 
     All or nothing: on any error or Ctrl-C the database is left as it was, and a database file
     this call created is removed.
@@ -133,6 +137,8 @@ def ingest(spec_paths: list[Path], db_path: Path, policy: ChunkPolicy,
     timings: dict[str, float] = {}
     start = time.perf_counter()
     parsed = load_spec(spec_paths)
+    if policy_for_kind is not None:
+        policy = policy_for_kind(parsed.document.kind)
     timings["parse"] = time.perf_counter() - start
     sections = list(parsed.sections)
     mark = time.perf_counter()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from specbrowser.errors import PolicyError
@@ -19,6 +20,14 @@ DEFAULT_THRESHOLD_CHARS = 5000
 
 DEFAULT_BREAKDOWN_TAGS: tuple[str, ...] = ("emu-table", "emu-grammar", "td", "p")
 """Seed 000's BREAKDOWN_TAGS, tried in this order: whole tables, grammar, cells, paragraphs."""
+
+PLAIN_HTML_BREAKDOWN_TAGS: tuple[str, ...] = ("table", "pre", "ol", "ul", "p")
+"""Issue 4's order for plain heading-structured HTML (no ecmarkup elements): whole tables,
+code and IDL blocks, lists, paragraphs."""
+
+DEFAULT_TAGS_BY_KIND: dict[str, tuple[str, ...]] = {"html-headings": PLAIN_HTML_BREAKDOWN_TAGS}
+"""Default breakdown tags per :attr:`specbrowser.model.Document.kind`; kinds not listed (the
+ecmarkup ones) use :data:`DEFAULT_BREAKDOWN_TAGS`."""
 
 DEFAULT_MAX_DEPTH = 3
 """Seed 000's MAX_RECURSION_DEPTH: section (0) > table (1) > cell (2) > paragraph (3)."""
@@ -62,12 +71,13 @@ class ChunkPolicy:
 
     @classmethod
     def from_tag_list(cls, threshold_chars: int, tags: str | None, max_depth: int,
-                      markdown: MarkdownConfig | None = None) -> ChunkPolicy:
+                      markdown: MarkdownConfig | None = None, kind: str | None = None) -> ChunkPolicy:
         """Build a policy from a comma-separated tag list as typed on the command line.
 
-        ``tags=None`` keeps the default order; an empty string means no breakdown tags at all.
+        ``tags=None`` (the user typed no ``--tags``) takes the default order for the spec
+        ``kind`` (:func:`default_tags_for`); an empty string means no breakdown tags at all.
         """
-        parsed = DEFAULT_BREAKDOWN_TAGS if tags is None else tuple(
+        parsed = default_tags_for(kind) if tags is None else tuple(
             t.strip().lower() for t in tags.split(",") if t.strip()
         )
         return cls(threshold_chars=threshold_chars, breakdown_tags=parsed, max_depth=max_depth,
@@ -101,3 +111,15 @@ class ChunkPolicy:
         """One line for headers and summaries: ``threshold 5000 · emu-table → … · max depth 3``."""
         tags = " → ".join(self.breakdown_tags) or "(no tags)"
         return f"threshold {self.threshold_chars} · {tags} · max depth {self.max_depth}"
+
+
+def default_tags_for(kind: str | None) -> tuple[str, ...]:
+    """The default breakdown tag order for a document kind (``html-headings`` →
+    :data:`PLAIN_HTML_BREAKDOWN_TAGS`); None or an ecmarkup kind → :data:`DEFAULT_BREAKDOWN_TAGS`."""
+    return DEFAULT_TAGS_BY_KIND.get(kind or "", DEFAULT_BREAKDOWN_TAGS)
+
+
+PolicyForKind = Callable[[str], ChunkPolicy]
+"""``policy_for_kind(document_kind)``: the policy to chunk a spec of that kind with, decided
+once the spec is parsed. The CLI passes one when the user typed no ``--tags``, so each kind gets
+its own default tags while the user's ``--tags`` always win."""

@@ -1,5 +1,5 @@
 """The plain heading-structured HTML parser (specbrowser/parse/plain.py): case C10, one test per
-rule, and the widget-protocol sample.
+rule, the widget-protocol sample, and the per-kind default breakdown tags.
 
 Inputs are written out here (the cases file is not read at test time).
 """
@@ -11,12 +11,19 @@ from pathlib import Path
 
 import pytest
 
+from specbrowser import cli
 from specbrowser.errors import SpecParseError
-from specbrowser.ingest import chunk_spec
+from specbrowser.ingest import chunk_spec, ingest
 from specbrowser.model import Section
 from specbrowser.parse import ParsedSpec, load_spec
 from specbrowser.parse.plain import FRONT_MATTER_ID, slugify
-from specbrowser.policy import ChunkPolicy
+from specbrowser.policy import (
+    DEFAULT_BREAKDOWN_TAGS,
+    PLAIN_HTML_BREAKDOWN_TAGS,
+    ChunkPolicy,
+    default_tags_for,
+)
+from specbrowser.store import active_policy, get_chunk, get_document, open_database
 from tests.helpers import ROOT
 
 WIDGET_SAMPLE = ROOT / "sample_specs" / "widget-protocol.html"
@@ -71,7 +78,7 @@ def test_C10_parent_heading_kept_in_paths_and_preamble_kept(tmp_path):
     assert tree == [("Front matter", None), ("Intro", None), ("Section One", "Intro"),
                     ("Detail", "Section One"), ("Section Two", "Intro"), ("Section Three", "Intro")]
 
-    chunks = chunk_spec(parsed, ChunkPolicy(breakdown_tags=("table", "pre", "ol", "ul", "p")))
+    chunks = chunk_spec(parsed, ChunkPolicy.from_tag_list(5000, None, 3, kind=parsed.document.kind))
 
     def holding(word: str) -> list:
         return [c for c in chunks if word in c.text]
@@ -401,8 +408,79 @@ def test_widget_protocol_sample_sections():
 
 def test_widget_protocol_sample_plain_defaults_keep_tables_whole():
     parsed = load_spec(WIDGET_SAMPLE)
-    chunks = chunk_spec(parsed, ChunkPolicy(breakdown_tags=("table", "pre", "ol", "ul", "p")))
+    chunks = chunk_spec(parsed, ChunkPolicy(breakdown_tags=PLAIN_HTML_BREAKDOWN_TAGS))
     assert len(chunks) == 31
     (table,) = [c for c in chunks if c.depth > 0]
     assert (table.id, table.breakdown_tag, table.title) == ("errors-table-1", "table", "Error codes")
     assert not any(c.over_threshold for c in chunks)
+
+
+# --- default breakdown tags per kind ---------------------------------------------------------
+
+
+def test_default_tags_depend_on_the_kind():
+    assert default_tags_for("html-headings") == PLAIN_HTML_BREAKDOWN_TAGS == ("table", "pre", "ol", "ul", "p")
+    assert default_tags_for("ecmarkup-rendered") == default_tags_for(None) == DEFAULT_BREAKDOWN_TAGS
+    assert ChunkPolicy.from_tag_list(100, None, 2, kind="html-headings").breakdown_tags == PLAIN_HTML_BREAKDOWN_TAGS
+    assert ChunkPolicy.from_tag_list(100, "td,p", 2, kind="html-headings").breakdown_tags == ("td", "p")
+    assert ChunkPolicy.from_tag_list(100, None, 2).breakdown_tags == DEFAULT_BREAKDOWN_TAGS
+
+
+def test_ingest_policy_for_kind_hook(tmp_path):
+    db_path = tmp_path / "w.db"
+    result = ingest([WIDGET_SAMPLE], db_path, ChunkPolicy(),
+                    policy_for_kind=lambda kind: ChunkPolicy.from_tag_list(5000, None, 3, kind=kind))
+    db = open_database(db_path)
+    try:
+        assert active_policy(db)[0].breakdown_tags == PLAIN_HTML_BREAKDOWN_TAGS
+        assert get_document(db).kind == "html-headings"
+    finally:
+        db.close()
+    assert len(result.chunks) == 32  # the document chunk and the 31 section chunks
+
+
+def test_cli_ingest_uses_plain_defaults_unless_tags_are_given(tmp_path, capsys):
+    db_path = tmp_path / "w.db"
+    assert cli.main(["ingest", str(WIDGET_SAMPLE), "--db", str(db_path)]) == 0
+    assert "table → pre → ol → ul → p" in capsys.readouterr().out
+    db = open_database(db_path)
+    try:
+        assert active_policy(db)[0].breakdown_tags == PLAIN_HTML_BREAKDOWN_TAGS
+        assert get_chunk(db, "errors-table-1").breakdown_tag == "table"
+    finally:
+        db.close()
+
+    assert cli.main(["ingest", str(WIDGET_SAMPLE), "--db", str(db_path), "--tags", "td,p"]) == 0
+    assert "td → p" in capsys.readouterr().out
+    db = open_database(db_path)
+    try:
+        assert active_policy(db)[0].breakdown_tags == ("td", "p")
+    finally:
+        db.close()
+
+
+def test_cli_ingest_keeps_ecmarkup_defaults_for_ecmarkup(tmp_path):
+    db_path = tmp_path / "t.db"
+    assert cli.main(["ingest", str(ROOT / "sample_specs" / "toylang.html"), "--db", str(db_path)]) == 0
+    db = open_database(db_path)
+    try:
+        assert active_policy(db)[0].breakdown_tags == DEFAULT_BREAKDOWN_TAGS
+    finally:
+        db.close()
+
+
+def test_open_spec_uses_the_kind_defaults_in_app_and_from_the_cache(tmp_path, monkeypatch):
+    launched: list[tuple] = []
+    monkeypatch.setattr(cli, "_cache_db_for", lambda paths: tmp_path / "cache.db")
+    monkeypatch.setattr(cli, "_run_app", lambda *args: launched.append(args) or 0)
+    assert cli.main(["open", str(WIDGET_SAMPLE)]) == 0
+    db_path, spec, policy, for_kind = launched[-1]
+    assert spec == [WIDGET_SAMPLE] and for_kind("html-headings").breakdown_tags == PLAIN_HTML_BREAKDOWN_TAGS
+
+    ingest(spec, db_path, policy, policy_for_kind=for_kind)  # what the app's worker runs
+    assert cli.main(["open", str(WIDGET_SAMPLE)]) == 0
+    assert launched[-1] == (db_path, None, None)  # the cached plain-defaults set is reused
+
+    assert cli.main(["open", str(WIDGET_SAMPLE), "--tags", "p"]) == 0
+    _db, spec, policy, for_kind = launched[-1]
+    assert spec == [WIDGET_SAMPLE] and policy.breakdown_tags == ("p",) and for_kind is None

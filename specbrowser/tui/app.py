@@ -20,7 +20,7 @@ from textual.worker import get_current_worker
 
 from specbrowser import store
 from specbrowser.errors import SpecbrowserError
-from specbrowser.policy import ChunkPolicy
+from specbrowser.policy import ChunkPolicy, PolicyForKind
 from specbrowser.tui.commands import JumpProvider, SpecPalette
 from specbrowser.tui.messages import IngestFailed, IngestFinished, IngestProgress
 from specbrowser.tui.screens.browser import BrowserScreen
@@ -37,6 +37,8 @@ class SpecBrowserApp(App[None]):
         ingest_spec: spec files (or a folder) to ingest first, in a thread worker, behind a
             progress screen; None to open ``db_path`` as it is.
         policy: the chunk policy for that ingest (default :class:`ChunkPolicy()`).
+        policy_for_kind: replaces ``policy`` once the spec's kind is known (see
+            :func:`specbrowser.ingest.ingest`); None keeps ``policy``.
         cursor_blink: False turns off input cursor blinking (tests, snapshots).
     """
 
@@ -49,11 +51,13 @@ class SpecBrowserApp(App[None]):
     ]
 
     def __init__(self, db_path: Path, *, ingest_spec: Sequence[Path] | None = None,
-                 policy: ChunkPolicy | None = None, cursor_blink: bool = True) -> None:
+                 policy: ChunkPolicy | None = None, policy_for_kind: PolicyForKind | None = None,
+                 cursor_blink: bool = True) -> None:
         super().__init__()
         self.db_path = Path(db_path)
         self.ingest_spec = [Path(p) for p in ingest_spec] if ingest_spec else None
         self.policy = policy or ChunkPolicy()
+        self.policy_for_kind = policy_for_kind
         self.ingest_failed = False
         """Set when the in-app ingest failed; the CLI then exits with status 2."""
         self.cursor_blink = cursor_blink
@@ -123,7 +127,8 @@ class SpecBrowserApp(App[None]):
             self.post_message(IngestProgress(stage, done, total))  # thread-safe
 
         try:
-            ingest(self.ingest_spec, self.db_path, self.policy, progress=progress)
+            ingest(self.ingest_spec, self.db_path, self.policy, progress=progress,
+                   policy_for_kind=self.policy_for_kind)
         except _IngestCancelled:
             return
         except SpecbrowserError as error:
@@ -180,6 +185,7 @@ class _IngestCancelled(Exception):
 
 def make_app(db_path: Path | None = None, *, ingest_spec: Sequence[Path] | None = None,
              cache_db: Path | None = None, policy: ChunkPolicy | None = None,
+             policy_for_kind: PolicyForKind | None = None,
              cursor_blink: bool = True) -> SpecBrowserApp:
     """Build the app (used by the CLI and the tests).
 
@@ -194,4 +200,4 @@ def make_app(db_path: Path | None = None, *, ingest_spec: Sequence[Path] | None 
     if target is None:
         raise ValueError("make_app needs db_path, or ingest_spec with cache_db")
     return SpecBrowserApp(Path(target), ingest_spec=ingest_spec, policy=policy,
-                          cursor_blink=cursor_blink)
+                          policy_for_kind=policy_for_kind, cursor_blink=cursor_blink)
