@@ -18,6 +18,7 @@ from rich.table import Table
 
 from specbrowser import __version__
 from specbrowser.errors import SpecbrowserError, SpecInputError
+from specbrowser.headings import MISMATCH_KINDS
 from specbrowser.policy import (
     CONVERTER_VERSION,
     DEFAULT_MAX_DEPTH,
@@ -56,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--db", type=Path, required=True,
                    help="the SQLite file to write: adds this policy's chunk set when it holds the "
                         "same spec, else replaces it")
+    p.add_argument("--toc", type=Path, metavar="FILE",
+                   help="an external TOC (JSON, schemas/toc.schema.json) to reconcile heading "
+                        "paths with, instead of the document's own")
     policy_options(p)
 
     p = sub.add_parser("open", help="browse a database (or a spec, ingested into the cache) in the app")
@@ -78,6 +82,11 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("stats", help="counts, sizes and overruns of the active chunk set")
     p.add_argument("db", type=Path)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+    p = sub.add_parser("mismatches", help="where the section tree and the table of contents disagree")
+    p.add_argument("db", type=Path)
+    p.add_argument("--kind", choices=MISMATCH_KINDS, help="only this kind of mismatch")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
     p = sub.add_parser("policies", help="list the chunk sets (one per policy version); switch the active one")
@@ -129,7 +138,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         def progress(stage: str, done: int, total: int) -> None:
             bar.update(task, description=f"{stage} sections", completed=done, total=total)
 
-        result = ingest(args.spec, args.db, policy, progress, policy_for_kind=for_kind)
+        result = ingest(args.spec, args.db, policy, progress, toc_file=args.toc,
+                        policy_for_kind=for_kind)
     if for_kind is not None:
         policy = for_kind(result.parsed.document.kind)
     _print_summary(result.parsed.document.title, args.db, policy, result.stats, result.timings,
@@ -166,6 +176,8 @@ def _print_summary(title: str, db: Path, policy: ChunkPolicy, stats: dict, timin
         ("largest chunk", escape(f"{stats['largest']['id']} ({stats['largest']['size']:,} chars)") if stats["largest"] else "-"),
         ("over threshold", ", ".join(f"{k}: {v}" for k, v in overruns.items()) or "none"),
         ("unresolved markers", str(stats["unresolved_markers"])),
+        ("TOC mismatches", ", ".join(f"{k}: {v:,}" for k, v in (stats.get("heading_mismatches") or {}).items())
+         or "none"),
     ]
     unused = [tag for tag in policy.breakdown_tags if tag not in stats.get("by_tag", {})]
     if unused and stats.get("over_threshold"):
@@ -455,7 +467,43 @@ def _policies_table(title: str, sets: list) -> Table:
     return table
 
 
+def cmd_mismatches(args: argparse.Namespace) -> int:
+    from specbrowser.store import open_database
+    from specbrowser.store_toc import list_mismatches, mismatch_counts, toc_size
+
+    db = open_database(args.db)
+    try:
+        found = list_mismatches(db, args.kind)
+        counts = mismatch_counts(db)
+        entries = toc_size(db)
+    finally:
+        db.close()
+    if args.json:
+        print(json.dumps({"toc_entries": entries, "counts": counts,
+                          "mismatches": [vars(m) for m in found]}, ensure_ascii=False, indent=2))
+        return 0
+    if not entries:
+        out.print("The document has no table of contents: heading paths are the parser's.")
+        return 0
+    summary = ", ".join(f"{kind}: {n:,}" for kind, n in counts.items()) or "none"
+    out.print(f"{entries:,} TOC entries; mismatches: {escape(summary)}")
+    if not found:
+        return 0
+    table = Table(show_lines=False)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("section", overflow="fold")
+    table.add_column("parser path", overflow="fold")
+    table.add_column("TOC path", overflow="fold")
+    for mismatch in found:
+        table.add_row(escape(mismatch.kind), escape(mismatch.section_id),
+                      escape(" › ".join(mismatch.parser_path) or "—"),
+                      escape(" › ".join(mismatch.toc_path) or "—"))
+    out.print(table)
+    return 0
+
+
 _COMMANDS = {
     "ingest": cmd_ingest, "open": cmd_open, "demo": cmd_demo, "show": cmd_show,
     "subsections": cmd_subsections, "stats": cmd_stats, "policies": cmd_policies,
+    "mismatches": cmd_mismatches,
 }

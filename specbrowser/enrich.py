@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Document, Section
+from specbrowser.headings import Mismatch, build_heading_paths, classify_mismatches
+from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Document, Section, TocNode
 
 DOCUMENT_LAYER = "document"
 DOCUMENT_TREE_LABEL = "Document synopsis"
@@ -135,3 +136,26 @@ def finish_chunk_set(document: Document, sections: list[Section], chunks: list[C
 def section_chunks(chunks: Iterable[Chunk]) -> list[Chunk]:
     """The chunks of a set without its document chunk (what :func:`finish_chunk_set` adds)."""
     return [c for c in chunks if c.layer != DOCUMENT_LAYER]
+
+
+def add_heading_paths(chunks: list[Chunk], sections: list[Section], toc: list[TocNode]) -> list[Mismatch]:
+    """Set each section chunk's :attr:`Chunk.toc_path` and :attr:`Chunk.mismatch` from ``toc``
+    (subsections take their section's), and return every mismatch found.
+
+    With an empty ``toc`` nothing is set and [] is returned: the parser's paths stand.
+    """
+    if not toc:
+        return []
+    parser_paths: dict[str, list[str]] = {}
+    for section in sections:
+        parent = parser_paths.get(section.parent_id, []) if section.parent_id else []
+        parser_paths[section.id] = [*parent, section.display_title]
+    toc_paths = build_heading_paths(sections, toc)
+    mismatches = classify_mismatches(sections, toc, parser_paths, toc_paths)
+    kind_of = {m.section_id: m.kind for m in mismatches if m.kind != "toc_entry_without_section"}
+    for chunk in chunks:
+        if chunk.section_id is not None:
+            path = toc_paths.get(chunk.section_id)
+            chunk.toc_path = list(path) if path is not None else None
+            chunk.mismatch = kind_of.get(chunk.section_id)
+    return mismatches

@@ -202,6 +202,8 @@ def classify_mismatches(sections: list[Section], toc: list[TocNode],
             orphans.append(node)
     found: list[Mismatch] = []
     for section in sections:
+        if section.kind == "front-matter":
+            continue  # text before the first heading: not a heading a TOC could list
         parser_path = parser_paths.get(section.id, [section.display_title])
         toc_path = toc_paths.get(section.id, [])
         entry = own_entry.get(section.ordinal)

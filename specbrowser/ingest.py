@@ -7,17 +7,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from lxml import etree
 
 from specbrowser.breakdown import break_down
-from specbrowser.enrich import finish_chunk_set, section_ordinal
+from specbrowser.enrich import add_heading_paths, finish_chunk_set, section_ordinal
 from specbrowser.errors import DatabaseError, SpecParseError
+from specbrowser.headings import Mismatch
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Section
 from specbrowser.parse import ParsedSpec, load_spec
 from specbrowser.parse.html import parse_fragment
+from specbrowser.parse.toc import load_toc_file
 from specbrowser.policy import ChunkPolicy, PolicyForKind
 from specbrowser.stats import compute_stats
 from specbrowser.store import count_chunk_sets, open_database, store_ingest
@@ -37,6 +39,7 @@ class IngestResult:
         timings: seconds per stage (``parse``, ``chunk``, ``store``, ``total``).
         outcome: what happened to the database (:data:`specbrowser.store.INGEST_OUTCOMES`).
         chunk_sets: how many chunk sets the database holds afterwards.
+        mismatches: disagreements between the section tree and the TOC (empty without a TOC).
     """
 
     parsed: ParsedSpec
@@ -45,6 +48,7 @@ class IngestResult:
     timings: dict[str, float]
     outcome: str = ""
     chunk_sets: int = 1
+    mismatches: list[Mismatch] = field(default_factory=list)
 
 
 def chunk_spec(parsed: ParsedSpec, policy: ChunkPolicy, progress: Progress | None = None) -> list[Chunk]:
@@ -114,7 +118,7 @@ def check_db_path(db_path: Path) -> None:
 
 
 def ingest(spec_paths: list[Path], db_path: Path, policy: ChunkPolicy,
-           progress: Progress | None = None,
+           progress: Progress | None = None, toc_file: Path | None = None,
            policy_for_kind: PolicyForKind | None = None) -> IngestResult:
     """Parse a spec, chunk it under ``policy`` and store the chunk set in ``db_path``.
 
@@ -123,6 +127,9 @@ def ingest(spec_paths: list[Path], db_path: Path, policy: ChunkPolicy,
     same policy version; a different spec replaces everything (old sets would be stale against
     its sections). See :func:`specbrowser.store.store_ingest`.
 
+    Heading paths are reconciled with ``toc_file`` (an external TOC, see
+    :func:`specbrowser.parse.toc.load_toc_file`) when given, else with the document's own TOC.
+
     ``policy_for_kind``, when given, replaces ``policy`` once the spec is parsed and its kind
     known: how the CLI gives each kind its default breakdown tags (:data:`PolicyForKind`).
 
@@ -130,20 +137,23 @@ def ingest(spec_paths: list[Path], db_path: Path, policy: ChunkPolicy,
     this call created is removed.
 
     Raises:
-        SpecInputError, SpecParseError: bad spec input.
+        SpecInputError, SpecParseError: bad spec input or TOC file.
         DatabaseError: unusable database path (checked before parsing).
     """
     check_db_path(db_path)
     timings: dict[str, float] = {}
     start = time.perf_counter()
+    external_toc = load_toc_file(toc_file) if toc_file is not None else None
     parsed = load_spec(spec_paths)
     if policy_for_kind is not None:
         policy = policy_for_kind(parsed.document.kind)
+    toc = external_toc if external_toc is not None else parsed.toc
     timings["parse"] = time.perf_counter() - start
     sections = list(parsed.sections)
     mark = time.perf_counter()
     chunks = finish_chunk_set(parsed.document, sections, chunk_spec(parsed, policy, progress),
                               policy.threshold_chars)
+    mismatches = add_heading_paths(chunks, sections, toc)
     timings["chunk"] = time.perf_counter() - mark
     stats = compute_stats(chunks, len(sections))
     mark = time.perf_counter()
@@ -151,7 +161,7 @@ def ingest(spec_paths: list[Path], db_path: Path, policy: ChunkPolicy,
     try:
         db = open_database(db_path, create=True)
         try:
-            outcome = store_ingest(db, parsed.document, sections, policy, chunks, stats)
+            outcome = store_ingest(db, parsed.document, sections, policy, chunks, stats, toc, mismatches)
             chunk_sets = count_chunk_sets(db)
         finally:
             db.close()
@@ -162,4 +172,4 @@ def ingest(spec_paths: list[Path], db_path: Path, policy: ChunkPolicy,
     timings["store"] = time.perf_counter() - mark
     timings["total"] = time.perf_counter() - start
     return IngestResult(parsed=parsed, chunks=chunks, stats=stats, timings=timings,
-                        outcome=outcome, chunk_sets=chunk_sets)
+                        outcome=outcome, chunk_sets=chunk_sets, mismatches=mismatches)

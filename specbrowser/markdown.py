@@ -342,7 +342,8 @@ class _Converter:
         if label_el is not None and "note" in (label_el.get("class") or "").split():
             label = _collapse(text_of(label_el))
             self.roles[label_el] = "skip"
-        label = label or ("Example" if el.tag == "emu-example" else "Note")
+        is_example = el.tag == "emu-example" or "example" in (el.get("class") or "").split()
+        label = label or ("Example" if is_example else "Note")
         blocks: list[str] = []
         self.container(el, blocks)
         lines = [f"> **{label}**"]

@@ -16,8 +16,9 @@ class MarkdownConfig:
     Roles are resolved leaf to parent with this precedence: ``skip`` first, then ``grammar``,
     ``code_block``, ``table``, ``ordered_list``/``unordered_list``, ``note``, ``link``,
     ``inline_code``; an element matched by an earlier role keeps it. Elements no selector matches
-    fall back to their HTML meaning (``p``, ``div``, headings …). Defaults from seed 003 plus
-    ecmarkup's hidden step labels (case C01) in ``skip``.
+    fall back to their HTML meaning (``p``, ``div``, headings …). Defaults from seed 003, plus
+    ecmarkup's hidden step labels (case C01) in ``skip`` and Bikeshed's ``div.note`` /
+    ``div.example`` as notes.
     """
 
     skip: tuple[str, ...] = ("script", "style", "template", "span.list-marker")
@@ -26,7 +27,7 @@ class MarkdownConfig:
     table: tuple[str, ...] = ("table",)
     ordered_list: tuple[str, ...] = ("ol",)
     unordered_list: tuple[str, ...] = ("ul",)
-    note: tuple[str, ...] = ("emu-note", "emu-example")
+    note: tuple[str, ...] = ("emu-note", "emu-example", "div.note", "div.example")
     link: tuple[str, ...] = ("a[href]",)
     inline_code: tuple[str, ...] = ("var", "emu-val", "emu-const", "code", "emu-eqn.inline",
                                     "emu-t", "kbd", "samp")

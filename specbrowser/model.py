@@ -127,6 +127,11 @@ class Chunk:
             subsections carry their section's.
         retrieval_text: what text search and embeddings index: a short header (document title,
             heading path, part) then :attr:`text`; see :mod:`specbrowser.enrich`.
+        toc_path: the canonical heading path from the document's TOC (see
+            :func:`specbrowser.headings.build_heading_paths`), or None when the TOC gives none
+            (then :attr:`heading_path`, the parser's, is the one to use).
+        mismatch: how the section's parser path and TOC path disagree (one of
+            :data:`specbrowser.headings.MISMATCH_KINDS`), or None.
     """
 
     id: str
@@ -143,6 +148,8 @@ class Chunk:
     ordinal: int = 0
     section_ordinal: str = ""
     retrieval_text: str = ""
+    toc_path: list[str] | None = None
+    mismatch: str | None = None
 
     @property
     def size(self) -> int:

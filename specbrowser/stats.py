@@ -15,7 +15,8 @@ def compute_stats(chunks: list[Chunk], section_count: int) -> dict[str, object]:
     ``by_depth``, ``by_layer``, ``by_tag`` (a chunk no tag made counts as ``(<layer>)``), ``sizes``
     (min, median, p90, max, mean), ``over_threshold`` (count per reason), ``largest`` (id and
     size), ``unresolved_markers`` (markers naming no chunk; should be 0) and
-    ``marker_mismatches`` (chunks whose markers differ from their stored subsections; should be 0).
+    ``marker_mismatches`` (chunks whose markers differ from their stored subsections; should be 0)
+    and ``heading_mismatches`` (sections whose parser and TOC heading paths disagree, by kind).
     """
     ids = {c.id for c in chunks}
     sizes = sorted(c.size for c in chunks)
@@ -42,4 +43,6 @@ def compute_stats(chunks: list[Chunk], section_count: int) -> dict[str, object]:
         "largest": {"id": largest.id, "size": largest.size} if largest else None,
         "unresolved_markers": unresolved,
         "marker_mismatches": mismatched,
+        "heading_mismatches": dict(Counter(c.mismatch for c in chunks
+                                           if c.mismatch and c.parent_id is None).most_common()),
     }

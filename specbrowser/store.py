@@ -19,13 +19,17 @@ from pathlib import Path
 import sqlite_utils
 
 from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase, NotFoundError
-from specbrowser.model import Chunk, Document, Section
+from specbrowser.headings import Mismatch
+from specbrowser.model import Chunk, Document, Section, TocNode
 from specbrowser.policy import CONVERTER_VERSION, ChunkPolicy
+from specbrowser.store_toc import create_toc_tables, replace_toc
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Stored in ``meta``; a database with another version is refused with a clear message.
 2: several chunk sets per database; chunks gained ``retrieval_text``, ``section_ordinal`` and
-the document chunk; documents gained ``sections_sha256``."""
+the document chunk; documents gained ``sections_sha256``.
+3: the document's TOC (``toc_nodes``) and its ``mismatches``; chunks gained ``toc_path`` and
+``mismatch``."""
 
 INGEST_CREATED = "created"
 """The database held no spec: document, sections and the first chunk set written."""
@@ -41,7 +45,7 @@ APP_ID = "specbrowser"
 BUSY_TIMEOUT_S = 5.0
 """How long a write waits for another process's lock before giving up with "database is locked"."""
 
-_CHUNK_JSON_FIELDS = ("subsections", "heading_path")
+_CHUNK_JSON_FIELDS = ("subsections", "heading_path", "toc_path")
 
 
 def connect(path: Path | str) -> sqlite3.Connection:
@@ -131,7 +135,7 @@ def _create_schema(db: sqlite_utils.Database) -> None:
             "policy_version": str, "id": str, "section_id": str, "parent_id": str,
             "subsections": str, "depth": int, "layer": str, "breakdown_tag": str, "title": str,
             "heading_path": str, "text": str, "size": int, "over_threshold": str, "ordinal": int,
-            "section_ordinal": str, "retrieval_text": str,
+            "section_ordinal": str, "retrieval_text": str, "toc_path": str, "mismatch": str,
         }, pk=("policy_version", "id"))
         db.table("chunks").create_index(["id"], index_name="chunks_id")
         db.table("chunks").create_index(["policy_version", "section_id"], index_name="chunks_section")
@@ -139,6 +143,7 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         db.table("chunks").create_index(["policy_version", "breakdown_tag"], index_name="chunks_tag")
         db.table("chunks").create_index(["policy_version", "ordinal"], index_name="chunks_ordinal")
         db.table("chunks").create_index(["policy_version", "layer"], index_name="chunks_layer")
+        create_toc_tables(db)
 
 
 # --- writes ---------------------------------------------------------------------------------
@@ -155,7 +160,8 @@ def sections_digest(sections: list[Section]) -> str:
 
 
 def store_ingest(db: sqlite_utils.Database, document: Document, sections: list[Section],
-                 policy: ChunkPolicy, chunks: list[Chunk], stats: dict[str, object]) -> str:
+                 policy: ChunkPolicy, chunks: list[Chunk], stats: dict[str, object],
+                 toc: list[TocNode] | None = None, mismatches: list[Mismatch] | None = None) -> str:
     """Store an ingest's chunk set and make it the active one, in one transaction.
 
     - The database holds this spec already (same ``sha256`` of the source bytes and same
@@ -164,6 +170,7 @@ def store_ingest(db: sqlite_utils.Database, document: Document, sections: list[S
     - Otherwise everything (document, sections, every chunk set) is replaced: old sets would
       point at sections that no longer exist.
 
+    The document's TOC and mismatches are replaced by this ingest's (``toc``, ``mismatches``).
     Readers see the old state or the new one, never half; an exception (Ctrl-C included) rolls
     back and leaves the database as it was.
 
@@ -195,6 +202,7 @@ def store_ingest(db: sqlite_utils.Database, document: Document, sections: list[S
                 {**asdict(document), "source_paths": json.dumps(document.source_paths),
                  "sections_sha256": digest, "ingested_at": now}, pk="id")
             _insert_chunk_set(db, policy, chunks, stats, now)
+            replace_toc(db, toc or [], mismatches or [])
     except sqlite3.OperationalError as exc:
         raise _database_error(Path(_database_file(db)), exc) from None
     return outcome
@@ -244,7 +252,7 @@ def activate_chunk_set(db: sqlite_utils.Database, version: str) -> str:
 def _chunk_row(policy_version: str, chunk: Chunk) -> dict[str, object]:
     row = dict(vars(chunk))
     for name in _CHUNK_JSON_FIELDS:
-        row[name] = json.dumps(row[name], ensure_ascii=False)
+        row[name] = None if row[name] is None else json.dumps(row[name], ensure_ascii=False)
     row["size"] = chunk.size
     row["policy_version"] = policy_version
     return row
@@ -357,15 +365,17 @@ def count_chunk_sets(db: sqlite_utils.Database) -> int:
 
 def _row_to_chunk(row: sqlite3.Row | tuple) -> Chunk:
     (chunk_id, section_id, parent_id, subsections, depth, layer, tag, title, heading_path, text,
-     over, ordinal, section_ordinal, retrieval_text) = row
+     over, ordinal, section_ordinal, retrieval_text, toc_path, mismatch) = row
     return Chunk(id=chunk_id, section_id=section_id, parent_id=parent_id, depth=depth, layer=layer,
                  breakdown_tag=tag, title=title, heading_path=json.loads(heading_path), text=text,
                  over_threshold=over, subsections=json.loads(subsections), ordinal=ordinal,
-                 section_ordinal=section_ordinal or "", retrieval_text=retrieval_text or "")
+                 section_ordinal=section_ordinal or "", retrieval_text=retrieval_text or "",
+                 toc_path=json.loads(toc_path) if toc_path else None, mismatch=mismatch)
 
 
 _CHUNK_COLUMNS = ("id, section_id, parent_id, subsections, depth, layer, breakdown_tag, title, "
-                  "heading_path, text, over_threshold, ordinal, section_ordinal, retrieval_text")
+                  "heading_path, text, over_threshold, ordinal, section_ordinal, retrieval_text, "
+                  "toc_path, mismatch")
 
 
 def _version(db: sqlite_utils.Database, policy_version: str | None) -> str:

@@ -118,3 +118,8 @@ def test_markdown_config_selectors_change_roles():
 def test_image_paths_are_the_same_for_single_page_and_multipage():
     assert md('<p><img alt="Fig" src="../img/f.svg"></p>') == md('<p><img alt="Fig" src="img/f.svg"></p>') \
         == "![Fig](img/f.svg)"
+
+
+def test_bikeshed_notes_and_examples_are_blockquotes():
+    assert md('<div class="note"><p>Mind this.</p></div><div class="example"><p>Try it.</p></div>') == \
+        "> **Note**\n>\n> Mind this.\n\n> **Example**\n>\n> Try it."

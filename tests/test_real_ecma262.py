@@ -7,13 +7,14 @@ from dataclasses import replace
 
 import pytest
 
-from specbrowser.enrich import finish_chunk_set, section_chunks
+from specbrowser.enrich import add_heading_paths, finish_chunk_set, section_chunks
 from specbrowser.ingest import chunk_sections, chunk_spec, ingest
 from specbrowser.markers import find_markers
 from specbrowser.model import DOCUMENT_CHUNK_ID
 from specbrowser.parse import load_spec
 from specbrowser.policy import ChunkPolicy
 from specbrowser.store import get_document, iter_chunks, list_sections, open_database
+from specbrowser.store_toc import load_toc
 from tests.helpers import ECMA262
 
 pytestmark = [
@@ -105,6 +106,9 @@ def test_chunk_sections_from_stored_sections_equals_the_ingest(single_db):
     sections = list_sections(db)
     stored = list(iter_chunks(db))
     again = chunk_sections(sections, ChunkPolicy())
-    assert again == [replace(c, retrieval_text="") for c in section_chunks(stored)]
+    assert again == [replace(c, retrieval_text="", toc_path=None, mismatch=None)
+                     for c in section_chunks(stored)]
     assert len(again) == len(result.chunks) - 1 > 2253
-    assert finish_chunk_set(get_document(db), sections, again, 5000) == stored
+    rebuilt = finish_chunk_set(get_document(db), sections, again, 5000)
+    add_heading_paths(rebuilt, sections, load_toc(db))
+    assert rebuilt == stored

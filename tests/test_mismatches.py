@@ -1,0 +1,93 @@
+"""Mismatches end to end: ingest (own TOC or --toc file), stored paths, the `mismatches` command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from specbrowser.cli import main
+from specbrowser.store import get_chunk, open_database
+from tests.helpers import ROOT, write_spec
+
+MISMATCHED = ROOT / "sample_specs" / "mismatched-toc.html"
+
+EXPECTED = {
+    "sec-gadgets": "depth_differs", "sec-gadget-parts": "title_differs",
+    "sec-gadget-assembly": "depth_differs", "sec-widgets": "title_differs",
+    "sec-widget-sizes": "ancestor_differs", "sec-glossary": "missing_from_toc",
+    "sec-removed-chapter": "toc_entry_without_section",
+}
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "m.db"
+    assert main(["ingest", str(MISMATCHED), "--db", str(path)]) == 0
+    return path
+
+
+def test_sample_shows_every_kind(db, capsys):
+    capsys.readouterr()
+    assert main(["mismatches", str(db), "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert {m["section_id"]: m["kind"] for m in payload["mismatches"]} == EXPECTED
+    assert payload["toc_entries"] == 7
+
+
+def test_chunks_carry_both_paths_and_the_kind(db):
+    database = open_database(db)
+    chunk = get_chunk(database, "sec-widget-sizes")
+    assert chunk.heading_path == ["2 Widgets", "2.1 Widget Sizes"]
+    assert chunk.toc_path == ["2 Doohickeys", "2.1 Widget Sizes"]
+    assert chunk.mismatch == "ancestor_differs"
+    limits = get_chunk(database, "sec-gadget-limits")
+    assert limits.toc_path == limits.heading_path and limits.mismatch is None
+
+
+def test_kind_filter_and_table(db, capsys):
+    capsys.readouterr()
+    assert main(["mismatches", str(db), "--kind", "title_differs"]) == 0
+    output = capsys.readouterr().out
+    assert "sec-gadget-parts" in output and "sec-widgets" in output and "sec-glossary" not in output
+    assert main(["stats", str(db), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["heading_mismatches"] == {"depth_differs": 2, "title_differs": 2,
+                                           "ancestor_differs": 1, "missing_from_toc": 1}
+
+
+def test_a_spec_without_toc_has_no_mismatches(tmp_path, capsys):
+    spec = write_spec(tmp_path, '<emu-clause id="a"><h1>A</h1><p>x</p></emu-clause>')
+    path = tmp_path / "n.db"
+    assert main(["ingest", str(spec), "--db", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["mismatches", str(path)]) == 0
+    assert "no table of contents" in capsys.readouterr().out
+    assert get_chunk(open_database(path), "a").toc_path is None
+
+
+def test_external_toc_file_replaces_the_documents_own(tmp_path, capsys):
+    toc = tmp_path / "toc.json"
+    # ordinals: 0 gadgets, 1 parts, 2 limits, 3 assembly, 4 widgets, 5 sizes, 6 glossary
+    toc.write_text(json.dumps([
+        {"title": "Gadgets", "secnum": "1", "start": 0, "children": [
+            {"title": "Gadget Parts", "secnum": "1.1", "start": 1}, {"title": "Gadget Limits", "secnum": "1.2", "start": 2},
+            {"title": "Gadget Assembly", "secnum": "1.3", "start": 3}]},
+        {"title": "Widgets", "secnum": "2", "start": 4, "children": [{"title": "Widget Sizes", "secnum": "2.1", "start": 5}]},
+        {"title": "Glossary", "secnum": "3", "start": 6},
+    ]))
+    path = tmp_path / "t.db"
+    assert main(["ingest", str(MISMATCHED), "--db", str(path), "--toc", str(toc)]) == 0
+    capsys.readouterr()
+    assert main(["mismatches", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["mismatches"] == []
+
+
+def test_bad_toc_file_is_one_line_and_nothing_written(tmp_path, capsys):
+    toc = tmp_path / "toc.json"
+    toc.write_text("[{\"start\": 1}]")
+    path = tmp_path / "t.db"
+    assert main(["ingest", str(MISMATCHED), "--db", str(path), "--toc", str(toc)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and 'needs a string "title"' in err[0]
+    assert not path.exists()
