@@ -1,0 +1,117 @@
+"""The browser's tree filters in the core (:mod:`specbrowser.filters`): which chunks match, and
+which ancestors connect them to the top level, in the browser's tree order.
+
+Databases: ``sample_specs/mismatched-toc.html`` (six sections disagree with its TOC, one agrees)
+and ``sample_specs/toylang.html`` at an 800-character threshold (four chunks stay over it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import sqlite_utils
+
+from specbrowser import filters, store
+from specbrowser.ingest import ingest
+from specbrowser.policy import ChunkPolicy
+
+ROOT = Path(__file__).resolve().parent.parent
+MISMATCHED_TOC = ROOT / "sample_specs" / "mismatched-toc.html"
+TOYLANG = ROOT / "sample_specs" / "toylang.html"
+
+MISMATCHED_SECTIONS = ["sec-gadgets", "sec-gadget-parts", "sec-gadget-assembly", "sec-widgets",
+                       "sec-widget-sizes", "sec-glossary"]
+"""The sections of mismatched-toc.html whose heading path differs from its TOC's, in order."""
+
+
+def _open(tmp_path: Path, spec: Path, policy: ChunkPolicy) -> sqlite_utils.Database:
+    if not spec.is_file():
+        pytest.skip(f"{spec.name} absent")
+    db_path = tmp_path / f"{spec.stem}.db"
+    ingest([spec], db_path, policy)
+    return store.open_database(db_path)
+
+
+@pytest.fixture
+def mismatch_db(tmp_path: Path) -> sqlite_utils.Database:
+    """mismatched-toc.html with the default policy."""
+    return _open(tmp_path, MISMATCHED_TOC, ChunkPolicy())
+
+
+@pytest.fixture
+def toylang_db(tmp_path: Path) -> sqlite_utils.Database:
+    """toylang.html at an 800-character threshold."""
+    return _open(tmp_path, TOYLANG, ChunkPolicy(threshold_chars=800))
+
+
+def _expected_children(db: sqlite_utils.Database,
+                       matches: list[str]) -> dict[str | None, list[str]]:
+    """The filtered tree built the slow way: each match's chain of :func:`store.tree_parent_id`,
+    children ordered as the parent's subsections (top level: document order)."""
+    shown: set[str] = set()
+    for chunk_id in matches:
+        current: str | None = chunk_id
+        while current is not None:
+            shown.add(current)
+            current = store.tree_parent_id(db, current)
+    top = [c.id for c in store.top_level_chunks(db)]
+    children: dict[str | None, list[str]] = {}
+    for chunk_id in shown:
+        children.setdefault(store.tree_parent_id(db, chunk_id), [])
+    for parent in children:
+        siblings = top if parent is None else store.get_chunk(db, parent).subsections
+        children[parent] = [c for c in siblings if c in shown]
+    return children
+
+
+def test_mismatched_section_ids_are_the_root_chunks_in_document_order(mismatch_db) -> None:
+    version = store.active_version(mismatch_db)
+    assert filters.mismatched_section_ids(mismatch_db, version) == MISMATCHED_SECTIONS
+    flagged = [c.id for c in store.iter_chunks(mismatch_db, version)
+               if c.mismatch is not None and c.parent_id is None]
+    assert flagged == MISMATCHED_SECTIONS
+
+
+def test_over_threshold_chunk_ids_in_ordinal_order(toylang_db) -> None:
+    version = store.active_version(toylang_db)
+    found = filters.over_threshold_chunk_ids(toylang_db, version)
+    assert found == [c.id for c in store.iter_chunks(toylang_db, version) if c.over_threshold]
+    assert found == ["sec-big-table-clause", "sec-big-table-clause-emu-table-1",
+                     "sec-long-prose", "sec-annex-statements"]
+
+
+def test_filtered_tree_of_mismatches_keeps_the_section_path(mismatch_db) -> None:
+    filtered = filters.filtered_tree(mismatch_db, filters.MISMATCHED,
+                                     store.active_version(mismatch_db))
+    assert filtered.kind == filters.MISMATCHED
+    assert filtered.matches == MISMATCHED_SECTIONS
+    assert filtered.children == {
+        None: ["sec-gadgets", "sec-widgets", "sec-glossary"],
+        "sec-gadgets": ["sec-gadget-parts", "sec-gadget-assembly"],
+        "sec-widgets": ["sec-widget-sizes"],
+    }
+    assert "sec-gadget-limits" not in filtered.shown
+
+
+def test_filtered_tree_of_overruns_adds_the_ancestor_chain(toylang_db) -> None:
+    version = store.active_version(toylang_db)
+    filtered = filters.filtered_tree(toylang_db, filters.OVER_THRESHOLD, version)
+    assert filtered.children == _expected_children(toylang_db, filtered.matches)
+    assert filtered.children["sec-specification-types"] == ["sec-big-table-clause"]
+    assert filtered.children["sec-big-table-clause"] == ["sec-big-table-clause-emu-table-1"]
+    assert set(filtered.matches) < filtered.shown
+
+
+def test_filters_match_nothing_when_nothing_qualifies(mismatch_db, toylang_db) -> None:
+    none_over = filters.filtered_tree(mismatch_db, filters.OVER_THRESHOLD,
+                                      store.active_version(mismatch_db))
+    assert none_over.matches == [] and none_over.children == {} and none_over.shown == set()
+    agreeing = filters.filtered_tree(toylang_db, filters.MISMATCHED,
+                                     store.active_version(toylang_db))
+    assert agreeing.matches == []
+
+
+def test_unknown_filter_kind_is_a_value_error(mismatch_db) -> None:
+    with pytest.raises(ValueError, match="unknown filter"):
+        filters.filtered_tree(mismatch_db, "largest", store.active_version(mismatch_db))
