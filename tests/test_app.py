@@ -1,8 +1,9 @@
 """App tests: drive the Textual app with Pilot on databases built from the sample spec.
 
 Every test builds its own database in ``tmp_path`` (toylang at an 800-character threshold, so
-there are breakdown subsections and chunks that stay over the threshold). Snapshots are stored
-under the top-level ``snapshots/`` folder (see ``conftest.py``).
+there are breakdown subsections and chunks that stay over the threshold; mismatched-toc for the
+heading mismatches). Snapshots are stored under the top-level ``snapshots/`` folder (see
+``conftest.py``).
 """
 
 from __future__ import annotations
@@ -16,18 +17,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.content import Content
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
 
-from specbrowser import store
+from specbrowser import filters, store
 from specbrowser.ingest import ingest
 from specbrowser.markers import find_markers
-from specbrowser.model import DOCUMENT_CHUNK_ID
+from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk
 from specbrowser.policy import ChunkPolicy
 from specbrowser.tui.app import SpecBrowserApp, make_app
-from specbrowser.tui.commands import JumpProvider
+from specbrowser.tui.commands import FilterProvider, JumpProvider
 from specbrowser.tui.marker_links import (
     chunk_href,
     chunk_id_from_href,
@@ -36,16 +38,19 @@ from specbrowser.tui.marker_links import (
 )
 from specbrowser.tui.screens.browser import BrowserScreen
 from specbrowser.tui.screens.progress import ProgressScreen
-from specbrowser.tui.widgets.chunk_tree import ChunkTree
-from specbrowser.tui.widgets.chunk_view import ChunkView
+from specbrowser.tui.widgets.chunk_tree import ChunkTree, chunk_label
+from specbrowser.tui.widgets.chunk_view import ChunkView, heading_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 TOYLANG = ROOT / "sample_specs" / "toylang.html"
+MISMATCHED_TOC = ROOT / "sample_specs" / "mismatched-toc.html"
 SIZE = (120, 40)
 SNAPSHOT_SIZE = (120, 36)
 THRESHOLD = 800
 
 needs_toylang = pytest.mark.skipif(not TOYLANG.is_file(), reason="sample_specs/toylang.html absent")
+needs_mismatched_toc = pytest.mark.skipif(not MISMATCHED_TOC.is_file(),
+                                          reason="sample_specs/mismatched-toc.html absent")
 
 
 @pytest.fixture
@@ -55,6 +60,16 @@ def toylang_db(tmp_path: Path) -> Path:
         pytest.skip("sample_specs/toylang.html absent")
     db_path = tmp_path / "toylang.db"
     ingest([TOYLANG], db_path, ChunkPolicy(threshold_chars=THRESHOLD))
+    return db_path
+
+
+@pytest.fixture
+def mismatch_db(tmp_path: Path) -> Path:
+    """mismatched-toc.html (every kind of heading mismatch) with the default policy."""
+    if not MISMATCHED_TOC.is_file():
+        pytest.skip("sample_specs/mismatched-toc.html absent")
+    db_path = tmp_path / "mismatched-toc.db"
+    ingest([MISMATCHED_TOC], db_path, ChunkPolicy())
     return db_path
 
 
@@ -453,6 +468,239 @@ def test_retrieval_binding_is_in_the_footer() -> None:
     assert binding.key == "t" and binding.show
 
 
+# --- heading mismatches and tree filters -------------------------------------------------------
+
+MISMATCHED_SECTIONS = {"sec-gadgets", "sec-gadget-parts", "sec-gadget-assembly", "sec-widgets",
+                       "sec-widget-sizes", "sec-glossary"}
+"""The sections of mismatched-toc.html whose heading path differs from its TOC's."""
+
+
+def tree_shape(tree: ChunkTree) -> dict[str | None, list[str]]:
+    """Every built node's children by chunk id (None: the top level), as the tree shows them."""
+    shape: dict[str | None, list[str]] = {}
+    pending = [tree.root]
+    while pending:
+        node = pending.pop()
+        if node.children:
+            shape[node.data] = [child.data for child in node.children]
+            pending.extend(node.children)
+    return shape
+
+
+def all_nodes(tree: ChunkTree) -> list:
+    """Every built node below the root, in pre-order."""
+    found, pending = [], list(reversed(tree.root.children))
+    while pending:
+        node = pending.pop()
+        found.append(node)
+        pending.extend(reversed(node.children))
+    return found
+
+
+def test_labels_mark_mismatched_sections_and_overruns_with_their_own_styles() -> None:
+    section = Chunk(id="sec-x", section_id="sec-x", parent_id=None, depth=0, layer="section",
+                    breakdown_tag=None, title="1 X [bold]", heading_path=["1 X [bold]"], text="",
+                    over_threshold="unsplittable", mismatch="title_differs")
+    label = chunk_label(section)
+    assert label.plain == "1 X [bold] ⚠ ≠"
+    styles = {label.plain[s.start:s.end]: str(s.style) for s in label.spans}
+    assert styles[" ⚠"] == "bold red" and styles[" ≠"] == "bold yellow"
+    # a subsection carries its section's mismatch, but only the section is marked
+    part = Chunk(id="sec-x-p-1", section_id="sec-x", parent_id="sec-x", depth=1,
+                 layer="subsection", breakdown_tag="p", title="", heading_path=["1 X [bold]"],
+                 text="", mismatch="title_differs")
+    assert chunk_label(part).plain == "p 1"
+    assert str(chunk_label(part, context=True).spans[-1].style) == "dim"
+
+
+def test_heading_lines_one_path_when_equal_two_with_the_kind_when_not() -> None:
+    chunk = Chunk(id="sec-b", section_id="sec-b", parent_id=None, depth=0, layer="section",
+                  breakdown_tag=None, title="2.1 B", heading_path=["2 A", "2.1 B"], text="",
+                  toc_path=["2 A", "2.1 B"])
+    assert heading_lines(chunk).plain == "2 A › 2.1 B"
+    chunk.toc_path = None
+    assert heading_lines(chunk).plain == "2 A › 2.1 B"
+    chunk.toc_path, chunk.mismatch = ["2 C", "2.1 B"], "ancestor_differs"
+    assert heading_lines(chunk).plain.splitlines() == [
+        "parser: 2 A › 2.1 B",
+        "TOC:    2 C › 2.1 B   ≠ ancestor_differs  the TOC puts it under another heading"]
+
+
+@run_async
+async def test_mismatched_sections_are_marked_in_the_tree(mismatch_db: Path) -> None:
+    app = app_for(mismatch_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tree = browser(app).query_one(ChunkTree)
+        assert [str(n.label) for n in tree.root.children] == [
+            "Document synopsis", "1 Gadgets ≠", "2 Widgets ≠", "3 Glossary ≠"]
+        for section_id in ("sec-gadgets", "sec-widgets"):
+            node = tree.node_for(section_id)
+            tree.move_cursor(node)
+            await pilot.press("space")
+            await settle(pilot)
+        assert [str(n.label) for n in tree.node_for("sec-gadgets").children] == [
+            "1.1 Gadget Parts ≠", "1.2 Gadget Limits", "1.3 Gadget Assembly ≠"]
+        marked = {n.data for n in all_nodes(tree) if str(n.label).endswith(" ≠")}
+        assert marked == MISMATCHED_SECTIONS
+        assert len(all_nodes(tree)) == 8  # the document chunk and all seven sections are built
+
+
+@run_async
+async def test_header_shows_both_paths_for_a_mismatched_chunk_and_one_otherwise(
+        mismatch_db: Path) -> None:
+    app = app_for(mismatch_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        browser(app).go_to_chunk("sec-widget-sizes")
+        await settle(pilot)
+        lines = header_plain(app).splitlines()
+        assert lines[3] == "parser: 2 Widgets › 2.1 Widget Sizes"
+        assert lines[4].startswith("TOC:    2 Doohickeys › 2.1 Widget Sizes   ≠ ancestor_differs ")
+        assert lines[5] == "no markers"
+        browser(app).go_to_chunk("sec-gadget-parts")
+        await settle(pilot)
+        assert "≠ title_differs" in header_plain(app)
+        assert "TOC:    1 Gadgets › 1.1 Gadget Components" in header_plain(app)
+        browser(app).go_to_chunk("sec-gadget-limits")  # its paths agree
+        await settle(pilot)
+        lines = header_plain(app).splitlines()
+        assert lines[3] == "1 Gadgets › 1.2 Gadget Limits"
+        assert lines[4] == "no markers"
+        assert "parser:" not in header_plain(app) and "TOC:" not in header_plain(app)
+
+
+@run_async
+async def test_mismatch_filter_shows_only_mismatched_sections_and_toggles_back(
+        mismatch_db: Path) -> None:
+    app = app_for(mismatch_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tree = browser(app).query_one(ChunkTree)
+        whole = [str(n.label) for n in tree.root.children]
+        await pilot.press("m")
+        await settle(pilot)
+        assert browser(app).tree_filter == filters.MISMATCHED
+        assert tree_shape(tree) == {
+            None: ["sec-gadgets", "sec-widgets", "sec-glossary"],
+            "sec-gadgets": ["sec-gadget-parts", "sec-gadget-assembly"],
+            "sec-widgets": ["sec-widget-sizes"],
+        }
+        assert {n.data for n in all_nodes(tree)} == MISMATCHED_SECTIONS
+        assert all(n.is_expanded for n in all_nodes(tree) if n.children)
+        assert tree.border_title == "only mismatched sections · 6"
+        assert cursor_id(app) == "sec-gadgets"  # the chunk shown before, still shown
+        await pilot.press("down", "down", "down")
+        await settle(pilot)
+        assert cursor_id(app) == "sec-widgets"
+        assert browser(app).query_one(ChunkView).chunk.id == "sec-widgets"
+        await pilot.press("m")
+        await settle(pilot)
+        assert browser(app).tree_filter is None and tree.border_title is None
+        assert [str(n.label) for n in tree.root.children] == whole
+        assert tree.node_for("sec-widget-sizes") is None  # lazy again: nothing below is built
+        assert not tree.node_for("sec-gadgets").is_expanded
+        assert cursor_id(app) == "sec-widgets"
+
+
+@run_async
+async def test_over_threshold_filter_shows_overruns_and_their_ancestors(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tree = browser(app).query_one(ChunkTree)
+        whole = [str(n.label) for n in tree.root.children]
+        await pilot.press("O")
+        await settle(pilot)
+        assert browser(app).tree_filter == filters.OVER_THRESHOLD
+        assert tree_shape(tree) == {
+            None: ["sec-data-types-and-values", "sec-statements", "sec-annex-grammar-summary"],
+            "sec-data-types-and-values": ["sec-specification-types"],
+            "sec-specification-types": ["sec-big-table-clause"],
+            "sec-big-table-clause": ["sec-big-table-clause-emu-table-1"],
+            "sec-statements": ["sec-long-prose"],
+            "sec-annex-grammar-summary": ["sec-annex-statements"],
+        }
+        db = store.open_database(toylang_db)
+        over = {c.id for c in store.iter_chunks(db) if c.over_threshold}
+        for node in all_nodes(tree):
+            assert str(node.label).endswith(" ⚠") == (node.data in over), node.data
+            dimmed = any(str(span.style) == "dim" for span in node.label.spans)
+            assert dimmed == (node.data not in over), node.data
+        assert all(n.is_expanded for n in all_nodes(tree) if n.children)
+        assert tree.border_title == "only over-threshold chunks · 4"
+        # sec-intro (shown before) is hidden: the cursor goes to the first overrun
+        assert cursor_id(app) == "sec-big-table-clause"
+        assert browser(app).query_one(ChunkView).chunk.id == "sec-big-table-clause"
+        await pilot.press("o")  # next overrun, inside the filtered tree
+        await settle(pilot)
+        assert cursor_id(app) == "sec-big-table-clause-emu-table-1"
+        await pilot.press("O")
+        await settle(pilot)
+        assert browser(app).tree_filter is None
+        assert [str(n.label) for n in tree.root.children] == whole
+        assert cursor_id(app) == "sec-big-table-clause-emu-table-1"
+        assert tree.node_for("sec-long-prose") is None
+
+
+@run_async
+async def test_filters_switch_refuse_to_match_nothing_and_keep_hidden_chunks_viewable(
+        toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("m")  # toylang's TOC agrees with its sections
+        await settle(pilot)
+        assert browser(app).tree_filter is None
+        assert any("every section's heading path agrees with the TOC" in n.message
+                   for n in app._notifications)
+        await pilot.press("O")
+        await settle(pilot)
+        assert browser(app).tree_filter == filters.OVER_THRESHOLD
+        assert browser(app).go_to_chunk("sec-scope")  # hidden by the filter: shown all the same
+        await settle(pilot)
+        assert browser(app).query_one(ChunkView).chunk.id == "sec-scope"
+        assert cursor_id(app) == "sec-big-table-clause"
+        assert any("sec-scope is hidden by the filter" in n.message for n in app._notifications)
+        assert not browser(app).go_to_chunk("no-such-chunk")
+
+
+@run_async
+async def test_palette_commands_toggle_the_filters(mismatch_db: Path) -> None:
+    app = app_for(mismatch_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        provider = FilterProvider(browser(app))
+        discovered = [hit async for hit in provider.discover()]
+        assert [h.text for h in discovered] == ["Only mismatched sections",
+                                                "Only over-threshold chunks"]
+        assert discovered[0].help.endswith("(m)") and discovered[1].help.endswith("(O)")
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        await pilot.press(*"only mismatched")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not CommandPalette.is_open(app)
+        assert browser(app).tree_filter == filters.MISMATCHED
+        helps = [hit.help async for hit in provider.discover()]
+        assert helps[0].startswith("On: run again")
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        await pilot.press(*"only mismatched")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert browser(app).tree_filter is None
+
+
+def test_filter_bindings_are_in_the_footer() -> None:
+    bindings = {b.id: b for b in BrowserScreen.BINDINGS if isinstance(b, Binding)}
+    assert bindings["filter-mismatched"].key == "m"
+    assert bindings["filter-over-threshold"].key.split(",")[0] == "O"
+    assert bindings["filter-mismatched"].show and bindings["filter-over-threshold"].show
+
+
 # --- opening, errors, ingest ----------------------------------------------------------------
 
 
@@ -531,7 +779,8 @@ def test_bindings_have_ids() -> None:
 
 
 def test_core_modules_do_not_import_textual() -> None:
-    code = ("import sys, specbrowser.ingest, specbrowser.store; "
+    code = ("import sys, specbrowser.ingest, specbrowser.store, specbrowser.filters, "
+            "specbrowser.cli; "
             "sys.exit(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=False).returncode == 0
 
@@ -603,3 +852,26 @@ def test_snapshot_retrieval_text(toylang_db: Path, snap_compare) -> None:
     the header badge says so, and the tree starts with the document synopsis."""
     assert snap_compare(app_for(toylang_db), terminal_size=SNAPSHOT_SIZE,
                         run_before=_run_before("sec-literal-markup-p-1", "t"))
+
+
+@needs_mismatched_toc
+def test_snapshot_mismatch_filter_with_both_paths(mismatch_db: Path, snap_compare) -> None:
+    """The mismatch filter (m) on: only the six mismatched sections, expanded, ≠ in each label,
+    the filter named in the tree's border; 2.1 Widget Sizes is selected and its header shows the
+    parser path, the TOC path and the kind (ancestor_differs)."""
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        browser(pilot.app).go_to_chunk("sec-widget-sizes")
+        await settle(pilot)
+
+    assert snap_compare(app_for(mismatch_db), terminal_size=SNAPSHOT_SIZE, run_before=run_before)
+
+
+@needs_toylang
+def test_snapshot_over_threshold_filter(toylang_db: Path, snap_compare) -> None:
+    """The over-threshold filter (O) on: the four overruns with ⚠ and their dimmed ancestors,
+    expanded; the cursor on the first overrun (the section shown before is filtered out)."""
+    assert snap_compare(app_for(toylang_db), terminal_size=SNAPSHOT_SIZE,
+                        run_before=_run_before("sec-intro", "O"))

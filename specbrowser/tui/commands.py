@@ -1,4 +1,5 @@
-"""Command palette pieces: the "Jump to section" provider and a palette with cursor blink control.
+"""Command palette pieces: the "Jump to section" provider, the tree filter commands, and a
+palette with cursor blink control.
 
 Section ids and titles are spec text: hits are built as ``Content`` (never parsed as markup;
 Textual's own ``Matcher.highlight`` parses markup, so it is not used).
@@ -7,6 +8,7 @@ Textual's own ``Matcher.highlight`` parses markup, so it is not used).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -14,7 +16,7 @@ from textual.command import CommandInput, CommandPalette, DiscoveryHit, Hit, Hit
 from textual.content import Content
 from textual.fuzzy import FuzzySearch
 
-from specbrowser import store
+from specbrowser import filters, store
 
 if TYPE_CHECKING:
     from specbrowser.tui.screens.browser import BrowserScreen
@@ -100,6 +102,48 @@ class JumpProvider(Provider):
             yield Hit(score * 0.5, _highlight(f"{title}  {section_id}", offsets),
                       partial(browser.go_to_chunk, section_id), text=title,
                       help=f"Jump to {section_id}")
+
+
+FILTER_COMMANDS = (
+    ("Only mismatched sections", filters.MISMATCHED, "m",
+     "the sections whose parser heading path differs from the TOC's"),
+    ("Only over-threshold chunks", filters.OVER_THRESHOLD, "O",
+     "the chunks that stayed over the threshold"),
+)
+"""The tree filter commands: palette name, filter kind, key, and what the filter shows."""
+
+
+class FilterProvider(Provider):
+    """The browser screen's tree filters (``BrowserScreen.COMMANDS``): each command toggles its
+    filter, as its key does; the help line says whether it is on."""
+
+    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
+        """``(name, callback, help)`` of each filter command; none off the browser screen."""
+        from specbrowser.tui.screens.browser import BrowserScreen  # late: browser imports us
+
+        browser = self.screen
+        if not isinstance(browser, BrowserScreen):
+            return []
+        found: list[tuple[str, Callable[[], object], str]] = []
+        for name, kind, key, shows in FILTER_COMMANDS:
+            state = ("On: run again to show the whole tree" if browser.tree_filter == kind
+                     else f"Show only {shows}, and the way to them")
+            found.append((name, partial(browser.toggle_tree_filter, kind), f"{state} ({key})"))
+        return found
+
+    async def discover(self) -> Hits:
+        """Both filter commands, before anything is typed."""
+        for name, callback, help_text in self._commands():
+            yield DiscoveryHit(Content(name), callback, text=name, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        """The filter commands whose name fuzzily matches the query."""
+        fuzzy = FuzzySearch()
+        for name, callback, help_text in self._commands():
+            score, offsets = fuzzy.match(query, name)
+            if score:
+                yield Hit(score, _highlight(name, list(offsets)), callback, text=name,
+                          help=help_text)
 
 
 class SpecPalette(CommandPalette):

@@ -4,6 +4,9 @@ subsections, built lazily.
 ECMA-262 has about 2 250 sections and 3 750 chunks; a node's children are read from the
 database and added only when the node first expands, so opening the app and expanding a node
 stay instant whatever the spec's size.
+
+A filter (:meth:`ChunkTree.show_filtered`) replaces that with only the matching chunks and the
+ancestors that lead to them (a :class:`~specbrowser.filters.FilteredTree`), all expanded.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from textual.widgets.tree import TreeNode
 
 from specbrowser import store
 from specbrowser.enrich import DOCUMENT_LAYER, DOCUMENT_TREE_LABEL
+from specbrowser.filters import FilteredTree
 from specbrowser.model import Chunk
 
 _TRAILING_NUMBER = re.compile(r"-(\d+)$")
@@ -29,13 +33,24 @@ OVER_THRESHOLD_STYLE = "bold red"
 
 OVER_LABEL_STYLE = "italic"
 
+MISMATCH_MARK = " ≠"
+"""Suffix of the label of a section whose parser heading path and TOC path disagree."""
 
-def chunk_label(chunk: Chunk) -> Text:
+MISMATCH_STYLE = "bold yellow"
+"""Style of that suffix."""
+
+CONTEXT_STYLE = "dim"
+"""Added to the labels a filter shows only as ancestors of a match."""
+
+
+def chunk_label(chunk: Chunk, *, context: bool = False) -> Text:
     """A tree label as a Rich ``Text`` (never markup, so spec text like ``[bold]`` is literal).
 
     The document chunk shows "Document synopsis"; root chunks ``secnum title``; subsections
     ``<tag> <n>: <title>`` (n is the trailing number of the id) or ``<tag> <n>`` without a
-    title. Chunks over the threshold get a red ⚠.
+    title. Chunks over the threshold get a red ⚠; a section's root chunk with a heading mismatch
+    a yellow ≠ (subsections carry their section's mismatch but are not marked: the section is).
+    ``context`` dims the label of a node a filter shows only to reach a match.
     """
     if chunk.layer == DOCUMENT_LAYER:
         text = DOCUMENT_TREE_LABEL
@@ -47,10 +62,15 @@ def chunk_label(chunk: Chunk) -> Text:
         text = f"{chunk.breakdown_tag}{number}"
         if chunk.title:
             text += f": {chunk.title}"
-    text = " ".join(text.split())
-    if chunk.over_threshold is None:
-        return Text(text)
-    return Text.assemble((text, OVER_LABEL_STYLE), (OVER_THRESHOLD_MARK, OVER_THRESHOLD_STYLE))
+    label = Text(" ".join(text.split()))
+    if chunk.over_threshold is not None:
+        label.stylize(OVER_LABEL_STYLE)
+        label.append(OVER_THRESHOLD_MARK, OVER_THRESHOLD_STYLE)
+    if chunk.mismatch is not None and chunk.parent_id is None and chunk.section_id is not None:
+        label.append(MISMATCH_MARK, MISMATCH_STYLE)
+    if context:
+        label.stylize(CONTEXT_STYLE)
+    return label
 
 
 class ChunkTree(Tree[str]):
@@ -67,8 +87,14 @@ class ChunkTree(Tree[str]):
         self._db = db
         self._chunk_nodes: dict[str, TreeNode[str]] = {}
         self._loaded_nodes: set[int] = set()
+        self.filtered: FilteredTree | None = None
+        """The filter the tree shows, or None for the whole (lazy) tree."""
 
     def on_mount(self) -> None:
+        """Build the top level of the whole tree."""
+        self._build_top_level()
+
+    def _build_top_level(self) -> None:
         """Add the document synopsis, then the top-level sections (only them)."""
         document = store.document_chunk(self._db)
         self._add_chunk_nodes(self.root, [*([document] if document else []),
@@ -84,6 +110,37 @@ class ChunkTree(Tree[str]):
             node = parent.add(chunk_label(chunk), data=chunk.id,
                               allow_expand=bool(chunk.subsections))
             self._chunk_nodes[chunk.id] = node
+
+    def show_filtered(self, filtered: FilteredTree | None) -> None:
+        """Show only a filter's matches and their ancestors, expanded; None restores the whole
+        tree (lazy again, collapsed to the top level).
+
+        The cursor is left for the caller to place (:meth:`select_chunk`).
+        """
+        self.clear()
+        self._chunk_nodes.clear()
+        self._loaded_nodes.clear()
+        self.filtered = filtered
+        if filtered is None:
+            self._build_top_level()
+            return
+        matches = set(filtered.matches)
+        chunks = {c.id: c for c in store.get_chunks(self._db, sorted(filtered.shown))}
+        pending: list[tuple[TreeNode[str], str | None]] = [(self.root, None)]
+        while pending:
+            parent, parent_id = pending.pop()
+            self._loaded_nodes.add(parent.id)  # its children are fixed: no lazy load on expand
+            for child_id in filtered.children.get(parent_id, []):
+                chunk = chunks.get(child_id)
+                if chunk is None:
+                    continue
+                has_children = bool(filtered.children.get(child_id))
+                node = parent.add(chunk_label(chunk, context=child_id not in matches),
+                                  data=chunk.id, allow_expand=has_children,
+                                  expand=has_children)
+                self._chunk_nodes[chunk.id] = node
+                if has_children:
+                    pending.append((node, child_id))
 
     def load_children(self, node: TreeNode[str]) -> None:
         """Add a node's children from the database, once."""
@@ -104,9 +161,17 @@ class ChunkTree(Tree[str]):
         The cursor moves after the next refresh, when the tree's lines include the new nodes;
         the usual ``NodeHighlighted`` message follows.
 
+        Under a filter, only chunks the filter shows can be selected (False for others).
+
         Raises:
             NotFoundError: no chunk with that id.
         """
+        if self.filtered is not None:
+            target = self._chunk_nodes.get(chunk_id)
+            if target is None:
+                return False
+            self.call_after_refresh(self._move_to, target)
+            return True
         chain = [chunk_id]
         parent = store.tree_parent_id(self._db, chunk_id)
         while parent is not None:

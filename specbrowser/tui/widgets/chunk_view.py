@@ -37,6 +37,21 @@ OVER_THRESHOLD_REASONS = {
 }
 """One-line explanations of :attr:`Chunk.over_threshold` values, shown in the header."""
 
+MISMATCH_EXPLANATIONS = {
+    "missing_from_toc": "no TOC entry links to this section",
+    "title_differs": "its TOC entry has another title",
+    "depth_differs": "the TOC nests it at another depth",
+    "ancestor_differs": "the TOC puts it under another heading",
+}
+"""One-line explanations of :attr:`Chunk.mismatch` values (see
+:data:`specbrowser.headings.MISMATCH_KINDS`), shown in the header."""
+
+MISMATCH_BADGE_STYLE = "bold black on yellow"
+"""The mismatch kind badge; yellow like the tree's ≠ mark."""
+
+PATH_SEPARATOR = " › "
+"""Between the titles of a heading path."""
+
 SELECTED_STYLE = "bold"
 """Added to the selected marker's rendered text, on top of the link style."""
 
@@ -69,7 +84,8 @@ def header_text(chunk: Chunk, threshold_chars: int, markers: list[Marker],
     """The header block of a chunk as Rich ``Text`` (spec text stays literal).
 
     Lines: id (and the retrieval-text badge when ``retrieval``); layer, section number, depth,
-    tag and parent; size against the threshold and overrun reason; heading path; markers.
+    tag and parent; size against the threshold and overrun reason; heading path (two lines,
+    ``parser:`` and ``TOC:``, when the TOC's path differs; see :func:`heading_lines`); markers.
     """
     text = Text()
     text.append(chunk.id, style="bold")
@@ -98,7 +114,7 @@ def header_text(chunk: Chunk, threshold_chars: int, markers: list[Marker],
         if reason:
             text.append(f" {reason}", style="red")
     text.append("\n")
-    text.append(" › ".join(chunk.heading_path) or chunk.title, style="italic")
+    text.append_text(heading_lines(chunk))
     text.append("\n")
     if not markers:
         text.append("no markers", style="dim")
@@ -110,6 +126,43 @@ def header_text(chunk: Chunk, threshold_chars: int, markers: list[Marker],
         text.append(" → ")
         text.append(markers[selected].target_id)
     return text
+
+
+def heading_lines(chunk: Chunk) -> Text:
+    """The chunk's heading path as header lines (no trailing newline).
+
+    One line, the parser's path, when the TOC gives no path or the same one. When they differ,
+    two: ``parser: A › B`` and ``TOC:    A › C``, the second followed by the mismatch kind and
+    its explanation (the kind is the section's; a difference the classifier accepts, such as
+    whitespace or case, shows both paths with no kind).
+    """
+    parser_path = PATH_SEPARATOR.join(chunk.heading_path) or chunk.title
+    text = Text()
+    if chunk.toc_path is None or chunk.toc_path == chunk.heading_path:
+        text.append(parser_path, style="italic")
+        if chunk.mismatch:
+            text.append("  ")
+            text.append_text(_mismatch_badge(chunk.mismatch))
+        return text
+    text.append("parser: ", style="dim")
+    text.append(parser_path, style="italic")
+    text.append("\n")
+    text.append("TOC:    ", style="dim")
+    text.append(PATH_SEPARATOR.join(chunk.toc_path) or "—", style="italic")
+    if chunk.mismatch:
+        text.append("  ")
+        text.append_text(_mismatch_badge(chunk.mismatch))
+    return text
+
+
+def _mismatch_badge(kind: str) -> Text:
+    """``≠ kind`` as a badge, then its explanation when the kind is known."""
+    badge = Text()
+    badge.append(f" ≠ {kind} ", style=MISMATCH_BADGE_STYLE)
+    explanation = MISMATCH_EXPLANATIONS.get(kind)
+    if explanation:
+        badge.append(f" {explanation}", style="yellow")
+    return badge
 
 
 class ChunkView(Vertical):
