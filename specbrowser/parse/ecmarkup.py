@@ -23,7 +23,6 @@ from specbrowser.parse.toc import extract_toc
 SECTION_REF_TAG = "sb-section-ref"
 """Placeholder element for a child section inside its parent's own HTML."""
 
-_SECTION_XPATH = etree.XPath("//emu-clause[@id] | //emu-annex[@id] | //emu-intro[@id]")
 _SECNUM_CLASS = "secnum"
 
 
@@ -197,7 +196,7 @@ def _document_title(root: etree._Element) -> str:
 def _collect_sections(root: etree._Element, source_file: str, sections: list[Section],
                       elements: dict[str, etree._Element]) -> None:
     """Append this page's sections and own-content elements (see module docstring)."""
-    found = [el for el in _SECTION_XPATH(root) if el.get("id", "").strip()]
+    found = [el for el in root.iter(*SECTION_TAGS) if el.get("id", "").strip()]
     records: dict[etree._Element, Section] = {}
     for el in found:
         parent_el = next((a for a in el.iterancestors(*SECTION_TAGS) if a in records), None)

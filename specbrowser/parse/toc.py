@@ -21,11 +21,6 @@ from specbrowser.errors import SpecInputError
 from specbrowser.model import TocNode
 
 _NUMBER_CLASSES = frozenset({"secnum", "secno"})
-_TOC_ROOTS = (
-    "//*[@id='menu-toc']/ol",
-    "//nav[@id='toc']//*[self::ol or self::ul][1]",
-    "//*[self::ol or self::ul][contains(concat(' ', normalize-space(@class), ' '), ' toc ')]",
-)
 
 
 def extract_toc(root: etree._Element) -> list[TocNode]:
@@ -36,11 +31,22 @@ def extract_toc(root: etree._Element) -> list[TocNode]:
     without its number; ``target_id`` is the link's fragment, percent-decoded, the page name of a
     multipage link dropped. A list item without a link is an empty-title wrapper entry.
     """
-    for xpath in _TOC_ROOTS:
-        found = root.xpath(xpath)
-        if found:
-            return _entries(found[0])
-    return []
+    found = _toc_list(root)
+    return _entries(found) if found is not None else []
+
+
+def _toc_list(root: etree._Element) -> etree._Element | None:
+    """The TOC's outer list. Walks elements of one tag at a time and stops at the first hit: an
+    XPath over ECMA-262's whole tree costs a fifth of a second, this a few milliseconds."""
+    menu = next((d for d in root.iter("div") if d.get("id") == "menu-toc"), None)
+    if menu is not None and menu.find("ol") is not None:
+        return menu.find("ol")
+    nav = next((n for n in root.iter("nav") if n.get("id") == "toc"), None)
+    if nav is not None:
+        found = next(nav.iter("ol", "ul"), None)
+        if found is not None:
+            return found
+    return next((lst for lst in root.iter("ol", "ul") if "toc" in (lst.get("class") or "").split()), None)
 
 
 def _entries(list_el: etree._Element) -> list[TocNode]:
