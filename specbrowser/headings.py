@@ -14,6 +14,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from specbrowser.model import Section, TocNode
 
@@ -155,6 +156,7 @@ _LEADING_NUMBER = re.compile(
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " "})
 
 
+@lru_cache(maxsize=65536)
 def normalize_title(title: str, secnum: str = "") -> str:
     """A title as compared across the two maps: Unicode NFKC, quotes and no-break spaces made
     plain, a leading section number (``secnum`` or any ``1.2.3``/``A.1``-style number) and a
