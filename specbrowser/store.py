@@ -18,6 +18,7 @@ from pathlib import Path
 
 import sqlite_utils
 
+from specbrowser.connection import DATABASE_ERRORS, OPERATIONAL_ERRORS, connect
 from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase, NotFoundError
 from specbrowser.headings import Mismatch
 from specbrowser.model import Chunk, Document, Section, TocNode
@@ -42,27 +43,8 @@ INGEST_REPLACED_SPEC = "replaced_spec"
 INGEST_OUTCOMES = (INGEST_CREATED, INGEST_ADDED, INGEST_REPLACED_SET, INGEST_REPLACED_SPEC)
 
 APP_ID = "specbrowser"
-BUSY_TIMEOUT_S = 5.0
-"""How long a write waits for another process's lock before giving up with "database is locked"."""
 
 _CHUNK_JSON_FIELDS = ("subsections", "heading_path", "toc_path")
-
-
-def connect(path: Path | str) -> sqlite3.Connection:
-    """Open a SQLite connection; the single place connections are made (later: extensions).
-
-    Raises:
-        DatabaseError: the path is a folder, its folder does not exist, or SQLite cannot open it.
-    """
-    path = Path(path)
-    if path.is_dir():
-        raise DatabaseError(f"{path} is a folder, not a database file")
-    if not path.parent.exists():
-        raise DatabaseError(f"cannot create {path}: folder {path.parent} does not exist")
-    try:
-        return sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S)
-    except sqlite3.Error as exc:
-        raise DatabaseError(f"cannot open {path}: {exc}") from None
 
 
 def open_database(path: Path | str, *, create: bool = False) -> sqlite_utils.Database:
@@ -76,7 +58,9 @@ def open_database(path: Path | str, *, create: bool = False) -> sqlite_utils.Dat
     path = Path(path)
     if not create and not path.exists():
         raise DatabaseError(f"{path} does not exist (create it with: specbrowser ingest SPEC --db {path})")
-    db = sqlite_utils.Database(connect(path))
+    connected = connect(path)
+    db = sqlite_utils.Database(connected.conn)
+    db.vector_error = connected.vector_error  # type: ignore[attr-defined]
     try:
         names = set(db.table_names())
         if "meta" not in names:
@@ -91,7 +75,7 @@ def open_database(path: Path | str, *, create: bool = False) -> sqlite_utils.Dat
                 f"{path} has schema version {meta.get('schema_version')}, this specbrowser reads "
                 f"{SCHEMA_VERSION}: re-ingest the spec into a new database"
             )
-    except sqlite3.DatabaseError as exc:
+    except DATABASE_ERRORS as exc:
         db.close()
         raise _database_error(path, exc) from None
     except BaseException:
@@ -100,7 +84,7 @@ def open_database(path: Path | str, *, create: bool = False) -> sqlite_utils.Dat
     return db
 
 
-def _database_error(path: Path, exc: sqlite3.Error) -> DatabaseError:
+def _database_error(path: Path, exc: Exception) -> DatabaseError:
     message = str(exc)
     if "file is not a database" in message:
         return NotASpecbrowserDatabase(f"{path} is not a SQLite database")
@@ -203,7 +187,7 @@ def store_ingest(db: sqlite_utils.Database, document: Document, sections: list[S
                  "sections_sha256": digest, "ingested_at": now}, pk="id")
             _insert_chunk_set(db, policy, chunks, stats, now)
             replace_toc(db, toc or [], mismatches or [])
-    except sqlite3.OperationalError as exc:
+    except OPERATIONAL_ERRORS as exc:
         raise _database_error(Path(_database_file(db)), exc) from None
     return outcome
 
@@ -244,7 +228,7 @@ def activate_chunk_set(db: sqlite_utils.Database, version: str) -> str:
     try:
         with db.atomic():
             db.execute("UPDATE policies SET active = (version = ?)", [chosen])
-    except sqlite3.OperationalError as exc:
+    except OPERATIONAL_ERRORS as exc:
         raise _database_error(Path(_database_file(db)), exc) from None
     return chosen
 

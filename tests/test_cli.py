@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from specbrowser import store
+from specbrowser import connection, store
 from specbrowser.cli import main
 from specbrowser.model import DOCUMENT_CHUNK_ID
 from specbrowser.policy import CONVERTER_VERSION, ChunkPolicy
@@ -217,8 +217,10 @@ def test_unwritable_database(tmp_path, spec, capsys):
 
 
 def test_locked_database(db, spec, capsys, monkeypatch):
-    monkeypatch.setattr(store, "BUSY_TIMEOUT_S", 0.1)
-    blocker = sqlite3.connect(db)
+    monkeypatch.setattr(connection, "BUSY_TIMEOUT_S", 0.1)
+    # the same SQLite library as specbrowser's: two copies in one process do not see each
+    # other's locks (POSIX locks are per process)
+    blocker = connection.DRIVER.connect(str(db))
     blocker.execute("BEGIN EXCLUSIVE")
     try:
         assert main(["ingest", str(spec), "--db", str(db)]) == 2

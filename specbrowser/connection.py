@@ -1,0 +1,89 @@
+"""The one place SQLite connections are made, with sqlite-vec loaded when this Python can.
+
+Python's built-in ``sqlite3`` is often built without ``enable_load_extension`` (this machine's,
+many macOS builds: case C22). :func:`connect` prefers ``sqlean.py`` (a ``sqlite3``-compatible
+build that can load extensions), then the built-in module; it then tries to load sqlite-vec. When
+no build can, the connection still works (lexical search, browsing) and
+:attr:`Connected.vector_error` says why vector search is off.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+from specbrowser.errors import DatabaseError
+
+BUSY_TIMEOUT_S = 5.0
+"""How long a write waits for another process's lock before giving up with "database is locked"."""
+
+
+def _driver() -> ModuleType:
+    try:
+        import sqlean
+
+        return sqlean
+    except ImportError:
+        return sqlite3
+
+
+DRIVER: ModuleType = _driver()
+"""The DB-API module connections come from (``sqlean`` when installed, else ``sqlite3``)."""
+
+DB_ERRORS: tuple[type[Exception], ...] = tuple({sqlite3.Error, DRIVER.Error})
+"""Base errors of either driver (``sqlean``'s classes do not derive from ``sqlite3``'s)."""
+OPERATIONAL_ERRORS: tuple[type[Exception], ...] = tuple({sqlite3.OperationalError, DRIVER.OperationalError})
+DATABASE_ERRORS: tuple[type[Exception], ...] = tuple({sqlite3.DatabaseError, DRIVER.DatabaseError})
+
+
+@dataclass
+class Connected:
+    """An open connection and whether vector search can use it.
+
+    Attributes:
+        conn: the DB-API connection (``sqlite3``-compatible).
+        vector_error: None when sqlite-vec is loaded, else one line saying why not.
+    """
+
+    conn: sqlite3.Connection
+    vector_error: str | None
+
+
+def connect(path: Path | str) -> Connected:
+    """Open ``path`` and try to load sqlite-vec into the connection.
+
+    Raises:
+        DatabaseError: the path is a folder, its folder does not exist, or SQLite cannot open it.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise DatabaseError(f"{path} is a folder, not a database file")
+    if not path.parent.exists():
+        raise DatabaseError(f"cannot create {path}: folder {path.parent} does not exist")
+    try:
+        conn = DRIVER.connect(str(path), timeout=BUSY_TIMEOUT_S)
+    except DB_ERRORS as exc:
+        raise DatabaseError(f"cannot open {path}: {exc}") from None
+    return Connected(conn, load_vector_extension(conn))
+
+
+def load_vector_extension(conn: sqlite3.Connection) -> str | None:
+    """Load sqlite-vec; return None on success, else why it could not be loaded (one line)."""
+    try:
+        import sqlite_vec
+    except ImportError:
+        return "sqlite-vec is not installed (pip install sqlite-vec); semantic search is off"
+    try:
+        conn.enable_load_extension(True)
+        try:
+            sqlite_vec.load(conn)
+        finally:
+            conn.enable_load_extension(False)
+    except AttributeError:
+        return ("this Python's sqlite3 cannot load extensions (install sqlean.py); "
+                "semantic search is off")
+    except DB_ERRORS as exc:
+        return f"sqlite-vec could not be loaded ({exc}); semantic search is off"
+    return None

@@ -1,0 +1,45 @@
+"""Connections: sqlite-vec loads where the driver can; without it everything else still works."""
+
+from __future__ import annotations
+
+import types
+
+from specbrowser import connection
+from specbrowser.cli import main
+from specbrowser.store import open_database
+from tests.helpers import write_spec
+
+
+def test_vector_extension_loads_with_the_preferred_driver(tmp_path):
+    connected = connection.connect(tmp_path / "v.db")
+    if connection.DRIVER.__name__ == "sqlite3" and not hasattr(connected.conn, "enable_load_extension"):
+        assert "cannot load extensions" in connected.vector_error
+    else:
+        assert connected.vector_error is None
+        assert connected.conn.execute("select vec_version()").fetchone()[0].startswith("v")
+
+
+def test_C22_python_without_enable_load_extension(tmp_path, monkeypatch, capsys):
+    no_extensions = types.SimpleNamespace()  # like a sqlite3 built without extension loading
+    assert "cannot load extensions" in connection.load_vector_extension(no_extensions)
+
+    real_connect = connection.DRIVER.connect
+
+    class Plain:
+        """A connection whose enable_load_extension is missing (AttributeError)."""
+
+        def __init__(self, *args, **kwargs):
+            self._conn = real_connect(*args, **kwargs)
+
+        def __getattr__(self, name):
+            if name == "enable_load_extension":
+                raise AttributeError(name)
+            return getattr(self._conn, name)
+
+    monkeypatch.setattr(connection.DRIVER, "connect", lambda *a, **k: Plain(*a, **k))
+    spec = write_spec(tmp_path, '<emu-clause id="a"><h1>A</h1><p>lexical still works</p></emu-clause>')
+    db_path = tmp_path / "n.db"
+    assert main(["ingest", str(spec), "--db", str(db_path)]) == 0
+    db = open_database(db_path)
+    assert "semantic search is off" in db.vector_error
+    assert db.execute("select count(*) from chunks").fetchone()[0] == 2
