@@ -84,6 +84,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("db", type=Path)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
+    p = sub.add_parser("search", help="search the active chunk set (lexical, BM25); never errors on odd input")
+    p.add_argument("db", type=Path)
+    p.add_argument("query", nargs="+", help="words to find, taken literally (Array.prototype.map, [[Prototype]] …)")
+    p.add_argument("--limit", type=int, default=10, metavar="N", help="at most N hits (default 10)")
+    p.add_argument("--fts", action="store_true",
+                   help="advanced: FTS5 syntax (phrases, prefix*, AND/OR/NEAR); literal when it does not parse")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
     p = sub.add_parser("mismatches", help="where the section tree and the table of contents disagree")
     p.add_argument("db", type=Path)
     p.add_argument("--kind", choices=MISMATCH_KINDS, help="only this kind of mismatch")
@@ -467,6 +475,39 @@ def _policies_table(title: str, sets: list) -> Table:
     return table
 
 
+def cmd_search(args: argparse.Namespace) -> int:
+    from rich.text import Text
+
+    from specbrowser.search import HIGHLIGHT_END, HIGHLIGHT_START, lexical_search
+    from specbrowser.store import open_database
+
+    query = " ".join(args.query)
+    db = open_database(args.db)
+    try:
+        hits = lexical_search(db, query, limit=args.limit, advanced=args.fts)
+    finally:
+        db.close()
+    if args.json:
+        payload = [{**vars(h), "snippet": h.snippet.replace(HIGHLIGHT_START, "").replace(HIGHLIGHT_END, "")}
+                   for h in hits]
+        print(json.dumps({"query": query, "hits": payload}, ensure_ascii=False, indent=2))
+        return 0
+    if not hits:
+        out.print(Text(f"no chunk matches {query}"))
+        return 0
+    table = Table(title=Text(f"{len(hits)} hits for {query}"), title_justify="left", show_lines=True)
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("chunk", overflow="fold")
+    table.add_column("snippet", overflow="fold")
+    for hit in hits:
+        snippet = Text()
+        for index, part in enumerate(hit.snippet.replace(HIGHLIGHT_END, HIGHLIGHT_START).split(HIGHLIGHT_START)):
+            snippet.append(part.replace("\n", " "), style="bold yellow" if index % 2 else "")
+        table.add_row(f"{hit.score:.2f}", Text(f"{hit.chunk_id}\n{' › '.join(hit.heading_path)}"), snippet)
+    out.print(table)
+    return 0
+
+
 def cmd_mismatches(args: argparse.Namespace) -> int:
     from specbrowser.store import open_database
     from specbrowser.store_toc import list_mismatches, mismatch_counts, toc_size
@@ -505,5 +546,5 @@ def cmd_mismatches(args: argparse.Namespace) -> int:
 _COMMANDS = {
     "ingest": cmd_ingest, "open": cmd_open, "demo": cmd_demo, "show": cmd_show,
     "subsections": cmd_subsections, "stats": cmd_stats, "policies": cmd_policies,
-    "mismatches": cmd_mismatches,
+    "mismatches": cmd_mismatches, "search": cmd_search,
 }

@@ -25,12 +25,19 @@ from specbrowser.model import Chunk, Document, Section, TocNode
 from specbrowser.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.store_toc import create_toc_tables, replace_toc
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Stored in ``meta``; a database with another version is refused with a clear message.
 2: several chunk sets per database; chunks gained ``retrieval_text``, ``section_ordinal`` and
 the document chunk; documents gained ``sections_sha256``.
 3: the document's TOC (``toc_nodes``) and its ``mismatches``; chunks gained ``toc_path`` and
-``mismatch``."""
+``mismatch``.
+4: ``chunks_fts``, an FTS5 index over each chunk's title and retrieval text, kept in sync by
+triggers on every insert, update and delete."""
+
+FTS_TOKENIZER = "unicode61 remove_diacritics 2"
+"""FTS5's Unicode word tokenizer, folding case and diacritics. Spec tokens such as
+``Array.prototype.map`` or ``[[Prototype]]`` are split at punctuation and matched as phrases (see
+:mod:`specbrowser.search`); measured on the ECMA-262 query set in ``benchmarks/``."""
 
 INGEST_CREATED = "created"
 """The database held no spec: document, sections and the first chunk set written."""
@@ -127,6 +134,8 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         db.table("chunks").create_index(["policy_version", "breakdown_tag"], index_name="chunks_tag")
         db.table("chunks").create_index(["policy_version", "ordinal"], index_name="chunks_ordinal")
         db.table("chunks").create_index(["policy_version", "layer"], index_name="chunks_layer")
+        db.table("chunks").enable_fts(["title", "retrieval_text"], fts_version="FTS5",
+                                      tokenize=FTS_TOKENIZER, create_triggers=True)
         create_toc_tables(db)
 
 

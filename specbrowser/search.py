@@ -1,0 +1,102 @@
+"""Search over the active chunk set: lexical (FTS5, BM25) for now.
+
+Anything a user types is searched literally and never raises (cases C13, C14): each whitespace
+token becomes an FTS5 string (inner ``"`` doubled), so ``Array.prototype.map``, ``%TypedArray%``,
+``[[Prototype]]``, ``for-in``, ``C++``, ``don't`` and ``AND`` are text, not syntax. Tokens with
+no letter or digit are dropped (they would be empty phrases). The index uses FTS5's
+``unicode61`` tokenizer: it splits ``Array.prototype.map`` into ``array prototype map``, which a
+phrase then matches in order, and it folds case and diacritics; see README "Search".
+
+Advanced mode passes the query to FTS5 as written (phrases, ``*`` prefixes, ``AND``/``OR``/
+``NEAR``) and falls back to the literal search when FTS5 cannot parse it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+import sqlite_utils
+
+from specbrowser.connection import DB_ERRORS
+from specbrowser.store import active_version
+
+HIGHLIGHT_START = "\x02"
+"""Opens a matched term in :attr:`Hit.snippet` (a control character no spec text contains)."""
+HIGHLIGHT_END = "\x03"
+"""Closes a matched term in :attr:`Hit.snippet`."""
+
+FTS_TABLE = "chunks_fts"
+TITLE_WEIGHT, TEXT_WEIGHT = 2.0, 1.0
+"""BM25 column weights: a term in a chunk's title counts twice a term in its retrieval text."""
+
+_WORD = re.compile(r"\w")
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result.
+
+    Attributes:
+        chunk_id, section_id, title: which chunk.
+        heading_path: the chunk's path of section titles (TOC path when it has one).
+        score: higher is better; for lexical hits, minus FTS5's BM25 rank.
+        snippet: up to 16 tokens around the match, matched terms between
+            :data:`HIGHLIGHT_START` and :data:`HIGHLIGHT_END`.
+        mode: ``lexical`` (``semantic`` and ``hybrid`` come with embeddings).
+    """
+
+    chunk_id: str
+    section_id: str | None
+    title: str
+    heading_path: list[str]
+    score: float
+    snippet: str
+    mode: str = "lexical"
+
+
+def literal_query(text: str) -> str | None:
+    """The FTS5 query that searches ``text`` literally, or None when it has no searchable token.
+
+    Each whitespace token is wrapped in double quotes, its own double quotes doubled, so the
+    user's ``Array.prototype.map`` becomes one FTS5 string that matches the phrase
+    ``array prototype map``.
+    """
+    tokens = [t for t in text.split() if _WORD.search(t)]
+    if not tokens:
+        return None
+    return " ".join('"' + t.replace('"', '""') + '"' for t in tokens)
+
+
+def lexical_search(db: sqlite_utils.Database, text: str, *, limit: int = 20, advanced: bool = False,
+                   policy_version: str | None = None) -> list[Hit]:
+    """Chunks of the active (or given) chunk set matching ``text``, best first (BM25).
+
+    Never raises on what a user types: with ``advanced`` an FTS5 parse error falls back to the
+    literal search; a literal query cannot fail to parse.
+    """
+    version = policy_version or active_version(db)
+    if advanced and text.strip():
+        try:
+            return _run(db, text, version, limit)
+        except DB_ERRORS:
+            pass  # not valid FTS5 syntax: search it literally instead
+    query = literal_query(text)
+    if query is None:
+        return []
+    return _run(db, query, version, limit)
+
+
+def _run(db: sqlite_utils.Database, query: str, version: str, limit: int) -> list[Hit]:
+    rows = db.execute(
+        f"SELECT c.id, c.section_id, c.title, c.heading_path, c.toc_path, "
+        f"bm25({FTS_TABLE}, ?, ?) AS rank, "
+        f"snippet({FTS_TABLE}, 1, ?, ?, '…', 16) "
+        f"FROM {FTS_TABLE} JOIN chunks c ON c.rowid = {FTS_TABLE}.rowid "
+        f"WHERE {FTS_TABLE} MATCH ? AND c.policy_version = ? ORDER BY rank LIMIT ?",
+        [TITLE_WEIGHT, TEXT_WEIGHT, HIGHLIGHT_START, HIGHLIGHT_END, query, version, max(1, limit)],
+    ).fetchall()
+    return [Hit(chunk_id=r[0], section_id=r[1], title=r[2],
+                heading_path=json.loads(r[4]) if r[4] else json.loads(r[3]),
+                score=-r[5], snippet=r[6]) for r in rows]

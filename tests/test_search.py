@@ -1,0 +1,102 @@
+"""Lexical search (FTS5): literal queries that never raise (C13, C14), BM25 order, sync."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from specbrowser.cli import main
+from specbrowser.ingest import ingest
+from specbrowser.policy import ChunkPolicy
+from specbrowser.search import HIGHLIGHT_START, lexical_search, literal_query
+from specbrowser.store import open_database
+from tests.helpers import write_spec
+
+
+def spec_of(tmp_path, texts: list[str]):
+    body = "".join(f'<emu-clause id="sec-{i}"><h1>Clause {i}</h1><p>{t}</p></emu-clause>' for i, t in enumerate(texts))
+    path = tmp_path / "s.db"
+    ingest([write_spec(tmp_path, body)], path, ChunkPolicy())
+    return open_database(path)
+
+
+C13_TEXTS = ["Array.prototype.map calls the callback", "the [[Prototype]] internal slot",
+             "%TypedArray%.prototype", "for-in statement", "ToString ( argument )",
+             "Symbol.iterator method @@iterator", "C++ style", "BindingIdentifier : Identifier"]
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("Array.prototype.map", "sec-0"), ("[[Prototype]]", "sec-1"), ("%TypedArray%", "sec-2"),
+    ("for-in", "sec-3"), ("ToString(", "sec-4"), ("@@iterator", "sec-5"), ("C++", "sec-6"),
+    ("BindingIdentifier ::", "sec-7"),
+])
+def test_C13_spec_punctuation_is_searched_literally(tmp_path, query, expected):
+    db = spec_of(tmp_path, C13_TEXTS)
+    hits = [h.chunk_id for h in lexical_search(db, query)]
+    assert expected in hits
+    if query != "[[Prototype]]":  # "prototype" is in three texts; the rest are unique
+        assert hits == [expected]
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("NOT", ["sec-0"]), ("AND", None), ("OR", None), ("don't", ["sec-1"]), ('foo"bar', []),
+    ('"unterminated', []), ("*", []), ("(", []), ("?", []), ("x AND", None), ("-band", []),
+    ("ToPrimitive and ToNumber", ["sec-2"]), ("", []), ("   ", []),
+])
+def test_C14_quotes_apostrophes_and_operator_words_never_raise(tmp_path, query, expected):
+    db = spec_of(tmp_path, ["do not use it", "don't panic", "ToPrimitive and ToNumber are called"])
+    for advanced in (False, True):
+        hits = [h.chunk_id for h in lexical_search(db, query, advanced=advanced)]
+        if expected is not None:
+            assert hits == expected, (query, advanced)
+
+
+def test_advanced_syntax_works_and_falls_back_to_literal(tmp_path):
+    db = spec_of(tmp_path, ["alpha beta gamma", "alphabet soup", "beta only"])
+    assert {h.chunk_id for h in lexical_search(db, "alpha*", advanced=True)} == {"sec-0", "sec-1"}
+    assert [h.chunk_id for h in lexical_search(db, "alpha OR soup", advanced=True)] != []
+    # unbalanced parenthesis: not FTS5 syntax, so literal: finds "beta" texts, never an error
+    assert {h.chunk_id for h in lexical_search(db, "(beta", advanced=True)} == {"sec-0", "sec-2"}
+
+
+def test_bm25_prefers_title_and_density_and_snippets_mark_terms(tmp_path):
+    db = spec_of(tmp_path, ["widget widget widget", "one widget among many other words here"])
+    hits = lexical_search(db, "widget")
+    assert [h.chunk_id for h in hits] == ["sec-0", "sec-1"]
+    assert hits[0].score > hits[1].score
+    assert HIGHLIGHT_START + "widget" in hits[0].snippet.lower()
+
+
+def test_fts_stays_in_sync_with_chunks_on_reingest_and_new_chunk_sets(tmp_path):
+    spec = write_spec(tmp_path, '<emu-clause id="a"><h1>A</h1><p>OLDWORD</p></emu-clause>')
+    path = tmp_path / "s.db"
+    ingest([spec], path, ChunkPolicy())
+    ingest([spec], path, ChunkPolicy(threshold_chars=10))  # a second chunk set
+    db = open_database(path)
+    count = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    assert db.execute("SELECT count(*) FROM chunks_fts").fetchone()[0] == count
+    spec.write_text(spec.read_text().replace("OLDWORD", "NEWWORD"))
+    ingest([spec], path, ChunkPolicy())  # another spec: everything replaced
+    db = open_database(path)
+    assert lexical_search(db, "OLDWORD") == []
+    assert [h.chunk_id for h in lexical_search(db, "NEWWORD")] == ["a"]
+    assert db.execute("SELECT count(*) FROM chunks_fts").fetchone()[0] == \
+        db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+
+
+def test_literal_query_quotes_every_token():
+    assert literal_query('a.b "c') == '"a.b" """c"'
+    assert literal_query("*** --") is None
+
+
+def test_search_command(tmp_path, capsys):
+    db = spec_of(tmp_path, C13_TEXTS)
+    db.close()
+    path = str(tmp_path / "s.db")
+    capsys.readouterr()
+    assert main(["search", path, "%TypedArray%", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert [h["chunk_id"] for h in payload["hits"]] == ["sec-2"]
+    assert main(["search", path, "[bold]", "\""]) == 0  # Rich markup and quotes stay text
+    assert "no chunk matches [bold]" in capsys.readouterr().out
