@@ -3,7 +3,8 @@
 Anything a user types is searched literally and never raises (cases C13, C14): each whitespace
 token becomes an FTS5 string (inner ``"`` doubled), so ``Array.prototype.map``, ``%TypedArray%``,
 ``[[Prototype]]``, ``for-in``, ``C++``, ``don't`` and ``AND`` are text, not syntax. Tokens with
-no letter or digit are dropped (they would be empty phrases). The index uses FTS5's
+no letter or digit are dropped (they would be empty phrases). Chunks holding every token come
+first; when there are fewer than asked for, chunks holding any token follow (both by BM25). The index uses FTS5's
 ``unicode61`` tokenizer: it splits ``Array.prototype.map`` into ``array prototype map``, which a
 phrase then matches in order, and it folds case and diacritics; see README "Search".
 
@@ -85,7 +86,14 @@ def lexical_search(db: sqlite_utils.Database, text: str, *, limit: int = 20, adv
     query = literal_query(text)
     if query is None:
         return []
-    return _run(db, query, version, limit)
+    hits = _run(db, query, version, limit)
+    if len(hits) < limit and len(text.split()) > 1:
+        # fewer chunks hold every term than were asked for: fill up with chunks holding any of
+        # them, still by BM25 (a question's words rarely all occur in the answer's chunk)
+        seen = {h.chunk_id for h in hits}
+        more = _run(db, query.replace('" "', '" OR "'), version, limit + len(seen))
+        hits += [h for h in more if h.chunk_id not in seen][:limit - len(hits)]
+    return hits
 
 
 def _run(db: sqlite_utils.Database, query: str, version: str, limit: int) -> list[Hit]:
