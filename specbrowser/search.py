@@ -108,3 +108,23 @@ def _run(db: sqlite_utils.Database, query: str, version: str, limit: int) -> lis
     return [Hit(chunk_id=r[0], section_id=r[1], title=r[2],
                 heading_path=json.loads(r[4]) if r[4] else json.loads(r[3]),
                 score=-r[5], snippet=r[6]) for r in rows]
+
+
+RRF_K = 60
+"""Reciprocal rank fusion's constant (Cormack et al. 2009): a hit at rank r scores 1/(60 + r)."""
+
+
+def reciprocal_rank_fusion(ranked: list[list[Hit]], limit: int = 20, k: int = RRF_K) -> list[Hit]:
+    """Merge ranked hit lists into one: each chunk scores the sum of ``1 / (k + rank)`` over the
+    lists it appears in (rank from 1); ties keep the order of first appearance. The fused hit
+    keeps the first list's snippet and title and gets ``mode="hybrid"``."""
+    scores: dict[str, float] = {}
+    first: dict[str, Hit] = {}
+    for hits in ranked:
+        for rank, hit in enumerate(hits, start=1):
+            scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + 1.0 / (k + rank)
+            first.setdefault(hit.chunk_id, hit)
+    order = sorted(scores, key=lambda chunk_id: -scores[chunk_id])
+    return [Hit(chunk_id=c, section_id=first[c].section_id, title=first[c].title,
+                heading_path=first[c].heading_path, score=scores[c], snippet=first[c].snippet,
+                mode="hybrid") for c in order[:limit]]

@@ -100,3 +100,15 @@ def test_search_command(tmp_path, capsys):
     assert [h["chunk_id"] for h in payload["hits"]] == ["sec-2"]
     assert main(["search", path, "[bold]", "\""]) == 0  # Rich markup and quotes stay text
     assert "no chunk matches [bold]" in capsys.readouterr().out
+
+
+def test_reciprocal_rank_fusion_sums_reciprocal_ranks():
+    from specbrowser.search import Hit, reciprocal_rank_fusion
+
+    def hits(*ids):
+        return [Hit(i, i, i, [], 0.0, "") for i in ids]
+
+    fused = reciprocal_rank_fusion([hits("a", "b", "c"), hits("c", "a", "d")], k=60)
+    assert [h.chunk_id for h in fused] == ["a", "c", "b", "d"]
+    assert fused[0].score == 1 / 61 + 1 / 62 and fused[0].mode == "hybrid"
+    assert [h.chunk_id for h in reciprocal_rank_fusion([hits("x"), []], limit=1)] == ["x"]
