@@ -102,6 +102,20 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--activate", metavar="VERSION",
                    help="make this policy version's chunk set the active one (a unique prefix will do)")
+
+    p = sub.add_parser("embed", help="embed the active chunk set's texts that have no vector yet (resumable)")
+    p.add_argument("db", type=Path)
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--model", metavar="NAME",
+                       help="a fastembed model name (default: sentence-transformers/all-MiniLM-L6-v2, "
+                            "offline; other names may need the network)")
+    which.add_argument("--model-dir", type=Path, metavar="DIR",
+                       help="a folder holding model.onnx and its tokenizer files, used as is")
+    p.add_argument("--batch", type=int, default=32, metavar="N", help="texts per batch (default 32)")
+    p.add_argument("--limit", type=int, metavar="N", help="embed at most N texts this run (shortest first)")
+    p.add_argument("--threads", type=int, metavar="N", help="onnxruntime threads (default: its own)")
+    p.add_argument("--rebuild", action="store_true",
+                   help="drop the vectors of another model stored in DB first (else refused)")
     return parser
 
 
@@ -543,8 +557,72 @@ def cmd_mismatches(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- embed ----------------------------------------------------------------------------------
+
+
+def cmd_embed(args: argparse.Namespace) -> int:
+    """Embed what is missing, batch by batch (each committed); Ctrl-C keeps finished batches."""
+    import time
+
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from specbrowser.embed import embed_missing, load_embedder
+    from specbrowser.store import active_version, open_database
+    from specbrowser.store_vectors import require_vectors
+
+    if args.batch < 1:
+        raise SpecInputError("--batch must be at least 1")
+    db = open_database(args.db)
+    done = [0]
+    start = time.perf_counter()
+    try:
+        require_vectors(db)
+        version = active_version(db)
+        embedder = load_embedder(args.model, args.model_dir, threads=args.threads)
+        with Progress(TextColumn("embedding"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      TextColumn("ETA"), TimeRemainingColumn(), console=err, transient=True,
+                      disable=not err.is_terminal) as bar:
+            task = bar.add_task("embedding", total=None)
+
+            def progress(count: int, total: int) -> None:
+                done[0] = count
+                bar.update(task, completed=count, total=total)
+
+            report = embed_missing(db, embedder, version, batch_size=args.batch, limit=args.limit,
+                                   progress=progress, rebuild=args.rebuild)
+    except KeyboardInterrupt:
+        err.print(f"[yellow]interrupted; {done[0]:,} texts embedded in "
+                  f"{time.perf_counter() - start:.1f} s are kept (run again to continue)[/]",
+                  soft_wrap=True)
+        return EXIT_INTERRUPTED
+    finally:
+        db.close()
+    rate = f", {report.texts_per_second:.1f} texts/s" if report.embedded else ""
+    out.print(f"{escape(report.model)} ({embedder.dim} dims, {escape(embedder.source)}): "
+              f"{report.embedded:,} texts embedded in {report.seconds:.1f} s{rate}; "
+              f"{report.cached:,} of {report.total_texts:,} were already embedded", soft_wrap=True)
+    left = report.total_texts - report.cached - report.embedded
+    if left:
+        out.print(f"{left:,} texts still missing (run again)")
+    if report.truncated_chunks:
+        shown = ", ".join(report.truncated_chunks[:5])
+        more = " …" if len(report.truncated_chunks) > 5 else ""
+        out.print(f"[yellow]truncated: {len(report.truncated_chunks):,} chunks over the model's "
+                  f"{embedder.max_tokens} tokens[/] ({escape(shown)}{more})", soft_wrap=True)
+    else:
+        out.print("truncated: none")
+    return 0
+
+
 _COMMANDS = {
     "ingest": cmd_ingest, "open": cmd_open, "demo": cmd_demo, "show": cmd_show,
     "subsections": cmd_subsections, "stats": cmd_stats, "policies": cmd_policies,
-    "mismatches": cmd_mismatches, "search": cmd_search,
+    "mismatches": cmd_mismatches, "search": cmd_search, "embed": cmd_embed,
 }

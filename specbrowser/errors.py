@@ -33,3 +33,13 @@ class NotFoundError(SpecbrowserError):
 
 class PolicyError(SpecbrowserError):
     """A chunk policy setting is out of range (threshold, tags, max depth)."""
+
+
+class EmbeddingError(SpecbrowserError):
+    """An embedding model cannot be loaded (files missing, unknown name, no network), or its
+    vectors do not fit the database (another model or dimension is stored there: case C26)."""
+
+
+class VectorsUnavailable(EmbeddingError):
+    """sqlite-vec is not loaded in this connection, so vectors can be neither stored nor searched
+    (case C22); the one-line reason comes from :func:`specbrowser.connection.connect`."""

