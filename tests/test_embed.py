@@ -113,6 +113,38 @@ def test_c21_missing_model_dir_fails_fast_naming_model_and_folder(tmp_path: Path
         load_embedder(model_dir=tmp_path / "absent", cache_root=tmp_path)
 
 
+def test_c21_default_model_without_packages_fails_fast(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("specbrowser.embed._package_dir", lambda name: None)
+    start = time.perf_counter()
+    with pytest.raises(EmbeddingError) as caught:
+        load_embedder(cache_root=tmp_path)
+    assert time.perf_counter() - start < 5
+    message = str(caught.value)
+    assert "sentence-transformers/all-MiniLM-L6-v2" in message and str(tmp_path / "models") in message
+
+
+@needs_model
+def test_default_model_with_another_hash_is_not_copied(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from specbrowser import embed
+
+    monkeypatch.setattr(embed, "ONNX_SHA256", "0" * 64)
+    with pytest.raises(EmbeddingError, match="expected 0000"):
+        embed.assemble_default_model(tmp_path)
+    assert not (tmp_path / "models" / "sentence-transformers--all-MiniLM-L6-v2").exists()
+
+
+@needs_model
+def test_damaged_cached_model_is_assembled_again(tmp_path: Path) -> None:
+    from specbrowser import embed
+
+    folder = embed.assemble_default_model(tmp_path)
+    (folder / "model.onnx").write_bytes(b"truncated")
+    assert embed.assemble_default_model(tmp_path) == folder
+    assert (folder / "model.onnx").stat().st_size == embed.ONNX_SIZE
+
+
 @needs_model
 def test_c27_long_text_with_term_at_the_end_is_flagged_truncated(embedder: Embedder) -> None:
     long_text = ("The abstract operation compares two values and returns a completion record. " * 52
