@@ -20,7 +20,7 @@ import pytest
 from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.content import Content
-from textual.widgets import Markdown, Static
+from textual.widgets import Input, Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
 
 from specbrowser import filters, store
@@ -28,8 +28,10 @@ from specbrowser.ingest import ingest
 from specbrowser.markers import find_markers
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk
 from specbrowser.policy import ChunkPolicy
+from specbrowser.search import HIGHLIGHT_END, HIGHLIGHT_START, Hit
 from specbrowser.tui.app import SpecBrowserApp, make_app
 from specbrowser.tui.commands import FilterProvider, JumpProvider
+from specbrowser.tui.highlight import match_terms, snippet_text, term_spans
 from specbrowser.tui.marker_links import (
     chunk_href,
     chunk_id_from_href,
@@ -39,7 +41,8 @@ from specbrowser.tui.marker_links import (
 from specbrowser.tui.screens.browser import BrowserScreen
 from specbrowser.tui.screens.progress import ProgressScreen
 from specbrowser.tui.widgets.chunk_tree import ChunkTree, chunk_label
-from specbrowser.tui.widgets.chunk_view import ChunkView, heading_lines
+from specbrowser.tui.widgets.chunk_view import SEARCH_MATCH_STYLE, ChunkView, heading_lines
+from specbrowser.tui.widgets.search_results import SearchResults, hit_row
 
 ROOT = Path(__file__).resolve().parent.parent
 TOYLANG = ROOT / "sample_specs" / "toylang.html"
@@ -701,6 +704,186 @@ def test_filter_bindings_are_in_the_footer() -> None:
     assert bindings["filter-mismatched"].show and bindings["filter-over-threshold"].show
 
 
+# --- search (/) ---------------------------------------------------------------------------------
+
+
+async def search_for(pilot, query: str) -> None:
+    """Open the search bar, type ``query`` and run it; wait for the worker."""
+    await pilot.press("slash")
+    await settle(pilot)
+    await pilot.press(*query)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+def search_status(app: SpecBrowserApp) -> str:
+    return str(browser(app).query_one("#search-status", Static).content)
+
+
+def highlighted_words(app: SpecBrowserApp) -> list[str]:
+    """The words the chunk view shows in the search match style, in document order."""
+    markdown = browser(app).query_one("#chunk-text", Markdown)
+    words = []
+    for widget in markdown.query(Static):
+        content = widget.content
+        if isinstance(content, Content):
+            words += [content.plain[s.start:s.end] for s in content.spans
+                      if str(s.style) == SEARCH_MATCH_STYLE]
+    return words
+
+
+@run_async
+async def test_search_lists_hits_and_enter_jumps_to_the_first(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await settle(pilot)
+        assert isinstance(app.focused, Input) and app.focused.id == "search-input"
+        await pilot.press(*"persist", "enter")  # letters bound on the screen (p, t) are typed
+        await settle(pilot)
+        screen = browser(app)
+        expected = lexical_search_hits(toylang_db, "persist")
+        assert [h.chunk_id for h in screen.search_hits] == [h.chunk_id for h in expected]
+        assert search_status(app).startswith(f"lexical · {len(expected)} hits for persist")
+        results = screen.query_one(SearchResults)
+        assert app.focused is results and results.option_count == len(expected)
+        first_row = results.get_option_at_index(0).prompt
+        assert expected[0].chunk_id in str(first_row) and "lexical" in str(first_row)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not screen.search_bar.display and app.focused is screen.chunk_tree
+        view = screen.chunk_view
+        assert view.chunk.id == cursor_id(app) == expected[0].chunk_id
+        assert screen.hit_index == 0
+        assert header_plain(app).splitlines()[-1].startswith(
+            f"lexical search persist  hit 1/{len(expected)}")
+        assert view.search_terms == ["persist"]
+        assert highlighted_words(app)
+        assert all(w.casefold() == "persist" for w in highlighted_words(app))
+
+
+def lexical_search_hits(db_path: Path, query: str) -> list[Hit]:
+    from specbrowser.search import lexical_search
+    from specbrowser.tui.screens.browser import SEARCH_LIMIT
+
+    db = store.open_database(db_path)
+    try:
+        return lexical_search(db, query, limit=SEARCH_LIMIT)
+    finally:
+        db.close()
+
+
+@run_async
+async def test_n_and_shift_n_step_through_hits_then_escape_restores_markers(
+        toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        expected = [h.chunk_id for h in lexical_search_hits(toylang_db, "widget")]
+        assert len(expected) > 3
+        await search_for(pilot, "widget")
+        await pilot.press("down", "enter")  # the second hit
+        await settle(pilot)
+        screen, view = browser(app), browser(app).chunk_view
+        assert view.chunk.id == cursor_id(app) == expected[1]
+        footer_keys = {b.binding.id for b in screen.active_bindings.values()}
+        assert {"next-hit", "previous-hit", "search"} <= footer_keys
+        assert "next-marker" not in footer_keys and "previous-marker" not in footer_keys
+        await pilot.press("n")
+        await settle(pilot)
+        assert view.chunk.id == cursor_id(app) == expected[2]
+        assert f"hit 3/{len(expected)}" in header_plain(app)
+        await pilot.press("N", "N", "N")  # back past the first: wraps to the last
+        await settle(pilot)
+        assert view.chunk.id == cursor_id(app) == expected[-1]
+        assert screen.query_one(SearchResults).highlighted == len(expected) - 1
+        await pilot.press("escape")
+        await settle(pilot)
+        assert screen.hit_index is None and "hit " not in header_plain(app)
+        assert not highlighted_words(app)
+        footer_keys = {b.binding.id for b in screen.active_bindings.values()}
+        assert "next-marker" in footer_keys and "next-hit" not in footer_keys
+        screen.go_to_chunk("sec-notational-conventions")
+        await settle(pilot)
+        await pilot.press("n")  # selects markers again
+        await settle(pilot)
+        assert view.chunk.id == "sec-notational-conventions"
+        assert view.selected_target == "sec-grammar-notation"
+
+
+@run_async
+async def test_escape_in_the_search_bar_closes_it_and_focuses_the_tree(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await search_for(pilot, "gadget")
+        screen = browser(app)
+        assert screen.search_bar.display and screen.search_hits
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not screen.search_bar.display and app.focused is screen.chunk_tree
+        assert screen.hit_index is None
+        assert cursor_id(app) == "sec-intro"  # nothing chosen: no move
+        await pilot.press("slash")  # reopens with the last query and hits
+        await settle(pilot)
+        assert screen.query_one("#search-input", Input).value == "gadget"
+        assert screen.query_one(SearchResults).option_count == len(screen.search_hits)
+
+
+@pytest.mark.parametrize("query", ["[bold]", '"', "C++", "[/]", '"unbalanced', "AND OR NOT",
+                                   "%%%", "*"])
+@run_async
+async def test_odd_queries_never_raise(toylang_db: Path, query: str) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await search_for(pilot, query)
+        screen = browser(app)
+        status = search_status(app)
+        assert status.startswith("lexical · ")
+        assert query in status  # shown literally, never as markup
+        assert not any(n.severity == "error" for n in app._notifications)
+        if not screen.search_hits:
+            assert "no hits" in status
+            assert not screen.query_one(SearchResults).display
+            await pilot.press("n")  # no hit navigation: n is the marker key
+            await settle(pilot)
+            assert screen.hit_index is None
+
+
+@run_async
+async def test_markup_like_query_finds_literal_text_and_highlights_it(markup_db: Path) -> None:
+    app = app_for(markup_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await search_for(pilot, "[bold]")
+        screen = browser(app)
+        assert screen.search_hits and "no hits" not in search_status(app)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.chunk_view.chunk.id == screen.search_hits[0].chunk_id
+        assert "[bold]not bold[/]" in rendered_plain(app)  # the text itself is unchanged
+        assert "bold" in [w.casefold() for w in highlighted_words(app)]
+
+
+def test_snippets_and_terms_are_literal_text() -> None:
+    snippet = f"…a {HIGHLIGHT_START}[bold]{HIGHLIGHT_END} x\n{HIGHLIGHT_START}C++{HIGHLIGHT_END}…"
+    text = snippet_text(snippet)
+    assert text.plain == "…a [bold] x C++…"
+    assert [text.plain[s.start:s.end] for s in text.spans] == ["[bold]", "C++"]
+    assert snippet_text(f"cut {HIGHLIGHT_START}off").plain == "cut off"  # unbalanced: no error
+    assert match_terms("Array.prototype.map C++", snippet) == ["bold", "c", "array", "prototype",
+                                                                "map"]
+    assert match_terms('"') == []
+    text = "ToNumber(x) and tonumber, not ToNumbers; Array.prototype.map"
+    assert [text[s:e] for s, e in term_spans(text, ["tonumber", "map"])] == [
+        "ToNumber", "tonumber", "map"]
+    hit = Hit("sec-x", "sec-x", "T [i]", ["1 A [b]", "1.1 B"], 1.5, "x", "lexical")
+    row = hit_row(hit)
+    assert "sec-x" in row.plain and "1 A [b] › 1.1 B › T [i]" in row.plain
+
+
 # --- opening, errors, ingest ----------------------------------------------------------------
 
 
@@ -867,6 +1050,18 @@ def test_snapshot_mismatch_filter_with_both_paths(mismatch_db: Path, snap_compar
         await settle(pilot)
 
     assert snap_compare(app_for(mismatch_db), terminal_size=SNAPSHOT_SIZE, run_before=run_before)
+
+
+@needs_toylang
+def test_snapshot_search_results(toylang_db: Path, snap_compare) -> None:
+    """The search bar (/) after "persist": the status line (mode, hit count), then one two-line
+    row per hit: score, mode, chunk id and heading path, then the snippet with [[Persist]]
+    highlighted; the first row is highlighted and the list has the focus."""
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        await search_for(pilot, "persist")
+
+    assert snap_compare(app_for(toylang_db), terminal_size=SNAPSHOT_SIZE, run_before=run_before)
 
 
 @needs_toylang

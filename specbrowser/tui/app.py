@@ -103,7 +103,7 @@ class SpecBrowserApp(App[None]):
         self.db = db
         self.title = document.title
         self.sub_title = policy.describe()
-        browser = BrowserScreen(db, policy)
+        browser = BrowserScreen(db, policy, db_path=db_path, cursor_blink=self.cursor_blink)
         if any(isinstance(screen, ProgressScreen) for screen in self.screen_stack):
             while not isinstance(self.screen, ProgressScreen):  # e.g. a palette opened meanwhile
                 self.pop_screen()

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from specbrowser.search import Hit
 
 
 class IngestProgress(Message):
@@ -30,4 +34,19 @@ class IngestFailed(Message):
 
     def __init__(self, error: str) -> None:
         super().__init__()
+        self.error = error
+
+
+class SearchFinished(Message):
+    """The search worker's hits (best first) for ``query`` in ``mode``, or the one-line
+    ``error`` that stopped it; ``serial`` tells the screen whether a newer search has started
+    since."""
+
+    def __init__(self, serial: int, query: str, mode: str, hits: list[Hit],
+                 error: str | None = None) -> None:
+        super().__init__()
+        self.serial = serial
+        self.query = query
+        self.mode = mode
+        self.hits = hits
         self.error = error

@@ -6,37 +6,65 @@ The screen owns navigation: the tree's cursor decides which chunk the view shows
 
 It also owns the tree filter (:attr:`BrowserScreen.tree_filter`): it asks the core
 (:mod:`specbrowser.filters`) what a filter keeps and hands the result down to the tree.
+
+And search (``/``): the query runs in a thread worker on its own connection (SQLite
+connections stay in the thread that opened them) and posts :class:`SearchFinished`; the
+search bar lists the hits; choosing one goes to it through :meth:`BrowserScreen.go_to_chunk`
+and starts *hit navigation*: ``n`` / ``N`` step through the hits (``n`` selects markers again
+once Escape ends it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import ClassVar
 
 import sqlite_utils
-from textual import on
+from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Tree
+from textual.widgets import Footer, Header, Input, OptionList, Tree
+from textual.worker import get_current_worker
 
 from specbrowser import filters, store, store_toc
+from specbrowser.connection import DB_ERRORS
 from specbrowser.errors import SpecbrowserError
 from specbrowser.policy import ChunkPolicy
+from specbrowser.search import Hit, lexical_search
 from specbrowser.tui.commands import FilterProvider
+from specbrowser.tui.highlight import match_terms
+from specbrowser.tui.messages import SearchFinished
 from specbrowser.tui.widgets.chunk_tree import ChunkTree
 from specbrowser.tui.widgets.chunk_view import ChunkView
+from specbrowser.tui.widgets.search_results import SearchBar, SearchResults
 
 FILTER_GROUP = Binding.Group("Only ≠/⚠")
 """The two filter keys share one footer entry: the marks they keep."""
+
+MARKER_GROUP = Binding.Group("Next/prev marker")
+"""``n`` and ``p`` share one footer entry (room for every key in 120 columns)."""
+
+HIT_GROUP = Binding.Group("Next/prev hit")
+"""``n`` and ``N`` during hit navigation (``p`` is off until Escape ends it)."""
 
 FILTER_TITLES = {
     filters.MISMATCHED: "only mismatched sections",
     filters.OVER_THRESHOLD: "only over-threshold chunks",
 }
 """What each tree filter shows, as the tree's border title and in notifications."""
+
+SEARCH_MODES = ("lexical",)
+"""Search modes the app offers, the first by default. ``semantic`` and ``hybrid`` join when
+:mod:`specbrowser.search` has them (same :class:`Hit` shape); a mode switch in the search bar
+then cycles these, disabled with ``db.vector_error`` as its note when vectors are off."""
+
+SEARCH_LIMIT = 50
+"""Hits per search: a screenful or two of results, instant on ECMA-262."""
 
 
 class BrowserScreen(Screen[None]):
@@ -48,8 +76,12 @@ class BrowserScreen(Screen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "next_marker", "Next marker", id="next-marker"),
-        Binding("p", "previous_marker", "Prev marker", id="previous-marker"),
+        Binding("slash", "search", "Search", id="search"),
+        # during hit navigation n and N step through the search hits (see check_action)
+        Binding("n", "next_hit", "Next hit", id="next-hit", group=HIT_GROUP),
+        Binding("N,shift+n", "previous_hit", "Prev hit", id="previous-hit", group=HIT_GROUP),
+        Binding("n", "next_marker", "Next marker", id="next-marker", group=MARKER_GROUP),
+        Binding("p", "previous_marker", "Prev marker", id="previous-marker", group=MARKER_GROUP),
         Binding("f", "follow_marker", "Follow", id="follow-marker"),
         Binding("u", "parent", "Parent", id="go-to-parent"),
         Binding("o", "next_over_threshold", "Next overrun", id="next-over-threshold"),
@@ -58,22 +90,40 @@ class BrowserScreen(Screen[None]):
                 group=FILTER_GROUP),
         Binding("O,shift+o", "filter_over_threshold", "Only overruns", id="filter-over-threshold",
                 group=FILTER_GROUP),
+        Binding("escape", "close_search", "End search", id="close-search", show=False),
     ]
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {FilterProvider}
 
-    def __init__(self, db: sqlite_utils.Database, policy: ChunkPolicy) -> None:
+    def __init__(self, db: sqlite_utils.Database, policy: ChunkPolicy, *,
+                 db_path: Path | None = None, cursor_blink: bool = True) -> None:
         super().__init__(id="browser")
         self.db = db
+        self.db_path = db_path
+        """The database file, which search workers open on their own (None: no search)."""
         self.policy = policy
+        self.cursor_blink = cursor_blink
         self.tree_filter: str | None = None
         """The tree filter on (a :data:`specbrowser.filters.FILTER_KINDS` value), or None."""
+        self.search_mode = SEARCH_MODES[0]
+        self.search_query = ""
+        """The query whose hits :attr:`search_hits` holds."""
+        self.search_hits: list[Hit] = []
+        self.hit_index: int | None = None
+        """The hit shown while hit navigation is on (``n`` / ``N``), else None."""
+        self._search_serial = 0
 
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="browser-panes"):
             yield ChunkTree(self.db, id="chunk-tree")
             yield ChunkView(id="chunk-view")
+        yield SearchBar(cursor_blink=self.cursor_blink, id="search-bar")
         yield Footer(compact=True)
+
+    @property
+    def search_bar(self) -> SearchBar:
+        """The search bar (hidden until ``/``)."""
+        return self.query_one(SearchBar)
 
     @property
     def chunk_tree(self) -> ChunkTree:
@@ -86,7 +136,8 @@ class BrowserScreen(Screen[None]):
         return self.query_one(ChunkView)
 
     def on_mount(self) -> None:
-        """Start on the first top-level section."""
+        """Start on the first top-level section, the search bar hidden."""
+        self.search_bar.display = False
         first = store.top_level_chunks(self.db)[:1]
         if first:
             self.go_to_chunk(first[0].id)
@@ -236,3 +287,142 @@ class BrowserScreen(Screen[None]):
         if store_toc.toc_size(self.db) == 0:
             return "no mismatched sections: the document has no table of contents"
         return "no mismatched sections: every section's heading path agrees with the TOC"
+
+    # --- search -------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``n`` / ``p`` select markers, except during hit navigation, when ``n`` / ``N`` step
+        through the hits; Escape works only while there is a search to close or end (each key is
+        hidden from the footer while it does nothing)."""
+        navigating = self.hit_index is not None
+        if action in ("next_marker", "previous_marker"):
+            return not navigating
+        if action in ("next_hit", "previous_hit"):
+            return navigating
+        if action == "close_search":
+            return navigating or self.search_bar.display
+        return True
+
+    def action_search(self) -> None:
+        """Open the search bar (with the last query and hits) and focus its input."""
+        bar = self.search_bar
+        bar.display = True
+        search_input = bar.query_one("#search-input", Input)
+        search_input.focus()
+        search_input.select_all()
+        self.refresh_bindings()
+
+    def action_close_search(self) -> None:
+        """Escape: close the search bar (focus back to the tree) and end hit navigation."""
+        bar = self.search_bar
+        if bar.display:
+            bar.display = False
+            self.chunk_tree.focus()
+        self.end_hit_navigation()
+
+    def end_hit_navigation(self) -> None:
+        """Stop stepping through hits: ``n`` selects markers again, the highlights go."""
+        if self.hit_index is not None:
+            self.hit_index = None
+            self.chunk_view.set_search_note(None)
+            self.chunk_view.highlight_terms([])
+        self.refresh_bindings()
+
+    @on(Input.Submitted, "#search-input")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        query = event.value
+        if not query.strip():
+            self.search_bar.set_status("type words to search for, then Enter")
+            return
+        if self.db_path is None:
+            self.search_bar.set_status("search needs the database file, and this screen has none")
+            return
+        self._search_serial += 1
+        self.search_bar.set_status(Text.assemble((f"{self.search_mode} · ", "dim"), "searching ",
+                                                 (query, "italic"), " …"))
+        self._run_search(self._search_serial, query, self.search_mode)
+
+    @work(thread=True, exclusive=True, group="search")
+    def _run_search(self, serial: int, query: str, mode: str) -> None:
+        """Search in a thread, on a connection of its own; post the hits, touch no widget."""
+        assert self.db_path is not None
+        worker = get_current_worker()
+        try:
+            db = store.open_database(self.db_path)
+            try:
+                hits = lexical_search(db, query, limit=SEARCH_LIMIT)
+            finally:
+                db.close()
+        except SpecbrowserError as error:
+            self.post_message(SearchFinished(serial, query, mode, [], error=str(error)))
+            return
+        except DB_ERRORS as error:  # e.g. the file changed under us; never a traceback
+            self.post_message(SearchFinished(serial, query, mode, [], error=f"search failed: {error}"))
+            return
+        if not worker.is_cancelled:
+            self.post_message(SearchFinished(serial, query, mode, hits))
+
+    @on(SearchFinished)
+    def _search_finished(self, message: SearchFinished) -> None:
+        if message.serial != self._search_serial:
+            return  # a newer search is running
+        bar = self.search_bar
+        if message.error is not None:
+            bar.set_status(Text(message.error, style="red"))
+            self._error(message.error)
+            return
+        self.end_hit_navigation()
+        self.search_query = message.query
+        self.search_hits = list(message.hits)
+        bar.show_hits(message.query, message.mode, self.search_hits)
+        if self.search_hits and bar.display:
+            bar.query_one(SearchResults).focus()
+
+    @on(OptionList.OptionSelected, "#search-results")
+    def _hit_chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.search_bar.display = False
+        self.chunk_tree.focus()
+        self.go_to_hit(event.option_index)
+
+    def go_to_hit(self, index: int) -> bool:
+        """Show hit ``index`` of the last search (expanding the tree to it), highlight its
+        matched words, and turn hit navigation on."""
+        if not 0 <= index < len(self.search_hits):
+            return False
+        hit = self.search_hits[index]
+        self.hit_index = index
+        self.refresh_bindings()
+        view = self.chunk_view
+        shown = self.go_to_chunk(hit.chunk_id)
+        if shown:
+            view.highlight_terms(match_terms(self.search_query, hit.snippet))
+        view.set_search_note(self._hit_note())
+        return shown
+
+    def _hit_note(self) -> Text:
+        """The view header's hit line: query, mode, ``hit i/n`` and the keys."""
+        assert self.hit_index is not None
+        note = Text()
+        note.append(f"{self.search_mode} search ", style="dim")
+        note.append(self.search_query, style="italic")
+        note.append(f"  hit {self.hit_index + 1}/{len(self.search_hits)}", style="bold")
+        note.append("  (n / N next / previous, / the list, Esc ends)", style="dim")
+        return note
+
+    def action_next_hit(self) -> None:
+        """Go to the next search hit, wrapping around."""
+        self._step_hit(+1)
+
+    def action_previous_hit(self) -> None:
+        """Go to the previous search hit, wrapping around."""
+        self._step_hit(-1)
+
+    def _step_hit(self, step: int) -> None:
+        if self.hit_index is None or not self.search_hits:
+            return
+        index = (self.hit_index + step) % len(self.search_hits)
+        results = self.search_bar.query_one(SearchResults)
+        results.highlighted = index
+        self.go_to_hit(index)

@@ -5,6 +5,11 @@ Markers are rewritten into ``sb-chunk:`` links before rendering (see
 :mod:`specbrowser.tui.marker_links`); one of them can be *selected* (bold, ``▶``) with
 :meth:`ChunkView.select_marker`, and clicking any marker asks the screen to follow it.
 Spec text stays literal: Markdown is not Rich markup, and the header is built as ``Text``.
+
+After a search jump (:meth:`ChunkView.highlight_terms`), the matched words are highlighted in
+the rendered blocks (``Content`` spans added after rendering: the Markdown source is never
+changed, so escapes, code spans and tables stay intact) and the first one is scrolled to.
+A header line (:attr:`ChunkView.search_note`) then says which hit this is.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from textual.widgets.markdown import MarkdownBlock
 
 from specbrowser.markers import Marker, find_markers
 from specbrowser.model import Chunk
+from specbrowser.tui.highlight import term_spans
 from specbrowser.tui.marker_links import (
     MARKER_ARROW,
     RENDERED_MARKER_PREFIX,
@@ -64,6 +70,9 @@ RETRIEVAL_SELECTED_STYLE = "bold reverse"
 RETRIEVAL_MODE_LABEL = " retrieval text "
 """Shown after the chunk id while the view shows the retrieval text (key ``t``)."""
 
+SEARCH_MATCH_STYLE = "bold black on yellow"
+"""A matched search term in the view (Markdown and retrieval text)."""
+
 RENDER_GROUP = "chunk-view-render"
 """Worker group of the Markdown render; exclusive, so a newer chunk cancels a render in flight."""
 
@@ -80,12 +89,14 @@ def format_chars(count: int) -> str:
 
 
 def header_text(chunk: Chunk, threshold_chars: int, markers: list[Marker],
-                selected: int | None, retrieval: bool = False) -> Text:
+                selected: int | None, retrieval: bool = False,
+                search_note: Text | None = None) -> Text:
     """The header block of a chunk as Rich ``Text`` (spec text stays literal).
 
     Lines: id (and the retrieval-text badge when ``retrieval``); layer, section number, depth,
     tag and parent; size against the threshold and overrun reason; heading path (two lines,
-    ``parser:`` and ``TOC:``, when the TOC's path differs; see :func:`heading_lines`); markers.
+    ``parser:`` and ``TOC:``, when the TOC's path differs; see :func:`heading_lines`); markers;
+    then ``search_note`` when a search's hits are being stepped through.
     """
     text = Text()
     text.append(chunk.id, style="bold")
@@ -125,6 +136,9 @@ def header_text(chunk: Chunk, threshold_chars: int, markers: list[Marker],
         text.append(f"marker {selected + 1}/{len(markers)}", style="bold")
         text.append(" → ")
         text.append(markers[selected].target_id)
+    if search_note is not None:
+        text.append("\n")
+        text.append_text(search_note)
     return text
 
 
@@ -195,6 +209,10 @@ class ChunkView(Vertical):
         self.selected_marker: int | None = None
         self._rendered = False
         self._highlight: tuple[Static, Content] | None = None
+        self.search_terms: list[str] = []
+        """Words highlighted in the shown chunk (:meth:`highlight_terms`); empty: none."""
+        self.search_note: Text | None = None
+        """The header's last line while stepping through search hits ("hit 2/10 …")."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="chunk-header")
@@ -233,6 +251,7 @@ class ChunkView(Vertical):
         self.selected_marker = None
         self._highlight = None
         self._rendered = False
+        self.search_terms = []
         self._update_header()
         self.query_one("#chunk-body", VerticalScroll).scroll_home(animate=False)
         self._render_text()
@@ -261,7 +280,27 @@ class ChunkView(Vertical):
         if self.chunk is not None:
             self.query_one("#chunk-header", Static).update(
                 header_text(self.chunk, self.threshold_chars, self.markers, self.selected_marker,
-                            retrieval=self.show_retrieval_text))
+                            retrieval=self.show_retrieval_text, search_note=self.search_note))
+
+    def set_search_note(self, note: Text | None) -> None:
+        """Show ``note`` as the header's last line (None removes it)."""
+        self.search_note = note
+        self._update_header()
+
+    def highlight_terms(self, terms: list[str]) -> None:
+        """Highlight ``terms`` (whole words, any case) in the shown chunk and scroll to the first
+        one; applied when the render finishes if it is still running."""
+        previous, self.search_terms = self.search_terms, list(terms)
+        if self.show_retrieval_text:
+            self._render_retrieval()
+        if not self._rendered:
+            return  # the render in flight applies them
+        if previous and previous != self.search_terms:  # other words marked: render afresh
+            self._rendered = False
+            self._highlight = None
+            self._render_text()
+        else:
+            self._show_search_terms()
 
     def _render_retrieval(self) -> None:
         """Show the retrieval text, markers underlined, the selected one reversed and scrolled to.
@@ -274,6 +313,9 @@ class ChunkView(Vertical):
         plain = self.chunk.retrieval_text or "(this chunk set stores no retrieval text)"
         shift = len(plain) - len(self.chunk.text) if plain.endswith(self.chunk.text) else None
         content = Content(plain)
+        matches = term_spans(plain, self.search_terms)
+        for start, end in matches:
+            content = content.stylize(SEARCH_MATCH_STYLE, start, end)
         selected_start: int | None = None
         for index, marker in enumerate(self.markers if shift is not None else []):
             start, end = marker.start + shift, marker.end + shift  # type: ignore[operator]
@@ -284,6 +326,10 @@ class ChunkView(Vertical):
                 selected_start = start
         widget = self.query_one("#chunk-retrieval", Static)
         widget.update(content)
+        if selected_start is None and matches:
+            # the first match in the content (the retrieval header repeats titles)
+            in_content = [s for s, _ in matches if shift is None or s >= shift] or [matches[0][0]]
+            selected_start = in_content[0]
         if selected_start is not None:
             self.call_after_refresh(self._scroll_retrieval_to, plain[:selected_start])
 
@@ -302,8 +348,30 @@ class ChunkView(Vertical):
         markdown = rewrite_markers(self.chunk.text, self.markers)
         await self.query_one("#chunk-text", Markdown).update(markdown)
         self._rendered = True
+        if self.search_terms:
+            self._show_search_terms()
         if self.selected_marker is not None:
             self._show_selection()
+
+    def _show_search_terms(self) -> None:
+        """Add :data:`SEARCH_MATCH_STYLE` spans on :attr:`search_terms` in every rendered block
+        (table cells included) and scroll to the first block that has one."""
+        first: Static | None = None
+        for widget in self.query_one("#chunk-text", Markdown).query(Static):
+            content = widget.content
+            if not isinstance(content, Content) or not content.plain:
+                continue
+            spans = term_spans(content.plain, self.search_terms)
+            if not spans:
+                continue
+            for start, end in spans:
+                content = content.stylize(SEARCH_MATCH_STYLE, start, end)
+            self._set_content(widget, content)
+            if first is None:
+                first = widget
+        if first is not None and not self.show_retrieval_text:
+            body = self.query_one("#chunk-body", VerticalScroll)
+            self.call_after_refresh(body.scroll_to_widget, first, animate=False, top=True)
 
     def _find_rendered_marker(self, index: int) -> tuple[Static, int] | None:
         """The rendered widget showing marker ``index`` and the offset of its arrow.

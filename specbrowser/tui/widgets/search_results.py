@@ -1,0 +1,111 @@
+"""The search bar of the browser screen: a query input, a status line and the results list.
+
+The bar only shows things: the screen runs the search (in a worker) and hands the hits down
+with :meth:`SearchBar.show_hits`; choosing a result posts ``OptionList.OptionSelected`` from
+``#search-results``, whose ``option_index`` is the hit's index in :attr:`SearchBar.hits`.
+
+Every row is built as ``Text`` from spec text (titles, paths, snippets), never parsed as markup.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Input, OptionList, Static
+
+from specbrowser.search import Hit
+from specbrowser.tui.highlight import snippet_text
+
+PATH_SEPARATOR = " › "
+"""Between the titles of a hit's heading path (as in the chunk view's header)."""
+
+SEARCH_PLACEHOLDER = "Search the chunk texts (literal: [[Prototype]], C++, for-in …); Enter searches"
+
+
+SCORE_WIDTH = 8
+"""Columns of the score; the snippet line is indented past it."""
+
+
+def format_score(score: float) -> str:
+    """A score in :data:`SCORE_WIDTH` columns: two decimals, or an exponent for the tiny BM25
+    scores of a word most chunks hold (``1.9e-06``)."""
+    text = f"{score:.2f}" if score == 0 or abs(score) >= 0.01 else f"{score:.1e}"
+    return text.rjust(SCORE_WIDTH)
+
+
+def hit_row(hit: Hit) -> Text:
+    """One results-list row: score, mode, chunk id and heading path on the first line, the
+    snippet (matched terms highlighted) on the second (the list cuts both to its width)."""
+    row = Text()
+    row.append(format_score(hit.score), style="bold")
+    row.append(f" {hit.mode} ", style="dim")
+    row.append(hit.chunk_id, style="bold")
+    row.append("  ")
+    row.append(PATH_SEPARATOR.join(hit.heading_path) or hit.title, style="italic")
+    if hit.title and hit.heading_path and hit.title != hit.heading_path[-1]:
+        row.append(PATH_SEPARATOR)
+        row.append(hit.title)
+    row.append("\n" + " " * SCORE_WIDTH + " ")
+    row.append_text(snippet_text(hit.snippet))
+    return row
+
+
+class SearchResults(OptionList):
+    """The hits of one search, one two-line option each, best first."""
+
+    def show_hits(self, hits: list[Hit]) -> None:
+        """Replace the options with ``hits`` and highlight the first."""
+        self.clear_options()
+        self.add_options([hit_row(hit) for hit in hits])
+        self.highlighted = 0 if hits else None
+
+
+class SearchBar(Vertical):
+    """The query input (``#search-input``), a status line (``#search-status``: mode, hit
+    count, errors) and the results (``#search-results``). Hidden until ``/``.
+
+    Args:
+        cursor_blink: False turns off the input cursor's blink (tests, snapshots).
+    """
+
+    def __init__(self, *, cursor_blink: bool = True, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._cursor_blink = cursor_blink
+        self.hits: list[Hit] = []
+        """The hits the list shows, in its order."""
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder=SEARCH_PLACEHOLDER, compact=True, id="search-input")
+        yield Static(id="search-status", markup=False)
+        yield SearchResults(id="search-results")
+
+    def on_mount(self) -> None:
+        """Apply the cursor blink setting; nothing to list yet."""
+        self.query_one("#search-input", Input).cursor_blink = self._cursor_blink
+        self.query_one(SearchResults).display = False
+
+    def set_status(self, status: Text | str) -> None:
+        """Show one status line (a string is shown literally)."""
+        self.query_one("#search-status", Static).update(
+            Text(status) if isinstance(status, str) else status)
+
+    def show_hits(self, query: str, mode: str, hits: list[Hit]) -> None:
+        """List ``hits`` of ``query`` and say how many; "no hits" hides the list."""
+        self.hits = list(hits)
+        results = self.query_one(SearchResults)
+        results.show_hits(self.hits)
+        results.display = bool(hits)
+        status = Text()
+        status.append(f"{mode} · ", style="dim")
+        if hits:
+            status.append(f"{len(hits)} hit{'s' if len(hits) != 1 else ''}", style="bold")
+            status.append(" for ")
+            status.append(query, style="italic")
+            status.append("  (↑/↓ choose, Enter jumps, then n / N next / previous hit; Esc closes)",
+                          style="dim")
+        else:
+            status.append("no hits", style="bold")
+            status.append(" for ")
+            status.append(query, style="italic")
+        self.set_status(status)
