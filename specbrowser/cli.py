@@ -90,6 +90,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=10, metavar="N", help="at most N hits (default 10)")
     p.add_argument("--fts", action="store_true",
                    help="advanced: FTS5 syntax (phrases, prefix*, AND/OR/NEAR); literal when it does not parse")
+    p.add_argument("--mode", choices=("lexical", "semantic", "hybrid"), default="lexical",
+                   help="lexical (FTS5, default), semantic (embeddings; run `specbrowser embed` "
+                        "first) or hybrid (reciprocal rank fusion of both)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
     p = sub.add_parser("mismatches", help="where the section tree and the table of contents disagree")
@@ -492,15 +495,18 @@ def _policies_table(title: str, sets: list) -> Table:
 def cmd_search(args: argparse.Namespace) -> int:
     from rich.text import Text
 
-    from specbrowser.search import HIGHLIGHT_END, HIGHLIGHT_START, lexical_search
+    from specbrowser.search import HIGHLIGHT_END, HIGHLIGHT_START, coverage_note, run_search
     from specbrowser.store import open_database
 
     query = " ".join(args.query)
     db = open_database(args.db)
     try:
-        hits = lexical_search(db, query, limit=args.limit, advanced=args.fts)
+        hits = run_search(db, query, args.mode, limit=args.limit, advanced=args.fts)
+        note = coverage_note(db) if args.mode != "lexical" else ""
     finally:
         db.close()
+    if note and not args.json:
+        err.print(Text(note), soft_wrap=True)
     if args.json:
         payload = [{**vars(h), "snippet": h.snippet.replace(HIGHLIGHT_START, "").replace(HIGHLIGHT_END, "")}
                    for h in hits]
@@ -517,7 +523,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         snippet = Text()
         for index, part in enumerate(hit.snippet.replace(HIGHLIGHT_END, HIGHLIGHT_START).split(HIGHLIGHT_START)):
             snippet.append(part.replace("\n", " "), style="bold yellow" if index % 2 else "")
-        table.add_row(f"{hit.score:.2f}", Text(f"{hit.chunk_id}\n{' › '.join(hit.heading_path)}"), snippet)
+        table.add_row(f"{hit.score:.3g}", Text(f"{hit.chunk_id}\n{' › '.join(hit.heading_path)}"), snippet)
     out.print(table)
     return 0
 

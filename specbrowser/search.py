@@ -1,4 +1,5 @@
-"""Search over the active chunk set: lexical (FTS5, BM25) for now.
+"""Search over the active chunk set: lexical (FTS5, BM25), semantic (embeddings in sqlite-vec)
+and hybrid (reciprocal rank fusion of the two).
 
 Anything a user types is searched literally and never raises (cases C13, C14): each whitespace
 token becomes an FTS5 string (inner ``"`` doubled), so ``Array.prototype.map``, ``%TypedArray%``,
@@ -128,3 +129,101 @@ def reciprocal_rank_fusion(ranked: list[list[Hit]], limit: int = 20, k: int = RR
     return [Hit(chunk_id=c, section_id=first[c].section_id, title=first[c].title,
                 heading_path=first[c].heading_path, score=scores[c], snippet=first[c].snippet,
                 mode="hybrid") for c in order[:limit]]
+
+
+_EMBEDDERS: dict[str, object] = {}
+"""Loaded query embedders by model name: loading takes a second, a query a few milliseconds."""
+
+
+def query_embedder(model: str):  # -> specbrowser.embed.Embedder
+    """The embedder for ``model`` (the database's), loaded once per process.
+
+    Raises:
+        EmbeddingError: the model cannot be loaded (offline files missing, …).
+    """
+    if model not in _EMBEDDERS:
+        from specbrowser.embed import load_embedder
+
+        _EMBEDDERS[model] = load_embedder(model)
+    return _EMBEDDERS[model]
+
+
+def semantic_search(db: sqlite_utils.Database, text: str, *, limit: int = 20,
+                    policy_version: str | None = None) -> list[Hit]:
+    """Chunks nearest to ``text`` by embedding (the database's model), best first.
+
+    Only embedded chunks can be found (see ``specbrowser embed``); an empty query gives [].
+
+    Raises:
+        VectorsUnavailable: sqlite-vec is not loaded in this Python.
+        EmbeddingError: the database holds no embeddings, or the model cannot be loaded.
+    """
+    from specbrowser.errors import EmbeddingError
+    from specbrowser.store import get_chunks
+    from specbrowser.store_vectors import nearest, require_vectors, stored_model
+
+    require_vectors(db)
+    if not text.strip():
+        return []
+    current = stored_model(db)
+    if current is None:
+        raise EmbeddingError("the database holds no embeddings yet (run: specbrowser embed DB)")
+    version = policy_version or active_version(db)
+    vector = query_embedder(current[0]).embed_query(text)
+    found = nearest(db, vector, limit, version)
+    chunks = {c.id: c for c in get_chunks(db, [chunk_id for chunk_id, _ in found], version)}
+    return [Hit(chunk_id=c.id, section_id=c.section_id, title=c.title,
+                heading_path=c.toc_path or c.heading_path, score=-distance,
+                snippet=" ".join(c.text.split())[:200], mode="semantic")
+            for chunk_id, distance in found if (c := chunks.get(chunk_id)) is not None]
+
+
+def hybrid_search(db: sqlite_utils.Database, text: str, *, limit: int = 20,
+                  policy_version: str | None = None) -> list[Hit]:
+    """Lexical and semantic hits fused by :func:`reciprocal_rank_fusion`.
+
+    Chunks not embedded yet still come through the lexical list. When semantic search cannot
+    run (no sqlite-vec, no embeddings), this is the lexical search.
+    """
+    from specbrowser.errors import SpecbrowserError
+
+    lexical = lexical_search(db, text, limit=2 * limit, policy_version=policy_version)
+    try:
+        semantic = semantic_search(db, text, limit=2 * limit, policy_version=policy_version)
+    except SpecbrowserError:
+        return lexical[:limit]
+    return reciprocal_rank_fusion([lexical, semantic], limit=limit)
+
+
+def run_search(db: sqlite_utils.Database, text: str, mode: str = "lexical", *, limit: int = 20,
+               advanced: bool = False, policy_version: str | None = None) -> list[Hit]:
+    """Dispatch to :func:`lexical_search`, :func:`semantic_search` or :func:`hybrid_search`.
+
+    Raises:
+        ValueError: an unknown mode.
+        VectorsUnavailable, EmbeddingError: ``semantic`` without sqlite-vec or embeddings.
+    """
+    if mode == "lexical":
+        return lexical_search(db, text, limit=limit, advanced=advanced, policy_version=policy_version)
+    if mode == "semantic":
+        return semantic_search(db, text, limit=limit, policy_version=policy_version)
+    if mode == "hybrid":
+        return hybrid_search(db, text, limit=limit, policy_version=policy_version)
+    raise ValueError(f"unknown search mode {mode!r}")
+
+
+def coverage_note(db: sqlite_utils.Database, policy_version: str | None = None) -> str:
+    """One line on what semantic search covers: why it is off, or the embedded fraction."""
+    from specbrowser.store_vectors import embedded_fraction, stored_model
+
+    vector_error = getattr(db, "vector_error", None)
+    if vector_error:
+        return f"lexical results only: {vector_error}"
+    current = stored_model(db)
+    if current is None:
+        return "lexical results only: no embeddings yet (run: specbrowser embed DB)"
+    fraction = embedded_fraction(db, current[0], policy_version or active_version(db))
+    if fraction < 1:
+        return (f"{fraction:.0%} of chunks embedded ({current[0]}); the rest are found by "
+                "lexical search only (run: specbrowser embed DB)")
+    return ""

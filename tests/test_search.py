@@ -112,3 +112,15 @@ def test_reciprocal_rank_fusion_sums_reciprocal_ranks():
     assert [h.chunk_id for h in fused] == ["a", "c", "b", "d"]
     assert fused[0].score == 1 / 61 + 1 / 62 and fused[0].mode == "hybrid"
     assert [h.chunk_id for h in reciprocal_rank_fusion([hits("x"), []], limit=1)] == ["x"]
+
+
+def test_search_modes_without_embeddings_say_so_and_fall_back(tmp_path, capsys):
+    db = spec_of(tmp_path, C13_TEXTS)
+    db.close()
+    path = str(tmp_path / "s.db")
+    capsys.readouterr()
+    assert main(["search", path, "C++", "--mode", "hybrid"]) == 0
+    captured = capsys.readouterr()
+    assert "lexical results only" in captured.err and "sec-6" in captured.out
+    assert main(["search", path, "C++", "--mode", "semantic"]) == 2
+    assert "holds no embeddings yet" in capsys.readouterr().err

@@ -1,0 +1,54 @@
+"""Semantic and hybrid search on a small embedded sample (skipped without the offline model)."""
+
+from __future__ import annotations
+
+import pytest
+
+from specbrowser import search
+from specbrowser.embed import embed_missing
+from specbrowser.ingest import ingest
+from specbrowser.policy import ChunkPolicy
+from specbrowser.search import hybrid_search, lexical_search, semantic_search
+from specbrowser.store import active_version, open_database
+from tests.helpers import write_spec
+from tests.test_embed import HAVE_MODEL, cache_root, embedder  # noqa: F401 - module-scoped fixtures
+
+pytestmark = pytest.mark.skipif(not HAVE_MODEL, reason="the embed extra is not installed: no offline model")
+
+TEXTS = {
+    "sec-fruit": "Apples and pears are sweet fruits that grow on trees in orchards.",
+    "sec-engine": "The engine burns fuel in cylinders to turn the crankshaft of a car.",
+    "sec-rain": "Rain falls from clouds when water vapour condenses into droplets.",
+}
+
+
+@pytest.fixture
+def db(tmp_path, embedder):  # noqa: F811 - pytest fixture injection
+    body = "".join(f'<emu-clause id="{sid}"><h1>{sid}</h1><p>{text}</p></emu-clause>' for sid, text in TEXTS.items())
+    path = tmp_path / "h.db"
+    ingest([write_spec(tmp_path, body)], path, ChunkPolicy())
+    database = open_database(path)
+    embed_missing(database, embedder, active_version(database))
+    search._EMBEDDERS[embedder.name] = embedder  # reuse the loaded model
+    return database
+
+
+def test_semantic_search_finds_meaning_without_shared_words(db):
+    hits = semantic_search(db, "weather precipitation", limit=3)
+    assert hits[0].chunk_id == "sec-rain" and hits[0].mode == "semantic"
+    assert lexical_search(db, "weather precipitation") == []
+
+
+def test_hybrid_fuses_both_lists(db):
+    hits = hybrid_search(db, "orchards vehicle motor", limit=4)
+    ids = [h.chunk_id for h in hits]
+    assert "sec-fruit" in ids and "sec-engine" in ids
+    assert all(h.mode == "hybrid" for h in hits)
+
+
+def test_hybrid_without_embeddings_is_lexical(tmp_path):
+    spec = write_spec(tmp_path, '<emu-clause id="a"><h1>A</h1><p>lonely words</p></emu-clause>')
+    path = tmp_path / "n.db"
+    ingest([spec], path, ChunkPolicy())
+    hits = hybrid_search(open_database(path), "lonely", limit=3)
+    assert [h.chunk_id for h in hits] == ["a"] and hits[0].mode == "lexical"
