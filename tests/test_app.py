@@ -831,6 +831,63 @@ async def test_escape_in_the_search_bar_closes_it_and_focuses_the_tree(toylang_d
         assert screen.query_one(SearchResults).option_count == len(screen.search_hits)
 
 
+@run_async
+async def test_hits_are_highlighted_in_the_retrieval_text_too(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await search_for(pilot, "SlotList")
+        screen = browser(app)
+        assert [h.chunk_id for h in screen.search_hits] == ["sec-widget-literals",
+                                                            "sec-annex-statements"]
+        await pilot.press("enter", "t")
+        await settle(pilot)
+        widget = screen.query_one("#chunk-retrieval", Static)
+        spans = [widget.content.plain[s.start:s.end] for s in widget.content.spans
+                 if str(s.style) == SEARCH_MATCH_STYLE]
+        assert spans and set(spans) == {"SlotList"}
+        await pilot.press("n")  # next hit, still in the retrieval text
+        await settle(pilot)
+        assert screen.chunk_view.chunk.id == "sec-annex-statements"
+        assert screen.chunk_view.show_retrieval_text
+        assert any(str(s.style) == SEARCH_MATCH_STYLE for s in widget.content.spans)
+        await pilot.press("t")  # back to the Markdown: highlighted there as well
+        await settle(pilot)
+        assert set(highlighted_words(app)) == {"SlotList"}
+
+
+@run_async
+async def test_search_runs_in_a_worker_and_a_newer_search_wins(toylang_db: Path,
+                                                               monkeypatch) -> None:
+    import threading
+
+    from specbrowser.tui.screens import browser as browser_module
+
+    release = threading.Event()
+    real_search = browser_module.SEARCHERS["lexical"]
+
+    def held_search(db, query, **kwargs):
+        if query == "slow":
+            release.wait(10)  # held until the test has used the UI meanwhile
+        return real_search(db, query, **kwargs)
+
+    monkeypatch.setitem(browser_module.SEARCHERS, "lexical", held_search)
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"slow", "enter")
+        await pilot.pause()
+        screen = browser(app)
+        assert "searching" in search_status(app)
+        await pilot.press("ctrl+u", *"gadget", "enter")  # the UI answers while "slow" runs
+        await pilot.pause()
+        release.set()
+        await settle(pilot)
+        assert search_status(app).startswith("lexical · ")
+        assert "for gadget" in search_status(app)  # the older, slower search was dropped
+        assert screen.search_query == "gadget" and screen.search_hits
+
+
 @pytest.mark.parametrize("query", ["[bold]", '"', "C++", "[/]", '"unbalanced', "AND OR NOT",
                                    "%%%", "*"])
 @run_async

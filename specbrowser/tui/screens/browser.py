@@ -58,10 +58,13 @@ FILTER_TITLES = {
 }
 """What each tree filter shows, as the tree's border title and in notifications."""
 
-SEARCH_MODES = ("lexical",)
-"""Search modes the app offers, the first by default. ``semantic`` and ``hybrid`` join when
-:mod:`specbrowser.search` has them (same :class:`Hit` shape); a mode switch in the search bar
-then cycles these, disabled with ``db.vector_error`` as its note when vectors are off."""
+SEARCHERS: dict[str, Callable[..., list[Hit]]] = {"lexical": lexical_search}
+"""Search function of each mode the app offers, the first by default; each is called as
+``f(db, query, limit=N)`` in the worker. ``semantic`` and ``hybrid`` join here when
+:mod:`specbrowser.search` has them (same :class:`Hit` shape); a mode key in the search bar
+then cycles the modes, those needing vectors disabled with ``db.vector_error`` as the note."""
+
+SEARCH_MODES = tuple(SEARCHERS)
 
 SEARCH_LIMIT = 50
 """Hits per search: a screenful or two of results, instant on ECMA-262."""
@@ -351,7 +354,7 @@ class BrowserScreen(Screen[None]):
         try:
             db = store.open_database(self.db_path)
             try:
-                hits = lexical_search(db, query, limit=SEARCH_LIMIT)
+                hits = SEARCHERS[mode](db, query, limit=SEARCH_LIMIT)
             finally:
                 db.close()
         except SpecbrowserError as error:

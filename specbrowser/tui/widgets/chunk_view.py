@@ -131,7 +131,8 @@ def header_text(chunk: Chunk, threshold_chars: int, markers: list[Marker],
         text.append("no markers", style="dim")
     elif selected is None:
         text.append(f"marker –/{len(markers)}", style="dim")
-        text.append("  (n / p select, f follows)", style="dim")
+        text.append("  (Esc, then n / p select)" if search_note is not None
+                    else "  (n / p select, f follows)", style="dim")
     else:
         text.append(f"marker {selected + 1}/{len(markers)}", style="bold")
         text.append(" → ")
