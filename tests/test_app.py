@@ -888,6 +888,43 @@ async def test_search_runs_in_a_worker_and_a_newer_search_wins(toylang_db: Path,
         assert screen.search_query == "gadget" and screen.search_hits
 
 
+@run_async
+async def test_mode_key_stays_lexical_without_embeddings_and_says_why(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await search_for(pilot, "gadget")
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        screen = browser(app)
+        assert screen.search_mode == "lexical"
+        assert search_status(app).startswith("lexical · semantic and hybrid search are off: ")
+
+
+@run_async
+async def test_mode_key_cycles_modes_and_searches_again(toylang_db: Path, monkeypatch) -> None:
+    from specbrowser.tui.screens import browser as browser_module
+
+    def fake_semantic(db, query, **kwargs):
+        return [Hit("sec-scope", "sec-scope", "1 Scope", ["1 Scope"], 0.5, "", "semantic")]
+
+    monkeypatch.setitem(browser_module.SEARCHERS, "semantic", fake_semantic)
+    monkeypatch.setattr(BrowserScreen, "vectors_off", lambda self: None)
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await search_for(pilot, "gadget")
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        screen = browser(app)
+        assert screen.search_mode == "semantic"
+        assert search_status(app).startswith("semantic · 1 hit for gadget")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert cursor_id(app) == "sec-scope"
+        assert "semantic search gadget  hit 1/1" in header_plain(app)
+
+
 @pytest.mark.parametrize("query", ["[bold]", '"', "C++", "[/]", '"unbalanced', "AND OR NOT",
                                    "%%%", "*"])
 @run_async

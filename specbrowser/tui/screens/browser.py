@@ -31,11 +31,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Tree
 from textual.worker import get_current_worker
 
-from specbrowser import filters, store, store_toc
+from specbrowser import filters, store, store_toc, store_vectors
 from specbrowser.connection import DB_ERRORS
 from specbrowser.errors import SpecbrowserError
 from specbrowser.policy import ChunkPolicy
-from specbrowser.search import Hit, lexical_search
+from specbrowser.search import Hit, hybrid_search, lexical_search, semantic_search
 from specbrowser.tui.commands import FilterProvider
 from specbrowser.tui.highlight import match_terms
 from specbrowser.tui.messages import SearchFinished
@@ -58,11 +58,11 @@ FILTER_TITLES = {
 }
 """What each tree filter shows, as the tree's border title and in notifications."""
 
-SEARCHERS: dict[str, Callable[..., list[Hit]]] = {"lexical": lexical_search}
+SEARCHERS: dict[str, Callable[..., list[Hit]]] = {
+    "lexical": lexical_search, "semantic": semantic_search, "hybrid": hybrid_search}
 """Search function of each mode the app offers, the first by default; each is called as
-``f(db, query, limit=N)`` in the worker. ``semantic`` and ``hybrid`` join here when
-:mod:`specbrowser.search` has them (same :class:`Hit` shape); a mode key in the search bar
-then cycles the modes, those needing vectors disabled with ``db.vector_error`` as the note."""
+``f(db, query, limit=N)`` in the worker. ``ctrl+r`` in the search bar cycles them; the modes
+after the first need embeddings (:meth:`BrowserScreen.vectors_off` says why they are off)."""
 
 SEARCH_MODES = tuple(SEARCHERS)
 
@@ -94,6 +94,7 @@ class BrowserScreen(Screen[None]):
         Binding("O,shift+o", "filter_over_threshold", "Only overruns", id="filter-over-threshold",
                 group=FILTER_GROUP),
         Binding("escape", "close_search", "End search", id="close-search", show=False),
+        Binding("ctrl+r", "cycle_search_mode", "Search mode", id="search-mode", show=False),
     ]
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {FilterProvider}
 
@@ -304,7 +305,34 @@ class BrowserScreen(Screen[None]):
             return navigating
         if action == "close_search":
             return navigating or self.search_bar.display
+        if action == "cycle_search_mode":
+            return self.search_bar.display
         return True
+
+    def vectors_off(self) -> str | None:
+        """Why semantic and hybrid search cannot run (no sqlite-vec, no embeddings), or None."""
+        reason = getattr(self.db, "vector_error", None)
+        if reason:
+            return reason
+        try:
+            if store_vectors.stored_model(self.db) is None:
+                return "no embeddings yet (run: specbrowser embed DB)"
+        except DB_ERRORS as error:
+            return f"cannot read the embeddings ({error})"
+        return None
+
+    def action_cycle_search_mode(self) -> None:
+        """ctrl+r in the search bar: the next search mode, and the query again in it. With
+        embeddings unavailable the mode stays lexical and the status line says why."""
+        off = self.vectors_off()
+        if off is not None:
+            self.search_mode = SEARCH_MODES[0]
+            self.search_bar.set_status(Text.assemble(
+                (f"{self.search_mode} · ", "dim"), "semantic and hybrid search are off: ", off))
+            return
+        self.search_mode = SEARCH_MODES[(SEARCH_MODES.index(self.search_mode) + 1)
+                                        % len(SEARCH_MODES)]
+        self.start_search(self.search_bar.query_one("#search-input", Input).value)
 
     def action_search(self) -> None:
         """Open the search bar (with the last query and hits) and focus its input."""
@@ -334,9 +362,13 @@ class BrowserScreen(Screen[None]):
     @on(Input.Submitted, "#search-input")
     def _search_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        query = event.value
+        self.start_search(event.value)
+
+    def start_search(self, query: str) -> None:
+        """Run ``query`` in :attr:`search_mode` in a worker (the bar says so meanwhile)."""
         if not query.strip():
-            self.search_bar.set_status("type words to search for, then Enter")
+            self.search_bar.set_status(Text.assemble((f"{self.search_mode} · ", "dim"),
+                                                     "type words to search for, then Enter"))
             return
         if self.db_path is None:
             self.search_bar.set_status("search needs the database file, and this screen has none")
@@ -408,7 +440,7 @@ class BrowserScreen(Screen[None]):
         """The view header's hit line: query, mode, ``hit i/n`` and the keys."""
         assert self.hit_index is not None
         note = Text()
-        note.append(f"{self.search_mode} search ", style="dim")
+        note.append(f"{self.search_hits[self.hit_index].mode} search ", style="dim")
         note.append(self.search_query, style="italic")
         note.append(f"  hit {self.hit_index + 1}/{len(self.search_hits)}", style="bold")
         note.append("  (n / N next / previous, / the list, Esc ends)", style="dim")

@@ -20,7 +20,8 @@ from specbrowser.tui.highlight import snippet_text
 PATH_SEPARATOR = " › "
 """Between the titles of a hit's heading path (as in the chunk view's header)."""
 
-SEARCH_PLACEHOLDER = "Search the chunk texts (literal: [[Prototype]], C++, for-in …); Enter searches"
+SEARCH_PLACEHOLDER = ("Search the chunk texts (literal: [[Prototype]], C++, for-in …); Enter searches, "
+                      "ctrl+r changes the mode")
 
 
 SCORE_WIDTH = 8
