@@ -305,6 +305,20 @@ def test_cli_embed_without_sqlite_vec_exit_2(tmp_path: Path, monkeypatch: pytest
     assert "no sqlite-vec here" in capsys.readouterr().err
 
 
+def test_cli_embed_ctrl_c_keeps_finished_batches_exit_130(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    db_path = _sample_db(tmp_path)
+    monkeypatch.setattr("specbrowser.embed.load_embedder",
+                        lambda *args, **kwargs: FakeEmbedder(fail_after=2))
+    assert main(["embed", str(db_path), "--batch", "3"]) == 130
+    assert "6 texts embedded" in capsys.readouterr().err
+    db = open_database(db_path)
+    try:
+        assert store_vectors.embedding_counts(db, "fake/model", active_version(db))[0] == 6
+    finally:
+        db.close()
+
+
 @needs_model
 def test_cli_embed_limit_then_resume(tmp_path: Path, cache_root: Path, monkeypatch: pytest.MonkeyPatch,
                                      capsys: pytest.CaptureFixture[str]) -> None:
