@@ -919,6 +919,7 @@ async def test_mode_key_cycles_modes_and_searches_again(toylang_db: Path, monkey
         screen = browser(app)
         assert screen.search_mode == "semantic"
         assert search_status(app).startswith("semantic · 1 hit for gadget")
+        assert "no embeddings yet" in search_status(app)  # the core's coverage note
         await pilot.press("enter")
         await settle(pilot)
         assert cursor_id(app) == "sec-scope"

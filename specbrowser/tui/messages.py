@@ -40,13 +40,14 @@ class IngestFailed(Message):
 class SearchFinished(Message):
     """The search worker's hits (best first) for ``query`` in ``mode``, or the one-line
     ``error`` that stopped it; ``serial`` tells the screen whether a newer search has started
-    since."""
+    since; ``note`` says what semantic search covers (empty when all is embedded)."""
 
     def __init__(self, serial: int, query: str, mode: str, hits: list[Hit],
-                 error: str | None = None) -> None:
+                 error: str | None = None, note: str = "") -> None:
         super().__init__()
         self.serial = serial
         self.query = query
         self.mode = mode
         self.hits = hits
         self.error = error
+        self.note = note

@@ -35,7 +35,7 @@ from specbrowser import filters, store, store_toc, store_vectors
 from specbrowser.connection import DB_ERRORS
 from specbrowser.errors import SpecbrowserError
 from specbrowser.policy import ChunkPolicy
-from specbrowser.search import Hit, hybrid_search, lexical_search, semantic_search
+from specbrowser.search import Hit, coverage_note, hybrid_search, lexical_search, semantic_search
 from specbrowser.tui.commands import FilterProvider
 from specbrowser.tui.highlight import match_terms
 from specbrowser.tui.messages import SearchFinished
@@ -387,6 +387,7 @@ class BrowserScreen(Screen[None]):
             db = store.open_database(self.db_path)
             try:
                 hits = SEARCHERS[mode](db, query, limit=SEARCH_LIMIT)
+                note = coverage_note(db) if mode != SEARCH_MODES[0] else ""
             finally:
                 db.close()
         except SpecbrowserError as error:
@@ -396,7 +397,7 @@ class BrowserScreen(Screen[None]):
             self.post_message(SearchFinished(serial, query, mode, [], error=f"search failed: {error}"))
             return
         if not worker.is_cancelled:
-            self.post_message(SearchFinished(serial, query, mode, hits))
+            self.post_message(SearchFinished(serial, query, mode, hits, note=note))
 
     @on(SearchFinished)
     def _search_finished(self, message: SearchFinished) -> None:
@@ -410,7 +411,7 @@ class BrowserScreen(Screen[None]):
         self.end_hit_navigation()
         self.search_query = message.query
         self.search_hits = list(message.hits)
-        bar.show_hits(message.query, message.mode, self.search_hits)
+        bar.show_hits(message.query, message.mode, self.search_hits, message.note)
         if self.search_hits and bar.display:
             bar.query_one(SearchResults).focus()
 

@@ -91,8 +91,9 @@ class SearchBar(Vertical):
         self.query_one("#search-status", Static).update(
             Text(status) if isinstance(status, str) else status)
 
-    def show_hits(self, query: str, mode: str, hits: list[Hit]) -> None:
-        """List ``hits`` of ``query`` and say how many; "no hits" hides the list."""
+    def show_hits(self, query: str, mode: str, hits: list[Hit], note: str = "") -> None:
+        """List ``hits`` of ``query`` and say how many, then ``note`` (what semantic search
+        covers); "no hits" hides the list."""
         self.hits = list(hits)
         results = self.query_one(SearchResults)
         results.show_hits(self.hits)
@@ -103,10 +104,14 @@ class SearchBar(Vertical):
             status.append(f"{len(hits)} hit{'s' if len(hits) != 1 else ''}", style="bold")
             status.append(" for ")
             status.append(query, style="italic")
+            if note:
+                status.append(f"  {note}", style="yellow")
             status.append("  (↑/↓ choose, Enter jumps, then n / N next / previous hit; Esc closes)",
                           style="dim")
         else:
             status.append("no hits", style="bold")
             status.append(" for ")
             status.append(query, style="italic")
+            if note:
+                status.append(f"  {note}", style="yellow")
         self.set_status(status)
