@@ -112,6 +112,8 @@ def test_reciprocal_rank_fusion_sums_reciprocal_ranks():
     assert [h.chunk_id for h in fused] == ["a", "c", "b", "d"]
     assert fused[0].score == 1 / 61 + 1 / 62 and fused[0].mode == "hybrid"
     assert [h.chunk_id for h in reciprocal_rank_fusion([hits("x"), []], limit=1)] == ["x"]
+    weighted = reciprocal_rank_fusion([hits("a", "b"), hits("b", "a")], weights=[1.0, 0.5])
+    assert [h.chunk_id for h in weighted] == ["a", "b"]  # the heavier list's order wins a tie
 
 
 def test_search_modes_without_embeddings_say_so_and_fall_back(tmp_path, capsys):
