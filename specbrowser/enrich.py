@@ -4,7 +4,7 @@ Pure functions over model objects (no lxml, no database), so ingest and a later 
 stored sections finish a chunk set the same way. The retrieval text follows seed 001's shape
 (a few ``Key: value`` header lines, then ``Content:`` and the chunk's Markdown)::
 
-    Document: ECMAScript® 2026 Language Specification
+    Document: Toylang Language Specification
     Section: 14 ECMAScript Language: Statements and Declarations > 14.6 The if Statement
     Part: Table 3: Well-known Symbols > td 4          (only for a breakdown subsection)
     Content:
