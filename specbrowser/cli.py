@@ -60,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--toc", type=Path, metavar="FILE",
                    help="an external TOC (JSON, schemas/toc.schema.json) to reconcile heading "
                         "paths with, instead of the document's own")
+    p.add_argument("--embed", action="store_true",
+                   help="then embed the new chunk set with the default model (slow: see "
+                        "`specbrowser embed`); without it ingest never waits for embeddings")
     policy_options(p)
 
     p = sub.add_parser("open", help="browse a database (or a spec, ingested into the cache) in the app")
@@ -169,6 +172,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         policy = for_kind(result.parsed.document.kind)
     _print_summary(result.parsed.document.title, args.db, policy, result.stats, result.timings,
                    _outcome_line(result.outcome, result.chunk_sets))
+    if args.embed:  # the ingest is stored; embedding is its own resumable step
+        return cmd_embed(argparse.Namespace(db=args.db, model=None, model_dir=None, batch=32,
+                                            limit=None, threads=None, rebuild=False))
     return 0
 
 

@@ -339,3 +339,20 @@ def test_cli_import_does_not_load_fastembed() -> None:
             "print(any(m.split('.')[0] in ('fastembed', 'onnxruntime', 'textual') for m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+@needs_model
+def test_ingest_embed_flag_embeds_after_storing(tmp_path: Path, cache_root: Path,
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from specbrowser.cli import main
+    from specbrowser.store_vectors import embedding_counts
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache_root.parent / "xdg"))
+    spec = write_spec(tmp_path, '<emu-clause id="a"><h1>A</h1><p>a few words</p></emu-clause>')
+    db_path = tmp_path / "e.db"
+    assert main(["ingest", str(spec), "--db", str(db_path), "--embed"]) == 0
+    assert "texts embedded" in capsys.readouterr().out
+    db = open_database(db_path)
+    embedded, total = embedding_counts(db, "sentence-transformers/all-MiniLM-L6-v2", active_version(db))
+    assert embedded == total == 2  # the section chunk and the document chunk
