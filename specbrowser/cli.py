@@ -234,17 +234,6 @@ def _cache_db_for(spec_paths: list[Path]) -> Path:
     return folder / f"spec-{hashlib.sha256(key.encode()).hexdigest()[:16]}.db"
 
 
-def _spec_sha256(spec_paths: list[Path]) -> str:
-    """sha256 over the raw bytes of the spec's files, as :class:`Document` stores it."""
-    from specbrowser.parse.ecmarkup import resolve_inputs
-
-    files, _ = resolve_inputs(spec_paths)
-    digest = hashlib.sha256()
-    for path in files:
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
 def _drop_unreadable_cache(db_path: Path) -> None:
     """Delete a cache database this specbrowser cannot read (an older schema, a damaged file),
     so that an ingest can create it afresh. Only for the cache folder, which is specbrowser's own."""
@@ -267,6 +256,7 @@ def _use_cache(db_path: Path, spec_paths: list[Path], policy: ChunkPolicy,
     (with ``policy_for_kind``, of the policy it gives for the stored spec's kind), which is then
     made the active one; False means: ingest first (which adds the set).
     """
+    from specbrowser.parse.ecmarkup import spec_sha256
     from specbrowser.store import activate_chunk_set, get_document, list_chunk_sets, open_database
 
     _drop_unreadable_cache(db_path)
@@ -276,7 +266,7 @@ def _use_cache(db_path: Path, spec_paths: list[Path], policy: ChunkPolicy,
         db = open_database(db_path)
         try:
             document = get_document(db)
-            if document.sha256 != _spec_sha256(spec_paths):
+            if document.sha256 != spec_sha256(spec_paths):
                 return False
             if policy_for_kind is not None:
                 policy = policy_for_kind(document.kind)

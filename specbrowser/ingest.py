@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -110,8 +111,6 @@ def check_db_path(db_path: Path) -> None:
     parent = db_path.parent if str(db_path.parent) else Path(".")
     if not parent.is_dir():
         raise DatabaseError(f"cannot create {db_path}: folder {parent} does not exist")
-    import os
-
     target = db_path if db_path.exists() else parent
     if not os.access(target, os.W_OK):
         raise DatabaseError(f"cannot write {db_path}: permission denied")

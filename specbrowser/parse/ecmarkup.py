@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -104,11 +105,9 @@ def load_spec(paths: list[Path] | Path) -> ParsedSpec:
         paths = [paths]
     files, _ = resolve_inputs(paths)
     pages = [(path, *read_html(path)) for path in files]
+    sha = bytes_sha256(data for _p, _r, data in pages)  # input order, as spec_sha256 reads it
     if len(pages) > 1:
         pages = _order_pages(pages)
-    digest = hashlib.sha256()
-    for _path, _root, data in pages:
-        digest.update(data)
     roots = [root for _p, root, _d in pages]
     kind = _detect_kind([data for _p, _r, data in pages])
     if kind == "ecmarkup-source":
@@ -132,10 +131,28 @@ def load_spec(paths: list[Path] | Path) -> ParsedSpec:
         raise SpecParseError(f"no sections in {names}: neither ecmarkup clauses "
                              "(emu-clause, emu-annex, emu-intro with an id) nor h1-h6 headings")
     title = title or next((s.title for s in sections if s.kind != "front-matter"), sections[0].title)
-    sha = digest.hexdigest()
     document = Document(id=sha[:16], title=title, kind=kind,
                         source_paths=[str(p) for p in files], sha256=sha)
     return ParsedSpec(document=document, sections=sections, elements=elements, toc=toc)
+
+
+def bytes_sha256(chunks: Iterable[bytes]) -> str:
+    """sha256 (hex) over byte strings in order: a spec's identity in ``Document.sha256``."""
+    digest = hashlib.sha256()
+    for chunk in chunks:
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+def spec_sha256(paths: list[Path]) -> str:
+    """The ``Document.sha256`` that :func:`load_spec` would give these inputs, without parsing
+    (to tell whether a cached database still holds this exact spec).
+
+    Raises:
+        SpecInputError: as :func:`resolve_inputs`.
+    """
+    files, _ = resolve_inputs(paths)
+    return bytes_sha256(path.read_bytes() for path in files)
 
 
 def _detect_kind(pages: list[bytes]) -> str:
