@@ -1,0 +1,46 @@
+"""The ``specbrowser`` command line: one entry point, one subcommand per job.
+
+Each module here registers its commands (``register(sub)``) and handles them. Commands that do
+not open the app never import Textual (start-up time). Every user mistake ends in one red line
+on stderr and exit status 2; Ctrl-C ends with status 130 and changes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from rich.markup import escape
+
+from specbrowser import __version__
+from specbrowser.cli import app, ingest, inspect, policies, search
+from specbrowser.cli._common import EXIT_INTERRUPTED, EXIT_USER_ERROR, err
+from specbrowser.errors import SpecbrowserError
+
+COMMAND_MODULES = (ingest, app, inspect, policies, search)
+"""Modules whose ``register`` adds subcommands, in ``--help`` order."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every subcommand; each sets ``handler`` to its function."""
+    parser = argparse.ArgumentParser(
+        prog="specbrowser",
+        description="See and fix how a long specification is cut into chunks for retrieval.")
+    parser.add_argument("--version", action="version", version=f"specbrowser {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in COMMAND_MODULES:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except SpecbrowserError as exc:
+        err.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        err.print("[yellow]interrupted; nothing was changed[/]", soft_wrap=True)
+        return EXIT_INTERRUPTED

@@ -1,0 +1,92 @@
+"""What every command shares: the consoles, exit statuses, policy options and the summary table."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from specbrowser.policy import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_THRESHOLD_CHARS,
+    PLAIN_HTML_BREAKDOWN_TAGS,
+    ChunkPolicy,
+    PolicyForKind,
+)
+
+EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+def add_policy_options(p: argparse.ArgumentParser) -> None:
+    """``--threshold N`` (characters), ``--tags A,B,C`` (breakdown tags in order), ``--max-depth N``."""
+    p.add_argument("--threshold", type=int, default=DEFAULT_THRESHOLD_CHARS, metavar="N",
+                   help=f"break down chunks longer than N characters (default {DEFAULT_THRESHOLD_CHARS})")
+    p.add_argument("--tags", default=None, metavar="A,B,C",
+                   help="breakdown tags in order (default emu-table,emu-grammar,td,p; for "
+                        f"plain HTML specs {','.join(PLAIN_HTML_BREAKDOWN_TAGS)})")
+    p.add_argument("--max-depth", type=int, default=DEFAULT_MAX_DEPTH, metavar="N",
+                   help=f"deepest subsection level (default {DEFAULT_MAX_DEPTH})")
+
+
+def policy_from_args(args: argparse.Namespace) -> ChunkPolicy:
+    """The policy the ``--threshold``/``--tags``/``--max-depth`` options give (ecmarkup defaults)."""
+    return ChunkPolicy.from_tag_list(args.threshold, args.tags, args.max_depth)
+
+
+def policy_for_kind_from_args(args: argparse.Namespace) -> PolicyForKind | None:
+    """None when the user typed ``--tags`` (their order wins for every kind of spec); else the
+    hook that gives the parsed spec's kind its default tags (issue 4: plain HTML specs)."""
+    if args.tags is not None:
+        return None
+    return lambda kind: ChunkPolicy.from_tag_list(args.threshold, None, args.max_depth, kind=kind)
+
+
+def outcome_line(outcome: str, chunk_sets: int) -> str:
+    """What the ingest did to the database, for the summary's ``chunk sets`` row."""
+    from specbrowser import store
+
+    done = {
+        store.INGEST_CREATED: "new database",
+        store.INGEST_ADDED: "added beside the other policies' sets",
+        store.INGEST_REPLACED_SET: "replaced this policy's set",
+        store.INGEST_REPLACED_SPEC: "another spec: old sets dropped",
+    }.get(outcome, outcome)
+    return f"{done}; {chunk_sets} in the database, this one active"
+
+
+def print_summary(title: str, db: Path, policy: ChunkPolicy, stats: dict, timings: dict[str, float],
+                  outcome: str = "") -> None:
+    """Print a chunk set's statistics (``store.chunk_stats``) as a two-column Rich table."""
+    table = Table(title=f"{escape(title)} → {escape(str(db))}", show_header=False, title_justify="left")
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
+    sizes = stats["sizes"]
+    overruns = stats["over_threshold"] or {}
+    rows = [
+        ("policy", f"{escape(policy.describe())} (version {policy.version})"),
+        *([("chunk sets", escape(outcome))] if outcome else []),
+        ("sections", f"{stats['sections']:,}"),
+        ("chunks", f"{stats['chunks']:,}  by depth " + ", ".join(f"{k}: {v:,}" for k, v in stats["by_depth"].items())),
+        ("sizes (chars)", f"median {sizes['median']:,}, p90 {sizes['p90']:,}, max {sizes['max']:,}"),
+        ("largest chunk", escape(f"{stats['largest']['id']} ({stats['largest']['size']:,} chars)") if stats["largest"] else "-"),
+        ("over threshold", ", ".join(f"{k}: {v}" for k, v in overruns.items()) or "none"),
+        ("unresolved markers", str(stats["unresolved_markers"])),
+        ("TOC mismatches", ", ".join(f"{k}: {v:,}" for k, v in (stats.get("heading_mismatches") or {}).items())
+         or "none"),
+    ]
+    unused = [tag for tag in policy.breakdown_tags if tag not in stats.get("by_tag", {})]
+    if unused and stats.get("over_threshold"):
+        rows.append(("unused tags", escape(", ".join(unused)) + " (extracted nothing)"))
+    if timings:
+        rows.append(("time", ", ".join(f"{k} {v:.2f} s" for k, v in timings.items())))
+    for name, value in rows:
+        style = "yellow" if name == "over threshold" and overruns else ""
+        table.add_row(name, f"[{style}]{value}[/]" if style else value)
+    out.print(table)

@@ -1,0 +1,61 @@
+"""``specbrowser ingest``: parse a spec, chunk it, store it (and with ``--embed`` embed it)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from specbrowser.cli._common import (
+    add_policy_options,
+    err,
+    outcome_line,
+    policy_for_kind_from_args,
+    policy_from_args,
+    print_summary,
+)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``ingest`` command to the top-level parser's subcommands."""
+    p = sub.add_parser("ingest", help="parse a spec, chunk it and store it in a database")
+    p.add_argument("spec", nargs="+", type=Path, metavar="SPEC",
+                   help="a spec .html file, a multipage folder, or an ecmarkup source folder")
+    p.add_argument("--db", type=Path, required=True,
+                   help="the SQLite file to write: adds this policy's chunk set when it holds the "
+                        "same spec, else replaces it")
+    p.add_argument("--toc", type=Path, metavar="FILE",
+                   help="an external TOC (JSON, schemas/toc.schema.json) to reconcile heading "
+                        "paths with, instead of the document's own")
+    p.add_argument("--embed", action="store_true",
+                   help="then embed the new chunk set with the default model (slow: see "
+                        "`specbrowser embed`); without it ingest never waits for embeddings")
+    add_policy_options(p)
+    p.set_defaults(handler=cmd_ingest)
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from specbrowser.ingest import ingest
+
+    policy, for_kind = policy_from_args(args), policy_for_kind_from_args(args)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal) as bar:
+        task = bar.add_task("parsing", total=None)
+
+        def progress(stage: str, done: int, total: int) -> None:
+            bar.update(task, description=f"{stage} sections", completed=done, total=total)
+
+        result = ingest(args.spec, args.db, policy, progress, toc_file=args.toc,
+                        policy_for_kind=for_kind)
+    if for_kind is not None:
+        policy = for_kind(result.parsed.document.kind)
+    print_summary(result.parsed.document.title, args.db, policy, result.stats, result.timings,
+                   outcome_line(result.outcome, result.chunk_sets))
+    if args.embed:  # the ingest is stored; embedding is its own resumable step
+        from specbrowser.cli.search import cmd_embed
+
+        return cmd_embed(argparse.Namespace(db=args.db, model=None, model_dir=None, batch=32,
+                                            limit=None, threads=None, rebuild=False))
+    return 0
+

@@ -1,0 +1,88 @@
+"""``specbrowser policies``: list the stored chunk sets and switch the active one."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from rich.markup import escape
+from rich.table import Table
+
+from specbrowser.cli._common import out
+from specbrowser.policy import CONVERTER_VERSION
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``policies`` to the subcommands."""
+    p = sub.add_parser("policies", help="list the chunk sets (one per policy version); switch the active one")
+    p.add_argument("db", type=Path)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--activate", metavar="VERSION",
+                   help="make this policy version's chunk set the active one (a unique prefix will do)")
+    p.set_defaults(handler=cmd_policies)
+
+
+def cmd_policies(args: argparse.Namespace) -> int:
+    from specbrowser.store import activate_chunk_set, get_document, list_chunk_sets, open_database
+
+    db = open_database(args.db)
+    try:
+        document = get_document(db)
+        activated = activate_chunk_set(db, args.activate) if args.activate is not None else None
+        sets = list_chunk_sets(db)
+    finally:
+        db.close()
+    if args.json:
+        print(json.dumps({
+            "document": document.title, "converter_version": CONVERTER_VERSION,
+            "policies": [{"version": s.version, "active": s.active, "stale": s.stale,
+                          "converter_version": s.converter_version, "created_at": s.created_at,
+                          "chunks": s.chunks, "over_threshold": s.over_threshold,
+                          "settings": s.settings} for s in sets],
+        }, ensure_ascii=False, indent=2))
+        return 0
+    if activated is not None:
+        chosen = next(s for s in sets if s.version == activated)
+        note = (f" [yellow](stale: made by converter version {chosen.converter_version}, this "
+                f"specbrowser writes {CONVERTER_VERSION})[/]" if chosen.stale else "")
+        out.print(f"active chunk set: {escape(activated)}{note}", soft_wrap=True)
+    out.print(_policies_table(document.title, sets))
+    return 0
+
+
+def _policies_table(title: str, sets: list) -> Table:
+    """The chunk sets as a Rich table that fits 80 columns; spec and policy text never markup."""
+    from rich import box
+
+    table = Table(title=f"{escape(title)}: {len(sets)} chunk set{'s' if len(sets) != 1 else ''}",
+                  title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0),
+                  caption=f"● active set · stale: made by another converter version than this "
+                          f"specbrowser's ({CONVERTER_VERSION})", caption_justify="left")
+    table.add_column("", no_wrap=True)
+    table.add_column("version", no_wrap=True)
+    table.add_column("chars", justify="right", no_wrap=True)
+    table.add_column("tags", min_width=12, overflow="fold")
+    table.add_column("depth", justify="right", no_wrap=True)
+    table.add_column("created (UTC)", min_width=10)
+    table.add_column("chunks", justify="right", no_wrap=True)
+    table.add_column("over threshold", min_width=13, overflow="fold")
+    for chunk_set in sets:
+        settings = chunk_set.settings
+        threshold = settings.get("threshold_chars")
+        tags = ", ".join(str(t) for t in settings.get("breakdown_tags") or []) or "(none)"
+        overruns = "\n".join(f"{reason} {n:,}" for reason, n in chunk_set.over_threshold.items())
+        created = chunk_set.created_at.replace("T", " ").removesuffix("+00:00")
+        version = escape(chunk_set.version)
+        table.add_row(
+            "[bold green]●[/]" if chunk_set.active else "",
+            (f"[bold]{version}[/]" if chunk_set.active else version)
+            + ("\n[yellow]stale[/]" if chunk_set.stale else ""),
+            f"{threshold:,}" if isinstance(threshold, int) else escape(str(threshold)),
+            escape(tags),
+            escape(str(settings.get("max_depth", "?"))),
+            escape(created),
+            f"{chunk_set.chunks:,}",
+            escape(overruns) or "none",
+        )
+    return table
