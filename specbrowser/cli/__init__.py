@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from rich.markup import escape
 
 from specbrowser import __version__
-from specbrowser.cli import app, ingest, inspect, policies, search
+from specbrowser.cli import app, diff, export, ingest, inspect, policies, rechunk, search
 from specbrowser.cli._common import EXIT_INTERRUPTED, EXIT_USER_ERROR, err
 from specbrowser.errors import SpecbrowserError
 
-COMMAND_MODULES = (ingest, app, inspect, policies, search)
+COMMAND_MODULES = (ingest, app, inspect, policies, rechunk, diff, export, search)
 """Modules whose ``register`` adds subcommands, in ``--help`` order."""
 
 
