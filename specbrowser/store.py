@@ -201,22 +201,38 @@ def store_ingest(db: sqlite_utils.Database, document: Document, sections: list[S
     return outcome
 
 
+def database_error_for(db: sqlite_utils.Database, exc: Exception) -> DatabaseError:
+    """The one-line :class:`DatabaseError` for a SQLite error raised while writing ``db``."""
+    return _database_error(Path(_database_file(db)), exc)
+
+
 def _database_file(db: sqlite_utils.Database) -> str:
     row = db.execute("PRAGMA database_list").fetchone()
     return row[2] if row and row[2] else "the database"
 
 
-def _insert_chunk_set(db: sqlite_utils.Database, policy: ChunkPolicy, chunks: list[Chunk],
-                      stats: dict[str, object], now: str) -> None:
-    """Write (or overwrite) the chunk set of ``policy.version`` and make it the active one."""
+def insert_chunk_set(db: sqlite_utils.Database, policy: ChunkPolicy, chunks: list[Chunk],
+                     stats: dict[str, object], now: str, *, activate: bool = True) -> None:
+    """Write (or overwrite) the chunk set of ``policy.version`` (call inside a transaction).
+
+    With ``activate`` it becomes the active set; without, the active set stays as it was (a set
+    that was active and is overwritten stays active). ``now`` is the ISO 8601 creation time.
+    """
     version = policy.version  # a hash over the settings: computed once, not once per chunk
-    db.execute("UPDATE policies SET active = 0")
+    was_active = db.execute("SELECT 1 FROM policies WHERE version = ? AND active = 1",
+                            [version]).fetchone() is not None
+    if activate:
+        db.execute("UPDATE policies SET active = 0")
     db.table("policies").upsert({
         "version": version, "settings": json.dumps(policy.settings()), "created_at": now,
-        "stats": json.dumps(stats), "active": 1,
+        "stats": json.dumps(stats), "active": int(activate or was_active),
     }, pk="version")
     db.execute("DELETE FROM chunks WHERE policy_version = ?", [version])
     db.table("chunks").insert_all((_chunk_row(version, c) for c in chunks), batch_size=500)
+
+
+_insert_chunk_set = insert_chunk_set
+"""What :func:`store_ingest` calls, looked up at call time (tests patch it to fail mid-write)."""
 
 
 def activate_chunk_set(db: sqlite_utils.Database, version: str) -> str:

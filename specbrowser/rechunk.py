@@ -1,0 +1,135 @@
+"""Re-chunk a stored spec under another policy, from its stored sections (no source file).
+
+The result equals what ``specbrowser ingest`` stores for the same policy: the same breakdown
+(:func:`specbrowser.ingest.chunk_sections`), the same document chunk and retrieval texts
+(:func:`specbrowser.enrich.finish_chunk_set`), the same heading paths from the stored TOC
+(:func:`specbrowser.enrich.add_heading_paths`). The chunk set is written in one transaction:
+an exception (one raised by the ``progress`` callback, which is how the app cancels, included)
+or Ctrl-C leaves the database as it was.
+
+Thread use: everything lives in the call; pass a connection of the calling thread
+(``store.open_database(path)`` in the worker).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import sqlite_utils
+
+from specbrowser import store
+from specbrowser.connection import OPERATIONAL_ERRORS
+from specbrowser.enrich import add_heading_paths, finish_chunk_set
+from specbrowser.errors import DatabaseError, NotFoundError
+from specbrowser.ingest import chunk_sections
+from specbrowser.policy import ChunkPolicy
+from specbrowser.stats import compute_stats
+from specbrowser.store_toc import load_toc
+
+Progress = Callable[[str, int, int], None]
+"""``progress(stage, done, total)``: stages ``loading``, ``chunking`` (sections done of all),
+``storing``. Raising in it (any exception) cancels the re-chunk with nothing written."""
+
+
+@dataclass
+class RechunkResult:
+    """What a re-chunk did.
+
+    Attributes:
+        version: the new chunk set's policy version (active unless ``activate=False``).
+        previous_version: the version that was active before, or None (no set was active).
+        stats: :func:`specbrowser.stats.compute_stats` of the new set (sizes in characters).
+        timings: seconds per stage: ``load`` (sections, TOC), ``chunk`` (breakdown, document
+            chunk, heading paths, stats), ``store`` (the write transaction), ``total``.
+        already_stored: the database held a set of this policy version before the call; it is
+            then only activated (its stored stats returned, ``chunk`` and ``store`` ~0), unless
+            ``rebuild=True``. A policy version hashes the settings and the converter version, so
+            the stored set is what a rebuild would write.
+    """
+
+    version: str
+    previous_version: str | None
+    stats: dict[str, object]
+    timings: dict[str, float] = field(default_factory=dict)
+    already_stored: bool = False
+
+
+def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progress | None = None,
+            activate: bool = True, rebuild: bool = False) -> RechunkResult:
+    """Chunk the stored sections under ``policy`` and store the set, all or nothing.
+
+    ``policy.threshold_chars`` is in characters of chunk Markdown (markers included). With
+    ``activate`` the new set becomes the active one. A set of the same policy version already
+    stored is only activated (see :attr:`RechunkResult.already_stored`) unless ``rebuild``.
+
+    Raises:
+        NotFoundError: the database holds no spec.
+        DatabaseError: the database is locked or read-only, or its spec was replaced while the
+            re-chunk ran.
+        SpecParseError: a stored section's HTML holds no element (a damaged database).
+    """
+    start = time.perf_counter()
+    timings: dict[str, float] = {}
+    document = store.get_document(db)
+    previous = _active_version_or_none(db)
+    version = policy.version
+    already = db.execute("SELECT 1 FROM policies WHERE version = ?", [version]).fetchone() is not None
+    if already and not rebuild:
+        return _reuse(db, version, previous, activate, start)
+    if progress:
+        progress("loading", 0, 1)
+    digest = _sections_sha256(db)
+    sections = store.list_sections(db)
+    toc = load_toc(db)
+    timings["load"] = time.perf_counter() - start
+    mark = time.perf_counter()
+    chunks = finish_chunk_set(document, sections, chunk_sections(sections, policy, progress),
+                              policy.threshold_chars)
+    add_heading_paths(chunks, sections, toc)
+    stats = compute_stats(chunks, len(sections))
+    timings["chunk"] = time.perf_counter() - mark
+    mark = time.perf_counter()
+    if progress:
+        progress("storing", 0, 1)
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    try:
+        with db.atomic():
+            if _sections_sha256(db) != digest:
+                raise DatabaseError("the database's spec was replaced during the re-chunk; run it again")
+            store.insert_chunk_set(db, policy, chunks, stats, now, activate=activate)
+    except OPERATIONAL_ERRORS as exc:
+        raise store.database_error_for(db, exc) from None
+    timings["store"] = time.perf_counter() - mark
+    timings["total"] = time.perf_counter() - start
+    return RechunkResult(version=version, previous_version=previous, stats=stats,
+                         timings=timings, already_stored=already)
+
+
+def _reuse(db: sqlite_utils.Database, version: str, previous: str | None, activate: bool,
+           start: float) -> RechunkResult:
+    """Activate the stored set of ``version`` (when asked) and report its stored stats."""
+    if activate and previous != version:
+        store.activate_chunk_set(db, version)
+    row = db.execute("SELECT stats FROM policies WHERE version = ?", [version]).fetchone()
+    stats = json.loads(row[0] or "{}") if row else {}
+    elapsed = time.perf_counter() - start
+    return RechunkResult(version=version, previous_version=previous, stats=stats,
+                         timings={"load": elapsed, "chunk": 0.0, "store": 0.0, "total": elapsed},
+                         already_stored=True)
+
+
+def _active_version_or_none(db: sqlite_utils.Database) -> str | None:
+    try:
+        return store.active_version(db)
+    except NotFoundError:
+        return None
+
+
+def _sections_sha256(db: sqlite_utils.Database) -> str | None:
+    row = db.execute("SELECT sections_sha256 FROM documents LIMIT 1").fetchone()
+    return row[0] if row else None
+
