@@ -37,6 +37,7 @@ from typing import Any
 import sqlite_utils
 
 from specbrowser.errors import EmbeddingError
+from specbrowser.tokens import TokenCounter, count_missing_tokens
 
 log = logging.getLogger(__name__)
 
@@ -202,6 +203,12 @@ class Embedder:
             return [0] * len(texts)
         return [len(encoding.ids) for encoding in self._counter.encode_batch(list(texts))]
 
+    def token_counter(self) -> TokenCounter | None:
+        """This model's tokenizer as a :class:`~specbrowser.tokens.TokenCounter`, or None."""
+        if self._counter is None:
+            return None
+        return TokenCounter(model=self.name, max_tokens=self.max_tokens, _tokenizer=self._counter)
+
 
 def load_embedder(model: str | None = None, model_dir: Path | None = None,
                   threads: int | None = None, cache_root: Path | None = None) -> Embedder:
@@ -308,6 +315,9 @@ def embed_missing(db: sqlite_utils.Database, embedder: Embedder, policy_version:
     from specbrowser import store_vectors
 
     store_vectors.prepare(db, embedder.name, embedder.dim, rebuild=rebuild)
+    counter = embedder.token_counter()
+    if counter is not None:  # every chunk's token count first (seconds), then the slow part
+        count_missing_tokens(db, counter, policy_version)
     pending = store_vectors.missing_texts(db, embedder.name, policy_version)
     total = store_vectors.distinct_text_count(db, policy_version)
     report = EmbedReport(embedder.name, total_texts=total, cached=total - len(pending))

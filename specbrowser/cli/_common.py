@@ -81,6 +81,14 @@ def print_summary(title: str, db: Path, policy: ChunkPolicy, stats: dict, timing
         ("TOC mismatches", ", ".join(f"{k}: {v:,}" for k, v in (stats.get("heading_mismatches") or {}).items())
          or "none"),
     ]
+    tokens = stats.get("tokens")
+    if tokens:
+        window = (f"over the {tokens['window']}-token window: {tokens['over_window']:,}"
+                  if tokens["window"] else "window unknown")
+        counted = f"{tokens['counted']:,} of {tokens['chunks']:,} counted, {escape(tokens['model'])}"
+        rows.append(("tokens", f"median {tokens['median']:,}, max {tokens['max']:,}; {window} ({counted})"))
+    elif "tokens" in stats:
+        rows.append(("tokens", "not counted (specbrowser embed counts them)"))
     unused = [tag for tag in policy.breakdown_tags if tag not in stats.get("by_tag", {})]
     if unused and stats.get("over_threshold"):
         rows.append(("unused tags", escape(", ".join(unused)) + " (extracted nothing)"))

@@ -41,13 +41,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from specbrowser.store import get_chunk, iter_descendants, open_database
+    from specbrowser.store import active_version, get_chunk, iter_descendants, open_database
+    from specbrowser.tokens import token_info
 
     db = open_database(args.db)
     try:
         chunks = iter_descendants(db, args.id) if args.recursive else iter([get_chunk(db, args.id)])
+        tokens = token_info(db, active_version(db))
         for chunk in chunks:
             flag = f" [red]over threshold: {chunk.over_threshold}[/]" if chunk.over_threshold else ""
+            count = tokens.counts.get(chunk.id) if tokens else None
+            if count is not None:
+                flag = f" · {count:,} tokens" + flag
+                if tokens.max_tokens is not None and count > tokens.max_tokens:
+                    flag += f" [yellow]embedding truncated (> {tokens.max_tokens})[/]"
             out.rule(f"[bold]{escape(chunk.id)}[/] · depth {chunk.depth} · "
                      f"{escape(chunk.breakdown_tag or chunk.layer)} · {chunk.size:,} chars{flag}",
                      align="left")
@@ -99,6 +106,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         get_document,
         open_database,
     )
+    from specbrowser.tokens import token_info, token_summary
 
     db = open_database(args.db)
     try:
@@ -106,6 +114,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         policy, _ = active_policy(db)
         version = active_version(db)
         stats = chunk_stats(db)
+        stats["tokens"] = token_summary(token_info(db, version))
     finally:
         db.close()
     if args.json:

