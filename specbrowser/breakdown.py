@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from copy import deepcopy
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from lxml import etree
 
@@ -37,7 +38,7 @@ from specbrowser.markdown import (
     to_markdown,
 )
 from specbrowser.model import Chunk, Section
-from specbrowser.policy import ChunkPolicy
+from specbrowser.policy import ChunkPolicy, is_selector_tag, tag_slug
 
 MARKER_TAG = "sb-marker"
 """The placeholder element the breakdown leaves where it extracted a subsection."""
@@ -143,7 +144,7 @@ def _extract(el: etree._Element, tag: str, parent_chunk_id: str,
     """
     selected: list[etree._Element] = []
     chosen: set[etree._Element] = set()
-    for candidate in el.iter(tag):
+    for candidate in _candidates(el, tag):
         if candidate is el or candidate.get(REPEATED_ATTR) or _inside(candidate, el, chosen):
             continue
         if next(candidate.iter(MARKER_TAG), None) is None and has_text(candidate):
@@ -151,11 +152,26 @@ def _extract(el: etree._Element, tag: str, parent_chunk_id: str,
             chosen.add(candidate)
     pending: list[_Pending] = []
     for n, candidate in enumerate(selected, start=1):
-        chunk_id = f"{parent_chunk_id}-{tag}-{n}"
-        title = subsection_title(candidate, tag)
+        chunk_id = f"{parent_chunk_id}-{tag_slug(tag)}-{n}"
+        title = subsection_title(candidate, candidate.tag if is_selector_tag(tag) else tag)
         replace_with_marker(candidate, chunk_id, title)
         pending.append(_Pending(candidate, chunk_id, title, tag, next_tags))
     return pending
+
+
+def _candidates(el: etree._Element, tag: str) -> list[etree._Element]:
+    """``el`` and its descendants a breakdown tag matches, in document order: by element name,
+    or for a selector tag by the compiled CSS selector."""
+    if not is_selector_tag(tag):
+        return list(el.iter(tag))
+    return [found for found in _selector_xpath(tag)(el) if isinstance(found.tag, str)]
+
+
+@lru_cache(maxsize=64)
+def _selector_xpath(selector: str) -> etree.XPath:
+    from cssselect import GenericTranslator
+
+    return etree.XPath(GenericTranslator().css_to_xpath(selector))
 
 
 def replace_with_marker(el: etree._Element, chunk_id: str, title: str) -> etree._Element:

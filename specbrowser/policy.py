@@ -42,13 +42,15 @@ class ChunkPolicy:
     Attributes:
         threshold_chars: a chunk whose Markdown text (markers included) is longer than this many
             characters (Unicode code points, i.e. ``len(text)``) is broken down further. >= 1.
-        breakdown_tags: element names tried in order (seed 000); lower-case HTML tag names.
+        breakdown_tags: tried in order (seed 000): lower-case HTML element names, or a CSS
+            selector as a custom tag (``div.note``; :func:`tag_slug` gives its id part).
         max_depth: deepest chunk depth that may exist; depth 0 is the section's root chunk, so
             with 3 a chunk at depth 3 is never broken down.
         markdown: the converter's selectors (see :class:`MarkdownConfig`).
 
     Raises:
-        PolicyError: on a threshold < 1, a negative max depth, an empty, repeated or malformed tag.
+        PolicyError: on a threshold < 1, a negative max depth, an empty, repeated or malformed tag
+            (neither an element name nor one CSS selector).
     """
 
     threshold_chars: int = DEFAULT_THRESHOLD_CHARS
@@ -65,9 +67,12 @@ class ChunkPolicy:
         object.__setattr__(self, "breakdown_tags", tags)
         for tag in tags:
             if not _TAG_RE.match(tag):
-                raise PolicyError(f"breakdown tag {tag!r} is not an element name (like emu-table or p)")
+                check_selector_tag(tag)
         if len(set(tags)) != len(tags):
             raise PolicyError(f"breakdown tags repeat a tag: {','.join(tags)}")
+        slugs = [tag_slug(tag) for tag in tags]
+        if len(set(slugs)) != len(slugs):
+            raise PolicyError(f"two breakdown tags give the same subsection id part: {','.join(tags)}")
 
     @classmethod
     def from_tag_list(cls, threshold_chars: int, tags: str | None, max_depth: int,
@@ -78,7 +83,7 @@ class ChunkPolicy:
         ``kind`` (:func:`default_tags_for`); an empty string means no breakdown tags at all.
         """
         parsed = default_tags_for(kind) if tags is None else tuple(
-            t.strip().lower() for t in tags.split(",") if t.strip()
+            _normal_tag(t) for t in tags.split(",") if t.strip()
         )
         return cls(threshold_chars=threshold_chars, breakdown_tags=parsed, max_depth=max_depth,
                    markdown=markdown or MarkdownConfig())
@@ -111,6 +116,48 @@ class ChunkPolicy:
         """One line for headers and summaries: ``threshold 5000 · emu-table → … · max depth 3``."""
         tags = " → ".join(self.breakdown_tags) or "(no tags)"
         return f"threshold {self.threshold_chars} · {tags} · max depth {self.max_depth}"
+
+
+def _normal_tag(typed: str) -> str:
+    """An element name in lower case; a CSS selector as typed (class names are case-sensitive)."""
+    typed = typed.strip()
+    return typed.lower() if _TAG_RE.match(typed.lower()) else typed
+
+
+def is_selector_tag(tag: str) -> bool:
+    """Whether a breakdown tag is a CSS selector (``div.note``, ``emu-alg > ol``) rather than a
+    plain element name (``emu-table``, ``p``)."""
+    return not _TAG_RE.match(tag)
+
+
+def tag_slug(tag: str) -> str:
+    """The part of a subsection id a breakdown tag gives (``<parent id>-<slug>-<n>``): the tag
+    itself for an element name; for a CSS selector its letters and digits joined by ``-``
+    (``div.note`` → ``div-note``, ``emu-alg > ol`` → ``emu-alg-ol``)."""
+    if _TAG_RE.match(tag):
+        return tag
+    return re.sub(r"[^a-z0-9]+", "-", tag.lower()).strip("-") or "sel"
+
+
+def check_selector_tag(tag: str) -> None:
+    """Check a custom breakdown tag given as one CSS selector (cssselect syntax, as the Markdown
+    roles use).
+
+    Raises:
+        PolicyError: not a selector cssselect can parse, a selector list (commas separate tags
+            on the command line), or one with pseudo-elements.
+    """
+    import cssselect
+
+    if "," in tag:
+        raise PolicyError(f"breakdown tag {tag!r}: one selector per tag (commas separate tags)")
+    try:
+        parsed = cssselect.parse(tag)
+    except cssselect.SelectorError as exc:
+        raise PolicyError(f"breakdown tag {tag!r} is neither an element name (like emu-table or p) "
+                          f"nor a CSS selector: {exc}") from None
+    if len(parsed) != 1 or parsed[0].pseudo_element is not None:
+        raise PolicyError(f"breakdown tag {tag!r}: one selector, without pseudo-elements")
 
 
 def default_tags_for(kind: str | None) -> tuple[str, ...]:

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import pytest
+
+from specbrowser.errors import PolicyError
 from specbrowser.markers import find_markers
 from specbrowser.policy import ChunkPolicy
 from tests.helpers import by_id, chunk_html
@@ -221,3 +225,40 @@ def test_element_holding_an_earlier_marker_is_not_extracted(tmp_path):
     assert "sec-a-emu-table-1" not in chunks
     assert chunks["sec-a"].subsections == ["sec-a-td-1"]
     assert chunks["sec-a-td-1"].parent_id == "sec-a"
+
+
+# --- custom tags: a CSS selector as a breakdown tag (issue 6's policy editor) ----------------
+
+
+def test_selector_tag_extracts_its_matches_with_a_slug_id(tmp_path: Path) -> None:
+    notes = "".join(f"<div class='note'><p>{'note words ' * 30}{i}</p></div>" for i in range(3))
+    body = (f"<emu-clause id='sec-s'><h1>S</h1><p>{'plain words ' * 10}</p>{notes}"
+            "<div class='other'><p>kept in place</p></div></emu-clause>")
+    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=400,
+                                                          breakdown_tags=("div.note",))))
+    assert [c for c in chunks if c.startswith("sec-s-")] == [
+        "sec-s-div-note-1", "sec-s-div-note-2", "sec-s-div-note-3"]
+    assert chunks["sec-s-div-note-1"].breakdown_tag == "div.note"
+    assert "kept in place" in chunks["sec-s"].text
+    assert chunks["sec-s"].subsections == ["sec-s-div-note-1", "sec-s-div-note-2", "sec-s-div-note-3"]
+
+
+def test_selector_tag_takes_outermost_matches_only(tmp_path: Path) -> None:
+    inner = f"<div class='box'><p>{'inner words ' * 30}</p></div>"
+    body = (f"<emu-clause id='sec-s'><h1>S</h1><div class='box'><p>{'outer words ' * 30}</p>"
+            f"{inner}</div></emu-clause>")
+    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=200, max_depth=1,
+                                                          breakdown_tags=("div.box",))))
+    assert [c for c in chunks if c != "sec-s"] == ["sec-s-div-box-1"]
+
+
+@pytest.mark.parametrize("tags", [("div.note, p",), ("p::before",), ("div[",), ("a.b", "a-b")])
+def test_bad_selector_tags_are_refused_with_one_line(tags: tuple[str, ...]) -> None:
+    with pytest.raises(PolicyError) as info:
+        ChunkPolicy(breakdown_tags=tags)
+    assert "\n" not in str(info.value)
+
+
+def test_tag_list_keeps_selector_case_and_lowers_element_names() -> None:
+    policy = ChunkPolicy.from_tag_list(5000, "EMU-TABLE, div.Note", 3)
+    assert policy.breakdown_tags == ("emu-table", "div.Note")
