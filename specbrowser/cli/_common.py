@@ -29,8 +29,9 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threshold", type=int, default=DEFAULT_THRESHOLD_CHARS, metavar="N",
                    help=f"break down chunks longer than N characters (default {DEFAULT_THRESHOLD_CHARS})")
     p.add_argument("--tags", default=None, metavar="A,B,C",
-                   help="breakdown tags in order: element names or CSS selectors (default emu-table,emu-grammar,td,p; for "
-                        f"plain HTML specs {','.join(PLAIN_HTML_BREAKDOWN_TAGS)})")
+                   help="breakdown tags in order: element names or CSS selectors (default "
+                        "emu-table,emu-grammar,td,p; for plain HTML specs "
+                        f"{','.join(PLAIN_HTML_BREAKDOWN_TAGS)})")
     p.add_argument("--max-depth", type=int, default=DEFAULT_MAX_DEPTH, metavar="N",
                    help=f"deepest subsection level (default {DEFAULT_MAX_DEPTH})")
 
