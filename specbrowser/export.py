@@ -47,6 +47,7 @@ from specbrowser import __version__
 from specbrowser.errors import NotFoundError, SpecbrowserError
 from specbrowser.store import active_version, get_document, iter_chunks
 from specbrowser.store_vectors import content_hash, stored_model
+from specbrowser.tokens import token_info
 
 FORMATS = ("jsonl", "parquet")
 """Output formats :func:`export_chunk_set` writes."""
@@ -63,7 +64,8 @@ PROGRESS_EVERY = 500
 METADATA_FIELDS = (
     "chunk_id", "section_id", "parent_id", "subsections", "title", "heading_path", "toc_path",
     "mismatch", "layer", "depth", "breakdown_tag", "size", "over_threshold", "ordinal",
-    "section_ordinal", "embedding_truncated", "token_count", "embedding_model", "policy_version",
+    "section_ordinal", "embedding_truncated", "token_count", "token_model", "embedding_model",
+    "policy_version",
     "document_title", "source", "content",
 )
 """Keys of every record's ``metadata``, in order:
@@ -77,8 +79,9 @@ METADATA_FIELDS = (
   unit, whatever ``content`` is); ``over_threshold``: None, ``max_depth`` or ``unsplittable``;
 - ``ordinal`` (pre-order position in the set), ``section_ordinal`` (``14.6.1``, ``B.2``, "");
 - ``embedding_truncated``: True when the stored model's tokenizer cut the retrieval text, None
-  when the chunk has no vector; ``token_count``: the retrieval text's full token count for that
-  model, or None; ``embedding_model``: the model name, or None without vectors;
+  when the chunk has no vector; ``embedding_model``: the vectors' model, or None without them;
+- ``token_count``: the retrieval text's full token count (:func:`specbrowser.tokens.token_info`,
+  else the embedding run's count), None when never counted; ``token_model``: whose tokenizer;
 - ``policy_version`` (full), ``document_title``, ``source`` (``<file>#<section id>``: the
   section's anchor in the spec file; the file alone for the document chunk), ``content``
   (``retrieval`` or ``text``: what ``page_content`` holds).
@@ -161,8 +164,11 @@ def iter_records(db: sqlite_utils.Database, policy_version: str,
     first_file = next(iter(db.execute("SELECT source_file FROM sections ORDER BY ordinal LIMIT 1")),
                       ("",))[0]
     model, embedded = embedding_info(db)
+    tokens = token_info(db, policy_version)
+    token_counts = tokens.counts if tokens else {}
     for chunk in iter_chunks(db, policy_version):
         vector = embedded.get(content_hash(chunk.retrieval_text)) if embedded else None
+        token_count = token_counts.get(chunk.id, vector[1] if vector else None)
         source = (f"{source_files.get(chunk.section_id, '')}#{chunk.section_id}"
                   if chunk.section_id else first_file)
         metadata = {
@@ -174,7 +180,9 @@ def iter_records(db: sqlite_utils.Database, policy_version: str,
             "over_threshold": chunk.over_threshold, "ordinal": chunk.ordinal,
             "section_ordinal": chunk.section_ordinal,
             "embedding_truncated": vector[0] if vector else None,
-            "token_count": vector[1] if vector else None,
+            "token_count": token_count,
+            "token_model": (tokens.model if chunk.id in token_counts else model)
+            if token_count is not None else None,
             "embedding_model": model, "policy_version": policy_version,
             "document_title": title, "source": source, "content": content,
         }

@@ -193,30 +193,35 @@ def test_failure_mid_write_leaves_no_file_and_keeps_the_old_one(two_sets, tmp_pa
 
 
 def test_embedding_fields_come_from_the_stored_vectors(two_sets, tmp_path):
-    """A fake model's vectors for two chunks, one truncated: the export reports them and leaves
-    the other chunks None (not embedded); nothing needs sqlite-vec to read them."""
-    from specbrowser import store_vectors
+    """A fake model's vectors for two chunks, one truncated, and a token count for a third: the
+    export reports them and leaves the other chunks None; nothing needs sqlite-vec to read them."""
+    from specbrowser import store_vectors, tokens
 
     db_path, active, _ = two_sets
     db = open_database(db_path)
     try:
         if getattr(db, "vector_error", None):
             pytest.skip(db.vector_error)
-        first, second = [c for c in iter_chunks(db)][1:3]
+        first, second, third = list(iter_chunks(db))[1:4]
         store_vectors.prepare(db, "fake-model", 2)
         store_vectors.store_embeddings(db, "fake-model", 2, [
             store_vectors.NewEmbedding(store_vectors.content_hash(first.retrieval_text),
                                        b"\0" * 8, truncated=True, tokens=900),
             store_vectors.NewEmbedding(store_vectors.content_hash(second.retrieval_text),
                                        b"\0" * 8, truncated=False, tokens=40)])
+        with db.atomic():  # counted by the tokenizer (specbrowser.tokens), never embedded
+            tokens.store_counts(db, "fake-model", {store_vectors.content_hash(third.retrieval_text): 77})
         records = {r["id"]: r["metadata"] for r in export.iter_records(db, active)}
     finally:
         db.close()
     assert (records[first.id]["embedding_truncated"], records[first.id]["token_count"]) == (True, 900)
     assert (records[second.id]["embedding_truncated"], records[second.id]["token_count"]) == (False, 40)
     assert {m["embedding_model"] for m in records.values()} == {"fake-model"}
-    others = [m for i, m in records.items() if i not in (first.id, second.id)]
-    assert all(m["embedding_truncated"] is None and m["token_count"] is None for m in others)
+    assert (records[third.id]["embedding_truncated"], records[third.id]["token_count"],
+            records[third.id]["token_model"]) == (None, 77, "fake-model")
+    others = [m for i, m in records.items() if i not in (first.id, second.id, third.id)]
+    assert all(m["embedding_truncated"] is None and m["token_count"] is None
+               and m["token_model"] is None for m in others)
 
 
 @pytest.mark.real
