@@ -30,7 +30,7 @@ from textual.worker import get_current_worker
 from specbrowser import store
 from specbrowser.diff import ChunkSetDiff, SectionDiff, diff_chunk_sets, section_chunks
 from specbrowser.errors import SpecbrowserError
-from specbrowser.tui.widgets.chunk_set_trees import ChunkSetTrees, SetTree
+from specbrowser.tui.widgets.chunk_set_trees import ChunkSetTrees, SetTree, legend
 
 SECTION_COLUMNS = ("added", "removed", "changed", "overruns", "largest (ch)", "section")
 """Columns of the changed-section list: counts of chunks, overruns and the largest chunk's
@@ -128,6 +128,7 @@ class DiffScreen(Screen[str | None]):
         table: DataTable[object] = DataTable(id="diff-sections", cursor_type="row", zebra_stripes=True)
         yield table
         yield ChunkSetTrees(id="diff-trees")
+        yield Static(legend(), id="diff-legend")
         yield Footer(compact=True)
 
     @property

@@ -29,6 +29,17 @@ CHANGE_MARKS: dict[str, tuple[str, str]] = {
 two spaces so ids line up."""
 
 
+def legend() -> Text:
+    """One line explaining the marks of :func:`brief_label` (and of the diff screen's list)."""
+    text = Text()
+    for change, (prefix, style) in CHANGE_MARKS.items():
+        text.append(prefix.strip(), style)
+        text.append(f" {change}" + (" (same text, other overrun reason)" if change == "reflagged" else "") + "  ")
+    text.append(OVER_MARK.strip(), "bold red")
+    text.append(" over the threshold · ch: characters")
+    return text
+
+
 def brief_label(chunk: ChunkBrief, change: str | None) -> Text:
     """A node label, never markup: ``<mark> <id>  <size> ch ⚠``.
 
@@ -114,5 +125,6 @@ class ChunkSetTrees(Horizontal):
         never markup) title the two trees."""
         for side, chunks, version in (("a", chunks_a, versions[0]), ("b", chunks_b, versions[1])):
             tree = self.set_tree(side)
-            tree.border_title = f"{side.upper()} {version} · {len(chunks)} chunks"
+            count = f"{len(chunks)} chunk" + ("" if len(chunks) == 1 else "s")
+            tree.border_title = f"{side.upper()} {version} · {count}"
             tree.show_chunks(chunks, chunk_changes(section, side))
