@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 
 from rich import box
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -123,14 +123,16 @@ def print_diff_summary(diff: ChunkSetDiff, console: Console | None = None) -> No
         console.print(Text(note), soft_wrap=True, highlight=False)
 
 
-def section_row(section: SectionDiff) -> tuple[Text, str, str, str, str, str]:
-    """One changed section as table cells: title (with id), added, removed, changed, overruns
-    A → B, largest chunk A → B (characters). Shared by the CLI table and the app's list."""
-    title = Text(section.title or section.section_id)
+def section_row(section: SectionDiff) -> tuple[RenderableType, str, str, str, str, str]:
+    """One changed section as table cells: title over id (the title cut to the column, the id
+    folded whole: it is what ``specbrowser show`` takes), added, removed, changed, overruns
+    A → B, largest chunk A → B (characters)."""
+    name: RenderableType = Text(section.section_id, overflow="fold")
     if section.title:
-        title.append(f"\n{section.section_id}", style="dim")
+        name = Group(Text(section.title, no_wrap=True, overflow="ellipsis"),
+                     Text(section.section_id, style="dim", overflow="fold"))
     changed = f"{len(section.changed):,}" + (f" (+{len(section.reflagged)} ⚑)" if section.reflagged else "")
-    return (title, f"{len(section.added):,}", f"{len(section.removed):,}", changed,
+    return (name, f"{len(section.added):,}", f"{len(section.removed):,}", changed,
             _arrow(section.overruns), _arrow(section.largest))
 
 
