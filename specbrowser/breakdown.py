@@ -60,20 +60,45 @@ class _Pending:
 
 
 def break_down(section: Section, element: etree._Element, policy: ChunkPolicy,
-               heading_path: list[str]) -> list[Chunk]:
+               heading_path: list[str], *, roles: Roles | None = None,
+               cache: BlockCache | None = None) -> list[Chunk]:
     """The chunk tree of one section, in pre-order (each chunk before its subsections).
 
     ``element`` is the section's own-content element (child sections as placeholders); it is
     mutated (extracted elements are replaced by markers), so pass a fresh one per call.
     ``heading_path`` is the display titles of the section's ancestors and itself.
     Chunk ordinals are 0-based within the returned list; the caller offsets them.
+    ``roles`` (:func:`resolve_roles` of ``element``) and ``cache`` (blocks of the pristine
+    ``element``) may be passed when already known: the breakdown takes them over and changes
+    them; the chunks are the same (see :mod:`specbrowser.markdown_cache`).
     """
-    run = _Breakdown(section, policy, resolve_roles(element, policy.markdown), heading_path)
+    if roles is None:
+        roles = resolve_roles(element, policy.markdown)
+    run = _Breakdown(section, policy, roles, heading_path, cache={} if cache is None else cache)
     run.chunk(_Pending(element, section.id, section.display_title, "", policy.breakdown_tags,
                        layer="section"), parent_id=None, depth=0)
     for ordinal, chunk in enumerate(run.out):
         chunk.ordinal = ordinal
     return run.out
+
+
+def whole_section_chunk(section: Section, markdown: str, subsections: list[str],
+                        policy: ChunkPolicy, heading_path: list[str]) -> Chunk | None:
+    """The one chunk :func:`break_down` makes of a section whose pristine Markdown is
+    ``markdown`` (with markers naming ``subsections``) when the breakdown cannot change it:
+    it fits the threshold, or it may not be cut (``max_depth`` 0, or no breakdown tags). None
+    when the breakdown must run on the section's element."""
+    reason: str | None = None
+    if len(markdown) > policy.threshold_chars:
+        if policy.max_depth <= 0:
+            reason = OVER_MAX_DEPTH
+        elif not policy.breakdown_tags:
+            reason = OVER_UNSPLITTABLE
+        else:
+            return None
+    return Chunk(id=section.id, section_id=section.id, parent_id=None, depth=0, layer="section",
+                 breakdown_tag=None, title=section.display_title, heading_path=list(heading_path),
+                 text=markdown, over_threshold=reason, subsections=list(subsections))
 
 
 @dataclass

@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lxml import etree
 
-from specbrowser.breakdown import break_down
+from specbrowser.breakdown import break_down, whole_section_chunk
 from specbrowser.enrich import add_heading_paths, finish_chunk_set, section_ordinal
 from specbrowser.errors import DatabaseError, SpecParseError
 from specbrowser.headings import Mismatch
+from specbrowser.markdown import resolve_roles, to_markdown
+from specbrowser.markdown_cache import SectionMarkdown, capture, restore
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Section
 from specbrowser.parse import ParsedSpec, load_spec
 from specbrowser.parse.html import parse_fragment
@@ -24,6 +26,7 @@ from specbrowser.parse.toc import load_toc_file
 from specbrowser.policy import ChunkPolicy, PolicyForKind
 from specbrowser.stats import compute_stats
 from specbrowser.store import count_chunk_sets, open_database, store_ingest
+from specbrowser.store_cache import save_markdown
 
 Progress = Callable[[str, int, int], None]
 """``progress(stage, done, total)``: called as sections are chunked (stage "chunking")."""
@@ -52,18 +55,23 @@ class IngestResult:
     mismatches: list[Mismatch] = field(default_factory=list)
 
 
-def chunk_spec(parsed: ParsedSpec, policy: ChunkPolicy, progress: Progress | None = None) -> list[Chunk]:
+def chunk_spec(parsed: ParsedSpec, policy: ChunkPolicy, progress: Progress | None = None,
+               learned: dict[str, SectionMarkdown] | None = None) -> list[Chunk]:
     """Break every section of a parsed spec into chunks, in document order (the section chunks
     of a chunk set; :func:`specbrowser.enrich.finish_chunk_set` adds the document chunk).
 
     Consumes ``parsed.elements`` (the breakdown mutates them). Ordinals count from 1 in
-    pre-order (0 is the document chunk's).
+    pre-order (0 is the document chunk's). ``learned``, when given, receives each section's
+    conversion (:func:`specbrowser.markdown_cache.capture`) for the Markdown cache.
     """
-    return _chunk_sections(parsed.sections, parsed.elements.__getitem__, policy, progress)
+    return _chunk_sections(parsed.sections, parsed.elements.__getitem__, policy, progress,
+                           learned=learned)
 
 
 def chunk_sections(sections: list[Section], policy: ChunkPolicy,
-                   progress: Progress | None = None) -> list[Chunk]:
+                   progress: Progress | None = None, *,
+                   known: Mapping[str, SectionMarkdown] | None = None,
+                   learned: dict[str, SectionMarkdown] | None = None) -> list[Chunk]:
     """Break sections into chunks from their stored own HTML: no source file needed.
 
     Each section's :attr:`Section.html` is parsed back (:func:`parse_fragment`) and broken down
@@ -71,16 +79,25 @@ def chunk_sections(sections: list[Section], policy: ChunkPolicy,
     (tests check this on the sample spec and on ECMA-262). ``sections`` must be in document
     order with parents before children, as stored.
 
+    ``known`` (section id → its cached conversion under ``policy.markdown``) saves work with
+    the same result: a section whose cached Markdown the breakdown cannot change is not parsed
+    at all (:func:`whole_section_chunk`), and one with cached detail is parsed but not
+    converted again (:func:`specbrowser.markdown_cache.restore`). The html of a section that
+    ``known`` covers that way may be "". ``learned`` receives the conversions made here that
+    ``known`` lacked.
+
     Raises:
         SpecParseError: a section's stored HTML holds no element.
     """
     html = {section.id: section.html for section in sections}
     return _chunk_sections(sections, lambda section_id: parse_fragment(html[section_id]),
-                           policy, progress)
+                           policy, progress, known=known, learned=learned)
 
 
 def _chunk_sections(sections: list[Section], element_for: Callable[[str], etree._Element],
-                    policy: ChunkPolicy, progress: Progress | None) -> list[Chunk]:
+                    policy: ChunkPolicy, progress: Progress | None, *,
+                    known: Mapping[str, SectionMarkdown] | None = None,
+                    learned: dict[str, SectionMarkdown] | None = None) -> list[Chunk]:
     paths: dict[str, list[str]] = {}
     chunks: list[Chunk] = []
     total = len(sections)
@@ -91,13 +108,36 @@ def _chunk_sections(sections: list[Section], element_for: Callable[[str], etree.
         parent_path = paths.get(section.parent_id, []) if section.parent_id else []
         paths[section.id] = [*parent_path, section.display_title]
         ordinal = section_ordinal(section.secnum)
-        for chunk in break_down(section, element_for(section.id), policy, paths[section.id]):
+        for chunk in _section_chunks(section, element_for, policy, paths[section.id], known, learned):
             chunk.ordinal = len(chunks) + 1
             chunk.section_ordinal = ordinal
             chunks.append(chunk)
         if progress and (done % 50 == 0 or done == total):
             progress("chunking", done, total)
     return chunks
+
+
+def _section_chunks(section: Section, element_for: Callable[[str], etree._Element],
+                    policy: ChunkPolicy, heading_path: list[str],
+                    known: Mapping[str, SectionMarkdown] | None,
+                    learned: dict[str, SectionMarkdown] | None) -> list[Chunk]:
+    """One section's chunks, from the cached conversion when it suffices (see
+    :func:`chunk_sections`)."""
+    cached = known.get(section.id) if known else None
+    if cached is not None:
+        whole = whole_section_chunk(section, cached.markdown, cached.subsections, policy, heading_path)
+        if whole is not None:
+            return [whole]
+    element = element_for(section.id)
+    restored = restore(element, cached.detail) if cached is not None and cached.detail else None
+    if restored is not None:
+        roles, cache = restored
+    else:
+        roles, cache = resolve_roles(element, policy.markdown), {}
+        if learned is not None:
+            markdown = to_markdown(element, policy.markdown, roles, cache)
+            learned[section.id] = capture(element, roles, cache, markdown)
+    return break_down(section, element, policy, heading_path, roles=roles, cache=cache)
 
 
 def check_db_path(db_path: Path) -> None:
@@ -150,8 +190,9 @@ def ingest(spec_paths: list[Path], db_path: Path, policy: ChunkPolicy,
     timings["parse"] = time.perf_counter() - start
     sections = list(parsed.sections)
     mark = time.perf_counter()
-    chunks = finish_chunk_set(parsed.document, sections, chunk_spec(parsed, policy, progress),
-                              policy.threshold_chars)
+    learned: dict[str, SectionMarkdown] = {}
+    chunks = finish_chunk_set(parsed.document, sections,
+                              chunk_spec(parsed, policy, progress, learned), policy.threshold_chars)
     mismatches = add_heading_paths(chunks, sections, toc)
     timings["chunk"] = time.perf_counter() - mark
     stats = compute_stats(chunks, len(sections))
@@ -160,7 +201,9 @@ def ingest(spec_paths: list[Path], db_path: Path, policy: ChunkPolicy,
     try:
         db = open_database(db_path, create=True)
         try:
-            outcome = store_ingest(db, parsed.document, sections, policy, chunks, stats, toc, mismatches)
+            outcome = store_ingest(
+                db, parsed.document, sections, policy, chunks, stats, toc, mismatches,
+                cache_writer=lambda db, digest: save_markdown(db, digest, policy.markdown, learned))
             chunk_sets = count_chunk_sets(db)
         finally:
             db.close()

@@ -26,8 +26,10 @@ from specbrowser.connection import OPERATIONAL_ERRORS
 from specbrowser.enrich import add_heading_paths, finish_chunk_set
 from specbrowser.errors import DatabaseError, NotFoundError
 from specbrowser.ingest import chunk_sections
+from specbrowser.markdown_cache import SectionMarkdown
 from specbrowser.policy import ChunkPolicy
 from specbrowser.stats import compute_stats
+from specbrowser.store_cache import load_details, load_markdown, save_markdown
 from specbrowser.store_toc import load_toc
 
 Progress = Callable[[str, int, int], None]
@@ -59,12 +61,16 @@ class RechunkResult:
 
 
 def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progress | None = None,
-            activate: bool = True, rebuild: bool = False) -> RechunkResult:
+            activate: bool = True, rebuild: bool = False, use_cache: bool = True) -> RechunkResult:
     """Chunk the stored sections under ``policy`` and store the set, all or nothing.
 
     ``policy.threshold_chars`` is in characters of chunk Markdown (markers included). With
     ``activate`` the new set becomes the active one. A set of the same policy version already
     stored is only activated (see :attr:`RechunkResult.already_stored`) unless ``rebuild``.
+
+    The Markdown cache (:mod:`specbrowser.store_cache`) spares parsing and converting sections
+    again; what this call had to convert is added to it. ``use_cache=False`` neither reads nor
+    writes it (benchmarks and tests compare both: the chunk sets are identical).
 
     Raises:
         NotFoundError: the database holds no spec.
@@ -85,10 +91,17 @@ def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progres
     digest = _sections_sha256(db)
     sections = store.list_sections(db)
     toc = load_toc(db)
+    known = load_markdown(db, digest, policy.markdown) if digest and use_cache else {}
+    if known:
+        load_details(db, digest, policy.markdown, known,
+                     (i for i, memo in known.items() if len(memo.markdown) > policy.threshold_chars))
     timings["load"] = time.perf_counter() - start
     mark = time.perf_counter()
-    chunks = finish_chunk_set(document, sections, chunk_sections(sections, policy, progress),
-                              policy.threshold_chars)
+    learned: dict[str, SectionMarkdown] = {}
+    chunks = finish_chunk_set(
+        document, sections,
+        chunk_sections(sections, policy, progress, known=known, learned=learned if use_cache else None),
+        policy.threshold_chars)
     add_heading_paths(chunks, sections, toc)
     stats = compute_stats(chunks, len(sections))
     timings["chunk"] = time.perf_counter() - mark
@@ -101,6 +114,8 @@ def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progres
             if _sections_sha256(db) != digest:
                 raise DatabaseError("the database's spec was replaced during the re-chunk; run it again")
             store.insert_chunk_set(db, policy, chunks, stats, now, activate=activate)
+            if learned and digest:
+                save_markdown(db, digest, policy.markdown, learned)
     except OPERATIONAL_ERRORS as exc:
         raise store.database_error_for(db, exc) from None
     timings["store"] = time.perf_counter() - mark

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -154,7 +154,8 @@ def sections_digest(sections: list[Section]) -> str:
 
 def store_ingest(db: sqlite_utils.Database, document: Document, sections: list[Section],
                  policy: ChunkPolicy, chunks: list[Chunk], stats: dict[str, object],
-                 toc: list[TocNode] | None = None, mismatches: list[Mismatch] | None = None) -> str:
+                 toc: list[TocNode] | None = None, mismatches: list[Mismatch] | None = None,
+                 cache_writer: Callable[[sqlite_utils.Database, str], None] | None = None) -> str:
     """Store an ingest's chunk set and make it the active one, in one transaction.
 
     - The database holds this spec already (same ``sha256`` of the source bytes and same
@@ -164,6 +165,8 @@ def store_ingest(db: sqlite_utils.Database, document: Document, sections: list[S
       point at sections that no longer exist.
 
     The document's TOC and mismatches are replaced by this ingest's (``toc``, ``mismatches``).
+    ``cache_writer(db, sections_digest)``, when given, runs last in the same transaction (ingest
+    stores its Markdown cache that way: :func:`specbrowser.store_cache.save_markdown`).
     Readers see the old state or the new one, never half; an exception (Ctrl-C included) rolls
     back and leaves the database as it was.
 
@@ -196,6 +199,8 @@ def store_ingest(db: sqlite_utils.Database, document: Document, sections: list[S
                  "sections_sha256": digest, "ingested_at": now}, pk="id")
             _insert_chunk_set(db, policy, chunks, stats, now)
             replace_toc(db, toc or [], mismatches or [])
+            if cache_writer is not None:
+                cache_writer(db, digest)
     except OPERATIONAL_ERRORS as exc:
         raise _database_error(Path(_database_file(db)), exc) from None
     return outcome
