@@ -1,0 +1,252 @@
+"""The statistics screen (:class:`StatsScreen`) and its report (:mod:`specbrowser.stats_report`).
+
+The screen is pushed directly on the app (the browser's key for it is wired elsewhere). The
+sample spec is ingested at a 300-character threshold: subsections at every depth, and overruns
+of both reasons. The snapshot is stored under ``snapshots/test_stats_screen/``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import OptionList, Static
+
+from specbrowser import store, store_vectors
+from specbrowser.ingest import ingest
+from specbrowser.policy import ChunkPolicy
+from specbrowser.stats_report import build_report, size_histogram
+from specbrowser.tui.app import make_app
+from specbrowser.tui.screens.stats import StatsScreen, entry_prompt
+from specbrowser.tui.widgets.bar_chart import BarChart, BarRow, bar
+from tests.helpers import ROOT, SAMPLE
+
+MISMATCHED_TOC = ROOT / "sample_specs" / "mismatched-toc.html"
+THRESHOLD = 300
+SIZE = (120, 40)
+SNAPSHOT_SIZE = (120, 36)
+
+pytestmark = pytest.mark.skipif(not SAMPLE.is_file(), reason="sample_specs/toylang.html absent")
+
+
+@pytest.fixture
+def toylang_db(tmp_path: Path) -> Path:
+    db_path = tmp_path / "t.db"
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=THRESHOLD))
+    return db_path
+
+
+def run_async(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an async test in its own event loop (no pytest-asyncio needed)."""
+
+    @functools.wraps(test)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return wrapper
+
+
+async def open_stats(pilot, results: list, **options: Any) -> StatsScreen:
+    """Wait for the browser, push the statistics screen; its result is appended to ``results``."""
+    app = pilot.app
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    screen = StatsScreen(app.db, **options)
+    app.push_screen(screen, results.append)
+    await pilot.pause()
+    return screen
+
+
+def rows_of(screen: StatsScreen, chart_id: str) -> dict[str, int]:
+    return {row.label: row.value for row in screen.query_one(f"#{chart_id}", BarChart).rows
+            if not row.rule}
+
+
+# --- the report and the histogram (core) -----------------------------------------------------
+
+
+def test_histogram_threshold_is_a_bin_edge_and_bins_double_above_it() -> None:
+    bins = size_histogram([0, 299, 300, 301, 600, 601, 1200, 1201, 18_000], 300)
+    under = [b for b in bins if not b.over]
+    over = [b for b in bins if b.over]
+    assert len(under) == 8 and under[0].low == 0 and under[-1].high == 300
+    assert [(b.low, b.high) for b in over] == [(301, 600), (601, 1200), (1201, 2400), (2401, 4800),
+                                              (4801, 9600), (9601, 19200)]
+    assert [b.count for b in over] == [2, 2, 1, 0, 0, 1]  # an empty bin stays: a gap is news
+    assert sum(b.count for b in bins) == 9 and under[-1].count == 2  # 299 and 300 (not over)
+    assert [b.label for b in under[:2]] == ["0–38", "39–75"] and over[0].label == "301–600"
+
+
+def test_histogram_of_nothing_and_of_a_tiny_threshold() -> None:
+    assert [b.count for b in size_histogram([], 5000)] == [0] * 8
+    tiny = size_histogram([1, 2, 3], 2)
+    assert [(b.label, b.count) for b in tiny] == [("0–1", 1), ("2", 1), ("3–4", 1)]
+
+
+def test_report_numbers_are_store_chunk_stats(toylang_db: Path) -> None:
+    db = store.open_database(toylang_db)
+    try:
+        report = build_report(db)
+        assert report.stats == store.chunk_stats(db)
+        assert report.threshold_chars == THRESHOLD
+        assert sum(b.count for b in report.histogram) == report.stats["chunks"]
+        assert sum(b.count for b in report.histogram if b.over) == len(report.overruns)
+        assert [e.size for e in report.overruns] == sorted((e.size for e in report.overruns), reverse=True)
+        assert report.embedding_model is None and report.truncated == []
+    finally:
+        db.close()
+
+
+def test_bar_lengths_are_proportional_in_eighths() -> None:
+    assert bar(10, 10, 4) == "████" and bar(5, 10, 4) == "██"
+    assert bar(1, 1000, 4) == "▏"  # one chunk never looks like none
+    assert bar(0, 10, 4) == "" and bar(3, 0, 4) == ""
+
+
+# --- the screen --------------------------------------------------------------------------------
+
+
+@run_async
+async def test_screen_shows_the_numbers_of_store_chunk_stats(toylang_db: Path) -> None:
+    app = make_app(toylang_db, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_stats(pilot, [])
+        stats = store.chunk_stats(app.db)
+        assert app.screen is screen
+        summary = str(screen.query_one("#stats-summary", Static).render())
+        sizes = stats["sizes"]
+        assert f"{stats['chunks']:,} chunks in {stats['sections']:,} sections" in summary
+        assert f"median {sizes['median']:,}, p90 {sizes['p90']:,}, max {sizes['max']:,}" in summary
+        assert f"threshold {THRESHOLD:,} chars" in summary
+        assert rows_of(screen, "stats-depth") == {f"depth {k}": v for k, v in stats["by_depth"].items()}
+        assert rows_of(screen, "stats-tags") == stats["by_tag"]
+        assert rows_of(screen, "stats-layers") == stats["by_layer"]
+        assert rows_of(screen, "stats-overruns") == stats["over_threshold"]
+        assert set(stats["over_threshold"]) == {"unsplittable", "max_depth"}
+        histogram = screen.query_one("#stats-histogram", BarChart).rows
+        assert sum(row.value for row in histogram) == stats["chunks"]
+        assert [row.label for row in histogram if row.rule] == [f"threshold {THRESHOLD} chars"]
+        assert str(screen.query_one("#stats-embeddings", Static).render()).startswith("not embedded")
+
+
+@run_async
+async def test_choosing_an_overrun_dismisses_with_its_chunk_id(toylang_db: Path) -> None:
+    app = make_app(toylang_db, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        results: list = []
+        screen = await open_stats(pilot, results)
+        overruns = screen.report.overruns
+        chunk_list = screen.query_one("#stats-chunks", OptionList)
+        assert app.focused is chunk_list
+        await pilot.press("down", "enter")  # the second overrun (the first is highlighted)
+        await pilot.pause()
+        assert results == [overruns[1].chunk_id]
+        assert app.screen is not screen
+
+
+@run_async
+async def test_escape_dismisses_with_none(toylang_db: Path) -> None:
+    app = make_app(toylang_db, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        results: list = []
+        screen = await open_stats(pilot, results)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert results == [None] and app.screen is not screen
+
+
+@run_async
+async def test_other_policy_by_prefix_and_unknown_version(tmp_path: Path) -> None:
+    db_path = tmp_path / "two.db"
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=1000))
+    other = ChunkPolicy(threshold_chars=1000).version
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=THRESHOLD))
+    app = make_app(db_path, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_stats(pilot, [], policy_version=other[:6])
+        assert screen.report.policy_version == other and screen.report.threshold_chars == 1000
+        assert screen.report.stats == store.chunk_stats(app.db, other)
+        assert store.active_version(app.db) != other  # not activated
+        await pilot.press("escape")
+        screen = await open_stats(pilot, [], policy_version="nope")
+        assert screen.report is None
+        assert "no chunk set with policy version 'nope'" in str(
+            screen.query_one("#stats-summary", Static).render())
+
+
+@run_async
+async def test_mismatched_sections_are_listed_and_chosen(tmp_path: Path) -> None:
+    if not MISMATCHED_TOC.is_file():
+        pytest.skip("sample_specs/mismatched-toc.html absent")
+    db_path = tmp_path / "m.db"
+    ingest([MISMATCHED_TOC], db_path, ChunkPolicy())
+    app = make_app(db_path, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        results: list = []
+        screen = await open_stats(pilot, results)
+        from specbrowser.store_toc import mismatch_counts
+
+        assert rows_of(screen, "stats-mismatches") == mismatch_counts(app.db)
+        mismatched = screen.report.mismatched
+        assert mismatched and all(e.detail for e in mismatched)
+        # the mismatched sections are the last group (a section may also be listed above)
+        option_id = next(k for k in reversed(list(screen.targets))
+                         if screen.targets[k] == mismatched[0].chunk_id)
+        chunk_list = screen.query_one("#stats-chunks", OptionList)
+        chunk_list.highlighted = chunk_list.get_option_index(option_id)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert results == [mismatched[0].chunk_id]
+
+
+@run_async
+async def test_truncated_embeddings_are_listed(toylang_db: Path) -> None:
+    db = store.open_database(toylang_db)
+    try:
+        if getattr(db, "vector_error", None):
+            pytest.skip(db.vector_error)
+        chunk = next(c for c in store.iter_chunks(db) if c.layer == "section")
+        store_vectors.prepare(db, "fake-model", 2)
+        store_vectors.store_embeddings(db, "fake-model", 2, [store_vectors.NewEmbedding(
+            store_vectors.content_hash(chunk.retrieval_text), b"\0" * 8, truncated=True, tokens=900)])
+    finally:
+        db.close()
+    app = make_app(toylang_db, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_stats(pilot, [])
+        assert [(e.chunk_id, e.detail) for e in screen.report.truncated] == [(chunk.id, "900 tokens")]
+        line = str(screen.query_one("#stats-embeddings", Static).render())
+        assert line.startswith("fake-model: 1 of ") and "1 truncated" in line
+
+
+def test_spec_text_in_list_rows_is_literal() -> None:
+    from specbrowser.stats_report import ChunkEntry
+
+    row = entry_prompt(ChunkEntry("sec-[bold]x", 1234, "unsplittable", "Title [red]y[/]"))
+    assert row.plain == "  1,234  sec-[bold]x  unsplittable  Title [red]y[/]"
+
+
+def test_histogram_rule_sits_between_under_and_over() -> None:
+    from specbrowser.tui.screens.stats import histogram_rows
+
+    rows = histogram_rows(size_histogram([10, 400], 300), 300)
+    rule = next(i for i, row in enumerate(rows) if row.rule)
+    assert all(not row.alert for row in rows[:rule]) and all(row.alert for row in rows[rule + 1:])
+    assert rows[rule] == BarRow("threshold 300 chars", rule=True)
+
+
+def test_snapshot_stats_screen(toylang_db: Path, snap_compare) -> None:
+    """The statistics of toylang at 300 characters: histogram with the threshold rule and the
+    bins over it in red, counts by depth and tag; on the right the overruns, largest first,
+    the first highlighted."""
+    async def run_before(pilot) -> None:
+        await open_stats(pilot, [])
+        await pilot.pause()
+
+    assert snap_compare(make_app(toylang_db, cursor_blink=False), terminal_size=SNAPSHOT_SIZE,
+                        run_before=run_before)
