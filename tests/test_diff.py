@@ -346,6 +346,23 @@ async def test_enter_on_a_tree_node_dismisses_with_its_chunk_id(two_sets) -> Non
 
 
 @run_async
+async def test_a_click_on_a_tree_node_only_moves_the_cursor(two_sets) -> None:
+    db_path, a, b = two_sets
+    app = make_app(db_path, cursor_blink=False)
+    results: list = []
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_diff(pilot, a, b, results)
+        tree = screen.trees.set_tree("b")
+        await pilot.click(tree, offset=(8, 2))  # the second node (border row, then sec-big)
+        await settle(pilot)
+        assert app.screen is screen and results == []
+        assert tree.cursor_node is not None and tree.cursor_node.data == "sec-big-p-1"
+        await pilot.press("j")
+        await settle(pilot)
+        assert results == ["sec-big-p-1"]
+
+
+@run_async
 async def test_j_dismisses_with_the_section_and_escape_with_none(two_sets) -> None:
     db_path, a, b = two_sets
     app = make_app(db_path, cursor_blink=False)

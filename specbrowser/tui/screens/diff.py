@@ -24,7 +24,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static, Tree
+from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
 from specbrowser import store
@@ -216,11 +216,10 @@ class DiffScreen(Screen[str | None]):
             self.show_section(event.row_key.value)
             self.trees.set_tree("b").focus()
 
-    @on(Tree.NodeSelected, ".diff-set-tree")
-    def _node_selected(self, event: Tree.NodeSelected[str]) -> None:
+    @on(SetTree.ChunkChosen)
+    def _chunk_chosen(self, event: SetTree.ChunkChosen) -> None:
         """Enter on a tree node: jump to that chunk."""
-        if event.node.data is not None:
-            self.dismiss(event.node.data)
+        self.dismiss(event.chunk_id)
 
     def action_jump(self) -> None:
         """Dismiss with the focused tree's chunk id, else the highlighted section's id."""

@@ -8,9 +8,13 @@ a few hundred in ECMA-262), so both trees are built whole and expanded.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -71,7 +75,28 @@ def chunk_changes(section: SectionDiff | None, side: str) -> dict[str, str]:
 
 
 class SetTree(Tree[str]):
-    """One side's chunk tree; ``node.data`` holds the chunk id."""
+    """One side's chunk tree; ``node.data`` holds the chunk id.
+
+    Enter posts :class:`SetTree.ChunkChosen` (the screen jumps there); a click only moves the
+    cursor (Tree's own Enter and click both "select", which would leave the screen on a click).
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "choose", "Jump to chunk", id="diff-choose-chunk"),
+    ]
+
+    class ChunkChosen(Message):
+        """Enter on a node: ``chunk_id`` is its chunk."""
+
+        def __init__(self, chunk_id: str) -> None:
+            super().__init__()
+            self.chunk_id = chunk_id
+
+    def action_choose(self) -> None:
+        """Post :class:`ChunkChosen` for the node under the cursor (nothing on a placeholder)."""
+        node = self.cursor_node
+        if node is not None and node.data is not None:
+            self.post_message(self.ChunkChosen(node.data))
 
     def show_chunks(self, chunks: list[ChunkBrief], changes: dict[str, str]) -> None:
         """Replace the tree with ``chunks`` (one section's, in pre-order), nested by parent,
@@ -112,7 +137,7 @@ class ChunkSetTrees(Horizontal):
         for side in ("a", "b"):
             tree: SetTree = SetTree(Text(""), id=f"{self.id}-{side}", classes="diff-set-tree")
             tree.show_root = False
-            tree.auto_expand = False  # Enter picks a chunk; it never folds the tree
+            tree.auto_expand = False  # a click moves the cursor; it never folds the tree
             yield tree
 
     def set_tree(self, side: str) -> SetTree:
