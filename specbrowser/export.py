@@ -23,7 +23,9 @@ Formats:
   ``page_content``, ``metadata`` (a **struct** column with the typed fields of
   :data:`PARQUET_METADATA_TYPE`, so DuckDB/Polars filter on ``metadata.layer`` and pandas reads
   a dict per row) and ``type``. ``pyarrow.parquet.read_table(path).to_pylist()`` gives the same
-  records as the JSONL lines. The file's key-value metadata holds ``specbrowser.*`` keys
+  records as the JSONL lines; ``pandas.read_parquet`` gives a dict per row too, with the list
+  fields as numpy arrays (pydantic's ``Document`` accepts them; ``to_pylist`` gives plain lists).
+  Checked with langchain-core 1.x: ``Document(**record)`` loads every JSONL line and Parquet row. The file's key-value metadata holds ``specbrowser.*`` keys
   (policy version, document title, content kind).
 
 Files are written atomically: a temporary file in the output's folder, renamed over the output
@@ -224,7 +226,8 @@ def export_chunk_set(db: sqlite_utils.Database, path: Path | str, *, format: str
     Ctrl-C the temporary file is removed and ``path`` is as it was.
 
     Raises:
-        ExportError: ``path`` is a folder or in a missing folder; parquet without pyarrow.
+        ExportError: ``path`` is a folder, in a missing folder, or the database file itself;
+            parquet without pyarrow.
         NotFoundError: no chunk set with that version (or an ambiguous prefix).
         ValueError: an unknown ``format`` or ``content``.
     """
@@ -234,6 +237,9 @@ def export_chunk_set(db: sqlite_utils.Database, path: Path | str, *, format: str
         raise ValueError(f"content must be one of {CONTENT_KINDS}, not {content!r}")
     path = Path(path)
     check_output_path(path)
+    database_file = db.execute("PRAGMA database_list").fetchone()[2]
+    if database_file and path.exists() and path.samefile(database_file):
+        raise ExportError(f"{path} is the database itself; give another file name for the export")
     if format == "parquet":
         _require_pyarrow()
     version = resolve_policy_version(db, policy_version)

@@ -151,7 +151,7 @@ def test_unknown_policy_version_is_one_error_line_and_no_file(two_sets, tmp_path
         db.close()
 
 
-def test_folder_as_output_is_refused(two_sets, tmp_path, capsys):
+def test_folder_missing_folder_or_the_database_as_output_is_refused(two_sets, tmp_path, capsys):
     db_path, _, _ = two_sets
     assert main(["export", str(db_path), "--format", "jsonl", "-o", str(tmp_path)]) == 2
     err = capsys.readouterr().err
@@ -159,6 +159,10 @@ def test_folder_as_output_is_refused(two_sets, tmp_path, capsys):
     missing = tmp_path / "nowhere" / "x.jsonl"
     assert main(["export", str(db_path), "--format", "jsonl", "-o", str(missing)]) == 2
     assert "does not exist" in capsys.readouterr().err
+    size = db_path.stat().st_size
+    assert main(["export", str(db_path), "--format", "jsonl", "-o", str(db_path)]) == 2
+    assert "is the database itself" in capsys.readouterr().err
+    assert db_path.stat().st_size == size and open_database(db_path).close() is None
 
 
 def test_missing_pyarrow_says_how_to_install_it(two_sets, tmp_path, capsys, monkeypatch):
