@@ -233,7 +233,31 @@ def insert_chunk_set(db: sqlite_utils.Database, policy: ChunkPolicy, chunks: lis
         "stats": json.dumps(stats), "active": int(activate or was_active),
     }, pk="version")
     db.execute("DELETE FROM chunks WHERE policy_version = ?", [version])
-    db.table("chunks").insert_all((_chunk_row(version, c) for c in chunks), batch_size=500)
+    _insert_rows(db, "chunks", [_chunk_row(version, c) for c in chunks])
+
+
+MAX_SQL_VARIABLES = 32766
+"""SQLite's bound-parameter limit since 3.32 (sqlean bundles a newer SQLite)."""
+
+
+def _insert_rows(db: sqlite_utils.Database, table: str, rows: list[dict[str, object]]) -> None:
+    """Insert rows (all with the same keys) in as few statements as the parameter limit allows.
+
+    Why not ``insert_all``: it caps a statement at 999 parameters (52 chunk rows), and the FTS5
+    index flushes its pending terms into a new segment at the end of every statement, so many
+    small statements cost many segment writes and merges: on ECMA-262 (3,746 chunks) this
+    halves the write. ``table`` is a constant of this module, never input.
+    """
+    if not rows:
+        return
+    columns = list(rows[0])
+    per_statement = max(1, MAX_SQL_VARIABLES // len(columns))
+    one_row = "(" + ", ".join("?" * len(columns)) + ")"
+    head = f"INSERT INTO [{table}] ({', '.join(f'[{c}]' for c in columns)}) VALUES "
+    for start in range(0, len(rows), per_statement):
+        batch = rows[start:start + per_statement]
+        db.execute(head + ", ".join([one_row] * len(batch)),
+                   [row[c] for row in batch for c in columns])
 
 
 _insert_chunk_set = insert_chunk_set
@@ -263,10 +287,16 @@ def activate_chunk_set(db: sqlite_utils.Database, version: str) -> str:
     return chosen
 
 
+_to_json = json.JSONEncoder(ensure_ascii=False).encode
+"""``json.dumps(value, ensure_ascii=False)`` without building an encoder per call (a third of
+the row-building time of a chunk set)."""
+
+
 def _chunk_row(policy_version: str, chunk: Chunk) -> dict[str, object]:
     row = dict(vars(chunk))
     for name in _CHUNK_JSON_FIELDS:
-        row[name] = None if row[name] is None else json.dumps(row[name], ensure_ascii=False)
+        value = row[name]
+        row[name] = None if value is None else _to_json(value)
     row["size"] = chunk.size
     row["policy_version"] = policy_version
     return row
