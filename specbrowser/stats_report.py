@@ -2,7 +2,8 @@
 
 :func:`build_report` gathers, for a chunk set: :func:`specbrowser.stats.compute_stats`' counts
 (the same numbers as ``specbrowser stats``), a size histogram split at the threshold, the
-largest chunks, the overruns, the TOC mismatches and the chunks whose embedding was truncated.
+largest chunks, the overruns, the TOC mismatches, the chunks whose embedding was truncated and,
+from the token counts (:mod:`specbrowser.tokens`), the chunks over the model's window.
 Entries that name chunks (:class:`ChunkEntry`) are what the screen lets the user jump to.
 """
 
@@ -21,6 +22,7 @@ from specbrowser.model import Chunk
 from specbrowser.stats import compute_stats
 from specbrowser.store import iter_chunks
 from specbrowser.store_toc import list_mismatches, mismatch_counts, toc_size
+from specbrowser.tokens import token_info
 
 BINS_UP_TO_THRESHOLD = 8
 """Equal-width histogram bins from 0 to the threshold: enough to see the shape, few enough to
@@ -116,6 +118,12 @@ class StatsReport:
         embedded: ``(chunks with a vector, chunks)`` for that model.
         truncated: chunks whose retrieval text the tokenizer cut, most tokens first;
             ``detail`` is the full token count.
+        token_model: whose tokenizer counted the set's tokens (:mod:`specbrowser.tokens`), or
+            None when nothing was counted.
+        token_window: that model's window in tokens, or None when unknown.
+        tokens_counted: how many of the set's chunks have a token count.
+        over_window: counted chunks over the window (the model would cut them when embedded),
+            most tokens first; ``detail`` is the token count.
     """
 
     policy_version: str
@@ -130,6 +138,10 @@ class StatsReport:
     embedding_model: str | None = None
     embedded: tuple[int, int] = (0, 0)
     truncated: list[ChunkEntry] = field(default_factory=list)
+    token_model: str | None = None
+    token_window: int | None = None
+    tokens_counted: int = 0
+    over_window: list[ChunkEntry] = field(default_factory=list)
 
 
 def set_threshold(db: sqlite_utils.Database, policy_version: str) -> int:
@@ -144,7 +156,8 @@ def build_report(db: sqlite_utils.Database, policy_version: str | None = None,
                  threshold_chars: int | None = None) -> StatsReport:
     """The report of a chunk set: the active one, or a version (or unique prefix).
 
-    ``threshold_chars`` defaults to the set's own threshold. Reads every chunk once; on
+    ``threshold_chars`` defaults to the set's own threshold; it moves the histogram's split,
+    while :attr:`StatsReport.overruns` are the stored overrun reasons. Reads every chunk once; on
     ECMA-262 (3,747 chunks) this takes well under a second.
 
     Raises:
@@ -176,6 +189,13 @@ def build_report(db: sqlite_utils.Database, policy_version: str | None = None,
                             if cid in by_id]
     else:
         report.embedded = (0, len(chunks))
+    tokens = token_info(db, version)
+    if tokens is not None:
+        report.token_model, report.token_window = tokens.model, tokens.max_tokens
+        report.tokens_counted = len(tokens.counts)
+        report.over_window = [_entry(by_id[cid], f"{n:,} tokens") for cid, n in
+                              sorted(tokens.over_window.items(), key=lambda kv: (-kv[1], kv[0]))
+                              if cid in by_id]
     return report
 
 

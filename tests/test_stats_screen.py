@@ -224,11 +224,44 @@ async def test_truncated_embeddings_are_listed(toylang_db: Path) -> None:
         assert line.startswith("fake-model: 1 of ") and "1 truncated" in line
 
 
+@run_async
+async def test_token_counts_without_embeddings_list_the_chunks_over_the_window(toylang_db: Path) -> None:
+    from specbrowser import tokens
+
+    db = store.open_database(toylang_db)
+    try:
+        chunks = [c for c in store.iter_chunks(db) if c.layer == "section"][:2]
+        with db.atomic():
+            tokens.store_counts(db, "fake-model", {
+                store_vectors.content_hash(chunks[0].retrieval_text): 700,
+                store_vectors.content_hash(chunks[1].retrieval_text): 20})
+            db.execute("INSERT INTO meta (key, value) VALUES (?, ?)", ["token_window:fake-model", "512"])
+    finally:
+        db.close()
+    app = make_app(toylang_db, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        results: list = []
+        screen = await open_stats(pilot, results)
+        report = screen.report
+        assert (report.token_model, report.token_window, report.tokens_counted) == ("fake-model", 512, 2)
+        assert [(e.chunk_id, e.detail) for e in report.over_window] == [(chunks[0].id, "700 tokens")]
+        line = str(screen.query_one("#stats-embeddings", Static).render())
+        assert line.startswith("not embedded") and "512-token window): 1 over it" in line
+        option_id = next(k for k in reversed(list(screen.targets)) if screen.targets[k] == chunks[0].id)
+        chunk_list = screen.query_one("#stats-chunks", OptionList)
+        chunk_list.highlighted = chunk_list.get_option_index(option_id)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert results == [chunks[0].id]
+
+
 def test_spec_text_in_list_rows_is_literal() -> None:
     from specbrowser.stats_report import ChunkEntry
 
     row = entry_prompt(ChunkEntry("sec-[bold]x", 1234, "unsplittable", "Title [red]y[/]"))
-    assert row.plain == "  1,234  sec-[bold]x  unsplittable  Title [red]y[/]"
+    assert row.plain == "  1,234  unsplittable  sec-[bold]x  Title [red]y[/]"
+    padded = entry_prompt(ChunkEntry("sec-a", 5, "max_depth"), detail_width=12)
+    assert padded.plain == "      5  max_depth     sec-a"
 
 
 def test_histogram_rule_sits_between_under_and_over() -> None:

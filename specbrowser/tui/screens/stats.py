@@ -59,15 +59,16 @@ def count_rows(counts: dict[str, int], *, alert: bool = False, prefix: str = "")
     return [BarRow(f"{prefix}{key}", int(value), alert=alert) for key, value in counts.items()]
 
 
-def entry_prompt(entry: ChunkEntry) -> Text:
-    """A list row: size, chunk id, what is wrong (reason, kind, tokens) and title, all literal."""
+def entry_prompt(entry: ChunkEntry, detail_width: int = 0) -> Text:
+    """A list row: size, what is wrong (reason, kind, tokens; padded to ``detail_width`` so the
+    ids line up), chunk id and title, all literal."""
     row = Text(no_wrap=True, overflow="ellipsis")
     row.append(f"{entry.size:,}".rjust(SIZE_WIDTH), style="bold")
     row.append("  ")
-    row.append(entry.chunk_id, style="bold")
-    if entry.detail:
+    if entry.detail or detail_width:
+        row.append(entry.detail.ljust(detail_width), style="yellow")
         row.append("  ")
-        row.append(entry.detail, style="yellow")
+    row.append(entry.chunk_id, style="bold")
     if entry.title and entry.title != entry.chunk_id:
         row.append("  ")
         row.append(entry.title, style="italic dim")
@@ -170,6 +171,9 @@ class StatsScreen(Screen[str | None]):
             (f"Mismatched sections · {len(report.mismatched):,}", report.mismatched,
              "none" if report.toc_entries else "no table of contents"),
         ]
+        if report.embedding_model is None and report.token_model is not None:
+            groups.insert(3, (f"Over the model's window (not embedded yet) · "
+                              f"{len(report.over_window):,}", report.over_window, "none"))
         options: list[Option | None] = []
         self.targets = {}
         for index, (heading, entries, empty) in enumerate(groups):
@@ -178,10 +182,11 @@ class StatsScreen(Screen[str | None]):
             options.append(Option(Text(heading, style="bold"), disabled=True))
             if not entries:
                 options.append(Option(Text(f"  {empty}", style="dim"), disabled=True))
+            detail_width = max((len(entry.detail) for entry in entries[:LIST_LIMIT]), default=0)
             for entry in entries[:LIST_LIMIT]:
                 option_id = f"chunk-{len(self.targets)}"
                 self.targets[option_id] = entry.chunk_id
-                options.append(Option(entry_prompt(entry), id=option_id))
+                options.append(Option(entry_prompt(entry, detail_width), id=option_id))
             if len(entries) > LIST_LIMIT:
                 options.append(Option(Text(f"  … and {len(entries) - LIST_LIMIT:,} more",
                                            style="dim"), disabled=True))
@@ -207,8 +212,16 @@ def _counts(value: object) -> dict[str, int]:
 
 
 def _embedding_line(report: StatsReport) -> str:
-    if report.embedding_model is None:
-        return "not embedded (run: specbrowser embed DB)"
+    """What the embeddings cover, then what the token counts say (when anything was counted)."""
     done, total = report.embedded
-    return (f"{report.embedding_model}: {done:,} of {total:,} chunks embedded; "
-            f"{len(report.truncated):,} truncated (text cut by the tokenizer)")
+    if report.embedding_model is None:
+        line = "not embedded (run: specbrowser embed DB)"
+    else:
+        line = (f"{report.embedding_model}: {done:,} of {total:,} chunks embedded; "
+                f"{len(report.truncated):,} truncated (text cut by the tokenizer)")
+    if report.token_model is not None:
+        window = (f"{report.token_window:,}-token window" if report.token_window
+                  else "window unknown")
+        line += (f"\ntokens counted for {report.tokens_counted:,} of {total:,} chunks "
+                 f"({report.token_model}, {window}): {len(report.over_window):,} over it")
+    return line
