@@ -172,8 +172,8 @@ class StatsScreen(Screen[str | None]):
              "none" if report.toc_entries else "no table of contents"),
         ]
         if report.embedding_model is None and report.token_model is not None:
-            groups.insert(3, (f"Over the model's window (not embedded yet) · "
-                              f"{len(report.over_window):,}", report.over_window, "none"))
+            heading = f"Over the model's window (not embedded yet) · {len(report.over_window):,}"
+            groups.insert(3, (heading, report.over_window, "none"))
         options: list[Option | None] = []
         self.targets = {}
         for index, (heading, entries, empty) in enumerate(groups):
