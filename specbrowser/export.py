@@ -205,7 +205,8 @@ def check_output_path(path: Path) -> None:
         raise ExportError(f"cannot write {path}: folder {path.parent} does not exist")
 
 
-def _require_pyarrow() -> None:
+def require_pyarrow() -> None:
+    """Raise :class:`ExportError` with :data:`PYARROW_HINT` when pyarrow cannot be imported."""
     try:
         import pyarrow.parquet  # type: ignore[import-untyped]  # noqa: F401
     except ImportError:
@@ -241,7 +242,7 @@ def export_chunk_set(db: sqlite_utils.Database, path: Path | str, *, format: str
     if database_file and path.exists() and path.samefile(database_file):
         raise ExportError(f"{path} is the database itself; give another file name for the export")
     if format == "parquet":
-        _require_pyarrow()
+        require_pyarrow()
     version = resolve_policy_version(db, policy_version)
     total = int(db.execute("SELECT count(*) FROM chunks WHERE policy_version = ?",
                            [version]).fetchone()[0])

@@ -98,6 +98,20 @@ def _export(db_path: Path, out: Path, **options) -> export.ExportResult:
         db.close()
 
 
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_progress_reports_records_up_to_the_total(two_sets, tmp_path, monkeypatch, fmt):
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    monkeypatch.setattr(export, "PARQUET_BATCH", 50)
+    monkeypatch.setattr(export, "PROGRESS_EVERY", 50)
+    db_path, _, _ = two_sets
+    calls: list[tuple[int, int]] = []
+    result = _export(db_path, tmp_path / f"c.{fmt}", format=fmt,
+                     progress=lambda done, total: calls.append((done, total)))
+    assert len(calls) >= 2 and calls[-1] == (result.records, result.records)
+    assert [done for done, _ in calls] == sorted(done for done, _ in calls)
+
+
 def test_parquet_round_trip_equals_the_jsonl_records(two_sets, tmp_path):
     pq = pytest.importorskip("pyarrow.parquet")
     db_path, active, _ = two_sets

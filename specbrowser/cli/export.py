@@ -41,10 +41,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_export(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    from specbrowser.export import check_output_path, export_chunk_set
+    from specbrowser.export import check_output_path, export_chunk_set, require_pyarrow
     from specbrowser.store import open_database
 
-    check_output_path(args.output)  # before opening the database: the cheaper mistake first
+    check_output_path(args.output)  # the cheap mistakes first, before the progress bar starts
+    if args.format == "parquet":
+        require_pyarrow()
     db = open_database(args.db)
     try:
         total = int(db.execute("SELECT count(*) FROM chunks").fetchone()[0])
