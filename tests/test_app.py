@@ -105,7 +105,8 @@ def run_async(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., N
 
 
 def app_for(db_path: Path) -> SpecBrowserApp:
-    return make_app(db_path, cursor_blink=False)
+    """The app on a database, without the background token count (screens stay still)."""
+    return make_app(db_path, cursor_blink=False, count_tokens=False)
 
 
 async def settle(pilot) -> None:

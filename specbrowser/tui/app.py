@@ -40,6 +40,8 @@ class SpecBrowserApp(App[None]):
         policy_for_kind: replaces ``policy`` once the spec's kind is known (see
             :func:`specbrowser.ingest.ingest`); None keeps ``policy``.
         cursor_blink: False turns off input cursor blinking (tests, snapshots).
+        count_tokens: count the active set's tokens in the background on open (False: only
+            on request, for tests and snapshots that must not change while they run).
     """
 
     CSS_PATH = "app.tcss"
@@ -52,8 +54,9 @@ class SpecBrowserApp(App[None]):
 
     def __init__(self, db_path: Path, *, ingest_spec: Sequence[Path] | None = None,
                  policy: ChunkPolicy | None = None, policy_for_kind: PolicyForKind | None = None,
-                 cursor_blink: bool = True) -> None:
+                 cursor_blink: bool = True, count_tokens: bool = True) -> None:
         super().__init__()
+        self.count_tokens = count_tokens
         self.db_path = Path(db_path)
         self.ingest_spec = [Path(p) for p in ingest_spec] if ingest_spec else None
         self.policy = policy or ChunkPolicy()
@@ -103,7 +106,8 @@ class SpecBrowserApp(App[None]):
         self.db = db
         self.title = document.title
         self.sub_title = policy.describe()
-        browser = BrowserScreen(db, policy, db_path=db_path, cursor_blink=self.cursor_blink)
+        browser = BrowserScreen(db, policy, db_path=db_path, cursor_blink=self.cursor_blink,
+                                count_tokens=self.count_tokens)
         if any(isinstance(screen, ProgressScreen) for screen in self.screen_stack):
             while not isinstance(self.screen, ProgressScreen):  # e.g. a palette opened meanwhile
                 self.pop_screen()
@@ -163,6 +167,21 @@ class SpecBrowserApp(App[None]):
             yield SystemCommand("Document synopsis",
                                 "Go to the document chunk: title, kind and top-level outline",
                                 screen.action_show_document)
+            yield SystemCommand("Edit chunk policy",
+                                "Threshold, breakdown tags, max depth, Markdown selectors; "
+                                "Apply re-chunks in the background (e)", screen.action_edit_policy)
+            yield SystemCommand("Chunk sets",
+                                "Switch the active chunk set, or diff one with it (c)",
+                                screen.action_chunk_sets)
+            yield SystemCommand("Diff chunk sets",
+                                "Compare the previous chunk set with the active one (d)",
+                                screen.action_diff)
+            yield SystemCommand("Statistics",
+                                "Sizes, depths, tags, layers, overruns, mismatches, truncated (s)",
+                                screen.action_stats)
+            yield SystemCommand("Embed missing chunks",
+                                "Embed the texts that have no vector, in the background (E)",
+                                screen.action_embed)
 
     def _palette_open(self) -> bool:
         return any(isinstance(screen, CommandPalette) for screen in self.screen_stack)
@@ -186,7 +205,7 @@ class _IngestCancelled(Exception):
 def make_app(db_path: Path | None = None, *, ingest_spec: Sequence[Path] | None = None,
              cache_db: Path | None = None, policy: ChunkPolicy | None = None,
              policy_for_kind: PolicyForKind | None = None,
-             cursor_blink: bool = True) -> SpecBrowserApp:
+             cursor_blink: bool = True, count_tokens: bool = True) -> SpecBrowserApp:
     """Build the app (used by the CLI and the tests).
 
     Browse an existing database: ``make_app(db_path)``. Ingest a spec first, in the app, with
@@ -200,4 +219,5 @@ def make_app(db_path: Path | None = None, *, ingest_spec: Sequence[Path] | None 
     if target is None:
         raise ValueError("make_app needs db_path, or ingest_spec with cache_db")
     return SpecBrowserApp(Path(target), ingest_spec=ingest_spec, policy=policy,
-                          policy_for_kind=policy_for_kind, cursor_blink=cursor_blink)
+                          policy_for_kind=policy_for_kind, cursor_blink=cursor_blink,
+                          count_tokens=count_tokens)

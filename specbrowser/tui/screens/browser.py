@@ -39,17 +39,19 @@ from specbrowser.search import Hit, coverage_note, hybrid_search, lexical_search
 from specbrowser.tui.commands import FilterProvider
 from specbrowser.tui.highlight import match_terms
 from specbrowser.tui.messages import SearchFinished
+from specbrowser.tui.screens.chunk_set_actions import ChunkSetActions
 from specbrowser.tui.widgets.chunk_tree import ChunkTree
 from specbrowser.tui.widgets.chunk_view import ChunkView
+from specbrowser.tui.widgets.job_bar import JobBar
 from specbrowser.tui.widgets.search_results import SearchBar, SearchResults
 
 FILTER_GROUP = Binding.Group("Only ≠/⚠")
 """The two filter keys share one footer entry: the marks they keep."""
 
-MARKER_GROUP = Binding.Group("Next/prev marker")
+MARKER_GROUP = Binding.Group("Markers")
 """``n`` and ``p`` share one footer entry (room for every key in 120 columns)."""
 
-HIT_GROUP = Binding.Group("Next/prev hit")
+HIT_GROUP = Binding.Group("Hits")
 """``n`` and ``N`` during hit navigation (``p`` is off until Escape ends it)."""
 
 FILTER_TITLES = {
@@ -70,7 +72,7 @@ SEARCH_LIMIT = 50
 """Hits per search: a screenful or two of results, instant on ECMA-262."""
 
 
-class BrowserScreen(Screen[None]):
+class BrowserScreen(ChunkSetActions, Screen[None]):
     """Browse the chunk hierarchy of one database.
 
     Args:
@@ -87,20 +89,28 @@ class BrowserScreen(Screen[None]):
         Binding("p", "previous_marker", "Prev marker", id="previous-marker", group=MARKER_GROUP),
         Binding("f", "follow_marker", "Follow", id="follow-marker"),
         Binding("u", "parent", "Parent", id="go-to-parent"),
-        Binding("o", "next_over_threshold", "Next overrun", id="next-over-threshold"),
-        Binding("t", "toggle_retrieval_text", "Retrieval text", id="toggle-retrieval-text"),
+        Binding("o", "next_over_threshold", "Overrun", id="next-over-threshold"),
+        Binding("t", "toggle_retrieval_text", "Retrieval", id="toggle-retrieval-text"),
         Binding("m", "filter_mismatched", "Only mismatched", id="filter-mismatched",
                 group=FILTER_GROUP),
         Binding("O,shift+o", "filter_over_threshold", "Only overruns", id="filter-over-threshold",
                 group=FILTER_GROUP),
+        Binding("e", "edit_policy", "Policy", id="edit-policy"),
+        Binding("s", "stats", "Stats", id="stats"),
+        Binding("c", "chunk_sets", "Chunk sets", id="chunk-sets", show=False),
+        Binding("d", "diff", "Diff sets", id="diff-sets", show=False),
+        Binding("E,shift+e", "embed", "Embed", id="embed", show=False),
         Binding("escape", "close_search", "End search", id="close-search", show=False),
         Binding("ctrl+r", "cycle_search_mode", "Search mode", id="search-mode", show=False),
     ]
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {FilterProvider}
 
     def __init__(self, db: sqlite_utils.Database, policy: ChunkPolicy, *,
-                 db_path: Path | None = None, cursor_blink: bool = True) -> None:
+                 db_path: Path | None = None, cursor_blink: bool = True,
+                 count_tokens: bool = True) -> None:
         super().__init__(id="browser")
+        self.count_tokens = count_tokens
+        """Count the active set's tokens in the background on open and after each change."""
         self.db = db
         self.db_path = db_path
         """The database file, which search workers open on their own (None: no search)."""
@@ -122,6 +132,8 @@ class BrowserScreen(Screen[None]):
             yield ChunkTree(self.db, id="chunk-tree")
             yield ChunkView(id="chunk-view")
         yield SearchBar(cursor_blink=self.cursor_blink, id="search-bar")
+        if self.db_path is not None:
+            yield JobBar(self.db_path, id="job-bar")
         yield Footer(compact=True)
 
     @property
@@ -145,6 +157,7 @@ class BrowserScreen(Screen[None]):
         first = store.top_level_chunks(self.db)[:1]
         if first:
             self.go_to_chunk(first[0].id)
+        self.start_token_count()
 
     def _error(self, error: SpecbrowserError | str) -> None:
         self.notify(str(error), severity="error", markup=False)

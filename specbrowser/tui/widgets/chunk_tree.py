@@ -39,17 +39,23 @@ MISMATCH_MARK = " ≠"
 MISMATCH_STYLE = "bold yellow"
 """Style of that suffix."""
 
+TRUNCATED_MARK = " ✂"
+"""Suffix of the label of a chunk over the embedding model's token window (case C27)."""
+
+TRUNCATED_STYLE = "bold magenta"
+
 CONTEXT_STYLE = "dim"
 """Added to the labels a filter shows only as ancestors of a match."""
 
 
-def chunk_label(chunk: Chunk, *, context: bool = False) -> Text:
+def chunk_label(chunk: Chunk, *, context: bool = False, truncated: bool = False) -> Text:
     """A tree label as a Rich ``Text`` (never markup, so spec text like ``[bold]`` is literal).
 
     The document chunk shows "Document synopsis"; root chunks ``secnum title``; subsections
     ``<tag> <n>: <title>`` (n is the trailing number of the id) or ``<tag> <n>`` without a
     title. Chunks over the threshold get a red ⚠; a section's root chunk with a heading mismatch
-    a yellow ≠ (subsections carry their section's mismatch but are not marked: the section is).
+    a yellow ≠ (subsections carry their section's mismatch but are not marked: the section is);
+    chunks the embedding model would cut (``truncated``) a magenta ✂.
     ``context`` dims the label of a node a filter shows only to reach a match.
     """
     if chunk.layer == DOCUMENT_LAYER:
@@ -66,6 +72,8 @@ def chunk_label(chunk: Chunk, *, context: bool = False) -> Text:
     if chunk.over_threshold is not None:
         label.stylize(OVER_LABEL_STYLE)
         label.append(OVER_THRESHOLD_MARK, OVER_THRESHOLD_STYLE)
+    if truncated:
+        label.append(TRUNCATED_MARK, TRUNCATED_STYLE)
     if chunk.mismatch is not None and chunk.parent_id is None and chunk.section_id is not None:
         label.append(MISMATCH_MARK, MISMATCH_STYLE)
     if context:
@@ -89,6 +97,8 @@ class ChunkTree(Tree[str]):
         self._loaded_nodes: set[int] = set()
         self.filtered: FilteredTree | None = None
         """The filter the tree shows, or None for the whole (lazy) tree."""
+        self.truncated: set[str] = set()
+        """Ids of the chunks marked ✂ (over the embedding model's token window)."""
 
     def on_mount(self) -> None:
         """Build the top level of the whole tree."""
@@ -107,7 +117,7 @@ class ChunkTree(Tree[str]):
 
     def _add_chunk_nodes(self, parent: TreeNode[str], chunks: list[Chunk]) -> None:
         for chunk in chunks:
-            node = parent.add(chunk_label(chunk), data=chunk.id,
+            node = parent.add(chunk_label(chunk, truncated=chunk.id in self.truncated), data=chunk.id,
                               allow_expand=bool(chunk.subsections))
             self._chunk_nodes[chunk.id] = node
 
@@ -135,12 +145,23 @@ class ChunkTree(Tree[str]):
                 if chunk is None:
                     continue
                 has_children = bool(filtered.children.get(child_id))
-                node = parent.add(chunk_label(chunk, context=child_id not in matches),
+                node = parent.add(chunk_label(chunk, context=child_id not in matches,
+                                              truncated=chunk.id in self.truncated),
                                   data=chunk.id, allow_expand=has_children,
                                   expand=has_children)
                 self._chunk_nodes[chunk.id] = node
                 if has_children:
                     pending.append((node, child_id))
+
+    def set_truncated(self, chunk_ids: set[str]) -> None:
+        """Mark these chunks ✂ (and only these), in the nodes built so far and to come."""
+        changed = self.truncated ^ chunk_ids
+        self.truncated = set(chunk_ids)
+        built = [cid for cid in changed if cid in self._chunk_nodes]
+        for chunk in store.get_chunks(self._db, built) if built else []:
+            node = self._chunk_nodes[chunk.id]
+            context = self.filtered is not None and chunk.id not in set(self.filtered.matches)
+            node.set_label(chunk_label(chunk, context=context, truncated=chunk.id in self.truncated))
 
     def load_children(self, node: TreeNode[str]) -> None:
         """Add a node's children from the database, once."""

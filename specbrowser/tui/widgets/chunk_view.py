@@ -27,6 +27,7 @@ from textual.widgets.markdown import MarkdownBlock
 
 from specbrowser.markers import Marker, find_markers
 from specbrowser.model import Chunk
+from specbrowser.tokens import TokenInfo
 from specbrowser.tui.highlight import term_spans
 from specbrowser.tui.marker_links import (
     MARKER_ARROW,
@@ -54,6 +55,9 @@ MISMATCH_EXPLANATIONS = {
 
 MISMATCH_BADGE_STYLE = "bold black on yellow"
 """The mismatch kind badge; yellow like the tree's ≠ mark."""
+
+TRUNCATED_BADGE_STYLE = "bold white on dark_magenta"
+"""The embedding-truncated badge (case C27); magenta like the tree's ✂ mark."""
 
 PATH_SEPARATOR = " › "
 """Between the titles of a heading path."""
@@ -90,11 +94,13 @@ def format_chars(count: int) -> str:
 
 def header_text(chunk: Chunk, threshold_chars: int, markers: list[Marker],
                 selected: int | None, retrieval: bool = False,
-                search_note: Text | None = None) -> Text:
+                search_note: Text | None = None, tokens: int | None = None,
+                token_window: int | None = None) -> Text:
     """The header block of a chunk as Rich ``Text`` (spec text stays literal).
 
     Lines: id (and the retrieval-text badge when ``retrieval``); layer, section number, depth,
-    tag and parent; size against the threshold and overrun reason; heading path (two lines,
+    tag and parent; size against the threshold and overrun reason, then the token count (when
+    counted) and the embedding-truncated badge when it is over ``token_window``; heading path (two lines,
     ``parser:`` and ``TOC:``, when the TOC's path differs; see :func:`heading_lines`); markers;
     then ``search_note`` when a search's hits are being stepped through.
     """
@@ -124,6 +130,13 @@ def header_text(chunk: Chunk, threshold_chars: int, markers: list[Marker],
         text.append(f" over threshold: {chunk.over_threshold} ", style="bold white on dark_red")
         if reason:
             text.append(f" {reason}", style="red")
+    if tokens is not None:
+        text.append(" · ", style="dim")
+        text.append(f"{format_chars(tokens)} tokens")
+        if token_window is not None and tokens > token_window:
+            text.append("  ")
+            text.append(f" embedding truncated: > {format_chars(token_window)} tokens ",
+                        style=TRUNCATED_BADGE_STYLE)
     text.append("\n")
     text.append_text(heading_lines(chunk))
     text.append("\n")
@@ -214,6 +227,8 @@ class ChunkView(Vertical):
         """Words highlighted in the shown chunk (:meth:`highlight_terms`); empty: none."""
         self.search_note: Text | None = None
         """The header's last line while stepping through search hits ("hit 2/10 …")."""
+        self.token_info: TokenInfo | None = None
+        """The active set's token counts (:meth:`set_token_info`), or None before counting."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="chunk-header")
@@ -279,9 +294,17 @@ class ChunkView(Vertical):
 
     def _update_header(self) -> None:
         if self.chunk is not None:
+            info = self.token_info
             self.query_one("#chunk-header", Static).update(
                 header_text(self.chunk, self.threshold_chars, self.markers, self.selected_marker,
-                            retrieval=self.show_retrieval_text, search_note=self.search_note))
+                            retrieval=self.show_retrieval_text, search_note=self.search_note,
+                            tokens=info.counts.get(self.chunk.id) if info else None,
+                            token_window=info.max_tokens if info else None))
+
+    def set_token_info(self, info: TokenInfo | None) -> None:
+        """Show token counts (and the truncated badge) from ``info`` in the header."""
+        self.token_info = info
+        self._update_header()
 
     def set_search_note(self, note: Text | None) -> None:
         """Show ``note`` as the header's last line (None removes it)."""

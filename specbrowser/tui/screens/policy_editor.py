@@ -1,0 +1,220 @@
+"""The policy editor: threshold, breakdown tag order, max depth and Markdown selectors.
+
+A modal screen over the browser. It edits a copy of the active :class:`ChunkPolicy` and
+dismisses with the new policy (Apply, ``ctrl+s``) or None (Escape); the browser then re-chunks
+in the background. Every field is checked as the user types, with the reason shown under the
+form: the policy's own validation (:class:`ChunkPolicy` raises :class:`PolicyError`) is the
+one source of the rules, so the editor never accepts what the command line would refuse.
+
+Tags: the list holds the policy's tags in order (checked) and a few common others
+(unchecked). Space toggles a tag, ``ctrl+up`` / ``ctrl+down`` (or ``[`` / ``]``) move the
+highlighted one, and the input below adds an element name or a CSS selector as a custom tag.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Collapsible, Input, Label, SelectionList, Static
+from textual.widgets.selection_list import Selection
+
+from specbrowser.errors import PolicyError
+from specbrowser.markdown_config import MarkdownConfig
+from specbrowser.policy import ChunkPolicy, default_tags_for
+
+EXTRA_TAGS: tuple[str, ...] = ("tr", "li", "emu-alg", "emu-note", "pre", "table", "ol", "ul", "div")
+"""Tags offered unchecked beside the policy's own: row groups, list items, algorithms, notes,
+and the plain-HTML defaults."""
+
+MARKDOWN_ROLES: tuple[tuple[str, str], ...] = (
+    ("skip", "Skip (dropped)"),
+    ("note", "Notes (quoted)"),
+    ("code_block", "Code blocks"),
+    ("grammar", "Grammar"),
+    ("inline_code", "Inline code"),
+)
+"""The Markdown roles the editor exposes (comma-separated CSS selectors each): the ones that
+change chunk text on real specs. The others keep the policy's values."""
+
+
+class PolicyEditor(ModalScreen[ChunkPolicy | None]):
+    """Edit a chunk policy; dismiss with the new policy, or None when cancelled.
+
+    Args:
+        policy: the policy to start from (the active one).
+        kind: the spec's document kind, whose default tags are offered too.
+    """
+
+    CSS_PATH = "policy_editor.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "apply", "Apply", priority=True),
+        Binding("ctrl+up,left_square_bracket", "move(-1)", "Tag up", show=False),
+        Binding("ctrl+down,right_square_bracket", "move(1)", "Tag down", show=False),
+    ]
+
+    def __init__(self, policy: ChunkPolicy, kind: str | None = None) -> None:
+        super().__init__(id="policy-editor")
+        self.policy = policy
+        others = [t for t in (*default_tags_for(kind), *EXTRA_TAGS) if t not in policy.breakdown_tags]
+        self._tags: list[tuple[str, bool]] = [(t, True) for t in policy.breakdown_tags]
+        self._tags += [(t, False) for t in dict.fromkeys(others)]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="policy-box"):
+            yield Label("Chunk policy", id="policy-heading")
+            with Grid(id="policy-numbers"):
+                yield Label("Threshold (characters)")
+                yield Input(str(self.policy.threshold_chars), type="integer", id="policy-threshold")
+                yield Label("Max depth")
+                yield Input(str(self.policy.max_depth), type="integer", id="policy-max-depth")
+            yield Label("Breakdown tags, tried in order (space: on/off · [ ] or ctrl+↑↓: move)",
+                        classes="policy-label")
+            yield SelectionList[str](*self._selections(), id="policy-tags")
+            yield Input(placeholder="add a tag: element name or CSS selector (div.note), Enter",
+                        id="policy-new-tag")
+            with Collapsible(title="Markdown selectors", id="policy-markdown"), VerticalScroll():
+                for role, title in MARKDOWN_ROLES:
+                    yield Label(title, classes="policy-label")
+                    yield Input(", ".join(getattr(self.policy.markdown, role)),
+                                id=f"policy-md-{role}")
+            yield Static("", id="policy-status")
+            with Horizontal(id="policy-buttons"):
+                yield Button("Apply", variant="primary", id="policy-apply")
+                yield Button("Cancel", id="policy-cancel")
+
+    def on_mount(self) -> None:
+        """Focus the threshold; show the policy the form holds."""
+        self.query_one("#policy-threshold", Input).focus()
+        self._check()
+
+    # --- tags ---------------------------------------------------------------------------------
+
+    def _selections(self) -> list[Selection[str]]:
+        return [Selection(Text(tag), tag, on) for tag, on in self._tags]
+
+    def _sync_checks(self) -> None:
+        """Read the checked state back from the list (Space toggles it there)."""
+        chosen = set(self.query_one("#policy-tags", SelectionList).selected)
+        self._tags = [(tag, tag in chosen) for tag, _on in self._tags]
+
+    def _rebuild(self, highlight: int) -> None:
+        tags = self.query_one("#policy-tags", SelectionList)
+        tags.clear_options()
+        tags.add_options(self._selections())
+        tags.highlighted = highlight
+        self._check()
+
+    def action_move(self, step: int) -> None:
+        """Move the highlighted tag up (-1) or down (+1) in the order."""
+        tags = self.query_one("#policy-tags", SelectionList)
+        index = tags.highlighted
+        if index is None or not 0 <= index + step < len(self._tags):
+            return
+        self._sync_checks()
+        self._tags[index], self._tags[index + step] = self._tags[index + step], self._tags[index]
+        self._rebuild(index + step)
+
+    @on(Input.Submitted, "#policy-new-tag")
+    def _add_tag(self, event: Input.Submitted) -> None:
+        event.stop()
+        typed = event.value.strip()
+        if not typed:
+            return
+        try:
+            tag = ChunkPolicy.from_tag_list(1, typed, 0).breakdown_tags
+        except PolicyError as error:
+            self._status(str(error), error=True)
+            return
+        if len(tag) != 1:
+            self._status("add one tag at a time", error=True)
+            return
+        self._sync_checks()
+        if tag[0] in [t for t, _on in self._tags]:
+            self._status(f"{tag[0]} is in the list already", error=True)
+            return
+        enabled = sum(1 for _t, on in self._tags if on)
+        self._tags.insert(enabled, (tag[0], True))  # after the enabled tags: tried last
+        event.input.value = ""
+        self._rebuild(enabled)
+
+    @on(SelectionList.SelectedChanged, "#policy-tags")
+    @on(Input.Changed)
+    def _changed(self) -> None:
+        self._check()
+
+    # --- the policy ---------------------------------------------------------------------------
+
+    def build_policy(self) -> ChunkPolicy:
+        """The policy the form describes.
+
+        Raises:
+            PolicyError: a field does not make a valid policy (the message says which).
+        """
+        self._sync_checks()
+        threshold = self._number("#policy-threshold", "threshold")
+        max_depth = self._number("#policy-max-depth", "max depth")
+        markdown = replace(self.policy.markdown, **{
+            role: tuple(s.strip() for s in self.query_one(f"#policy-md-{role}", Input).value.split(",")
+                        if s.strip())
+            for role, _title in MARKDOWN_ROLES})
+        _check_selectors(markdown)
+        return ChunkPolicy(threshold_chars=threshold, max_depth=max_depth, markdown=markdown,
+                           breakdown_tags=tuple(tag for tag, on in self._tags if on))
+
+    def _number(self, selector: str, name: str) -> int:
+        value = self.query_one(selector, Input).value.strip()
+        try:
+            return int(value)
+        except ValueError:
+            raise PolicyError(f"{name} must be a whole number, got {value!r}") from None
+
+    def _check(self) -> ChunkPolicy | None:
+        """Validate the form; show the resulting policy or the reason it is not one."""
+        try:
+            policy = self.build_policy()
+        except PolicyError as error:
+            self._status(str(error), error=True)
+            self.query_one("#policy-apply", Button).disabled = True
+            return None
+        same = policy.version == self.policy.version
+        self._status(f"{policy.describe()} · version {policy.version}"
+                     + (" (the active policy)" if same else ""))
+        self.query_one("#policy-apply", Button).disabled = False
+        return policy
+
+    def _status(self, message: str, *, error: bool = False) -> None:
+        status = self.query_one("#policy-status", Static)
+        status.update(Text(message, style="bold red" if error else ""))
+        status.set_class(error, "-error")
+
+    @on(Button.Pressed, "#policy-apply")
+    def action_apply(self) -> None:
+        """Dismiss with the new policy when the form is valid."""
+        policy = self._check()
+        if policy is not None:
+            self.dismiss(policy)
+
+    @on(Button.Pressed, "#policy-cancel")
+    def action_cancel(self) -> None:
+        """Dismiss with None: nothing changes."""
+        self.dismiss(None)
+
+
+def _check_selectors(markdown: MarkdownConfig) -> None:
+    """Raise :class:`PolicyError` naming the first Markdown selector cssselect cannot parse."""
+    import cssselect
+
+    for role, _title in MARKDOWN_ROLES:
+        for selector in getattr(markdown, role):
+            try:
+                cssselect.parse(selector)
+            except cssselect.SelectorError as exc:
+                raise PolicyError(f"Markdown {role} selector {selector!r}: {exc}") from None

@@ -1,0 +1,217 @@
+"""Background jobs of the browser and their progress rows: re-chunk, count tokens, embed.
+
+Each job runs in a thread worker on a connection of its own (SQLite connections stay in the
+thread that opened them), touches no widget, and reports through messages that flow up to the
+screen. A job of the same kind started again cancels the one in flight (``exclusive`` worker
+groups): the cancelled worker's progress callback raises, so a re-chunk rolls back its one
+transaction and an embedding run stops after its last committed batch.
+
+While a job runs, the bar shows one row per job: what it does, a progress bar and the ETA.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Label, ProgressBar
+from textual.worker import NoActiveWorker, Worker, get_current_worker
+
+from specbrowser import store
+from specbrowser.connection import DB_ERRORS
+from specbrowser.errors import SpecbrowserError
+from specbrowser.policy import ChunkPolicy
+
+RECHUNK, TOKENS, EMBED = "rechunk", "tokens", "embed"
+"""Job kinds, also their worker group names."""
+
+JOB_TITLES = {RECHUNK: "Re-chunking", TOKENS: "Counting tokens", EMBED: "Embedding"}
+
+
+class JobCancelled(Exception):
+    """Raised inside a job's progress callback when its worker was cancelled."""
+
+
+class JobProgress(Message):
+    """A job made progress: ``done`` of ``total`` units (sections, texts)."""
+
+    def __init__(self, kind: str, done: int, total: int, detail: str = "") -> None:
+        super().__init__()
+        self.kind = kind
+        self.done = done
+        self.total = total
+        self.detail = detail
+
+
+class JobFinished(Message):
+    """A job ended. ``error`` is its one-line reason when it failed, else None; ``cancelled``
+    when a newer job of its kind replaced it; ``result`` is the job's own result object."""
+
+    def __init__(self, kind: str, *, result: object = None, error: str | None = None,
+                 cancelled: bool = False) -> None:
+        super().__init__()
+        self.worker = _worker_or_none()
+        """The worker that posted this (it may still be running when the message arrives)."""
+        self.kind = kind
+        self.result = result
+        self.error = error
+        self.cancelled = cancelled
+
+
+class JobRow(Horizontal):
+    """One running job: its title and a progress bar with ETA."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(id=f"job-{kind}", classes="job-row")
+        self.kind = kind
+        self._title = Label(JOB_TITLES[kind], classes="job-title", markup=False)
+        self._bar = ProgressBar(classes="job-progress", show_eta=True)
+
+    def compose(self) -> ComposeResult:
+        yield self._title
+        yield self._bar
+
+    def update_progress(self, done: int, total: int, detail: str = "") -> None:
+        """Show ``done`` of ``total``; ``detail`` (e.g. "sections") after the title."""
+        self._title.update(Text(JOB_TITLES[self.kind] + (f" {detail}" if detail else "")))
+        self._bar.update(total=total or None, progress=done)
+
+
+class JobBar(Vertical):
+    """The browser's background jobs and their progress rows (hidden when nothing runs).
+
+    Args:
+        db_path: the database file the jobs open on their own connections.
+    """
+
+    def __init__(self, db_path: Path, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.db_path = Path(db_path)
+        self._rows: dict[str, JobRow] = {}
+        self.display = False
+
+    # --- rows ---------------------------------------------------------------------------------
+
+    def _row(self, kind: str) -> JobRow:
+        row = self._rows.get(kind)
+        if row is None:
+            row = self._rows[kind] = JobRow(kind)
+            self.mount(row)
+            self.display = True
+        return row
+
+    def on_job_progress(self, message: JobProgress) -> None:
+        """Update (or add) the job's row; the message goes on up to the screen."""
+        self._row(message.kind).update_progress(message.done, message.total, message.detail)
+
+    def on_job_finished(self, message: JobFinished) -> None:
+        """Remove the job's row unless a newer job of its kind runs; the message goes on up."""
+        if self.running(message.kind, besides=message.worker):
+            return
+        row = self._rows.pop(message.kind, None)
+        if row is not None:
+            row.remove()
+        self.display = bool(self._rows)
+
+    def running(self, kind: str, besides: Worker | None = None) -> bool:
+        """Whether a job of ``kind`` (other than ``besides``) is pending or running, not
+        cancelled."""
+        return any(w.group == kind and not w.is_cancelled and not w.is_finished
+                   for w in self.app.workers if w.node is self and w is not besides)
+
+    def cancel(self, kind: str) -> None:
+        """Cancel the jobs of ``kind`` (their progress callback stops them)."""
+        for worker in self.app.workers:
+            if worker.node is self and worker.group == kind:
+                worker.cancel()
+
+    # --- jobs ---------------------------------------------------------------------------------
+
+    def _progress(self, kind: str, detail: str = ""):
+        worker = get_current_worker()
+
+        def progress(*args: object) -> None:
+            if worker.is_cancelled:
+                raise JobCancelled
+            done, total = int(args[-2]), int(args[-1])  # (stage, done, total) or (done, total)
+            stage = str(args[0]) if len(args) == 3 else detail
+            self.post_message(JobProgress(kind, done, total, stage))
+
+        return progress
+
+    def _run(self, kind: str, job) -> None:
+        """Run ``job(db, progress)`` on a fresh connection; post the outcome."""
+        worker = get_current_worker()
+        self.post_message(JobProgress(kind, 0, 0))
+        try:
+            db = store.open_database(self.db_path)
+            try:
+                result = job(db, self._progress(kind, _DETAILS[kind]))
+            finally:
+                db.close()
+        except JobCancelled:
+            self.post_message(JobFinished(kind, cancelled=True))
+            return
+        except SpecbrowserError as error:
+            self.post_message(JobFinished(kind, error=str(error)))
+            return
+        except DB_ERRORS as error:  # the file changed or vanished under us: never a traceback
+            self.post_message(JobFinished(kind, error=f"{JOB_TITLES[kind].lower()} failed: {error}"))
+            return
+        if worker.is_cancelled:
+            self.post_message(JobFinished(kind, cancelled=True))
+        else:
+            self.post_message(JobFinished(kind, result=result))
+
+    @work(thread=True, exclusive=True, group=RECHUNK, exit_on_error=False)
+    def rechunk(self, policy: ChunkPolicy) -> None:
+        """Re-chunk the stored sections under ``policy`` and make the set active
+        (:func:`specbrowser.rechunk.rechunk`); a newer call cancels this one."""
+        from specbrowser.rechunk import rechunk
+
+        self._run(RECHUNK, lambda db, progress: rechunk(db, policy, progress=progress))
+
+    @work(thread=True, exclusive=True, group=TOKENS, exit_on_error=False)
+    def count_tokens(self) -> None:
+        """Count the tokens of the active set's texts that have none (the default model's
+        tokenizer); the result is the set's :class:`~specbrowser.tokens.TokenInfo`."""
+        from specbrowser.tokens import count_missing_tokens, default_token_counter, token_info
+
+        def job(db, progress):
+            counter = default_token_counter()
+            if counter is None:
+                return None
+            version = store.active_version(db)
+            count_missing_tokens(db, counter, version, progress=progress)
+            return token_info(db, version, counter.model)
+
+        self._run(TOKENS, job)
+
+    @work(thread=True, exclusive=True, group=EMBED, exit_on_error=False)
+    def embed(self, model: str | None = None) -> None:
+        """Embed the active set's texts that have no vector (``model``: the stored one, else
+        the default); the result is an :class:`~specbrowser.embed.EmbedReport`."""
+        from specbrowser.embed import embed_missing, load_embedder
+        from specbrowser.store_vectors import require_vectors
+
+        def job(db, progress):
+            require_vectors(db)
+            embedder = load_embedder(model)
+            return embed_missing(db, embedder, store.active_version(db), progress=progress)
+
+        self._run(EMBED, job)
+
+
+_DETAILS = {RECHUNK: "sections", TOKENS: "texts", EMBED: "texts"}
+
+
+
+def _worker_or_none() -> Worker | None:
+    try:
+        return get_current_worker()
+    except NoActiveWorker:
+        return None

