@@ -92,7 +92,7 @@ def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progres
     sections = store.list_sections(db)
     toc = load_toc(db)
     known = load_markdown(db, digest, policy.markdown) if digest and use_cache else {}
-    if known:
+    if digest and known:
         load_details(db, digest, policy.markdown, known,
                      (i for i, memo in known.items() if len(memo.markdown) > policy.threshold_chars))
     timings["load"] = time.perf_counter() - start

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from specbrowser import store
+from specbrowser.cli import main
 from specbrowser.errors import NotFoundError
 from specbrowser.ingest import ingest
 from specbrowser.policy import ChunkPolicy
@@ -91,3 +94,161 @@ def test_rechunk_of_hand_written_html(tmp_path):
     ids = [c.id for c in store.iter_chunks(db)]
     assert ids == ["specbrowser:document", "sec-a", "sec-a-p-1", "sec-a-p-2"]
     assert result.stats["chunks"] == 4
+
+
+# --- the Markdown cache: cached and uncached re-chunks are identical ----------------------------
+
+CACHE_POLICIES = [
+    ChunkPolicy(),
+    SMALL,
+    ROW_GROUPS,
+    ChunkPolicy(threshold_chars=150, breakdown_tags=("emu-grammar", "td", "li", "p")),
+    ChunkPolicy(threshold_chars=300, max_depth=0),
+    ChunkPolicy(threshold_chars=300, breakdown_tags=()),
+]
+
+
+def _chunk_rows(db, version: str) -> list[tuple]:
+    return db.execute("SELECT * FROM chunks WHERE policy_version = ? ORDER BY ordinal", [version]).fetchall()
+
+
+@pytest.mark.parametrize("policy", CACHE_POLICIES, ids=lambda p: p.describe())
+def test_cached_and_uncached_rechunks_store_identical_chunk_sets(tmp_path, policy):
+    for name in ("cached", "uncached"):
+        ingest([SAMPLE], tmp_path / f"{name}.db", ChunkPolicy(threshold_chars=2000))
+    cached, uncached = (store.open_database(tmp_path / f"{n}.db") for n in ("cached", "uncached"))
+    assert cached.execute("SELECT count(*) FROM markdown_cache").fetchone()[0] == 37
+    with_cache = rechunk(cached, policy, rebuild=True)
+    without = rechunk(uncached, policy, rebuild=True, use_cache=False)
+    assert _chunk_rows(cached, policy.version) == _chunk_rows(uncached, policy.version)
+    assert with_cache.stats == without.stats
+
+
+def test_a_cold_cache_is_filled_by_the_rechunk_and_gives_the_same_set(sample_db):
+    with sample_db.atomic():
+        sample_db.execute("DELETE FROM markdown_cache")
+    first = rechunk(sample_db, SMALL)
+    assert sample_db.execute("SELECT count(*) FROM markdown_cache").fetchone()[0] > 0
+    rows = _chunk_rows(sample_db, SMALL.version)
+    again = rechunk(sample_db, SMALL, rebuild=True)
+    assert _chunk_rows(sample_db, SMALL.version) == rows and again.stats == first.stats
+
+
+def test_cached_detail_that_does_not_match_the_tree_is_ignored(sample_db):
+    expected = _chunk_rows(sample_db, ChunkPolicy().version)
+    with sample_db.atomic():  # a detail recorded for another tree: restore must refuse it
+        details = sample_db.execute("SELECT section_id, detail FROM markdown_cache "
+                                    "WHERE detail IS NOT NULL").fetchall()
+        assert details
+        for section_id, _ in details:
+            sample_db.execute("UPDATE markdown_cache SET detail = ? WHERE section_id = ?",
+                              [details[0][1], section_id])
+    rechunk(sample_db, ChunkPolicy(), rebuild=True)
+    assert _chunk_rows(sample_db, ChunkPolicy().version) == expected
+
+
+def test_cache_rows_are_keyed_by_the_converter_version(sample_db, monkeypatch):
+    from specbrowser import store_cache
+
+    digest = sample_db.execute("SELECT sections_sha256 FROM documents").fetchone()[0]
+    assert len(store_cache.load_markdown(sample_db, digest, SMALL.markdown)) == 37
+    monkeypatch.setattr(store_cache, "CONVERTER_VERSION", 999)
+    assert store_cache.load_markdown(sample_db, digest, SMALL.markdown) == {}
+    with sample_db.atomic():
+        store_cache.drop_stale(sample_db, digest)
+    monkeypatch.undo()
+    assert store_cache.load_markdown(sample_db, digest, SMALL.markdown) == {}
+
+
+def test_cache_rows_of_a_replaced_spec_are_dropped(tmp_path, sample_db):
+    path = sample_db.execute("PRAGMA database_list").fetchone()[2]
+    other = write_spec(tmp_path, "<emu-clause id='sec-x'><h1>X</h1><p>x</p></emu-clause>")
+    ingest([other], tmp_path / path, ChunkPolicy())
+    rows = sample_db.execute("SELECT DISTINCT sections_sha256 FROM markdown_cache").fetchall()
+    assert rows == [sample_db.execute("SELECT sections_sha256 FROM documents").fetchone()]
+    assert sample_db.execute("SELECT section_id FROM markdown_cache").fetchall() == [("sec-x",)]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(threshold=st.integers(min_value=40, max_value=3000),
+       tags=st.lists(st.sampled_from(["emu-table", "emu-grammar", "td", "tr", "li", "p", "emu-alg"]),
+                     unique=True, max_size=5),
+       max_depth=st.integers(min_value=0, max_value=4))
+def test_property_cached_rechunk_equals_uncached(tmp_path_factory, threshold, tags, max_depth):
+    path = _cached_sample(tmp_path_factory)
+    policy = ChunkPolicy(threshold_chars=threshold, breakdown_tags=tuple(tags), max_depth=max_depth)
+    db = store.open_database(path)
+    try:
+        cached = rechunk(db, policy, rebuild=True, activate=False)
+        rows = _chunk_rows(db, policy.version)
+        uncached = rechunk(db, policy, rebuild=True, activate=False, use_cache=False)
+        assert _chunk_rows(db, policy.version) == rows
+        assert cached.stats == uncached.stats
+    finally:
+        db.close()
+
+
+_SAMPLE_DB: dict[str, object] = {}
+
+
+def _cached_sample(tmp_path_factory):
+    """One sample database for every hypothesis example (its cache filled by the ingest)."""
+    if "path" not in _SAMPLE_DB:
+        path = tmp_path_factory.mktemp("property") / "sample.db"
+        ingest([SAMPLE], path, ChunkPolicy())
+        _SAMPLE_DB["path"] = path
+    return _SAMPLE_DB["path"]
+
+
+# --- specbrowser rechunk ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def sample_path(tmp_path):
+    path = tmp_path / "cli.db"
+    ingest([SAMPLE], path, ChunkPolicy())
+    return path
+
+
+def test_cli_rechunk_prints_the_diff_against_the_previous_set(sample_path, capsys):
+    assert main(["rechunk", str(sample_path), "--threshold", "400"]) == 0
+    output = capsys.readouterr().out
+    assert "re-chunked" in output and SMALL.version in output and ChunkPolicy().version in output
+    assert "chunks" in output and "sections changed" in output
+    db = store.open_database(sample_path)
+    assert store.active_version(db) == SMALL.version
+
+
+def test_cli_rechunk_of_a_stored_policy_only_activates_it(sample_path, capsys):
+    assert main(["rechunk", str(sample_path), "--threshold", "400"]) == 0
+    assert main(["rechunk", str(sample_path)]) == 0
+    assert "already stored" in capsys.readouterr().out
+    assert store.active_version(store.open_database(sample_path)) == ChunkPolicy().version
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--threshold", "0"], "threshold"),
+    (["--tags", "emu-table,emu-table"], "repeat"),
+])
+def test_cli_rechunk_user_mistakes_end_in_one_red_line(sample_path, capsys, argv, message):
+    assert main(["rechunk", str(sample_path), *argv]) == 2
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0] and "Traceback" not in captured.err
+
+
+def test_cli_rechunk_of_a_missing_database_is_a_user_error(tmp_path, capsys):
+    assert main(["rechunk", str(tmp_path / "none.db")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_cli_rechunk_interrupted_exits_130_and_changes_nothing(sample_path, monkeypatch, capsys):
+    db = store.open_database(sample_path)
+    before = _snapshot(db)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store, "insert_chunk_set", interrupted)
+    assert main(["rechunk", str(sample_path), "--threshold", "400"]) == 130
+    assert _snapshot(db) == before

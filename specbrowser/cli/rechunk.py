@@ -1,9 +1,67 @@
-"""``specbrowser rechunk``: registered here; the command is being written (issue 6)."""
+"""``specbrowser rechunk``: chunk a stored spec again under another policy, from its stored
+sections (no source file), and show what changed against the set that was active."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+
+from rich.text import Text
+
+from specbrowser.cli._common import (
+    add_policy_options,
+    err,
+    out,
+    policy_for_kind_from_args,
+    policy_from_args,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add this module's commands to the top-level parser's subcommands (none yet)."""
+    """Add the ``rechunk`` command to the top-level parser's subcommands."""
+    p = sub.add_parser("rechunk", help="chunk a database's spec again under another policy (from "
+                                       "its stored sections) and make that set active")
+    p.add_argument("db", type=Path, metavar="DB", help="a database written by specbrowser ingest")
+    add_policy_options(p)
+    p.set_defaults(handler=cmd_rechunk)
+
+
+def cmd_rechunk(args: argparse.Namespace) -> int:
+    """Re-chunk with a progress bar on stderr, then print the diff summary against the set that
+    was active (or a note when the policy's set was already stored)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from specbrowser.cli.diff import print_diff_summary
+    from specbrowser.diff import diff_chunk_sets
+    from specbrowser.rechunk import rechunk
+    from specbrowser.store import get_document, open_database
+
+    policy = policy_from_args(args)  # checks the options before the database is opened
+    db = open_database(args.db)
+    try:
+        for_kind = policy_for_kind_from_args(args)
+        if for_kind is not None:
+            policy = for_kind(get_document(db).kind)
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=err, transient=True,
+                      disable=not err.is_terminal) as bar:
+            task = bar.add_task("loading", total=None)
+
+            def progress(stage: str, done: int, total: int) -> None:
+                bar.update(task, description=f"{stage} sections" if stage == "chunking" else stage,
+                           completed=done, total=total)
+
+            result = rechunk(db, policy, progress=progress)
+        timings = ", ".join(f"{k} {v:.2f} s" for k, v in result.timings.items())
+        done = ("already stored: made active" if result.already_stored else "re-chunked")
+        out.print(Text(f"{done}: {policy.describe()} (version {result.version}); {timings}"),
+                  soft_wrap=True, highlight=False)
+        if result.previous_version is None or result.previous_version == result.version:
+            out.print(Text("nothing to compare: no other set was active"
+                           if result.previous_version is None else "this set was already active"),
+                      highlight=False)
+        else:
+            print_diff_summary(diff_chunk_sets(db, result.previous_version, result.version))
+    finally:
+        db.close()
+    return 0
