@@ -23,13 +23,14 @@ CLI prints the count and the first few: ECMA-262 has hundreds).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import logging
 import os
 import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -247,6 +248,8 @@ def load_embedder(model: str | None = None, model_dir: Path | None = None,
     except ImportError:
         raise EmbeddingError(f"fastembed is not installed ({_INSTALL_HINT})") from None
     where = str(folder) if folder is not None else str(cache_root / "fastembed")
+    if folder is None:
+        _check_named_model(TextEmbedding, name, threads, kwargs["cache_dir"])
     try:
         text_model = TextEmbedding(model_name=name, threads=threads, **kwargs)
         probe = next(iter(text_model.embed(["dimension probe"])))
@@ -264,6 +267,66 @@ def load_embedder(model: str | None = None, model_dir: Path | None = None,
         counter.no_padding()
     return Embedder(name=name, dim=int(probe.shape[0]), max_tokens=max_tokens, model=text_model,
                     source=where, _counter=counter)
+
+
+HUB_HOST = "huggingface.co"
+"""Where fastembed downloads named models from (its first source)."""
+
+_PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
+
+
+def hub_reachable(timeout_s: float = 3.0) -> bool:
+    """Whether a TCP connection to :data:`HUB_HOST` opens within ``timeout_s`` seconds. True
+    when a proxy is configured (only the download can tell then)."""
+    import socket
+
+    if any(os.environ.get(name) for name in _PROXY_VARIABLES):
+        return True
+    try:
+        socket.create_connection((HUB_HOST, 443), timeout=timeout_s).close()
+    except OSError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def _fastembed_log_muted() -> Iterator[None]:
+    """Silence fastembed's loguru messages (an expected cache miss logs ERROR lines)."""
+    try:
+        from loguru import logger
+    except ImportError:
+        yield
+        return
+    logger.disable("fastembed")
+    try:
+        yield
+    finally:
+        logger.enable("fastembed")
+
+
+def _check_named_model(text_embedding: Any, name: str, threads: int | None, cache_dir: str) -> None:
+    """Fail within seconds, not fastembed's ~40 s of download retries, for a ``--model NAME``
+    that is unknown, or neither cached nor downloadable (no network).
+
+    Raises:
+        EmbeddingError: the name is not a fastembed model, or it is not in ``cache_dir`` and
+            :data:`HUB_HOST` cannot be reached.
+    """
+    known = {entry["model"].lower() for entry in text_embedding.list_supported_models()}
+    if name.lower() not in known:
+        raise EmbeddingError(f"{name} is not a fastembed model name (see "
+                             "fastembed.TextEmbedding.list_supported_models()); or pass --model-dir")
+    try:  # cached already? (never touches the network; fastembed's own log lines muted)
+        with _fastembed_log_muted():
+            text_embedding(model_name=name, threads=threads, cache_dir=cache_dir,
+                           local_files_only=True)
+        return
+    except Exception as exc:  # noqa: BLE001 - not cached (fastembed raises several kinds)
+        log.debug("model %s not cached: %s", name, exc)
+    if not hub_reachable():
+        raise EmbeddingError(f"model {name} is not in {cache_dir} and {HUB_HOST} cannot be "
+                             "reached to download it; connect to the network, or pass --model-dir "
+                             "DIR with its files")
 
 
 # --- the run: embed what is missing ----------------------------------------------------------

@@ -301,7 +301,7 @@ async def open_diff(pilot, a: str, b: str, results: list) -> DiffScreen:
 @run_async
 async def test_screen_shows_summary_sections_and_trees(two_sets) -> None:
     db_path, a, b = two_sets
-    app = make_app(db_path, cursor_blink=False)
+    app = make_app(db_path, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_diff(pilot, a, b, [])
         summary = str(screen.query_one("#diff-summary", Static).content)
@@ -321,7 +321,7 @@ async def test_screen_shows_summary_sections_and_trees(two_sets) -> None:
 @run_async
 async def test_selecting_a_section_shows_its_two_trees(two_sets) -> None:
     db_path, a, b = two_sets
-    app = make_app(db_path, cursor_blink=False)
+    app = make_app(db_path, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_diff(pilot, a, b, [])
         await pilot.press("down")
@@ -333,7 +333,7 @@ async def test_selecting_a_section_shows_its_two_trees(two_sets) -> None:
 @run_async
 async def test_enter_on_a_tree_node_dismisses_with_its_chunk_id(two_sets) -> None:
     db_path, a, b = two_sets
-    app = make_app(db_path, cursor_blink=False)
+    app = make_app(db_path, cursor_blink=False, count_tokens=False)
     results: list = []
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_diff(pilot, a, b, results)
@@ -348,7 +348,7 @@ async def test_enter_on_a_tree_node_dismisses_with_its_chunk_id(two_sets) -> Non
 @run_async
 async def test_a_click_on_a_tree_node_only_moves_the_cursor(two_sets) -> None:
     db_path, a, b = two_sets
-    app = make_app(db_path, cursor_blink=False)
+    app = make_app(db_path, cursor_blink=False, count_tokens=False)
     results: list = []
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_diff(pilot, a, b, results)
@@ -365,7 +365,7 @@ async def test_a_click_on_a_tree_node_only_moves_the_cursor(two_sets) -> None:
 @run_async
 async def test_j_dismisses_with_the_section_and_escape_with_none(two_sets) -> None:
     db_path, a, b = two_sets
-    app = make_app(db_path, cursor_blink=False)
+    app = make_app(db_path, cursor_blink=False, count_tokens=False)
     results: list = []
     async with app.run_test(size=SIZE) as pilot:
         await open_diff(pilot, a, b, results)
@@ -380,7 +380,7 @@ async def test_j_dismisses_with_the_section_and_escape_with_none(two_sets) -> No
 @run_async
 async def test_s_switches_the_list_to_document_order(two_sets) -> None:
     db_path, a, b = two_sets
-    app = make_app(db_path, cursor_blink=False)
+    app = make_app(db_path, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_diff(pilot, b, a, [])  # reversed: sec-big still most changed
         table = screen.query_one("#diff-sections", DataTable)
@@ -394,7 +394,7 @@ async def test_s_switches_the_list_to_document_order(two_sets) -> None:
 @run_async
 async def test_unknown_version_is_shown_not_raised(two_sets) -> None:
     db_path, a, _ = two_sets
-    app = make_app(db_path, cursor_blink=False)
+    app = make_app(db_path, cursor_blink=False, count_tokens=False)
     results: list = []
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_diff(pilot, a, "nope", results)
@@ -414,7 +414,7 @@ def test_snapshot_diff_screen(two_sets, snap_compare) -> None:
         await pilot.press("enter", "down", "down")
         await settle(pilot)
 
-    assert snap_compare(make_app(db_path, cursor_blink=False), terminal_size=SIZE,
+    assert snap_compare(make_app(db_path, cursor_blink=False, count_tokens=False), terminal_size=SIZE,
                         run_before=run_before)
 
 

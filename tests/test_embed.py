@@ -356,3 +356,32 @@ def test_ingest_embed_flag_embeds_after_storing(tmp_path: Path, cache_root: Path
     db = open_database(db_path)
     embedded, total = embedding_counts(db, "sentence-transformers/all-MiniLM-L6-v2", active_version(db))
     assert embedded == total == 2  # the section chunk and the document chunk
+
+
+@needs_model
+def test_named_model_not_cached_and_hub_unreachable_fails_fast(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from specbrowser import embed
+
+    monkeypatch.setattr(embed, "hub_reachable", lambda timeout_s=3.0: False)
+    start = time.perf_counter()
+    with pytest.raises(EmbeddingError) as info:
+        load_embedder("BAAI/bge-small-en-v1.5", cache_root=tmp_path)
+    assert time.perf_counter() - start < 20  # fastembed's own retries take ~40 s
+    message = str(info.value)
+    assert "BAAI/bge-small-en-v1.5" in message and "--model-dir" in message and "\n" not in message
+
+
+@needs_model
+def test_unknown_model_name_is_refused_by_name(tmp_path: Path) -> None:
+    with pytest.raises(EmbeddingError, match="not a fastembed model name"):
+        load_embedder("nobody/no-such-model", cache_root=tmp_path)
+
+
+def test_hub_reachable_trusts_a_configured_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    from specbrowser.embed import hub_reachable
+
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")
+    assert hub_reachable(timeout_s=0.01)
