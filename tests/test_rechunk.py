@@ -12,7 +12,7 @@ from specbrowser.errors import NotFoundError
 from specbrowser.ingest import ingest
 from specbrowser.policy import ChunkPolicy
 from specbrowser.rechunk import rechunk
-from tests.helpers import SAMPLE, write_spec
+from tests.helpers import ECMA262, SAMPLE, write_spec
 
 SMALL = ChunkPolicy(threshold_chars=400)
 ROW_GROUPS = ChunkPolicy(threshold_chars=300, breakdown_tags=("emu-table", "tr", "li", "p"))
@@ -252,3 +252,47 @@ def test_cli_rechunk_interrupted_exits_130_and_changes_nothing(sample_path, monk
     monkeypatch.setattr(store, "insert_chunk_set", interrupted)
     assert main(["rechunk", str(sample_path), "--threshold", "400"]) == 130
     assert _snapshot(db) == before
+
+
+# --- the real ECMA-262 (skipped without ../shared) -----------------------------------------------
+
+REAL_POLICIES = [
+    ChunkPolicy(threshold_chars=2000, breakdown_tags=("emu-table", "emu-grammar", "tr", "p")),
+    ChunkPolicy(threshold_chars=1000, breakdown_tags=("emu-table", "emu-grammar", "td", "li", "p")),
+]
+needs_ecma262 = pytest.mark.skipif(
+    not (ECMA262 / "index.html").exists(),
+    reason=f"real specs not found at {ECMA262} (CI has ../shared beside the checkout)")
+
+
+@pytest.fixture(scope="module")
+def ecma262_db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("ecma-rechunk") / "ecma262.db"
+    ingest([ECMA262 / "index.html"], path, ChunkPolicy())
+    db = store.open_database(path)
+    yield db
+    db.close()
+
+
+@pytest.mark.real
+@needs_ecma262
+def test_real_rechunk_from_the_cache_equals_the_ingest(ecma262_db):
+    version = ChunkPolicy().version
+    stored = _chunk_rows(ecma262_db, version)
+    stats = store.chunk_stats(ecma262_db)
+    result = rechunk(ecma262_db, ChunkPolicy(), rebuild=True)
+    assert result.already_stored and result.previous_version == version
+    assert _chunk_rows(ecma262_db, version) == stored
+    assert result.stats == stats and stats["chunks"] == len(stored) > 2253
+
+
+@pytest.mark.real
+@needs_ecma262
+@pytest.mark.parametrize("policy", REAL_POLICIES, ids=lambda p: p.describe())
+def test_real_cached_and_uncached_rechunks_are_identical(ecma262_db, policy):
+    cached = rechunk(ecma262_db, policy, activate=False)
+    rows = _chunk_rows(ecma262_db, policy.version)
+    uncached = rechunk(ecma262_db, policy, activate=False, rebuild=True, use_cache=False)
+    assert _chunk_rows(ecma262_db, policy.version) == rows
+    assert cached.stats == uncached.stats and cached.stats["unresolved_markers"] == 0
+    assert cached.timings["chunk"] < uncached.timings["chunk"]
