@@ -972,6 +972,9 @@ def test_snippets_and_terms_are_literal_text() -> None:
     assert match_terms("Array.prototype.map C++", snippet) == ["bold", "c", "array", "prototype",
                                                                 "map"]
     assert match_terms('"') == []
+    # a semantic hit has no marks: the question's function words are not highlighted
+    assert match_terms("How does the for-in statement work?") == ["for", "in", "statement", "work"]
+    assert match_terms("the of") == ["the", "of"]  # only stopwords: the user meant them
     text = "ToNumber(x) and tonumber, not ToNumbers; Array.prototype.map"
     assert [text[s:e] for s, e in term_spans(text, ["tonumber", "map"])] == [
         "ToNumber", "tonumber", "map"]
