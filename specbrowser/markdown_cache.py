@@ -20,7 +20,6 @@ Pure: no database (see :mod:`specbrowser.store_cache`), no shared state.
 from __future__ import annotations
 
 import json
-import zlib
 from dataclasses import dataclass
 
 from lxml import etree
@@ -30,7 +29,8 @@ from specbrowser.markdown import MARKER_TAGS, BlockCache, Roles
 DETAIL_MIN_CHARS = 500
 """Sections with shorter Markdown keep no detail: below this threshold a policy is unusual, and
 converting such a section again costs little. ECMA-262: 1,564 of 2,253 sections have detail,
-about 1.7 MB compressed."""
+about 10 MB (nested blocks repeat their children's text; not compressed: zlib would add a tenth
+to the ingest time)."""
 
 
 @dataclass
@@ -40,7 +40,7 @@ class SectionMarkdown:
     Attributes:
         markdown: the pristine section's Markdown (characters; what ``to_markdown`` returns).
         subsections: the ids its markers name, in order (a root chunk's ``subsections``).
-        detail: :func:`capture`'s compressed roles and blocks, or None (short section, or not
+        detail: :func:`capture`'s roles and blocks (UTF-8), or None (short section, or not
             loaded).
     """
 
@@ -52,35 +52,69 @@ class SectionMarkdown:
 def capture(element: etree._Element, roles: Roles, cache: BlockCache, markdown: str) -> SectionMarkdown:
     """Record a section's conversion right after ``to_markdown(element, config, roles, cache)``
     and before anything changes the tree (the breakdown does): the keys of ``roles`` and
-    ``cache`` must be elements of ``element``'s pristine subtree."""
-    subsections = [m.get("data-id", "") for m in element.iter(*MARKER_TAGS)]
-    detail = None
-    if len(markdown) >= DETAIL_MIN_CHARS:
-        index = {node: i for i, node in enumerate(element.iter())}
-        payload = {
-            "nodes": len(index),
-            "roles": [[index[node], role] for node, role in roles.items() if node in index],
-            "blocks": [[index[node], node.tag, blocks] for node, blocks in cache.items()
-                       if node in index],
-        }
-        detail = zlib.compress(json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-                               .encode(), 1)
-    return SectionMarkdown(markdown, subsections, detail)
+    ``cache`` must be elements of ``element``'s pristine subtree.
+
+    The detail is a small JSON header (element count; per role the positions of its elements;
+    per cached element its position, tag and block count), :data:`_HEAD_END`, then every block
+    joined by :data:`_BLOCK_SEP`: one pass over the tree and no JSON string escaping, so an
+    ingest pays little for it. A section whose text holds either separator keeps no detail.
+    """
+    if len(markdown) < DETAIL_MIN_CHARS:
+        return SectionMarkdown(markdown, [m.get("data-id", "") for m in element.iter(*MARKER_TAGS)])
+    subsections: list[str] = []
+    by_role: dict[str, list[int]] = {}
+    entries: list[tuple[int, str, int]] = []
+    texts: list[str] = []
+    count = 0
+    for count, node in enumerate(element.iter(), start=1):
+        role = roles.get(node)
+        if role is not None:
+            by_role.setdefault(role, []).append(count - 1)
+        blocks = cache.get(node)
+        if blocks is not None:
+            entries.append((count - 1, node.tag, len(blocks)))
+            texts.extend(blocks)
+        if node.tag in MARKER_TAGS:
+            subsections.append(node.get("data-id", ""))
+    body = _BLOCK_SEP.join(texts)
+    if _BLOCK_SEP in markdown or _HEAD_END in markdown:
+        return SectionMarkdown(markdown, subsections)
+    head = json.dumps({"nodes": count, "roles": by_role, "blocks": entries},
+                      separators=(",", ":"))
+    return SectionMarkdown(markdown, subsections, (head + _HEAD_END + body).encode())
+
+
+_HEAD_END = "\x1e"
+"""Ends the detail's JSON header (JSON escapes control characters, so none stands in it)."""
+_BLOCK_SEP = "\x1f"
+"""Separates the blocks of a detail: ASCII unit separator, a control character no spec text
+holds (a section whose Markdown does keeps no detail; every block is part of that Markdown)."""
 
 
 def restore(element: etree._Element, detail: bytes) -> tuple[Roles, BlockCache] | None:
     """The roles and block cache :func:`capture` recorded, keyed by the elements of
-    ``element`` (a fresh parse of the same section HTML); None when the tree does not match
-    (another element count, or a cached block on an element of another tag)."""
-    payload = json.loads(zlib.decompress(detail))
+    ``element`` (a fresh parse of the same section HTML); None when the detail cannot be read
+    or does not match the tree (another element count, a cached block on an element of another
+    tag, another number of blocks)."""
+    try:
+        head, _, body = detail.decode().partition(_HEAD_END)
+        payload = json.loads(head)
+    except ValueError:  # not UTF-8 or not JSON: not a detail this code wrote
+        return None
     nodes = list(element.iter())
     if len(nodes) != payload["nodes"]:
         return None
+    entries = payload["blocks"]
+    texts = body.split(_BLOCK_SEP) if any(n for _, _, n in entries) else []
     cache: BlockCache = {}
-    for i, tag, blocks in payload["blocks"]:
+    at = 0
+    for i, tag, n in entries:
         node = nodes[i]
         if node.tag != tag:
             return None
-        cache[node] = blocks
-    roles: Roles = {nodes[i]: role for i, role in payload["roles"]}
+        cache[node] = texts[at:at + n]
+        at += n
+    if at != len(texts):
+        return None
+    roles: Roles = {nodes[i]: role for role, positions in payload["roles"].items() for i in positions}
     return roles, cache
