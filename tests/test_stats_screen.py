@@ -113,7 +113,7 @@ def test_bar_lengths_are_proportional_in_eighths() -> None:
 
 @run_async
 async def test_screen_shows_the_numbers_of_store_chunk_stats(toylang_db: Path) -> None:
-    app = make_app(toylang_db, cursor_blink=False)
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_stats(pilot, [])
         stats = store.chunk_stats(app.db)
@@ -136,7 +136,7 @@ async def test_screen_shows_the_numbers_of_store_chunk_stats(toylang_db: Path) -
 
 @run_async
 async def test_choosing_an_overrun_dismisses_with_its_chunk_id(toylang_db: Path) -> None:
-    app = make_app(toylang_db, cursor_blink=False)
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         results: list = []
         screen = await open_stats(pilot, results)
@@ -151,7 +151,7 @@ async def test_choosing_an_overrun_dismisses_with_its_chunk_id(toylang_db: Path)
 
 @run_async
 async def test_escape_dismisses_with_none(toylang_db: Path) -> None:
-    app = make_app(toylang_db, cursor_blink=False)
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         results: list = []
         screen = await open_stats(pilot, results)
@@ -166,7 +166,7 @@ async def test_other_policy_by_prefix_and_unknown_version(tmp_path: Path) -> Non
     ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=1000))
     other = ChunkPolicy(threshold_chars=1000).version
     ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=THRESHOLD))
-    app = make_app(db_path, cursor_blink=False)
+    app = make_app(db_path, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_stats(pilot, [], policy_version=other[:6])
         assert screen.report.policy_version == other and screen.report.threshold_chars == 1000
@@ -185,7 +185,7 @@ async def test_mismatched_sections_are_listed_and_chosen(tmp_path: Path) -> None
         pytest.skip("sample_specs/mismatched-toc.html absent")
     db_path = tmp_path / "m.db"
     ingest([MISMATCHED_TOC], db_path, ChunkPolicy())
-    app = make_app(db_path, cursor_blink=False)
+    app = make_app(db_path, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         results: list = []
         screen = await open_stats(pilot, results)
@@ -216,7 +216,7 @@ async def test_truncated_embeddings_are_listed(toylang_db: Path) -> None:
             store_vectors.content_hash(chunk.retrieval_text), b"\0" * 8, truncated=True, tokens=900)])
     finally:
         db.close()
-    app = make_app(toylang_db, cursor_blink=False)
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_stats(pilot, [])
         assert [(e.chunk_id, e.detail) for e in screen.report.truncated] == [(chunk.id, "900 tokens")]
@@ -238,7 +238,7 @@ async def test_token_counts_without_embeddings_list_the_chunks_over_the_window(t
             db.execute("INSERT INTO meta (key, value) VALUES (?, ?)", ["token_window:fake-model", "512"])
     finally:
         db.close()
-    app = make_app(toylang_db, cursor_blink=False)
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         results: list = []
         screen = await open_stats(pilot, results)
@@ -281,5 +281,5 @@ def test_snapshot_stats_screen(toylang_db: Path, snap_compare) -> None:
         await open_stats(pilot, [])
         await pilot.pause()
 
-    assert snap_compare(make_app(toylang_db, cursor_blink=False), terminal_size=SNAPSHOT_SIZE,
+    assert snap_compare(make_app(toylang_db, cursor_blink=False, count_tokens=False), terminal_size=SNAPSHOT_SIZE,
                         run_before=run_before)
