@@ -82,20 +82,23 @@ def break_down(section: Section, element: etree._Element, policy: ChunkPolicy,
     return run.out
 
 
+def breakdown_applies(size_chars: int, policy: ChunkPolicy) -> bool:
+    """Whether the breakdown may cut a section whose pristine Markdown is ``size_chars``
+    characters long: over the threshold, with a depth and a tag left to cut it."""
+    return size_chars > policy.threshold_chars and policy.max_depth > 0 and bool(policy.breakdown_tags)
+
+
 def whole_section_chunk(section: Section, markdown: str, subsections: list[str],
                         policy: ChunkPolicy, heading_path: list[str]) -> Chunk | None:
     """The one chunk :func:`break_down` makes of a section whose pristine Markdown is
     ``markdown`` (with markers naming ``subsections``) when the breakdown cannot change it:
     it fits the threshold, or it may not be cut (``max_depth`` 0, or no breakdown tags). None
     when the breakdown must run on the section's element."""
+    if breakdown_applies(len(markdown), policy):
+        return None
     reason: str | None = None
     if len(markdown) > policy.threshold_chars:
-        if policy.max_depth <= 0:
-            reason = OVER_MAX_DEPTH
-        elif not policy.breakdown_tags:
-            reason = OVER_UNSPLITTABLE
-        else:
-            return None
+        reason = OVER_MAX_DEPTH if policy.max_depth <= 0 else OVER_UNSPLITTABLE
     return Chunk(id=section.id, section_id=section.id, parent_id=None, depth=0, layer="section",
                  breakdown_tag=None, title=section.display_title, heading_path=list(heading_path),
                  text=markdown, over_threshold=reason, subsections=list(subsections))
@@ -201,7 +204,8 @@ def _selector_xpath(selector: str) -> etree.XPath:
 
 def replace_with_marker(el: etree._Element, chunk_id: str, title: str) -> etree._Element:
     """Put a marker where ``el`` stands (its tail stays in place) and detach ``el``."""
-    marker = etree.Element(MARKER_TAG, {"data-id": chunk_id, "data-title": title})
+    # makeelement: a new element in the same document, about twice as fast as etree.Element
+    marker = el.makeelement(MARKER_TAG, {"data-id": chunk_id, "data-title": title})
     for span in ("colspan", "rowspan"):  # a table cell's marker keeps the cell's place in the grid
         if el.get(span):
             marker.set(span, el.get(span))

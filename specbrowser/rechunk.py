@@ -22,11 +22,13 @@ from datetime import datetime, timezone
 import sqlite_utils
 
 from specbrowser import store
+from specbrowser.breakdown import breakdown_applies
 from specbrowser.connection import OPERATIONAL_ERRORS
 from specbrowser.enrich import add_heading_paths, finish_chunk_set
 from specbrowser.errors import DatabaseError, NotFoundError
 from specbrowser.ingest import chunk_sections
 from specbrowser.markdown_cache import SectionMarkdown
+from specbrowser.model import Section
 from specbrowser.policy import ChunkPolicy
 from specbrowser.stats import compute_stats
 from specbrowser.store_cache import load_details, load_markdown, save_markdown
@@ -89,12 +91,8 @@ def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progres
     if progress:
         progress("loading", 0, 1)
     digest = _sections_sha256(db)
-    sections = store.list_sections(db)
+    sections, known = _load_sections(db, digest if use_cache else None, policy)
     toc = load_toc(db)
-    known = load_markdown(db, digest, policy.markdown) if digest and use_cache else {}
-    if digest and known:
-        load_details(db, digest, policy.markdown, known,
-                     (i for i, memo in known.items() if len(memo.markdown) > policy.threshold_chars))
     timings["load"] = time.perf_counter() - start
     mark = time.perf_counter()
     learned: dict[str, SectionMarkdown] = {}
@@ -122,6 +120,24 @@ def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progres
     timings["total"] = time.perf_counter() - start
     return RechunkResult(version=version, previous_version=previous, stats=stats,
                          timings=timings, already_stored=already)
+
+
+def _load_sections(db: sqlite_utils.Database, digest: str | None,
+                   policy: ChunkPolicy) -> tuple[list[Section], dict[str, SectionMarkdown]]:
+    """The stored sections and their cached conversions (none without ``digest``). Only the
+    sections the cache does not cover get their HTML read, and only those the breakdown will
+    cut get their cached detail."""
+    if not digest:
+        return store.list_sections(db), {}
+    sections = store.list_sections(db, html=False)
+    known = load_markdown(db, digest, policy.markdown)
+    to_parse = [s.id for s in sections if s.id not in known
+                or breakdown_applies(len(known[s.id].markdown), policy)]
+    html = store.section_html(db, to_parse)
+    for section in sections:
+        section.html = html.get(section.id, section.html)
+    load_details(db, digest, policy.markdown, known, to_parse)
+    return sections, known
 
 
 def _reuse(db: sqlite_utils.Database, version: str, previous: str | None, activate: bool,

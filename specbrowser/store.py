@@ -518,12 +518,23 @@ def get_section(db: sqlite_utils.Database, section_id: str) -> Section:
     return Section(*row)
 
 
-def list_sections(db: sqlite_utils.Database) -> list[Section]:
+def list_sections(db: sqlite_utils.Database, *, html: bool = True) -> list[Section]:
     """Every stored section in document order (parents before children): the input of a
-    re-chunk (:func:`specbrowser.ingest.chunk_sections`)."""
-    rows = db.execute("SELECT id, parent_id, ordinal, depth, kind, secnum, title, html, source_file "
-                      "FROM sections ORDER BY ordinal")
+    re-chunk (:func:`specbrowser.ingest.chunk_sections`). With ``html=False`` each
+    :attr:`Section.html` is "" (read it where needed with :func:`section_html`)."""
+    rows = db.execute("SELECT id, parent_id, ordinal, depth, kind, secnum, title, "
+                      f"{'html' if html else chr(39) * 2}, source_file FROM sections ORDER BY ordinal")
     return [Section(*row) for row in rows]
+
+
+def section_html(db: sqlite_utils.Database, section_ids: list[str]) -> dict[str, str]:
+    """The stored own HTML of the given sections (ids that do not exist are left out)."""
+    found: dict[str, str] = {}
+    for start in range(0, len(section_ids), 500):
+        batch = section_ids[start:start + 500]
+        found.update(db.execute(f"SELECT id, html FROM sections WHERE id IN ({','.join('?' * len(batch))})",
+                                batch).fetchall())
+    return found
 
 
 def find_sections(db: sqlite_utils.Database, query: str, limit: int = 50) -> list[tuple[str, str]]:
