@@ -54,19 +54,24 @@ def capture(element: etree._Element, roles: Roles, cache: BlockCache, markdown: 
     and before anything changes the tree (the breakdown does): the keys of ``roles`` and
     ``cache`` must be elements of ``element``'s pristine subtree.
 
-    The detail is a small JSON header (element count; per role the positions of its elements;
-    per cached element its position, tag and block count), :data:`_HEAD_END`, then every block
-    joined by :data:`_BLOCK_SEP`: one pass over the tree and no JSON string escaping, so an
+    The detail is a small JSON header (the tags walked; their element count; per role the
+    positions of its elements; per cached element its position, tag and block count),
+    :data:`_HEAD_END`, then every block joined by :data:`_BLOCK_SEP`. Positions count the
+    elements of ``element.iter(*tags)`` over only the tags that have a role or a cached block, and
+    the markers (a third of the elements are none of these): one filtered pass and no JSON string escaping, so an
     ingest pays little for it. A section whose text holds either separator keeps no detail.
     """
-    if len(markdown) < DETAIL_MIN_CHARS:
+    if len(markdown) < DETAIL_MIN_CHARS or _BLOCK_SEP in markdown or _HEAD_END in markdown:
         return SectionMarkdown(markdown, [m.get("data-id", "") for m in element.iter(*MARKER_TAGS)])
+    tags = sorted({node.tag for node in roles} | {node.tag for node in cache} | MARKER_TAGS)
     subsections: list[str] = []
     by_role: dict[str, list[int]] = {}
     entries: list[tuple[int, str, int]] = []
     texts: list[str] = []
     count = 0
-    for count, node in enumerate(element.iter(), start=1):
+    for count, node in enumerate(element.iter(*tags), start=1):
+        if node.tag in MARKER_TAGS:
+            subsections.append(node.get("data-id", ""))
         role = roles.get(node)
         if role is not None:
             by_role.setdefault(role, []).append(count - 1)
@@ -74,14 +79,9 @@ def capture(element: etree._Element, roles: Roles, cache: BlockCache, markdown: 
         if blocks is not None:
             entries.append((count - 1, node.tag, len(blocks)))
             texts.extend(blocks)
-        if node.tag in MARKER_TAGS:
-            subsections.append(node.get("data-id", ""))
-    body = _BLOCK_SEP.join(texts)
-    if _BLOCK_SEP in markdown or _HEAD_END in markdown:
-        return SectionMarkdown(markdown, subsections)
-    head = json.dumps({"nodes": count, "roles": by_role, "blocks": entries},
+    head = json.dumps({"tags": tags, "nodes": count, "roles": by_role, "blocks": entries},
                       separators=(",", ":"))
-    return SectionMarkdown(markdown, subsections, (head + _HEAD_END + body).encode())
+    return SectionMarkdown(markdown, subsections, (head + _HEAD_END + _BLOCK_SEP.join(texts)).encode())
 
 
 _HEAD_END = "\x1e"
@@ -94,14 +94,14 @@ holds (a section whose Markdown does keeps no detail; every block is part of tha
 def restore(element: etree._Element, detail: bytes) -> tuple[Roles, BlockCache] | None:
     """The roles and block cache :func:`capture` recorded, keyed by the elements of
     ``element`` (a fresh parse of the same section HTML); None when the detail cannot be read
-    or does not match the tree (another element count, a cached block on an element of another
-    tag, another number of blocks)."""
+    or does not match the tree (another count of the walked elements, a cached block on an
+    element of another tag, another number of blocks)."""
     try:
         head, _, body = detail.decode().partition(_HEAD_END)
         payload = json.loads(head)
     except ValueError:  # not UTF-8 or not JSON: not a detail this code wrote
         return None
-    nodes = list(element.iter())
+    nodes = list(element.iter(*payload["tags"]))
     if len(nodes) != payload["nodes"]:
         return None
     entries = payload["blocks"]

@@ -192,8 +192,7 @@ def store_ingest(db: sqlite_utils.Database, document: Document, sections: list[S
             if outcome in (INGEST_CREATED, INGEST_REPLACED_SPEC):
                 for table in ("chunks", "policies", "sections", "documents"):
                     db.execute(f"DELETE FROM [{table}]")  # table names are constants, not input
-                db.table("sections").insert_all(
-                    ({**vars(s), "document_id": document.id} for s in sections), batch_size=500)
+                _insert_rows(db, "sections", [{**vars(s), "document_id": document.id} for s in sections])
             db.table("documents").upsert(
                 {**asdict(document), "source_paths": json.dumps(document.source_paths),
                  "sections_sha256": digest, "ingested_at": now}, pk="id")
