@@ -8,7 +8,7 @@ stored sections finish a chunk set the same way. The retrieval text follows seed
     Section: 14 ECMAScript Language: Statements and Declarations > 14.6 The if Statement
     Part: Table 3: Well-known Symbols > td 4          (only for a breakdown subsection)
     Content:
-    <the chunk's text>
+    <the chunk's text, in-document link targets dropped>
 """
 
 from __future__ import annotations
@@ -73,7 +73,22 @@ def retrieval_text(document_title: str, chunk: Chunk, part_path: list[str]) -> s
     if part_path:
         lines.append(f"Part: {PATH_SEPARATOR.join(part_path)}")
     lines.append("Content:")
-    return "\n".join(lines) + "\n" + chunk.text
+    return "\n".join(lines) + "\n" + drop_link_targets(chunk.text)
+
+
+_LINK_TARGET = re.compile(r"(?<=\])\(#[^()\s]*\)")
+"""The ``(#anchor)`` right after a Markdown link's ``]``: an in-document link target."""
+
+
+def drop_link_targets(markdown: str) -> str:
+    """``[ToNumber](#sec-tonumber)`` → ``[ToNumber]``: in-document link targets removed.
+
+    Anchors are ids, not words; ECMA-262's chunks hold about 20,000 of them, and indexed they
+    let a chunk that merely links to ``sec-object-type`` outrank the section itself (measured
+    with the query set: benchmarks/fts_tokenizer_benchmark.py, BENCHMARKS.md "FTS5 tokenizer").
+    The chunk's own text keeps its links; markers (``at sectionid: `…`]``) are untouched.
+    """
+    return _LINK_TARGET.sub("", markdown)
 
 
 def escape_inline(text: str) -> str:

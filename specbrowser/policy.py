@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from specbrowser.errors import PolicyError
 from specbrowser.markdown_config import MarkdownConfig
 
-CONVERTER_VERSION = 2
-"""Bumped whenever the Markdown converter or the breakdown changes its output, so that a policy
-version names a reproducible chunk set."""
+CONVERTER_VERSION = 3
+"""Bumped whenever the Markdown converter, the breakdown or the retrieval text changes its
+output, so that a policy version names a reproducible chunk set. 3: retrieval texts drop
+in-document link targets."""
 
 DEFAULT_THRESHOLD_CHARS = 5000
 """Seed 000's LARGE_DOC_THRESHOLD: a section whose Markdown is longer is broken down."""

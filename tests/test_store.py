@@ -18,6 +18,7 @@ import pytest
 from specbrowser import store
 from specbrowser.enrich import (
     add_heading_paths,
+    drop_link_targets,
     finish_chunk_set,
     part_label,
     retrieval_text,
@@ -278,7 +279,17 @@ def test_retrieval_text_of_a_section_root_chunk(tmp_path, spec):
     assert chunk.retrieval_text == (
         "Document: Toylang Language Specification\n"
         "Section: 2 Notational Conventions > 2.2 Algorithm Conventions\n"
-        "Content:\n" + chunk.text)
+        "Content:\n" + drop_link_targets(chunk.text))
+
+
+def test_retrieval_text_drops_in_document_link_targets_only() -> None:
+    text = ("See [`ToNumber`](#sec-tonumber) and [the spec](https://tc39.es/ecma262/), "
+            "\\[\\[Prototype\\]\\] (kept) and "
+            "[Subsection available: title \"T\" at sectionid: `sec-x-td-1`]")
+    assert drop_link_targets(text) == (
+        "See [`ToNumber`] and [the spec](https://tc39.es/ecma262/), "
+        "\\[\\[Prototype\\]\\] (kept) and "
+        "[Subsection available: title \"T\" at sectionid: `sec-x-td-1`]")
 
 
 def test_retrieval_text_of_subsections_names_the_part_path(tmp_path, spec):
@@ -292,7 +303,7 @@ def test_retrieval_text_of_subsections_names_the_part_path(tmp_path, spec):
         "Part: p 1",
         "Content:",
     ]
-    assert paragraph.retrieval_text.endswith("\n" + paragraph.text)
+    assert paragraph.retrieval_text.endswith("\n" + drop_link_targets(paragraph.text))
     nested = next(c for c in result.chunks if c.depth == 2)
     parent = by_id[nested.parent_id]
     assert f"\nPart: {part_label(parent)} > {part_label(nested)}\n" in nested.retrieval_text
