@@ -42,6 +42,7 @@ from lxml import etree
 from lxml.cssselect import CSSSelector
 
 from specbrowser.markdown_config import MarkdownConfig
+from specbrowser.markdown_tables import cell_span, fill_carried, format_table, own_rows
 from specbrowser.markers import format_marker
 
 DEFAULT_CONFIG = MarkdownConfig()
@@ -202,6 +203,14 @@ class _Converter:
         else:
             out.extend(cached)
 
+    def contained(self, el: etree._Element, out: list[str]) -> None:
+        """:meth:`container` of a list item or table cell, through the block cache when the
+        element has no role (then its :meth:`block` is exactly its container)."""
+        if self.cache is None or el in self.roles:
+            self.container(el, out)
+        else:
+            self.block(el, out)
+
     def _block(self, el: etree._Element, out: list[str]) -> None:
         tag = el.tag
         if not isinstance(tag, str):
@@ -289,7 +298,7 @@ class _Converter:
                 continue
             blocks: list[str] = []
             if child.tag == "li":
-                self.container(child, blocks)
+                self.contained(child, blocks)
             else:
                 self.block(child, blocks)
             body = _join_item_blocks(blocks)
@@ -373,14 +382,14 @@ class _Converter:
                     text = format_marker(cell.get("data-id", ""), cell.get("data-title", ""))
                 elif tag in ("td", "th"):
                     blocks: list[str] = []
-                    self.container(cell, blocks)
+                    self.contained(cell, blocks)
                     text = to_cell("\n\n".join(blocks))
                 else:
                     continue
-                _fill_carried(cells, carry)
+                fill_carried(cells, carry)
                 start = len(cells)
                 cells.append(text)
-                colspan, rowspan = _span(cell, "colspan"), _span(cell, "rowspan")
+                colspan, rowspan = cell_span(cell, "colspan"), cell_span(cell, "rowspan")
                 cells.extend([""] * (colspan - 1))
                 if rowspan > 1:
                     for column in range(start, start + colspan):
@@ -463,41 +472,6 @@ _TAG_HANDLERS: dict[str, Callable[[_Converter, etree._Element, list[str]], None]
     "p": _Converter.paragraph, "emu-alg": _Converter.algorithm, "hr": _Converter.hr,
     **{tag: _Converter.marker for tag in MARKER_TAGS},
 }
-
-
-def format_table(rows: list[list[str]], min_columns: int = 0) -> str:
-    """GFM table lines from cell texts; the first row is the header, short rows are padded to
-    the widest row (or ``min_columns``)."""
-    width = max(min_columns, *(len(r) for r in rows))
-    rows = [r + [""] * (width - len(r)) for r in rows]
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "|".join(["---"] * width) + "|"]
-    lines.extend("| " + " | ".join(r) + " |" for r in rows[1:])
-    return "\n".join(lines)
-
-
-def own_rows(table: etree._Element) -> list[etree._Element]:
-    """The ``tr`` of this table (not of tables nested in its cells), in order."""
-    rows: list[etree._Element] = []
-    for child in table:
-        if child.tag == "tr":
-            rows.append(child)
-        elif child.tag in ("thead", "tbody", "tfoot"):
-            rows.extend(r for r in child if r.tag == "tr")
-    return rows
-
-
-def _fill_carried(cells: list[str], carry: dict[int, int]) -> None:
-    """Append an empty cell for each column a rowspan from an earlier row still covers."""
-    while carry.get(len(cells), 0) > 0:
-        carry[len(cells)] -= 1
-        cells.append("")
-
-
-def _span(cell: etree._Element, name: str) -> int:
-    try:
-        return max(1, min(int(cell.get(name, "1")), 100))
-    except ValueError:
-        return 1
 
 
 def _join_item_blocks(blocks: list[str]) -> str:
