@@ -19,8 +19,7 @@ from typing import Generic, TypeVar
 
 import sqlite_utils
 
-from specbrowser import store_vectors
-from specbrowser.errors import NotFoundError
+from specbrowser import store, store_vectors
 from specbrowser.policy import ChunkPolicy
 
 T = TypeVar("T")
@@ -194,22 +193,6 @@ class ChunkSetDiff:
 # --- reading ------------------------------------------------------------------------------------
 
 
-def resolve_version(db: sqlite_utils.Database, version: str) -> str:
-    """The full policy version that ``version`` (a full version or a unique prefix) names, as
-    :func:`specbrowser.store.activate_chunk_set` resolves it, but without activating anything.
-
-    Raises:
-        NotFoundError: no chunk set has that version, or the prefix names several.
-    """
-    rows = [r[0] for r in db.execute(
-        "SELECT version FROM policies WHERE substr(version, 1, ?) = ? ORDER BY version = ? DESC, version",
-        [len(version), version, version])]
-    if not version or not rows or (rows[0] != version and len(rows) > 1):
-        known = ", ".join(rows) if rows else "see: specbrowser policies DB"
-        raise NotFoundError(f"no chunk set with policy version {version!r} ({known})")
-    return str(rows[0])
-
-
 _BRIEF_COLUMNS = ("id, section_id, parent_id, subsections, depth, breakdown_tag, title, "
                   "length(text), over_threshold, ordinal")
 
@@ -275,7 +258,7 @@ def _embedding_counts(db: sqlite_utils.Database,
 def diff_chunk_sets(db: sqlite_utils.Database, version_a: str, version_b: str) -> ChunkSetDiff:
     """Compare chunk set A (``version_a``) with chunk set B (``version_b``) of one database.
 
-    Versions are full policy versions or unique prefixes (:func:`resolve_version`); the active
+    Versions are full policy versions or unique prefixes (:func:`specbrowser.store.resolve_version`); the active
     set is not changed. Reads both sets once (about 0.1 s for two ECMA-262 sets); when the
     database holds embeddings, refreshes their chunk-hash index (see
     :func:`specbrowser.store_vectors.sync_chunk_hashes`).
@@ -283,7 +266,7 @@ def diff_chunk_sets(db: sqlite_utils.Database, version_a: str, version_b: str) -
     Raises:
         NotFoundError: a version names no chunk set (or several).
     """
-    full_a, full_b = resolve_version(db, version_a), resolve_version(db, version_b)
+    full_a, full_b = store.resolve_version(db, version_a), store.resolve_version(db, version_b)
     briefs_a, briefs_b = _read_set(db, full_a), _read_set(db, full_b)
     text_changed = _text_changed(db, full_a, full_b)
     by_id_a = {c.id: c for c in briefs_a}

@@ -46,8 +46,8 @@ from typing import IO, Any
 import sqlite_utils
 
 from specbrowser import __version__
-from specbrowser.errors import NotFoundError, SpecbrowserError
-from specbrowser.store import active_version, get_document, iter_chunks
+from specbrowser.errors import SpecbrowserError
+from specbrowser.store import active_version, get_document, iter_chunks, resolve_version
 from specbrowser.store_vectors import content_hash, stored_model
 from specbrowser.tokens import token_info
 
@@ -125,14 +125,7 @@ def resolve_policy_version(db: sqlite_utils.Database, version: str | None) -> st
     """
     if not version:
         return active_version(db)
-    rows = [r[0] for r in db.execute(
-        "SELECT version FROM policies WHERE substr(version, 1, ?) = ? "
-        "ORDER BY version = ? DESC, version", [len(version), version, version])]
-    if rows and (rows[0] == version or len(rows) == 1):
-        return str(rows[0])
-    known = ", ".join(rows) if rows else "see: specbrowser policies DB"
-    what = "several chunk sets start with" if rows else "no chunk set with policy version"
-    raise NotFoundError(f"{what} {version!r} ({known})")
+    return resolve_version(db, version)
 
 
 def embedding_info(db: sqlite_utils.Database) -> tuple[str | None, dict[str, tuple[bool, int | None]]]:

@@ -263,6 +263,23 @@ _insert_chunk_set = insert_chunk_set
 """What :func:`store_ingest` calls, looked up at call time (tests patch it to fail mid-write)."""
 
 
+def resolve_version(db: sqlite_utils.Database, version: str) -> str:
+    """The full policy version that ``version`` (a full version or a unique prefix) names,
+    without activating anything.
+
+    Raises:
+        NotFoundError: no chunk set has that version, or the prefix names several.
+    """
+    rows = [r[0] for r in db.execute(
+        "SELECT version FROM policies WHERE substr(version, 1, ?) = ? ORDER BY version = ? DESC, version",
+        [len(version), version, version])] if version else []
+    if rows and (rows[0] == version or len(rows) == 1):
+        return str(rows[0])
+    known = ", ".join(rows) if rows else "see: specbrowser policies DB"
+    what = "several chunk sets start with" if rows else "no chunk set with policy version"
+    raise NotFoundError(f"{what} {version!r} ({known})")
+
+
 def activate_chunk_set(db: sqlite_utils.Database, version: str) -> str:
     """Make the chunk set of a policy version the active one; returns its full version.
 
@@ -271,13 +288,7 @@ def activate_chunk_set(db: sqlite_utils.Database, version: str) -> str:
     Raises:
         NotFoundError: no chunk set has that version (or the prefix names several).
     """
-    rows = [r[0] for r in db.execute(
-        "SELECT version FROM policies WHERE substr(version, 1, ?) = ? ORDER BY version = ? DESC, version",
-        [len(version), version, version])]
-    if not version or not rows or (rows[0] != version and len(rows) > 1):
-        known = ", ".join(rows) if rows else "see: specbrowser policies DB"
-        raise NotFoundError(f"no chunk set with policy version {version!r} ({known})")
-    chosen = rows[0]
+    chosen = resolve_version(db, version)
     try:
         with db.atomic():
             db.execute("UPDATE policies SET active = (version = ?)", [chosen])

@@ -34,10 +34,11 @@ from textual.widgets import DataTable, Static
 from specbrowser import store, store_vectors
 from specbrowser.cli import main
 from specbrowser.cli.diff import print_diff_summary
-from specbrowser.diff import Change, diff_chunk_sets, resolve_version
+from specbrowser.diff import Change, diff_chunk_sets
 from specbrowser.errors import NotFoundError
 from specbrowser.ingest import ingest
 from specbrowser.policy import ChunkPolicy
+from specbrowser.store import resolve_version
 from specbrowser.tui.app import make_app
 from specbrowser.tui.screens.diff import DiffScreen
 from specbrowser.tui.widgets.chunk_set_trees import ChunkSetTrees
