@@ -7,9 +7,6 @@ of both reasons. The snapshot is stored under ``snapshots/test_stats_screen/``.
 
 from __future__ import annotations
 
-import asyncio
-import functools
-from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +21,7 @@ from specbrowser.tui.app import make_app
 from specbrowser.tui.screens.stats import StatsScreen, entry_prompt
 from specbrowser.tui.widgets.bar_chart import BarChart, BarRow, bar
 from tests.helpers import ROOT, SAMPLE
+from tests.test_app import run_async
 
 MISMATCHED_TOC = ROOT / "sample_specs" / "mismatched-toc.html"
 THRESHOLD = 300
@@ -38,16 +36,6 @@ def toylang_db(tmp_path: Path) -> Path:
     db_path = tmp_path / "t.db"
     ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=THRESHOLD))
     return db_path
-
-
-def run_async(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    """Run an async test in its own event loop (no pytest-asyncio needed)."""
-
-    @functools.wraps(test)
-    def wrapper(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(test(*args, **kwargs))
-
-    return wrapper
 
 
 async def open_stats(pilot, results: list, **options: Any) -> StatsScreen:
