@@ -298,15 +298,21 @@ def activate_chunk_set(db: sqlite_utils.Database, version: str) -> str:
 
 
 _to_json = json.JSONEncoder(ensure_ascii=False).encode
-"""``json.dumps(value, ensure_ascii=False)`` without building an encoder per call (a third of
-the row-building time of a chunk set)."""
+_json_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+
+def _json_strings(values: list[str]) -> str:
+    """``json.dumps(values, ensure_ascii=False)`` for a list of strings (ids, titles), the same
+    text at a fraction of the cost: a chunk row has three such lists."""
+    return "[" + ", ".join(map(_json_string, values)) + "]"
 
 
 def _chunk_row(policy_version: str, chunk: Chunk) -> dict[str, object]:
     row = dict(vars(chunk))
     for name in _CHUNK_JSON_FIELDS:
         value = row[name]
-        row[name] = None if value is None else _to_json(value)
+        if value is not None:
+            row[name] = _json_strings(value) if all(type(v) is str for v in value) else _to_json(value)
     row["size"] = chunk.size
     row["policy_version"] = policy_version
     return row
