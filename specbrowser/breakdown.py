@@ -85,7 +85,8 @@ def break_down(section: Section, element: etree._Element, policy: ChunkPolicy,
 def breakdown_applies(size_chars: int, policy: ChunkPolicy) -> bool:
     """Whether the breakdown may cut a section whose pristine Markdown is ``size_chars``
     characters long: over the threshold, with a depth and a tag left to cut it."""
-    return size_chars > policy.threshold_chars and policy.max_depth > 0 and bool(policy.breakdown_tags)
+    return (size_chars > policy.threshold_chars and policy.max_depth > 0
+            and bool(policy.breakdown_tags))
 
 
 def whole_section_chunk(section: Section, markdown: str, subsections: list[str],

@@ -108,7 +108,8 @@ def _chunk_sections(sections: list[Section], element_for: Callable[[str], etree.
         parent_path = paths.get(section.parent_id, []) if section.parent_id else []
         paths[section.id] = [*parent_path, section.display_title]
         ordinal = section_ordinal(section.secnum)
-        for chunk in _section_chunks(section, element_for, policy, paths[section.id], known, learned):
+        for chunk in _section_chunks(section, element_for, policy, paths[section.id], known,
+                                     learned):
             chunk.ordinal = len(chunks) + 1
             chunk.section_ordinal = ordinal
             chunks.append(chunk)
@@ -125,7 +126,8 @@ def _section_chunks(section: Section, element_for: Callable[[str], etree._Elemen
     :func:`chunk_sections`)."""
     cached = known.get(section.id) if known else None
     if cached is not None:
-        whole = whole_section_chunk(section, cached.markdown, cached.subsections, policy, heading_path)
+        whole = whole_section_chunk(section, cached.markdown, cached.subsections, policy,
+                                    heading_path)
         if whole is not None:
             return [whole]
     element = element_for(section.id)
@@ -134,7 +136,8 @@ def _section_chunks(section: Section, element_for: Callable[[str], etree._Elemen
         roles, cache = restored
     else:
         roles, cache = resolve_roles(element, policy.markdown), {}
-        if learned is not None:
+        # learn what is new, or a detail that restore refused (a short section keeps none)
+        if learned is not None and (cached is None or cached.detail is not None):
             markdown = to_markdown(element, policy.markdown, roles, cache)
             learned[section.id] = capture(element, roles, cache, markdown)
     return break_down(section, element, policy, heading_path, roles=roles, cache=cache)

@@ -49,7 +49,8 @@ class SectionMarkdown:
     detail: bytes | None = None
 
 
-def capture(element: etree._Element, roles: Roles, cache: BlockCache, markdown: str) -> SectionMarkdown:
+def capture(element: etree._Element, roles: Roles, cache: BlockCache,
+            markdown: str) -> SectionMarkdown:
     """Record a section's conversion right after ``to_markdown(element, config, roles, cache)``
     and before anything changes the tree (the breakdown does): the keys of ``roles`` and
     ``cache`` must be elements of ``element``'s pristine subtree.
@@ -57,12 +58,14 @@ def capture(element: etree._Element, roles: Roles, cache: BlockCache, markdown: 
     The detail is a small JSON header (the tags walked; their element count; per role the
     positions of its elements; per cached element its position, tag and block count),
     :data:`_HEAD_END`, then every block joined by :data:`_BLOCK_SEP`. Positions count the
-    elements of ``element.iter(*tags)`` over only the tags that have a role or a cached block, and
-    the markers (a third of the elements are none of these): one filtered pass and no JSON string escaping, so an
-    ingest pays little for it. A section whose text holds either separator keeps no detail.
+    elements of ``element.iter(*tags)``, over only the tags that have a role, a cached block or
+    a marker (a third of the elements have none): one filtered pass and no JSON string
+    escaping, so an ingest pays little for it. A section whose text holds either separator
+    keeps no detail.
     """
     if len(markdown) < DETAIL_MIN_CHARS or _BLOCK_SEP in markdown or _HEAD_END in markdown:
-        return SectionMarkdown(markdown, [m.get("data-id", "") for m in element.iter(*MARKER_TAGS)])
+        markers = [m.get("data-id", "") for m in element.iter(*MARKER_TAGS)]
+        return SectionMarkdown(markdown, markers)
     tags = sorted({node.tag for node in roles} | {node.tag for node in cache} | MARKER_TAGS)
     subsections: list[str] = []
     by_role: dict[str, list[int]] = {}
@@ -81,7 +84,8 @@ def capture(element: etree._Element, roles: Roles, cache: BlockCache, markdown: 
             texts.extend(blocks)
     head = json.dumps({"tags": tags, "nodes": count, "roles": by_role, "blocks": entries},
                       separators=(",", ":"))
-    return SectionMarkdown(markdown, subsections, (head + _HEAD_END + _BLOCK_SEP.join(texts)).encode())
+    detail = (head + _HEAD_END + _BLOCK_SEP.join(texts)).encode()
+    return SectionMarkdown(markdown, subsections, detail)
 
 
 _HEAD_END = "\x1e"
@@ -116,5 +120,6 @@ def restore(element: etree._Element, detail: bytes) -> tuple[Roles, BlockCache] 
         at += n
     if at != len(texts):
         return None
-    roles: Roles = {nodes[i]: role for role, positions in payload["roles"].items() for i in positions}
+    roles: Roles = {nodes[i]: role for role, positions in payload["roles"].items()
+                    for i in positions}
     return roles, cache

@@ -47,8 +47,9 @@ class RechunkResult:
         version: the new chunk set's policy version (active unless ``activate=False``).
         previous_version: the version that was active before, or None (no set was active).
         stats: :func:`specbrowser.stats.compute_stats` of the new set (sizes in characters).
-        timings: seconds per stage: ``load`` (sections, TOC), ``chunk`` (breakdown, document
-            chunk, heading paths, stats), ``store`` (the write transaction), ``total``.
+        timings: seconds per stage: ``load`` (sections, TOC, Markdown cache), ``chunk``
+            (breakdown, document chunk, heading paths, stats), ``store`` (the write transaction:
+            the chunk rows with their FTS5 index, and new Markdown cache rows), ``total``.
         already_stored: the database held a set of this policy version before the call; it is
             then only activated (its stored stats returned, ``chunk`` and ``store`` ~0), unless
             ``rebuild=True``. A policy version hashes the settings and the converter version, so
@@ -85,7 +86,8 @@ def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progres
     document = store.get_document(db)
     previous = _active_version_or_none(db)
     version = policy.version
-    already = db.execute("SELECT 1 FROM policies WHERE version = ?", [version]).fetchone() is not None
+    already = db.execute("SELECT 1 FROM policies WHERE version = ?", [version]).fetchone()
+    already = already is not None
     if already and not rebuild:
         return _reuse(db, version, previous, activate, start)
     if progress:
@@ -98,7 +100,8 @@ def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progres
     learned: dict[str, SectionMarkdown] = {}
     chunks = finish_chunk_set(
         document, sections,
-        chunk_sections(sections, policy, progress, known=known, learned=learned if use_cache else None),
+        chunk_sections(sections, policy, progress, known=known,
+                       learned=learned if use_cache else None),
         policy.threshold_chars)
     add_heading_paths(chunks, sections, toc)
     stats = compute_stats(chunks, len(sections))
@@ -110,7 +113,8 @@ def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progres
     try:
         with db.atomic():
             if _sections_sha256(db) != digest:
-                raise DatabaseError("the database's spec was replaced during the re-chunk; run it again")
+                raise DatabaseError("the database's spec was replaced during the re-chunk; "
+                                    "run it again")
             store.insert_chunk_set(db, policy, chunks, stats, now, activate=activate)
             if learned and digest:
                 save_markdown(db, digest, policy.markdown, learned)

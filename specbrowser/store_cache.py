@@ -56,7 +56,8 @@ def _exists(db: sqlite_utils.Database) -> bool:
                       [TABLE]).fetchone() is not None
 
 
-def load_markdown(db: sqlite_utils.Database, digest: str, config: MarkdownConfig) -> dict[str, SectionMarkdown]:
+def load_markdown(db: sqlite_utils.Database, digest: str,
+                  config: MarkdownConfig) -> dict[str, SectionMarkdown]:
     """Every cached section (section id → conversion, ``detail`` not loaded) for the stored
     sections of ``digest`` under ``config``; {} when nothing is cached."""
     if not _exists(db):

@@ -20,7 +20,8 @@ ROW_GROUPS = ChunkPolicy(threshold_chars=300, breakdown_tags=("emu-table", "tr",
 
 def _snapshot(db) -> tuple:
     """Everything a re-chunk may change: policies (without creation time) and every chunk row."""
-    policies = db.execute("SELECT version, settings, stats, active FROM policies ORDER BY version").fetchall()
+    policies = db.execute("SELECT version, settings, stats, active FROM policies "
+                          "ORDER BY version").fetchall()
     chunks = db.execute("SELECT * FROM chunks ORDER BY policy_version, ordinal").fetchall()
     return policies, chunks
 
@@ -34,7 +35,8 @@ def sample_db(tmp_path):
     db.close()
 
 
-@pytest.mark.parametrize("policy", [SMALL, ROW_GROUPS, ChunkPolicy(threshold_chars=800, max_depth=1)])
+@pytest.mark.parametrize("policy", [SMALL, ROW_GROUPS,
+                                    ChunkPolicy(threshold_chars=800, max_depth=1)])
 def test_rechunk_equals_what_ingest_stores_for_the_same_policy(tmp_path, sample_db, policy):
     ingest([SAMPLE], tmp_path / "direct.db", policy)
     direct = store.open_database(tmp_path / "direct.db")
@@ -109,7 +111,8 @@ CACHE_POLICIES = [
 
 
 def _chunk_rows(db, version: str) -> list[tuple]:
-    return db.execute("SELECT * FROM chunks WHERE policy_version = ? ORDER BY ordinal", [version]).fetchall()
+    return db.execute("SELECT * FROM chunks WHERE policy_version = ? ORDER BY ordinal",
+                      [version]).fetchall()
 
 
 @pytest.mark.parametrize("policy", CACHE_POLICIES, ids=lambda p: p.describe())
@@ -169,10 +172,11 @@ def test_cache_rows_of_a_replaced_spec_are_dropped(tmp_path, sample_db):
     assert sample_db.execute("SELECT section_id FROM markdown_cache").fetchall() == [("sec-x",)]
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(threshold=st.integers(min_value=40, max_value=3000),
-       tags=st.lists(st.sampled_from(["emu-table", "emu-grammar", "td", "tr", "li", "p", "emu-alg"]),
-                     unique=True, max_size=5),
+       tags=st.lists(st.sampled_from(["emu-table", "emu-grammar", "td", "tr", "li", "p",
+                                      "emu-alg"]), unique=True, max_size=5),
        max_depth=st.integers(min_value=0, max_value=4))
 def test_property_cached_rechunk_equals_uncached(tmp_path_factory, threshold, tags, max_depth):
     path = _cached_sample(tmp_path_factory)
