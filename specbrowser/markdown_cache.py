@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from itertools import chain
 
 from lxml import etree
 
@@ -55,37 +56,33 @@ def capture(element: etree._Element, roles: Roles, cache: BlockCache,
     and before anything changes the tree (the breakdown does): the keys of ``roles`` and
     ``cache`` must be elements of ``element``'s pristine subtree.
 
-    The detail is a small JSON header (the tags walked; their element count; per role the
-    positions of its elements; per cached element its position, tag and block count),
-    :data:`_HEAD_END`, then every block joined by :data:`_BLOCK_SEP`. Positions count the
-    elements of ``element.iter(*tags)``, over only the tags that have a role, a cached block or
-    a marker (a third of the elements have none): one filtered pass and no JSON string
-    escaping, so an ingest pays little for it. A section whose text holds either separator
-    keeps no detail.
+    The detail is a small JSON header, :data:`_HEAD_END`, then every cached block joined by
+    :data:`_BLOCK_SEP`. The header holds the tags walked, their element count, and parallel
+    lists: each role element's position and role (an index into the role names), each cached
+    element's position, tag and block count. A position counts the elements of
+    ``element.iter(*tags)`` over only the tags that have a role or a cached block (a third of
+    the elements have neither). Built with C-level maps, no per-element Python loop and no JSON
+    string escaping, so an ingest pays little for it. A section whose text holds either
+    separator keeps no detail.
     """
+    markers = [m.get("data-id", "") for m in element.iter(*MARKER_TAGS)]
     if len(markdown) < DETAIL_MIN_CHARS or _BLOCK_SEP in markdown or _HEAD_END in markdown:
-        markers = [m.get("data-id", "") for m in element.iter(*MARKER_TAGS)]
         return SectionMarkdown(markdown, markers)
-    tags = sorted({node.tag for node in roles} | {node.tag for node in cache} | MARKER_TAGS)
-    subsections: list[str] = []
-    by_role: dict[str, list[int]] = {}
-    entries: list[tuple[int, str, int]] = []
-    texts: list[str] = []
-    count = 0
-    for count, node in enumerate(element.iter(*tags), start=1):
-        if node.tag in MARKER_TAGS:
-            subsections.append(node.get("data-id", ""))
-        role = roles.get(node)
-        if role is not None:
-            by_role.setdefault(role, []).append(count - 1)
-        blocks = cache.get(node)
-        if blocks is not None:
-            entries.append((count - 1, node.tag, len(blocks)))
-            texts.extend(blocks)
-    head = json.dumps({"tags": tags, "nodes": count, "roles": by_role, "blocks": entries},
-                      separators=(",", ":"))
-    detail = (head + _HEAD_END + _BLOCK_SEP.join(texts)).encode()
-    return SectionMarkdown(markdown, subsections, detail)
+    tags = sorted({node.tag for node in roles} | {node.tag for node in cache})
+    nodes = list(element.iter(*tags))
+    position = dict(zip(nodes, range(len(nodes))))
+    role_names = sorted(set(roles.values()))
+    role_code = {name: code for code, name in enumerate(role_names)}
+    head = json.dumps({
+        "tags": tags, "nodes": len(nodes), "role_names": role_names,
+        "role_at": list(map(position.__getitem__, roles)),
+        "role": list(map(role_code.__getitem__, roles.values())),
+        "block_at": list(map(position.__getitem__, cache)),
+        "block_tag": [node.tag for node in cache],
+        "blocks": list(map(len, cache.values())),
+    }, separators=(",", ":"))
+    body = _BLOCK_SEP.join(chain.from_iterable(cache.values()))
+    return SectionMarkdown(markdown, markers, (head + _HEAD_END + body).encode())
 
 
 _HEAD_END = "\x1e"
@@ -108,18 +105,18 @@ def restore(element: etree._Element, detail: bytes) -> tuple[Roles, BlockCache] 
     nodes = list(element.iter(*payload["tags"]))
     if len(nodes) != payload["nodes"]:
         return None
-    entries = payload["blocks"]
-    texts = body.split(_BLOCK_SEP) if any(n for _, _, n in entries) else []
+    cached = list(map(nodes.__getitem__, payload["block_at"]))
+    if [node.tag for node in cached] != payload["block_tag"]:
+        return None
+    counts = payload["blocks"]
+    texts = body.split(_BLOCK_SEP) if any(counts) else []
+    if len(texts) != sum(counts):
+        return None
     cache: BlockCache = {}
     at = 0
-    for i, tag, n in entries:
-        node = nodes[i]
-        if node.tag != tag:
-            return None
-        cache[node] = texts[at:at + n]
-        at += n
-    if at != len(texts):
-        return None
-    roles: Roles = {nodes[i]: role for role, positions in payload["roles"].items()
-                    for i in positions}
+    for node, count in zip(cached, counts):
+        cache[node] = texts[at:at + count]
+        at += count
+    roles: Roles = dict(zip(map(nodes.__getitem__, payload["role_at"]),
+                            map(payload["role_names"].__getitem__, payload["role"])))
     return roles, cache
