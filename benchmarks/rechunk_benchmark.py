@@ -1,7 +1,8 @@
 """Re-chunk speed against one lxml parse of the source, on the real ECMA-262 single page.
 
 In one run: (a) the floor, ``lxml.html.parse`` of the source file; (b) ``specbrowser.rechunk``
-from the stored sections for three policies, each with a cold Markdown cache (the
+from the stored sections for three policies, each without the Markdown cache (``off``:
+``use_cache=False``, every section parsed and converted, nothing cached), with a cold cache (the
 ``markdown_cache`` rows deleted: the re-chunk converts every section and fills the cache) and a
 warm one (filled by the ingest). The database is ingested once with another policy (threshold
 3000) so that every measured policy is a new chunk set; each measurement starts from a fresh
@@ -73,7 +74,7 @@ def main() -> int:
         ingest([args.spec], base, ChunkPolicy(threshold_chars=3000))
         for label, options in POLICIES.items():
             policy = ChunkPolicy(**options)  # type: ignore[arg-type]
-            for cache in ("cold", "warm"):
+            for cache in ("off", "cold", "warm"):
                 runs = []
                 for i in range(args.repeat):
                     copy = Path(tmp) / f"run{i}.db"
@@ -82,7 +83,7 @@ def main() -> int:
                     if cache == "cold":
                         with db.atomic():
                             db.execute("DELETE FROM markdown_cache")
-                    result = rechunk(db, policy)
+                    result = rechunk(db, policy, use_cache=cache != "off")
                     db.close()
                     copy.unlink()
                     runs.append(result)
@@ -93,7 +94,7 @@ def main() -> int:
                               f"{timing['chunk']:.3f}", f"{timing['store']:.3f}",
                               f"{timing['total']:.3f}", f"{timing['total'] / parse:.2f}",
                               f"{compute / parse:.2f}")
-    console = Console()
+    console = Console(width=150)
     console.print(table)
     console.print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
                   f"Python {platform.python_version()}, {platform.system()}")
