@@ -300,3 +300,25 @@ def test_real_cached_and_uncached_rechunks_are_identical(ecma262_db, policy):
     assert _chunk_rows(ecma262_db, policy.version) == rows
     assert cached.stats == uncached.stats and cached.stats["unresolved_markers"] == 0
     assert cached.timings["chunk"] < uncached.timings["chunk"]
+
+
+def test_a_database_without_the_cache_table_gets_it_from_the_rechunk(sample_db):
+    with sample_db.atomic():
+        sample_db.execute("DROP TABLE markdown_cache")
+    first = rechunk(sample_db, SMALL)
+    assert sample_db.execute("SELECT count(*) FROM markdown_cache").fetchone()[0] == 37
+    rows = _chunk_rows(sample_db, SMALL.version)
+    again = rechunk(sample_db, SMALL, rebuild=True)
+    assert _chunk_rows(sample_db, SMALL.version) == rows and again.stats == first.stats
+
+
+def test_cli_rechunk_without_tags_takes_the_default_tags_of_the_stored_spec_kind(tmp_path):
+    from specbrowser.policy import PLAIN_HTML_BREAKDOWN_TAGS
+
+    path = tmp_path / "plain.db"
+    ingest([SAMPLE.parent / "widget-protocol.html"], path, ChunkPolicy(breakdown_tags=("p",)))
+    assert main(["rechunk", str(path), "--threshold", "300"]) == 0
+    policy, _ = store.active_policy(store.open_database(path))
+    assert policy.breakdown_tags == PLAIN_HTML_BREAKDOWN_TAGS and policy.threshold_chars == 300
+    assert main(["rechunk", str(path), "--threshold", "300", "--tags", "li,p"]) == 0
+    assert store.active_policy(store.open_database(path))[0].breakdown_tags == ("li", "p")
