@@ -145,8 +145,16 @@ _EMBEDDERS: dict[str, object] = {}
 """Loaded query embedders by model name: loading takes a second, a query a few milliseconds."""
 
 
+QUERY_THREADS = 1
+"""onnxruntime threads for embedding queries (see :func:`query_embedder`)."""
+
+
 def query_embedder(model: str):  # -> specbrowser.embed.Embedder
     """The embedder for ``model`` (the database's), loaded once per process.
+
+    It runs onnxruntime on one thread: a query is one short text, and on 2 cores one thread
+    embeds it in 10 ms against 16.5 ms with the default (threads synchronising cost more than
+    they share; measured with the ECMA-262 query set, BENCHMARKS.md).
 
     Raises:
         EmbeddingError: the model cannot be loaded (offline files missing, …).
@@ -154,7 +162,7 @@ def query_embedder(model: str):  # -> specbrowser.embed.Embedder
     if model not in _EMBEDDERS:
         from specbrowser.embed import load_embedder
 
-        _EMBEDDERS[model] = load_embedder(model)
+        _EMBEDDERS[model] = load_embedder(model, threads=QUERY_THREADS)
     return _EMBEDDERS[model]
 
 
