@@ -538,8 +538,9 @@ def list_sections(db: sqlite_utils.Database, *, html: bool = True) -> list[Secti
     """Every stored section in document order (parents before children): the input of a
     re-chunk (:func:`specbrowser.ingest.chunk_sections`). With ``html=False`` each
     :attr:`Section.html` is "" (read it where needed with :func:`section_html`)."""
+    html_column = "html" if html else "''"  # a constant either way, never input
     rows = db.execute("SELECT id, parent_id, ordinal, depth, kind, secnum, title, "
-                      f"{'html' if html else chr(39) * 2}, source_file FROM sections ORDER BY ordinal")
+                      f"{html_column}, source_file FROM sections ORDER BY ordinal")
     return [Section(*row) for row in rows]
 
 
