@@ -100,23 +100,23 @@ def restore(element: etree._Element, detail: bytes) -> tuple[Roles, BlockCache] 
     try:
         head, _, body = detail.decode().partition(_HEAD_END)
         payload = json.loads(head)
-    except ValueError:  # not UTF-8 or not JSON: not a detail this code wrote
-        return None
-    nodes = list(element.iter(*payload["tags"]))
-    if len(nodes) != payload["nodes"]:
-        return None
-    cached = list(map(nodes.__getitem__, payload["block_at"]))
-    if [node.tag for node in cached] != payload["block_tag"]:
-        return None
-    counts = payload["blocks"]
-    texts = body.split(_BLOCK_SEP) if any(counts) else []
-    if len(texts) != sum(counts):
-        return None
-    cache: BlockCache = {}
-    at = 0
-    for node, count in zip(cached, counts):
-        cache[node] = texts[at:at + count]
-        at += count
-    roles: Roles = dict(zip(map(nodes.__getitem__, payload["role_at"]),
-                            map(payload["role_names"].__getitem__, payload["role"])))
+        nodes = list(element.iter(*payload["tags"]))
+        if len(nodes) != payload["nodes"]:
+            return None
+        cached = list(map(nodes.__getitem__, payload["block_at"]))
+        if [node.tag for node in cached] != payload["block_tag"]:
+            return None
+        counts = payload["blocks"]
+        texts = body.split(_BLOCK_SEP) if any(counts) else []
+        if len(texts) != sum(counts):
+            return None
+        cache: BlockCache = {}
+        at = 0
+        for node, count in zip(cached, counts):
+            cache[node] = texts[at:at + count]
+            at += count
+        roles: Roles = dict(zip(map(nodes.__getitem__, payload["role_at"]),
+                                map(payload["role_names"].__getitem__, payload["role"])))
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return None  # not UTF-8, not JSON, or another layout: not a detail this code wrote
     return roles, cache

@@ -44,10 +44,16 @@ _BATCH = 500
 """Ids per ``IN (...)`` query, well under SQLite's bound-parameter limit."""
 
 
+CACHE_FORMAT = 2
+"""The layout of a cached detail (:func:`specbrowser.markdown_cache.capture`); bumped when it
+changes, so rows of another layout are never read (they are dropped like another converter's)."""
+
+
 def config_key(config: MarkdownConfig) -> str:
-    """12 hex digits naming a Markdown config under this code's converter version."""
-    canonical = json.dumps({"markdown": config.settings(), "converter_version": CONVERTER_VERSION},
-                           sort_keys=True, separators=(",", ":"))
+    """12 hex digits naming a Markdown config under this code's converter version and cache
+    format."""
+    canonical = json.dumps({"markdown": config.settings(), "converter_version": CONVERTER_VERSION,
+                            "cache_format": CACHE_FORMAT}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 

@@ -269,3 +269,22 @@ async def test_embed_runs_in_the_background_and_search_says_what_is_covered(
         assert store_vectors.embedded_fraction(app.db, store_vectors.stored_model(app.db)[0],
                                                version) == 1.0
         assert browser(app).vectors_off() is None
+
+
+@needs_toylang
+@run_async
+async def test_an_unexpected_failure_in_a_job_is_shown_not_swallowed(
+        toylang_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(db, policy, **kwargs):
+        raise KeyError("block_at")
+
+    monkeypatch.setattr(rechunk_module, "rechunk", broken)
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await apply_threshold(pilot, "300")
+        await settle(pilot)
+        messages = [n.message for n in app._notifications]
+        assert any("re-chunking failed unexpectedly: KeyError" in m for m in messages)
+        assert not browser(app).query_one(JobBar).display
+        assert browser(app).policy.threshold_chars == THRESHOLD

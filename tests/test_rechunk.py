@@ -150,6 +150,19 @@ def test_cached_detail_that_does_not_match_the_tree_is_ignored(sample_db):
     assert _chunk_rows(sample_db, ChunkPolicy().version) == expected
 
 
+@pytest.mark.parametrize("detail", [
+    b'{"tags":["p"],"nodes":3}\x1e',  # an older layout: keys missing (a KeyError before)
+    b'{"tags":["p"],"nodes":1,"block_at":[7],"block_tag":["p"],"blocks":[1]}\x1ex',
+    b'["not", "a", "dict"]\x1e', b"\xff\xfe",
+])
+def test_cached_detail_of_another_layout_is_ignored(sample_db, detail):
+    expected = _chunk_rows(sample_db, ChunkPolicy().version)
+    with sample_db.atomic():
+        sample_db.execute("UPDATE markdown_cache SET detail = ? WHERE detail IS NOT NULL", [detail])
+    rechunk(sample_db, ChunkPolicy(), rebuild=True)
+    assert _chunk_rows(sample_db, ChunkPolicy().version) == expected
+
+
 def test_cache_rows_are_keyed_by_the_converter_version(sample_db, monkeypatch):
     from specbrowser import store_cache
 

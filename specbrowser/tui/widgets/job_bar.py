@@ -11,6 +11,7 @@ While a job runs, the bar shows one row per job: what it does, a progress bar an
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from rich.text import Text
@@ -25,6 +26,8 @@ from specbrowser import store
 from specbrowser.connection import DB_ERRORS
 from specbrowser.errors import SpecbrowserError
 from specbrowser.policy import ChunkPolicy
+
+log = logging.getLogger(__name__)
 
 RECHUNK, TOKENS, EMBED = "rechunk", "tokens", "embed"
 """Job kinds, also their worker group names."""
@@ -161,6 +164,11 @@ class JobBar(Vertical):
             return
         except DB_ERRORS as error:  # the file changed or vanished under us: never a traceback
             self.post_message(JobFinished(kind, error=f"{JOB_TITLES[kind].lower()} failed: {error}"))
+            return
+        except Exception as error:  # a bug: say so in one line, never fail silently
+            log.exception("%s job failed", kind)
+            self.post_message(JobFinished(kind, error=f"{JOB_TITLES[kind].lower()} failed "
+                                                      f"unexpectedly: {type(error).__name__}: {error}"))
             return
         if worker.is_cancelled:
             self.post_message(JobFinished(kind, cancelled=True))
