@@ -51,6 +51,14 @@ class Connected:
     vector_error: str | None
 
 
+CACHE_KIB = 65_536
+"""Page cache per connection, in KiB (allocated as used). A chunk set of ECMA-262 writes about
+30 MB of pages (rows and FTS5 index); with SQLite's default 2 MB cache the transaction spills
+to the file early and holds the exclusive lock from then on, so the app's reads on its own
+connection waited up to seconds during a background re-chunk. With the whole transaction in
+memory the exclusive lock lasts only for the commit."""
+
+
 def connect(path: Path | str) -> Connected:
     """Open ``path`` and try to load sqlite-vec into the connection.
 
@@ -66,6 +74,10 @@ def connect(path: Path | str) -> Connected:
         conn = DRIVER.connect(str(path), timeout=BUSY_TIMEOUT_S)
     except DB_ERRORS as exc:
         raise DatabaseError(f"cannot open {path}: {exc}") from None
+    try:
+        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+    except DB_ERRORS:
+        pass  # not a database, locked …: the caller's first statement says so, in its words
     return Connected(conn, load_vector_extension(conn))
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from textual.widgets import Button, Input, SelectionList, Static
 
-from specbrowser import rechunk as rechunk_module
-from specbrowser import store, store_vectors
+from specbrowser import rechunk_process, store, store_vectors
 from specbrowser.ingest import ingest
 from specbrowser.policy import ChunkPolicy
+from specbrowser.rechunk_process import RechunkCancelled
 from specbrowser.tui.app import make_app
 from specbrowser.tui.screens.browser import BrowserScreen
 from specbrowser.tui.screens.chunk_sets import ChunkSetsScreen
@@ -97,19 +97,22 @@ async def test_apply_new_threshold_rechunks_keeps_section_and_changes_tree(toyla
 
 
 def slow_rechunk(release: threading.Event, calls: list[int]):
-    """A stand-in for :func:`specbrowser.rechunk.rechunk` that reports progress until
-    ``release`` is set (then runs the real one): a run that lasts as long as the test wants."""
-    real = rechunk_module.rechunk
+    """A stand-in for :func:`specbrowser.rechunk_process.rechunk_in_subprocess` that reports
+    progress until ``release`` is set (then runs the real one, in its child process): a run
+    that lasts as long as the test wants, and stops when cancelled."""
+    real = rechunk_process.rechunk_in_subprocess
 
-    def run(db, policy, *, progress=None, **kwargs):
+    def run(db_path, policy, *, progress=None, cancelled=lambda: False):
         calls.append(policy.threshold_chars)
         done = 0
         while not release.is_set():
+            if cancelled():
+                raise RechunkCancelled
             done += 1
             if progress:
                 progress("chunking", done % 100, 100)
             time.sleep(0.01)
-        return real(db, policy, progress=progress, **kwargs)
+        return real(db_path, policy, progress=progress, cancelled=cancelled)
 
     return run
 
@@ -119,7 +122,7 @@ def slow_rechunk(release: threading.Event, calls: list[int]):
 async def test_keys_are_handled_while_a_rechunk_runs(toylang_db: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     release, calls = threading.Event(), []
-    monkeypatch.setattr(rechunk_module, "rechunk", slow_rechunk(release, calls))
+    monkeypatch.setattr(rechunk_process, "rechunk_in_subprocess", slow_rechunk(release, calls))
     app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -146,7 +149,7 @@ async def test_keys_are_handled_while_a_rechunk_runs(toylang_db: Path,
 async def test_applying_again_cancels_the_run_in_flight(toylang_db: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     release, calls = threading.Event(), []
-    monkeypatch.setattr(rechunk_module, "rechunk", slow_rechunk(release, calls))
+    monkeypatch.setattr(rechunk_process, "rechunk_in_subprocess", slow_rechunk(release, calls))
     app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -275,10 +278,10 @@ async def test_embed_runs_in_the_background_and_search_says_what_is_covered(
 @run_async
 async def test_an_unexpected_failure_in_a_job_is_shown_not_swallowed(
         toylang_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(db, policy, **kwargs):
+    def broken(db_path, policy, **kwargs):
         raise KeyError("block_at")
 
-    monkeypatch.setattr(rechunk_module, "rechunk", broken)
+    monkeypatch.setattr(rechunk_process, "rechunk_in_subprocess", broken)
     app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import get_current_worker
 
-from specbrowser import store
+from specbrowser import rechunk_process, store
 from specbrowser.errors import SpecbrowserError
 from specbrowser.policy import ChunkPolicy, PolicyForKind
 from specbrowser.tui.commands import JumpProvider, SpecPalette
@@ -65,6 +65,7 @@ class SpecBrowserApp(App[None]):
         """Set when the in-app ingest failed; the CLI then exits with status 2."""
         self.cursor_blink = cursor_blink
         self.db: sqlite_utils.Database | None = None
+        rechunk_process.prepare()  # before Textual captures stderr (see its docstring)
 
     def compose(self) -> ComposeResult:
         """The base screen, seen only when no database could be opened."""

@@ -22,10 +22,11 @@ from textual.message import Message
 from textual.widgets import Label, ProgressBar
 from textual.worker import NoActiveWorker, Worker, get_current_worker
 
-from specbrowser import store
+from specbrowser import rechunk_process, store
 from specbrowser.connection import DB_ERRORS
 from specbrowser.errors import SpecbrowserError
 from specbrowser.policy import ChunkPolicy
+from specbrowser.rechunk_process import RechunkCancelled
 
 log = logging.getLogger(__name__)
 
@@ -146,17 +147,21 @@ class JobBar(Vertical):
 
         return progress
 
-    def _run(self, kind: str, job) -> None:
-        """Run ``job(db, progress)`` on a fresh connection; post the outcome."""
+    def _run(self, kind: str, job, *, connect: bool = True) -> None:
+        """Run ``job(db, progress)`` on a fresh connection (``job(progress)`` without
+        ``connect``); post the outcome."""
         worker = get_current_worker()
         self.post_message(JobProgress(kind, 0, 0))
         try:
-            db = store.open_database(self.db_path)
-            try:
-                result = job(db, self._progress(kind, _DETAILS[kind]))
-            finally:
-                db.close()
-        except JobCancelled:
+            if not connect:
+                result = job(self._progress(kind, _DETAILS[kind]))
+            else:
+                db = store.open_database(self.db_path)
+                try:
+                    result = job(db, self._progress(kind, _DETAILS[kind]))
+                finally:
+                    db.close()
+        except (JobCancelled, RechunkCancelled):
             self.post_message(JobFinished(kind, cancelled=True))
             return
         except SpecbrowserError as error:
@@ -177,11 +182,16 @@ class JobBar(Vertical):
 
     @work(thread=True, exclusive=True, group=RECHUNK, exit_on_error=False)
     def rechunk(self, policy: ChunkPolicy) -> None:
-        """Re-chunk the stored sections under ``policy`` and make the set active
-        (:func:`specbrowser.rechunk.rechunk`); a newer call cancels this one."""
-        from specbrowser.rechunk import rechunk
+        """Re-chunk the stored sections under ``policy`` and make the set active, in a child
+        process (:mod:`specbrowser.rechunk_process`: a thread would starve the app's event
+        loop of the GIL); a newer call cancels this one, and the child then rolls back."""
+        worker = get_current_worker()
 
-        self._run(RECHUNK, lambda db, progress: rechunk(db, policy, progress=progress))
+        def job(progress):
+            return rechunk_process.rechunk_in_subprocess(
+                self.db_path, policy, progress=progress, cancelled=lambda: worker.is_cancelled)
+
+        self._run(RECHUNK, job, connect=False)
 
     @work(thread=True, exclusive=True, group=TOKENS, exit_on_error=False)
     def count_tokens(self) -> None:

@@ -1,0 +1,141 @@
+"""Run :func:`specbrowser.rechunk.rechunk` in a child process, relaying its progress.
+
+Re-chunking is pure Python for seconds on a large spec. In a thread it would hold the GIL, and
+an event loop sharing the process (the app) would wait up to a switch interval every time it
+gives the GIL up for a system call: keys then took about 2 s to be handled while ECMA-262 was
+re-chunked. In a child process the parent's thread only waits on a pipe.
+
+The child opens its own connection and writes the chunk set in one transaction, as
+:func:`~specbrowser.rechunk.rechunk` does; a stop request is checked at each progress report,
+and a stopped child rolls back before it exits, so a cancelled run leaves the database as it
+was. The child is started with ``spawn`` (a fresh interpreter: forking a process that runs
+threads is unsafe).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from specbrowser import errors
+from specbrowser.errors import SpecbrowserError
+from specbrowser.policy import ChunkPolicy
+from specbrowser.rechunk import Progress, RechunkResult
+
+POLL_S = 0.05
+"""How often (seconds) the parent checks for a stop request while the child is silent."""
+
+STOP_GRACE_S = 10.0
+"""How long a stopped child may take to roll back before it is terminated."""
+
+
+class RechunkCancelled(Exception):
+    """The run was stopped on request; the database is unchanged."""
+
+
+class _Stop(Exception):
+    """Raised inside the child's progress callback when the parent asked it to stop."""
+
+
+def prepare() -> None:
+    """Start multiprocessing's resource tracker now, while ``sys.stderr`` is still the real
+    one: an app that captures stderr (Textual does) leaves a ``fileno`` the tracker cannot pass
+    on, and starting the tracker from the first re-chunk would fail. Harmless to call twice;
+    if it fails here it is tried again, and reported, at the first re-chunk."""
+    from multiprocessing import resource_tracker
+
+    try:
+        resource_tracker.ensure_running()
+    except (OSError, ValueError):
+        pass
+
+
+def rechunk_in_subprocess(db_path: Path, policy: ChunkPolicy, *, progress: Progress | None = None,
+                          cancelled: Callable[[], bool] = lambda: False) -> RechunkResult:
+    """Re-chunk the database at ``db_path`` under ``policy`` in a child process.
+
+    ``progress(stage, done, total)`` is called in this process for each report of the child;
+    ``cancelled()`` is polled every :data:`POLL_S` seconds, and when it turns true the child is
+    asked to stop.
+
+    Raises:
+        RechunkCancelled: ``cancelled()`` turned true before the child finished.
+        SpecbrowserError: what :func:`~specbrowser.rechunk.rechunk` raised in the child (the
+            same class, e.g. ``NotFoundError``, ``DatabaseError``).
+        RuntimeError: the child failed unexpectedly or died (the message names the error).
+    """
+    context = multiprocessing.get_context("spawn")
+    receiver, sender = context.Pipe(duplex=False)
+    stop = context.Event()
+    child = context.Process(target=_child, args=(str(db_path), policy.settings(), sender, stop),
+                            name="specbrowser-rechunk", daemon=True)
+    child.start()
+    sender.close()  # the child holds its end; EOF here means it is gone
+    try:
+        while True:
+            if cancelled():
+                stop.set()
+            if not receiver.poll(POLL_S):
+                if not child.is_alive() and not receiver.poll(0):
+                    raise RuntimeError(f"the re-chunk process ended without a result "
+                                       f"(exit code {child.exitcode})")
+                continue
+            try:
+                kind, payload = receiver.recv()
+            except EOFError:
+                raise RuntimeError(f"the re-chunk process ended without a result "
+                                   f"(exit code {child.exitcode})") from None
+            if kind == "progress":
+                if progress is not None and not stop.is_set():
+                    progress(*payload)
+            elif kind == "done":
+                return payload
+            elif kind == "cancelled":
+                raise RechunkCancelled
+            elif kind == "error":
+                name, message = payload
+                raise _error_class(name)(message)
+            else:
+                raise RuntimeError(f"the re-chunk process failed: {payload}")
+    finally:
+        stop.set()
+        child.join(STOP_GRACE_S)
+        if child.is_alive():
+            child.terminate()
+            child.join()
+        receiver.close()
+
+
+def _error_class(name: str) -> type[SpecbrowserError]:
+    found = getattr(errors, name, None)
+    return found if isinstance(found, type) and issubclass(found, SpecbrowserError) else SpecbrowserError
+
+
+def _child(db_path: str, settings: dict[str, Any], sender: Connection, stop: Any) -> None:
+    """The child's whole life: re-chunk, then send one final message."""
+    from specbrowser.rechunk import rechunk
+    from specbrowser.store import open_database
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stop.is_set():
+            raise _Stop
+        sender.send(("progress", (stage, done, total)))
+
+    try:
+        db = open_database(db_path)
+        try:
+            result = rechunk(db, ChunkPolicy.from_settings(settings), progress=progress)
+        finally:
+            db.close()
+        sender.send(("done", result))
+    except _Stop:
+        sender.send(("cancelled", None))
+    except SpecbrowserError as error:
+        sender.send(("error", (type(error).__name__, str(error))))
+    except BaseException as error:  # noqa: BLE001 - reported to the parent, which raises it
+        sender.send(("crash", f"{type(error).__name__}: {error}"))
+    finally:
+        sender.close()

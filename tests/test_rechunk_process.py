@@ -1,0 +1,68 @@
+"""Re-chunking in a child process (the app's way, so its event loop keeps the GIL)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from specbrowser.errors import DatabaseError, NotFoundError
+from specbrowser.ingest import ingest
+from specbrowser.policy import ChunkPolicy
+from specbrowser.rechunk import rechunk
+from specbrowser.rechunk_process import RechunkCancelled, rechunk_in_subprocess
+from specbrowser.store import active_version, iter_chunks, list_chunk_sets, open_database
+from tests.helpers import SAMPLE
+
+
+@pytest.fixture
+def sample_db(tmp_path: Path) -> Path:
+    db_path = tmp_path / "t.db"
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=800))
+    return db_path
+
+
+def test_subprocess_rechunk_equals_the_in_process_one(sample_db: Path, tmp_path: Path) -> None:
+    policy = ChunkPolicy(threshold_chars=300)
+    reports: list[tuple[str, int, int]] = []
+    result = rechunk_in_subprocess(sample_db, policy, progress=lambda *a: reports.append(a))
+    assert result.version == policy.version and result.previous_version is not None
+    assert {stage for stage, _d, _t in reports} >= {"chunking"}
+    db = open_database(sample_db)
+    try:
+        assert active_version(db) == policy.version
+        theirs = [(c.id, c.text, c.retrieval_text) for c in iter_chunks(db)]
+    finally:
+        db.close()
+    other = tmp_path / "o.db"
+    ingest([SAMPLE], other, ChunkPolicy(threshold_chars=800))
+    db = open_database(other)
+    try:
+        rechunk(db, policy)
+        assert [(c.id, c.text, c.retrieval_text) for c in iter_chunks(db)] == theirs
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("after_reports", [0, 1])
+def test_a_cancelled_run_stops_and_leaves_the_database_as_it_was(sample_db: Path,
+                                                                 after_reports: int) -> None:
+    seen: list[object] = []
+    with pytest.raises(RechunkCancelled):
+        rechunk_in_subprocess(sample_db, ChunkPolicy(threshold_chars=300),
+                              progress=lambda *a: seen.append(a),
+                              cancelled=lambda: len(seen) >= after_reports)
+    db = open_database(sample_db)
+    try:
+        assert [s.version for s in list_chunk_sets(db)] == [ChunkPolicy(threshold_chars=800).version]
+    finally:
+        db.close()
+
+
+def test_the_childs_user_errors_keep_their_class(tmp_path: Path) -> None:
+    with pytest.raises(DatabaseError, match="does not exist"):
+        rechunk_in_subprocess(tmp_path / "missing.db", ChunkPolicy())
+    empty = tmp_path / "empty.db"
+    open_database(empty, create=True).close()
+    with pytest.raises(NotFoundError):
+        rechunk_in_subprocess(empty, ChunkPolicy())
