@@ -58,6 +58,59 @@ class Hit:
     mode: str = "lexical"
 
 
+@dataclass(frozen=True)
+class SearchFilter:
+    """Optional restrictions of a search (issue 5); each one narrows the hits, in SQL.
+
+    Attributes:
+        section: a section id: only chunks of that section and of its descendant sections.
+        layer: only chunks of this layer (:data:`specbrowser.model.LAYERS`).
+        over_threshold: only chunks still over the threshold (any reason).
+    """
+
+    section: str | None = None
+    layer: str | None = None
+    over_threshold: bool = False
+
+    def sql(self, alias: str = "c") -> tuple[str, list[object]]:
+        """``(" AND …", params)`` restricting the chunk row ``alias``; ("", []) for no filter."""
+        parts: list[str] = []
+        params: list[object] = []
+        if self.section:
+            parts.append(f"{alias}.section_id IN (WITH RECURSIVE subtree(id) AS (SELECT ? UNION "
+                         "ALL SELECT s.id FROM sections s JOIN subtree ON s.parent_id = subtree.id) "
+                         "SELECT id FROM subtree)")
+            params.append(self.section)
+        if self.layer:
+            parts.append(f"{alias}.layer = ?")
+            params.append(self.layer)
+        if self.over_threshold:
+            parts.append(f"{alias}.over_threshold IS NOT NULL")
+        return "".join(f" AND {part}" for part in parts), params
+
+    def check(self, db: sqlite_utils.Database) -> None:
+        """Refuse a filter that names what does not exist.
+
+        Raises:
+            NotFoundError: no section with that id.
+            PolicyError: a layer that is not one of :data:`specbrowser.model.LAYERS`.
+        """
+        from specbrowser.errors import NotFoundError, PolicyError
+        from specbrowser.model import LAYERS
+
+        if self.section and db.execute("SELECT 1 FROM sections WHERE id = ?",
+                                       [self.section]).fetchone() is None:
+            raise NotFoundError(f"no section with id {self.section!r} to search in")
+        if self.layer and self.layer not in LAYERS:
+            raise PolicyError(f"unknown layer {self.layer!r} (one of {', '.join(LAYERS)})")
+
+    def __bool__(self) -> bool:
+        return bool(self.section or self.layer or self.over_threshold)
+
+
+NO_FILTER = SearchFilter()
+
+
 def literal_query(text: str) -> str | None:
     """The FTS5 query that searches ``text`` literally, or None when it has no searchable token.
 
@@ -72,8 +125,10 @@ def literal_query(text: str) -> str | None:
 
 
 def lexical_search(db: sqlite_utils.Database, text: str, *, limit: int = 20, advanced: bool = False,
-                   policy_version: str | None = None) -> list[Hit]:
-    """Chunks of the active (or given) chunk set matching ``text``, best first (BM25).
+                   policy_version: str | None = None,
+                   where: SearchFilter = NO_FILTER) -> list[Hit]:
+    """Chunks of the active (or given) chunk set matching ``text``, best first (BM25), within
+    the filter ``where``.
 
     Never raises on what a user types: with ``advanced`` an FTS5 parse error falls back to the
     literal search; a literal query cannot fail to parse.
@@ -81,30 +136,33 @@ def lexical_search(db: sqlite_utils.Database, text: str, *, limit: int = 20, adv
     version = policy_version or active_version(db)
     if advanced and text.strip():
         try:
-            return _run(db, text, version, limit)
+            return _run(db, text, version, limit, where)
         except DB_ERRORS:
             pass  # not valid FTS5 syntax: search it literally instead
     query = literal_query(text)
     if query is None:
         return []
-    hits = _run(db, query, version, limit)
+    hits = _run(db, query, version, limit, where)
     if len(hits) < limit and len(text.split()) > 1:
         # fewer chunks hold every term than were asked for: fill up with chunks holding any of
         # them, still by BM25 (a question's words rarely all occur in the answer's chunk)
         seen = {h.chunk_id for h in hits}
-        more = _run(db, query.replace('" "', '" OR "'), version, limit + len(seen))
+        more = _run(db, query.replace('" "', '" OR "'), version, limit + len(seen), where)
         hits += [h for h in more if h.chunk_id not in seen][:limit - len(hits)]
     return hits
 
 
-def _run(db: sqlite_utils.Database, query: str, version: str, limit: int) -> list[Hit]:
+def _run(db: sqlite_utils.Database, query: str, version: str, limit: int,
+         where: SearchFilter = NO_FILTER) -> list[Hit]:
+    restrict, params = where.sql("c")  # SQL text of this module; values are parameters
     rows = db.execute(
         f"SELECT c.id, c.section_id, c.title, c.heading_path, c.toc_path, "
         f"bm25({FTS_TABLE}, ?, ?) AS rank, "
         f"snippet({FTS_TABLE}, 1, ?, ?, '…', 16) "
         f"FROM {FTS_TABLE} JOIN chunks c ON c.rowid = {FTS_TABLE}.rowid "
-        f"WHERE {FTS_TABLE} MATCH ? AND c.policy_version = ? ORDER BY rank LIMIT ?",
-        [TITLE_WEIGHT, TEXT_WEIGHT, HIGHLIGHT_START, HIGHLIGHT_END, query, version, max(1, limit)],
+        f"WHERE {FTS_TABLE} MATCH ? AND c.policy_version = ?{restrict} ORDER BY rank LIMIT ?",
+        [TITLE_WEIGHT, TEXT_WEIGHT, HIGHLIGHT_START, HIGHLIGHT_END, query, version, *params,
+         max(1, limit)],
     ).fetchall()
     return [Hit(chunk_id=r[0], section_id=r[1], title=r[2],
                 heading_path=json.loads(r[4]) if r[4] else json.loads(r[3]),
@@ -167,8 +225,10 @@ def query_embedder(model: str):  # -> specbrowser.embed.Embedder
 
 
 def semantic_search(db: sqlite_utils.Database, text: str, *, limit: int = 20,
-                    policy_version: str | None = None) -> list[Hit]:
-    """Chunks nearest to ``text`` by embedding (the database's model), best first.
+                    policy_version: str | None = None,
+                    where: SearchFilter = NO_FILTER) -> list[Hit]:
+    """Chunks nearest to ``text`` by embedding (the database's model), best first, within the
+    filter ``where``.
 
     Only embedded chunks can be found (see ``specbrowser embed``); an empty query gives [].
 
@@ -188,7 +248,8 @@ def semantic_search(db: sqlite_utils.Database, text: str, *, limit: int = 20,
         raise EmbeddingError("the database holds no embeddings yet (run: specbrowser embed DB)")
     version = policy_version or active_version(db)
     vector = query_embedder(current[0]).embed_query(text)
-    found = nearest(db, vector, limit, version)
+    restrict = where.sql("c") if where else None
+    found = nearest(db, vector, limit, version, restrict=restrict)
     chunks = {c.id: c for c in get_chunks(db, [chunk_id for chunk_id, _ in found], version)}
     return [Hit(chunk_id=c.id, section_id=c.section_id, title=c.title,
                 heading_path=c.toc_path or c.heading_path, score=-distance,
@@ -197,7 +258,8 @@ def semantic_search(db: sqlite_utils.Database, text: str, *, limit: int = 20,
 
 
 def hybrid_search(db: sqlite_utils.Database, text: str, *, limit: int = 20,
-                  policy_version: str | None = None) -> list[Hit]:
+                  policy_version: str | None = None,
+                  where: SearchFilter = NO_FILTER) -> list[Hit]:
     """Lexical and semantic hits fused by :func:`reciprocal_rank_fusion`.
 
     Chunks not embedded yet still come through the lexical list. When semantic search cannot
@@ -205,28 +267,34 @@ def hybrid_search(db: sqlite_utils.Database, text: str, *, limit: int = 20,
     """
     from specbrowser.errors import SpecbrowserError
 
-    lexical = lexical_search(db, text, limit=2 * limit, policy_version=policy_version)
+    lexical = lexical_search(db, text, limit=2 * limit, policy_version=policy_version, where=where)
     try:
-        semantic = semantic_search(db, text, limit=2 * limit, policy_version=policy_version)
+        semantic = semantic_search(db, text, limit=2 * limit, policy_version=policy_version,
+                                   where=where)
     except SpecbrowserError:
         return lexical[:limit]
     return reciprocal_rank_fusion([lexical, semantic], limit=limit, weights=[1.0, SEMANTIC_WEIGHT])
 
 
 def run_search(db: sqlite_utils.Database, text: str, mode: str = "lexical", *, limit: int = 20,
-               advanced: bool = False, policy_version: str | None = None) -> list[Hit]:
-    """Dispatch to :func:`lexical_search`, :func:`semantic_search` or :func:`hybrid_search`.
+               advanced: bool = False, policy_version: str | None = None,
+               where: SearchFilter = NO_FILTER) -> list[Hit]:
+    """Dispatch to :func:`lexical_search`, :func:`semantic_search` or :func:`hybrid_search`,
+    after checking the filter ``where``.
 
     Raises:
         ValueError: an unknown mode.
+        NotFoundError, PolicyError: the filter names no section, or an unknown layer.
         VectorsUnavailable, EmbeddingError: ``semantic`` without sqlite-vec or embeddings.
     """
+    where.check(db)
     if mode == "lexical":
-        return lexical_search(db, text, limit=limit, advanced=advanced, policy_version=policy_version)
+        return lexical_search(db, text, limit=limit, advanced=advanced,
+                              policy_version=policy_version, where=where)
     if mode == "semantic":
-        return semantic_search(db, text, limit=limit, policy_version=policy_version)
+        return semantic_search(db, text, limit=limit, policy_version=policy_version, where=where)
     if mode == "hybrid":
-        return hybrid_search(db, text, limit=limit, policy_version=policy_version)
+        return hybrid_search(db, text, limit=limit, policy_version=policy_version, where=where)
     raise ValueError(f"unknown search mode {mode!r}")
 
 

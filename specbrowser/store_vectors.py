@@ -279,8 +279,8 @@ def _embedded_in_set(db: sqlite_utils.Database, model: str, policy_version: str,
     return _IN_SET[key]
 
 
-def nearest(db: sqlite_utils.Database, query_vector: bytes, k: int,
-            policy_version: str) -> list[tuple[str, float]]:
+def nearest(db: sqlite_utils.Database, query_vector: bytes, k: int, policy_version: str, *,
+            restrict: tuple[str, list[object]] | None = None) -> list[tuple[str, float]]:
     """The ``k`` chunks of a chunk set nearest to ``query_vector``: ``(chunk id, distance)``,
     nearest first (L2 distance on the stored float32 vectors).
 
@@ -290,6 +290,9 @@ def nearest(db: sqlite_utils.Database, query_vector: bytes, k: int,
     k is capped at :data:`KNN_MAX_K` (sqlite-vec's limit) and at what exists; ``k <= 0`` gives [].
 
     ``query_vector`` is ``dim`` float32s as bytes (:meth:`specbrowser.embed.Embedder.embed_query`).
+    ``restrict`` is ``(" AND …", params)`` on the chunk row ``c`` (a
+    :meth:`specbrowser.search.SearchFilter.sql`): the KNN then takes every neighbour it may (the
+    brute-force scan costs the same) and the filter picks the ``k`` nearest that pass.
 
     Raises:
         VectorsUnavailable: sqlite-vec is not loaded.
@@ -305,14 +308,21 @@ def nearest(db: sqlite_utils.Database, query_vector: bytes, k: int,
                              f"{model} vectors have {dim}")
     sync_chunk_hashes(db, policy_version)
     stored = int(db.execute("SELECT count(*) FROM embeddings WHERE model = ?", [model]).fetchone()[0])
-    fetch = min(KNN_MAX_K, stored, k + (stored - _embedded_in_set(db, model, policy_version, stored)))
+    if restrict is not None:
+        fetch = min(KNN_MAX_K, stored)
+    else:
+        fetch = min(KNN_MAX_K, stored,
+                    k + (stored - _embedded_in_set(db, model, policy_version, stored)))
     if fetch <= 0:
         return []
+    condition, params = restrict or ("", [])
+    join = ("JOIN chunks c ON c.policy_version = h.policy_version AND c.id = h.chunk_id "
+            if restrict is not None else "")
     rows = db.execute(
         "SELECT h.chunk_id, knn.distance FROM "
         "(SELECT rowid, distance FROM chunk_vectors WHERE embedding MATCH ? AND k = ?) knn "
         "JOIN embeddings e ON e.id = knn.rowid "
         "JOIN chunk_hashes h ON h.content_hash = e.content_hash AND h.policy_version = ? "
-        "ORDER BY knn.distance, h.chunk_id LIMIT ?",
-        [query_vector, fetch, policy_version, min(k, KNN_MAX_K)]).fetchall()
+        f"{join}WHERE 1 = 1{condition} ORDER BY knn.distance, h.chunk_id LIMIT ?",
+        [query_vector, fetch, policy_version, *params, min(k, KNN_MAX_K)]).fetchall()
     return [(chunk_id, float(distance)) for chunk_id, distance in rows]

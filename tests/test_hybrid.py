@@ -52,3 +52,13 @@ def test_hybrid_without_embeddings_is_lexical(tmp_path):
     ingest([spec], path, ChunkPolicy())
     hits = hybrid_search(open_database(path), "lonely", limit=3)
     assert [h.chunk_id for h in hits] == ["a"] and hits[0].mode == "lexical"
+
+
+def test_semantic_and_hybrid_respect_filters(db):
+    from specbrowser.search import SearchFilter
+
+    where = SearchFilter(section="sec-engine")
+    assert [h.chunk_id for h in semantic_search(db, "weather precipitation", limit=3,
+                                                where=where)] == ["sec-engine"]
+    assert [h.chunk_id for h in hybrid_search(db, "rain clouds", limit=3, where=where)] == ["sec-engine"]
+    assert semantic_search(db, "rain", limit=3, where=SearchFilter(over_threshold=True)) == []

@@ -7,9 +7,16 @@ import json
 import pytest
 
 from specbrowser.cli import main
+from specbrowser.errors import NotFoundError, PolicyError
 from specbrowser.ingest import ingest
 from specbrowser.policy import ChunkPolicy
-from specbrowser.search import HIGHLIGHT_START, lexical_search, literal_query
+from specbrowser.search import (
+    HIGHLIGHT_START,
+    SearchFilter,
+    lexical_search,
+    literal_query,
+    run_search,
+)
 from specbrowser.store import open_database
 from tests.helpers import write_spec
 
@@ -126,3 +133,48 @@ def test_search_modes_without_embeddings_say_so_and_fall_back(tmp_path, capsys):
     assert "lexical results only" in captured.err and "sec-6" in captured.out
     assert main(["search", path, "C++", "--mode", "semantic"]) == 2
     assert "holds no embeddings yet" in capsys.readouterr().err
+
+
+# --- filters: a section subtree, a layer, over-threshold only (issue 5) ----------------------
+
+NESTED = ('<emu-clause id="sec-a"><h1>A</h1><p>needle in a</p>'
+          '<emu-clause id="sec-a-1"><h1>A1</h1><p>needle in a1 ' + "filler words " * 40 + "</p>"
+          '<p>needle again ' + "more filler " * 40 + '</p></emu-clause></emu-clause>'
+          '<emu-clause id="sec-b"><h1>B</h1><p>needle in b</p></emu-clause>')
+
+
+@pytest.fixture
+def nested_db(tmp_path):
+    path = tmp_path / "n.db"
+    ingest([write_spec(tmp_path, NESTED)], path, ChunkPolicy(threshold_chars=400, max_depth=0))
+    return open_database(path)
+
+
+def test_filter_by_section_subtree_layer_and_overrun(nested_db):
+    def ids(**kw):
+        return {h.chunk_id for h in run_search(nested_db, "needle", where=SearchFilter(**kw))}
+
+    assert ids() == {"sec-a", "sec-a-1", "sec-b"}
+    assert ids(section="sec-a") == {"sec-a", "sec-a-1"}  # the section and the ones below it
+    assert ids(section="sec-a-1") == {"sec-a-1"}
+    assert ids(over_threshold=True) == {"sec-a-1"}  # max depth 0: it stays over
+    assert ids(layer="section") == {"sec-a", "sec-a-1", "sec-b"}
+    assert ids(layer="subsection") == set()
+    assert ids(section="sec-b", over_threshold=True) == set()
+
+
+def test_filter_naming_nothing_is_a_one_line_error(nested_db, capsys):
+    with pytest.raises(NotFoundError):
+        run_search(nested_db, "needle", where=SearchFilter(section="sec-nope"))
+    with pytest.raises(PolicyError):
+        run_search(nested_db, "needle", where=SearchFilter(layer="paragraph"))
+
+
+def test_cli_search_filters(tmp_path, capsys):
+    path = tmp_path / "n.db"
+    ingest([write_spec(tmp_path, NESTED)], path, ChunkPolicy(threshold_chars=400, max_depth=0))
+    assert main(["search", str(path), "needle", "--section", "sec-a", "--over-threshold",
+                 "--json"]) == 0
+    assert [h["chunk_id"] for h in json.loads(capsys.readouterr().out)["hits"]] == ["sec-a-1"]
+    assert main(["search", str(path), "needle", "--section", "nope"]) == 2
+    assert "no section with id 'nope'" in capsys.readouterr().err

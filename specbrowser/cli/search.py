@@ -11,6 +11,7 @@ from rich.table import Table
 
 from specbrowser.cli._common import EXIT_INTERRUPTED, err, out
 from specbrowser.errors import SpecInputError
+from specbrowser.model import LAYERS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,6 +25,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mode", choices=("lexical", "semantic", "hybrid"), default="lexical",
                    help="lexical (FTS5, default), semantic (embeddings; run `specbrowser embed` "
                         "first) or hybrid (reciprocal rank fusion of both)")
+    p.add_argument("--section", metavar="ID",
+                   help="only chunks of this section and of the sections below it")
+    p.add_argument("--layer", choices=LAYERS, help="only chunks of this layer")
+    p.add_argument("--over-threshold", action="store_true",
+                   help="only chunks still over the threshold")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=cmd_search)
 
@@ -46,13 +52,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_search(args: argparse.Namespace) -> int:
     from rich.text import Text
 
-    from specbrowser.search import HIGHLIGHT_END, HIGHLIGHT_START, coverage_note, run_search
+    from specbrowser.search import (
+        HIGHLIGHT_END,
+        HIGHLIGHT_START,
+        SearchFilter,
+        coverage_note,
+        run_search,
+    )
     from specbrowser.store import open_database
 
     query = " ".join(args.query)
     db = open_database(args.db)
     try:
-        hits = run_search(db, query, args.mode, limit=args.limit, advanced=args.fts)
+        where = SearchFilter(section=args.section, layer=args.layer,
+                             over_threshold=args.over_threshold)
+        hits = run_search(db, query, args.mode, limit=args.limit, advanced=args.fts, where=where)
         note = coverage_note(db) if args.mode != "lexical" else ""
     finally:
         db.close()
