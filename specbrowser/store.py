@@ -37,7 +37,11 @@ triggers on every insert, update and delete."""
 FTS_TOKENIZER = "unicode61 remove_diacritics 2"
 """FTS5's Unicode word tokenizer, folding case and diacritics. Spec tokens such as
 ``Array.prototype.map`` or ``[[Prototype]]`` are split at punctuation and matched as phrases (see
-:mod:`specbrowser.search`); measured on the ECMA-262 query set in ``benchmarks/``."""
+:mod:`specbrowser.search`). Kept after measuring ``tokenchars``, ``porter`` and ``trigram``
+variants on the ECMA-262 query set (benchmarks/fts_tokenizer_benchmark.py, BENCHMARKS.md "FTS5
+tokenizer"): none beats it without losing words (``value.``, ``[ordinary``) or costing size and
+latency; its misses were ranking, and link anchors indexed as words (now dropped from the
+retrieval text)."""
 
 INGEST_CREATED = "created"
 """The database held no spec: document, sections and the first chunk set written."""
