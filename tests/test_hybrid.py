@@ -11,9 +11,9 @@ from specbrowser.policy import ChunkPolicy
 from specbrowser.search import hybrid_search, lexical_search, semantic_search
 from specbrowser.store import active_version, open_database
 from tests.helpers import write_spec
-from tests.test_embed import HAVE_MODEL, cache_root, embedder  # noqa: F401 - module-scoped fixtures
+from tests.test_embed import HAVE_MODEL, MODEL_MISSING, cache_root, embedder  # noqa: F401 - module-scoped fixtures
 
-pytestmark = pytest.mark.skipif(not HAVE_MODEL, reason="the embed extra is not installed: no offline model")
+pytestmark = pytest.mark.skipif(not HAVE_MODEL, reason=MODEL_MISSING)
 
 TEXTS = {
     "sec-fruit": "Apples and pears are sweet fruits that grow on trees in orchards.",

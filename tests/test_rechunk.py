@@ -236,6 +236,11 @@ def test_cli_rechunk_prints_the_diff_against_the_previous_set(sample_path, capsy
     assert store.active_version(db) == SMALL.version
 
 
+def test_cli_rechunk_names_tags_that_extracted_nothing(sample_path, capsys):
+    assert main(["rechunk", str(sample_path), "--threshold", "400", "--tags", "emu_table,p"]) == 0
+    assert "unused tags: emu_table (extracted nothing)" in capsys.readouterr().out
+
+
 def test_cli_rechunk_of_a_stored_policy_only_activates_it(sample_path, capsys):
     assert main(["rechunk", str(sample_path), "--threshold", "400"]) == 0
     assert main(["rechunk", str(sample_path)]) == 0

@@ -178,3 +178,14 @@ def test_cli_search_filters(tmp_path, capsys):
     assert [h["chunk_id"] for h in json.loads(capsys.readouterr().out)["hits"]] == ["sec-a-1"]
     assert main(["search", str(path), "needle", "--section", "nope"]) == 2
     assert "no section with id 'nope'" in capsys.readouterr().err
+
+
+def test_cli_limit_must_be_positive_and_json_says_what_semantic_covers(tmp_path, capsys):
+    path = tmp_path / "n.db"
+    ingest([write_spec(tmp_path, NESTED)], path, ChunkPolicy())
+    with pytest.raises(SystemExit) as info:
+        main(["search", str(path), "needle", "--limit", "0"])
+    assert info.value.code == 2
+    assert main(["search", str(path), "needle", "--mode", "hybrid", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["mode"] == "hybrid" and "lexical" in payload["coverage"]

@@ -8,6 +8,8 @@ on stderr and exit status 2; Ctrl-C ends with status 130 and changes nothing.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Sequence
 
 from rich.markup import escape
@@ -16,6 +18,9 @@ from specbrowser import __version__
 from specbrowser.cli import app, diff, export, ingest, inspect, policies, rechunk, search
 from specbrowser.cli._common import EXIT_INTERRUPTED, EXIT_USER_ERROR, err
 from specbrowser.errors import SpecbrowserError
+
+EXIT_BROKEN_PIPE = 141
+"""Exit status when stdout's reader closed early: 128 + SIGPIPE, as a shell reports it."""
 
 COMMAND_MODULES = (ingest, app, inspect, policies, rechunk, diff, export, search)
 """Modules whose ``register`` adds subcommands, in ``--help`` order."""
@@ -44,3 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("[yellow]interrupted; nothing was changed[/]", soft_wrap=True)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader went away (`… | head`): stop quietly, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's final flush cannot fail
+        return EXIT_BROKEN_PIPE

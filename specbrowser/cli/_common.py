@@ -24,6 +24,23 @@ out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
 
 
+def at_least(minimum: int):
+    """An argparse ``type`` for a whole number >= ``minimum``: anything else is a usage error
+    (one line, exit status 2)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    parse.__name__ = f"number >= {minimum}"
+    return parse
+
+
 def add_policy_options(p: argparse.ArgumentParser) -> None:
     """``--threshold N`` (characters), ``--tags A,B,C`` (breakdown tags in order), ``--max-depth N``."""
     p.add_argument("--threshold", type=int, default=DEFAULT_THRESHOLD_CHARS, metavar="N",

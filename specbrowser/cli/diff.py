@@ -13,7 +13,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from specbrowser.cli._common import out
+from specbrowser.cli._common import at_least, out
 from specbrowser.diff import Change, ChunkSetDiff, SectionDiff
 
 DEFAULT_LIMIT = 20
@@ -27,9 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("version_a", metavar="VERSION_A", help="policy version (or a unique prefix) of set A")
     p.add_argument("version_b", metavar="VERSION_B", help="policy version (or a unique prefix) of set B")
     p.add_argument("--json", action="store_true",
-                   help="print one JSON object (every changed section, in document order)")
+                   help="print one JSON object (the same sections as the tables)")
     shown = p.add_mutually_exclusive_group()
-    shown.add_argument("--limit", type=int, default=DEFAULT_LIMIT, metavar="N",
+    shown.add_argument("--limit", type=at_least(0), default=DEFAULT_LIMIT, metavar="N",
                        help=f"list the N most changed sections (default {DEFAULT_LIMIT})")
     shown.add_argument("--all", action="store_true", help="list every changed section")
     p.set_defaults(handler=cmd_diff)
@@ -47,8 +47,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
         diff = diff_chunk_sets(db, args.version_a, args.version_b)
     finally:
         db.close()
-    if args.json:
-        print(diff.to_json())
+    if args.json:  # the same sections as the tables: most changed first, --limit or --all
+        print(diff.to_json(limit=None if args.all else args.limit, ranked=True))
         return 0
     print_diff_summary(diff)
     limit = None if args.all else args.limit

@@ -52,7 +52,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         total = int(db.execute("SELECT count(*) FROM chunks").fetchone()[0])
         with Progress("[progress.description]{task.description}", BarColumn(),
                       MofNCompleteColumn(), TimeRemainingColumn(), console=err, transient=True,
-                      disable=total < PROGRESS_MIN_RECORDS) as bar:
+                      disable=total < PROGRESS_MIN_RECORDS or not err.is_terminal) as bar:
             task = bar.add_task("exporting", total=None)
             result = export_chunk_set(
                 db, args.output, format=args.format, policy_version=args.policy,

@@ -56,6 +56,11 @@ def cmd_rechunk(args: argparse.Namespace) -> int:
         done = ("already stored: made active" if result.already_stored else "re-chunked")
         out.print(Text(f"{done}: {policy.describe()} (version {result.version}); {timings}"),
                   soft_wrap=True, highlight=False)
+        unused = [tag for tag in policy.breakdown_tags
+                  if tag not in (result.stats.get("by_tag") or {})]
+        if unused and result.stats.get("over_threshold"):  # a typo such as emu_table shows here
+            out.print(Text(f"unused tags: {', '.join(unused)} (extracted nothing)",
+                           style="yellow"), soft_wrap=True)
         if result.previous_version is None or result.previous_version == result.version:
             out.print(Text("nothing to compare: no other set was active"
                            if result.previous_version is None else "this set was already active"),

@@ -9,8 +9,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from specbrowser.cli._common import EXIT_INTERRUPTED, err, out
-from specbrowser.errors import SpecInputError
+from specbrowser.cli._common import EXIT_INTERRUPTED, at_least, err, out
 from specbrowser.model import LAYERS
 
 
@@ -19,7 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("search", help="search the active chunk set (lexical, BM25); never errors on odd input")
     p.add_argument("db", type=Path)
     p.add_argument("query", nargs="+", help="words to find, taken literally (Array.prototype.map, [[Prototype]] …)")
-    p.add_argument("--limit", type=int, default=10, metavar="N", help="at most N hits (default 10)")
+    p.add_argument("--limit", type=at_least(1), default=10, metavar="N",
+                   help="at most N hits (default 10)")
     p.add_argument("--fts", action="store_true",
                    help="advanced: FTS5 syntax (phrases, prefix*, AND/OR/NEAR); literal when it does not parse")
     p.add_argument("--mode", choices=("lexical", "semantic", "hybrid"), default="lexical",
@@ -41,8 +41,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                             "offline; other names may need the network)")
     which.add_argument("--model-dir", type=Path, metavar="DIR",
                        help="a folder holding model.onnx and its tokenizer files, used as is")
-    p.add_argument("--batch", type=int, default=32, metavar="N", help="texts per batch (default 32)")
-    p.add_argument("--limit", type=int, metavar="N", help="embed at most N texts this run (shortest first)")
+    p.add_argument("--batch", type=at_least(1), default=32, metavar="N",
+                   help="texts per batch (default 32)")
+    p.add_argument("--limit", type=at_least(1), metavar="N",
+                   help="embed at most N texts this run (shortest first)")
     p.add_argument("--threads", type=int, metavar="N", help="onnxruntime threads (default: its own)")
     p.add_argument("--rebuild", action="store_true",
                    help="drop the vectors of another model stored in DB first (else refused)")
@@ -67,7 +69,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         where = SearchFilter(section=args.section, layer=args.layer,
                              over_threshold=args.over_threshold)
         hits = run_search(db, query, args.mode, limit=args.limit, advanced=args.fts, where=where)
-        note = coverage_note(db) if args.mode != "lexical" else ""
+        note = coverage_note(db, mode=args.mode) if args.mode != "lexical" else ""
     finally:
         db.close()
     if note and not args.json:
@@ -75,12 +77,16 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.json:
         payload = [{**vars(h), "snippet": h.snippet.replace(HIGHLIGHT_START, "").replace(HIGHLIGHT_END, "")}
                    for h in hits]
-        print(json.dumps({"query": query, "hits": payload}, ensure_ascii=False, indent=2))
+        print(json.dumps({"query": query, "mode": args.mode, "coverage": note, "hits": payload},
+                         ensure_ascii=False, indent=2))
         return 0
     if not hits:
-        out.print(Text(f"no chunk matches {query}"))
+        within = " within the filter" if where else ""
+        out.print(Text(f"no chunk matches {query}{within}"))
         return 0
-    table = Table(title=Text(f"{len(hits)} hits for {query}"), title_justify="left", show_lines=True)
+    noun = "hit" if len(hits) == 1 else "hits"
+    table = Table(title=Text(f"{len(hits)} {noun} for {query}"), title_justify="left",
+                  show_lines=True)
     table.add_column("score", justify="right", no_wrap=True)
     table.add_column("chunk", overflow="fold")
     table.add_column("snippet", overflow="fold")
@@ -109,8 +115,6 @@ def cmd_embed(args: argparse.Namespace) -> int:
     from specbrowser.store import active_version, open_database
     from specbrowser.store_vectors import require_vectors
 
-    if args.batch < 1:
-        raise SpecInputError("--batch must be at least 1")
     db = open_database(args.db)
     done = [0]
     start = time.perf_counter()

@@ -400,7 +400,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             db = store.open_database(self.db_path)
             try:
                 hits = SEARCHERS[mode](db, query, limit=SEARCH_LIMIT)
-                note = coverage_note(db) if mode != SEARCH_MODES[0] else ""
+                note = coverage_note(db, mode=mode) if mode != SEARCH_MODES[0] else ""
             finally:
                 db.close()
         except SpecbrowserError as error:

@@ -78,7 +78,7 @@ SEARCH_MATCH_STYLE = "bold black on yellow"
 """A matched search term in the view (Markdown and retrieval text)."""
 
 RENDER_GROUP = "chunk-view-render"
-"""Worker group of the Markdown render; exclusive, so a newer chunk cancels a render in flight."""
+"""Worker group of the Markdown render loop (one at a time; never cancelled mid-update)."""
 
 
 def markdown_parser() -> MarkdownIt:
@@ -222,6 +222,10 @@ class ChunkView(Vertical):
         self.markers: list[Marker] = []
         self.selected_marker: int | None = None
         self._rendered = False
+        self._rendering = False
+        """A render loop runs (:meth:`_render_text`)."""
+        self._render_wanted = False
+        """The shown chunk changed since the render in flight started: render again."""
         self._highlight: tuple[Static, Content] | None = None
         self.search_terms: list[str] = []
         """Words highlighted in the shown chunk (:meth:`highlight_terms`); empty: none."""
@@ -365,17 +369,35 @@ class ChunkView(Vertical):
         self.query_one("#chunk-body", VerticalScroll).scroll_to(
             y=max(0, widget.virtual_region.y + line - 2), animate=False)
 
-    @work(exclusive=True, group=RENDER_GROUP)
-    async def _render_text(self) -> None:
-        if self.chunk is None:
-            return
-        markdown = rewrite_markers(self.chunk.text, self.markers)
-        await self.query_one("#chunk-text", Markdown).update(markdown)
-        self._rendered = True
-        if self.search_terms:
-            self._show_search_terms()
-        if self.selected_marker is not None:
-            self._show_selection()
+    def _render_text(self) -> None:
+        """Render the shown chunk's Markdown, after the render in flight if there is one.
+
+        Renders are never cancelled: cancelling ``Markdown.update`` while it removes the old
+        blocks left them half-closed and hung the app (seen stepping through search hits on
+        ECMA-262). So one render runs at a time, and a chunk asked for meanwhile is rendered
+        next; chunks passed over in between are never rendered at all.
+        """
+        self._render_wanted = True
+        if not self._rendering:
+            self._rendering = True
+            self._render_loop()
+
+    @work(group=RENDER_GROUP)
+    async def _render_loop(self) -> None:
+        try:
+            while self._render_wanted and self.chunk is not None:
+                self._render_wanted = False
+                markdown = rewrite_markers(self.chunk.text, self.markers)
+                await self.query_one("#chunk-text", Markdown).update(markdown)
+                if self._render_wanted:
+                    continue  # another chunk (or the same, afresh) was asked for meanwhile
+                self._rendered = True
+                if self.search_terms:
+                    self._show_search_terms()
+                if self.selected_marker is not None:
+                    self._show_selection()
+        finally:
+            self._rendering = False
 
     def _show_search_terms(self) -> None:
         """Add :data:`SEARCH_MATCH_STYLE` spans on :attr:`search_terms` in every rendered block
