@@ -183,6 +183,7 @@ async def test_editor_refuses_bad_values_and_edits_tags(toylang_db: Path) -> Non
         await pilot.pause()
         assert editor.query_one("#policy-apply", Button).disabled
         assert "threshold" in str(status.render())
+        assert editor.query_one("#policy-threshold", Input).has_class("-invalid")
         editor.query_one("#policy-threshold", Input).value = "1200"
         await pilot.pause()
         assert not editor.query_one("#policy-apply", Button).disabled

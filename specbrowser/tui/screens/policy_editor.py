@@ -22,6 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.validation import Number
 from textual.widgets import Button, Collapsible, Input, Label, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
@@ -72,9 +73,11 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
             yield Label("Chunk policy", id="policy-heading")
             with Grid(id="policy-numbers"):
                 yield Label("Threshold (characters)")
-                yield Input(str(self.policy.threshold_chars), type="integer", id="policy-threshold")
+                yield Input(str(self.policy.threshold_chars), type="integer", id="policy-threshold",
+                            validators=[Number(minimum=1)])
                 yield Label("Max depth")
-                yield Input(str(self.policy.max_depth), type="integer", id="policy-max-depth")
+                yield Input(str(self.policy.max_depth), type="integer", id="policy-max-depth",
+                            validators=[Number(minimum=0)])
             yield Label("Breakdown tags, tried in order (space: on/off · [ ] or ctrl+↑↓: move)",
                         classes="policy-label")
             yield SelectionList[str](*self._selections(), id="policy-tags")
