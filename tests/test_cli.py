@@ -90,7 +90,7 @@ def test_policies_lists_every_chunk_set(spec, db, capsys):
             for line in output.splitlines() if first in line or second in line}
     assert rows[second].split()[0] == "●" and rows[first].split()[0] != "●"
     assert "400" in rows[first] and "300" in rows[second]
-    assert "stale" not in output.replace("stale: made by", "")
+    assert "stale" not in output  # no stale set: not even the legend
 
 
 def test_policies_json_and_stale(spec, db, capsys):
@@ -273,3 +273,10 @@ def test_open_refuses_two_databases(db, tmp_path, capsys):
     other.write_bytes(db.read_bytes())
     assert main(["open", str(db), str(other)]) == 2
     assert "one database" in one_error_line(capsys)
+
+
+def test_stats_table_has_counts_by_layer_and_tag(db, capsys):
+    assert main(["stats", str(db)]) == 0
+    output = capsys.readouterr().out
+    assert "by layer" in output and "section:" in output
+    assert "by tag" in output and "(section):" in output

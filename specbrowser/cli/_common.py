@@ -92,6 +92,10 @@ def print_summary(title: str, db: Path, policy: ChunkPolicy, stats: dict, timing
         *([("chunk sets", escape(outcome))] if outcome else []),
         ("sections", f"{stats['sections']:,}"),
         ("chunks", f"{stats['chunks']:,}  by depth " + ", ".join(f"{k}: {v:,}" for k, v in stats["by_depth"].items())),
+        ("by layer", ", ".join(f"{escape(k)}: {v:,}" for k, v in (stats.get("by_layer") or {}).items())
+         or "-"),
+        ("by tag", ", ".join(f"{escape(k)}: {v:,}" for k, v in (stats.get("by_tag") or {}).items())
+         or "-"),
         ("sizes (chars)", f"median {sizes['median']:,}, p90 {sizes['p90']:,}, max {sizes['max']:,}"),
         ("largest chunk", escape(f"{stats['largest']['id']} ({stats['largest']['size']:,} chars)") if stats["largest"] else "-"),
         ("over threshold", ", ".join(f"{k}: {v}" for k, v in overruns.items()) or "none"),

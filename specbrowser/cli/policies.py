@@ -57,8 +57,10 @@ def _policies_table(title: str, sets: list) -> Table:
 
     table = Table(title=f"{escape(title)}: {len(sets)} chunk set{'s' if len(sets) != 1 else ''}",
                   title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0),
-                  caption=f"● active set · stale: made by another converter version than this "
-                          f"specbrowser's ({CONVERTER_VERSION})", caption_justify="left")
+                  caption="● active set" + (
+                      f" · stale: made by another converter version than this specbrowser's "
+                      f"({CONVERTER_VERSION})" if any(s.stale for s in sets) else ""),
+                  caption_justify="left")
     table.add_column("", no_wrap=True)
     table.add_column("version", no_wrap=True)
     table.add_column("chars", justify="right", no_wrap=True)
