@@ -57,16 +57,21 @@ def stored_model(db: sqlite_utils.Database) -> tuple[str, int] | None:
     return rows[META_MODEL], int(rows[META_DIM])
 
 
-def _create_tables(db: sqlite_utils.Database, dim: int) -> None:
-    db.execute("CREATE TABLE IF NOT EXISTS embeddings (id INTEGER PRIMARY KEY, model TEXT NOT NULL, "
-               "content_hash TEXT NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL, "
-               "truncated INTEGER NOT NULL DEFAULT 0, tokens INTEGER, UNIQUE (model, content_hash))")
+def _create_hash_tables(db: sqlite_utils.Database) -> None:
+    """``chunk_hashes`` and ``chunk_hash_sets`` (no sqlite-vec needed: token counts use them too)."""
     db.execute("CREATE TABLE IF NOT EXISTS chunk_hashes (policy_version TEXT NOT NULL, "
                "chunk_id TEXT NOT NULL, content_hash TEXT NOT NULL, "
                "PRIMARY KEY (policy_version, chunk_id))")
     db.execute("CREATE INDEX IF NOT EXISTS chunk_hashes_hash ON chunk_hashes (content_hash, policy_version)")
     db.execute("CREATE TABLE IF NOT EXISTS chunk_hash_sets (policy_version TEXT PRIMARY KEY, "
                "fingerprint TEXT NOT NULL)")
+
+
+def _create_tables(db: sqlite_utils.Database, dim: int) -> None:
+    db.execute("CREATE TABLE IF NOT EXISTS embeddings (id INTEGER PRIMARY KEY, model TEXT NOT NULL, "
+               "content_hash TEXT NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL, "
+               "truncated INTEGER NOT NULL DEFAULT 0, tokens INTEGER, UNIQUE (model, content_hash))")
+    _create_hash_tables(db)
     # dim is an int validated by the caller; vec0 takes no parameter for the column type
     db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS chunk_vectors USING vec0(embedding float[{int(dim)}])")
 
@@ -117,8 +122,11 @@ def _fingerprint(db: sqlite_utils.Database, policy_version: str) -> str:
 def sync_chunk_hashes(db: sqlite_utils.Database, policy_version: str) -> None:
     """Rebuild ``chunk_hashes`` for a chunk set when its fingerprint changed (re-ingest).
 
-    Call with the tables created (:func:`prepare`); commits on its own.
+    Creates its tables when missing; commits on its own.
     """
+    if "chunk_hash_sets" not in db.table_names():
+        with db.atomic():
+            _create_hash_tables(db)
     fingerprint = _fingerprint(db, policy_version)
     row = db.execute("SELECT fingerprint FROM chunk_hash_sets WHERE policy_version = ?",
                      [policy_version]).fetchone()

@@ -12,7 +12,9 @@ ingest, so it runs after one: ``specbrowser embed`` counts first, and the app co
 background worker when it opens a chunk set that has no counts.
 
 Table (created on first use): ``token_counts (model, content_hash, tokens)``, keyed by the
-sha256 of the retrieval text like the embedding cache, so a re-chunk counts only new texts.
+sha256 of the retrieval text like the embedding cache, so a re-chunk counts only new texts; a
+chunk finds its count through ``chunk_hashes`` (:func:`specbrowser.store_vectors.sync_chunk_hashes`,
+the map the vectors use), so reading counts hashes no text.
 ``meta`` row ``token_window:<model>`` keeps the window. All SQL is parameterized.
 """
 
@@ -27,6 +29,7 @@ from typing import Any
 import sqlite_utils
 
 from specbrowser.errors import EmbeddingError
+from specbrowser.store_vectors import sync_chunk_hashes
 
 COUNT_BATCH = 256
 """Texts per ``encode_batch`` call and per committed batch."""
@@ -104,15 +107,6 @@ def _create_table(db: sqlite_utils.Database) -> None:
                "PRIMARY KEY (model, content_hash)) WITHOUT ROWID")
 
 
-def _chunk_hashes(db: sqlite_utils.Database, policy_version: str) -> list[tuple[str, str, str]]:
-    """``(chunk id, content hash, retrieval text)`` of a chunk set, in chunk order."""
-    from specbrowser.store_vectors import content_hash
-
-    return [(chunk_id, content_hash(text or ""), text or "") for chunk_id, text in db.execute(
-        "SELECT id, retrieval_text FROM chunks WHERE policy_version = ? ORDER BY ordinal",
-        [policy_version])]
-
-
 def count_missing_tokens(db: sqlite_utils.Database, counter: TokenCounter, policy_version: str,
                          progress: Callable[[int, int], None] | None = None) -> int:
     """Count and store the tokens of the chunk set's texts that have no count for this model.
@@ -126,13 +120,13 @@ def count_missing_tokens(db: sqlite_utils.Database, counter: TokenCounter, polic
         db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                    [_META_WINDOW + counter.model, "" if counter.max_tokens is None
                     else str(counter.max_tokens)])
-    known = {row[0] for row in db.execute("SELECT content_hash FROM token_counts WHERE model = ?",
-                                          [counter.model])}
-    pending: dict[str, str] = {}
-    for _chunk_id, digest, text in _chunk_hashes(db, policy_version):
-        if digest not in known:
-            pending.setdefault(digest, text)
-    items = list(pending.items())
+    sync_chunk_hashes(db, policy_version)
+    items: list[tuple[str, str]] = db.execute(
+        "SELECT h.content_hash, min(c.retrieval_text) FROM chunk_hashes h "
+        "JOIN chunks c ON c.policy_version = h.policy_version AND c.id = h.chunk_id "
+        "LEFT JOIN token_counts t ON t.model = ? AND t.content_hash = h.content_hash "
+        "WHERE h.policy_version = ? AND t.content_hash IS NULL GROUP BY h.content_hash",
+        [counter.model, policy_version]).fetchall()
     for first in range(0, len(items), COUNT_BATCH):
         batch = items[first:first + COUNT_BATCH]
         counts = counter.count([text for _digest, text in batch])
@@ -203,10 +197,14 @@ def token_info(db: sqlite_utils.Database, policy_version: str,
         model = row[0]
     window_row = db.execute("SELECT value FROM meta WHERE key = ?", [_META_WINDOW + model]).fetchone()
     window = int(window_row[0]) if window_row and window_row[0] else None
-    rows = _chunk_hashes(db, policy_version)
-    by_hash = dict(db.execute("SELECT content_hash, tokens FROM token_counts WHERE model = ?", [model]))
-    counts = {chunk_id: by_hash[digest] for chunk_id, digest, _text in rows if digest in by_hash}
-    return TokenInfo(model=model, max_tokens=window, counts=counts, total_chunks=len(rows))
+    sync_chunk_hashes(db, policy_version)
+    counts = dict(db.execute(
+        "SELECT h.chunk_id, t.tokens FROM chunk_hashes h JOIN token_counts t "
+        "ON t.model = ? AND t.content_hash = h.content_hash WHERE h.policy_version = ?",
+        [model, policy_version]))
+    total = db.execute("SELECT count(*) FROM chunks WHERE policy_version = ?",
+                       [policy_version]).fetchone()[0]
+    return TokenInfo(model=model, max_tokens=window, counts=counts, total_chunks=int(total))
 
 
 def token_summary(info: TokenInfo | None) -> dict[str, object] | None:
