@@ -184,9 +184,10 @@ class Embedder:
     source: str
     _counter: Any = field(default=None, repr=False)
 
-    def embed(self, texts: Sequence[str]) -> EmbeddedTexts:
-        """Embed ``texts`` in one fastembed batch; count tokens and flag truncation (case C27)."""
-        tokens = self.count_tokens(texts)
+    def embed(self, texts: Sequence[str], tokens: Sequence[int] | None = None) -> EmbeddedTexts:
+        """Embed ``texts`` in one fastembed batch; flag truncation (case C27) from ``tokens``,
+        their token counts when already known, else counted here."""
+        tokens = list(tokens) if tokens is not None else self.count_tokens(texts)
         vectors = [vector.astype("<f4").tobytes()
                    for vector in self.model.embed(list(texts), batch_size=max(1, len(texts)))]
         limit = self.max_tokens
@@ -379,8 +380,11 @@ def embed_missing(db: sqlite_utils.Database, embedder: Embedder, policy_version:
 
     store_vectors.prepare(db, embedder.name, embedder.dim, rebuild=rebuild)
     counter = embedder.token_counter()
+    known: dict[str, int] = {}
     if counter is not None:  # every chunk's token count first (seconds), then the slow part
         count_missing_tokens(db, counter, policy_version)
+        known = dict(db.execute("SELECT content_hash, tokens FROM token_counts WHERE model = ?",
+                                [counter.model]))
     pending = store_vectors.missing_texts(db, embedder.name, policy_version)
     total = store_vectors.distinct_text_count(db, policy_version)
     report = EmbedReport(embedder.name, total_texts=total, cached=total - len(pending))
@@ -391,7 +395,10 @@ def embed_missing(db: sqlite_utils.Database, embedder: Embedder, policy_version:
     try:
         for first in range(0, len(pending), batch_size):
             batch = pending[first:first + batch_size]
-            result = embedder.embed([item.text for item in batch])
+            texts = [item.text for item in batch]
+            counts = [known.get(item.content_hash) for item in batch]
+            result = (embedder.embed(texts) if None in counts
+                      else embedder.embed(texts, counts))  # each text tokenized once to count
             store_vectors.store_embeddings(db, embedder.name, embedder.dim, [
                 store_vectors.NewEmbedding(item.content_hash, vector, cut, tokens)
                 for item, vector, cut, tokens in zip(batch, result.vectors, result.truncated,
