@@ -118,12 +118,18 @@ def slow_rechunk(release: threading.Event, calls: list[int]):
     return run
 
 
-@needs_toylang
-@run_async
-async def test_keys_are_handled_while_a_rechunk_runs(toylang_db: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def slow_runs(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, list[int]]:
+    """Re-chunks that last until the returned event is set; the list gets each run's threshold."""
     release, calls = threading.Event(), []
     monkeypatch.setattr(rechunk_process, "rechunk_in_subprocess", slow_rechunk(release, calls))
+    return release, calls
+
+
+@needs_toylang
+@run_async
+async def test_keys_are_handled_while_a_rechunk_runs(toylang_db: Path, slow_runs) -> None:
+    release, calls = slow_runs
     app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -147,10 +153,8 @@ async def test_keys_are_handled_while_a_rechunk_runs(toylang_db: Path,
 
 @needs_toylang
 @run_async
-async def test_applying_again_cancels_the_run_in_flight(toylang_db: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    release, calls = threading.Event(), []
-    monkeypatch.setattr(rechunk_process, "rechunk_in_subprocess", slow_rechunk(release, calls))
+async def test_applying_again_cancels_the_run_in_flight(toylang_db: Path, slow_runs) -> None:
+    release, calls = slow_runs
     app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
