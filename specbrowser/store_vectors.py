@@ -146,6 +146,20 @@ def sync_chunk_hashes(db: sqlite_utils.Database, policy_version: str) -> None:
                    [policy_version, fingerprint])
 
 
+def chunk_hash_map(db: sqlite_utils.Database, policy_version: str) -> dict[str, str]:
+    """Chunk id → content hash for a chunk set, read only: from ``chunk_hashes`` when it is up
+    to date with the set, else hashed here from the retrieval texts (nothing is written, so
+    read-only commands work on a database they cannot write)."""
+    if "chunk_hash_sets" in db.table_names():
+        row = db.execute("SELECT fingerprint FROM chunk_hash_sets WHERE policy_version = ?",
+                         [policy_version]).fetchone()
+        if row and row[0] == _fingerprint(db, policy_version):
+            return dict(db.execute("SELECT chunk_id, content_hash FROM chunk_hashes "
+                                   "WHERE policy_version = ?", [policy_version]))
+    return {chunk_id: content_hash(text or "") for chunk_id, text in db.execute(
+        "SELECT id, retrieval_text FROM chunks WHERE policy_version = ?", [policy_version])}
+
+
 @dataclass
 class MissingText:
     """A retrieval text with no embedding yet.

@@ -13,8 +13,9 @@ background worker when it opens a chunk set that has no counts.
 
 Table (created on first use): ``token_counts (model, content_hash, tokens)``, keyed by the
 sha256 of the retrieval text like the embedding cache, so a re-chunk counts only new texts; a
-chunk finds its count through ``chunk_hashes`` (:func:`specbrowser.store_vectors.sync_chunk_hashes`,
-the map the vectors use), so reading counts hashes no text.
+chunk finds its count through the map the vectors keep
+(:func:`specbrowser.store_vectors.chunk_hash_map`), so reading counts hashes no text once that map
+is up to date, and never writes.
 ``meta`` row ``token_window:<model>`` keeps the window. All SQL is parameterized.
 """
 
@@ -29,7 +30,7 @@ from typing import Any
 import sqlite_utils
 
 from specbrowser.errors import EmbeddingError
-from specbrowser.store_vectors import sync_chunk_hashes
+from specbrowser.store_vectors import chunk_hash_map, sync_chunk_hashes
 
 COUNT_BATCH = 256
 """Texts per ``encode_batch`` call and per committed batch."""
@@ -197,14 +198,10 @@ def token_info(db: sqlite_utils.Database, policy_version: str,
         model = row[0]
     window_row = db.execute("SELECT value FROM meta WHERE key = ?", [_META_WINDOW + model]).fetchone()
     window = int(window_row[0]) if window_row and window_row[0] else None
-    sync_chunk_hashes(db, policy_version)
-    counts = dict(db.execute(
-        "SELECT h.chunk_id, t.tokens FROM chunk_hashes h JOIN token_counts t "
-        "ON t.model = ? AND t.content_hash = h.content_hash WHERE h.policy_version = ?",
-        [model, policy_version]))
-    total = db.execute("SELECT count(*) FROM chunks WHERE policy_version = ?",
-                       [policy_version]).fetchone()[0]
-    return TokenInfo(model=model, max_tokens=window, counts=counts, total_chunks=int(total))
+    hashes = chunk_hash_map(db, policy_version)  # read only: show, stats and export never write
+    by_hash = dict(db.execute("SELECT content_hash, tokens FROM token_counts WHERE model = ?", [model]))
+    counts = {chunk_id: by_hash[digest] for chunk_id, digest in hashes.items() if digest in by_hash}
+    return TokenInfo(model=model, max_tokens=window, counts=counts, total_chunks=len(hashes))
 
 
 def token_summary(info: TokenInfo | None) -> dict[str, object] | None:

@@ -95,3 +95,23 @@ def test_show_prints_token_count_once_counted(tmp_path: Path, capsys: pytest.Cap
     capsys.readouterr()
     assert main(["show", str(db_path), first.id]) == 0
     assert f"{tokens:,} tokens" in capsys.readouterr().out
+
+
+@needs_tokenizer
+def test_reading_token_counts_writes_nothing(tmp_path: Path) -> None:
+    db_path = tmp_path / "t.db"
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=100_000))
+    db = open_database(db_path)
+    try:
+        count_missing_tokens(db, default_token_counter(), active_version(db))
+    finally:
+        db.close()
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=300))  # a set whose hashes are not mapped
+    db = open_database(db_path)
+    try:
+        before = db.conn.total_changes
+        info = token_info(db, active_version(db))
+        assert db.conn.total_changes == before
+        assert info is not None and 0 < len(info.counts) < info.total_chunks
+    finally:
+        db.close()
