@@ -58,7 +58,7 @@ def sample_database(spec: Path, workdir: Path, size: int) -> tuple[Path, list[st
         with db.atomic():
             db.execute("CREATE TEMP TABLE keep (id TEXT PRIMARY KEY)")
             db.conn.executemany("INSERT INTO keep VALUES (?)", [(i,) for i in keep])
-            db.execute("DELETE FROM chunks WHERE policy_version = ? AND id NOT IN (SELECT id FROM keep)",
+            db.execute("DELETE FROM chunk_rows WHERE policy_version = ? AND id NOT IN (SELECT id FROM keep)",
                        [version])
         texts = [rows[i][1] or "" for i in chosen]
     finally:

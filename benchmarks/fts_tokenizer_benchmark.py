@@ -3,7 +3,7 @@
 Issue 5 asks for a tokenizer that finds spec tokens (``[[Prototype]]``, ``%TypedArray%``,
 ``@@iterator``, ``Array.prototype.map``, ``ToNumber``, ``for-in``). This script ingests the
 single-page ECMA-262 once with the default policy (or takes ``--db``), then for each candidate
-copies the database, drops ``chunks_fts`` and its triggers and recreates them exactly as
+copies the database, drops ``texts_fts`` and its triggers and recreates them exactly as
 ``specbrowser.store`` does (same columns, FTS5, triggers) except for the tokenizer, rebuilds the
 index, and runs the lexical search (:func:`specbrowser.search.lexical_search`, unchanged) over
 
@@ -17,7 +17,7 @@ Latency: every round runs every query once on every candidate (candidate order r
 round, so a burst of load on this shared machine does not land on one candidate); a query's
 latency is its median over the rounds, and p50/p95 are taken over those per-query medians.
 Index size is the bytes of the FTS5 shadow tables (``dbstat``); build time is the median of
-``--builds`` full ``rebuild`` runs of the index from the ``chunks`` table.
+``--builds`` full ``rebuild`` runs of the index from the ``texts`` table.
 
     python benchmarks/fts_tokenizer_benchmark.py [--db ecma262.db] [--rounds 7] [--builds 3]
         [--markdown] [--keep DIR] [--candidate "unicode61 tokenchars '%'" ...]
@@ -50,9 +50,9 @@ SPEC_TOKENS = Path(__file__).with_name("ecma262_spec_tokens.json")
 SPEC = ROOT.parent / "shared" / "specs" / "ecma262" / "index.html"
 K = 5
 LIMIT = 10
-FTS_TABLE = "chunks_fts"
+FTS_TABLE = "texts_fts"
 SHADOW_TABLES = tuple(f"{FTS_TABLE}_{suffix}" for suffix in ("data", "idx", "content", "docsize", "config"))
-TRIGGERS = {"chunks_ai", "chunks_ad", "chunks_au"}
+TRIGGERS = {"texts_ai", "texts_ad", "texts_au"}
 PROBES = ("object", "prototype", "Array.prototype", "TypedArray", "for")
 """Queries whose match counts show what keeping punctuation in tokens costs: with ``.`` a
 tokenchar, ``value.`` at a sentence's end and ``Array.prototype.map`` no longer match ``value``
@@ -102,17 +102,17 @@ def prepare(candidate: Candidate, base: Path, builds: int) -> None:
 
     shutil.copyfile(base, candidate.path)
     db = open_database(candidate.path)
-    table = db.table("chunks")
+    table = db.table("texts")
     old_sql = db.execute("SELECT sql FROM sqlite_master WHERE name = ?", [FTS_TABLE]).fetchone()[0]
     columns = [row[1] for row in db.execute(f"PRAGMA table_info({FTS_TABLE})").fetchall()]
     start = time.perf_counter()
     table.disable_fts()  # drops the triggers too, so the control's rewrite below skips them
     if candidate.label == CONTROL:
-        rows = db.execute("SELECT rowid, retrieval_text FROM chunks").fetchall()
+        rows = db.execute("SELECT rowid, retrieval_text FROM texts").fetchall()
         with db.atomic():
             for rowid, text in rows:
                 if text and LINK_TARGET.search(text):
-                    db.execute("UPDATE chunks SET retrieval_text = ? WHERE rowid = ?",
+                    db.execute("UPDATE texts SET retrieval_text = ? WHERE rowid = ?",
                                [LINK_TARGET.sub("]", text), rowid])
     # mirror store._create_schema: same columns, FTS5, triggers; only the tokenizer differs
     table.enable_fts(columns, fts_version="FTS5", tokenize=candidate.tokenize, create_triggers=True)

@@ -199,7 +199,7 @@ class ChunkSetDiff:
 
 
 _BRIEF_COLUMNS = ("id, section_id, parent_id, subsections, depth, breakdown_tag, title, "
-                  "length(text), over_threshold, ordinal")
+                  "size, over_threshold, ordinal")
 
 
 def _brief(row: tuple) -> ChunkBrief:
@@ -227,11 +227,13 @@ def _read_set(db: sqlite_utils.Database, policy_version: str) -> list[ChunkBrief
 
 
 def _text_changed(db: sqlite_utils.Database, version_a: str, version_b: str) -> set[str]:
-    """Ids of the chunks in both sets whose text differs (compared in SQLite: the texts, a few
-    MB for ECMA-262, never leave it)."""
+    """Ids of the chunks in both sets whose text differs (compared in SQLite, where the texts
+    stay: two chunks with one stored text are equal without reading it)."""
     return {row[0] for row in db.execute(
-        "SELECT a.id FROM chunks a JOIN chunks b ON b.policy_version = ? AND b.id = a.id "
-        "WHERE a.policy_version = ? AND a.text IS NOT b.text", [version_b, version_a])}
+        "SELECT a.id FROM chunk_rows a JOIN chunk_rows b ON b.policy_version = ? AND b.id = a.id "
+        "JOIN texts ta ON ta.id = a.text_id JOIN texts tb ON tb.id = b.text_id "
+        "WHERE a.policy_version = ? AND a.text_id != b.text_id AND ta.text IS NOT tb.text",
+        [version_b, version_a])}
 
 
 def _policy_line(db: sqlite_utils.Database, version: str) -> str:
@@ -246,14 +248,11 @@ def _embedding_counts(db: sqlite_utils.Database,
                       versions: tuple[str, str]) -> tuple[str | None, Change[int] | None, Change[int] | None]:
     """(model, truncated A → B, embedded A → B); Nones when the database holds no vectors."""
     stored = store_vectors.stored_model(db)
-    if stored is None or "chunk_hashes" not in db.table_names():
+    if stored is None or "embeddings" not in db.table_names():
         return None, None, None
     model = stored[0]
-    truncated = [len(store_vectors.truncated_chunks(db, model, v)) for v in versions]  # syncs hashes
-    embedded = [int(db.execute(
-        "SELECT count(*) FROM chunk_hashes h JOIN embeddings e "
-        "ON e.model = ? AND e.content_hash = h.content_hash WHERE h.policy_version = ?",
-        [model, v]).fetchone()[0]) for v in versions]
+    truncated = [len(store_vectors.truncated_chunks(db, model, v)) for v in versions]
+    embedded = [store_vectors.embedding_counts(db, model, v)[0] for v in versions]
     return model, Change(*truncated), Change(*embedded)
 
 
@@ -264,9 +263,8 @@ def diff_chunk_sets(db: sqlite_utils.Database, version_a: str, version_b: str) -
     """Compare chunk set A (``version_a``) with chunk set B (``version_b``) of one database.
 
     Versions are full policy versions or unique prefixes (:func:`specbrowser.store.resolve_version`); the active
-    set is not changed. Reads both sets once (about 0.1 s for two ECMA-262 sets); when the
-    database holds embeddings, refreshes their chunk-hash index (see
-    :func:`specbrowser.store_vectors.sync_chunk_hashes`).
+    set is not changed. Reads both sets once (about 0.1 s for two ECMA-262 sets); writes
+    nothing.
 
     Raises:
         NotFoundError: a version names no chunk set (or several).

@@ -2,9 +2,10 @@
 
 The result equals what ``specbrowser ingest`` stores for the same policy: the same breakdown
 (:func:`specbrowser.ingest.chunk_sections`), the same document chunk and retrieval texts
-(:func:`specbrowser.enrich.finish_chunk_set`), the same heading paths from the stored TOC
-(:func:`specbrowser.enrich.add_heading_paths`). The chunk set is written in one transaction:
-an exception (one raised by the ``progress`` callback, which is how the app cancels, included)
+(:func:`specbrowser.enrich.finish_chunk_set`), the same TOC paths and mismatches (reconciled
+once, at ingest, and stored with the sections: :func:`specbrowser.store.section_paths`). The
+chunk set is written in one transaction (only its texts no stored set has are new rows): an
+exception (one raised by the ``progress`` callback, which is how the app cancels, included)
 or Ctrl-C leaves the database as it was.
 
 Thread use: everything lives in the call; pass a connection of the calling thread
@@ -24,7 +25,7 @@ import sqlite_utils
 from specbrowser import store
 from specbrowser.breakdown import breakdown_applies
 from specbrowser.connection import OPERATIONAL_ERRORS
-from specbrowser.enrich import add_heading_paths, finish_chunk_set
+from specbrowser.enrich import finish_chunk_set
 from specbrowser.errors import DatabaseError, NotFoundError
 from specbrowser.ingest import chunk_sections
 from specbrowser.markdown_cache import SectionMarkdown
@@ -32,7 +33,6 @@ from specbrowser.model import Section
 from specbrowser.policy import ChunkPolicy
 from specbrowser.stats import compute_stats
 from specbrowser.store_cache import load_details, load_markdown, save_markdown
-from specbrowser.store_toc import load_toc
 
 Progress = Callable[[str, int, int], None]
 """``progress(stage, done, total)``: stages ``loading``, ``chunking`` (sections done of all),
@@ -48,8 +48,8 @@ class RechunkResult:
         previous_version: the version that was active before, or None (no set was active).
         stats: :func:`specbrowser.stats.compute_stats` of the new set (sizes in characters).
         timings: seconds per stage: ``load`` (sections, TOC, Markdown cache), ``chunk``
-            (breakdown, document chunk, heading paths, stats), ``store`` (the write transaction:
-            the chunk rows with their FTS5 index, and new Markdown cache rows), ``total``.
+            (breakdown, document chunk, TOC paths, stats), ``store`` (the write transaction:
+            the chunk rows, the new texts with their FTS5 index, and new Markdown cache rows), ``total``.
         already_stored: the database held a set of this policy version before the call; it is
             then only activated (its stored stats returned, ``chunk`` and ``store`` ~0), unless
             ``rebuild=True``. A policy version hashes the settings and the converter version, so
@@ -94,7 +94,7 @@ def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progres
         progress("loading", 0, 1)
     digest = _sections_sha256(db)
     sections, known = _load_sections(db, digest if use_cache else None, policy)
-    toc = load_toc(db)
+    paths = store.section_paths(db)
     timings["load"] = time.perf_counter() - start
     mark = time.perf_counter()
     learned: dict[str, SectionMarkdown] = {}
@@ -103,7 +103,9 @@ def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progres
         chunk_sections(sections, policy, progress, known=known,
                        learned=learned if use_cache else None),
         policy.threshold_chars)
-    add_heading_paths(chunks, sections, toc)
+    for chunk in chunks:
+        if chunk.section_id is not None:
+            chunk.toc_path, chunk.mismatch = paths.get(chunk.section_id, (None, None))
     stats = compute_stats(chunks, len(sections))
     timings["chunk"] = time.perf_counter() - mark
     mark = time.perf_counter()

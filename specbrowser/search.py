@@ -29,7 +29,9 @@ HIGHLIGHT_START = "\x02"
 HIGHLIGHT_END = "\x03"
 """Closes a matched term in :attr:`Hit.snippet`."""
 
-FTS_TABLE = "chunks_fts"
+FTS_TABLE = "texts_fts"
+"""The FTS5 index over every stored text (``texts``: each distinct text once, whatever the sets
+sharing it); a hit becomes the chunks of the searched set that have the text."""
 TITLE_WEIGHT, TEXT_WEIGHT = 2.0, 1.0
 """BM25 column weights: a term in a chunk's title counts twice a term in its retrieval text."""
 
@@ -159,7 +161,7 @@ def _run(db: sqlite_utils.Database, query: str, version: str, limit: int,
         f"SELECT c.id, c.section_id, c.title, c.heading_path, c.toc_path, "
         f"bm25({FTS_TABLE}, ?, ?) AS rank, "
         f"snippet({FTS_TABLE}, 1, ?, ?, '…', 16) "
-        f"FROM {FTS_TABLE} JOIN chunks c ON c.rowid = {FTS_TABLE}.rowid "
+        f"FROM {FTS_TABLE} JOIN chunks c ON c.text_id = {FTS_TABLE}.rowid "
         f"WHERE {FTS_TABLE} MATCH ? AND c.policy_version = ?{restrict} ORDER BY rank LIMIT ?",
         [TITLE_WEIGHT, TEXT_WEIGHT, HIGHLIGHT_START, HIGHLIGHT_END, query, version, *params,
          max(1, limit)],

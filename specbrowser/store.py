@@ -23,25 +23,21 @@ from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase, NotFoundE
 from specbrowser.headings import Mismatch
 from specbrowser.model import Chunk, Document, Section, TocNode
 from specbrowser.policy import CONVERTER_VERSION, ChunkPolicy
-from specbrowser.store_toc import create_toc_tables, replace_toc
-
-SCHEMA_VERSION = 4
-"""Stored in ``meta``; a database with another version is refused with a clear message.
-2: several chunk sets per database; chunks gained ``retrieval_text``, ``section_ordinal`` and
-the document chunk; documents gained ``sections_sha256``.
-3: the document's TOC (``toc_nodes``) and its ``mismatches``; chunks gained ``toc_path`` and
-``mismatch``.
-4: ``chunks_fts``, an FTS5 index over each chunk's title and retrieval text, kept in sync by
-triggers on every insert, update and delete."""
-
-FTS_TOKENIZER = "unicode61 remove_diacritics 2"
-"""FTS5's Unicode word tokenizer, folding case and diacritics. Spec tokens such as
-``Array.prototype.map`` or ``[[Prototype]]`` are split at punctuation and matched as phrases (see
-:mod:`specbrowser.search`). Kept after measuring ``tokenchars``, ``porter`` and ``trigram``
-variants on the ECMA-262 query set (benchmarks/fts_tokenizer_benchmark.py, BENCHMARKS.md "FTS5
-tokenizer"): none beats it without losing words (``value.``, ``[ordinary``) or costing size and
-latency; its misses were ranking, and link anchors indexed as words (now dropped from the
-retrieval text)."""
+from specbrowser.store_rows import (
+    chunk_row,
+    drop_unused_texts,
+    insert_rows,
+    section_columns,
+    store_texts,
+)
+from specbrowser.store_schema import (  # noqa: F401  (FTS_TOKENIZER, SCHEMA_VERSION: re-exported)
+    APP_ID,
+    FTS_TOKENIZER,
+    SCHEMA_VERSION,
+    create_schema,
+    migrate,
+)
+from specbrowser.store_toc import replace_toc
 
 INGEST_CREATED = "created"
 """The database held no spec: document, sections and the first chunk set written."""
@@ -52,11 +48,6 @@ INGEST_REPLACED_SET = "replaced_set"
 INGEST_REPLACED_SPEC = "replaced_spec"
 """Another spec (other bytes, or the same bytes parsed differently): everything replaced."""
 INGEST_OUTCOMES = (INGEST_CREATED, INGEST_ADDED, INGEST_REPLACED_SET, INGEST_REPLACED_SPEC)
-
-APP_ID = "specbrowser"
-
-_CHUNK_JSON_FIELDS = ("subsections", "heading_path", "toc_path")
-
 
 def open_database(path: Path | str, *, create: bool = False) -> sqlite_utils.Database:
     """Open a specbrowser database, creating the schema when ``create`` and the file is new.
@@ -77,11 +68,12 @@ def open_database(path: Path | str, *, create: bool = False) -> sqlite_utils.Dat
         if "meta" not in names:
             if names or not create:
                 raise NotASpecbrowserDatabase(f"{path} is not a specbrowser database")
-            _create_schema(db)
+            create_schema(db)
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
         if meta.get("app") != APP_ID:
             raise NotASpecbrowserDatabase(f"{path} is not a specbrowser database")
-        if int(meta.get("schema_version", 0)) != SCHEMA_VERSION:
+        version = int(meta.get("schema_version", 0))
+        if version != SCHEMA_VERSION and not migrate(db, version):
             raise NotASpecbrowserDatabase(
                 f"{path} has schema version {meta.get('schema_version')}, this specbrowser reads "
                 f"{SCHEMA_VERSION}: re-ingest the spec into a new database"
@@ -104,43 +96,6 @@ def _database_error(path: Path, exc: Exception) -> DatabaseError:
     if "readonly" in message or "unable to open" in message:
         return DatabaseError(f"cannot write {path}: {message}")
     return DatabaseError(f"{path}: {message}")
-
-
-def _create_schema(db: sqlite_utils.Database) -> None:
-    with db.atomic():
-        db.table("meta").create({"key": str, "value": str}, pk="key")
-        db.table("meta").insert_all([
-            {"key": "app", "value": APP_ID},
-            {"key": "schema_version", "value": str(SCHEMA_VERSION)},
-        ])
-        db.table("documents").create({
-            "id": str, "title": str, "kind": str, "source_paths": str, "sha256": str,
-            "sections_sha256": str, "ingested_at": str,
-        }, pk="id")
-        db.table("sections").create({
-            "id": str, "document_id": str, "parent_id": str, "ordinal": int, "depth": int,
-            "kind": str, "secnum": str, "title": str, "html": str, "source_file": str,
-        }, pk="id")
-        db.table("sections").create_index(["parent_id"], index_name="sections_parent")
-        db.table("sections").create_index(["ordinal"], index_name="sections_ordinal")
-        db.table("policies").create({
-            "version": str, "settings": str, "created_at": str, "stats": str, "active": int,
-        }, pk="version")
-        db.table("chunks").create({
-            "policy_version": str, "id": str, "section_id": str, "parent_id": str,
-            "subsections": str, "depth": int, "layer": str, "breakdown_tag": str, "title": str,
-            "heading_path": str, "text": str, "size": int, "over_threshold": str, "ordinal": int,
-            "section_ordinal": str, "retrieval_text": str, "toc_path": str, "mismatch": str,
-        }, pk=("policy_version", "id"))
-        db.table("chunks").create_index(["id"], index_name="chunks_id")
-        db.table("chunks").create_index(["policy_version", "section_id"], index_name="chunks_section")
-        db.table("chunks").create_index(["policy_version", "parent_id"], index_name="chunks_parent")
-        db.table("chunks").create_index(["policy_version", "breakdown_tag"], index_name="chunks_tag")
-        db.table("chunks").create_index(["policy_version", "ordinal"], index_name="chunks_ordinal")
-        db.table("chunks").create_index(["policy_version", "layer"], index_name="chunks_layer")
-        db.table("chunks").enable_fts(["title", "retrieval_text"], fts_version="FTS5",
-                                      tokenize=FTS_TOKENIZER, create_triggers=True)
-        create_toc_tables(db)
 
 
 # --- writes ---------------------------------------------------------------------------------
@@ -193,10 +148,16 @@ def store_ingest(db: sqlite_utils.Database, document: Document, sections: list[S
                 outcome = INGEST_REPLACED_SET
             else:
                 outcome = INGEST_ADDED
+            shared = section_columns(sections, chunks)
             if outcome in (INGEST_CREATED, INGEST_REPLACED_SPEC):
-                for table in ("chunks", "policies", "sections", "documents"):
+                for table in ("chunk_rows", "texts", "policies", "sections", "documents"):
                     db.execute(f"DELETE FROM [{table}]")  # table names are constants, not input
-                _insert_rows(db, "sections", [{**vars(s), "document_id": document.id} for s in sections])
+                insert_rows(db, "sections", [{**vars(s), "document_id": document.id, **shared[s.id]}
+                                              for s in sections])
+            else:  # same sections; this ingest's TOC (an external one, maybe) gives their paths
+                db.conn.executemany(
+                    "UPDATE sections SET toc_path = ?, mismatch = ? WHERE id = ?",
+                    [(v["toc_path"], v["mismatch"], k) for k, v in shared.items()])
             db.table("documents").upsert(
                 {**asdict(document), "source_paths": json.dumps(document.source_paths),
                  "sections_sha256": digest, "ingested_at": now}, pk="id")
@@ -225,6 +186,12 @@ def insert_chunk_set(db: sqlite_utils.Database, policy: ChunkPolicy, chunks: lis
 
     With ``activate`` it becomes the active set; without, the active set stays as it was (a set
     that was active and is overwritten stays active). ``now`` is the ISO 8601 creation time.
+
+    Only the texts no stored set has are written (with their FTS5 entries): one ``texts`` row
+    per distinct (title, text, retrieval text); every chunk gets a ``chunk_rows`` row pointing
+    at its text. What the chunks share with their section (heading path, TOC path, mismatch,
+    section number) is the section's (see :data:`CHUNKS_VIEW`). Texts no set uses any more (the
+    overwritten set's) are deleted.
     """
     version = policy.version  # a hash over the settings: computed once, not once per chunk
     was_active = db.execute("SELECT 1 FROM policies WHERE version = ? AND active = 1",
@@ -235,32 +202,11 @@ def insert_chunk_set(db: sqlite_utils.Database, policy: ChunkPolicy, chunks: lis
         "version": version, "settings": json.dumps(policy.settings()), "created_at": now,
         "stats": json.dumps(stats), "active": int(activate or was_active),
     }, pk="version")
-    db.execute("DELETE FROM chunks WHERE policy_version = ?", [version])
-    _insert_rows(db, "chunks", [_chunk_row(version, c) for c in chunks])
-
-
-MAX_SQL_VARIABLES = 32766
-"""SQLite's bound-parameter limit since 3.32 (sqlean bundles a newer SQLite)."""
-
-
-def _insert_rows(db: sqlite_utils.Database, table: str, rows: list[dict[str, object]]) -> None:
-    """Insert rows (all with the same keys) in as few statements as the parameter limit allows.
-
-    Why not ``insert_all``: it caps a statement at 999 parameters (52 chunk rows), and the FTS5
-    index flushes its pending terms into a new segment at the end of every statement, so many
-    small statements cost many segment writes and merges: on ECMA-262 (3,746 chunks) this
-    halves the write. ``table`` is a constant of this module, never input.
-    """
-    if not rows:
-        return
-    columns = list(rows[0])
-    per_statement = max(1, MAX_SQL_VARIABLES // len(columns))
-    one_row = "(" + ", ".join("?" * len(columns)) + ")"
-    head = f"INSERT INTO [{table}] ({', '.join(f'[{c}]' for c in columns)}) VALUES "
-    for start in range(0, len(rows), per_statement):
-        batch = rows[start:start + per_statement]
-        db.execute(head + ", ".join([one_row] * len(batch)),
-                   [row[c] for row in batch for c in columns])
+    replaced = db.execute("DELETE FROM chunk_rows WHERE policy_version = ?", [version]).rowcount
+    text_ids = store_texts(db, chunks)
+    insert_rows(db, "chunk_rows", [chunk_row(version, c, i) for c, i in zip(chunks, text_ids)])
+    if replaced:
+        drop_unused_texts(db)
 
 
 _insert_chunk_set = insert_chunk_set
@@ -301,25 +247,13 @@ def activate_chunk_set(db: sqlite_utils.Database, version: str) -> str:
     return chosen
 
 
-_to_json = json.JSONEncoder(ensure_ascii=False).encode
-_json_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
-
-
-def _json_strings(values: list[str]) -> str:
-    """``json.dumps(values, ensure_ascii=False)`` for a list of strings (ids, titles), the same
-    text at a fraction of the cost: a chunk row has three such lists."""
-    return "[" + ", ".join(map(_json_string, values)) + "]"
-
-
-def _chunk_row(policy_version: str, chunk: Chunk) -> dict[str, object]:
-    row = dict(vars(chunk))
-    for name in _CHUNK_JSON_FIELDS:
-        value = row[name]
-        if value is not None:
-            row[name] = _json_strings(value) if all(type(v) is str for v in value) else _to_json(value)
-    row["size"] = chunk.size
-    row["policy_version"] = policy_version
-    return row
+def section_paths(db: sqlite_utils.Database) -> dict[str, tuple[list[str] | None, str | None]]:
+    """Section id → (TOC path or None, mismatch kind or None), as the ingest reconciled them
+    with the TOC (a re-chunk gives its chunks these: they depend on the sections and the TOC,
+    never on the policy)."""
+    return {section_id: (json.loads(toc_path) if toc_path else None, mismatch)
+            for section_id, toc_path, mismatch in db.execute(
+                "SELECT id, toc_path, mismatch FROM sections")}
 
 
 # --- reads ----------------------------------------------------------------------------------

@@ -9,9 +9,8 @@ Tables (created on first use, beside :mod:`specbrowser.store`'s):
   Re-ingesting or re-chunking embeds only texts not seen before.
 - ``chunk_vectors``: a sqlite-vec ``vec0`` table, ``embedding float[dim]``, rowid =
   ``embeddings.id``: the KNN index.
-- ``chunk_hashes``: (policy_version, chunk_id) → content_hash, derived from ``chunks`` and
-  refreshed whenever the chunk set changed (``chunk_hash_sets`` keeps the fingerprint it was
-  built from), so a KNN hit maps to chunk ids without hashing texts at query time.
+- a KNN hit maps to chunks through ``texts.content_hash`` (stored with each text, see
+  :mod:`specbrowser.store`), so nothing is hashed at query time.
 - ``meta`` rows ``embedding_model`` and ``embedding_dim``: the one model whose vectors the
   database holds. Another model is refused before anything is written (case C26) unless the
   caller asks to rebuild, which drops the old vectors in the same transaction.
@@ -21,23 +20,18 @@ All SQL is parameterized; writes commit per batch (resumable runs).
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 
 import sqlite_utils
 
 from specbrowser.errors import EmbeddingError, VectorsUnavailable
+from specbrowser.store_rows import content_hash  # noqa: F401  (re-exported: embed, tests)
 
 KNN_MAX_K = 4096
 """sqlite-vec refuses ``k`` above 4096 on vec0 KNN queries (asg017/sqlite-vec#157, case C15)."""
 
 META_MODEL = "embedding_model"
 META_DIM = "embedding_dim"
-
-
-def content_hash(text: str) -> str:
-    """sha256 (hex) of a retrieval text: the embedding cache key with the model name."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def require_vectors(db: sqlite_utils.Database) -> None:
@@ -57,21 +51,10 @@ def stored_model(db: sqlite_utils.Database) -> tuple[str, int] | None:
     return rows[META_MODEL], int(rows[META_DIM])
 
 
-def _create_hash_tables(db: sqlite_utils.Database) -> None:
-    """``chunk_hashes`` and ``chunk_hash_sets`` (no sqlite-vec needed: token counts use them too)."""
-    db.execute("CREATE TABLE IF NOT EXISTS chunk_hashes (policy_version TEXT NOT NULL, "
-               "chunk_id TEXT NOT NULL, content_hash TEXT NOT NULL, "
-               "PRIMARY KEY (policy_version, chunk_id))")
-    db.execute("CREATE INDEX IF NOT EXISTS chunk_hashes_hash ON chunk_hashes (content_hash, policy_version)")
-    db.execute("CREATE TABLE IF NOT EXISTS chunk_hash_sets (policy_version TEXT PRIMARY KEY, "
-               "fingerprint TEXT NOT NULL)")
-
-
 def _create_tables(db: sqlite_utils.Database, dim: int) -> None:
     db.execute("CREATE TABLE IF NOT EXISTS embeddings (id INTEGER PRIMARY KEY, model TEXT NOT NULL, "
                "content_hash TEXT NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL, "
                "truncated INTEGER NOT NULL DEFAULT 0, tokens INTEGER, UNIQUE (model, content_hash))")
-    _create_hash_tables(db)
     # dim is an int validated by the caller; vec0 takes no parameter for the column type
     db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS chunk_vectors USING vec0(embedding float[{int(dim)}])")
 
@@ -119,45 +102,10 @@ def _fingerprint(db: sqlite_utils.Database, policy_version: str) -> str:
     return "|".join(str(part) for part in (*(doc or ("", "")), created[0] if created else "", count[0]))
 
 
-def sync_chunk_hashes(db: sqlite_utils.Database, policy_version: str) -> None:
-    """Rebuild ``chunk_hashes`` for a chunk set when its fingerprint changed (re-ingest).
-
-    Creates its tables when missing; commits on its own.
-    """
-    if "chunk_hash_sets" not in db.table_names():
-        with db.atomic():
-            _create_hash_tables(db)
-    fingerprint = _fingerprint(db, policy_version)
-    row = db.execute("SELECT fingerprint FROM chunk_hash_sets WHERE policy_version = ?",
-                     [policy_version]).fetchone()
-    if row and row[0] == fingerprint:
-        return
-    with db.atomic():
-        db.execute("DELETE FROM chunk_hashes WHERE policy_version = ?", [policy_version])
-        db.execute("DELETE FROM chunk_hash_sets WHERE policy_version NOT IN "
-                   "(SELECT version FROM policies)")
-        db.execute("DELETE FROM chunk_hashes WHERE policy_version NOT IN (SELECT version FROM policies)")
-        rows = db.execute("SELECT id, retrieval_text FROM chunks WHERE policy_version = ?",
-                          [policy_version]).fetchall()
-        db.conn.executemany(
-            "INSERT INTO chunk_hashes (policy_version, chunk_id, content_hash) VALUES (?, ?, ?)",
-            [(policy_version, chunk_id, content_hash(text or "")) for chunk_id, text in rows])
-        db.execute("INSERT OR REPLACE INTO chunk_hash_sets (policy_version, fingerprint) VALUES (?, ?)",
-                   [policy_version, fingerprint])
-
-
 def chunk_hash_map(db: sqlite_utils.Database, policy_version: str) -> dict[str, str]:
-    """Chunk id → content hash for a chunk set, read only: from ``chunk_hashes`` when it is up
-    to date with the set, else hashed here from the retrieval texts (nothing is written, so
-    read-only commands work on a database they cannot write)."""
-    if "chunk_hash_sets" in db.table_names():
-        row = db.execute("SELECT fingerprint FROM chunk_hash_sets WHERE policy_version = ?",
-                         [policy_version]).fetchone()
-        if row and row[0] == _fingerprint(db, policy_version):
-            return dict(db.execute("SELECT chunk_id, content_hash FROM chunk_hashes "
-                                   "WHERE policy_version = ?", [policy_version]))
-    return {chunk_id: content_hash(text or "") for chunk_id, text in db.execute(
-        "SELECT id, retrieval_text FROM chunks WHERE policy_version = ?", [policy_version])}
+    """Chunk id → content hash (sha256 of the retrieval text) for a chunk set; read only."""
+    return dict(db.execute("SELECT id, content_hash FROM chunks WHERE policy_version = ?",
+                           [policy_version]).fetchall())
 
 
 @dataclass
@@ -183,30 +131,26 @@ def missing_texts(db: sqlite_utils.Database, model: str, policy_version: str) ->
     """
     require_vectors(db)
     if stored_model(db) is None:  # no vectors yet: every text is missing
-        return _group(db.execute("SELECT id, retrieval_text FROM chunks WHERE policy_version = ? "
-                                 "ORDER BY ordinal", [policy_version]).fetchall())
-    sync_chunk_hashes(db, policy_version)
+        return _group(db.execute("SELECT id, content_hash, retrieval_text FROM chunks "
+                                 "WHERE policy_version = ? ORDER BY ordinal", [policy_version]).fetchall())
     rows = db.execute(
-        "SELECT h.chunk_id, c.retrieval_text FROM chunk_hashes h "
-        "JOIN chunks c ON c.policy_version = h.policy_version AND c.id = h.chunk_id "
-        "LEFT JOIN embeddings e ON e.model = ? AND e.content_hash = h.content_hash "
-        "WHERE h.policy_version = ? AND e.id IS NULL ORDER BY c.ordinal",
+        "SELECT c.id, c.content_hash, c.retrieval_text FROM chunks c "
+        "LEFT JOIN embeddings e ON e.model = ? AND e.content_hash = c.content_hash "
+        "WHERE c.policy_version = ? AND e.id IS NULL ORDER BY c.ordinal",
         [model, policy_version]).fetchall()
     return _group(rows)
 
 
-def _group(rows: list[tuple[str, str | None]]) -> list[MissingText]:
+def _group(rows: list[tuple[str, str, str | None]]) -> list[MissingText]:
     by_hash: dict[str, MissingText] = {}
-    for chunk_id, text in rows:
-        text = text or ""
-        key = content_hash(text)
-        by_hash.setdefault(key, MissingText(key, text)).chunk_ids.append(chunk_id)
+    for chunk_id, key, text in rows:
+        by_hash.setdefault(key, MissingText(key, text or "")).chunk_ids.append(chunk_id)
     return list(by_hash.values())
 
 
 def distinct_text_count(db: sqlite_utils.Database, policy_version: str) -> int:
-    """How many distinct retrieval texts the chunk set has (after :func:`sync_chunk_hashes`)."""
-    return int(db.execute("SELECT count(DISTINCT content_hash) FROM chunk_hashes WHERE policy_version = ?",
+    """How many distinct retrieval texts the chunk set has."""
+    return int(db.execute("SELECT count(DISTINCT content_hash) FROM chunks WHERE policy_version = ?",
                           [policy_version]).fetchone()[0])
 
 
@@ -250,12 +194,11 @@ def embedding_counts(db: sqlite_utils.Database, model: str, policy_version: str)
     """``(chunks with a vector, chunks)`` of a chunk set for ``model``; (0, n) without vectors."""
     total = int(db.execute("SELECT count(*) FROM chunks WHERE policy_version = ?",
                            [policy_version]).fetchone()[0])
-    if getattr(db, "vector_error", None) or "chunk_hashes" not in db.table_names():
+    if getattr(db, "vector_error", None) or "embeddings" not in db.table_names():
         return 0, total
-    sync_chunk_hashes(db, policy_version)
     done = db.execute(
-        "SELECT count(*) FROM chunk_hashes h JOIN embeddings e "
-        "ON e.model = ? AND e.content_hash = h.content_hash WHERE h.policy_version = ?",
+        "SELECT count(*) FROM chunks c JOIN embeddings e "
+        "ON e.model = ? AND e.content_hash = c.content_hash WHERE c.policy_version = ?",
         [model, policy_version]).fetchone()[0]
     return int(done), total
 
@@ -269,13 +212,12 @@ def embedded_fraction(db: sqlite_utils.Database, model: str, policy_version: str
 def truncated_chunks(db: sqlite_utils.Database, model: str, policy_version: str) -> dict[str, int]:
     """Chunks whose retrieval text was cut by the tokenizer when embedded (case C27):
     chunk id → full token count."""
-    if "chunk_hashes" not in db.table_names():
+    if "embeddings" not in db.table_names():
         return {}
-    sync_chunk_hashes(db, policy_version)
     return {chunk_id: tokens for chunk_id, tokens in db.execute(
-        "SELECT h.chunk_id, e.tokens FROM chunk_hashes h JOIN embeddings e "
-        "ON e.model = ? AND e.content_hash = h.content_hash "
-        "WHERE h.policy_version = ? AND e.truncated = 1", [model, policy_version])}
+        "SELECT c.id, e.tokens FROM chunks c JOIN embeddings e "
+        "ON e.model = ? AND e.content_hash = c.content_hash "
+        "WHERE c.policy_version = ? AND e.truncated = 1", [model, policy_version])}
 
 
 _IN_SET: dict[tuple[str, str, str, int, str], int] = {}
@@ -295,8 +237,8 @@ def _embedded_in_set(db: sqlite_utils.Database, model: str, policy_version: str,
         if len(_IN_SET) > 64:
             _IN_SET.clear()
         _IN_SET[key] = int(db.execute(
-            "SELECT count(DISTINCT h.content_hash) FROM chunk_hashes h JOIN embeddings e "
-            "ON e.model = ? AND e.content_hash = h.content_hash WHERE h.policy_version = ?",
+            "SELECT count(DISTINCT c.content_hash) FROM chunks c JOIN embeddings e "
+            "ON e.model = ? AND e.content_hash = c.content_hash WHERE c.policy_version = ?",
             [model, policy_version]).fetchone()[0])
     return _IN_SET[key]
 
@@ -328,7 +270,6 @@ def nearest(db: sqlite_utils.Database, query_vector: bytes, k: int, policy_versi
     if len(query_vector) != dim * 4:
         raise EmbeddingError(f"query vector has {len(query_vector) // 4} dims, the database's "
                              f"{model} vectors have {dim}")
-    sync_chunk_hashes(db, policy_version)
     stored = int(db.execute("SELECT count(*) FROM embeddings WHERE model = ?", [model]).fetchone()[0])
     if restrict is not None:
         fetch = min(KNN_MAX_K, stored)
@@ -338,13 +279,11 @@ def nearest(db: sqlite_utils.Database, query_vector: bytes, k: int, policy_versi
     if fetch <= 0:
         return []
     condition, params = restrict or ("", [])
-    join = ("JOIN chunks c ON c.policy_version = h.policy_version AND c.id = h.chunk_id "
-            if restrict is not None else "")
     rows = db.execute(
-        "SELECT h.chunk_id, knn.distance FROM "
+        "SELECT c.id, knn.distance FROM "
         "(SELECT rowid, distance FROM chunk_vectors WHERE embedding MATCH ? AND k = ?) knn "
         "JOIN embeddings e ON e.id = knn.rowid "
-        "JOIN chunk_hashes h ON h.content_hash = e.content_hash AND h.policy_version = ? "
-        f"{join}WHERE 1 = 1{condition} ORDER BY knn.distance, h.chunk_id LIMIT ?",
+        "JOIN chunks c ON c.content_hash = e.content_hash AND c.policy_version = ? "
+        f"WHERE 1 = 1{condition} ORDER BY knn.distance, c.id LIMIT ?",
         [query_vector, fetch, policy_version, *params, min(k, KNN_MAX_K)]).fetchall()
     return [(chunk_id, float(distance)) for chunk_id, distance in rows]

@@ -13,9 +13,8 @@ background worker when it opens a chunk set that has no counts.
 
 Table (created on first use): ``token_counts (model, content_hash, tokens)``, keyed by the
 sha256 of the retrieval text like the embedding cache, so a re-chunk counts only new texts; a
-chunk finds its count through the map the vectors keep
-(:func:`specbrowser.store_vectors.chunk_hash_map`), so reading counts hashes no text once that map
-is up to date, and never writes.
+chunk finds its count through its text's stored ``content_hash`` (reading never hashes nor
+writes).
 ``meta`` row ``token_window:<model>`` keeps the window. All SQL is parameterized.
 """
 
@@ -30,7 +29,7 @@ from typing import Any
 import sqlite_utils
 
 from specbrowser.errors import EmbeddingError
-from specbrowser.store_vectors import chunk_hash_map, sync_chunk_hashes
+from specbrowser.store_vectors import chunk_hash_map
 
 COUNT_BATCH = 256
 """Texts per ``encode_batch`` call and per committed batch."""
@@ -121,12 +120,10 @@ def count_missing_tokens(db: sqlite_utils.Database, counter: TokenCounter, polic
         db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                    [_META_WINDOW + counter.model, "" if counter.max_tokens is None
                     else str(counter.max_tokens)])
-    sync_chunk_hashes(db, policy_version)
     items: list[tuple[str, str]] = db.execute(
-        "SELECT h.content_hash, min(c.retrieval_text) FROM chunk_hashes h "
-        "JOIN chunks c ON c.policy_version = h.policy_version AND c.id = h.chunk_id "
-        "LEFT JOIN token_counts t ON t.model = ? AND t.content_hash = h.content_hash "
-        "WHERE h.policy_version = ? AND t.content_hash IS NULL GROUP BY h.content_hash",
+        "SELECT c.content_hash, min(c.retrieval_text) FROM chunks c "
+        "LEFT JOIN token_counts t ON t.model = ? AND t.content_hash = c.content_hash "
+        "WHERE c.policy_version = ? AND t.content_hash IS NULL GROUP BY c.content_hash",
         [counter.model, policy_version]).fetchall()
     for first in range(0, len(items), COUNT_BATCH):
         batch = items[first:first + COUNT_BATCH]
@@ -198,7 +195,7 @@ def token_info(db: sqlite_utils.Database, policy_version: str,
         model = row[0]
     window_row = db.execute("SELECT value FROM meta WHERE key = ?", [_META_WINDOW + model]).fetchone()
     window = int(window_row[0]) if window_row and window_row[0] else None
-    hashes = chunk_hash_map(db, policy_version)  # read only: show, stats and export never write
+    hashes = chunk_hash_map(db, policy_version)
     by_hash = dict(db.execute("SELECT content_hash, tokens FROM token_counts WHERE model = ?", [model]))
     counts = {chunk_id: by_hash[digest] for chunk_id, digest in hashes.items() if digest in by_hash}
     return TokenInfo(model=model, max_tokens=window, counts=counts, total_chunks=len(hashes))

@@ -81,15 +81,17 @@ def test_fts_stays_in_sync_with_chunks_on_reingest_and_new_chunk_sets(tmp_path):
     ingest([spec], path, ChunkPolicy())
     ingest([spec], path, ChunkPolicy(threshold_chars=10))  # a second chunk set
     db = open_database(path)
-    count = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    assert db.execute("SELECT count(*) FROM chunks_fts").fetchone()[0] == count
+    texts = db.execute("SELECT count(DISTINCT text_id) FROM chunk_rows").fetchone()[0]
+    assert db.execute("SELECT count(*) FROM texts_fts").fetchone()[0] == texts
+    assert db.execute("SELECT count(*) FROM texts").fetchone()[0] == texts
     spec.write_text(spec.read_text().replace("OLDWORD", "NEWWORD"))
     ingest([spec], path, ChunkPolicy())  # another spec: everything replaced
     db = open_database(path)
     assert lexical_search(db, "OLDWORD") == []
     assert [h.chunk_id for h in lexical_search(db, "NEWWORD")] == ["a"]
-    assert db.execute("SELECT count(*) FROM chunks_fts").fetchone()[0] == \
-        db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    assert db.execute("SELECT count(*) FROM texts_fts").fetchone()[0] == \
+        db.execute("SELECT count(*) FROM texts").fetchone()[0] == \
+        db.execute("SELECT count(DISTINCT text_id) FROM chunk_rows").fetchone()[0]
 
 
 def test_literal_query_quotes_every_token():

@@ -84,6 +84,65 @@ def test_same_policy_replaces_only_its_own_set(tmp_path, spec):
     assert len(chunk_ids(db, SMALLER.version)) > len(again.chunks)
 
 
+def _text_counts(db) -> tuple[int, int, int]:
+    """(texts rows, FTS5 rows, distinct texts the chunk rows use)."""
+    return tuple(db.execute(sql).fetchone()[0] for sql in (
+        "SELECT count(*) FROM texts", "SELECT count(*) FROM texts_fts",
+        "SELECT count(DISTINCT text_id) FROM chunk_rows"))
+
+
+def test_chunk_sets_share_the_texts_they_have_in_common(tmp_path, spec):
+    db_path = tmp_path / "t.db"
+    first = ingest([spec], db_path, SMALL)
+    second = ingest([spec], db_path, SMALLER)
+    db = store.open_database(db_path)
+    by_text = lambda chunks: {(c.title, c.text, c.retrieval_text) for c in chunks}
+    distinct = by_text(first.chunks) | by_text(second.chunks)
+    assert _text_counts(db) == (len(distinct),) * 3
+    shared = by_text(first.chunks) & by_text(second.chunks)
+    assert 0 < len(shared) < len(distinct)  # most sections fit both thresholds
+    for version, result in ((SMALL.version, first), (SMALLER.version, second)):
+        stored = list(store.iter_chunks(db, version))
+        assert [vars(c) for c in stored] == [vars(c) for c in result.chunks]
+
+
+def test_overwriting_or_replacing_sets_drops_the_texts_no_set_uses(tmp_path, spec):
+    db_path = tmp_path / "t.db"
+    ingest([spec], db_path, SMALL)
+    ingest([spec], db_path, SMALLER)
+    db = store.open_database(db_path)
+    before = _text_counts(db)
+    doc = store.document_chunk(db, SMALL.version)
+    with db.atomic():  # the SMALL set rewritten with another synopsis: its old text is unused
+        chunks = list(store.iter_chunks(db, SMALL.version))
+        chunks[0] = replace(chunks[0], text=doc.text + "\n\nrewritten")
+        store.insert_chunk_set(db, SMALL, chunks, {}, "now", activate=False)
+    assert _text_counts(db) == before  # one text swapped for another, none left over
+    assert db.execute("SELECT count(*) FROM texts WHERE text = ?", [doc.text]).fetchone()[0] == 0
+    spec.write_text(spec.read_text(encoding="utf-8").replace("sec-scope", "sec-range"),
+                    encoding="utf-8")
+    result = ingest([spec], db_path, SMALL)  # another spec: every set, every text replaced
+    db = store.open_database(db_path)
+    assert _text_counts(db) == (len({(c.title, c.text, c.retrieval_text) for c in result.chunks}),) * 3
+
+
+def test_sections_hold_what_their_chunks_share(tmp_path, spec):
+    """Heading path, TOC path, mismatch and section number are the section's; every chunk of
+    the section reads them through the ``chunks`` view."""
+    db_path = tmp_path / "t.db"
+    result = ingest([spec], db_path, ChunkPolicy(threshold_chars=300))
+    db = store.open_database(db_path)
+    rows = {r[0]: r[1:] for r in db.execute(
+        "SELECT id, heading_path, toc_path, mismatch, section_ordinal FROM sections")}
+    subsections = [c for c in result.chunks if c.parent_id is not None]
+    assert subsections
+    for chunk in result.chunks[1:]:
+        heading_path, toc_path, mismatch, ordinal = rows[chunk.section_id]
+        assert json.loads(heading_path) == chunk.heading_path
+        assert (json.loads(toc_path) if toc_path else None) == chunk.toc_path
+        assert (mismatch, ordinal) == (chunk.mismatch, chunk.section_ordinal)
+
+
 def test_changed_spec_replaces_every_set(tmp_path, spec):
     db_path = tmp_path / "t.db"
     ingest([spec], db_path, SMALL)
@@ -160,7 +219,7 @@ def make_stale(db, version: str) -> str:
     with db.atomic():
         db.execute("UPDATE policies SET settings = ?, version = ? WHERE version = ?",
                    [json.dumps(settings), old_version, version])
-        db.execute("UPDATE chunks SET policy_version = ? WHERE policy_version = ?",
+        db.execute("UPDATE chunk_rows SET policy_version = ? WHERE policy_version = ?",
                    [old_version, version])
     return old_version
 
@@ -384,3 +443,53 @@ def test_a_section_with_the_document_chunk_id_is_refused(tmp_path):
     with pytest.raises(SpecParseError, match="reserves"):
         ingest([path], tmp_path / "t.db", ChunkPolicy())
     assert not (tmp_path / "t.db").exists()
+
+
+# --- the upgrade from schema 4 ---------------------------------------------------------------
+
+
+def _downgrade_to_schema_4(path: Path) -> None:
+    """Rewrite a schema-5 database the way specbrowser 4 stored it: one ``chunks`` table with
+    every column, ``chunks_fts`` with its triggers, ``chunk_hashes``; no ``texts``."""
+    db = store.open_database(path)
+    with db.atomic():
+        db.execute("CREATE TABLE chunks_v4 AS SELECT policy_version, id, section_id, parent_id, "
+                   "subsections, depth, layer, breakdown_tag, title, heading_path, text, size, "
+                   "over_threshold, ordinal, section_ordinal, retrieval_text, toc_path, mismatch "
+                   "FROM chunks")
+        db.execute("DROP VIEW chunks")
+        db.execute("DROP TABLE chunk_rows")
+        db.table("texts").disable_fts()
+        db.execute("DROP TABLE texts")
+        db.execute("ALTER TABLE chunks_v4 RENAME TO chunks")
+        db.table("chunks").enable_fts(["title", "retrieval_text"], fts_version="FTS5",
+                                      tokenize=store.FTS_TOKENIZER, create_triggers=True)
+        for column in ("heading_path", "toc_path", "mismatch", "section_ordinal"):
+            db.execute(f"ALTER TABLE sections DROP COLUMN [{column}]")
+        db.execute("CREATE TABLE chunk_hashes (policy_version TEXT, chunk_id TEXT, content_hash TEXT)")
+        db.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+    db.close()
+
+
+def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_path, spec):
+    from specbrowser.search import lexical_search
+
+    db_path = tmp_path / "t.db"
+    ingest([spec], db_path, SMALL)
+    ingest([spec], db_path, SMALLER)
+    db = store.open_database(db_path)
+    before = {v: [vars(c) for c in store.iter_chunks(db, v)] for v in (SMALL.version, SMALLER.version)}
+    counts = tuple(db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                   for t in ("texts", "texts_fts"))
+    hits = [h.chunk_id for h in lexical_search(db, "scope")]
+    db.close()
+    _downgrade_to_schema_4(db_path)
+    db = store.open_database(db_path)
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == \
+        str(store.SCHEMA_VERSION)
+    assert {v: [vars(c) for c in store.iter_chunks(db, v)] for v in before} == before
+    assert tuple(db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                 for t in ("texts", "texts_fts")) == counts
+    assert [h.chunk_id for h in lexical_search(db, "scope")] == hits and hits
+    assert "chunk_hashes" not in db.table_names() and "chunks_fts" not in db.table_names()
+    assert store.active_version(db) == SMALLER.version
