@@ -15,6 +15,10 @@ from dataclasses import dataclass
 MARKER_RE = re.compile(r'\[Subsection available(?:: title "(?P<title>.*?)")? at sectionid: `(?P<id>[^`]+)`\]')
 """Finds markers anywhere in a text (a marker may sit inside a table cell)."""
 
+_MARKER_START = "[Subsection available"
+"""How every marker starts: a plain substring test skips the regex on texts without one (most
+chunks)."""
+
 
 @dataclass(frozen=True)
 class Marker:
@@ -37,5 +41,15 @@ def format_marker(target_id: str, title: str = "") -> str:
 
 def find_markers(text: str) -> list[Marker]:
     """All markers in ``text`` in order of appearance."""
+    if _MARKER_START not in text:
+        return []
     return [Marker(m.group("id"), m.group("title") or "", m.start(), m.end())
             for m in MARKER_RE.finditer(text)]
+
+
+def marker_ids(text: str) -> list[str]:
+    """The target ids of the markers in ``text`` in order of appearance: the ``target_id`` of
+    each :func:`find_markers` item, without building the :class:`Marker` objects."""
+    if _MARKER_START not in text:
+        return []
+    return [target_id for _title, target_id in MARKER_RE.findall(text)]

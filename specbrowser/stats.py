@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from specbrowser.markers import find_markers
+from specbrowser.markers import marker_ids
 from specbrowser.model import Chunk
 
 
@@ -23,8 +23,9 @@ def compute_stats(chunks: list[Chunk], section_count: int) -> dict[str, object]:
     unresolved = 0
     mismatched = 0
     for chunk in chunks:
-        targets = [m.target_id for m in find_markers(chunk.text)]
-        unresolved += sum(1 for t in targets if t not in ids)
+        targets = marker_ids(chunk.text)
+        if targets:
+            unresolved += sum(1 for t in targets if t not in ids)
         mismatched += targets != chunk.subsections
     largest = max(chunks, key=lambda c: c.size, default=None)
 
