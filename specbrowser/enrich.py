@@ -76,8 +76,10 @@ def retrieval_text(document_title: str, chunk: Chunk, part_path: list[str]) -> s
     return "\n".join(lines) + "\n" + drop_link_targets(chunk.text)
 
 
-_LINK_TARGET = re.compile(r"(?<=\])\(#[^()\s]*\)")
-"""The ``(#anchor)`` right after a Markdown link's ``]``: an in-document link target."""
+_LINK_TARGET = re.compile(r"\]\(#[^()\s]*\)")
+"""A Markdown link's ``]`` and the in-document target right after it, ``(#anchor)``. Matched with
+its ``]`` (put back by the substitution) rather than behind a look-behind: a pattern that starts
+with literal text lets the regex engine skip ahead, three times faster on ECMA-262's 3 MB."""
 
 
 def drop_link_targets(markdown: str) -> str:
@@ -88,7 +90,7 @@ def drop_link_targets(markdown: str) -> str:
     with the query set: benchmarks/fts_tokenizer_benchmark.py, BENCHMARKS.md "FTS5 tokenizer").
     The chunk's own text keeps its links; markers (``at sectionid: `…`]``) are untouched.
     """
-    return _LINK_TARGET.sub("", markdown)
+    return _LINK_TARGET.sub("]", markdown) if "](#" in markdown else markdown
 
 
 def escape_inline(text: str) -> str:

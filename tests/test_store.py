@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from specbrowser import store
 from specbrowser.enrich import (
@@ -349,6 +352,12 @@ def test_retrieval_text_drops_in_document_link_targets_only() -> None:
         "See [`ToNumber`] and [the spec](https://tc39.es/ecma262/), "
         "\\[\\[Prototype\\]\\] (kept) and "
         "[Subsection available: title \"T\" at sectionid: `sec-x-td-1`]")
+
+
+@given(st.text(alphabet="](#)a \n[", max_size=40))
+def test_property_drop_link_targets_removes_every_target_right_after_a_bracket(markdown):
+    """The same result as deleting each ``(#…)`` that follows a ``]`` (the look-behind rule)."""
+    assert drop_link_targets(markdown) == re.sub(r"(?<=\])\(#[^()\s]*\)", "", markdown)
 
 
 def test_retrieval_text_of_subsections_names_the_part_path(tmp_path, spec):
