@@ -3,7 +3,7 @@
 The result equals what ``specbrowser ingest`` stores for the same policy: the same breakdown
 (:func:`specbrowser.ingest.chunk_sections`), the same document chunk and retrieval texts
 (:func:`specbrowser.enrich.finish_chunk_set`), the same TOC paths and mismatches (reconciled
-once, at ingest, and stored with the sections: :func:`specbrowser.store.section_paths`). The
+once, at ingest, and stored with the sections, which the ``chunks`` view joins). The
 chunk set is written in one transaction (only its texts no stored set has are new rows): an
 exception (one raised by the ``progress`` callback, which is how the app cancels, included)
 or Ctrl-C leaves the database as it was.
@@ -94,7 +94,7 @@ def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progres
         progress("loading", 0, 1)
     digest = _sections_sha256(db)
     sections, known = _load_sections(db, digest if use_cache else None, policy)
-    paths = store.section_paths(db)
+    mismatches = store.section_mismatches(db)
     timings["load"] = time.perf_counter() - start
     mark = time.perf_counter()
     learned: dict[str, SectionMarkdown] = {}
@@ -103,9 +103,8 @@ def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progres
         chunk_sections(sections, policy, progress, known=known,
                        learned=learned if use_cache else None),
         policy.threshold_chars)
-    for chunk in chunks:
-        if chunk.section_id is not None:
-            chunk.toc_path, chunk.mismatch = paths.get(chunk.section_id, (None, None))
+    for chunk in chunks:  # the TOC paths are the sections' (stored); the stats count mismatches
+        chunk.mismatch = mismatches.get(chunk.section_id)  # type: ignore[arg-type]
     stats = compute_stats(chunks, len(sections))
     timings["chunk"] = time.perf_counter() - mark
     mark = time.perf_counter()

@@ -247,13 +247,10 @@ def activate_chunk_set(db: sqlite_utils.Database, version: str) -> str:
     return chosen
 
 
-def section_paths(db: sqlite_utils.Database) -> dict[str, tuple[list[str] | None, str | None]]:
-    """Section id → (TOC path or None, mismatch kind or None), as the ingest reconciled them
-    with the TOC (a re-chunk gives its chunks these: they depend on the sections and the TOC,
-    never on the policy)."""
-    return {section_id: (json.loads(toc_path) if toc_path else None, mismatch)
-            for section_id, toc_path, mismatch in db.execute(
-                "SELECT id, toc_path, mismatch FROM sections")}
+def section_mismatches(db: sqlite_utils.Database) -> dict[str, str]:
+    """Section id → mismatch kind, for the sections whose parser and TOC paths disagree (as the
+    ingest reconciled them; a re-chunk's stats count them: they never depend on the policy)."""
+    return dict(db.execute("SELECT id, mismatch FROM sections WHERE mismatch IS NOT NULL").fetchall())
 
 
 # --- reads ----------------------------------------------------------------------------------
