@@ -48,7 +48,7 @@ import sqlite_utils
 from specbrowser import __version__
 from specbrowser.errors import SpecbrowserError
 from specbrowser.store import active_version, get_document, iter_chunks, resolve_version
-from specbrowser.store_vectors import content_hash, stored_model
+from specbrowser.store_vectors import chunk_hash_map, stored_model
 from specbrowser.tokens import token_info
 
 FORMATS = ("jsonl", "parquet")
@@ -132,7 +132,8 @@ def embedding_info(db: sqlite_utils.Database) -> tuple[str | None, dict[str, tup
     """The stored embedding model and, per retrieval-text hash, ``(truncated, token count)``.
 
     Read only (no sqlite-vec needed, nothing written): ``(None, {})`` when the database holds no
-    vectors. Keys are :func:`specbrowser.store_vectors.content_hash` values.
+    vectors. Keys are content hashes (sha256 of a retrieval text, the ``chunks`` view's
+    ``content_hash``).
     """
     current = stored_model(db)
     if current is None or "embeddings" not in db.table_names():
@@ -159,10 +160,11 @@ def iter_records(db: sqlite_utils.Database, policy_version: str,
     first_file = next(iter(db.execute("SELECT source_file FROM sections ORDER BY ordinal LIMIT 1")),
                       ("",))[0]
     model, embedded = embedding_info(db)
+    hashes = chunk_hash_map(db, policy_version) if embedded else {}
     tokens = token_info(db, policy_version)
     token_counts = tokens.counts if tokens else {}
     for chunk in iter_chunks(db, policy_version):
-        vector = embedded.get(content_hash(chunk.retrieval_text)) if embedded else None
+        vector = embedded.get(hashes.get(chunk.id, "")) if embedded else None
         token_count = token_counts.get(chunk.id, vector[1] if vector else None)
         source = (f"{source_files.get(chunk.section_id, '')}#{chunk.section_id}"
                   if chunk.section_id else first_file)
