@@ -118,6 +118,9 @@ def migrate(db: sqlite_utils.Database, version: int) -> bool:
     if version != 4:
         return False
     with db.atomic():
+        current = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if current and current[0] == str(SCHEMA_VERSION):  # another process upgraded it meanwhile
+            return True
         for column in ("heading_path", "toc_path", "mismatch", "section_ordinal"):
             db.execute(f"ALTER TABLE sections ADD COLUMN [{column}] TEXT")  # constants
         db.execute(
