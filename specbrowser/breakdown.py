@@ -57,6 +57,8 @@ class _Pending:
     tag: str
     next_tags: tuple[str, ...]
     layer: str = "subsection"
+    marker: etree._Element | None = None
+    """The marker that stands for the element in its parent's tree (None for the section)."""
 
 
 def break_down(section: Section, element: etree._Element, policy: ChunkPolicy,
@@ -122,12 +124,14 @@ class _Breakdown:
     def forget(self, extracted: list[_Pending], el: etree._Element) -> None:
         """Drop the cached blocks of every element whose subtree an extraction changed: the
         ancestors of each new marker (up to ``el``), and ``el`` itself."""
-        new_ids = {item.chunk_id for item in extracted}
-        for marker in el.iter(MARKER_TAG):
-            if marker.get("data-id") in new_ids:
-                for ancestor in marker.iterancestors():
-                    self.cache.pop(ancestor, None)
-        self.cache.pop(el, None)
+        changed = {el}
+        for item in extracted:
+            for ancestor in item.marker.iterancestors():
+                if ancestor in changed:
+                    break  # and so are the ones above it, up to el
+                changed.add(ancestor)
+        for element in changed:
+            self.cache.pop(element, None)
 
     def chunk(self, item: _Pending, *, parent_id: str | None, depth: int) -> None:
         el, threshold = item.element, self.policy.threshold_chars
@@ -180,11 +184,12 @@ def _extract(el: etree._Element, tag: str, parent_chunk_id: str,
             selected.append(candidate)
             chosen.add(candidate)
     pending: list[_Pending] = []
+    slug, selector = tag_slug(tag), is_selector_tag(tag)
     for n, candidate in enumerate(selected, start=1):
-        chunk_id = f"{parent_chunk_id}-{tag_slug(tag)}-{n}"
-        title = subsection_title(candidate, candidate.tag if is_selector_tag(tag) else tag)
-        replace_with_marker(candidate, chunk_id, title)
-        pending.append(_Pending(candidate, chunk_id, title, tag, next_tags))
+        chunk_id = f"{parent_chunk_id}-{slug}-{n}"
+        title = subsection_title(candidate, candidate.tag if selector else tag)
+        marker = replace_with_marker(candidate, chunk_id, title)
+        pending.append(_Pending(candidate, chunk_id, title, tag, next_tags, marker=marker))
     return pending
 
 
@@ -269,12 +274,13 @@ def extract_row_groups(el: etree._Element, parent_chunk_id: str, next_tags: tupl
             first, last = group[0] + 1, group[-1] + 1
             span = f"row {first}" if first == last else f"rows {first}–{last}"
             title = f"{caption_text}, {span}" if caption_text else span
-            group_el = _group_element(caption, rows[0], [body[i] for i in group], chunk_id, title)
+            group_el, marker = _group_element(caption, rows[0], [body[i] for i in group],
+                                              chunk_id, title)
             group_el.find("table").set(COLUMNS_ATTR, columns)
             for element, role in resolve_roles(group_el, run.policy.markdown).items():
                 run.roles.setdefault(element, role)
             pending.append(_Pending(group_el, chunk_id, title, ROW_GROUP_TAG, next_tags,
-                                    layer="table_row"))
+                                    layer="table_row", marker=marker))
     return pending
 
 
@@ -296,10 +302,12 @@ def _rowspan_blocks(rows: list[etree._Element]) -> list[range]:
 
 
 def _group_element(caption: etree._Element | None, header: etree._Element,
-                   rows: list[etree._Element], chunk_id: str, title: str) -> etree._Element:
-    """Move ``rows`` into a new figure (caption and header row copied); leave a marker row."""
+                   rows: list[etree._Element], chunk_id: str,
+                   title: str) -> tuple[etree._Element, etree._Element]:
+    """Move ``rows`` into a new figure (caption and header row copied); leave a marker row.
+    Returns the figure and the marker."""
     marker_row = etree.Element("tr")
-    marker_row.append(etree.Element(MARKER_TAG, {"data-id": chunk_id, "data-title": title}))
+    marker = etree.SubElement(marker_row, MARKER_TAG, {"data-id": chunk_id, "data-title": title})
     rows[0].addprevious(marker_row)
     figure = etree.Element("figure")
     if caption is not None:
@@ -312,7 +320,7 @@ def _group_element(caption: etree._Element | None, header: etree._Element,
     tbody = etree.SubElement(table, "tbody")
     for row in rows:
         tbody.append(row)  # moves the row out of the original table
-    return figure
+    return figure, marker
 
 
 def _caption_of(table: etree._Element) -> etree._Element | None:
