@@ -31,7 +31,6 @@ from specbrowser.markdown import (
     MARKER_TAGS,
     BlockCache,
     Roles,
-    has_text,
     own_rows,
     resolve_roles,
     text_of,
@@ -180,7 +179,7 @@ def _extract(el: etree._Element, tag: str, parent_chunk_id: str,
     for candidate in _candidates(el, tag):
         if candidate is el or candidate.get(REPEATED_ATTR) or _inside(candidate, el, chosen):
             continue
-        if next(candidate.iter(MARKER_TAG), None) is None and has_text(candidate):
+        if _extractable(candidate):
             selected.append(candidate)
             chosen.add(candidate)
     pending: list[_Pending] = []
@@ -191,6 +190,15 @@ def _extract(el: etree._Element, tag: str, parent_chunk_id: str,
         marker = replace_with_marker(candidate, chunk_id, title)
         pending.append(_Pending(candidate, chunk_id, title, tag, next_tags, marker=marker))
     return pending
+
+
+def _extractable(candidate: etree._Element) -> bool:
+    """Whether a candidate holds no marker of an earlier pass, and holds text or a child
+    section's placeholder (else it is not extracted). One walk finds both kinds of marker."""
+    placeholders = {node.tag for node in candidate.iter(*MARKER_TAGS)}
+    if MARKER_TAG in placeholders:
+        return False
+    return bool(placeholders) or bool(text_of(candidate).strip())
 
 
 def _candidates(el: etree._Element, tag: str) -> list[etree._Element]:

@@ -141,13 +141,6 @@ def text_of(el: etree._Element) -> str:
     return etree.tostring(el, method="text", encoding="unicode", with_tail=False)
 
 
-def has_text(el: etree._Element) -> bool:
-    """Whether an element holds any non-whitespace text or a marker (else it is not extracted)."""
-    if el.tag in MARKER_TAGS or next(el.iter(*MARKER_TAGS), None) is not None:
-        return True
-    return bool(text_of(el).strip())
-
-
 def escape_text(text: str) -> str:
     """Escape plain text so Markdown shows it literally: a backslash before punctuation, ``<``
     (no raw HTML), and ``&`` that would read as an entity. Brackets stay (``[[Target]]``)."""
