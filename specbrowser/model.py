@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 
 DOCUMENT_CHUNK_ID = "specbrowser:document"
 """Id of the document (synopsis) chunk of every chunk set. Section ids are ecmarkup element ids
@@ -63,11 +62,9 @@ class Section:
     html: str
     source_file: str
 
-    @cached_property
+    @property
     def display_title(self) -> str:
-        """``secnum title`` as shown in markers, tree labels and heading paths. Computed on
-        first use and kept: a chunking reads it several times per section (and a section's
-        number and title are never changed once it is built)."""
+        """``secnum title`` as shown in markers, tree labels and heading paths."""
         return f"{self.secnum} {self.title}".strip()
 
 
