@@ -280,3 +280,19 @@ def test_stats_table_has_counts_by_layer_and_tag(db, capsys):
     output = capsys.readouterr().out
     assert "by layer" in output and "section:" in output
     assert "by tag" in output and "(section):" in output
+
+
+def test_piped_output_keeps_table_cells_whole(tmp_path):
+    """Rich takes 80 columns for a pipe; ids and sizes of a wide table were cut there."""
+    long_id = "sec-" + "very-long-section-identifier-" * 3 + "end"
+    spec = write_spec(tmp_path, f'<emu-clause id="{long_id}"><h1><span class="secnum">1</span> A'
+                                "</h1>" + "".join(f"<p>para {i} " + "words here " * 60 + "</p>"
+                                                  for i in range(3)) + "</emu-clause>")
+    path = tmp_path / "w.db"
+    assert main(["ingest", str(spec), "--db", str(path), "--threshold", "400"]) == 0
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    result = subprocess.run([sys.executable, "-m", "specbrowser", "subsections", str(path), long_id],
+                            capture_output=True, text=True, env=env, check=False)
+    assert result.returncode == 0, result.stderr
+    rows = [line for line in result.stdout.splitlines() if f"{long_id}-p-" in line]
+    assert len(rows) == 3 and all("666" in row for row in rows), result.stdout

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -20,8 +22,18 @@ from specbrowser.policy import (
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+PIPED_WIDTH = 160
+"""Line width when a stream is not a terminal (a pipe, a file) and ``COLUMNS`` is unset: Rich
+would take 80, which cut ids and sizes in table cells (``subsections DB ID | less``)."""
+
+
+def _console(stream, **options) -> Console:
+    piped = not stream.isatty() and "COLUMNS" not in os.environ
+    return Console(highlight=False, width=PIPED_WIDTH if piped else None, **options)
+
+
+out = _console(sys.stdout)
+err = _console(sys.stderr, stderr=True)
 
 
 def at_least(minimum: int):
