@@ -88,8 +88,9 @@ def markdown_parser() -> MarkdownIt:
 
 
 def format_chars(count: int) -> str:
-    """``1234`` → ``"1 234"``: thousands separated by spaces, as in the size line."""
-    return f"{count:,}".replace(",", " ")
+    """``1234`` → ``"1,234"``: thousands separated by commas, as everywhere else (the CLI, the
+    statistics screen, notifications)."""
+    return f"{count:,}"
 
 
 def header_text(chunk: Chunk, threshold_chars: int, markers: list[Marker],
