@@ -125,6 +125,7 @@ class _Breakdown:
         ancestors of each new marker (up to ``el``), and ``el`` itself."""
         changed = {el}
         for item in extracted:
+            assert item.marker is not None, "an extracted element leaves a marker"
             for ancestor in item.marker.iterancestors():
                 if ancestor in changed:
                     break  # and so are the ones above it, up to el
