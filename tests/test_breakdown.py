@@ -262,3 +262,14 @@ def test_bad_selector_tags_are_refused_with_one_line(tags: tuple[str, ...]) -> N
 def test_tag_list_keeps_selector_case_and_lowers_element_names() -> None:
     policy = ChunkPolicy.from_tag_list(5000, "EMU-TABLE, div.Note", 3)
     assert policy.breakdown_tags == ("emu-table", "div.Note")
+
+
+def test_marker_ids_are_the_find_markers_targets():
+    from specbrowser.markers import format_marker, marker_ids
+
+    titled = format_marker("sec-a", 'Table 1: "x" y')
+    text = "\n\n".join([f"Intro {titled}", f"| {format_marker('sec-a-td-1')} |",
+                         "[Subsection available at sectionid: ``] " + format_marker("sec-b", "B")])
+    assert marker_ids(text) == [m.target_id for m in find_markers(text)] == \
+        ["sec-a", "sec-a-td-1", "sec-b"]
+    assert marker_ids("no marker here") == find_markers("no marker here") == []
