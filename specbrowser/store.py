@@ -489,6 +489,26 @@ def section_html(db: sqlite_utils.Database, section_ids: list[str]) -> dict[str,
     return found
 
 
+def resolve_section(db: sqlite_utils.Database, text: str) -> str:
+    """The id of the section that ``text`` names: its id, else its number as the spec prints it
+    (``14.6``, ``14.6.``, ``B.1.2``, ``Annex B``; matched against the stored section number,
+    :func:`specbrowser.enrich.section_ordinal`), the first in document order.
+
+    Raises:
+        NotFoundError: no section has that id or number.
+    """
+    if db.execute("SELECT 1 FROM sections WHERE id = ?", [text]).fetchone():
+        return text
+    from specbrowser.enrich import section_ordinal
+
+    number = section_ordinal(text.strip())
+    row = db.execute("SELECT id FROM sections WHERE section_ordinal = ? ORDER BY ordinal LIMIT 1",
+                     [number]).fetchone() if number else None
+    if row is None:
+        raise NotFoundError(f"no section with id or number {text!r}")
+    return str(row[0])
+
+
 def find_sections(db: sqlite_utils.Database, query: str, limit: int = 50) -> list[tuple[str, str]]:
     """Sections whose id, number or title contains ``query`` (case-insensitive, literal).
 

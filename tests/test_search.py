@@ -179,7 +179,7 @@ def test_cli_search_filters(tmp_path, capsys):
                  "--json"]) == 0
     assert [h["chunk_id"] for h in json.loads(capsys.readouterr().out)["hits"]] == ["sec-a-1"]
     assert main(["search", str(path), "needle", "--section", "nope"]) == 2
-    assert "no section with id 'nope'" in capsys.readouterr().err
+    assert "no section with id or number 'nope'" in capsys.readouterr().err
 
 
 def test_cli_limit_must_be_positive_and_json_says_what_semantic_covers(tmp_path, capsys):
@@ -191,3 +191,30 @@ def test_cli_limit_must_be_positive_and_json_says_what_semantic_covers(tmp_path,
     assert main(["search", str(path), "needle", "--mode", "hybrid", "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["mode"] == "hybrid" and "lexical" in payload["coverage"]
+
+
+NUMBERED = ('<emu-clause id="sec-x"><h1><span class="secnum">14</span> X</h1><p>needle x</p>'
+            '<emu-clause id="sec-x-y"><h1><span class="secnum">14.6</span> Y</h1><p>needle y</p>'
+            '</emu-clause></emu-clause>'
+            '<emu-annex id="sec-annex"><h1><span class="secnum">Annex B</span> (normative) Z</h1>'
+            '<p>needle z</p><emu-annex id="sec-annex-1"><h1><span class="secnum">B.1</span> W</h1>'
+            '<p>needle w</p></emu-annex></emu-annex>')
+
+
+def test_a_section_is_named_by_its_id_or_its_number(tmp_path, capsys):
+    from specbrowser.store import open_database, resolve_section
+
+    path = tmp_path / "n.db"
+    ingest([write_spec(tmp_path, NUMBERED)], path, ChunkPolicy())
+    db = open_database(path)
+    assert [resolve_section(db, t) for t in ("sec-x-y", "14.6", "14.6.", "14", "Annex B", "B.1")] \
+        == ["sec-x-y", "sec-x-y", "sec-x-y", "sec-x", "sec-annex", "sec-annex-1"]
+    for text in ("14.7", "C", "", "sec-nope"):
+        with pytest.raises(NotFoundError, match="no section with id or number"):
+            resolve_section(db, text)
+    assert main(["search", str(path), "needle", "--section", "14", "--json"]) == 0
+    assert {h["chunk_id"] for h in json.loads(capsys.readouterr().out)["hits"]} == {"sec-x", "sec-x-y"}
+    assert main(["show", str(path), "B.1"]) == 0
+    assert "needle w" in capsys.readouterr().out
+    assert main(["show", str(path), "B.7"]) == 2
+    assert "no chunk or section with id or number 'B.7'" in capsys.readouterr().err

@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add ``show``, ``subsections``, ``stats`` and ``mismatches`` to the subcommands."""
     p = sub.add_parser("show", help="print a chunk (and with --recursive all its descendants)")
     p.add_argument("db", type=Path)
-    p.add_argument("id", help="a chunk or section id")
+    p.add_argument("id", help="a chunk or section id, or a section number (14.6)")
     p.add_argument("--recursive", "-r", action="store_true")
     p.add_argument("--retrieval-text", action="store_true",
                    help="print the retrieval text (header + content) that search and embeddings index")
@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("subsections", help="list a chunk's direct subsections")
     p.add_argument("db", type=Path)
-    p.add_argument("id", help="a chunk or section id")
+    p.add_argument("id", help="a chunk or section id, or a section number (14.6)")
     p.set_defaults(handler=cmd_subsections)
 
     p = sub.add_parser("stats", help="counts, sizes and overruns of the active chunk set")
@@ -46,7 +46,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     db = open_database(args.db)
     try:
-        chunks = iter_descendants(db, args.id) if args.recursive else iter([get_chunk(db, args.id)])
+        chunk_id = _chunk_id(db, args.id)
+        chunks = iter_descendants(db, chunk_id) if args.recursive else iter([get_chunk(db, chunk_id)])
         tokens = token_info(db, active_version(db))
         for chunk in chunks:
             flag = f" [red]over threshold: {chunk.over_threshold}[/]" if chunk.over_threshold else ""
@@ -70,7 +71,7 @@ def cmd_subsections(args: argparse.Namespace) -> int:
 
     db = open_database(args.db)
     try:
-        chunk = get_chunk(db, args.id)
+        chunk = get_chunk(db, _chunk_id(db, args.id))
         children = subsections_of(db, chunk)
         if not children:
             out.print(f"{escape(chunk.id)} has no subsections.")
@@ -88,6 +89,25 @@ def cmd_subsections(args: argparse.Namespace) -> int:
     finally:
         db.close()
     return 0
+
+
+def _chunk_id(db, text: str) -> str:
+    """``text`` when a chunk of the active set has that id, else the id of the section whose
+    number it is (``14.6``).
+
+    Raises:
+        NotFoundError: neither (the message names the chunk id).
+    """
+    from specbrowser.errors import NotFoundError
+    from specbrowser.store import get_chunk, resolve_section
+
+    try:
+        return get_chunk(db, text).id
+    except NotFoundError:
+        try:
+            return resolve_section(db, text)
+        except NotFoundError:
+            raise NotFoundError(f"no chunk or section with id or number {text!r}") from None
 
 
 def _section_kind_label(kind: str) -> str:

@@ -26,7 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="lexical (FTS5, default), semantic (embeddings; run `specbrowser embed` "
                         "first) or hybrid (reciprocal rank fusion of both)")
     p.add_argument("--section", metavar="ID",
-                   help="only chunks of this section and of the sections below it")
+                   help="only chunks of this section and of the sections below it (a section id, "
+                        "or its number: 14.6, B.1)")
     p.add_argument("--layer", choices=LAYERS, help="only chunks of this layer")
     p.add_argument("--over-threshold", action="store_true",
                    help="only chunks still over the threshold")
@@ -61,12 +62,13 @@ def cmd_search(args: argparse.Namespace) -> int:
         coverage_note,
         run_search,
     )
-    from specbrowser.store import open_database
+    from specbrowser.store import open_database, resolve_section
 
     query = " ".join(args.query)
     db = open_database(args.db)
     try:
-        where = SearchFilter(section=args.section, layer=args.layer,
+        section = resolve_section(db, args.section) if args.section else None
+        where = SearchFilter(section=section, layer=args.layer,
                              over_threshold=args.over_threshold)
         hits = run_search(db, query, args.mode, limit=args.limit, advanced=args.fts, where=where)
         note = coverage_note(db, mode=args.mode) if args.mode != "lexical" else ""
