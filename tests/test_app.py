@@ -338,6 +338,9 @@ async def test_jump_provider_matches_ids_titles_and_fuzzy(toylang_db: Path) -> N
         provider = JumpProvider(browser(app))
         exact = [hit async for hit in provider.search("sec-scope")]
         assert exact[0].help == "Jump to sec-scope" and exact[0].score == 1.0
+        by_number = [hit async for hit in provider.search("4.2")]  # 4.2.1 and 4.2.2 match too
+        assert [h.score == 1.0 for h in by_number[:3]] == [True, False, False]
+        assert by_number[0].help == "Jump to sec-specification-types"
         fuzzy = [hit async for hit in provider.search("ltrlmrkp")]
         assert "Jump to sec-literal-markup" in [h.help for h in fuzzy]
         discovered = [hit async for hit in provider.discover()]

@@ -59,8 +59,9 @@ def _fuzzy_matches(query: str, sections: list[tuple[str, str]], skip: set[str],
 
 
 class JumpProvider(Provider):
-    """"Jump to section": substring matches from :func:`store.find_sections` first (exact id
-    on top), then fuzzy matches over every section id and title to fill up the list."""
+    """"Jump to section": substring matches from :func:`store.find_sections` first (an exact id
+    or section number on top), then fuzzy matches over every section id and title to fill up the
+    list."""
 
     def _browser(self) -> BrowserScreen | None:
         """The browser screen the palette was opened on; other screens get no hits."""
@@ -89,7 +90,8 @@ class JumpProvider(Provider):
         for section_id, title in store.find_sections(browser.db, query, limit=SEARCH_LIMIT):
             seen.add(section_id)
             candidate = f"{title}  {section_id}"
-            score = 1.0 if section_id == query else max(matcher.match(candidate), 0.5)
+            exact = section_id == query or title.split(maxsplit=1)[:1] == [query]  # id or number
+            score = 1.0 if exact else max(matcher.match(candidate), 0.5)
             yield Hit(score, _highlight(candidate, _substring_offsets(query, candidate)),
                       partial(browser.go_to_chunk, section_id), text=title,
                       help=f"Jump to {section_id}")
