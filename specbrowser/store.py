@@ -181,7 +181,7 @@ def _database_file(db: sqlite_utils.Database) -> str:
 
 
 def insert_chunk_set(db: sqlite_utils.Database, policy: ChunkPolicy, chunks: list[Chunk],
-                     stats: dict[str, object], now: str, *, activate: bool = True) -> None:
+                     stats: dict[str, object], now: str, *, activate: bool = True) -> int:
     """Write (or overwrite) the chunk set of ``policy.version`` (call inside a transaction).
 
     With ``activate`` it becomes the active set; without, the active set stays as it was (a set
@@ -190,8 +190,8 @@ def insert_chunk_set(db: sqlite_utils.Database, policy: ChunkPolicy, chunks: lis
     Only the texts no stored set has are written (with their FTS5 entries): one ``texts`` row
     per distinct (title, text, retrieval text); every chunk gets a ``chunk_rows`` row pointing
     at its text. What the chunks share with their section (heading path, TOC path, mismatch,
-    section number) is the section's (see :data:`CHUNKS_VIEW`). Texts no set uses any more (the
-    overwritten set's) are deleted.
+    section number) is the section's (see :data:`specbrowser.store_schema.CHUNKS_VIEW`). Texts no
+    set uses any more (the overwritten set's) are deleted. Returns how many texts were new.
     """
     version = policy.version  # a hash over the settings: computed once, not once per chunk
     was_active = db.execute("SELECT 1 FROM policies WHERE version = ? AND active = 1",
@@ -203,10 +203,11 @@ def insert_chunk_set(db: sqlite_utils.Database, policy: ChunkPolicy, chunks: lis
         "stats": json.dumps(stats), "active": int(activate or was_active),
     }, pk="version")
     replaced = db.execute("DELETE FROM chunk_rows WHERE policy_version = ?", [version]).rowcount
-    text_ids = store_texts(db, chunks)
+    text_ids, new_texts = store_texts(db, chunks)
     insert_rows(db, "chunk_rows", [chunk_row(version, c, i) for c, i in zip(chunks, text_ids)])
     if replaced:
         drop_unused_texts(db)
+    return new_texts
 
 
 _insert_chunk_set = insert_chunk_set

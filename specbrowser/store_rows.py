@@ -31,9 +31,9 @@ def text_hash(chunk: Chunk) -> str:
     return digest.hexdigest()
 
 
-def store_texts(db: sqlite_utils.Database, chunks: list[Chunk]) -> list[int]:
-    """The ``texts.id`` of each chunk (in order), inserting the texts not stored yet (call
-    inside a transaction). Ids are given here, one past the largest, in chunk order."""
+def store_texts(db: sqlite_utils.Database, chunks: list[Chunk]) -> tuple[list[int], int]:
+    """The ``texts.id`` of each chunk (in order), and how many texts were new: those are
+    inserted (call inside a transaction), with ids one past the largest, in chunk order."""
     known: dict[str, int] = dict(db.execute("SELECT text_hash, id FROM texts").fetchall())
     next_id = int(db.execute("SELECT coalesce(max(id), 0) FROM texts").fetchone()[0]) + 1
     new_rows: list[dict[str, object]] = []
@@ -50,7 +50,7 @@ def store_texts(db: sqlite_utils.Database, chunks: list[Chunk]) -> list[int]:
                              "retrieval_text": chunk.retrieval_text, "size": chunk.size})
         ids.append(text_id)
     insert_rows(db, "texts", new_rows)
-    return ids
+    return ids, len(new_rows)
 
 
 def drop_unused_texts(db: sqlite_utils.Database) -> int:

@@ -146,7 +146,7 @@ def migrate(db: sqlite_utils.Database, version: int) -> bool:
                 text=text or "", over_threshold=over, subsections=json.loads(subsections or "[]"),
                 ordinal=ordinal, retrieval_text=retrieval or ""))
         for version_, chunks in by_version.items():
-            insert_rows(db, "chunk_rows", [chunk_row(version_, c, i)
-                                           for c, i in zip(chunks, store_texts(db, chunks))])
+            text_ids, _new = store_texts(db, chunks)
+            insert_rows(db, "chunk_rows", [chunk_row(version_, c, i) for c, i in zip(chunks, text_ids)])
         db.execute("UPDATE meta SET value = ? WHERE key = ?", [str(SCHEMA_VERSION), "schema_version"])
     return True

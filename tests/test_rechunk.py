@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -79,6 +82,20 @@ def test_an_exception_from_progress_leaves_the_database_as_it_was(sample_db, sta
     with pytest.raises(KeyboardInterrupt):
         rechunk(sample_db, SMALL, progress=cancel)
     assert _snapshot(sample_db) == before
+    assert gc.isenabled()  # the collector, paused during the re-chunk, is back
+
+
+def test_the_garbage_collector_is_paused_during_the_rechunk_only(sample_db):
+    seen: list[bool] = []
+    result = rechunk(sample_db, SMALL, progress=lambda *_: seen.append(gc.isenabled()))
+    assert seen and not any(seen) and gc.isenabled()
+    assert 0 < result.new_texts <= result.stats["chunks"]
+    gc.disable()
+    try:  # a caller that had it off keeps it off
+        rechunk(sample_db, ChunkPolicy(threshold_chars=300))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_rechunk_of_an_empty_database_is_a_user_error(tmp_path):
@@ -232,6 +249,7 @@ def test_cli_rechunk_prints_the_diff_against_the_previous_set(sample_path, capsy
     output = capsys.readouterr().out
     assert "re-chunked" in output and SMALL.version in output and ChunkPolicy().version in output
     assert "chunks" in output and "sections changed" in output
+    assert re.search(r"texts written: \d+ new", output)
     db = store.open_database(sample_path)
     assert store.active_version(db) == SMALL.version
 

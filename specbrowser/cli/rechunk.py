@@ -54,7 +54,10 @@ def cmd_rechunk(args: argparse.Namespace) -> int:
             result = rechunk(db, policy, progress=progress)
         timings = ", ".join(f"{k} {v:.2f} s" for k, v in result.timings.items())
         done = ("already stored: made active" if result.already_stored else "re-chunked")
-        out.print(Text(f"{done}: {policy.describe()} (version {result.version}); {timings}"),
+        written = ("" if result.already_stored else
+                   f"; texts written: {result.new_texts:,} new (the set's other chunks reuse "
+                   "stored ones)")
+        out.print(Text(f"{done}: {policy.describe()} (version {result.version}); {timings}{written}"),
                   soft_wrap=True, highlight=False)
         unused = [tag for tag in policy.breakdown_tags
                   if tag not in (result.stats.get("by_tag") or {})]
