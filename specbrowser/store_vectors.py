@@ -98,7 +98,8 @@ def _fingerprint(db: sqlite_utils.Database, policy_version: str) -> str:
     size (the same spec and policy always give the same chunks)."""
     doc = db.execute("SELECT sha256, sections_sha256 FROM documents LIMIT 1").fetchone()
     created = db.execute("SELECT created_at FROM policies WHERE version = ?", [policy_version]).fetchone()
-    count = db.execute("SELECT count(*) FROM chunks WHERE policy_version = ?", [policy_version]).fetchone()
+    count = db.execute("SELECT count(*) FROM chunk_rows WHERE policy_version = ?",
+                       [policy_version]).fetchone()
     return "|".join(str(part) for part in (*(doc or ("", "")), created[0] if created else "", count[0]))
 
 
@@ -279,11 +280,20 @@ def nearest(db: sqlite_utils.Database, query_vector: bytes, k: int, policy_versi
     if fetch <= 0:
         return []
     condition, params = restrict or ("", [])
-    rows = db.execute(
-        "SELECT c.id, knn.distance FROM "
-        "(SELECT rowid, distance FROM chunk_vectors WHERE embedding MATCH ? AND k = ?) knn "
-        "JOIN embeddings e ON e.id = knn.rowid "
-        "JOIN chunks c ON c.content_hash = e.content_hash AND c.policy_version = ? "
-        f"WHERE 1 = 1{condition} ORDER BY knn.distance, c.id LIMIT ?",
-        [query_vector, fetch, policy_version, *params, min(k, KNN_MAX_K)]).fetchall()
+    rows = db.execute(nearest_sql(condition),
+                      [query_vector, fetch, policy_version, *params, min(k, KNN_MAX_K)]).fetchall()
     return [(chunk_id, float(distance)) for chunk_id, distance in rows]
+
+
+def nearest_sql(condition: str = "") -> str:
+    """The KNN statement of :func:`nearest` (parameters: query vector, k, policy version, the
+    condition's, limit). Each hit goes to its vector's texts (index on ``content_hash``), then
+    to this set's rows of them (index on ``text_id``); CROSS JOIN keeps that order (through the
+    ``chunks`` view SQLite scanned the whole set once per neighbour: 4x the latency). The
+    condition's columns are ``chunk_rows`` columns (alias ``c``)."""
+    return ("SELECT c.id, knn.distance FROM "
+            "(SELECT rowid, distance FROM chunk_vectors WHERE embedding MATCH ? AND k = ?) knn "
+            "CROSS JOIN embeddings e ON e.id = knn.rowid "
+            "CROSS JOIN texts t ON t.content_hash = e.content_hash "
+            "CROSS JOIN chunk_rows c ON c.text_id = t.id AND c.policy_version = ? "
+            f"WHERE 1 = 1{condition} ORDER BY knn.distance, c.id LIMIT ?")
