@@ -103,7 +103,7 @@ def _tree_parents(db: sqlite_utils.Database,
     """
     section_parent = dict(db.execute("SELECT id, parent_id FROM sections").fetchall())
     rows = db.execute(
-        "SELECT id, section_id, parent_id, subsections, ordinal FROM chunks "
+        "SELECT id, section_id, parent_id, subsections, ordinal FROM chunk_rows "  # no text needed
         "WHERE policy_version = ? ORDER BY ordinal", [policy_version]).fetchall()
     listed_by: dict[str, list[tuple[str, str | None, int]]] = {}
     for chunk_id, section_id, _parent, subsections, _ordinal in rows:
