@@ -1,9 +1,12 @@
-"""The SQLite file: schema, the one connection function, writes and the queries everyone reads by.
+"""The SQLite file: the one open function, writes and the queries everyone reads by.
 
 One database holds one spec: its document row, its sections (own HTML kept, so re-chunking never
-needs the source), the policies it was chunked with, and one chunk set per policy version, one
-of them active (the one commands and the app read unless told otherwise). All SQL is
-parameterized; ids are data and never become part of a statement.
+needs the source; and what all chunks of a section share: heading path, TOC path, mismatch,
+number), the policies it was chunked with, and one chunk set per policy version, one of them
+active (the one commands and the app read unless told otherwise). A set is its ``chunk_rows``;
+their texts are ``texts`` rows shared by every set that has them; readers use the ``chunks``
+view (:mod:`specbrowser.store_schema`). All SQL is parameterized; ids are data and never become
+part of a statement.
 """
 
 from __future__ import annotations
