@@ -30,12 +30,19 @@ Formats:
 
 Files are written atomically: a temporary file in the output's folder, renamed over the output
 once complete; any failure (Ctrl-C included) removes it and leaves an existing output untouched.
+A symbolic link is followed (its target is replaced, the link kept). Standard output (``-``) and
+an existing output that is not a regular file (``/dev/stdout``, a FIFO, a terminal) are streams:
+the records are built in memory and written to it once complete, never renamed over it (that
+would replace ``/dev/stdout`` itself).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import stat
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -99,11 +106,11 @@ class ExportResult:
     """What :func:`export_chunk_set` wrote.
 
     Attributes:
-        path: the output file.
+        path: the output file (``-`` for standard output).
         format: ``jsonl`` or ``parquet``.
         policy_version: the exported chunk set's full version.
         records: how many records (= chunks in the set, the document chunk included).
-        size_bytes: the output file's size in bytes.
+        size_bytes: how many bytes were written.
         seconds: wall time of the export.
     """
 
@@ -219,7 +226,8 @@ def export_chunk_set(db: sqlite_utils.Database, path: Path | str, *, format: str
 
     ``policy_version`` is a full version or unique prefix (None: the active set). Atomic: the
     records go to a temporary file beside ``path``, renamed over it at the end; on any error or
-    Ctrl-C the temporary file is removed and ``path`` is as it was.
+    Ctrl-C the temporary file is removed and ``path`` is as it was. ``-`` (standard output) and
+    non-regular files are written in place once complete (:func:`is_stream`).
 
     Raises:
         ExportError: ``path`` is a folder, in a missing folder, or the database file itself;
@@ -247,10 +255,47 @@ def export_chunk_set(db: sqlite_utils.Database, path: Path | str, *, format: str
     file_metadata = {"specbrowser.version": __version__, "specbrowser.policy_version": version,
                      "specbrowser.document_title": get_document(db).title,
                      "specbrowser.content": content}
-    with _atomic_output(path) as handle:
+    output = _stream_output(path) if is_stream(path) else _atomic_output(path.resolve())
+    with output as handle:
         count = writer(handle, records, total, progress, file_metadata)
     return ExportResult(path=path, format=format, policy_version=version, records=count,
-                        size_bytes=path.stat().st_size, seconds=time.perf_counter() - start)
+                        size_bytes=output.size, seconds=time.perf_counter() - start)
+
+
+def is_stream(path: Path) -> bool:
+    """Whether ``path`` is standard output (``-``) or an existing file that is not a regular
+    one (``/dev/stdout``, a FIFO, a terminal), which an export writes into instead of replacing."""
+    if str(path) == "-":
+        return True
+    try:
+        return not stat.S_ISREG(path.stat().st_mode)  # follows links: /dev/stdout → a pipe
+    except OSError:
+        return False
+
+
+class _stream_output:
+    """Context manager: an in-memory buffer, written to the stream (standard output for ``-``)
+    on success only; ``size`` is the bytes written."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.buffer = io.BytesIO()
+        self.size = 0
+
+    def __enter__(self) -> IO[bytes]:
+        return self.buffer
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is not None:
+            return
+        data = self.buffer.getvalue()
+        if str(self.path) == "-":
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        else:
+            with open(self.path, "wb") as stream:
+                stream.write(data)
+        self.size = len(data)
 
 
 class _atomic_output:
@@ -261,6 +306,7 @@ class _atomic_output:
         self.path = path
         self.handle: IO[bytes] | None = None
         self.temp_name = ""
+        self.size = 0
 
     def __enter__(self) -> IO[bytes]:
         fd, self.temp_name = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.",
@@ -278,6 +324,7 @@ class _atomic_output:
             self.handle.close()
             if exc_type is None:
                 os.replace(self.temp_name, self.path)
+                self.size = self.path.stat().st_size
         finally:
             if os.path.exists(self.temp_name):
                 os.unlink(self.temp_name)

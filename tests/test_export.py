@@ -257,3 +257,35 @@ def test_real_ecma262_default_set_exports_every_chunk(tmp_path):
     finally:
         db.close()
     assert result.records == expected == sum(1 for _ in out.open(encoding="utf-8")) > 3000
+
+
+def test_export_to_standard_output_streams_the_records_and_says_so_on_stderr(two_sets, capsys):
+    db_path, active, _other = two_sets
+    assert main(["export", str(db_path), "--format", "jsonl", "-o", "-"]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert len(lines) == len(list(iter_chunks(open_database(db_path), active)))
+    assert all(LANGCHAIN_FIELDS == set(json.loads(line)) for line in lines)
+    assert "records (page_content" in captured.err and "records (page_content" not in captured.out
+
+
+def test_a_link_or_a_fifo_as_output_is_written_into_never_replaced(two_sets, tmp_path):
+    """``-o /dev/stdout`` renamed a regular file over the device link (found by a trial)."""
+    import os
+    import threading
+
+    db = open_database(two_sets[0])
+    target = tmp_path / "target.jsonl"
+    target.write_text("old")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(target)
+    result = export.export_chunk_set(db, link, format="jsonl")
+    assert link.is_symlink() and target.read_text().count("\n") == result.records
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    result = export.export_chunk_set(db, fifo, format="jsonl")
+    reader.join(timeout=30)
+    assert fifo.is_fifo() and len(received[0]) == result.size_bytes > 0

@@ -34,14 +34,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="page_content: the retrieval text, as search and embeddings index it "
                         "(default), or the chunk's bare Markdown")
     p.add_argument("-o", "--output", type=Path, required=True, metavar="FILE",
-                   help="the file to write (replaced atomically when complete)")
+                   help="the file to write (replaced atomically when complete), or - for "
+                        "standard output (the summary line then goes to standard error)")
     p.set_defaults(handler=cmd_export)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    from specbrowser.export import check_output_path, export_chunk_set, require_pyarrow
+    from specbrowser.export import check_output_path, export_chunk_set, is_stream, require_pyarrow
     from specbrowser.store import open_database
 
     check_output_path(args.output)  # the cheap mistakes first, before the progress bar starts
@@ -61,7 +62,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     finally:
         db.close()
     content = "retrieval text" if args.content == "retrieval" else "chunk Markdown"
-    out.print(f"{result.records:,} records (page_content: {content}) of chunk set "
-              f"{escape(result.policy_version)} → {escape(str(result.path))} "
-              f"({result.size_bytes / 1e6:.1f} MB, {result.seconds:.2f} s)", soft_wrap=True)
+    console = err if is_stream(args.output) else out  # standard output may be the records
+    console.print(f"{result.records:,} records (page_content: {content}) of chunk set "
+                  f"{escape(result.policy_version)} → {escape(str(result.path))} "
+                  f"({result.size_bytes / 1e6:.1f} MB, {result.seconds:.2f} s)", soft_wrap=True)
     return 0
