@@ -296,3 +296,18 @@ def test_piped_output_keeps_table_cells_whole(tmp_path):
     assert result.returncode == 0, result.stderr
     rows = [line for line in result.stdout.splitlines() if f"{long_id}-p-" in line]
     assert len(rows) == 3 and all("666" in row for row in rows), result.stdout
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly_with_141(tmp_path):
+    """``show --recursive … | head -1``: Rich's own broken-pipe handling exited with 1."""
+    spec = write_spec(tmp_path, '<emu-clause id="sec-a"><h1>A</h1>' + "".join(
+        f"<p>para {i} " + "words here " * 200 + "</p>" for i in range(200)) + "</emu-clause>")
+    path = tmp_path / "big.db"
+    assert main(["ingest", str(spec), "--db", str(path), "--threshold", "400"]) == 0
+    process = subprocess.Popen([sys.executable, "-m", "specbrowser", "show", str(path), "sec-a",
+                                "--recursive"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.readline()
+    process.stdout.close()  # the reader goes away with most of the output unread
+    assert process.wait(timeout=60) == 141
+    assert process.stderr.read() == b""

@@ -27,9 +27,18 @@ PIPED_WIDTH = 160
 would take 80, which cut ids and sizes in table cells (``subsections DB ID | less``)."""
 
 
+class _Console(Console):
+    """A Rich console whose broken pipe (``… | head``) reaches :func:`specbrowser.cli.main`,
+    which ends quietly with exit status 141 like Unix tools; Rich's own handling exits with 1."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def _console(stream, **options) -> Console:
     piped = not stream.isatty() and "COLUMNS" not in os.environ
-    return Console(highlight=False, width=PIPED_WIDTH if piped else None, **options)
+    return _Console(highlight=False, width=PIPED_WIDTH if piped else None, **options)
 
 
 out = _console(sys.stdout)
