@@ -249,7 +249,7 @@ def test_cli_rechunk_prints_the_diff_against_the_previous_set(sample_path, capsy
     output = capsys.readouterr().out
     assert "re-chunked" in output and SMALL.version in output and ChunkPolicy().version in output
     assert "chunks" in output and "sections changed" in output
-    assert re.search(r"texts written: \d+ new", output)
+    assert re.search(r"texts written: \d+ new for \d+ chunks", output)
     db = store.open_database(sample_path)
     assert store.active_version(db) == SMALL.version
 
@@ -261,9 +261,15 @@ def test_cli_rechunk_names_tags_that_extracted_nothing(sample_path, capsys):
 
 def test_cli_rechunk_of_a_stored_policy_only_activates_it(sample_path, capsys):
     assert main(["rechunk", str(sample_path), "--threshold", "400"]) == 0
+    capsys.readouterr()
     assert main(["rechunk", str(sample_path)]) == 0
-    assert "already stored" in capsys.readouterr().out
+    output = capsys.readouterr().out
+    assert "already stored: made active" in output and "sections changed" in output
     assert store.active_version(store.open_database(sample_path)) == ChunkPolicy().version
+    assert main(["rechunk", str(sample_path)]) == 0  # once more: it is the active set already
+    output = capsys.readouterr().out
+    assert "already stored and active" in output and "made active" not in output
+    assert "load" not in output and "sections changed" not in output
 
 
 @pytest.mark.parametrize("argv, message", [

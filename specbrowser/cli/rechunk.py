@@ -53,22 +53,23 @@ def cmd_rechunk(args: argparse.Namespace) -> int:
 
             result = rechunk(db, policy, progress=progress)
         timings = ", ".join(f"{k} {v:.2f} s" for k, v in result.timings.items())
-        done = ("already stored: made active" if result.already_stored else "re-chunked")
-        written = ("" if result.already_stored else
-                   f"; texts written: {result.new_texts:,} new (the set's other chunks reuse "
-                   "stored ones)")
-        out.print(Text(f"{done}: {policy.describe()} (version {result.version}); {timings}{written}"),
-                  soft_wrap=True, highlight=False)
+        if not result.already_stored:
+            line = (f"re-chunked: {policy.describe()} (version {result.version}); {timings}; "
+                    f"texts written: {result.new_texts:,} new for {result.stats.get('chunks', 0):,} "
+                    "chunks (their other texts were already stored)")
+        elif result.previous_version == result.version:
+            line = f"already stored and active: {policy.describe()} (version {result.version})"
+        else:
+            line = f"already stored: made active: {policy.describe()} (version {result.version})"
+        out.print(Text(line), soft_wrap=True, highlight=False)
         unused = [tag for tag in policy.breakdown_tags
                   if tag not in (result.stats.get("by_tag") or {})]
         if unused and result.stats.get("over_threshold"):  # a typo such as emu_table shows here
             out.print(Text(f"unused tags: {', '.join(unused)} (extracted nothing)",
                            style="yellow"), soft_wrap=True)
-        if result.previous_version is None or result.previous_version == result.version:
-            out.print(Text("nothing to compare: no other set was active"
-                           if result.previous_version is None else "this set was already active"),
-                      highlight=False)
-        else:
+        if result.previous_version is None:
+            out.print(Text("nothing to compare: no other set was active"), highlight=False)
+        elif result.previous_version != result.version:
             print_diff_summary(diff_chunk_sets(db, result.previous_version, result.version))
     finally:
         db.close()
