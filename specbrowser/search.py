@@ -259,19 +259,28 @@ def semantic_search(db: sqlite_utils.Database, text: str, *, limit: int = 20,
             for chunk_id, distance in found if (c := chunks.get(chunk_id)) is not None]
 
 
+HYBRID_POOL = 50
+"""Hits taken from each of the lexical and semantic lists before fusing them. Fused from the top
+``2 × limit`` only, a chunk's score changed with ``--limit`` (a trial saw 0.0235 at 5 and 0.0164
+at 3)."""
+
+
 def hybrid_search(db: sqlite_utils.Database, text: str, *, limit: int = 20,
                   policy_version: str | None = None,
                   where: SearchFilter = NO_FILTER) -> list[Hit]:
     """Lexical and semantic hits fused by :func:`reciprocal_rank_fusion`.
 
-    Chunks not embedded yet still come through the lexical list. When semantic search cannot
-    run (no sqlite-vec, no embeddings), this is the lexical search.
+    Each list holds the :data:`HYBRID_POOL` best hits (more when ``limit`` asks for more than
+    half of that), so a chunk's fused score and rank do not depend on ``limit``. Chunks not
+    embedded yet still come through the lexical list. When semantic search cannot run (no
+    sqlite-vec, no embeddings), this is the lexical search.
     """
     from specbrowser.errors import SpecbrowserError
 
-    lexical = lexical_search(db, text, limit=2 * limit, policy_version=policy_version, where=where)
+    pool = max(HYBRID_POOL, 2 * limit)
+    lexical = lexical_search(db, text, limit=pool, policy_version=policy_version, where=where)
     try:
-        semantic = semantic_search(db, text, limit=2 * limit, policy_version=policy_version,
+        semantic = semantic_search(db, text, limit=pool, policy_version=policy_version,
                                    where=where)
     except SpecbrowserError:
         return lexical[:limit]

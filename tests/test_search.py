@@ -218,3 +218,23 @@ def test_a_section_is_named_by_its_id_or_its_number(tmp_path, capsys):
     assert "needle w" in capsys.readouterr().out
     assert main(["show", str(path), "B.7"]) == 2
     assert "no chunk or section with id or number 'B.7'" in capsys.readouterr().err
+
+
+def test_hybrid_fuses_the_same_pool_whatever_the_limit(monkeypatch):
+    """A chunk third in both lists beats one first in the lexical list only; fused from the top
+    ``2 × limit`` hits, ``limit=1`` missed it and ranked the other first."""
+    from specbrowser import search
+
+    def ranked(ids: list[str]):
+        def run(db, text, *, limit, **kw):
+            return [search.Hit(chunk_id=i, section_id=i, title=i, heading_path=[], score=0.0,
+                               snippet="") for i in ids][:limit]
+        return run
+
+    monkeypatch.setattr(search, "lexical_search", ranked(["y", "a", "x", "b"]))
+    monkeypatch.setattr(search, "semantic_search", ranked(["c", "d", "x", "e"]))
+    full = [(h.chunk_id, h.score) for h in search.hybrid_search(None, "q", limit=5)]
+    assert full[0][0] == "x"
+    for limit in (1, 2, 3):
+        assert [(h.chunk_id, h.score) for h in search.hybrid_search(None, "q", limit=limit)] \
+            == full[:limit]
