@@ -311,3 +311,17 @@ def test_a_reader_that_stops_early_ends_the_command_quietly_with_141(tmp_path):
     process.stdout.close()  # the reader goes away with most of the output unread
     assert process.wait(timeout=60) == 141
     assert process.stderr.read() == b""
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["search", "x.db", "q", "--layer", "bogus"], "argument --layer: invalid choice: 'bogus'"),
+    (["rechunk", "x.db", "--threshold", "abc"], "argument --threshold: invalid int value: 'abc'"),
+    (["ingest"], "the following arguments are required"),
+    (["nope"], "argument COMMAND: invalid choice: 'nope'"),
+])
+def test_a_usage_mistake_is_one_line_naming_help(argv, says, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    line = one_error_line(capsys)
+    assert says in line and line.endswith("--help)") and "usage:" not in line

@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from rich.markup import escape
 
@@ -26,9 +27,19 @@ COMMAND_MODULES = (ingest, app, inspect, policies, rechunk, diff, export, search
 """Modules whose ``register`` adds subcommands, in ``--help`` order."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage mistake (an unknown choice, a value that is not a number, a
+    missing argument) as one red line naming ``--help`` instead of the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        err.print(f"[red]error:[/] {escape(message)} (see: {escape(self.prog)} --help)",
+                  soft_wrap=True)
+        raise SystemExit(EXIT_USER_ERROR)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every subcommand; each sets ``handler`` to its function."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="specbrowser",
         description="See and fix how a long specification is cut into chunks for retrieval.")
     parser.add_argument("--version", action="version", version=f"specbrowser {__version__}")
