@@ -6,6 +6,7 @@ See :mod:`specbrowser.store` for what the tables hold and how they are written.
 from __future__ import annotations
 
 import json
+import logging
 
 import sqlite_utils
 
@@ -14,6 +15,9 @@ from specbrowser.store_rows import chunk_row, insert_rows, store_texts
 from specbrowser.store_toc import create_toc_tables
 
 APP_ID = "specbrowser"
+
+log = logging.getLogger("specbrowser")
+"""Where an upgrade is reported (level INFO); the command line prints it as one line."""
 
 SCHEMA_VERSION = 5
 """Stored in ``meta``. A database of version 4 is upgraded when opened (:func:`migrate`); any
@@ -149,4 +153,8 @@ def migrate(db: sqlite_utils.Database, version: int) -> bool:
             text_ids, _new = store_texts(db, chunks)
             insert_rows(db, "chunk_rows", [chunk_row(version_, c, i) for c, i in zip(chunks, text_ids)])
         db.execute("UPDATE meta SET value = ? WHERE key = ?", [str(SCHEMA_VERSION), "schema_version"])
+    row = db.execute("PRAGMA database_list").fetchone()
+    log.info("%s was upgraded from schema %d to %d (every chunk set, embedding and token count "
+             "kept); older specbrowser versions no longer open it", row[2] if row else "the database",
+             version, SCHEMA_VERSION)
     return True

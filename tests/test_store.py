@@ -480,8 +480,12 @@ def _downgrade_to_schema_4(path: Path) -> None:
     db.close()
 
 
-def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_path, spec):
+def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_path, spec, caplog):
+    import logging
+
     from specbrowser.search import lexical_search
+
+    caplog.set_level(logging.INFO, logger="specbrowser")
 
     db_path = tmp_path / "t.db"
     ingest([spec], db_path, SMALL)
@@ -494,6 +498,9 @@ def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_pat
     db.close()
     _downgrade_to_schema_4(db_path)
     db = store.open_database(db_path)
+    assert [r.getMessage() for r in caplog.records if "upgraded" in r.getMessage()] == [
+        (f"{db_path} was upgraded from schema 4 to 5 (every chunk set, embedding and token count "
+        "kept); older specbrowser versions no longer open it")]
     assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == \
         str(store.SCHEMA_VERSION)
     assert {v: [vars(c) for c in store.iter_chunks(db, v)] for v in before} == before

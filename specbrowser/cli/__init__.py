@@ -8,6 +8,7 @@ on stderr and exit status 2; Ctrl-C ends with status 130 and changes nothing.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -49,8 +50,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _NoticeHandler(logging.Handler):
+    """specbrowser's INFO records (a database upgrade) as one dim line on stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        err.print(f"[dim]{escape(record.getMessage())}[/]", soft_wrap=True)
+
+
+def _show_notices() -> None:
+    logger = logging.getLogger("specbrowser")
+    if not any(isinstance(h, _NoticeHandler) for h in logger.handlers):
+        logger.addHandler(_NoticeHandler())
+        logger.setLevel(logging.INFO)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    _show_notices()
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)
