@@ -12,6 +12,10 @@ from rich.table import Table
 from specbrowser.cli._common import EXIT_INTERRUPTED, at_least, err, out
 from specbrowser.model import LAYERS
 
+SCORE_DECIMALS = {"lexical": 2, "semantic": 3, "hybrid": 4}
+"""Decimals a score is printed with, per mode: BM25 (units), minus an L2 distance (under 2),
+an RRF sum (hundredths); one format per column (``.3g`` wrote ``3.01`` beside ``3``)."""
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``search`` and ``embed`` to the subcommands."""
@@ -96,7 +100,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         snippet = Text()
         for index, part in enumerate(hit.snippet.replace(HIGHLIGHT_END, HIGHLIGHT_START).split(HIGHLIGHT_START)):
             snippet.append(part.replace("\n", " "), style="bold yellow" if index % 2 else "")
-        table.add_row(f"{hit.score:.3g}", Text(f"{hit.chunk_id}\n{' › '.join(hit.heading_path)}"), snippet)
+        table.add_row(f"{hit.score:.{SCORE_DECIMALS.get(hit.mode, 3)}f}", Text(f"{hit.chunk_id}\n{' › '.join(hit.heading_path)}"), snippet)
     out.print(table)
     return 0
 
