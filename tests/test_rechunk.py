@@ -342,6 +342,14 @@ def test_real_cached_and_uncached_rechunks_are_identical(ecma262_db, policy):
     assert _chunk_rows(ecma262_db, policy.version) == rows
     assert cached.stats == uncached.stats and cached.stats["unresolved_markers"] == 0
     assert cached.timings["chunk"] < uncached.timings["chunk"]
+    # schema 5 on the real spec: the new set shares the default set's unchanged texts, a rebuild
+    # of the same set writes none, and no text is left unused or unindexed
+    assert 0 < cached.new_texts < cached.stats["chunks"] and uncached.new_texts == 0
+    db = ecma262_db
+    assert db.execute("SELECT count(*) FROM texts").fetchone()[0] == \
+        db.execute("SELECT count(DISTINCT text_id) FROM chunk_rows").fetchone()[0]
+    with db.atomic():
+        db.execute("INSERT INTO texts_fts(texts_fts) VALUES('integrity-check')")
 
 
 def test_a_database_without_the_cache_table_gets_it_from_the_rechunk(sample_db):
