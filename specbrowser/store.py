@@ -22,6 +22,7 @@ from pathlib import Path
 import sqlite_utils
 
 from specbrowser.connection import DATABASE_ERRORS, OPERATIONAL_ERRORS, connect
+from specbrowser.enrich import section_ordinal
 from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase, NotFoundError
 from specbrowser.headings import Mismatch
 from specbrowser.model import Chunk, Document, Section, TocNode
@@ -503,8 +504,6 @@ def resolve_section(db: sqlite_utils.Database, text: str) -> str:
     """
     if db.execute("SELECT 1 FROM sections WHERE id = ?", [text]).fetchone():
         return text
-    from specbrowser.enrich import section_ordinal
-
     number = section_ordinal(text.strip())
     row = db.execute("SELECT id FROM sections WHERE section_ordinal = ? ORDER BY ordinal LIMIT 1",
                      [number]).fetchone() if number else None
