@@ -53,6 +53,7 @@ INGEST_REPLACED_SPEC = "replaced_spec"
 """Another spec (other bytes, or the same bytes parsed differently): everything replaced."""
 INGEST_OUTCOMES = (INGEST_CREATED, INGEST_ADDED, INGEST_REPLACED_SET, INGEST_REPLACED_SPEC)
 
+
 def open_database(path: Path | str, *, create: bool = False) -> sqlite_utils.Database:
     """Open a specbrowser database, creating the schema when ``create`` and the file is new.
 
@@ -77,7 +78,7 @@ def open_database(path: Path | str, *, create: bool = False) -> sqlite_utils.Dat
         if meta.get("app") != APP_ID:
             raise NotASpecbrowserDatabase(f"{path} is not a specbrowser database")
         version = int(meta.get("schema_version", 0))
-        if version != SCHEMA_VERSION and not migrate(db, version):
+        if version != SCHEMA_VERSION and not _upgrade(db, path, version):
             raise NotASpecbrowserDatabase(
                 f"{path} has schema version {meta.get('schema_version')}, this specbrowser reads "
                 f"{SCHEMA_VERSION}: re-ingest the spec into a new database"
@@ -89,6 +90,20 @@ def open_database(path: Path | str, *, create: bool = False) -> sqlite_utils.Dat
         db.close()
         raise
     return db
+
+
+def _upgrade(db: sqlite_utils.Database, path: Path, version: int) -> bool:
+    """:func:`specbrowser.store_schema.migrate`, with a database that cannot be written (a
+    read-only file or folder) named for what it is: an older schema that needs writing."""
+    try:
+        return migrate(db, version)
+    except DATABASE_ERRORS as exc:
+        if "readonly" not in str(exc):
+            raise
+        raise DatabaseError(
+            f"{path} was written by an older specbrowser (schema {version}) and is upgraded in "
+            "place when opened, which needs write access: open it once where it can be "
+            "written (or copy it)") from None
 
 
 def _database_error(path: Path, exc: Exception) -> DatabaseError:

@@ -509,3 +509,24 @@ def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_pat
     assert [h.chunk_id for h in lexical_search(db, "scope")] == hits and hits
     assert "chunk_hashes" not in db.table_names() and "chunks_fts" not in db.table_names()
     assert store.active_version(db) == SMALLER.version
+
+
+def test_a_read_only_database_is_read_and_an_old_one_says_it_needs_writing(tmp_path, spec):
+    """Schema 5 reads never write; a schema-4 file that cannot be written cannot be upgraded."""
+    import os
+
+    from specbrowser.errors import DatabaseError
+    from specbrowser.search import lexical_search
+
+    if not hasattr(os, "geteuid") or os.geteuid() == 0:
+        pytest.skip("root (as in CI) can write anywhere; the check needs an ordinary user")
+    current, old = tmp_path / "current.db", tmp_path / "old.db"
+    ingest([spec], current, SMALL)
+    ingest([spec], old, SMALL)
+    _downgrade_to_schema_4(old)
+    for path in (current, old):
+        path.chmod(0o444)
+    db = store.open_database(current)
+    assert store.chunk_stats(db)["chunks"] > 1 and lexical_search(db, "scope")
+    with pytest.raises(DatabaseError, match=r"older specbrowser \(schema 4\).*needs write access"):
+        store.open_database(old)
