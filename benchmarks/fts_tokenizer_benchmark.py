@@ -108,11 +108,11 @@ def prepare(candidate: Candidate, base: Path, builds: int) -> None:
     start = time.perf_counter()
     table.disable_fts()  # drops the triggers too, so the control's rewrite below skips them
     if candidate.label == CONTROL:
-        rows = db.execute("SELECT rowid, retrieval_text FROM texts").fetchall()
+        rows = db.execute("SELECT rowid, retrieval_body FROM texts").fetchall()
         with db.atomic():
             for rowid, text in rows:
                 if text and LINK_TARGET.search(text):
-                    db.execute("UPDATE texts SET retrieval_text = ? WHERE rowid = ?",
+                    db.execute("UPDATE texts SET retrieval_body = ? WHERE rowid = ?",
                                [LINK_TARGET.sub("]", text), rowid])
     # mirror store._create_schema: same columns, FTS5, triggers; only the tokenizer differs
     table.enable_fts(columns, fts_version="FTS5", tokenize=candidate.tokenize, create_triggers=True)

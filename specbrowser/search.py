@@ -32,8 +32,9 @@ HIGHLIGHT_END = "\x03"
 FTS_TABLE = "texts_fts"
 """The FTS5 index over every stored text (``texts``: each distinct text once, whatever the sets
 sharing it); a hit becomes the chunks of the searched set that have the text."""
-TITLE_WEIGHT, TEXT_WEIGHT = 2.0, 1.0
-"""BM25 column weights: a term in a chunk's title counts twice a term in its retrieval text."""
+TITLE_WEIGHT, HEADER_WEIGHT, TEXT_WEIGHT = 2.0, 1.0, 1.0
+"""BM25 column weights: a term in a chunk's title counts twice a term in its retrieval header
+(document, heading path, part) or body (the Markdown); snippets come from the body."""
 
 _WORD = re.compile(r"\w")
 
@@ -159,11 +160,11 @@ def _run(db: sqlite_utils.Database, query: str, version: str, limit: int,
     restrict, params = where.sql("c")  # SQL text of this module; values are parameters
     rows = db.execute(
         f"SELECT c.id, c.section_id, c.title, c.heading_path, c.toc_path, "
-        f"bm25({FTS_TABLE}, ?, ?) AS rank, "
-        f"snippet({FTS_TABLE}, 1, ?, ?, '…', 16) "
+        f"bm25({FTS_TABLE}, ?, ?, ?) AS rank, "
+        f"snippet({FTS_TABLE}, 2, ?, ?, '…', 16) "
         f"FROM {FTS_TABLE} JOIN chunks c ON c.text_id = {FTS_TABLE}.rowid "
         f"WHERE {FTS_TABLE} MATCH ? AND c.policy_version = ?{restrict} ORDER BY rank LIMIT ?",
-        [TITLE_WEIGHT, TEXT_WEIGHT, HIGHLIGHT_START, HIGHLIGHT_END, query, version, *params,
+        [TITLE_WEIGHT, HEADER_WEIGHT, TEXT_WEIGHT, HIGHLIGHT_START, HIGHLIGHT_END, query, version, *params,
          max(1, limit)],
     ).fetchall()
     return [Hit(chunk_id=r[0], section_id=r[1], title=r[2],

@@ -47,10 +47,24 @@ def store_texts(db: sqlite_utils.Database, chunks: list[Chunk]) -> tuple[list[in
             new_rows.append({"id": text_id, "text_hash": key,
                              "content_hash": content_hash(chunk.retrieval_text),
                              "title": chunk.title, "text": chunk.text,
-                             "retrieval_text": chunk.retrieval_text, "size": chunk.size})
+                             **_retrieval_parts(chunk.retrieval_text), "size": chunk.size})
         ids.append(text_id)
     insert_rows(db, "texts", new_rows)
     return ids, len(new_rows)
+
+
+RETRIEVAL_BODY_START = "Content:\n"
+"""Ends a retrieval text's header (:mod:`specbrowser.enrich`); what follows is the body."""
+
+
+def _retrieval_parts(retrieval_text: str) -> dict[str, str]:
+    """``retrieval_header`` (up to and including ``Content:``) and ``retrieval_body`` (the
+    chunk's Markdown as indexed), stored apart so FTS5 snippets come from the body; the
+    ``chunks`` view joins them back into ``retrieval_text``."""
+    header, found, body = retrieval_text.partition(RETRIEVAL_BODY_START)
+    if not found:
+        return {"retrieval_header": "", "retrieval_body": retrieval_text}
+    return {"retrieval_header": header + found, "retrieval_body": body}
 
 
 def drop_unused_texts(db: sqlite_utils.Database) -> int:

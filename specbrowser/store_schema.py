@@ -31,8 +31,9 @@ triggers on every insert, update and delete.
 5: texts stored once (``texts``, content-addressed by ``text_hash``) and shared by the chunk
 sets that have them, so a re-chunk writes only the texts no set had; ``chunk_rows`` hold each
 set's structure; ``sections`` hold what every chunk of a section shares (heading path, TOC path,
-mismatch, section number); ``chunks`` is a view joining the three; ``texts_fts`` replaces
-``chunks_fts``; ``chunk_hashes`` is gone (``texts.content_hash`` is the embedding key)."""
+mismatch, section number); ``chunks`` is a view joining the three; ``texts_fts`` (title,
+retrieval header, retrieval body: snippets come from the body) replaces ``chunks_fts``;
+``chunk_hashes`` is gone (``texts.content_hash`` is the embedding key)."""
 
 FTS_TOKENIZER = "unicode61 remove_diacritics 2"
 """FTS5's Unicode word tokenizer, folding case and diacritics. Spec tokens such as
@@ -47,7 +48,8 @@ CHUNKS_VIEW = """
 SELECT r.policy_version, r.id, r.section_id, r.parent_id, r.subsections, r.depth, r.layer,
        r.breakdown_tag, t.title, coalesce(s.heading_path, '[]') AS heading_path, t.text, t.size,
        r.over_threshold, r.ordinal, coalesce(s.section_ordinal, '') AS section_ordinal,
-       t.retrieval_text, s.toc_path, s.mismatch, r.text_id, t.content_hash
+       t.retrieval_header || t.retrieval_body AS retrieval_text, s.toc_path, s.mismatch,
+       r.text_id, t.content_hash
 FROM chunk_rows r JOIN texts t ON t.id = r.text_id LEFT JOIN sections s ON s.id = r.section_id
 """
 """The ``chunks`` view: one row per chunk of every set, with the columns a chunk had before
@@ -86,12 +88,12 @@ def create_chunk_tables(db: sqlite_utils.Database) -> None:
     """``texts`` (with its FTS5 index and triggers), ``chunk_rows`` and the ``chunks`` view."""
     db.table("texts").create({
         "id": int, "text_hash": str, "content_hash": str, "title": str, "text": str,
-        "retrieval_text": str, "size": int,
+        "retrieval_header": str, "retrieval_body": str, "size": int,
     }, pk="id", not_null={"text_hash", "content_hash"})
     db.table("texts").create_index(["text_hash"], index_name="texts_hash", unique=True)
     db.table("texts").create_index(["content_hash"], index_name="texts_content")
-    db.table("texts").enable_fts(["title", "retrieval_text"], fts_version="FTS5",
-                                 tokenize=FTS_TOKENIZER, create_triggers=True)
+    db.table("texts").enable_fts(["title", "retrieval_header", "retrieval_body"],
+                                 fts_version="FTS5", tokenize=FTS_TOKENIZER, create_triggers=True)
     db.table("chunk_rows").create({
         "policy_version": str, "id": str, "section_id": str, "parent_id": str,
         "subsections": str, "depth": int, "layer": str, "breakdown_tag": str, "ordinal": int,

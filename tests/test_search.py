@@ -238,3 +238,16 @@ def test_hybrid_fuses_the_same_pool_whatever_the_limit(monkeypatch):
     for limit in (1, 2, 3):
         assert [(h.chunk_id, h.score) for h in search.hybrid_search(None, "q", limit=limit)] \
             == full[:limit]
+
+
+def test_snippets_come_from_the_chunk_text_not_the_retrieval_header(tmp_path):
+    """The header (document, heading path, part) is indexed but never the snippet: it used to
+    be, when a query word was in a section title (``… > Clause 1 Content: …``)."""
+    db = spec_of(tmp_path, ["a paragraph that mentions the clause only once, at the very end: Clause"])
+    hits = lexical_search(db, "clause")
+    assert hits and all("Content:" not in h.snippet and "Section:" not in h.snippet for h in hits)
+    stored = db.execute("SELECT retrieval_header, retrieval_body FROM texts").fetchall()
+    assert all(header.endswith("Content:\n") and header.startswith("Document:")
+               for header, _body in stored)
+    assert {r for r in db.execute("SELECT retrieval_text FROM chunks").fetchall()} == \
+        {(header + body,) for header, body in stored}
