@@ -72,8 +72,19 @@ def retrieval_text(document_title: str, chunk: Chunk, part_path: list[str]) -> s
         lines.append(f"Section: {PATH_SEPARATOR.join(chunk.heading_path)}")
     if part_path:
         lines.append(f"Part: {PATH_SEPARATOR.join(part_path)}")
-    lines.append("Content:")
-    return "\n".join(lines) + "\n" + drop_link_targets(chunk.text)
+    return "\n".join(lines) + CONTENT_LINE + drop_link_targets(chunk.text)
+
+
+CONTENT_LINE = "\nContent:\n"
+"""The line that ends a retrieval text's header; the chunk's text follows it."""
+
+
+def split_retrieval_text(text: str) -> tuple[str, str]:
+    """``(header, body)`` of a retrieval text: the header up to and including its ``Content:``
+    line, then the chunk's text as indexed (link targets dropped). A text without that line is
+    all body. ``header + body == text``."""
+    header, found, body = text.partition(CONTENT_LINE)
+    return (header + found, body) if found else ("", text)
 
 
 _LINK_TARGET = re.compile(r"\]\(#[^()\s]*\)")

@@ -12,6 +12,7 @@ import json
 
 import sqlite_utils
 
+from specbrowser.enrich import split_retrieval_text
 from specbrowser.model import Chunk, Section
 
 
@@ -53,18 +54,11 @@ def store_texts(db: sqlite_utils.Database, chunks: list[Chunk]) -> tuple[list[in
     return ids, len(new_rows)
 
 
-RETRIEVAL_BODY_START = "Content:\n"
-"""Ends a retrieval text's header (:mod:`specbrowser.enrich`); what follows is the body."""
-
-
 def _retrieval_parts(retrieval_text: str) -> dict[str, str]:
-    """``retrieval_header`` (up to and including ``Content:``) and ``retrieval_body`` (the
-    chunk's Markdown as indexed), stored apart so FTS5 snippets come from the body; the
-    ``chunks`` view joins them back into ``retrieval_text``."""
-    header, found, body = retrieval_text.partition(RETRIEVAL_BODY_START)
-    if not found:
-        return {"retrieval_header": "", "retrieval_body": retrieval_text}
-    return {"retrieval_header": header + found, "retrieval_body": body}
+    """The ``retrieval_header`` and ``retrieval_body`` columns (stored apart so FTS5 snippets
+    come from the body; the ``chunks`` view joins them back into ``retrieval_text``)."""
+    header, body = split_retrieval_text(retrieval_text)
+    return {"retrieval_header": header, "retrieval_body": body}
 
 
 def drop_unused_texts(db: sqlite_utils.Database) -> int:

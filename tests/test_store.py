@@ -360,6 +360,19 @@ def test_property_drop_link_targets_removes_every_target_right_after_a_bracket(m
     assert drop_link_targets(markdown) == re.sub(r"(?<=\])\(#[^()\s]*\)", "", markdown)
 
 
+def test_a_retrieval_text_splits_into_header_and_body_at_its_content_line():
+    """Stored apart for FTS5 snippets; a title ending in "Content:" is still header."""
+    from specbrowser.enrich import split_retrieval_text
+
+    chunk = Chunk(id="s", section_id="s", parent_id=None, depth=0, layer="section",
+                  breakdown_tag=None, title="Table of Content:",
+                  heading_path=["1 Table of Content:"], text="Content:\nbody [a](#x)")
+    text = retrieval_text("Doc", chunk, [])
+    header, body = split_retrieval_text(text)
+    assert header + body == text and body == "Content:\nbody [a]"
+    assert header == "Document: Doc\nSection: 1 Table of Content:\nContent:\n"
+
+
 def test_retrieval_text_of_subsections_names_the_part_path(tmp_path, spec):
     result = ingest([spec], tmp_path / "t.db", SMALL)
     by_id = {c.id: c for c in result.chunks}
