@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import sqlite_utils
 
 from specbrowser.errors import EmbeddingError, VectorsUnavailable
-from specbrowser.store_rows import content_hash  # noqa: F401  (re-exported: embed, tests)
+from specbrowser.store_rows import content_hash  # noqa: F401  (re-exported: the vector key)
 
 KNN_MAX_K = 4096
 """sqlite-vec refuses ``k`` above 4096 on vec0 KNN queries (asg017/sqlite-vec#157, case C15)."""
