@@ -11,6 +11,12 @@ For one section's own-content element:
    the tags *after* the one that extracted it. Nothing is broken down at ``max_depth``.
 4. A chunk still over the threshold stays whole and is flagged ``max_depth`` or ``unsplittable``.
 
+The threshold enters only through "does a Markdown of n characters fit" (n <= threshold). Every
+such test goes through :meth:`_Breakdown.fits`, which records the range of thresholds for which
+each test comes out the same (:attr:`specbrowser.model.Chunk.holds_for`): under any threshold in
+that range the section's chunk tree is the same, so a re-chunk may copy it from a stored set
+instead of breaking the section down again (:mod:`specbrowser.rechunk`).
+
 Defects of the seed's sample code avoided here, each covered by a test: querying the original
 document while mutating a copy; recursion restarting from the first tag; nested matches
 extracted twice; marker paragraphs extracted again; ``caption`` instead of ecmarkup's
@@ -80,6 +86,7 @@ def break_down(section: Section, element: etree._Element, policy: ChunkPolicy,
                        layer="section"), parent_id=None, depth=0)
     for ordinal, chunk in enumerate(run.out):
         chunk.ordinal = ordinal
+    run.out[0].holds_for = (run.fit_max, run.overflow_min)
     return run.out
 
 
@@ -96,14 +103,18 @@ def whole_section_chunk(section: Section, markdown: str, subsections: list[str],
     ``markdown`` (with markers naming ``subsections``) when the breakdown cannot change it:
     it fits the threshold, or it may not be cut (``max_depth`` 0, or no breakdown tags). None
     when the breakdown must run on the section's element."""
-    if breakdown_applies(len(markdown), policy):
+    size = len(markdown)
+    if breakdown_applies(size, policy):
         return None
     reason: str | None = None
-    if len(markdown) > policy.threshold_chars:
+    holds_for: tuple[int, int | None] = (size, None)
+    if size > policy.threshold_chars:
         reason = OVER_MAX_DEPTH if policy.max_depth <= 0 else OVER_UNSPLITTABLE
+        holds_for = (0, size)
     return Chunk(id=section.id, section_id=section.id, parent_id=None, depth=0, layer="section",
                  breakdown_tag=None, title=section.display_title, heading_path=list(heading_path),
-                 text=markdown, over_threshold=reason, subsections=list(subsections))
+                 text=markdown, over_threshold=reason, subsections=list(subsections),
+                 holds_for=holds_for)
 
 
 @dataclass
@@ -116,6 +127,21 @@ class _Breakdown:
     heading_path: list[str]
     out: list[Chunk] = field(default_factory=list)
     cache: BlockCache = field(default_factory=dict)
+    fit_max: int = 0
+    """The largest size (characters) :meth:`fits` found within the threshold (0: none)."""
+    overflow_min: int | None = None
+    """The smallest size :meth:`fits` found over the threshold (None: none)."""
+
+    def fits(self, size_chars: int) -> bool:
+        """Whether a Markdown of ``size_chars`` characters fits the threshold. Every threshold
+        test of the breakdown is this call, so that thresholds from :attr:`fit_max` up to (not
+        including) :attr:`overflow_min` give every test the same outcome: the same chunk tree."""
+        if size_chars <= self.policy.threshold_chars:
+            self.fit_max = max(self.fit_max, size_chars)
+            return True
+        if self.overflow_min is None or size_chars < self.overflow_min:
+            self.overflow_min = size_chars
+        return False
 
     def markdown(self, el: etree._Element) -> str:
         return to_markdown(el, self.policy.markdown, self.roles, self.cache)
@@ -134,11 +160,11 @@ class _Breakdown:
             self.cache.pop(element, None)
 
     def chunk(self, item: _Pending, *, parent_id: str | None, depth: int) -> None:
-        el, threshold = item.element, self.policy.threshold_chars
+        el = item.element
         text = self.markdown(el)
         pending: list[_Pending] = []
         reason: str | None = None
-        if len(text) > threshold:
+        if not self.fits(len(text)):
             if depth >= self.policy.max_depth:
                 reason = OVER_MAX_DEPTH
             else:
@@ -152,10 +178,10 @@ class _Breakdown:
                         pending.extend(extracted)
                         self.forget(extracted, el)
                         text = self.markdown(el)
-                        if len(text) <= threshold:
+                        if self.fits(len(text)):
                             break
-                if len(text) > threshold:
-                    reason = OVER_UNSPLITTABLE
+                else:
+                    reason = OVER_UNSPLITTABLE  # no tag brought the text within the threshold
         subsections = [m.get("data-id", "") for m in el.iter(*MARKER_TAGS)]
         self.out.append(Chunk(
             id=item.chunk_id, section_id=self.section.id, parent_id=parent_id, depth=depth,
@@ -248,7 +274,6 @@ def extract_row_groups(el: etree._Element, parent_chunk_id: str, next_tags: tupl
     group's rows were. Tables holding an earlier marker are left alone; a rowspan that crosses
     two groups is not repeated in the second.
     """
-    threshold = run.policy.threshold_chars
     pending: list[_Pending] = []
     tables = [t for t in el.iter("table") if not any(a.tag == "table" for a in _ancestors_below(t, el))]
     for table in tables:
@@ -256,7 +281,7 @@ def extract_row_groups(el: etree._Element, parent_chunk_id: str, next_tags: tupl
         if len(rows) < 2 or next(table.iter(MARKER_TAG), None) is not None:
             continue
         lines = run.markdown(table).split("\n")
-        if sum(len(line) + 1 for line in lines) <= threshold:
+        if run.fits(sum(len(line) + 1 for line in lines)):
             continue
         header_at = next(i for i, line in enumerate(lines) if line.startswith("|"))
         columns = str(lines[header_at + 1].count("---"))
@@ -270,7 +295,7 @@ def extract_row_groups(el: etree._Element, parent_chunk_id: str, next_tags: tupl
         size = fixed
         for block in _rowspan_blocks(body):
             length = sum(len(row_lines[i]) + 1 for i in block)
-            if groups and size + length <= threshold:
+            if groups and run.fits(size + length):
                 groups[-1].extend(block)
                 size += length
             else:

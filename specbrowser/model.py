@@ -132,6 +132,11 @@ class Chunk:
             (then :attr:`heading_path`, the parser's, is the one to use).
         mismatch: how the section's parser path and TOC path disagree (one of
             :data:`specbrowser.headings.MISMATCH_KINDS`), or None.
+        holds_for: on a section's root chunk, the thresholds ``(lo, hi)`` in characters for
+            which the breakdown makes this same chunk tree of the section: ``lo <= threshold <
+            hi`` (``hi`` None: no upper bound), the other settings equal (see
+            :mod:`specbrowser.breakdown`). With ``hi`` None the section is one chunk that fits,
+            whatever the tags and depth. None on other chunks and when unknown.
     """
 
     id: str
@@ -150,6 +155,7 @@ class Chunk:
     retrieval_text: str = ""
     toc_path: list[str] | None = None
     mismatch: str | None = None
+    holds_for: tuple[int, int | None] | None = None
 
     @property
     def size(self) -> int:

@@ -19,9 +19,9 @@ APP_ID = "specbrowser"
 log = logging.getLogger("specbrowser")
 """Where an upgrade is reported (level INFO); the command line prints it as one line."""
 
-SCHEMA_VERSION = 5
-"""Stored in ``meta``. A database of version 4 is upgraded when opened (:func:`migrate`); any
-other version is refused with a clear message.
+SCHEMA_VERSION = 6
+"""Stored in ``meta``. A database of version 4 or 5 is upgraded when opened (:func:`migrate`);
+any other version is refused with a clear message.
 2: several chunk sets per database; chunks gained ``retrieval_text``, ``section_ordinal`` and
 the document chunk; documents gained ``sections_sha256``.
 3: the document's TOC (``toc_nodes``) and its ``mismatches``; chunks gained ``toc_path`` and
@@ -33,7 +33,10 @@ sets that have them, so a re-chunk writes only the texts no set had; ``chunk_row
 set's structure; ``sections`` hold what every chunk of a section shares (heading path, TOC path,
 mismatch, section number); ``chunks`` is a view joining the three; ``texts_fts`` (title,
 retrieval header, retrieval body: snippets come from the body) replaces ``chunks_fts``;
-``chunk_hashes`` is gone (``texts.content_hash`` is the embedding key)."""
+``chunk_hashes`` is gone (``texts.content_hash`` is the embedding key).
+6: a section's root row in ``chunk_rows`` holds ``threshold_lo`` and ``threshold_hi``, the
+thresholds under which the section's chunk tree is the same (:attr:`specbrowser.model.Chunk.holds_for`),
+so a re-chunk copies the trees a stored set already has."""
 
 FTS_TOKENIZER = "unicode61 remove_diacritics 2"
 """FTS5's Unicode word tokenizer, folding case and diacritics. Spec tokens such as
@@ -49,12 +52,12 @@ SELECT r.policy_version, r.id, r.section_id, r.parent_id, r.subsections, r.depth
        r.breakdown_tag, t.title, coalesce(s.heading_path, '[]') AS heading_path, t.text, t.size,
        r.over_threshold, r.ordinal, coalesce(s.section_ordinal, '') AS section_ordinal,
        t.retrieval_header || t.retrieval_body AS retrieval_text, s.toc_path, s.mismatch,
-       r.text_id, t.content_hash
+       r.text_id, t.content_hash, r.threshold_lo, r.threshold_hi
 FROM chunk_rows r JOIN texts t ON t.id = r.text_id LEFT JOIN sections s ON s.id = r.section_id
 """
 """The ``chunks`` view: one row per chunk of every set, with the columns a chunk had before
-schema 5 (what readers select and filter on), plus ``text_id`` and ``content_hash`` (sha256 of
-the retrieval text: the key of embeddings and token counts). Writes go to ``chunk_rows`` and
+schema 5 (what readers select and filter on), plus ``text_id``, ``content_hash`` (sha256 of
+the retrieval text: the key of embeddings and token counts) and a root row's threshold range. Writes go to ``chunk_rows`` and
 ``texts`` (:func:`specbrowser.store.insert_chunk_set`)."""
 
 
@@ -97,7 +100,7 @@ def create_chunk_tables(db: sqlite_utils.Database) -> None:
     db.table("chunk_rows").create({
         "policy_version": str, "id": str, "section_id": str, "parent_id": str,
         "subsections": str, "depth": int, "layer": str, "breakdown_tag": str, "ordinal": int,
-        "over_threshold": str, "text_id": int,
+        "over_threshold": str, "text_id": int, "threshold_lo": int, "threshold_hi": int,
     }, pk=("policy_version", "id"))
     for columns, name in ((["policy_version", "section_id"], "chunk_rows_section"),
                           (["policy_version", "parent_id"], "chunk_rows_parent"),
@@ -111,7 +114,11 @@ def migrate(db: sqlite_utils.Database, version: int) -> bool:
     """Upgrade a database of schema ``version`` to :data:`SCHEMA_VERSION`, in one transaction;
     False when there is no upgrade from that version (the caller refuses the database).
 
-    4 → 5 keeps every chunk set, the Markdown cache, embeddings and token counts: each set's
+    5 → 6 adds the root rows' threshold range. It is known without the breakdown only for a
+    section that is one chunk within the threshold (from its size up); the others stay NULL, so
+    a re-chunk breaks them down again rather than copy them.
+
+    4 → 6 keeps every chunk set, the Markdown cache, embeddings and token counts: each set's
     chunks move to ``chunk_rows`` and ``texts`` (texts shared by sets stored once), the sections
     take their heading path, TOC path, mismatch and number from the active set's root chunks (a
     TOC is the database's, not a set's), and ``chunks_fts``, ``chunk_hashes`` and
@@ -121,42 +128,65 @@ def migrate(db: sqlite_utils.Database, version: int) -> bool:
         sqlite3.Error (sqlean's): the database cannot be written (the caller turns it into a
             one-line DatabaseError); nothing is changed then.
     """
-    if version != 4:
+    if version not in (4, 5):
         return False
     with db.atomic():
         current = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if current and current[0] == str(SCHEMA_VERSION):  # another process upgraded it meanwhile
             return True
-        for column in ("heading_path", "toc_path", "mismatch", "section_ordinal"):
-            db.execute(f"ALTER TABLE sections ADD COLUMN [{column}] TEXT")  # constants
-        db.execute(
-            "UPDATE sections SET heading_path = c.heading_path, toc_path = c.toc_path, "
-            "mismatch = c.mismatch, section_ordinal = c.section_ordinal FROM chunks c "
-            "WHERE c.id = sections.id AND c.policy_version = (SELECT version FROM policies "
-            "ORDER BY active DESC, created_at DESC LIMIT 1)")
-        rows = db.execute(
-            "SELECT policy_version, id, section_id, parent_id, subsections, depth, layer, "
-            "breakdown_tag, title, text, over_threshold, ordinal, retrieval_text FROM chunks "
-            "ORDER BY policy_version, ordinal").fetchall()
-        for name in ("chunks_ai", "chunks_ad", "chunks_au"):
-            db.execute(f"DROP TRIGGER IF EXISTS [{name}]")
-        for name in ("chunks_fts", "chunks", "chunk_hashes", "chunk_hash_sets"):
-            db.execute(f"DROP TABLE IF EXISTS [{name}]")
-        create_chunk_tables(db)
-        by_version: dict[str, list[Chunk]] = {}
-        for (version_, chunk_id, section_id, parent_id, subsections, depth, layer, tag, title,
-             text, over, ordinal, retrieval) in rows:
-            by_version.setdefault(version_, []).append(Chunk(
-                id=chunk_id, section_id=section_id, parent_id=parent_id, depth=depth,
-                layer=layer, breakdown_tag=tag, title=title or "", heading_path=[],
-                text=text or "", over_threshold=over, subsections=json.loads(subsections or "[]"),
-                ordinal=ordinal, retrieval_text=retrieval or ""))
-        for version_, chunks in by_version.items():
-            text_ids, _new = store_texts(db, chunks)
-            insert_rows(db, "chunk_rows", [chunk_row(version_, c, i) for c, i in zip(chunks, text_ids)])
+        if version == 4:
+            _texts_from_chunks(db)
+        else:
+            for column in ("threshold_lo", "threshold_hi"):
+                db.execute(f"ALTER TABLE chunk_rows ADD COLUMN [{column}] INTEGER")  # constants
+            db.execute("DROP VIEW chunks")
+            db.create_view("chunks", CHUNKS_VIEW)
+        _whole_section_ranges(db)
         db.execute("UPDATE meta SET value = ? WHERE key = ?", [str(SCHEMA_VERSION), "schema_version"])
     row = db.execute("PRAGMA database_list").fetchone()
     log.info("%s was upgraded from schema %d to %d (every chunk set, embedding and token count "
              "kept); older specbrowser versions no longer open it", row[2] if row else "the database",
              version, SCHEMA_VERSION)
     return True
+
+
+def _whole_section_ranges(db: sqlite_utils.Database) -> None:
+    """Set the threshold range of every root row whose section is one chunk within the
+    threshold (no over-threshold flag, no chunk extracted from it): from its size up."""
+    db.execute(
+        "UPDATE chunk_rows SET threshold_lo = (SELECT size FROM texts WHERE id = chunk_rows.text_id) "
+        "WHERE id = section_id AND parent_id IS NULL AND over_threshold IS NULL "
+        "AND NOT EXISTS (SELECT 1 FROM chunk_rows c WHERE c.policy_version = chunk_rows.policy_version "
+        "AND c.parent_id = chunk_rows.id)")
+
+
+def _texts_from_chunks(db: sqlite_utils.Database) -> None:
+    """Schema 4 → 5 (inside :func:`migrate`'s transaction): every set's ``chunks`` rows become
+    ``chunk_rows`` and shared ``texts``; the sections take the active set's shared columns."""
+    for column in ("heading_path", "toc_path", "mismatch", "section_ordinal"):
+        db.execute(f"ALTER TABLE sections ADD COLUMN [{column}] TEXT")  # constants
+    db.execute(
+        "UPDATE sections SET heading_path = c.heading_path, toc_path = c.toc_path, "
+        "mismatch = c.mismatch, section_ordinal = c.section_ordinal FROM chunks c "
+        "WHERE c.id = sections.id AND c.policy_version = (SELECT version FROM policies "
+        "ORDER BY active DESC, created_at DESC LIMIT 1)")
+    rows = db.execute(
+        "SELECT policy_version, id, section_id, parent_id, subsections, depth, layer, "
+        "breakdown_tag, title, text, over_threshold, ordinal, retrieval_text FROM chunks "
+        "ORDER BY policy_version, ordinal").fetchall()
+    for name in ("chunks_ai", "chunks_ad", "chunks_au"):
+        db.execute(f"DROP TRIGGER IF EXISTS [{name}]")
+    for name in ("chunks_fts", "chunks", "chunk_hashes", "chunk_hash_sets"):
+        db.execute(f"DROP TABLE IF EXISTS [{name}]")
+    create_chunk_tables(db)
+    by_version: dict[str, list[Chunk]] = {}
+    for (version_, chunk_id, section_id, parent_id, subsections, depth, layer, tag, title,
+         text, over, ordinal, retrieval) in rows:
+        by_version.setdefault(version_, []).append(Chunk(
+            id=chunk_id, section_id=section_id, parent_id=parent_id, depth=depth,
+            layer=layer, breakdown_tag=tag, title=title or "", heading_path=[],
+            text=text or "", over_threshold=over, subsections=json.loads(subsections or "[]"),
+            ordinal=ordinal, retrieval_text=retrieval or ""))
+    for version_, chunks in by_version.items():
+        text_ids, _new = store_texts(db, chunks)
+        insert_rows(db, "chunk_rows", [chunk_row(version_, c, i) for c, i in zip(chunks, text_ids)])

@@ -273,3 +273,58 @@ def test_marker_ids_are_the_find_markers_targets():
     assert marker_ids(text) == [m.target_id for m in find_markers(text)] == \
         ["sec-a", "sec-a-td-1", "sec-b"]
     assert marker_ids("no marker here") == find_markers("no marker here") == []
+
+
+# --- the threshold range a section's tree holds for (what re-chunks copy by) ------------------
+
+
+def _sizes_and_range(tmp_path, body: str, threshold: int) -> tuple[dict, tuple[int, int | None]]:
+    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=threshold)))
+    root = next(c for c in chunks.values() if c.parent_id is None)
+    assert all(c.holds_for is None for c in chunks.values() if c is not root)
+    return chunks, root.holds_for
+
+
+def test_a_section_that_fits_holds_for_its_size_and_up(tmp_path):
+    body = f'<emu-clause id="sec-a"><h1>A</h1>{para("x")}</emu-clause>'
+    chunks, holds_for = _sizes_and_range(tmp_path, body, 5000)
+    assert holds_for == (chunks["sec-a"].size, None)
+
+
+def test_a_broken_down_section_holds_between_the_sizes_it_compared(tmp_path):
+    """At 700 the table is extracted and the rest fits: the tree holds from the larger of the
+    two fitting sizes up to (not including) the whole section's size, and only there."""
+    body = (f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", [LONG * 3])}'
+            f'{para("p1")}</emu-clause>')
+    whole = chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=100_000))[0].size
+    chunks, holds_for = _sizes_and_range(tmp_path, body, 700)
+    assert set(chunks) == {"sec-a", "sec-a-emu-table-1"}
+    lo = max(chunks["sec-a"].size, chunks["sec-a-emu-table-1"].size)
+    assert holds_for == (lo, whole)
+    for threshold in (lo, whole - 1):
+        assert _sizes_and_range(tmp_path, body, threshold) == (chunks, holds_for)
+    for threshold in (lo - 1, whole):  # just outside, another tree
+        assert set(_sizes_and_range(tmp_path, body, threshold)[0]) != set(chunks)
+
+
+def test_an_unsplittable_section_holds_below_its_size(tmp_path):
+    body = f'<emu-clause id="sec-a"><h1>A</h1><pre><code>{LONG * 3}</code></pre></emu-clause>'
+    chunks, holds_for = _sizes_and_range(tmp_path, body, 200)
+    assert chunks["sec-a"].over_threshold == "unsplittable"
+    assert holds_for == (0, chunks["sec-a"].size)
+
+
+def test_row_group_sizes_narrow_the_range(tmp_path):
+    """``tr`` groups rows up to the threshold: each grouping decision is a size test too."""
+    rows = "".join(f"<tr><td>row {n} {LONG}</td></tr>" for n in range(6))
+    body = (f'<emu-clause id="sec-a"><h1>A</h1><emu-table id="t"><figure><figcaption>Table 1: T'
+            f"</figcaption><table><tbody>{rows}</tbody></table></figure></emu-table></emu-clause>")
+    policy = ChunkPolicy(threshold_chars=600, breakdown_tags=("tr",))
+    chunks = by_id(chunk_html(tmp_path, body, policy))
+    lo, hi = chunks["sec-a"].holds_for
+    assert sum(c.layer == "table_row" for c in chunks.values()) >= 2
+    assert lo <= 600 < hi
+    for threshold in (lo, hi - 1):
+        again = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=threshold,
+                                                             breakdown_tags=("tr",))))
+        assert [(c.id, c.text) for c in again.values()] == [(c.id, c.text) for c in chunks.values()]

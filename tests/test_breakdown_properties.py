@@ -119,3 +119,28 @@ def test_breakdown_invariants(tmp_path, html, policy):
         else:
             assert chunk.size > policy.threshold_chars
         assert chunk.depth <= policy.max_depth
+
+
+def _trees(chunks) -> dict[str, list[tuple]]:
+    """Each section's chunk tree, as everything a chunk holds but its ordinal in the set."""
+    trees: dict[str, list[tuple]] = {}
+    for c in chunks:
+        trees.setdefault(c.section_id, []).append(
+            (c.id, c.parent_id, c.depth, c.layer, c.breakdown_tag, c.title, c.text,
+             c.over_threshold, tuple(c.subsections), c.holds_for))
+    return trees
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(html=spec_html(), policy=policies, data=st.data())
+def test_a_section_tree_is_the_same_under_every_threshold_of_its_range(tmp_path, html, policy, data):
+    """The rule re-chunks copy stored trees by (specbrowser.store_reuse): under any threshold in
+    a root chunk's ``holds_for`` range, the other settings equal, the section's tree is the same."""
+    path = write_spec(tmp_path, html)
+    first = _trees(chunk_spec(load_spec(path), policy))
+    section_id = data.draw(st.sampled_from(sorted(first)))
+    lo, hi = first[section_id][0][-1]
+    other = data.draw(st.integers(max(lo, 1), (hi - 1) if hi is not None else lo + 2000))
+    again = _trees(chunk_spec(load_spec(path), ChunkPolicy(
+        threshold_chars=other, breakdown_tags=policy.breakdown_tags, max_depth=policy.max_depth)))
+    assert again[section_id] == first[section_id]

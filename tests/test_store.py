@@ -493,6 +493,40 @@ def _downgrade_to_schema_4(path: Path) -> None:
     db.close()
 
 
+def _ranges_known_after_an_upgrade(sets: dict[str, list[dict]]) -> dict[str, list[dict]]:
+    """The chunks an upgrade keeps: the same, but only a section that is one chunk within
+    the threshold keeps its threshold range (the others' ranges are known only to a breakdown)."""
+    return {version: [{**chunk, "holds_for": chunk["holds_for"]
+                       if chunk["holds_for"] and chunk["holds_for"][1] is None else None}
+                      for chunk in chunks] for version, chunks in sets.items()}
+
+
+def test_a_schema_5_database_gains_the_threshold_ranges_it_can_know(tmp_path, spec, caplog):
+    import logging
+
+    from specbrowser import store_schema
+
+    caplog.set_level(logging.INFO, logger="specbrowser")
+    db_path = tmp_path / "t.db"
+    ingest([spec], db_path, SMALL)
+    ingest([spec], db_path, SMALLER)
+    db = store.open_database(db_path)
+    before = {v: [vars(c) for c in store.iter_chunks(db, v)] for v in (SMALL.version, SMALLER.version)}
+    assert any(c["holds_for"] and c["holds_for"][1] is not None for cs in before.values() for c in cs)
+    with db.atomic():
+        db.execute("DROP VIEW chunks")
+        for column in ("threshold_lo", "threshold_hi"):
+            db.execute(f"ALTER TABLE chunk_rows DROP COLUMN [{column}]")
+        db.execute("CREATE VIEW chunks AS " + store_schema.CHUNKS_VIEW.replace(
+            ", r.threshold_lo, r.threshold_hi", ""))
+        db.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    db.close()
+    db = store.open_database(db_path)
+    assert f"{db_path} was upgraded from schema 5 to {store.SCHEMA_VERSION}" in caplog.text
+    assert {v: [vars(c) for c in store.iter_chunks(db, v)] for v in before} == \
+        _ranges_known_after_an_upgrade(before)
+
+
 def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_path, spec, caplog):
     import logging
 
@@ -512,11 +546,12 @@ def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_pat
     _downgrade_to_schema_4(db_path)
     db = store.open_database(db_path)
     assert [r.getMessage() for r in caplog.records if "upgraded" in r.getMessage()] == [
-        (f"{db_path} was upgraded from schema 4 to 5 (every chunk set, embedding and token count "
-        "kept); older specbrowser versions no longer open it")]
+        (f"{db_path} was upgraded from schema 4 to {store.SCHEMA_VERSION} (every chunk set, "
+         "embedding and token count kept); older specbrowser versions no longer open it")]
     assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == \
         str(store.SCHEMA_VERSION)
-    assert {v: [vars(c) for c in store.iter_chunks(db, v)] for v in before} == before
+    assert {v: [vars(c) for c in store.iter_chunks(db, v)] for v in before} == \
+        _ranges_known_after_an_upgrade(before)
     assert tuple(db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
                  for t in ("texts", "texts_fts")) == counts
     assert [h.chunk_id for h in lexical_search(db, "scope")] == hits and hits
