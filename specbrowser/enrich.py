@@ -144,13 +144,15 @@ def document_chunk(document: Document, sections: list[Section], chunk_count: int
 
 
 def finish_chunk_set(document: Document, sections: list[Section], chunks: list[Chunk],
-                     threshold_chars: int) -> list[Chunk]:
+                     threshold_chars: int, copied: int = 0) -> list[Chunk]:
     """The stored chunk set: the document chunk (ordinal 0) then ``chunks`` (the section
     chunks in pre-order, ordinals from 1), every one with its :attr:`Chunk.retrieval_text`.
+    ``copied`` counts the section chunks a re-chunk copies from a stored set besides ``chunks``
+    (the document chunk gives the set's total).
 
     ``chunks`` are changed in place (retrieval text) and returned in the new list.
     """
-    doc = document_chunk(document, sections, len(chunks) + 1, threshold_chars)
+    doc = document_chunk(document, sections, len(chunks) + copied + 1, threshold_chars)
     doc.ordinal = 0
     doc.retrieval_text = retrieval_text(document.title, doc, [])
     labels: dict[str, list[str]] = {}

@@ -3,7 +3,11 @@
 The result equals what ``specbrowser ingest`` stores for the same policy: the same breakdown
 (:func:`specbrowser.ingest.chunk_sections`), the same document chunk and retrieval texts
 (:func:`specbrowser.enrich.finish_chunk_set`), the same TOC paths and mismatches (reconciled
-once, at ingest, and stored with the sections, which the ``chunks`` view joins). The
+once, at ingest, and stored with the sections, which the ``chunks`` view joins).
+
+Only the sections whose chunk trees no stored set holds are broken down: the others' rows are
+copied from a stored set (:mod:`specbrowser.store_reuse` says when a stored tree is the one the
+breakdown would make; tests compare both ways on ECMA-262). The
 chunk set is written in one transaction (only its texts no stored set has are new rows): an
 exception (one raised by the ``progress`` callback, which is how the app cancels, included)
 or Ctrl-C leaves the database as it was.
@@ -17,7 +21,7 @@ from __future__ import annotations
 import gc
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -35,6 +39,7 @@ from specbrowser.model import Section
 from specbrowser.policy import ChunkPolicy
 from specbrowser.stats import compute_stats
 from specbrowser.store_cache import load_details, load_markdown, save_markdown
+from specbrowser.store_reuse import CopyPlan, plan_copies, stored_facts
 
 Progress = Callable[[str, int, int], None]
 """``progress(stage, done, total)``: stages ``loading``, ``chunking`` (sections done of all),
@@ -58,6 +63,9 @@ class RechunkResult:
             the stored set is what a rebuild would write.
         new_texts: how many of the set's texts no stored set had (the only texts written, with
             their FTS5 entries; the others are shared).
+        copied_sections: how many sections' chunk trees were copied from stored sets instead
+            of being broken down (see :mod:`specbrowser.store_reuse`).
+        copied_chunks: how many chunks those trees hold.
     """
 
     version: str
@@ -66,10 +74,13 @@ class RechunkResult:
     timings: dict[str, float] = field(default_factory=dict)
     already_stored: bool = False
     new_texts: int = 0
+    copied_sections: int = 0
+    copied_chunks: int = 0
 
 
 def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progress | None = None,
-            activate: bool = True, rebuild: bool = False, use_cache: bool = True) -> RechunkResult:
+            activate: bool = True, rebuild: bool = False, use_cache: bool = True,
+            copy_stored: bool = True) -> RechunkResult:
     """Chunk the stored sections under ``policy`` and store the set, all or nothing.
 
     ``policy.threshold_chars`` is in characters of chunk Markdown (markers included). With
@@ -79,6 +90,9 @@ def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progres
     The Markdown cache (:mod:`specbrowser.store_cache`) spares parsing and converting sections
     again; what this call had to convert is added to it. ``use_cache=False`` neither reads nor
     writes it (benchmarks and tests compare both: the chunk sets are identical).
+
+    ``copy_stored=False`` breaks every section down, copying no stored chunk tree (benchmarks
+    and tests compare both: the chunk sets are identical).
 
     Raises:
         NotFoundError: the database holds no spec.
@@ -94,12 +108,13 @@ def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progres
     if already and not rebuild:
         return _reuse(db, version, previous, activate, start)
     with _collector_paused():
-        return _build(db, policy, progress, activate, use_cache, previous, already, start)
+        return _build(db, policy, progress, activate, use_cache, copy_stored, previous, already,
+                      start)
 
 
 def _build(db: sqlite_utils.Database, policy: ChunkPolicy, progress: Progress | None,
-           activate: bool, use_cache: bool, previous: str | None, already: bool,
-           start: float) -> RechunkResult:
+           activate: bool, use_cache: bool, copy_stored: bool, previous: str | None,
+           already: bool, start: float) -> RechunkResult:
     """The re-chunk proper (:func:`rechunk` after its checks): load, chunk, store."""
     timings: dict[str, float] = {}
     version = policy.version
@@ -107,7 +122,8 @@ def _build(db: sqlite_utils.Database, policy: ChunkPolicy, progress: Progress | 
     if progress:
         progress("loading", 0, 1)
     digest = _sections_sha256(db)
-    sections, known = _load_sections(db, digest if use_cache else None, policy)
+    copies = plan_copies(db, policy) if copy_stored else CopyPlan({})
+    sections, known = _load_sections(db, digest if use_cache else None, policy, copies.trees)
     mismatches = store.section_mismatches(db)
     timings["load"] = time.perf_counter() - start
     mark = time.perf_counter()
@@ -115,11 +131,12 @@ def _build(db: sqlite_utils.Database, policy: ChunkPolicy, progress: Progress | 
     chunks = finish_chunk_set(
         document, sections,
         chunk_sections(sections, policy, progress, known=known,
-                       learned=learned if use_cache else None),
-        policy.threshold_chars)
+                       learned=learned if use_cache else None, reuse=copies.counts,
+                       reused_at=copies.ordinals),
+        policy.threshold_chars, copied=copies.chunk_count)
     for chunk in chunks:  # the TOC paths are the sections' (stored); the stats count mismatches
         chunk.mismatch = mismatches.get(chunk.section_id)  # type: ignore[arg-type]
-    stats = compute_stats(chunks, len(sections))
+    stats = compute_stats(chunks, len(sections), stored_facts(db, copies, mismatches))
     timings["chunk"] = time.perf_counter() - mark
     mark = time.perf_counter()
     if progress:
@@ -130,7 +147,8 @@ def _build(db: sqlite_utils.Database, policy: ChunkPolicy, progress: Progress | 
             if _sections_sha256(db) != digest:
                 raise DatabaseError("the database's spec was replaced during the re-chunk; "
                                     "run it again")
-            new_texts = store.insert_chunk_set(db, policy, chunks, stats, now, activate=activate)
+            new_texts = store.insert_chunk_set(db, policy, chunks, stats, now, activate=activate,
+                                               copies=copies)
             if learned and digest:
                 save_markdown(db, digest, policy.markdown, learned)
     except OPERATIONAL_ERRORS as exc:
@@ -138,7 +156,8 @@ def _build(db: sqlite_utils.Database, policy: ChunkPolicy, progress: Progress | 
     timings["store"] = time.perf_counter() - mark
     timings["total"] = time.perf_counter() - start
     return RechunkResult(version=version, previous_version=previous, stats=stats,
-                         timings=timings, already_stored=already, new_texts=new_texts)
+                         timings=timings, already_stored=already, new_texts=new_texts,
+                         copied_sections=len(copies.trees), copied_chunks=copies.chunk_count)
 
 
 @contextmanager
@@ -160,21 +179,21 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _load_sections(db: sqlite_utils.Database, digest: str | None,
-                   policy: ChunkPolicy) -> tuple[list[Section], dict[str, SectionMarkdown]]:
-    """The stored sections and their cached conversions (none without ``digest``). Only the
-    sections the cache does not cover get their HTML read, and only those the breakdown will
-    cut get their cached detail."""
-    if not digest:
-        return store.list_sections(db), {}
+def _load_sections(db: sqlite_utils.Database, digest: str | None, policy: ChunkPolicy,
+                   copied: Container[str]) -> tuple[list[Section], dict[str, SectionMarkdown]]:
+    """The stored sections and the cached conversions of those not ``copied`` (none without
+    ``digest``). Of the sections not copied, only those the cache does not cover get their HTML
+    read, and only those the breakdown will cut get their cached detail."""
     sections = store.list_sections(db, html=False)
-    known = load_markdown(db, digest, policy.markdown)
-    to_parse = [s.id for s in sections if s.id not in known
-                or breakdown_applies(len(known[s.id].markdown), policy)]
+    chunked = [s.id for s in sections if s.id not in copied]
+    known = load_markdown(db, digest, policy.markdown, chunked) if digest else {}
+    to_parse = [i for i in chunked if i not in known
+                or breakdown_applies(len(known[i].markdown), policy)]
     html = store.section_html(db, to_parse)
     for section in sections:
         section.html = html.get(section.id, section.html)
-    load_details(db, digest, policy.markdown, known, to_parse)
+    if digest:
+        load_details(db, digest, policy.markdown, known, to_parse)
     return sections, known
 
 

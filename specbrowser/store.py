@@ -27,6 +27,7 @@ from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase, NotFoundE
 from specbrowser.headings import Mismatch
 from specbrowser.model import Chunk, Document, Section, TocNode
 from specbrowser.policy import CONVERTER_VERSION, ChunkPolicy
+from specbrowser.store_reuse import CopyPlan, copy_trees
 from specbrowser.store_rows import (
     chunk_row,
     drop_unused_texts,
@@ -200,7 +201,8 @@ def _database_file(db: sqlite_utils.Database) -> str:
 
 
 def insert_chunk_set(db: sqlite_utils.Database, policy: ChunkPolicy, chunks: list[Chunk],
-                     stats: dict[str, object], now: str, *, activate: bool = True) -> int:
+                     stats: dict[str, object], now: str, *, activate: bool = True,
+                     copies: CopyPlan | None = None) -> int:
     """Write (or overwrite) the chunk set of ``policy.version`` (call inside a transaction).
 
     With ``activate`` it becomes the active set; without, the active set stays as it was (a set
@@ -211,6 +213,9 @@ def insert_chunk_set(db: sqlite_utils.Database, policy: ChunkPolicy, chunks: lis
     at its text. What the chunks share with their section (heading path, TOC path, mismatch,
     section number) is the section's (see :data:`specbrowser.store_schema.CHUNKS_VIEW`). Texts no
     set uses any more (the overwritten set's) are deleted. Returns how many texts were new.
+
+    ``copies`` (a re-chunk's) adds the stored chunk trees it names, renumbered
+    (:func:`specbrowser.store_reuse.copy_trees`): the set is ``chunks`` plus those.
     """
     version = policy.version  # a hash over the settings: computed once, not once per chunk
     was_active = db.execute("SELECT 1 FROM policies WHERE version = ? AND active = 1",
@@ -224,6 +229,8 @@ def insert_chunk_set(db: sqlite_utils.Database, policy: ChunkPolicy, chunks: lis
     replaced = db.execute("DELETE FROM chunk_rows WHERE policy_version = ?", [version]).rowcount
     text_ids, new_texts = store_texts(db, chunks)
     insert_rows(db, "chunk_rows", [chunk_row(version, c, i) for c, i in zip(chunks, text_ids)])
+    if copies is not None:
+        copy_trees(db, version, copies)
     if replaced:
         drop_unused_texts(db)
     return new_texts
@@ -380,17 +387,18 @@ def count_chunk_sets(db: sqlite_utils.Database) -> int:
 
 def _row_to_chunk(row: sqlite3.Row | tuple) -> Chunk:
     (chunk_id, section_id, parent_id, subsections, depth, layer, tag, title, heading_path, text,
-     over, ordinal, section_ordinal, retrieval_text, toc_path, mismatch) = row
+     over, ordinal, section_ordinal, retrieval_text, toc_path, mismatch, lo, hi) = row
     return Chunk(id=chunk_id, section_id=section_id, parent_id=parent_id, depth=depth, layer=layer,
                  breakdown_tag=tag, title=title, heading_path=json.loads(heading_path), text=text,
                  over_threshold=over, subsections=json.loads(subsections), ordinal=ordinal,
                  section_ordinal=section_ordinal or "", retrieval_text=retrieval_text or "",
-                 toc_path=json.loads(toc_path) if toc_path else None, mismatch=mismatch)
+                 toc_path=json.loads(toc_path) if toc_path else None, mismatch=mismatch,
+                 holds_for=None if lo is None else (lo, hi))
 
 
 _CHUNK_COLUMNS = ("id, section_id, parent_id, subsections, depth, layer, breakdown_tag, title, "
                   "heading_path, text, over_threshold, ordinal, section_ordinal, retrieval_text, "
-                  "toc_path, mismatch")
+                  "toc_path, mismatch, threshold_lo, threshold_hi")
 
 
 def _version(db: sqlite_utils.Database, policy_version: str | None) -> str:

@@ -62,14 +62,25 @@ def _exists(db: sqlite_utils.Database) -> bool:
                       [TABLE]).fetchone() is not None
 
 
-def load_markdown(db: sqlite_utils.Database, digest: str,
-                  config: MarkdownConfig) -> dict[str, SectionMarkdown]:
+def load_markdown(db: sqlite_utils.Database, digest: str, config: MarkdownConfig,
+                  section_ids: Iterable[str] | None = None) -> dict[str, SectionMarkdown]:
     """Every cached section (section id → conversion, ``detail`` not loaded) for the stored
-    sections of ``digest`` under ``config``; {} when nothing is cached."""
+    sections of ``digest`` under ``config``, or only those of ``section_ids``; {} when nothing
+    is cached."""
     if not _exists(db):
         return {}
-    rows = db.execute(f"SELECT section_id, markdown, subsections FROM [{TABLE}] "
-                      "WHERE sections_sha256 = ? AND config_key = ?", [digest, config_key(config)])
+    select = (f"SELECT section_id, markdown, subsections FROM [{TABLE}] "
+              "WHERE sections_sha256 = ? AND config_key = ?")
+    key = config_key(config)
+    rows: list[tuple[str, str, str]] = []
+    if section_ids is None:
+        rows = db.execute(select, [digest, key]).fetchall()
+    else:
+        ids = list(section_ids)
+        for start in range(0, len(ids), _BATCH):
+            batch = ids[start:start + _BATCH]
+            rows += db.execute(select + f" AND section_id IN ({','.join('?' * len(batch))})",
+                               [digest, key, *batch]).fetchall()
     return {section_id: SectionMarkdown(markdown, json.loads(subsections))
             for section_id, markdown, subsections in rows}
 

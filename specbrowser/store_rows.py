@@ -35,12 +35,12 @@ def text_hash(chunk: Chunk) -> str:
 def store_texts(db: sqlite_utils.Database, chunks: list[Chunk]) -> tuple[list[int], int]:
     """The ``texts.id`` of each chunk (in order), and how many texts were new: those are
     inserted (call inside a transaction), with ids one past the largest, in chunk order."""
-    known: dict[str, int] = dict(db.execute("SELECT text_hash, id FROM texts").fetchall())
     next_id = int(db.execute("SELECT coalesce(max(id), 0) FROM texts").fetchone()[0]) + 1
+    keys = [text_hash(chunk) for chunk in chunks]
+    known = _text_ids(db, keys, next_id - 1)
     new_rows: list[dict[str, object]] = []
     ids: list[int] = []
-    for chunk in chunks:
-        key = text_hash(chunk)
+    for chunk, key in zip(chunks, keys):
         text_id = known.get(key)
         if text_id is None:
             text_id = known[key] = next_id
@@ -52,6 +52,21 @@ def store_texts(db: sqlite_utils.Database, chunks: list[Chunk]) -> tuple[list[in
         ids.append(text_id)
     insert_rows(db, "texts", new_rows)
     return ids, len(new_rows)
+
+
+def _text_ids(db: sqlite_utils.Database, keys: list[str], largest_id: int) -> dict[str, int]:
+    """The stored ``texts.id`` of those of ``keys`` that are stored. Reads every stored hash
+    when ``keys`` are many against the stored texts (one scan beats many lookups: 0.03 s against
+    0.07 s for 14,098 keys and 15,408 texts), else looks them up by index."""
+    if len(keys) * 4 > largest_id:
+        return dict(db.execute("SELECT text_hash, id FROM texts").fetchall())
+    found: dict[str, int] = {}
+    unique = list(dict.fromkeys(keys))
+    for start in range(0, len(unique), 500):
+        batch = unique[start:start + 500]
+        found.update(db.execute(f"SELECT text_hash, id FROM texts WHERE text_hash IN "
+                                f"({','.join('?' * len(batch))})", batch).fetchall())
+    return found
 
 
 def _retrieval_parts(retrieval_text: str) -> dict[str, str]:
@@ -104,12 +119,14 @@ def json_strings(values: list[str]) -> str:
 def chunk_row(policy_version: str, chunk: Chunk, text_id: int) -> dict[str, object]:
     """The ``chunk_rows`` row of a chunk of set ``policy_version`` whose text is ``text_id``."""
     subsections = chunk.subsections
+    lo, hi = chunk.holds_for or (None, None)
     return {"policy_version": policy_version, "id": chunk.id, "section_id": chunk.section_id,
             "parent_id": chunk.parent_id,
             "subsections": json_strings(subsections) if all(type(v) is str for v in subsections)
             else _to_json(subsections),
             "depth": chunk.depth, "layer": chunk.layer, "breakdown_tag": chunk.breakdown_tag,
-            "ordinal": chunk.ordinal, "over_threshold": chunk.over_threshold, "text_id": text_id}
+            "ordinal": chunk.ordinal, "over_threshold": chunk.over_threshold, "text_id": text_id,
+            "threshold_lo": lo, "threshold_hi": hi}
 
 
 def section_columns(sections: list[Section], chunks: list[Chunk]) -> dict[str, dict[str, object]]:

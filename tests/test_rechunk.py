@@ -139,7 +139,7 @@ def test_cached_and_uncached_rechunks_store_identical_chunk_sets(tmp_path, polic
     cached, uncached = (store.open_database(tmp_path / f"{n}.db") for n in ("cached", "uncached"))
     assert cached.execute("SELECT count(*) FROM markdown_cache").fetchone()[0] == 37
     with_cache = rechunk(cached, policy, rebuild=True)
-    without = rechunk(uncached, policy, rebuild=True, use_cache=False)
+    without = rechunk(uncached, policy, rebuild=True, use_cache=False, copy_stored=False)
     assert _chunk_rows(cached, policy.version) == _chunk_rows(uncached, policy.version)
     assert with_cache.stats == without.stats
 
@@ -215,9 +215,10 @@ def test_property_cached_rechunk_equals_uncached(tmp_path_factory, threshold, ta
     try:
         cached = rechunk(db, policy, rebuild=True, activate=False)
         rows = _chunk_rows(db, policy.version)
-        uncached = rechunk(db, policy, rebuild=True, activate=False, use_cache=False)
+        uncached = rechunk(db, policy, rebuild=True, activate=False, use_cache=False,
+                           copy_stored=False)
         assert _chunk_rows(db, policy.version) == rows
-        assert cached.stats == uncached.stats
+        assert cached.stats == uncached.stats and uncached.copied_sections == 0
     finally:
         db.close()
 
@@ -251,6 +252,9 @@ def test_cli_rechunk_prints_the_diff_against_the_previous_set(sample_path, capsy
     assert "chunks" in output and "sections changed" in output
     assert re.search(r"texts written: \d+ new for \d+ chunks", output)
     db = store.open_database(sample_path)
+    copied = store.chunk_stats(db)["sections"] - int(
+        re.search(r"sections broken down: (\d+)", output).group(1))
+    assert int(re.search(r"copied from stored sets: (\d+)", output).group(1)) == copied > 0
     assert store.active_version(db) == SMALL.version
 
 
@@ -338,9 +342,13 @@ def test_real_rechunk_from_the_cache_equals_the_ingest(ecma262_db):
 def test_real_cached_and_uncached_rechunks_are_identical(ecma262_db, policy):
     cached = rechunk(ecma262_db, policy, activate=False)
     rows = _chunk_rows(ecma262_db, policy.version)
-    uncached = rechunk(ecma262_db, policy, activate=False, rebuild=True, use_cache=False)
+    uncached = rechunk(ecma262_db, policy, activate=False, rebuild=True, use_cache=False,
+                       copy_stored=False)
     assert _chunk_rows(ecma262_db, policy.version) == rows
     assert cached.stats == uncached.stats and cached.stats["unresolved_markers"] == 0
+    # other tags: only the sections that are one chunk within both thresholds are copied
+    assert cached.copied_sections == cached.copied_chunks > 1000  # 1,848 and 1,315
+    assert uncached.copied_sections == 0
     assert cached.timings["chunk"] < uncached.timings["chunk"]
     # schema 5 on the real spec: the new set shares the default set's unchanged texts, a rebuild
     # of the same set writes none, and no text is left unused or unindexed
@@ -352,11 +360,28 @@ def test_real_cached_and_uncached_rechunks_are_identical(ecma262_db, policy):
         db.execute("INSERT INTO texts_fts(texts_fts) VALUES('integrity-check')")
 
 
+@pytest.mark.real
+@needs_ecma262
+def test_real_rechunk_copies_broken_down_trees_that_a_new_threshold_keeps(ecma262_db):
+    """The default tags at 6000 against the stored default set (5000): most of the sections
+    it broke down are cut the same way at 6000, and are copied rather than cut again."""
+    policy = ChunkPolicy(threshold_chars=6000)
+    copied = rechunk(ecma262_db, policy, activate=False)
+    rows = _chunk_rows(ecma262_db, policy.version)
+    full = rechunk(ecma262_db, policy, activate=False, rebuild=True, copy_stored=False)
+    assert _chunk_rows(ecma262_db, policy.version) == rows and copied.stats == full.stats
+    broken_down = copied.copied_chunks - copied.copied_sections
+    assert broken_down > 500 and copied.copied_sections > 2200  # 993 and 2,222 of 2,253
+    assert copied.new_texts < 100 and full.new_texts == 0  # only the 31 sections cut again
+
+
 def test_a_database_without_the_cache_table_gets_it_from_the_rechunk(sample_db):
     with sample_db.atomic():
         sample_db.execute("DROP TABLE markdown_cache")
-    first = rechunk(sample_db, SMALL)
-    assert sample_db.execute("SELECT count(*) FROM markdown_cache").fetchone()[0] == 37
+    first = rechunk(sample_db, SMALL)  # copied trees are not converted, so not cached
+    assert 0 < first.copied_sections < 37
+    assert sample_db.execute("SELECT count(*) FROM markdown_cache").fetchone()[0] == \
+        37 - first.copied_sections
     rows = _chunk_rows(sample_db, SMALL.version)
     again = rechunk(sample_db, SMALL, rebuild=True)
     assert _chunk_rows(sample_db, SMALL.version) == rows and again.stats == first.stats

@@ -54,7 +54,10 @@ def cmd_rechunk(args: argparse.Namespace) -> int:
             result = rechunk(db, policy, progress=progress)
         timings = ", ".join(f"{k} {v:.2f} s" for k, v in result.timings.items())
         if not result.already_stored:
+            sections = int(result.stats.get("sections", 0))  # type: ignore[call-overload]
             line = (f"re-chunked: {policy.describe()} (version {result.version}); {timings}; "
+                    f"sections broken down: {sections - result.copied_sections:,}, copied from "
+                    f"stored sets: {result.copied_sections:,}; "
                     f"texts written: {result.new_texts:,} new for {result.stats.get('chunks', 0):,} "
                     "chunks (their other texts were already stored)")
         elif result.previous_version == result.version:

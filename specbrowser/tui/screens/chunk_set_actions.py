@@ -218,6 +218,9 @@ class ChunkSetActions:
                         f"{sum(previous.over_threshold.values()):,} over) · d: diff")
         if result.already_stored:
             line.append(" · stored already: switched to it")
+        elif result.copied_sections:
+            line.append(f" · {result.copied_sections:,} of {stats.get('sections', 0):,} sections "
+                        "copied from stored sets, the rest broken down")
         self.notify(line.plain, title="Re-chunked", markup=False, timeout=10)
         try:
             self.chunk_set_changed()
