@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 import sqlite_utils
 
+from specbrowser.errors import DatabaseError
 from specbrowser.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.stats import ChunkFacts
 
@@ -141,7 +142,12 @@ def stored_facts(db: sqlite_utils.Database, plan: CopyPlan,
 def copy_trees(db: sqlite_utils.Database, version: str, plan: CopyPlan) -> int:
     """Insert the rows of the trees ``plan`` copies into the set ``version``, each section's
     chunks renumbered from its new first ordinal; returns how many rows. Call inside a
-    transaction, after the set's old rows were deleted."""
+    transaction, after the set's old rows were deleted.
+
+    Raises:
+        DatabaseError: the stored trees are not what ``plan`` found (another process changed
+            a source set since): the caller's transaction must roll back.
+    """
     copied = 0
     for source, deltas in _deltas(plan).items():
         copied += db.execute(
@@ -150,6 +156,9 @@ def copy_trees(db: sqlite_utils.Database, version: str, plan: CopyPlan) -> int:
             "r.over_threshold, r.text_id, r.threshold_lo, r.threshold_hi "
             "FROM json_each(?) j CROSS JOIN chunk_rows r ON r.policy_version = ? "
             "AND r.section_id = j.key", [version, json.dumps(deltas), source]).rowcount
+    if copied != plan.chunk_count:
+        raise DatabaseError(f"a stored chunk set changed during the re-chunk ({copied:,} chunks "
+                            f"copied of {plan.chunk_count:,}); run it again")
     return copied
 
 

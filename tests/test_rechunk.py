@@ -397,3 +397,24 @@ def test_cli_rechunk_without_tags_takes_the_default_tags_of_the_stored_spec_kind
     assert policy.breakdown_tags == PLAIN_HTML_BREAKDOWN_TAGS and policy.threshold_chars == 300
     assert main(["rechunk", str(path), "--threshold", "300", "--tags", "li,p"]) == 0
     assert store.active_policy(store.open_database(path))[0].breakdown_tags == ("li", "p")
+
+
+def test_a_source_set_that_changed_meanwhile_rolls_the_rechunk_back(sample_db, monkeypatch):
+    """The copies are planned before the write transaction; if a source set lost rows in
+    between, the re-chunk must not store a set with chunks missing."""
+    from specbrowser import rechunk as rechunk_module
+    from specbrowser.errors import DatabaseError
+
+    planned = rechunk_module.plan_copies
+
+    def plan_then_lose_a_row(db, policy):
+        plan = planned(db, policy)
+        with db.atomic():
+            db.execute("DELETE FROM chunk_rows WHERE policy_version = ? AND id = ?",
+                       [ChunkPolicy().version, next(iter(plan.trees))])
+        return plan
+
+    monkeypatch.setattr(rechunk_module, "plan_copies", plan_then_lose_a_row)
+    with pytest.raises(DatabaseError, match="changed during the re-chunk"):
+        rechunk(sample_db, SMALL)
+    assert store.count_chunk_sets(sample_db) == 1 and store.active_version(sample_db) == ChunkPolicy().version
