@@ -502,6 +502,7 @@ def list_sections(db: sqlite_utils.Database, *, html: bool = True) -> list[Secti
     re-chunk (:func:`specbrowser.ingest.chunk_sections`). With ``html=False`` each
     :attr:`Section.html` is "" (read it where needed with :func:`section_html`)."""
     html_column = "html" if html else "''"  # a constant either way, never input
+    # without the HTML, the sections_outline index covers the query
     rows = db.execute("SELECT id, parent_id, ordinal, depth, kind, secnum, title, "
                       f"{html_column}, source_file FROM sections ORDER BY ordinal")
     return [Section(*row) for row in rows]

@@ -36,7 +36,8 @@ retrieval header, retrieval body: snippets come from the body) replaces ``chunks
 ``chunk_hashes`` is gone (``texts.content_hash`` is the embedding key).
 6: a section's root row in ``chunk_rows`` holds ``threshold_lo`` and ``threshold_hi``, the
 thresholds under which the section's chunk tree is the same (:attr:`specbrowser.model.Chunk.holds_for`),
-so a re-chunk copies the trees a stored set already has."""
+so a re-chunk copies the trees a stored set already has; the ``sections_outline`` index lists
+the sections without reading their HTML."""
 
 FTS_TOKENIZER = "unicode61 remove_diacritics 2"
 """FTS5's Unicode word tokenizer, folding case and diacritics. Spec tokens such as
@@ -79,12 +80,25 @@ def create_schema(db: sqlite_utils.Database) -> None:
             "heading_path": str, "toc_path": str, "mismatch": str, "section_ordinal": str,
         }, pk="id")
         db.table("sections").create_index(["parent_id"], index_name="sections_parent")
-        db.table("sections").create_index(["ordinal"], index_name="sections_ordinal")
+        create_sections_outline(db)
         db.table("policies").create({
             "version": str, "settings": str, "created_at": str, "stats": str, "active": int,
         }, pk="version")
         create_chunk_tables(db)
         create_toc_tables(db)
+
+
+OUTLINE_COLUMNS = ("ordinal", "id", "parent_id", "depth", "kind", "secnum", "title", "source_file")
+"""The ``sections`` columns every section listing reads (all but the HTML and the shared paths)."""
+
+
+def create_sections_outline(db: sqlite_utils.Database) -> None:
+    """The ``sections_outline`` index: the sections in document order with
+    :data:`OUTLINE_COLUMNS`, so listing them reads the index, not the rows with their HTML (each
+    a page or more: 10 ms against 5 ms for ECMA-262's 2,253 sections, in every re-chunk)."""
+    db.execute("DROP INDEX IF EXISTS sections_ordinal")  # schema 5's, which this one covers
+    db.table("sections").create_index(list(OUTLINE_COLUMNS), index_name="sections_outline",
+                                      if_not_exists=True)
 
 
 def create_chunk_tables(db: sqlite_utils.Database) -> None:
@@ -142,6 +156,7 @@ def migrate(db: sqlite_utils.Database, version: int) -> bool:
             db.execute("DROP VIEW chunks")
             db.create_view("chunks", CHUNKS_VIEW)
         _whole_section_ranges(db)
+        create_sections_outline(db)
         db.execute("UPDATE meta SET value = ? WHERE key = ?", [str(SCHEMA_VERSION), "schema_version"])
     row = db.execute("PRAGMA database_list").fetchone()
     log.info("%s was upgraded from schema %d to %d (every chunk set, embedding and token count "

@@ -578,3 +578,14 @@ def test_a_read_only_database_is_read_and_an_old_one_says_it_needs_writing(tmp_p
     assert store.chunk_stats(db)["chunks"] > 1 and lexical_search(db, "scope")
     with pytest.raises(DatabaseError, match=r"older specbrowser \(schema 4\).*needs write access"):
         store.open_database(old)
+
+
+def test_listing_sections_without_html_reads_the_outline_index_only(tmp_path, spec):
+    """A re-chunk lists every section; the rows hold the HTML, the index does not."""
+    ingest([spec], tmp_path / "t.db", SMALL)
+    db = store.open_database(tmp_path / "t.db")
+    plan = db.execute("EXPLAIN QUERY PLAN SELECT id, parent_id, ordinal, depth, kind, secnum, "
+                      "title, '', source_file FROM sections ORDER BY ordinal").fetchall()
+    assert "COVERING INDEX sections_outline" in " ".join(row[-1] for row in plan)
+    assert [s.id for s in store.list_sections(db, html=False)] == \
+        [s.id for s in store.list_sections(db)]
