@@ -120,22 +120,24 @@ def _compatible(settings: dict[str, object], stats: dict[str, object], policy: C
 def stored_facts(db: sqlite_utils.Database, plan: CopyPlan,
                  mismatches: Mapping[str, str]) -> list[ChunkFacts]:
     """What :func:`specbrowser.stats.compute_stats` counts of the chunks ``plan`` copies, as
-    they will be in the new set (``mismatches``: each section's heading-path mismatch kind). A
-    stored chunk's markers are its subsections (its set's stats vouched for that: see
-    :func:`plan_copies`)."""
+    they will be in the new set (``mismatches``: each section's heading-path mismatch kind).
+
+    Their markers are not read again: their source set's stats found every marker resolved and
+    equal to its chunk's subsections (:func:`plan_copies` takes no other source), and what they
+    name is in the new set too: chunks of the same copied tree, or child sections' root chunks,
+    which every set has. So each copied chunk adds nothing to the marker counts.
+    """
     facts: list[ChunkFacts] = []
-    no_ids: list[str] = []  # shared by the many chunks without subsections; never changed
+    checked: list[str] = []  # no marker left to count (see above); shared, never changed
     for source, deltas in _deltas(plan).items():
-        for (chunk_id, section_id, parent_id, subsections, depth, layer, tag, over, size,
-             ordinal) in db.execute(
-                "SELECT r.id, r.section_id, r.parent_id, r.subsections, r.depth, r.layer, "
-                "r.breakdown_tag, r.over_threshold, t.size, r.ordinal + j.value "
+        for chunk_id, section_id, parent_id, depth, layer, tag, over, size, ordinal in db.execute(
+                "SELECT r.id, r.section_id, r.parent_id, r.depth, r.layer, r.breakdown_tag, "
+                "r.over_threshold, t.size, r.ordinal + j.value "
                 "FROM json_each(?) j CROSS JOIN chunk_rows r ON r.policy_version = ? "
                 "AND r.section_id = j.key CROSS JOIN texts t ON t.id = r.text_id",
                 [json.dumps(deltas), source]):
-            targets = no_ids if subsections == "[]" else json.loads(subsections)
             facts.append(ChunkFacts(chunk_id, parent_id, depth, layer, tag, over, size,
-                                    mismatches.get(section_id), targets, targets, ordinal))
+                                    mismatches.get(section_id), checked, checked, ordinal))
     return facts
 
 
