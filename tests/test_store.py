@@ -501,17 +501,25 @@ def _ranges_known_after_an_upgrade(sets: dict[str, list[dict]]) -> dict[str, lis
                       for chunk in chunks] for version, chunks in sets.items()}
 
 
+def _two_sets(tmp_path, spec) -> tuple[Path, dict[str, list[dict]]]:
+    """A database with the SMALL and SMALLER sets, and every chunk of both (as dicts)."""
+    db_path = tmp_path / "t.db"
+    ingest([spec], db_path, SMALL)
+    ingest([spec], db_path, SMALLER)
+    db = store.open_database(db_path)
+    chunks = {v: [vars(c) for c in store.iter_chunks(db, v)] for v in (SMALL.version, SMALLER.version)}
+    db.close()
+    return db_path, chunks
+
+
 def test_a_schema_5_database_gains_the_threshold_ranges_it_can_know(tmp_path, spec, caplog):
     import logging
 
     from specbrowser import store_schema
 
     caplog.set_level(logging.INFO, logger="specbrowser")
-    db_path = tmp_path / "t.db"
-    ingest([spec], db_path, SMALL)
-    ingest([spec], db_path, SMALLER)
+    db_path, before = _two_sets(tmp_path, spec)
     db = store.open_database(db_path)
-    before = {v: [vars(c) for c in store.iter_chunks(db, v)] for v in (SMALL.version, SMALLER.version)}
     assert any(c["holds_for"] and c["holds_for"][1] is not None for cs in before.values() for c in cs)
     with db.atomic():
         db.execute("DROP VIEW chunks")
@@ -519,10 +527,14 @@ def test_a_schema_5_database_gains_the_threshold_ranges_it_can_know(tmp_path, sp
             db.execute(f"ALTER TABLE chunk_rows DROP COLUMN [{column}]")
         db.execute("CREATE VIEW chunks AS " + store_schema.CHUNKS_VIEW.replace(
             ", r.threshold_lo, r.threshold_hi", ""))
+        db.execute("DROP INDEX sections_outline")
+        db.execute("CREATE INDEX sections_ordinal ON sections (ordinal)")
         db.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     db.close()
     db = store.open_database(db_path)
     assert f"{db_path} was upgraded from schema 5 to {store.SCHEMA_VERSION}" in caplog.text
+    indexes = {row[1] for row in db.execute("PRAGMA index_list(sections)")}
+    assert "sections_outline" in indexes and "sections_ordinal" not in indexes
     assert {v: [vars(c) for c in store.iter_chunks(db, v)] for v in before} == \
         _ranges_known_after_an_upgrade(before)
 
@@ -534,11 +546,8 @@ def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_pat
 
     caplog.set_level(logging.INFO, logger="specbrowser")
 
-    db_path = tmp_path / "t.db"
-    ingest([spec], db_path, SMALL)
-    ingest([spec], db_path, SMALLER)
+    db_path, before = _two_sets(tmp_path, spec)
     db = store.open_database(db_path)
-    before = {v: [vars(c) for c in store.iter_chunks(db, v)] for v in (SMALL.version, SMALLER.version)}
     counts = tuple(db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
                    for t in ("texts", "texts_fts"))
     hits = [h.chunk_id for h in lexical_search(db, "scope")]
