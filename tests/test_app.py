@@ -341,6 +341,12 @@ async def test_jump_provider_matches_ids_titles_and_fuzzy(toylang_db: Path) -> N
         by_number = [hit async for hit in provider.search("4.2")]  # 4.2.1 and 4.2.2 match too
         assert [h.score == 1.0 for h in by_number[:3]] == [True, False, False]
         assert by_number[0].help == "Jump to sec-specification-types"
+        for spelled, section_id in (("4.2.", "sec-specification-types"),
+                                    ("Annex A", "sec-annex-grammar-summary"),
+                                    ("A.1", "sec-annex-lexical-grammar")):  # as the CLI takes them
+            hits = [hit async for hit in provider.search(spelled)]
+            assert (hits[0].score, hits[0].help) == (1.0, f"Jump to {section_id}")
+            assert all(0 < h.score < 1.0 for h in hits[1:])
         fuzzy = [hit async for hit in provider.search("ltrlmrkp")]
         assert "Jump to sec-literal-markup" in [h.help for h in fuzzy]
         discovered = [hit async for hit in provider.discover()]

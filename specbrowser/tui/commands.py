@@ -17,6 +17,7 @@ from textual.content import Content
 from textual.fuzzy import FuzzySearch
 
 from specbrowser import filters, store
+from specbrowser.errors import NotFoundError
 
 if TYPE_CHECKING:
     from specbrowser.tui.screens.browser import BrowserScreen
@@ -36,6 +37,13 @@ def _highlight(candidate: str, offsets: list[int] | range) -> Content:
         if 0 <= offset < len(candidate) and not candidate[offset].isspace():
             content = content.stylize(HIGHLIGHT_STYLE, offset, offset + 1)
     return content
+
+
+def _unit(score: float) -> float:
+    """A fuzzy score (``FuzzySearch`` gives 0 and up, 17.8 for a close title match, whatever
+    ``Matcher.match`` says) squashed into [0, 1), its order kept: hits are ranked exact id or
+    number (1.0), then substring matches (0.5–0.95), then fuzzy ones (under 0.45)."""
+    return score / (1.0 + score) if score > 0 else 0.0
 
 
 def _substring_offsets(query: str, candidate: str) -> range:
@@ -59,9 +67,10 @@ def _fuzzy_matches(query: str, sections: list[tuple[str, str]], skip: set[str],
 
 
 class JumpProvider(Provider):
-    """"Jump to section": substring matches from :func:`store.find_sections` first (an exact id
-    or section number on top), then fuzzy matches over every section id and title to fill up the
-    list."""
+    """"Jump to section": the section an id or number names (:func:`store.resolve_section`:
+    ``14.6``, ``B.1``, ``Annex B``) on top, then substring matches from
+    :func:`store.find_sections`, then fuzzy matches over every section id and title to fill up
+    the list (scores: see :func:`_unit`)."""
 
     def _browser(self) -> BrowserScreen | None:
         """The browser screen the palette was opened on; other screens get no hits."""
@@ -87,12 +96,24 @@ class JumpProvider(Provider):
             return
         matcher = self.matcher(query)
         seen: set[str] = set()
+        try:  # an id or a number as the CLI takes it (14.6, 14.6., B.1, Annex B): the top hit
+            exact_id: str | None = store.resolve_section(browser.db, query)
+        except NotFoundError:
+            exact_id = None
+        if exact_id is not None:
+            seen.add(exact_id)
+            title = store.get_section(browser.db, exact_id).display_title
+            candidate = f"{title}  {exact_id}"
+            yield Hit(1.0, _highlight(candidate, _substring_offsets(query, candidate)),
+                      partial(browser.go_to_chunk, exact_id), text=title,
+                      help=f"Jump to {exact_id}")
         for section_id, title in store.find_sections(browser.db, query, limit=SEARCH_LIMIT):
+            if section_id in seen:
+                continue
             seen.add(section_id)
             candidate = f"{title}  {section_id}"
-            exact = section_id == query or title.split(maxsplit=1)[:1] == [query]  # id or number
-            score = 1.0 if exact else max(matcher.match(candidate), 0.5)
-            yield Hit(score, _highlight(candidate, _substring_offsets(query, candidate)),
+            yield Hit(0.5 + 0.45 * _unit(matcher.match(candidate)),
+                      _highlight(candidate, _substring_offsets(query, candidate)),
                       partial(browser.go_to_chunk, section_id), text=title,
                       help=f"Jump to {section_id}")
         if len(seen) >= SEARCH_LIMIT:
@@ -101,7 +122,7 @@ class JumpProvider(Provider):
         fuzzy = await asyncio.to_thread(_fuzzy_matches, query, sections, seen,
                                         SEARCH_LIMIT - len(seen))
         for score, section_id, title, offsets in fuzzy:
-            yield Hit(score * 0.5, _highlight(f"{title}  {section_id}", offsets),
+            yield Hit(0.45 * _unit(score), _highlight(f"{title}  {section_id}", offsets),
                       partial(browser.go_to_chunk, section_id), text=title,
                       help=f"Jump to {section_id}")
 
