@@ -253,7 +253,7 @@ def test_cli_rechunk_prints_the_diff_against_the_previous_set(sample_path, capsy
     assert re.search(r"texts written: \d+ new for \d+ chunks", output)
     db = store.open_database(sample_path)
     copied = store.chunk_stats(db)["sections"] - int(
-        re.search(r"sections broken down: (\d+)", output).group(1))
+        re.search(r"sections chunked: (\d+)", output).group(1))
     assert int(re.search(r"copied from stored sets: (\d+)", output).group(1)) == copied > 0
     assert store.active_version(db) == SMALL.version
 

@@ -56,7 +56,7 @@ def cmd_rechunk(args: argparse.Namespace) -> int:
         if not result.already_stored:
             sections = int(result.stats.get("sections", 0))  # type: ignore[call-overload]
             line = (f"re-chunked: {policy.describe()} (version {result.version}); {timings}; "
-                    f"sections broken down: {sections - result.copied_sections:,}, copied from "
+                    f"sections chunked: {sections - result.copied_sections:,}, copied from "
                     f"stored sets: {result.copied_sections:,}; "
                     f"texts written: {result.new_texts:,} new for {result.stats.get('chunks', 0):,} "
                     "chunks (their other texts were already stored)")
