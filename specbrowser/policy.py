@@ -81,11 +81,18 @@ class ChunkPolicy:
         """Build a policy from a comma-separated tag list as typed on the command line.
 
         ``tags=None`` (the user typed no ``--tags``) takes the default order for the spec
-        ``kind`` (:func:`default_tags_for`); an empty string means no breakdown tags at all.
+        ``kind`` (:func:`default_tags_for`).
+
+        Raises:
+            PolicyError: ``tags`` names no tag (``''``, ``','``: an empty shell variable, most
+                likely; "no breakdown" is max depth 0), or a tag is malformed or repeated.
         """
         parsed = default_tags_for(kind) if tags is None else tuple(
             _normal_tag(t) for t in tags.split(",") if t.strip()
         )
+        if tags is not None and not parsed:
+            raise PolicyError(f"the tag list {tags!r} names no breakdown tag; give at least one "
+                              "(for no breakdown at all, set max depth 0)")
         return cls(threshold_chars=threshold_chars, breakdown_tags=parsed, max_depth=max_depth,
                    markdown=markdown or MarkdownConfig())
 

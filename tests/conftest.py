@@ -21,3 +21,17 @@ def _snapshot_dirname(cls: type, *, test_location: object) -> str:
 
 
 pytest_textual_snapshot.SVGImageExtension.dirname = classmethod(_snapshot_dirname)  # type: ignore[method-assign,assignment]
+
+
+# --- the real specs: say up front whether their tests run ------------------------------------
+
+
+def pytest_report_header(config: object) -> str:
+    """One header line: where the real specs were looked for, and whether they were found (their
+    tests skip without them, each with the reason; ``-rs`` lists the skips)."""
+    from tests.helpers import SHARED_SPECS
+
+    if (SHARED_SPECS / "ecma262" / "index.html").exists():
+        return f"real specs: {SHARED_SPECS} (the ECMA-262 tests run)"
+    return (f"real specs: not found at {SHARED_SPECS}: the ECMA-262 tests will be skipped "
+            "(set SPECBROWSER_SHARED to the folder that holds specs/)")

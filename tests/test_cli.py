@@ -260,10 +260,13 @@ def test_python_dash_m(db):
     (lambda tmp: tmp / "missing.html", "does not exist"),
     (lambda tmp: tmp / "empty_dir", "without .html"),
     (lambda tmp: tmp / "notes.html", "is not HTML"),
+    (lambda tmp: tmp / "notes.db", "is not a SQLite database"),  # named as a database: its error
+    (lambda tmp: tmp / "missing.db", "does not exist (create it with: specbrowser ingest"),
 ])
 def test_open_checks_spec_input_before_starting_the_app(tmp_path, capsys, make, message):
     (tmp_path / "empty_dir").mkdir()
     (tmp_path / "notes.html").write_text("plain words only\n")
+    (tmp_path / "notes.db").write_text("plain words only\n")
     assert main(["open", str(make(tmp_path))]) == 2
     assert message in one_error_line(capsys)
 

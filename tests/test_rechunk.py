@@ -261,6 +261,10 @@ def test_cli_rechunk_prints_the_diff_against_the_previous_set(sample_path, capsy
 def test_cli_rechunk_names_tags_that_extracted_nothing(sample_path, capsys):
     assert main(["rechunk", str(sample_path), "--threshold", "400", "--tags", "emu_table,p"]) == 0
     assert "unused tags: emu_table (extracted nothing)" in capsys.readouterr().out
+    # with max depth 0 no tag is tried: that is not a typo to warn about
+    assert main(["rechunk", str(sample_path), "--threshold", "400", "--max-depth", "0"]) == 0
+    output = capsys.readouterr().out
+    assert "over threshold: max_depth" in output and "unused tags" not in output
 
 
 def test_cli_rechunk_of_a_stored_policy_only_activates_it(sample_path, capsys):
@@ -279,6 +283,8 @@ def test_cli_rechunk_of_a_stored_policy_only_activates_it(sample_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--threshold", "0"], "threshold"),
     (["--tags", "emu-table,emu-table"], "repeat"),
+    (["--tags", ""], "names no breakdown tag"),
+    (["--tags", " , "], "names no breakdown tag"),
 ])
 def test_cli_rechunk_user_mistakes_end_in_one_red_line(sample_path, capsys, argv, message):
     assert main(["rechunk", str(sample_path), *argv]) == 2

@@ -74,6 +74,16 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
                    help=f"deepest subsection level (default {DEFAULT_MAX_DEPTH})")
 
 
+def unused_tags(policy: ChunkPolicy, stats: dict) -> list[str]:
+    """The breakdown tags that extracted nothing although some chunk stayed over the
+    threshold after every tag was tried on it (``unsplittable``): a typo such as ``emu_table``,
+    or a tag the spec does not use. [] when nothing was left unsplittable (with max depth 0,
+    say, no tag was tried at all)."""
+    if not (stats.get("over_threshold") or {}).get("unsplittable"):
+        return []
+    return [tag for tag in policy.breakdown_tags if tag not in (stats.get("by_tag") or {})]
+
+
 def policy_from_args(args: argparse.Namespace) -> ChunkPolicy:
     """The policy the ``--threshold``/``--tags``/``--max-depth`` options give (ecmarkup defaults)."""
     return ChunkPolicy.from_tag_list(args.threshold, args.tags, args.max_depth)
@@ -132,8 +142,8 @@ def print_summary(title: str, db: Path, policy: ChunkPolicy, stats: dict, timing
         rows.append(("tokens", f"median {tokens['median']:,}, max {tokens['max']:,}; {window} ({counted})"))
     elif "tokens" in stats:
         rows.append(("tokens", "not counted (specbrowser embed counts them)"))
-    unused = [tag for tag in policy.breakdown_tags if tag not in stats.get("by_tag", {})]
-    if unused and stats.get("over_threshold"):
+    unused = unused_tags(policy, stats)
+    if unused:
         rows.append(("unused tags", escape(", ".join(unused)) + " (extracted nothing)"))
     if timings:
         rows.append(("time", ", ".join(f"{k} {v:.2f} s" for k, v in timings.items())))

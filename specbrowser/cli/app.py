@@ -86,6 +86,11 @@ def _use_cache(db_path: Path, spec_paths: list[Path], policy: ChunkPolicy,
         return False
 
 
+DATABASE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+"""A target with one of these names is taken for a database even when it is not one (missing, or
+another kind of file): it gets the database's error, not "is not HTML"."""
+
+
 def _is_database(path: Path) -> bool:
     if not path.is_file():
         return False
@@ -97,7 +102,8 @@ def cmd_open(args: argparse.Namespace) -> int:
     from specbrowser.store import open_database
 
     targets: list[Path] = args.target
-    if len(targets) == 1 and _is_database(targets[0]):
+    if len(targets) == 1 and (_is_database(targets[0])
+                              or targets[0].suffix.lower() in DATABASE_SUFFIXES):
         open_database(targets[0]).close()  # a bad database fails here, before the screen changes
         return _run_app(targets[0], None, None)
     if any(_is_database(path) for path in targets):

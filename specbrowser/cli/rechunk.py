@@ -14,6 +14,7 @@ from specbrowser.cli._common import (
     out,
     policy_for_kind_from_args,
     policy_from_args,
+    unused_tags,
 )
 
 
@@ -65,9 +66,8 @@ def cmd_rechunk(args: argparse.Namespace) -> int:
         else:
             line = f"already stored: made active: {policy.describe()} (version {result.version})"
         out.print(Text(line), soft_wrap=True, highlight=False)
-        unused = [tag for tag in policy.breakdown_tags
-                  if tag not in (result.stats.get("by_tag") or {})]
-        if unused and result.stats.get("over_threshold"):  # a typo such as emu_table shows here
+        unused = unused_tags(policy, result.stats)  # a typo such as emu_table shows here
+        if unused:
             out.print(Text(f"unused tags: {', '.join(unused)} (extracted nothing)",
                            style="yellow"), soft_wrap=True)
         if result.previous_version is None:
