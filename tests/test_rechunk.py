@@ -202,13 +202,30 @@ def test_cache_rows_of_a_replaced_spec_are_dropped(tmp_path, sample_db):
     assert sample_db.execute("SELECT section_id FROM markdown_cache").fetchall() == [("sec-x",)]
 
 
-@settings(max_examples=12, deadline=None,
+def test_a_nearby_threshold_copies_broken_down_trees_and_equals_a_full_rechunk(tmp_path):
+    """The sample spec at 400, then 420: most sections (broken down or not) make the same tree,
+    and are copied; the set is the one breaking every section down gives."""
+    path = tmp_path / "s.db"
+    ingest([SAMPLE], path, ChunkPolicy(threshold_chars=400))
+    db = store.open_database(path)
+    policy = ChunkPolicy(threshold_chars=420)
+    copied = rechunk(db, policy)
+    rows = _chunk_rows(db, policy.version)
+    full = rechunk(db, policy, rebuild=True, copy_stored=False)
+    assert _chunk_rows(db, policy.version) == rows and copied.stats == full.stats
+    assert copied.copied_sections > 30 and copied.copied_chunks > 2 * copied.copied_sections
+    assert full.copied_sections == 0 and copied.new_texts < len(rows) // 4
+
+
+@settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(threshold=st.integers(min_value=40, max_value=3000),
        tags=st.lists(st.sampled_from(["emu-table", "emu-grammar", "td", "tr", "li", "p",
                                       "emu-alg"]), unique=True, max_size=5),
        max_depth=st.integers(min_value=0, max_value=4))
 def test_property_cached_rechunk_equals_uncached(tmp_path_factory, threshold, tags, max_depth):
+    """Every example adds its set to one database, so later ones copy trees from earlier sets
+    of other thresholds, tags and depths: the set must equal breaking every section down."""
     path = _cached_sample(tmp_path_factory)
     policy = ChunkPolicy(threshold_chars=threshold, breakdown_tags=tuple(tags), max_depth=max_depth)
     db = store.open_database(path)
