@@ -72,8 +72,8 @@ def chunk_sections(sections: list[Section], policy: ChunkPolicy,
                    progress: Progress | None = None, *,
                    known: Mapping[str, SectionMarkdown] | None = None,
                    learned: dict[str, SectionMarkdown] | None = None,
-                   reuse: Mapping[str, int] | None = None,
-                   reused_at: dict[str, int] | None = None) -> list[Chunk]:
+                   copied: Mapping[str, int] | None = None,
+                   copied_at: dict[str, int] | None = None) -> list[Chunk]:
     """Break sections into chunks from their stored own HTML: no source file needed.
 
     Each section's :attr:`Section.html` is parsed back (:func:`parse_fragment`) and broken down
@@ -88,29 +88,29 @@ def chunk_sections(sections: list[Section], policy: ChunkPolicy,
     ``known`` covers that way may be "". ``learned`` receives the conversions made here that
     ``known`` lacked.
 
-    ``reuse`` (section id → chunk count) names sections whose chunk trees the caller copies
+    ``copied`` (section id → chunk count) names sections whose chunk trees the caller copies
     from a stored set (:mod:`specbrowser.store_reuse`): they are not chunked, but their chunks
-    keep their places in the ordinals, and ``reused_at`` receives each one's first ordinal.
+    keep their places in the ordinals, and ``copied_at`` receives each one's first ordinal.
 
     Raises:
         SpecParseError: a section's stored HTML holds no element.
     """
     html = {section.id: section.html for section in sections}
     return _chunk_sections(sections, lambda section_id: parse_fragment(html[section_id]),
-                           policy, progress, known=known, learned=learned, reuse=reuse,
-                           reused_at=reused_at)
+                           policy, progress, known=known, learned=learned, copied=copied,
+                           copied_at=copied_at)
 
 
 def _chunk_sections(sections: list[Section], element_for: Callable[[str], etree._Element],
                     policy: ChunkPolicy, progress: Progress | None, *,
                     known: Mapping[str, SectionMarkdown] | None = None,
                     learned: dict[str, SectionMarkdown] | None = None,
-                    reuse: Mapping[str, int] | None = None,
-                    reused_at: dict[str, int] | None = None) -> list[Chunk]:
+                    copied: Mapping[str, int] | None = None,
+                    copied_at: dict[str, int] | None = None) -> list[Chunk]:
     paths: dict[str, list[str]] = {}
     chunks: list[Chunk] = []
     ordinal = 1  # 0 is the document chunk's
-    reuse = reuse or {}
+    copied = copied or {}
     total = len(sections)
     for done, section in enumerate(sections, start=1):
         if section.id == DOCUMENT_CHUNK_ID:
@@ -118,10 +118,10 @@ def _chunk_sections(sections: list[Section], element_for: Callable[[str], etree.
                                  "reserves for the document chunk")
         parent_path = paths.get(section.parent_id, []) if section.parent_id else []
         paths[section.id] = [*parent_path, section.display_title]
-        if section.id in reuse:
-            if reused_at is not None:
-                reused_at[section.id] = ordinal
-            ordinal += reuse[section.id]
+        if section.id in copied:
+            if copied_at is not None:
+                copied_at[section.id] = ordinal
+            ordinal += copied[section.id]
         else:
             number = section_ordinal(section.secnum)
             for chunk in _section_chunks(section, element_for, policy, paths[section.id], known,

@@ -7,8 +7,9 @@ once, at ingest, and stored with the sections, which the ``chunks`` view joins).
 
 Only the sections whose chunk trees no stored set holds are broken down: the others' rows are
 copied from a stored set (:mod:`specbrowser.store_reuse` says when a stored tree is the one the
-breakdown would make; tests compare both ways on ECMA-262). The
-chunk set is written in one transaction (only its texts no stored set has are new rows): an
+breakdown would make; tests compare both ways on ECMA-262).
+
+The chunk set is written in one transaction (only its texts no stored set has are new rows): an
 exception (one raised by the ``progress`` callback, which is how the app cancels, included)
 or Ctrl-C leaves the database as it was.
 
@@ -106,7 +107,7 @@ def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progres
     already = db.execute("SELECT 1 FROM policies WHERE version = ?", [version]).fetchone()
     already = already is not None
     if already and not rebuild:
-        return _reuse(db, version, previous, activate, start)
+        return _activate_stored(db, version, previous, activate, start)
     with _collector_paused():
         return _build(db, policy, progress, activate, use_cache, copy_stored, previous, already,
                       start)
@@ -131,8 +132,8 @@ def _build(db: sqlite_utils.Database, policy: ChunkPolicy, progress: Progress | 
     chunks = finish_chunk_set(
         document, sections,
         chunk_sections(sections, policy, progress, known=known,
-                       learned=learned if use_cache else None, reuse=copies.counts,
-                       reused_at=copies.ordinals),
+                       learned=learned if use_cache else None, copied=copies.counts,
+                       copied_at=copies.ordinals),
         policy.threshold_chars, copied=copies.chunk_count)
     for chunk in chunks:  # the TOC paths are the sections' (stored); the stats count mismatches
         chunk.mismatch = mismatches.get(chunk.section_id)  # type: ignore[arg-type]
@@ -197,8 +198,8 @@ def _load_sections(db: sqlite_utils.Database, digest: str | None, policy: ChunkP
     return sections, known
 
 
-def _reuse(db: sqlite_utils.Database, version: str, previous: str | None, activate: bool,
-           start: float) -> RechunkResult:
+def _activate_stored(db: sqlite_utils.Database, version: str, previous: str | None,
+                     activate: bool, start: float) -> RechunkResult:
     """Activate the stored set of ``version`` (when asked) and report its stored stats."""
     if activate and previous != version:
         store.activate_chunk_set(db, version)
