@@ -88,13 +88,10 @@ def rechunk_in_subprocess(db_path: Path, policy: ChunkPolicy, *, progress: Progr
             same class, e.g. ``NotFoundError``, ``DatabaseError``).
         RuntimeError: the child failed unexpectedly or died (the message names the error).
     """
-    context = _context()
-    receiver, sender = context.Pipe(duplex=False)
-    stop = context.Event()
-    child = context.Process(target=_child, args=(str(db_path), policy.settings(), sender, stop),
-                            name="specbrowser-rechunk", daemon=True)
-    child.start()
-    sender.close()  # the child holds its end; EOF here means it is gone
+    try:
+        child, receiver, stop = _start(_context(), db_path, policy)
+    except OSError:  # no fork server here (its socket could not be made, say): spawn instead
+        child, receiver, stop = _start(multiprocessing.get_context("spawn"), db_path, policy)
     try:
         while True:
             if cancelled():
@@ -128,6 +125,24 @@ def rechunk_in_subprocess(db_path: Path, policy: ChunkPolicy, *, progress: Progr
             child.terminate()
             child.join()
         receiver.close()
+
+
+def _start(context: multiprocessing.context.BaseContext, db_path: Path,
+           policy: ChunkPolicy) -> tuple[Any, Connection, Any]:
+    """Start the child in ``context``: the process, the end of its pipe to read, the stop
+    event."""
+    receiver, sender = context.Pipe(duplex=False)
+    stop = context.Event()
+    child = context.Process(target=_child, args=(str(db_path), policy.settings(), sender, stop),
+                            name="specbrowser-rechunk", daemon=True)
+    try:
+        child.start()
+    except BaseException:
+        receiver.close()
+        raise
+    finally:
+        sender.close()  # the child holds its end; EOF here means it is gone
+    return child, receiver, stop
 
 
 def _error_class(name: str) -> type[SpecbrowserError]:

@@ -66,3 +66,26 @@ def test_the_childs_user_errors_keep_their_class(tmp_path: Path) -> None:
     open_database(empty, create=True).close()
     with pytest.raises(NotFoundError):
         rechunk_in_subprocess(empty, ChunkPolicy())
+
+
+def test_a_fork_server_that_cannot_start_falls_back_to_spawn(tmp_path, monkeypatch):
+    """Where the fork server fails (its socket folder unwritable, say), the child is spawned."""
+    import multiprocessing
+
+    from specbrowser import rechunk_process
+
+    path = tmp_path / "s.db"
+    ingest([SAMPLE], path, ChunkPolicy())
+    started: list[str] = []
+    real_start = rechunk_process._start
+
+    def start(context, db_path, policy):
+        started.append(context.get_start_method())
+        if context.get_start_method() != "spawn":
+            raise OSError("no fork server here")
+        return real_start(context, db_path, policy)
+
+    monkeypatch.setattr(rechunk_process, "_start", start)
+    monkeypatch.setattr(rechunk_process, "_context", lambda: multiprocessing.get_context("fork"))
+    result = rechunk_process.rechunk_in_subprocess(path, ChunkPolicy(threshold_chars=400))
+    assert started == ["fork", "spawn"] and result.stats["chunks"] > 1
