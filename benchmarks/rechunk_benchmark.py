@@ -46,6 +46,8 @@ DEFAULT_SPEC = ROOT.parent / "shared" / "specs" / "ecma262" / "index.html"
 
 POLICIES: dict[str, dict[str, object]] = {
     "default (5000, emu-table,emu-grammar,td,p)": {"threshold_chars": 5000},
+    "5000, emu-table,emu-grammar,tr,p": {
+        "threshold_chars": 5000, "breakdown_tags": ("emu-table", "emu-grammar", "tr", "p")},
     "2000, emu-table,emu-grammar,tr,p": {
         "threshold_chars": 2000, "breakdown_tags": ("emu-table", "emu-grammar", "tr", "p")},
     "1000, emu-table,emu-grammar,td,li,p": {
