@@ -107,7 +107,7 @@ def _chunk_sections(sections: list[Section], element_for: Callable[[str], etree.
                     learned: dict[str, SectionMarkdown] | None = None,
                     copied: Mapping[str, int] | None = None,
                     copied_at: dict[str, int] | None = None) -> list[Chunk]:
-    paths: dict[str, list[str]] = {}
+    by_id = {section.id: section for section in sections}
     chunks: list[Chunk] = []
     ordinal = 1  # 0 is the document chunk's
     copied = copied or {}
@@ -116,16 +116,14 @@ def _chunk_sections(sections: list[Section], element_for: Callable[[str], etree.
         if section.id == DOCUMENT_CHUNK_ID:
             raise SpecParseError(f"a section has the id {DOCUMENT_CHUNK_ID!r}, which specbrowser "
                                  "reserves for the document chunk")
-        parent_path = paths.get(section.parent_id, []) if section.parent_id else []
-        paths[section.id] = [*parent_path, section.display_title]
         if section.id in copied:
             if copied_at is not None:
                 copied_at[section.id] = ordinal
             ordinal += copied[section.id]
         else:
             number = section_ordinal(section.secnum)
-            for chunk in _section_chunks(section, element_for, policy, paths[section.id], known,
-                                         learned):
+            for chunk in _section_chunks(section, element_for, policy, _heading_path(section, by_id),
+                                         known, learned):
                 chunk.ordinal = ordinal
                 chunk.section_ordinal = number
                 chunks.append(chunk)
@@ -133,6 +131,18 @@ def _chunk_sections(sections: list[Section], element_for: Callable[[str], etree.
         if progress and (done % 50 == 0 or done == total):
             progress("chunking", done, total)
     return chunks
+
+
+def _heading_path(section: Section, by_id: Mapping[str, Section]) -> list[str]:
+    """The display titles of the section's ancestors and itself, top-level first (walked up
+    only for the sections that are chunked: a re-chunk copies most)."""
+    path = [section.display_title]
+    parent = by_id.get(section.parent_id) if section.parent_id else None
+    while parent is not None:
+        path.append(parent.display_title)
+        parent = by_id.get(parent.parent_id) if parent.parent_id else None
+    path.reverse()
+    return path
 
 
 def _section_chunks(section: Section, element_for: Callable[[str], etree._Element],
