@@ -33,6 +33,7 @@ from specbrowser.store_rows import (
     drop_unused_texts,
     insert_rows,
     section_columns,
+    select_in,
     store_texts,
 )
 from specbrowser.store_schema import (  # noqa: F401  (FTS_TOKENIZER, SCHEMA_VERSION: re-exported)
@@ -421,17 +422,9 @@ def get_chunk(db: sqlite_utils.Database, chunk_id: str, policy_version: str | No
 def get_chunks(db: sqlite_utils.Database, chunk_ids: list[str],
                policy_version: str | None = None) -> list[Chunk]:
     """Chunks by id, in the order of ``chunk_ids``; ids that do not exist are left out."""
-    version = _version(db, policy_version)
-    found: dict[str, Chunk] = {}
-    for start in range(0, len(chunk_ids), 500):
-        batch = chunk_ids[start:start + 500]
-        marks = ",".join("?" * len(batch))
-        for row in db.execute(
-            f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND id IN ({marks})",
-            [version, *batch],
-        ):
-            chunk = _row_to_chunk(row)
-            found[chunk.id] = chunk
+    rows = select_in(db, f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND id IN",
+                     [_version(db, policy_version)], chunk_ids)
+    found = {chunk.id: chunk for chunk in map(_row_to_chunk, rows)}
     return [found[i] for i in chunk_ids if i in found]
 
 
@@ -510,12 +503,7 @@ def list_sections(db: sqlite_utils.Database, *, html: bool = True) -> list[Secti
 
 def section_html(db: sqlite_utils.Database, section_ids: list[str]) -> dict[str, str]:
     """The stored own HTML of the given sections (ids that do not exist are left out)."""
-    found: dict[str, str] = {}
-    for start in range(0, len(section_ids), 500):
-        batch = section_ids[start:start + 500]
-        found.update(db.execute(f"SELECT id, html FROM sections WHERE id IN ({','.join('?' * len(batch))})",
-                                batch).fetchall())
-    return found
+    return dict(select_in(db, "SELECT id, html FROM sections WHERE id IN", [], section_ids))
 
 
 def resolve_section(db: sqlite_utils.Database, text: str) -> str:

@@ -26,6 +26,7 @@ import sqlite_utils
 from specbrowser.markdown_cache import SectionMarkdown
 from specbrowser.markdown_config import MarkdownConfig
 from specbrowser.policy import CONVERTER_VERSION
+from specbrowser.store_rows import select_in
 
 TABLE = "markdown_cache"
 
@@ -39,10 +40,6 @@ _CREATE = f"""CREATE TABLE IF NOT EXISTS [{TABLE}] (
     converter_version INTEGER NOT NULL,
     PRIMARY KEY (sections_sha256, config_key, section_id)
 )"""
-
-_BATCH = 500
-"""Ids per ``IN (...)`` query, well under SQLite's bound-parameter limit."""
-
 
 CACHE_FORMAT = 2
 """The layout of a cached detail (:func:`specbrowser.markdown_cache.capture`); bumped when it
@@ -71,16 +68,9 @@ def load_markdown(db: sqlite_utils.Database, digest: str, config: MarkdownConfig
         return {}
     select = (f"SELECT section_id, markdown, subsections FROM [{TABLE}] "
               "WHERE sections_sha256 = ? AND config_key = ?")
-    key = config_key(config)
-    rows: list[tuple[str, str, str]] = []
-    if section_ids is None:
-        rows = db.execute(select, [digest, key]).fetchall()
-    else:
-        ids = list(section_ids)
-        for start in range(0, len(ids), _BATCH):
-            batch = ids[start:start + _BATCH]
-            rows += db.execute(select + f" AND section_id IN ({','.join('?' * len(batch))})",
-                               [digest, key, *batch]).fetchall()
+    params: list[object] = [digest, config_key(config)]
+    rows = (db.execute(select, params).fetchall() if section_ids is None
+            else select_in(db, select + " AND section_id IN", params, list(section_ids)))
     return {section_id: SectionMarkdown(markdown, json.loads(subsections))
             for section_id, markdown, subsections in rows}
 
@@ -90,15 +80,11 @@ def load_details(db: sqlite_utils.Database, digest: str, config: MarkdownConfig,
     """Fill in the ``detail`` of the ``cached`` conversions of ``section_ids`` (those that
     have one)."""
     ids = [i for i in section_ids if i in cached]
-    key = config_key(config)
-    for start in range(0, len(ids), _BATCH):
-        batch = ids[start:start + _BATCH]
-        marks = ",".join("?" * len(batch))
-        for section_id, detail in db.execute(
-                f"SELECT section_id, detail FROM [{TABLE}] WHERE sections_sha256 = ? AND "
-                f"config_key = ? AND detail IS NOT NULL AND section_id IN ({marks})",
-                [digest, key, *batch]):
-            cached[section_id].detail = detail
+    for section_id, detail in select_in(
+            db, f"SELECT section_id, detail FROM [{TABLE}] WHERE sections_sha256 = ? AND "
+            "config_key = ? AND detail IS NOT NULL AND section_id IN",
+            [digest, config_key(config)], ids):
+        cached[section_id].detail = detail
 
 
 def save_markdown(db: sqlite_utils.Database, digest: str, config: MarkdownConfig,

@@ -78,10 +78,6 @@ def plan_copies(db: sqlite_utils.Database, policy: ChunkPolicy) -> CopyPlan:
     ``policy`` would make again (see the module's rules). A set of ``policy.version`` itself is
     never a source (a rebuild makes it again). Sources are tried active set first, then newest
     first. An empty plan when no stored set qualifies."""
-    return CopyPlan(_reusable_trees(db, policy))
-
-
-def _reusable_trees(db: sqlite_utils.Database, policy: ChunkPolicy) -> dict[str, StoredTree]:
     same_cut: dict[str, bool] = {}
     for version, settings_json, stats_json in db.execute(
             "SELECT version, settings, stats FROM policies WHERE version != ? "
@@ -90,8 +86,6 @@ def _reusable_trees(db: sqlite_utils.Database, policy: ChunkPolicy) -> dict[str,
         if _compatible(settings, json.loads(stats_json or "{}"), policy):
             same_cut[version] = (settings.get("breakdown_tags") == list(policy.breakdown_tags)
                                  and settings.get("max_depth") == policy.max_depth)
-    if not same_cut:
-        return {}
     threshold = policy.threshold_chars
     found: dict[str, StoredTree] = {}
     for version, cut in same_cut.items():
@@ -106,7 +100,7 @@ def _reusable_trees(db: sqlite_utils.Database, policy: ChunkPolicy) -> dict[str,
         for section_id, ordinal, count in rows:
             if section_id not in found:
                 found[section_id] = StoredTree(version, ordinal, count)
-    return found
+    return CopyPlan(found)
 
 
 def _compatible(settings: dict[str, object], stats: dict[str, object], policy: ChunkPolicy) -> bool:

@@ -60,13 +60,24 @@ def _text_ids(db: sqlite_utils.Database, keys: list[str], largest_id: int) -> di
     0.07 s for 14,098 keys and 15,408 texts), else looks them up by index."""
     if len(keys) * 4 > largest_id:
         return dict(db.execute("SELECT text_hash, id FROM texts").fetchall())
-    found: dict[str, int] = {}
-    unique = list(dict.fromkeys(keys))
-    for start in range(0, len(unique), 500):
-        batch = unique[start:start + 500]
-        found.update(db.execute(f"SELECT text_hash, id FROM texts WHERE text_hash IN "
-                                f"({','.join('?' * len(batch))})", batch).fetchall())
-    return found
+    return dict(select_in(db, "SELECT text_hash, id FROM texts WHERE text_hash IN", [],
+                          list(dict.fromkeys(keys))))
+
+
+IN_BATCH = 500
+"""Values per ``IN (...)`` list: well under SQLite's bound-parameter limit."""
+
+
+def select_in(db: sqlite_utils.Database, sql: str, params: list[object],
+              values: list[str]) -> list[tuple]:
+    """The rows of ``sql`` (a constant of specbrowser's ending in ``IN``) for every one of
+    ``values``: run once per :data:`IN_BATCH` values, each run's placeholders appended in
+    parentheses and bound after ``params``."""
+    rows: list[tuple] = []
+    for start in range(0, len(values), IN_BATCH):
+        batch = values[start:start + IN_BATCH]
+        rows += db.execute(f"{sql} ({','.join('?' * len(batch))})", [*params, *batch]).fetchall()
+    return rows
 
 
 def _retrieval_parts(retrieval_text: str) -> dict[str, str]:
