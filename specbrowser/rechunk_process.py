@@ -13,8 +13,10 @@ was.
 The child is forked from multiprocessing's fork server where the platform has one (Linux,
 macOS): a clean single-threaded process started once, by :func:`prepare`, with specbrowser's
 re-chunk modules already imported (forking the app itself, which runs threads, is unsafe).
-A fresh ``spawn`` interpreter spent about 1.3 s importing them before every re-chunk of
-ECMA-262, whose own work from a stored set is about 0.3 s. Elsewhere the child is spawned.
+With a fresh ``spawn`` interpreter per re-chunk, Apply to the new tree took 1.33–1.60 s on
+ECMA-262 (Pilot), against 1.07–1.20 s now, of which the re-chunk itself is about 0.4 s.
+Elsewhere (Windows) the child is spawned. A forked child still imports the parent's
+``__main__`` module again (multiprocessing's rule): the console script's costs about 0.2 s.
 """
 
 from __future__ import annotations
