@@ -11,7 +11,12 @@ for three policies:
   converting the sections that stay whole, and restores the others' conversions;
 - ``copy`` (what ``specbrowser rechunk`` and the app do): the cache, and the chunk trees the
   stored set already has for the new policy are copied, not broken down again
-  (:mod:`specbrowser.store_reuse`).
+  (:mod:`specbrowser.store_reuse`); the sections still to break down are spread over the cores
+  (:mod:`specbrowser.workers`);
+- ``copy, 1 process``: the same with ``SPECBROWSER_WORKERS=1``, all in one process (what
+  ``copy`` did before the work was spread).
+
+``full`` and ``cache`` spread their breakdowns over the cores too.
 
 Each run is paired with a parse (``lxml.html.parse`` of the source file, timed without freeing
 the tree, which is not part of parsing) just before it, so both see the same machine: the
@@ -53,10 +58,11 @@ POLICIES: dict[str, dict[str, object]] = {
     "1000, emu-table,emu-grammar,td,li,p": {
         "threshold_chars": 1000, "breakdown_tags": ("emu-table", "emu-grammar", "td", "li", "p")},
 }
-WAYS: dict[str, dict[str, bool]] = {
-    "full": {"use_cache": False, "copy_stored": False},
-    "cache": {"use_cache": True, "copy_stored": False},
-    "copy": {"use_cache": True, "copy_stored": True},
+WAYS: dict[str, tuple[dict[str, bool], str]] = {  # way: rechunk's flags, SPECBROWSER_WORKERS
+    "full": ({"use_cache": False, "copy_stored": False}, ""),
+    "cache": ({"use_cache": True, "copy_stored": False}, ""),
+    "copy, 1 process": ({"use_cache": True, "copy_stored": True}, "1"),
+    "copy": ({"use_cache": True, "copy_stored": True}, ""),
 }
 
 
@@ -99,6 +105,7 @@ def main() -> int:
     from specbrowser.policy import ChunkPolicy
     from specbrowser.rechunk import rechunk
     from specbrowser.store import open_database
+    from specbrowser.workers import WORKERS_ENV
 
     table = Table(title=f"Re-chunk of {args.spec.name} from stored sections vs one lxml parse "
                         f"(paired); medians of {args.repeat}", title_justify="left")
@@ -110,7 +117,8 @@ def main() -> int:
         ingest([args.spec], base, ChunkPolicy(threshold_chars=3000))
         for label, options in POLICIES.items():
             policy = ChunkPolicy(**options)  # type: ignore[arg-type]
-            for way, flags in WAYS.items():
+            for way, (flags, workers) in WAYS.items():
+                os.environ[WORKERS_ENV] = workers
                 runs, parses = [], []
                 for i in range(args.repeat):
                     copy = Path(tmp) / f"run{i}.db"

@@ -27,6 +27,7 @@ from specbrowser.policy import ChunkPolicy, PolicyForKind
 from specbrowser.stats import compute_stats
 from specbrowser.store import count_chunk_sets, open_database, store_ingest
 from specbrowser.store_cache import save_markdown
+from specbrowser.workers import split_map
 
 Progress = Callable[[str, int, int], None]
 """``progress(stage, done, total)``: called as sections are chunked (stage "chunking")."""
@@ -73,7 +74,8 @@ def chunk_sections(sections: list[Section], policy: ChunkPolicy,
                    known: Mapping[str, SectionMarkdown] | None = None,
                    learned: dict[str, SectionMarkdown] | None = None,
                    copied: Mapping[str, int] | None = None,
-                   copied_at: dict[str, int] | None = None) -> list[Chunk]:
+                   copied_at: dict[str, int] | None = None,
+                   broken_down: list[str] | None = None) -> list[Chunk]:
     """Break sections into chunks from their stored own HTML: no source file needed.
 
     Each section's :attr:`Section.html` is parsed back (:func:`parse_fragment`) and broken down
@@ -91,6 +93,10 @@ def chunk_sections(sections: list[Section], policy: ChunkPolicy,
     ``copied`` (section id → chunk count) names sections whose chunk trees the caller copies
     from a stored set (:mod:`specbrowser.store_reuse`): they are not chunked, but their chunks
     keep their places in the ordinals, and ``copied_at`` receives each one's first ordinal.
+    ``broken_down`` receives the ids of the sections whose elements went through the breakdown
+    (the others were copied, or made one chunk from the cache without a parse).
+
+    The sections to break down are spread over the cores (:func:`specbrowser.workers.split_map`).
 
     Raises:
         SpecParseError: a section's stored HTML holds no element.
@@ -98,7 +104,7 @@ def chunk_sections(sections: list[Section], policy: ChunkPolicy,
     html = {section.id: section.html for section in sections}
     return _chunk_sections(sections, lambda section_id: parse_fragment(html[section_id]),
                            policy, progress, known=known, learned=learned, copied=copied,
-                           copied_at=copied_at)
+                           copied_at=copied_at, broken_down=broken_down)
 
 
 def _chunk_sections(sections: list[Section], element_for: Callable[[str], etree._Element],
@@ -106,31 +112,65 @@ def _chunk_sections(sections: list[Section], element_for: Callable[[str], etree.
                     known: Mapping[str, SectionMarkdown] | None = None,
                     learned: dict[str, SectionMarkdown] | None = None,
                     copied: Mapping[str, int] | None = None,
-                    copied_at: dict[str, int] | None = None) -> list[Chunk]:
+                    copied_at: dict[str, int] | None = None,
+                    broken_down: list[str] | None = None) -> list[Chunk]:
+    """Chunk every section not ``copied``: first the ones the cache makes whole (no parse),
+    then the rest, spread over the cores (:func:`specbrowser.workers.split_map`, weighted by
+    their HTML's length); ordinals are given in document order at the end."""
     by_id = {section.id: section for section in sections}
-    chunks: list[Chunk] = []
-    ordinal = 1  # 0 is the document chunk's
     copied = copied or {}
-    total = len(sections)
-    for done, section in enumerate(sections, start=1):
+    done: dict[str, list[Chunk]] = {}
+    to_break: list[tuple[Section, list[str]]] = []
+    for section in sections:
         if section.id == DOCUMENT_CHUNK_ID:
             raise SpecParseError(f"a section has the id {DOCUMENT_CHUNK_ID!r}, which specbrowser "
                                  "reserves for the document chunk")
         if section.id in copied:
+            continue
+        heading_path = _heading_path(section, by_id)
+        whole = _whole_from_cache(section, policy, heading_path, known)
+        if whole is not None:
+            done[section.id] = [whole]
+        else:
+            to_break.append((section, heading_path))
+    total, quick = len(sections), len(sections) - len(to_break)
+    if broken_down is not None:
+        broken_down.extend(section.id for section, _ in to_break)
+
+    def report(n: int, of: int) -> None:
+        if progress and (n % 10 == 0 or n == of):
+            progress("chunking", quick + len(to_break) * n // of, total)
+
+    def chunk_one(item: tuple[Section, list[str]]) -> tuple[list[Chunk], SectionMarkdown | None]:
+        section, heading_path = item
+        return _section_chunks(section, element_for, policy, heading_path, known,
+                               learned is not None)
+
+    if progress:
+        progress("chunking", quick, total)
+    broken = split_map(chunk_one, to_break, [len(section.html) for section, _ in to_break],
+                       report)
+    for (section, _), (chunks, conversion) in zip(to_break, broken):
+        done[section.id] = chunks
+        if conversion is not None and learned is not None:
+            learned[section.id] = conversion
+    if progress and not to_break:
+        progress("chunking", total, total)
+    out: list[Chunk] = []
+    ordinal = 1  # 0 is the document chunk's
+    for section in sections:
+        if section.id in copied:
             if copied_at is not None:
                 copied_at[section.id] = ordinal
             ordinal += copied[section.id]
-        else:
-            number = section_ordinal(section.secnum)
-            for chunk in _section_chunks(section, element_for, policy, _heading_path(section, by_id),
-                                         known, learned):
-                chunk.ordinal = ordinal
-                chunk.section_ordinal = number
-                chunks.append(chunk)
-                ordinal += 1
-        if progress and (done % 50 == 0 or done == total):
-            progress("chunking", done, total)
-    return chunks
+            continue
+        number = section_ordinal(section.secnum)
+        for chunk in done[section.id]:
+            chunk.ordinal = ordinal
+            chunk.section_ordinal = number
+            out.append(chunk)
+            ordinal += 1
+    return out
 
 
 def _heading_path(section: Section, by_id: Mapping[str, Section]) -> list[str]:
@@ -145,29 +185,36 @@ def _heading_path(section: Section, by_id: Mapping[str, Section]) -> list[str]:
     return path
 
 
+def _whole_from_cache(section: Section, policy: ChunkPolicy, heading_path: list[str],
+                      known: Mapping[str, SectionMarkdown] | None) -> Chunk | None:
+    """The section's one chunk from its cached conversion, when the breakdown cannot change it
+    (:func:`whole_section_chunk`); None when it must be broken down (or is not cached)."""
+    cached = known.get(section.id) if known else None
+    if cached is None:
+        return None
+    return whole_section_chunk(section, cached.markdown, cached.subsections, policy, heading_path)
+
+
 def _section_chunks(section: Section, element_for: Callable[[str], etree._Element],
                     policy: ChunkPolicy, heading_path: list[str],
                     known: Mapping[str, SectionMarkdown] | None,
-                    learned: dict[str, SectionMarkdown] | None) -> list[Chunk]:
-    """One section's chunks, from the cached conversion when it suffices (see
-    :func:`chunk_sections`)."""
+                    learn: bool) -> tuple[list[Chunk], SectionMarkdown | None]:
+    """One section's chunks, broken down from its element (see :func:`chunk_sections`), and
+    with ``learn`` the conversion to add to the Markdown cache (None when there is nothing new:
+    the cached detail served, or the cache holds the section without detail)."""
     cached = known.get(section.id) if known else None
-    if cached is not None:
-        whole = whole_section_chunk(section, cached.markdown, cached.subsections, policy,
-                                    heading_path)
-        if whole is not None:
-            return [whole]
     element = element_for(section.id)
     restored = restore(element, cached.detail) if cached is not None and cached.detail else None
+    conversion: SectionMarkdown | None = None
     if restored is not None:
         roles, cache = restored
     else:
         roles, cache = resolve_roles(element, policy.markdown), {}
         # learn what is new, or a detail that restore refused (a short section keeps none)
-        if learned is not None and (cached is None or cached.detail is not None):
+        if learn and (cached is None or cached.detail is not None):
             markdown = to_markdown(element, policy.markdown, roles, cache)
-            learned[section.id] = capture(element, roles, cache, markdown)
-    return break_down(section, element, policy, heading_path, roles=roles, cache=cache)
+            conversion = capture(element, roles, cache, markdown)
+    return break_down(section, element, policy, heading_path, roles=roles, cache=cache), conversion
 
 
 def check_db_path(db_path: Path) -> None:

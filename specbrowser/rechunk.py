@@ -67,6 +67,9 @@ class RechunkResult:
         copied_sections: how many sections' chunk trees were copied from stored sets instead
             of being broken down (see :mod:`specbrowser.store_reuse`).
         copied_chunks: how many chunks those trees hold.
+        parsed_sections: how many sections' stored HTML was parsed and run through the
+            breakdown; the others were copied, or made one chunk from the Markdown cache (the
+            breakdown could not change them).
     """
 
     version: str
@@ -77,6 +80,7 @@ class RechunkResult:
     new_texts: int = 0
     copied_sections: int = 0
     copied_chunks: int = 0
+    parsed_sections: int = 0
 
 
 def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progress | None = None,
@@ -129,11 +133,12 @@ def _build(db: sqlite_utils.Database, policy: ChunkPolicy, progress: Progress | 
     timings["load"] = time.perf_counter() - start
     mark = time.perf_counter()
     learned: dict[str, SectionMarkdown] = {}
+    broken_down: list[str] = []
     chunks = finish_chunk_set(
         document, sections,
         chunk_sections(sections, policy, progress, known=known,
                        learned=learned if use_cache else None, copied=copies.counts,
-                       copied_at=copies.ordinals),
+                       copied_at=copies.ordinals, broken_down=broken_down),
         policy.threshold_chars, copied=copies.chunk_count)
     for chunk in chunks:  # the TOC paths are the sections' (stored); the stats count mismatches
         chunk.mismatch = mismatches.get(chunk.section_id)  # type: ignore[arg-type]
@@ -158,7 +163,8 @@ def _build(db: sqlite_utils.Database, policy: ChunkPolicy, progress: Progress | 
     timings["total"] = time.perf_counter() - start
     return RechunkResult(version=version, previous_version=previous, stats=stats,
                          timings=timings, already_stored=already, new_texts=new_texts,
-                         copied_sections=len(copies.trees), copied_chunks=copies.chunk_count)
+                         copied_sections=len(copies.trees), copied_chunks=copies.chunk_count,
+                         parsed_sections=len(broken_down))
 
 
 @contextmanager

@@ -262,6 +262,13 @@ def sample_path(tmp_path):
     return path
 
 
+def _section_counts(output: str) -> tuple[int, ...]:
+    counts = re.search(r"sections parsed and broken down: (\d+), copied from stored sets: "
+                       r"(\d+), one chunk from the cache: (\d+);", output)
+    assert counts, output
+    return tuple(map(int, counts.groups()))
+
+
 def test_cli_rechunk_prints_the_diff_against_the_previous_set(sample_path, capsys):
     assert main(["rechunk", str(sample_path), "--threshold", "400"]) == 0
     output = capsys.readouterr().out
@@ -269,10 +276,14 @@ def test_cli_rechunk_prints_the_diff_against_the_previous_set(sample_path, capsy
     assert "chunks" in output and "sections changed" in output
     assert re.search(r"texts written: \d+ new for \d+ chunks", output)
     db = store.open_database(sample_path)
-    copied = store.chunk_stats(db)["sections"] - int(
-        re.search(r"sections chunked: (\d+)", output).group(1))
-    assert int(re.search(r"copied from stored sets: (\d+)", output).group(1)) == copied > 0
+    sections = store.chunk_stats(db)["sections"]
+    parsed, copied, whole = _section_counts(output)
+    assert parsed > 0 and copied > 0 and parsed + copied + whole == sections
     assert store.active_version(db) == SMALL.version
+    # at max depth 0 nothing is cut: the sections no set lends are one chunk from the cache
+    assert main(["rechunk", str(sample_path), "--threshold", "400", "--max-depth", "0"]) == 0
+    parsed, copied, whole = _section_counts(capsys.readouterr().out)
+    assert parsed == 0 and whole > 0 and copied + whole == sections
 
 
 def test_cli_rechunk_names_tags_that_extracted_nothing(sample_path, capsys):

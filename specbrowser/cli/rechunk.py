@@ -57,8 +57,9 @@ def cmd_rechunk(args: argparse.Namespace) -> int:
         if not result.already_stored:
             sections = int(result.stats.get("sections", 0))  # type: ignore[call-overload]
             line = (f"re-chunked: {policy.describe()} (version {result.version}); {timings}; "
-                    f"sections chunked: {sections - result.copied_sections:,}, copied from "
-                    f"stored sets: {result.copied_sections:,}; "
+                    f"sections parsed and broken down: {result.parsed_sections:,}, copied from "
+                    f"stored sets: {result.copied_sections:,}, one chunk from the cache: "
+                    f"{sections - result.copied_sections - result.parsed_sections:,}; "
                     f"texts written: {result.new_texts:,} new for {result.stats.get('chunks', 0):,} "
                     "chunks (their other texts were already stored)")
         elif result.previous_version == result.version:

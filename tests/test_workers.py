@@ -1,0 +1,197 @@
+"""Breakdown spread over processes (specbrowser.workers): same results, errors and interrupts
+handled, no child left behind."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+
+import pytest
+
+from specbrowser import workers
+from specbrowser.errors import PolicyError, SpecParseError
+from specbrowser.ingest import ingest
+from specbrowser.policy import ChunkPolicy
+from specbrowser.rechunk import rechunk
+from tests.helpers import SAMPLE
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="work is split over forked processes on Linux only")
+
+
+@pytest.fixture
+def always_split(monkeypatch):
+    """Split any job over two processes, however small and whatever the core count."""
+    monkeypatch.setattr(workers, "MIN_WEIGHT", 0)
+    monkeypatch.setattr(workers, "usable_cores", lambda: 2)
+
+
+@pytest.fixture
+def forked(monkeypatch) -> list[int]:
+    """The pids of the children split_map forks during the test."""
+    pids: list[int] = []
+    fork = workers._fork
+
+    def recording(*args):
+        pid, fd = fork(*args)
+        pids.append(pid)
+        return pid, fd
+
+    monkeypatch.setattr(workers, "_fork", recording)
+    return pids
+
+
+def _all_reaped(pids: list[int]) -> bool:
+    """Every child has been waited for (no zombie, none running)."""
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        return False
+    return bool(pids)
+
+
+PARENT = os.getpid()
+
+
+def _pid_of_item(item: int) -> tuple[int, int]:
+    time.sleep(0.005)  # long enough for the child to take some items too
+    return item * item, os.getpid()
+
+
+@linux_only
+def test_split_map_returns_results_in_item_order_from_two_processes(always_split, forked):
+    seen: list[tuple[int, int]] = []
+    results = workers.split_map(_pid_of_item, list(range(40)), list(range(40)),
+                                lambda n, of: seen.append((n, of)))
+    assert [square for square, _ in results] == [i * i for i in range(40)]
+    pids = {pid for _, pid in results}
+    assert os.getpid() in pids and len(pids) == 2  # some items were computed elsewhere
+    taken = [n for n, _ in seen]
+    assert taken == sorted(taken) and taken[-1] == 40 and {of for _, of in seen} == {40}
+    assert _all_reaped(forked)
+
+
+def test_small_jobs_and_one_core_stay_in_this_process(monkeypatch):
+    assert workers.worker_count(workers.MIN_WEIGHT - 1) == 1
+    monkeypatch.setattr(workers, "usable_cores", lambda: 1)
+    assert workers.worker_count(10 ** 9) == 1
+    results = workers.split_map(_pid_of_item, [1, 2, 3], [10 ** 9] * 3)
+    assert {pid for _, pid in results} == {os.getpid()}
+
+
+@pytest.mark.parametrize("value, expected", [("1", 1), ("2", 2), (" 3 ", 3), ("", 4)])
+def test_the_environment_caps_the_process_count(monkeypatch, value, expected):
+    monkeypatch.setattr(workers, "usable_cores", lambda: 64)
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setenv(workers.WORKERS_ENV, value)
+    assert workers.worker_count(10 ** 9) == expected
+
+
+@pytest.mark.parametrize("value", ["0", "two", "-1", "1.5"])
+def test_a_bad_process_count_in_the_environment_is_one_clear_error(monkeypatch, value):
+    monkeypatch.setenv(workers.WORKERS_ENV, value)
+    with pytest.raises(PolicyError, match="SPECBROWSER_WORKERS must be a whole number from 1"):
+        workers.worker_count(10)
+
+
+@linux_only
+def test_a_call_from_another_thread_stays_in_this_process(always_split):
+    found: list[list[tuple[int, int]]] = []
+    thread = threading.Thread(target=lambda: found.append(
+        workers.split_map(_pid_of_item, [1, 2, 3], [1, 1, 1])))
+    thread.start()
+    thread.join()
+    assert {pid for _, pid in found[0]} == {os.getpid()}
+
+
+def test_worker_count_is_capped(monkeypatch):
+    monkeypatch.setattr(workers, "usable_cores", lambda: 64)
+    expected = workers.MAX_WORKERS if sys.platform.startswith("linux") else 1
+    assert workers.worker_count(10 ** 9) == expected
+
+
+def _fail_in_child(kind: str):
+    def func(item: int) -> int:
+        time.sleep(0.005)
+        if os.getpid() != PARENT:
+            if kind == "user":
+                raise SpecParseError(f"item {item} cannot be read")
+            if kind == "crash":
+                raise ValueError("boom")
+            os._exit(3)
+        return item
+    return func
+
+
+@linux_only
+@pytest.mark.parametrize("kind, error, message", [
+    ("user", SpecParseError, r"item \d+ cannot be read"),  # its class and message
+    ("crash", RuntimeError, "ValueError: boom"),  # named
+    ("die", RuntimeError, "ended without a whole result"),
+])
+def test_a_failing_child_is_reported_here(always_split, forked, kind, error, message):
+    with pytest.raises(error, match=message):
+        workers.split_map(_fail_in_child(kind), list(range(40)), [1] * 40)
+    assert _all_reaped(forked)
+
+
+@linux_only
+def test_an_error_here_kills_and_reaps_the_children(always_split, forked):
+    def slow_there_failing_here(item: int) -> int:
+        if os.getpid() == PARENT:
+            raise KeyboardInterrupt  # Ctrl-C in this process
+        time.sleep(30)
+        return item
+
+    started = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        workers.split_map(slow_there_failing_here, list(range(4)), [1] * 4)
+    assert time.perf_counter() - started < 10  # the child was not waited for
+    assert _all_reaped(forked)
+
+
+@linux_only
+def test_a_queue_the_pipe_cannot_hold_runs_here(always_split, monkeypatch):
+    monkeypatch.setattr(workers, "_queue", lambda order: None)
+    results = workers.split_map(_pid_of_item, list(range(5)), [1] * 5)
+    assert {pid for _, pid in results} == {os.getpid()}
+
+
+def _chunk_rows(db, version: str) -> list[tuple]:
+    return list(db.execute(
+        "SELECT * FROM chunks WHERE policy_version = ? ORDER BY ordinal", [version]))
+
+
+@linux_only
+@pytest.mark.parametrize("policy", [
+    ChunkPolicy(threshold_chars=400),
+    ChunkPolicy(threshold_chars=150, breakdown_tags=("emu-grammar", "tr", "li", "p")),
+], ids=lambda p: p.describe())
+def test_split_ingests_and_rechunks_equal_single_process_ones(tmp_path, monkeypatch, forked,
+                                                             policy):
+    alone, split = tmp_path / "alone.db", tmp_path / "split.db"
+    ingest([SAMPLE], alone, policy)
+    monkeypatch.setattr(workers, "MIN_WEIGHT", 0)
+    monkeypatch.setattr(workers, "usable_cores", lambda: 2)
+    ingest([SAMPLE], split, policy)
+    from specbrowser.store import open_database
+
+    a, b = open_database(alone), open_database(split)
+    try:
+        assert _chunk_rows(a, policy.version) == _chunk_rows(b, policy.version)
+        assert list(a.execute("SELECT * FROM markdown_cache ORDER BY section_id")) == \
+            list(b.execute("SELECT * FROM markdown_cache ORDER BY section_id"))
+        other = ChunkPolicy(threshold_chars=policy.threshold_chars + 97,
+                            breakdown_tags=("emu-table", "li", "p"))
+        rechunk(b, other, copy_stored=False)
+        monkeypatch.setattr(workers, "MIN_WEIGHT", 10 ** 12)
+        rechunk(a, other, copy_stored=False)
+        assert _chunk_rows(a, other.version) == _chunk_rows(b, other.version)
+    finally:
+        a.close()
+        b.close()
+    assert _all_reaped(forked)
