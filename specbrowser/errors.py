@@ -11,6 +11,14 @@ class SpecbrowserError(Exception):
     """Base class: a problem caused by the input or the environment, not by a bug."""
 
 
+def error_class(name: str) -> type[SpecbrowserError]:
+    """The class of this module called ``name`` (as a child process reports an error it raised,
+    by class name and message), or :class:`SpecbrowserError` for an unknown name."""
+    found = globals().get(name)
+    return found if isinstance(found, type) and issubclass(found, SpecbrowserError) \
+        else SpecbrowserError
+
+
 class SpecInputError(SpecbrowserError):
     """The spec path is missing, empty, or not HTML."""
 

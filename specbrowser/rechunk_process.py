@@ -27,8 +27,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from specbrowser import errors
-from specbrowser.errors import SpecbrowserError
+from specbrowser.errors import SpecbrowserError, error_class
 from specbrowser.policy import ChunkPolicy
 from specbrowser.rechunk import Progress, RechunkResult
 
@@ -117,7 +116,7 @@ def rechunk_in_subprocess(db_path: Path, policy: ChunkPolicy, *, progress: Progr
                 raise RechunkCancelled
             elif kind == "error":
                 name, message = payload
-                raise _error_class(name)(message)
+                raise error_class(name)(message)
             else:
                 raise RuntimeError(f"the re-chunk process failed: {payload}")
     finally:
@@ -145,11 +144,6 @@ def _start(context: multiprocessing.context.BaseContext, db_path: Path,
     finally:
         sender.close()  # the child holds its end; EOF here means it is gone
     return child, receiver, stop
-
-
-def _error_class(name: str) -> type[SpecbrowserError]:
-    found = getattr(errors, name, None)
-    return found if isinstance(found, type) and issubclass(found, SpecbrowserError) else SpecbrowserError
 
 
 def _child(db_path: str, settings: dict[str, Any], sender: Connection, stop: Any) -> None:

@@ -32,8 +32,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from specbrowser import errors
-from specbrowser.errors import PolicyError, SpecbrowserError
+from specbrowser.errors import PolicyError, SpecbrowserError, error_class
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -220,10 +219,7 @@ def _collect(pid: int, fd: int) -> list:
         return payload
     if kind == "error":
         name, message = payload
-        found = getattr(errors, name, None)
-        cls = found if isinstance(found, type) and issubclass(found, SpecbrowserError) \
-            else SpecbrowserError
-        raise cls(message)
+        raise error_class(name)(message)
     raise RuntimeError(f"a worker process (pid {pid}) failed: {payload}")
 
 
