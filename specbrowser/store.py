@@ -144,7 +144,8 @@ def store_ingest(db: sqlite_utils.Database, document: Document, sections: list[S
     - Otherwise everything (document, sections, every chunk set) is replaced: old sets would
       point at sections that no longer exist.
 
-    The document's TOC and mismatches are replaced by this ingest's (``toc``, ``mismatches``).
+    The document's TOC and mismatches are replaced by this ingest's (``toc``, ``mismatches``),
+    and so are the other sets' ``heading_mismatches`` counts (they count the same sections).
     ``cache_writer(db, sections_digest)``, when given, runs last in the same transaction (ingest
     stores its Markdown cache that way: :func:`specbrowser.store_cache.save_markdown`).
     Readers see the old state or the new one, never half; an exception (Ctrl-C included) rolls
@@ -183,6 +184,12 @@ def store_ingest(db: sqlite_utils.Database, document: Document, sections: list[S
                 {**asdict(document), "source_paths": json.dumps(document.source_paths),
                  "sections_sha256": digest, "ingested_at": now}, pk="id")
             _insert_chunk_set(db, policy, chunks, stats, now)
+            if outcome not in (INGEST_CREATED, INGEST_REPLACED_SPEC):
+                # the sections' mismatches may have changed (another TOC); every set counts
+                # the same sections, so the kept sets' counts become this ingest's
+                db.execute("UPDATE policies SET stats = json_set(stats, '$.heading_mismatches', "
+                           "json(?)) WHERE version != ?",
+                           [json.dumps(stats.get("heading_mismatches") or {}), policy.version])
             replace_toc(db, toc or [], mismatches or [])
             if cache_writer is not None:
                 cache_writer(db, digest)

@@ -83,6 +83,30 @@ def test_external_toc_file_replaces_the_documents_own(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["mismatches"] == []
 
 
+def test_a_reingest_with_another_toc_updates_every_sets_mismatch_counts(db, tmp_path, capsys):
+    toc = tmp_path / "toc.json"  # agrees with the sections but for one title (and so a path)
+    toc.write_text(json.dumps([
+        {"title": "Gadgets", "secnum": "1", "start": 0, "children": [
+            {"title": "Gadget Parts", "secnum": "1.1", "start": 1},
+            {"title": "Gadget Limits", "secnum": "1.2", "start": 2},
+            {"title": "Gadget Assembly", "secnum": "1.3", "start": 3}]},
+        {"title": "Doohickeys", "secnum": "2", "start": 4, "children": [
+            {"title": "Widget Sizes", "secnum": "2.1", "start": 5}]},
+        {"title": "Glossary", "secnum": "3", "start": 6},
+    ]))
+    assert main(["ingest", str(MISMATCHED), "--db", str(db), "--toc", str(toc),
+                 "--threshold", "300"]) == 0
+    database = open_database(db)
+    counts = {row[0]: json.loads(row[1])["heading_mismatches"]
+              for row in database.execute("SELECT version, stats FROM policies")}
+    assert len(counts) == 2  # the first set (own TOC) was kept beside the new one
+    assert list(counts.values()) == [{"title_differs": 1, "ancestor_differs": 1}] * 2
+    capsys.readouterr()
+    assert main(["mismatches", str(db), "--json"]) == 0
+    assert {m["section_id"]: m["kind"] for m in json.loads(capsys.readouterr().out)["mismatches"]} \
+        == {"sec-widgets": "title_differs", "sec-widget-sizes": "ancestor_differs"}
+
+
 def test_bad_toc_file_is_one_line_and_nothing_written(tmp_path, capsys):
     toc = tmp_path / "toc.json"
     toc.write_text("[{\"start\": 1}]")
