@@ -6,6 +6,7 @@ switching sets, token counts and the ✂ flag, and embedding in the background.
 from __future__ import annotations
 
 import importlib.util
+import re
 import threading
 import time
 from pathlib import Path
@@ -95,6 +96,13 @@ async def test_apply_new_threshold_rechunks_keeps_section_and_changes_tree(toyla
         # the tree shows the new set: a section that is now split has subsection children
         root = store.get_chunk(app.db, "sec-notational-conventions")
         assert screen.chunk_tree.node_for(root.id).allow_expand == bool(root.subsections)
+        # the notification counts the sections copied and those broken down
+        note = next(n.message for n in app._notifications if n.title == "Re-chunked")
+        found = re.search(r"(\d+) of (\d+) sections copied from stored sets, (\d+) broken down",
+                          note)
+        assert found, note
+        copied, sections, parsed = map(int, found.groups())
+        assert 0 < copied < sections and 0 < parsed <= sections - copied
 
 
 def slow_rechunk(release: threading.Event, calls: list[int]):

@@ -220,7 +220,7 @@ class ChunkSetActions:
             line.append(" · stored already: switched to it")
         elif result.copied_sections:
             line.append(f" · {result.copied_sections:,} of {stats.get('sections', 0):,} sections "
-                        "copied from stored sets, the rest broken down")
+                        f"copied from stored sets, {result.parsed_sections:,} broken down")
         self.notify(line.plain, title="Re-chunked", markup=False, timeout=10)
         try:
             self.chunk_set_changed()
