@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from specbrowser import store
+from specbrowser import store, workers
 from specbrowser.cli import main
 from specbrowser.errors import NotFoundError
 from specbrowser.ingest import ingest
@@ -407,6 +407,27 @@ def test_real_rechunk_copies_broken_down_trees_that_a_new_threshold_keeps(ecma26
     broken_down = copied.copied_chunks - copied.copied_sections
     assert broken_down > 500 and copied.copied_sections > 2200  # 993 and 2,222 of 2,253
     assert copied.new_texts < 100 and full.new_texts == 0  # only the 31 sections cut again
+
+
+@pytest.mark.real
+@needs_ecma262
+def test_real_rechunk_split_over_processes_equals_one_process(ecma262_db, monkeypatch):
+    """Every section broken down (no cache, no copies) by forked workers, then by this
+    process alone: the same rows and stats."""
+    policy = REAL_POLICIES[0]
+    forks: list[int] = []
+    fork = workers._fork
+    monkeypatch.setattr(workers, "usable_cores", lambda: 2)  # split even on a 1-core runner
+    monkeypatch.setattr(workers, "_fork", lambda *args: forks.append(1) or fork(*args))
+    split = rechunk(ecma262_db, policy, activate=False, rebuild=True, use_cache=False,
+                    copy_stored=False)
+    rows = _chunk_rows(ecma262_db, policy.version)
+    assert forks and split.parsed_sections == 2253
+    monkeypatch.setenv(workers.WORKERS_ENV, "1")
+    alone = rechunk(ecma262_db, policy, activate=False, rebuild=True, use_cache=False,
+                    copy_stored=False)
+    assert len(forks) == 1 and _chunk_rows(ecma262_db, policy.version) == rows
+    assert alone.stats == split.stats
 
 
 def test_a_database_without_the_cache_table_gets_it_from_the_rechunk(sample_db):
