@@ -1,6 +1,30 @@
-"""Allow ``python -m specbrowser``."""
+"""The ``specbrowser`` console script and ``python -m specbrowser``: a light entry point.
 
-from specbrowser.cli import main
+:func:`run` imports the command line (Rich, sqlite-utils, lxml: about 0.4 s) inside itself, so
+
+- Ctrl-C during those imports ends in the usual one line and status 130, not a traceback;
+- a re-chunk child that multiprocessing starts from the app imports the parent's main module
+  again (its rule for ``spawn`` and fork-server children): the console script's main module
+  imports only this one, not the whole command line.
+"""
+
+from __future__ import annotations
+
+import sys
+
+EXIT_INTERRUPTED = 130
+"""128 + SIGINT, as a shell reports Ctrl-C (the same as :mod:`specbrowser.cli`'s)."""
+
+
+def run() -> int:
+    """Run the command line with ``sys.argv``; returns the exit status."""
+    try:
+        from specbrowser.cli import main
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted; nothing was changed\n")
+        return EXIT_INTERRUPTED
+    return main()
+
 
 if __name__ == "__main__":  # not when a spawned child process imports this module
-    raise SystemExit(main())
+    raise SystemExit(run())

@@ -24,6 +24,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pickle
+import re
 import signal
 import struct
 import sys
@@ -75,11 +76,20 @@ def worker_count(total_weight: int) -> int:
     return max(1, min(MAX_WORKERS, usable_cores(), limit))
 
 
+def check_environment() -> None:
+    """Check :data:`WORKERS_ENV` now (the CLI does before any work), not after a parse.
+
+    Raises:
+        PolicyError: it is set to something other than a whole number from 1.
+    """
+    _env_limit()
+
+
 def _env_limit() -> int:
     value = os.environ.get(WORKERS_ENV, "").strip()
     if not value:
         return MAX_WORKERS
-    if not value.isdigit() or int(value) < 1:
+    if not re.fullmatch(r"[0-9]+", value) or int(value) < 1:  # ASCII digits: int() takes no "²"
         raise PolicyError(f"{WORKERS_ENV} must be a whole number from 1 (the most processes to "
                           f"break sections down with), not {value!r}")
     return int(value)
@@ -183,12 +193,14 @@ def _fork(func: Callable[[T], R], items: Sequence[T], queue: int) -> tuple[int, 
     """Start a child computing ``func`` over items it takes from ``queue``; its pid and the
     pipe end to read its results from."""
     read_fd, write_fd = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the child: compute, send, leave without running any of the parent's exits
         code = 1
         try:
             os.close(read_fd)
             signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends it quietly
+            _die_with(parent)
             try:
                 payload: tuple[str, object] = ("done", _take(func, items, queue))
             except SpecbrowserError as error:
@@ -202,6 +214,24 @@ def _fork(func: Callable[[T], R], items: Sequence[T], queue: int) -> tuple[int, 
             os._exit(code)
     os.close(write_fd)
     return pid, read_fd
+
+
+def _die_with(parent: int) -> None:
+    """Have the kernel kill this child when its parent dies (Linux ``PR_SET_PDEATHSIG``): a
+    parent ended by SIGTERM or SIGKILL runs no cleanup, and the child would compute on for
+    nothing. If the parent is already gone, leave now."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # no prctl: the child ends at its first write instead
+        return
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1
+"""From Linux's ``<sys/prctl.h>``."""
 
 
 def _collect(pid: int, fd: int) -> list:

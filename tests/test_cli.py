@@ -328,3 +328,29 @@ def test_a_usage_mistake_is_one_line_naming_help(argv, says, capsys):
     assert info.value.code == 2
     line = one_error_line(capsys)
     assert says in line and line.endswith("--help)") and "usage:" not in line
+
+
+def test_the_console_script_is_the_light_entry_point():
+    from importlib.metadata import entry_points
+
+    (script,) = entry_points(group="console_scripts", name="specbrowser")
+    assert script.value == "specbrowser.__main__:run"
+    # importing it (as a re-chunk child re-imports the main module) loads no command line
+    probe = "import sys, specbrowser.__main__; print('specbrowser.cli' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "False"
+
+
+def test_ctrl_c_while_the_command_line_loads_is_one_line_and_130(monkeypatch, capsys):
+    import types
+
+    from specbrowser.__main__ import run
+
+    class Loading(types.ModuleType):
+        def __getattr__(self, name):
+            raise KeyboardInterrupt
+
+    monkeypatch.setitem(sys.modules, "specbrowser.cli", Loading("specbrowser.cli"))
+    assert run() == 130
+    assert capsys.readouterr().err == "interrupted; nothing was changed\n"

@@ -91,11 +91,69 @@ def test_the_environment_caps_the_process_count(monkeypatch, value, expected):
     assert workers.worker_count(10 ** 9) == expected
 
 
-@pytest.mark.parametrize("value", ["0", "two", "-1", "1.5"])
+@pytest.mark.parametrize("value", ["0", "two", "-1", "1.5", "²", "٣", "+2", "1_0"])
 def test_a_bad_process_count_in_the_environment_is_one_clear_error(monkeypatch, value):
     monkeypatch.setenv(workers.WORKERS_ENV, value)
     with pytest.raises(PolicyError, match="SPECBROWSER_WORKERS must be a whole number from 1"):
         workers.worker_count(10)
+
+
+def test_the_cli_checks_the_process_count_before_any_work(tmp_path, monkeypatch, capsys):
+    from specbrowser.cli import main
+
+    monkeypatch.setenv(workers.WORKERS_ENV, "²")
+    db = tmp_path / "never.db"
+    assert main(["ingest", str(SAMPLE), "--db", str(db)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "SPECBROWSER_WORKERS must be a whole number from 1" in err[0]
+    assert not db.exists()
+
+
+@linux_only
+def test_a_child_dies_with_its_parent(tmp_path):
+    """A parent killed outright (SIGKILL runs no cleanup) takes its busy workers with it."""
+    import signal
+    import subprocess
+
+    script = tmp_path / "parent.py"
+    pids = tmp_path / "pids"
+    script.write_text(f"""
+import os, time
+from specbrowser import workers
+workers.MIN_WEIGHT = 0
+workers.usable_cores = lambda: 2
+fork = workers._fork
+def recording(*args):
+    pid, fd = fork(*args)
+    open({str(pids)!r}, "w").write(str(pid))
+    return pid, fd
+workers._fork = recording
+workers.split_map(lambda item: time.sleep(60), [1, 2], [1, 1])
+""")
+    parent = subprocess.Popen([sys.executable, str(script)])
+    deadline = time.monotonic() + 20
+    while not (pids.exists() and pids.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    child = int(pids.read_text())
+    time.sleep(0.2)  # the child is past its setup, sleeping in its item
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 5
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        assert not _alive(child)
+    finally:
+        if _alive(child):
+            os.kill(child, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ")[1][0] != "Z"  # a zombie is dead, not yet reaped
+    except FileNotFoundError:
+        return False
 
 
 @linux_only

@@ -20,6 +20,7 @@ from specbrowser import __version__
 from specbrowser.cli import app, diff, export, ingest, inspect, policies, rechunk, search
 from specbrowser.cli._common import EXIT_INTERRUPTED, EXIT_USER_ERROR, err
 from specbrowser.errors import SpecbrowserError
+from specbrowser.workers import check_environment
 
 EXIT_BROKEN_PIPE = 141
 """Exit status when stdout's reader closed early: 128 + SIGPIPE, as a shell reports it."""
@@ -69,6 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _show_notices()
     args = build_parser().parse_args(argv)
     try:
+        check_environment()  # a bad SPECBROWSER_WORKERS now, not after a parse
         return args.handler(args)
     except SpecbrowserError as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
