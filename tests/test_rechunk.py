@@ -264,7 +264,7 @@ def sample_path(tmp_path):
 
 def _section_counts(output: str) -> tuple[int, ...]:
     counts = re.search(r"sections parsed and broken down: (\d+), copied from stored sets: "
-                       r"(\d+), one chunk from the cache: (\d+);", output)
+                       r"(\d+), one chunk from the cache: (\d+)$", output, re.MULTILINE)
     assert counts, output
     return tuple(map(int, counts.groups()))
 
@@ -273,6 +273,8 @@ def test_cli_rechunk_prints_the_diff_against_the_previous_set(sample_path, capsy
     assert main(["rechunk", str(sample_path), "--threshold", "400"]) == 0
     output = capsys.readouterr().out
     assert "re-chunked" in output and SMALL.version in output and ChunkPolicy().version in output
+    assert re.search(r"^  time: load [\d.]+ s, chunk [\d.]+ s, store [\d.]+ s, total [\d.]+ s$",
+                     output, re.MULTILINE)
     assert "chunks" in output and "sections changed" in output
     assert re.search(r"texts written: \d+ new for \d+ chunks", output)
     db = store.open_database(sample_path)

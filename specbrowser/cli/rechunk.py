@@ -56,12 +56,14 @@ def cmd_rechunk(args: argparse.Namespace) -> int:
         timings = ", ".join(f"{k} {v:.2f} s" for k, v in result.timings.items())
         if not result.already_stored:
             sections = int(result.stats.get("sections", 0))  # type: ignore[call-overload]
-            line = (f"re-chunked: {policy.describe()} (version {result.version}); {timings}; "
-                    f"sections parsed and broken down: {result.parsed_sections:,}, copied from "
+            line = (f"re-chunked: {policy.describe()} (version {result.version})\n"
+                    f"  time: {timings}\n"
+                    f"  sections parsed and broken down: {result.parsed_sections:,}, copied from "
                     f"stored sets: {result.copied_sections:,}, one chunk from the cache: "
-                    f"{sections - result.copied_sections - result.parsed_sections:,}; "
-                    f"texts written: {result.new_texts:,} new for {result.stats.get('chunks', 0):,} "
-                    "chunks (their other texts were already stored)")
+                    f"{sections - result.copied_sections - result.parsed_sections:,}\n"
+                    f"  texts written: {result.new_texts:,} new for "
+                    f"{result.stats.get('chunks', 0):,} chunks (their other texts were already "
+                    "stored)")
         elif result.previous_version == result.version:
             line = f"already stored and active: {policy.describe()} (version {result.version})"
         else:
