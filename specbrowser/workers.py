@@ -21,14 +21,12 @@ touches nothing a child uses. With one usable core, everything runs here too.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import pickle
 import re
 import signal
 import struct
 import sys
-import termios
 import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -152,6 +150,8 @@ written before are whole)."""
 def _queue(order: list[int]) -> int | None:
     """A pipe holding ``order``'s indexes, its write end closed (readers stop at its end); the
     read end, or None when the pipe cannot hold them all."""
+    import fcntl  # here, not at the top: Linux only (Windows has neither module)
+
     data = b"".join(map(_INDEX.pack, order))
     read_fd, write_fd = os.pipe()
     try:
@@ -186,6 +186,9 @@ def _take(func: Callable[[T], R], items: Sequence[T], queue: int,
 
 def _left(queue: int) -> int:
     """How many indexes ``queue`` still holds."""
+    import fcntl
+    import termios
+
     return struct.unpack("=i", fcntl.ioctl(queue, termios.FIONREAD, b"\0\0\0\0"))[0] // _INDEX.size
 
 

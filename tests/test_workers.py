@@ -253,3 +253,13 @@ def test_split_ingests_and_rechunks_equal_single_process_ones(tmp_path, monkeypa
         a.close()
         b.close()
     assert _all_reaped(forked)
+
+
+def test_the_pipeline_imports_without_the_linux_only_modules():
+    """Windows has neither fcntl nor termios: the pipeline must still import (and run in one
+    process there)."""
+    import subprocess
+
+    probe = ("import sys; sys.modules['fcntl'] = sys.modules['termios'] = None; "
+             "import specbrowser.ingest, specbrowser.rechunk")
+    subprocess.run([sys.executable, "-c", probe], check=True)
