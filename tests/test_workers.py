@@ -9,6 +9,8 @@ import threading
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from specbrowser import workers
 from specbrowser.errors import PolicyError, SpecParseError
@@ -263,3 +265,24 @@ def test_the_pipeline_imports_without_the_linux_only_modules():
     probe = ("import sys; sys.modules['fcntl'] = sys.modules['termios'] = None; "
              "import specbrowser.ingest, specbrowser.rechunk")
     subprocess.run([sys.executable, "-c", probe], check=True)
+
+
+def _square(item: int) -> int:
+    return item * item
+
+
+@linux_only
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(min_value=-10 ** 6, max_value=10 ** 6), max_size=80),
+       st.integers(min_value=2, max_value=4), st.data())
+def test_property_split_map_is_map_whatever_the_weights_and_process_count(items, processes,
+                                                                          data):
+    weights = data.draw(st.lists(st.integers(min_value=0, max_value=10 ** 6),
+                                 min_size=len(items), max_size=len(items)))
+    seen: list[int] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(workers, "MIN_WEIGHT", 0)
+        patch.setattr(workers, "usable_cores", lambda: processes)
+        results = workers.split_map(_square, items, weights, lambda n, of: seen.append(n))
+    assert results == [_square(item) for item in items]
+    assert seen == sorted(seen) and all(1 <= n <= len(items) for n in seen)
