@@ -13,7 +13,11 @@ from __future__ import annotations
 import sys
 
 EXIT_INTERRUPTED = 130
-"""128 + SIGINT, as a shell reports Ctrl-C (the same as :mod:`specbrowser.cli`'s)."""
+"""128 + SIGINT, as a shell reports Ctrl-C; every command's status after Ctrl-C (defined here,
+the lightest module, so that this one needs no other)."""
+
+INTERRUPTED = "interrupted; nothing was changed"
+"""What every command prints after Ctrl-C."""
 
 
 def run() -> int:
@@ -21,7 +25,7 @@ def run() -> int:
     try:
         from specbrowser.cli import main
     except KeyboardInterrupt:
-        sys.stderr.write("interrupted; nothing was changed\n")
+        sys.stderr.write(INTERRUPTED + "\n")
         return EXIT_INTERRUPTED
     return main()
 

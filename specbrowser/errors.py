@@ -6,17 +6,38 @@ and exits with status 2, the app shows it as a notification. Anything else is a 
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 
 class SpecbrowserError(Exception):
     """Base class: a problem caused by the input or the environment, not by a bug."""
 
 
-def error_class(name: str) -> type[SpecbrowserError]:
-    """The class of this module called ``name`` (as a child process reports an error it raised,
-    by class name and message), or :class:`SpecbrowserError` for an unknown name."""
-    found = globals().get(name)
-    return found if isinstance(found, type) and issubclass(found, SpecbrowserError) \
-        else SpecbrowserError
+def error_report(error: BaseException) -> tuple[str, object]:
+    """How a child process reports an exception to its parent, picklable whatever the exception
+    holds: ``("error", (class name, message))`` for a :class:`SpecbrowserError`, else
+    ``("crash", "ClassName: message")``. :func:`raise_reported` raises it again."""
+    if isinstance(error, SpecbrowserError):
+        return "error", (type(error).__name__, str(error))
+    return "crash", f"{type(error).__name__}: {error}"
+
+
+def raise_reported(kind: str, payload: object, process: str) -> NoReturn:
+    """Raise in the parent what :func:`error_report` reported from the child ``process`` (a
+    name for messages, e.g. "the re-chunk process").
+
+    Raises:
+        SpecbrowserError: of the class the child named (this module's; else the base class),
+            with its message, for an ``error`` report.
+        RuntimeError: ``"<process> failed: <payload>"`` for anything else.
+    """
+    if kind == "error":
+        name, message = payload  # type: ignore[misc]
+        found = globals().get(name)
+        cls = found if isinstance(found, type) and issubclass(found, SpecbrowserError) \
+            else SpecbrowserError
+        raise cls(message)
+    raise RuntimeError(f"{process} failed: {payload}")
 
 
 class SpecInputError(SpecbrowserError):

@@ -29,7 +29,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from specbrowser.errors import SpecbrowserError, error_class
+from specbrowser.errors import error_report, raise_reported
 from specbrowser.policy import ChunkPolicy
 from specbrowser.rechunk import Progress, RechunkResult
 
@@ -116,11 +116,8 @@ def rechunk_in_subprocess(db_path: Path, policy: ChunkPolicy, *, progress: Progr
                 return payload
             elif kind == "cancelled":
                 raise RechunkCancelled
-            elif kind == "error":
-                name, message = payload
-                raise error_class(name)(message)
             else:
-                raise RuntimeError(f"the re-chunk process failed: {payload}")
+                raise_reported(kind, payload, "the re-chunk process")
     finally:
         stop.set()
         child.join(STOP_GRACE_S)
@@ -167,9 +164,7 @@ def _child(db_path: str, settings: dict[str, Any], sender: Connection, stop: Any
         sender.send(("done", result))
     except _Stop:
         sender.send(("cancelled", None))
-    except SpecbrowserError as error:
-        sender.send(("error", (type(error).__name__, str(error))))
     except BaseException as error:  # noqa: BLE001 - reported to the parent, which raises it
-        sender.send(("crash", f"{type(error).__name__}: {error}"))
+        sender.send(error_report(error))
     finally:
         sender.close()

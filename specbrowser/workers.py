@@ -31,7 +31,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from specbrowser.errors import PolicyError, SpecbrowserError, error_class
+from specbrowser.errors import PolicyError, error_report, raise_reported
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -206,10 +206,8 @@ def _fork(func: Callable[[T], R], items: Sequence[T], queue: int) -> tuple[int, 
             _die_with(parent)
             try:
                 payload: tuple[str, object] = ("done", _take(func, items, queue))
-            except SpecbrowserError as error:
-                payload = ("error", (type(error).__name__, str(error)))
             except BaseException as error:  # noqa: BLE001 - reported to the parent
-                payload = ("crash", f"{type(error).__name__}: {error}")
+                payload = error_report(error)
             with os.fdopen(write_fd, "wb") as out:
                 pickle.dump(payload, out, protocol=pickle.HIGHEST_PROTOCOL)
             code = 0
@@ -249,11 +247,8 @@ def _collect(pid: int, fd: int) -> list:
     finally:
         os.waitpid(pid, 0)
     if kind == "done":
-        return payload
-    if kind == "error":
-        name, message = payload
-        raise error_class(name)(message)
-    raise RuntimeError(f"a worker process (pid {pid}) failed: {payload}")
+        return payload  # type: ignore[return-value]
+    raise_reported(kind, payload, f"a worker process (pid {pid})")
 
 
 def _kill(pid: int, fd: int) -> None:

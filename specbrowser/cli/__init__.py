@@ -18,7 +18,7 @@ from rich.markup import escape
 
 from specbrowser import __version__
 from specbrowser.cli import app, diff, export, ingest, inspect, policies, rechunk, search
-from specbrowser.cli._common import EXIT_INTERRUPTED, EXIT_USER_ERROR, err
+from specbrowser.cli._common import EXIT_INTERRUPTED, EXIT_USER_ERROR, INTERRUPTED, err
 from specbrowser.errors import SpecbrowserError
 from specbrowser.workers import check_environment
 
@@ -76,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         err.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
-        err.print("[yellow]interrupted; nothing was changed[/]", soft_wrap=True)
+        err.print(f"[yellow]{INTERRUPTED}[/]", soft_wrap=True)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (`… | head`): stop quietly, as Unix tools do
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from specbrowser.__main__ import EXIT_INTERRUPTED, INTERRUPTED  # noqa: F401 - re-exported
 from specbrowser.policy import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_THRESHOLD_CHARS,
@@ -20,7 +21,6 @@ from specbrowser.policy import (
 )
 
 EXIT_USER_ERROR = 2
-EXIT_INTERRUPTED = 130
 
 PIPED_WIDTH = 160
 """Line width when a stream is not a terminal (a pipe, a file) and ``COLUMNS`` is unset: Rich
