@@ -30,7 +30,8 @@ from specbrowser.store_cache import save_markdown
 from specbrowser.workers import split_map
 
 Progress = Callable[[str, int, int], None]
-"""``progress(stage, done, total)``: called as sections are chunked (stage "chunking")."""
+"""``progress(stage, done, total)``: called as sections are chunked (stage "chunking", sections
+done of all), then once as the chunk set is stored (stage "storing", ``total`` 0: not counted)."""
 
 
 @dataclass
@@ -274,6 +275,8 @@ def ingest(spec_paths: list[Path], db_path: Path, policy: ChunkPolicy,
     timings["chunk"] = time.perf_counter() - mark
     stats = compute_stats(chunks, len(sections))
     mark = time.perf_counter()
+    if progress:
+        progress("storing", 0, 0)
     existed = db_path.exists()
     try:
         db = open_database(db_path, create=True)

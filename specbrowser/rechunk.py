@@ -44,7 +44,8 @@ from specbrowser.store_reuse import CopyPlan, plan_copies, stored_facts
 
 Progress = Callable[[str, int, int], None]
 """``progress(stage, done, total)``: stages ``loading``, ``chunking`` (sections done of all),
-``storing``. Raising in it (any exception) cancels the re-chunk with nothing written."""
+``storing``; ``total`` 0 for a stage that is not counted (loading, storing). Raising in it (any
+exception) cancels the re-chunk with nothing written."""
 
 
 @dataclass
@@ -125,7 +126,7 @@ def _build(db: sqlite_utils.Database, policy: ChunkPolicy, progress: Progress | 
     version = policy.version
     document = store.get_document(db)
     if progress:
-        progress("loading", 0, 1)
+        progress("loading", 0, 0)
     digest = _sections_sha256(db)
     copies = plan_copies(db, policy) if copy_stored else CopyPlan({})
     sections, known = _load_sections(db, digest if use_cache else None, policy, copies.trees)
@@ -146,7 +147,7 @@ def _build(db: sqlite_utils.Database, policy: ChunkPolicy, progress: Progress | 
     timings["chunk"] = time.perf_counter() - mark
     mark = time.perf_counter()
     if progress:
-        progress("storing", 0, 1)
+        progress("storing", 0, 0)
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     try:
         with db.atomic():

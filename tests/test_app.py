@@ -20,7 +20,7 @@ import pytest
 from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.content import Content
-from textual.widgets import Input, Markdown, Static
+from textual.widgets import Input, Label, Markdown, ProgressBar, Static
 from textual.widgets.markdown import MarkdownBlock
 
 from specbrowser import filters, store
@@ -1044,6 +1044,41 @@ async def test_ingest_runs_in_a_worker_then_shows_the_browser(tmp_path: Path, mo
         assert app.title == "Toylang Language Specification"
         assert cache.is_file()
         assert cursor_id(app) == "sec-intro"
+
+
+@run_async
+async def test_the_ingest_progress_screen_says_when_the_chunks_are_stored(tmp_path: Path,
+                                                                       monkeypatch) -> None:
+    """It showed "Chunking sections (22/22)" through the whole write, the bar full."""
+    if not TOYLANG.is_file():
+        pytest.skip("sample_specs/toylang.html absent")
+    import threading
+
+    import specbrowser.ingest
+
+    release = threading.Event()
+    real_store = specbrowser.ingest.store_ingest
+
+    def held_store(*args, **kwargs):
+        release.wait(10)  # the worker waits in the store stage until the test has looked
+        return real_store(*args, **kwargs)
+
+    monkeypatch.setattr(specbrowser.ingest, "store_ingest", held_store)
+    app = make_app(ingest_spec=[TOYLANG], cache_db=tmp_path / "cache.db",
+                   policy=ChunkPolicy(threshold_chars=THRESHOLD), cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.05)
+            label = str(app.screen.query_one("#progress-stage", Label).content)
+            if label.startswith("Storing"):
+                break
+        try:
+            assert label == "Storing chunks…"
+            assert app.screen.query_one("#progress-bar", ProgressBar).total is None  # pulsing
+        finally:
+            release.set()
+        await settle(pilot)
+        assert isinstance(app.screen, BrowserScreen)
 
 
 @run_async

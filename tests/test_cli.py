@@ -354,3 +354,43 @@ def test_ctrl_c_while_the_command_line_loads_is_one_line_and_130(monkeypatch, ca
     monkeypatch.setitem(sys.modules, "specbrowser.cli", Loading("specbrowser.cli"))
     assert run() == 130
     assert capsys.readouterr().err == "interrupted; nothing was changed\n"
+
+
+def _last_progress_line(stage: str, done: int, total: int) -> str:
+    import io
+
+    from rich.console import Console
+    from rich.text import Text
+
+    from specbrowser.cli._common import stage_progress
+
+    buffer = io.StringIO()
+    with stage_progress("loading", Console(file=buffer, force_terminal=True, width=100)) as progress:
+        progress(stage, done, total)
+    return Text.from_ansi(buffer.getvalue()).plain.strip().splitlines()[-1]
+
+
+def test_progress_counts_the_chunked_sections():
+    line = _last_progress_line("chunking", 5, 2253)
+    assert line.startswith("chunking sections") and "5/2,253" in line
+
+
+@pytest.mark.parametrize("stage", ["loading", "storing"])
+def test_progress_of_a_stage_that_is_not_counted_shows_no_count(stage):
+    """It showed "storing 0/1" for the whole write."""
+    line = _last_progress_line(stage, 0, 0)
+    assert line.startswith(stage) and "/" not in line
+
+
+def test_ingest_and_rechunk_report_the_store_stage_uncounted(tmp_path, spec):
+    from specbrowser.ingest import ingest
+    from specbrowser.rechunk import rechunk
+
+    calls: list[tuple[str, int, int]] = []
+    ingest([spec], tmp_path / "p.db", ChunkPolicy(threshold_chars=400),
+           lambda *call: calls.append(call))
+    assert calls[-1] == ("storing", 0, 0) and ("chunking", 2, 2) in calls
+    calls.clear()
+    rechunk(open_database(tmp_path / "p.db"), ChunkPolicy(threshold_chars=300),
+            progress=lambda *call: calls.append(call))
+    assert calls[0] == ("loading", 0, 0) and calls[-1] == ("storing", 0, 0)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from rich.console import Console
@@ -43,6 +45,34 @@ def _console(stream, **options) -> Console:
 
 out = _console(sys.stdout)
 err = _console(sys.stderr, stderr=True)
+
+
+@contextmanager
+def stage_progress(first_stage: str, console: Console | None = None
+                   ) -> Iterator[Callable[[str, int, int], None]]:
+    """A transient progress bar on ``console`` (default stderr; off when it is not a terminal)
+    for the stages of an ingest or a re-chunk; yields their ``progress(stage, done, total)``.
+
+    A counted stage shows "chunking sections 405/2,253" (sections done, of all). A stage with
+    ``total`` 0 (parsing, loading, storing: not counted) shows its name and a pulsing bar, not
+    a ``0/1`` that would read as "nothing done" for the whole stage.
+    """
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = console or err
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[count]}"),
+                  TimeElapsedColumn(), console=console, transient=True,
+                  disable=not console.is_terminal) as bar:
+        task = bar.add_task(first_stage, total=None, count="")
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if total:
+                bar.update(task, description=f"{stage} sections", completed=done, total=total,
+                           count=f"{done:,}/{total:,}")
+            else:
+                bar.update(task, description=stage, completed=0, total=None, count="")
+
+        yield progress
 
 
 def at_least(minimum: int):

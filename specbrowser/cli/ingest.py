@@ -7,11 +7,11 @@ from pathlib import Path
 
 from specbrowser.cli._common import (
     add_policy_options,
-    err,
     outcome_line,
     policy_for_kind_from_args,
     policy_from_args,
     print_summary,
+    stage_progress,
 )
 
 
@@ -34,18 +34,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from specbrowser.ingest import ingest
 
     policy, for_kind = policy_from_args(args), policy_for_kind_from_args(args)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal) as bar:
-        task = bar.add_task("parsing", total=None)
-
-        def progress(stage: str, done: int, total: int) -> None:
-            bar.update(task, description=f"{stage} sections", completed=done, total=total)
-
+    with stage_progress("parsing") as progress:
         result = ingest(args.spec, args.db, policy, progress, toc_file=args.toc,
                         policy_for_kind=for_kind)
     if for_kind is not None:

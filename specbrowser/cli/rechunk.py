@@ -10,10 +10,10 @@ from rich.text import Text
 
 from specbrowser.cli._common import (
     add_policy_options,
-    err,
     out,
     policy_for_kind_from_args,
     policy_from_args,
+    stage_progress,
     unused_tags,
 )
 
@@ -30,8 +30,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_rechunk(args: argparse.Namespace) -> int:
     """Re-chunk with a progress bar on stderr, then print the diff summary against the set that
     was active (or a note when the policy's set was already stored)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from specbrowser.cli.diff import print_diff_summary
     from specbrowser.diff import diff_chunk_sets
     from specbrowser.rechunk import rechunk
@@ -43,15 +41,7 @@ def cmd_rechunk(args: argparse.Namespace) -> int:
         for_kind = policy_for_kind_from_args(args)
         if for_kind is not None:
             policy = for_kind(get_document(db).kind)
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), console=err, transient=True,
-                      disable=not err.is_terminal) as bar:
-            task = bar.add_task("loading", total=None)
-
-            def progress(stage: str, done: int, total: int) -> None:
-                bar.update(task, description=f"{stage} sections" if stage == "chunking" else stage,
-                           completed=done, total=total)
-
+        with stage_progress("loading") as progress:
             result = rechunk(db, policy, progress=progress)
         timings = ", ".join(f"{k} {v:.2f} s" for k, v in result.timings.items())
         if not result.already_stored:

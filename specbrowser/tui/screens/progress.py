@@ -7,7 +7,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, ProgressBar, Static
 
-STAGE_LABELS = {"chunking": "Chunking sections"}
+STAGE_LABELS = {"chunking": "Chunking sections", "storing": "Storing chunks"}
 """Friendly names of the stages :func:`specbrowser.ingest.ingest` reports."""
 
 
@@ -33,12 +33,12 @@ class ProgressScreen(Screen[None]):
         yield Footer()
 
     def set_progress(self, stage: str, done: int, total: int) -> None:
-        """Show ``done`` of ``total`` for a stage; after the last unit the spec is being stored."""
+        """Show ``done`` of ``total`` for a stage (a pulsing bar when ``total`` is 0: the stage
+        is not counted)."""
         label = STAGE_LABELS.get(stage, stage)
-        if total and done >= total:
-            label = "Storing chunks"
-        self.query_one("#progress-stage", Label).update(f"{label} ({done}/{total})")
-        self.query_one("#progress-bar", ProgressBar).update(total=total, progress=done)
+        self.query_one("#progress-stage", Label).update(f"{label} ({done:,}/{total:,})" if total
+                                                        else f"{label}…")
+        self.query_one("#progress-bar", ProgressBar).update(total=total or None, progress=done)
 
     def show_error(self, message: str) -> None:
         """Show why the ingest stopped; the user quits or fixes the input and retries."""
