@@ -356,6 +356,14 @@ def test_ctrl_c_while_the_command_line_loads_is_one_line_and_130(monkeypatch, ca
     assert capsys.readouterr().err == "interrupted; nothing was changed\n"
 
 
+@pytest.mark.parametrize("argv", [["stats"], ["policies"], ["subsections", "sec-a"]])
+def test_output_to_a_file_or_a_pipe_has_no_padded_line_ends(db, capsys, argv):
+    """Rich pads a table's title, cells and caption with spaces to the table's width."""
+    assert main([argv[0], str(db), *argv[1:]]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) > 3 and [line for line in lines if line.endswith(" ")] == []
+
+
 def _last_progress_line(stage: str, done: int, total: int) -> str:
     import io
 

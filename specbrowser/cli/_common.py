@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -29,13 +30,24 @@ PIPED_WIDTH = 160
 would take 80, which cut ids and sizes in table cells (``subsections DB ID | less``)."""
 
 
+_PADDED_LINE_END = re.compile(r" +(?=\n)")
+
+
 class _Console(Console):
     """A Rich console whose broken pipe (``… | head``) reaches :func:`specbrowser.cli.main`,
-    which ends quietly with exit status 141 like Unix tools; Rich's own handling exits with 1."""
+    which ends quietly with exit status 141 like Unix tools; Rich's own handling exits with 1.
+
+    Written to a file or a pipe, its lines end without the spaces Rich pads table titles,
+    cells and captions with to the table's width: invisible on a terminal, noise in a file
+    or a diff."""
 
     def on_broken_pipe(self) -> None:
         self.quiet = True
         raise BrokenPipeError
+
+    def _render_buffer(self, buffer) -> str:  # Rich's hook from segments to the text written
+        text = super()._render_buffer(buffer)
+        return text if self.is_terminal else _PADDED_LINE_END.sub("", text)
 
 
 def _console(stream, **options) -> Console:
