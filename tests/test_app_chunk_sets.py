@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from textual.widgets import Button, Input, SelectionList, Static
+from textual.widgets import Button, Input, Label, SelectionList, Static
 
 from specbrowser import rechunk_process, store, store_vectors
 from specbrowser.ingest import ingest
@@ -23,7 +23,7 @@ from specbrowser.tui.screens.browser import BrowserScreen
 from specbrowser.tui.screens.chunk_sets import ChunkSetsScreen
 from specbrowser.tui.screens.policy_editor import PolicyEditor
 from specbrowser.tui.widgets.chunk_tree import TRUNCATED_MARK
-from specbrowser.tui.widgets.job_bar import JobBar
+from specbrowser.tui.widgets.job_bar import JobBar, job_title
 from tests.helpers import write_spec
 from tests.test_app import SIZE, THRESHOLD, TOYLANG, needs_toylang, run_async, settle
 from tests.test_embed import MODEL_MISSING
@@ -105,6 +105,17 @@ async def test_apply_new_threshold_rechunks_keeps_section_and_changes_tree(toyla
         assert 0 < copied < sections and 0 < parsed <= sections - copied
 
 
+def job_row_title(jobs: JobBar) -> str:
+    return str(jobs.query_one("#job-rechunk .job-title", Label).content)
+
+
+def test_a_job_row_names_the_stage_the_job_reports() -> None:
+    """It read "Re-chunking chunking" and "Counting tokens texts"."""
+    assert job_title("rechunk", "storing") == "Re-chunking · storing"
+    assert job_title("rechunk", "chunking") == "Re-chunking · chunking sections"
+    assert job_title("embed") == "Embedding"
+
+
 def slow_rechunk(release: threading.Event, calls: list[int]):
     """A stand-in for :func:`specbrowser.rechunk_process.rechunk_in_subprocess` that reports
     progress until ``release`` is set (then runs the real one, in its child process): a run
@@ -146,6 +157,8 @@ async def test_keys_are_handled_while_a_rechunk_runs(toylang_db: Path, slow_runs
         await wait_until(pilot, lambda: bool(calls))
         jobs = screen.query_one(JobBar)
         assert jobs.running("rechunk") and jobs.display
+        await wait_until(pilot, lambda: "sections" in job_row_title(jobs))
+        assert job_row_title(jobs) == "Re-chunking · chunking sections"
         first = screen.chunk_view.chunk.id
         await pilot.press("down")
         await wait_until(pilot, lambda: screen.chunk_view.chunk.id != first)

@@ -36,19 +36,28 @@ RECHUNK, TOKENS, EMBED = "rechunk", "tokens", "embed"
 JOB_TITLES = {RECHUNK: "Re-chunking", TOKENS: "Counting tokens", EMBED: "Embedding"}
 
 
+def job_title(kind: str, stage: str = "") -> str:
+    """A job row's title: the job, then the stage it reports, if any ("Re-chunking · storing";
+    the chunking stage counts sections: "Re-chunking · chunking sections")."""
+    if not stage:
+        return JOB_TITLES[kind]
+    return f"{JOB_TITLES[kind]} · {stage}{' sections' if stage == 'chunking' else ''}"
+
+
 class JobCancelled(Exception):
     """Raised inside a job's progress callback when its worker was cancelled."""
 
 
 class JobProgress(Message):
-    """A job made progress: ``done`` of ``total`` units (sections, texts)."""
+    """A job made progress: ``done`` of ``total`` units (sections, texts; ``total`` 0: not
+    counted) of its ``stage`` ("" for a job of one stage)."""
 
-    def __init__(self, kind: str, done: int, total: int, detail: str = "") -> None:
+    def __init__(self, kind: str, done: int, total: int, stage: str = "") -> None:
         super().__init__()
         self.kind = kind
         self.done = done
         self.total = total
-        self.detail = detail
+        self.stage = stage
 
 
 class JobFinished(Message):
@@ -79,9 +88,10 @@ class JobRow(Horizontal):
         yield self._title
         yield self._bar
 
-    def update_progress(self, done: int, total: int, detail: str = "") -> None:
-        """Show ``done`` of ``total``; ``detail`` (e.g. "sections") after the title."""
-        self._title.update(Text(JOB_TITLES[self.kind] + (f" {detail}" if detail else "")))
+    def update_progress(self, done: int, total: int, stage: str = "") -> None:
+        """Show ``done`` of ``total`` (a pulsing bar when ``total`` is 0: not counted) and the
+        job's ``stage``, if it reports stages (:func:`job_title`)."""
+        self._title.update(Text(job_title(self.kind, stage)))
         self._bar.update(total=total or None, progress=done)
 
 
@@ -110,7 +120,7 @@ class JobBar(Vertical):
 
     def on_job_progress(self, message: JobProgress) -> None:
         """Update (or add) the job's row; the message goes on up to the screen."""
-        self._row(message.kind).update_progress(message.done, message.total, message.detail)
+        self._row(message.kind).update_progress(message.done, message.total, message.stage)
 
     def on_job_finished(self, message: JobFinished) -> None:
         """Remove the job's row unless a newer job of its kind runs; the message goes on up."""
@@ -135,14 +145,14 @@ class JobBar(Vertical):
 
     # --- jobs ---------------------------------------------------------------------------------
 
-    def _progress(self, kind: str, detail: str = ""):
+    def _progress(self, kind: str):
         worker = get_current_worker()
 
         def progress(*args: object) -> None:
             if worker.is_cancelled:
                 raise JobCancelled
             done, total = int(args[-2]), int(args[-1])  # (stage, done, total) or (done, total)
-            stage = str(args[0]) if len(args) == 3 else detail
+            stage = str(args[0]) if len(args) == 3 else ""
             self.post_message(JobProgress(kind, done, total, stage))
 
         return progress
@@ -154,11 +164,11 @@ class JobBar(Vertical):
         self.post_message(JobProgress(kind, 0, 0))
         try:
             if not connect:
-                result = job(self._progress(kind, _DETAILS[kind]))
+                result = job(self._progress(kind))
             else:
                 db = store.open_database(self.db_path)
                 try:
-                    result = job(db, self._progress(kind, _DETAILS[kind]))
+                    result = job(db, self._progress(kind))
                 finally:
                     db.close()
         except (JobCancelled, RechunkCancelled):
@@ -222,9 +232,6 @@ class JobBar(Vertical):
             return embed_missing(db, embedder, store.active_version(db), progress=progress)
 
         self._run(EMBED, job)
-
-
-_DETAILS = {RECHUNK: "sections", TOKENS: "texts", EMBED: "texts"}
 
 
 
