@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from textual.app import App, ComposeResult
 from textual.widgets import Button, Input, Label, SelectionList, Static
 
 from specbrowser import rechunk_process, store, store_vectors
@@ -23,7 +24,7 @@ from specbrowser.tui.screens.browser import BrowserScreen
 from specbrowser.tui.screens.chunk_sets import ChunkSetsScreen
 from specbrowser.tui.screens.policy_editor import PolicyEditor
 from specbrowser.tui.widgets.chunk_tree import TRUNCATED_MARK
-from specbrowser.tui.widgets.job_bar import JobBar, job_title
+from specbrowser.tui.widgets.job_bar import JobBar, JobFinished, JobProgress, job_title
 from tests.helpers import write_spec
 from tests.test_app import SIZE, THRESHOLD, TOYLANG, needs_toylang, run_async, settle
 from tests.test_embed import MODEL_MISSING
@@ -106,7 +107,7 @@ async def test_apply_new_threshold_rechunks_keeps_section_and_changes_tree(toyla
 
 
 def job_row_title(jobs: JobBar) -> str:
-    return str(jobs.query_one("#job-rechunk .job-title", Label).content)
+    return str(jobs.query_one(".job-rechunk .job-title", Label).content)
 
 
 def test_a_job_row_names_the_stage_the_job_reports() -> None:
@@ -114,6 +115,27 @@ def test_a_job_row_names_the_stage_the_job_reports() -> None:
     assert job_title("rechunk", "storing") == "Re-chunking · storing"
     assert job_title("rechunk", "chunking") == "Re-chunking · chunking sections"
     assert job_title("embed") == "Embedding"
+
+
+@run_async
+async def test_a_job_that_reports_while_its_kind_s_finished_row_leaves_gets_a_new_row() -> None:
+    """The app crashed with DuplicateIds when a token count started again in the tick its
+    previous row was removed (a new-user trial, after two re-chunks in a row)."""
+
+    class Jobs(App[None]):
+        def compose(self) -> ComposeResult:
+            yield JobBar(Path("unused.db"))
+
+    app = Jobs()
+    async with app.run_test() as pilot:
+        jobs = app.query_one(JobBar)
+        jobs.on_job_progress(JobProgress("tokens", 0, 0))
+        await pilot.pause()
+        jobs.on_job_finished(JobFinished("tokens"))
+        jobs.on_job_progress(JobProgress("tokens", 1, 2))
+        await pilot.pause()
+        rows = list(jobs.query(".job-tokens"))
+        assert len(rows) == 1 and jobs.display
 
 
 def slow_rechunk(release: threading.Event, calls: list[int]):

@@ -79,7 +79,9 @@ class JobRow(Horizontal):
     """One running job: its title and a progress bar with ETA."""
 
     def __init__(self, kind: str) -> None:
-        super().__init__(id=f"job-{kind}", classes="job-row")
+        # a class, not an id: the kind's finished row may still be leaving the DOM when the
+        # next job of the kind reports (two ids: the app crashed with DuplicateIds)
+        super().__init__(classes=f"job-row job-{kind}")
         self.kind = kind
         self._title = Label(JOB_TITLES[kind], classes="job-title", markup=False)
         self._bar = ProgressBar(classes="job-progress", show_eta=True)
