@@ -230,8 +230,9 @@ def export_chunk_set(db: sqlite_utils.Database, path: Path | str, *, format: str
     non-regular files are written in place once complete (:func:`is_stream`).
 
     Raises:
-        ExportError: ``path`` is a folder, in a missing folder, or the database file itself;
-            parquet without pyarrow.
+        ExportError: ``path`` is a folder, in a missing folder, the database file itself, or
+            cannot be written (permission, a full disk: nothing is left behind); parquet
+            without pyarrow.
         NotFoundError: no chunk set with that version (or an ambiguous prefix).
         ValueError: an unknown ``format`` or ``content``.
     """
@@ -256,8 +257,13 @@ def export_chunk_set(db: sqlite_utils.Database, path: Path | str, *, format: str
                      "specbrowser.document_title": get_document(db).title,
                      "specbrowser.content": content}
     output = _stream_output(path) if is_stream(path) else _atomic_output(path.resolve())
-    with output as handle:
-        count = writer(handle, records, total, progress, file_metadata)
+    try:
+        with output as handle:
+            count = writer(handle, records, total, progress, file_metadata)
+    except BrokenPipeError:
+        raise  # a reader that stopped early: the command line ends quietly (status 141)
+    except OSError as exc:  # an unwritable folder (/proc, /sys), a full disk, …
+        raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from None
     return ExportResult(path=path, format=format, policy_version=version, records=count,
                         size_bytes=output.size, seconds=time.perf_counter() - start)
 

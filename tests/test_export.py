@@ -179,6 +179,34 @@ def test_folder_missing_folder_or_the_database_as_output_is_refused(two_sets, tm
     assert db_path.stat().st_size == size and open_database(db_path).close() is None
 
 
+@pytest.mark.parametrize("fail_at, error", [
+    ("mkstemp", PermissionError(13, "Permission denied")),  # a folder it may not write in
+    ("fsync", OSError(28, "No space left on device")),  # a disk that filled up
+])
+def test_an_output_that_cannot_be_written_is_one_error_line_and_leaves_nothing(
+        two_sets, tmp_path, capsys, monkeypatch, fail_at, error):
+    """``-o /proc/x.jsonl`` printed a FileNotFoundError traceback (a new-user trial)."""
+    db_path, _, _ = two_sets
+
+    def fail(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(export.tempfile if fail_at == "mkstemp" else export.os, fail_at, fail)
+    out = tmp_path / "c.jsonl"
+    assert main(["export", str(db_path), "--format", "jsonl", "-o", str(out)]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert lines == [f"error: cannot write {out}: {error.strerror}"]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(("c.", ".c"))] == []
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this system")
+def test_a_full_device_as_output_is_one_error_line(two_sets, capsys):
+    db_path, _, _ = two_sets
+    assert main(["export", str(db_path), "--format", "jsonl", "-o", "/dev/full"]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert lines == ["error: cannot write /dev/full: No space left on device"]
+
+
 def test_missing_pyarrow_says_how_to_install_it(two_sets, tmp_path, capsys, monkeypatch):
     db_path, _, _ = two_sets
     for name in ("pyarrow", "pyarrow.parquet"):
