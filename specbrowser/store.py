@@ -23,7 +23,7 @@ import sqlite_utils
 
 from specbrowser.connection import DATABASE_ERRORS, OPERATIONAL_ERRORS, connect
 from specbrowser.enrich import section_ordinal
-from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase, NotFoundError
+from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase, NotFoundError, PolicyError
 from specbrowser.headings import Mismatch
 from specbrowser.model import Chunk, Document, Section, TocNode
 from specbrowser.policy import CONVERTER_VERSION, ChunkPolicy
@@ -280,6 +280,53 @@ def activate_chunk_set(db: sqlite_utils.Database, version: str) -> str:
     except OPERATIONAL_ERRORS as exc:
         raise _database_error(Path(_database_file(db)), exc) from None
     return chosen
+
+
+def delete_chunk_sets(db: sqlite_utils.Database, versions: list[str]) -> list[tuple[str, int, int]]:
+    """Delete stored chunk sets other than the active one, all in one transaction: their chunk
+    rows, their ``policies`` rows, and the texts no remaining set uses (their FTS5 entries go
+    with them). Embeddings and token counts stay: they are keyed by retrieval text and model,
+    and serve again if a later set has the same texts. The file keeps its size until
+    :func:`vacuum`.
+
+    ``versions`` are full policy versions or prefixes of exactly one each. Returns, per set
+    deleted (repeats once), its full version, how many chunks and how many texts went.
+
+    Raises:
+        NotFoundError: a version names no chunk set (or several); nothing is deleted.
+        PolicyError: one is the active set (activate another one first); nothing is deleted.
+        DatabaseError: the database is locked or read-only; nothing is deleted.
+    """
+    chosen = list(dict.fromkeys(resolve_version(db, version) for version in versions))
+    active = active_version(db)
+    if active in chosen:
+        raise PolicyError(f"{active} is the active chunk set; activate another one first "
+                          "(--activate VERSION)")
+    deleted: list[tuple[str, int, int]] = []
+    try:
+        with db.atomic():
+            for version in chosen:
+                chunks = db.execute("DELETE FROM chunk_rows WHERE policy_version = ?",
+                                    [version]).rowcount
+                db.execute("DELETE FROM policies WHERE version = ?", [version])
+                deleted.append((version, chunks, drop_unused_texts(db)))
+    except OPERATIONAL_ERRORS as exc:
+        raise _database_error(Path(_database_file(db)), exc) from None
+    return deleted
+
+
+def vacuum(db: sqlite_utils.Database) -> None:
+    """Rebuild the database file without its free pages (after :func:`delete_chunk_sets`), so
+    that it shrinks. Needs free disk space about the size of the database.
+
+    Raises:
+        DatabaseError: the database is locked or read-only, or the disk is full (the file is
+            then as it was).
+    """
+    try:
+        db.execute("VACUUM")
+    except OPERATIONAL_ERRORS as exc:
+        raise _database_error(Path(_database_file(db)), exc) from None
 
 
 def section_mismatches(db: sqlite_utils.Database) -> dict[str, str]:

@@ -93,6 +93,53 @@ def test_policies_lists_every_chunk_set(spec, db, capsys):
     assert "stale" not in output  # no stale set: not even the legend
 
 
+def _texts_and_sets(path) -> tuple[set[str], set[str]]:
+    database = open_database(path)
+    try:
+        database.execute("INSERT INTO texts_fts(texts_fts) VALUES ('integrity-check')")
+        texts = {r[0] for r in database.execute("SELECT text_hash FROM texts")}
+        return texts, {r[0] for r in database.execute("SELECT version FROM policies")}
+    finally:
+        database.close()
+
+
+def test_policies_delete_drops_a_set_and_the_texts_only_it_used(spec, db, capsys):
+    assert main(["ingest", str(spec), "--db", str(db), "--max-depth", "0"]) == 0  # whole sections
+    whole = ChunkPolicy(max_depth=0).version
+    first, second = two_sets(spec, db)  # the 300 set is active
+    database = open_database(db)
+    kept = {r[0] for r in database.execute(
+        "SELECT t.text_hash FROM texts t JOIN chunk_rows r ON r.text_id = t.id "
+        "WHERE r.policy_version != ?", [whole])}
+    whole_chunks = database.execute("SELECT count(*) FROM chunk_rows WHERE policy_version = ?",
+                                    [whole]).fetchone()[0]
+    database.close()
+    texts, _ = _texts_and_sets(db)
+    assert kept < texts  # the whole-section set has texts of its own
+    capsys.readouterr()
+    assert main(["policies", str(db), "--delete", whole[:5]]) == 0
+    output = capsys.readouterr().out
+    assert (f"deleted chunk set {whole}: {whole_chunks:,} chunks, {len(texts - kept):,} texts "
+            "no other set used") in output and "database:" in output
+    assert _texts_and_sets(db) == (kept, {first, second})  # and the FTS5 index is consistent
+    assert main(["search", str(db), "alpha"]) == 0  # lexical search still works
+
+
+def test_policies_delete_never_touches_the_active_set_or_deletes_half(spec, db, capsys):
+    first, second = two_sets(spec, db)  # the 300 set is active
+    before = _texts_and_sets(db)
+    for versions, says in (([second], "is the active chunk set; activate another one first"),
+                           ([first, second], "is the active chunk set"),
+                           ([first, "ffffff"], "no chunk set with policy version 'ffffff'")):
+        capsys.readouterr()
+        argv = ["policies", str(db)] + [a for v in versions for a in ("--delete", v)]
+        assert main(argv) == 2
+        assert says in one_error_line(capsys)
+        assert _texts_and_sets(db) == before
+    assert main(["policies", str(db), "--activate", first, "--delete", second]) == 0
+    assert _texts_and_sets(db)[1] == {first}
+
+
 def test_policies_json_and_stale(spec, db, capsys):
     first, second = two_sets(spec, db)
     database = open_database(db)

@@ -1,4 +1,4 @@
-"""``specbrowser policies``: list the stored chunk sets and switch the active one."""
+"""``specbrowser policies``: list the stored chunk sets, switch the active one, delete others."""
 
 from __future__ import annotations
 
@@ -15,24 +15,45 @@ from specbrowser.policy import CONVERTER_VERSION
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``policies`` to the subcommands."""
-    p = sub.add_parser("policies", help="list the chunk sets (one per policy version); switch the active one")
+    p = sub.add_parser("policies", help="list the chunk sets (one per policy version); switch the "
+                                        "active one; delete others")
     p.add_argument("db", type=Path)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--activate", metavar="VERSION",
                    help="make this policy version's chunk set the active one (a unique prefix will do)")
+    p.add_argument("--delete", metavar="VERSION", action="append", default=[],
+                   help="delete this policy version's chunk set (not the active one; a unique "
+                        "prefix will do; repeat for several), then compact the file")
     p.set_defaults(handler=cmd_policies)
 
 
 def cmd_policies(args: argparse.Namespace) -> int:
-    from specbrowser.store import activate_chunk_set, get_document, list_chunk_sets, open_database
+    from specbrowser.store import (
+        activate_chunk_set,
+        delete_chunk_sets,
+        get_document,
+        list_chunk_sets,
+        open_database,
+        vacuum,
+    )
 
     db = open_database(args.db)
     try:
         document = get_document(db)
         activated = activate_chunk_set(db, args.activate) if args.activate is not None else None
+        size = args.db.stat().st_size
+        deleted = delete_chunk_sets(db, args.delete) if args.delete else []
+        if deleted:
+            vacuum(db)
         sets = list_chunk_sets(db)
     finally:
         db.close()
+    for version, chunks, texts in deleted:
+        out.print(f"deleted chunk set {escape(version)}: {chunks:,} chunks, {texts:,} texts no "
+                  "other set used", soft_wrap=True)
+    if deleted:
+        out.print(f"database: {size / 1e6:,.1f} MB → {args.db.stat().st_size / 1e6:,.1f} MB",
+                  soft_wrap=True)
     if args.json:
         print(json.dumps({
             "document": document.title, "converter_version": CONVERTER_VERSION,
