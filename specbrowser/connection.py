@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from specbrowser.errors import DatabaseError
+from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase
 
 BUSY_TIMEOUT_S = 5.0
 """How long a write waits for another process's lock before giving up with "database is locked"."""
@@ -75,10 +75,30 @@ def connect(path: Path | str) -> Connected:
     except DB_ERRORS as exc:
         raise DatabaseError(f"cannot open {path}: {exc}") from None
     try:
-        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
-    except DB_ERRORS:
-        pass  # not a database, locked …: the caller's first statement says so, in its words
+        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")  # reads the schema: may wait for a lock
+    except DB_ERRORS as exc:
+        if _locked(exc):  # said now: the caller's first statement would wait as long again
+            conn.close()
+            raise database_error(path, exc) from None
+        # not a database …: the caller's first statement says so, in its words
     return Connected(conn, load_vector_extension(conn))
+
+
+def _locked(exc: Exception) -> bool:
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+def database_error(path: Path, exc: Exception) -> DatabaseError:
+    """The one-line :class:`DatabaseError` for a SQLite error on the database at ``path``: not
+    SQLite, locked by another process (after :data:`BUSY_TIMEOUT_S`), read-only, or other."""
+    message = str(exc)
+    if "file is not a database" in message:
+        return NotASpecbrowserDatabase(f"{path} is not a SQLite database")
+    if _locked(exc):
+        return DatabaseError(f"{path} is locked by another process; try again when it is done")
+    if "readonly" in message or "unable to open" in message:
+        return DatabaseError(f"cannot write {path}: {message}")
+    return DatabaseError(f"{path}: {message}")
 
 
 def load_vector_extension(conn: sqlite3.Connection) -> str | None:

@@ -22,6 +22,7 @@ from pathlib import Path
 import sqlite_utils
 
 from specbrowser.connection import DATABASE_ERRORS, OPERATIONAL_ERRORS, connect
+from specbrowser.connection import database_error as _database_error
 from specbrowser.enrich import section_ordinal
 from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase, NotFoundError, PolicyError
 from specbrowser.headings import Mismatch
@@ -106,17 +107,6 @@ def _upgrade(db: sqlite_utils.Database, path: Path, version: int) -> bool:
             f"{path} was written by an older specbrowser (schema {version}) and is upgraded in "
             "place when opened, which needs write access: open it once where it can be "
             "written (or copy it)") from None
-
-
-def _database_error(path: Path, exc: Exception) -> DatabaseError:
-    message = str(exc)
-    if "file is not a database" in message:
-        return NotASpecbrowserDatabase(f"{path} is not a SQLite database")
-    if "locked" in message or "busy" in message:
-        return DatabaseError(f"{path} is locked by another process; try again when it is done")
-    if "readonly" in message or "unable to open" in message:
-        return DatabaseError(f"cannot write {path}: {message}")
-    return DatabaseError(f"{path}: {message}")
 
 
 # --- writes ---------------------------------------------------------------------------------

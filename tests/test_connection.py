@@ -43,3 +43,27 @@ def test_C22_python_without_enable_load_extension(tmp_path, monkeypatch, capsys)
     db = open_database(db_path)
     assert "semantic search is off" in db.vector_error
     assert db.execute("select count(*) from chunks").fetchone()[0] == 2
+
+
+def test_a_locked_database_is_reported_after_one_busy_wait_not_two(tmp_path, monkeypatch):
+    """Opening waited out the busy timeout twice (10.6 s with 5 s) before it said "locked":
+    connect's cache-size pragma reads the schema, waited, and its error was swallowed."""
+    import time
+
+    import pytest
+
+    from specbrowser.errors import DatabaseError
+
+    path = tmp_path / "db.db"
+    open_database(path, create=True).close()
+    monkeypatch.setattr(connection, "BUSY_TIMEOUT_S", 1.0)
+    blocker = connection.DRIVER.connect(str(path))  # the same SQLite library: locks are seen
+    blocker.execute("BEGIN EXCLUSIVE")
+    try:
+        start = time.perf_counter()
+        with pytest.raises(DatabaseError, match="is locked by another process"):
+            open_database(path)
+        assert time.perf_counter() - start < 1.8  # one wait of 1 s, not two
+    finally:
+        blocker.rollback()
+        blocker.close()
