@@ -126,10 +126,18 @@ class ChunkPolicy:
         return f"threshold {self.threshold_chars} · {tags} · max depth {self.max_depth}"
 
 
+_QUOTED = re.compile(r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
+
+
 def _normal_tag(typed: str) -> str:
-    """An element name in lower case; a CSS selector as typed (class names are case-sensitive)."""
+    """An element name in lower case; a CSS selector as typed (class names are case-sensitive)
+    but with each run of whitespace outside quotes as one space, so that ``emu-alg  >  ol``
+    and ``emu-alg > ol`` are one tag and one policy version."""
     typed = typed.strip()
-    return typed.lower() if _TAG_RE.match(typed.lower()) else typed
+    if _TAG_RE.match(typed.lower()):
+        return typed.lower()
+    parts = _QUOTED.split(typed)  # odd indexes: quoted strings, kept as typed
+    return "".join(part if i % 2 else re.sub(r"\s+", " ", part) for i, part in enumerate(parts))
 
 
 def is_selector_tag(tag: str) -> bool:

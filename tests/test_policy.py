@@ -48,3 +48,17 @@ def test_settings_round_trip():
 def test_bad_settings_raise_policy_error(kwargs):
     with pytest.raises(PolicyError):
         ChunkPolicy(**kwargs)
+
+
+@pytest.mark.parametrize("typed, tag", [
+    ("emu-alg  >  ol", "emu-alg > ol"),
+    (" emu-alg >\tol ", "emu-alg > ol"),
+    ('div[title="a  b"]   p', 'div[title="a  b"] p'),  # whitespace in quotes is the value's
+    ("P", "p"),
+    ("div.Note", "div.Note"),  # class names are case-sensitive
+])
+def test_typed_tags_are_one_tag_however_they_are_spaced(typed, tag):
+    """``emu-alg  >  ol`` made another policy version than ``emu-alg > ol`` (new-user trial)."""
+    policy = ChunkPolicy.from_tag_list(5000, f"emu-table,{typed}", 3)
+    assert policy.breakdown_tags == ("emu-table", tag)
+    assert policy.version == ChunkPolicy.from_tag_list(5000, f"emu-table,{tag}", 3).version
