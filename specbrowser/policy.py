@@ -155,13 +155,19 @@ def tag_slug(tag: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", tag.lower()).strip("-") or "sel"
 
 
+_STATE_PSEUDO_CLASS = re.compile(
+    r":(?:link|visited|hover|active|focus|target|enabled|disabled|checked)\b", re.IGNORECASE)
+"""Pseudo-classes that cssselect's translator makes match nothing: states of a live page."""
+
+
 def check_selector_tag(tag: str) -> None:
     """Check a custom breakdown tag given as one CSS selector (cssselect syntax, as the Markdown
     roles use).
 
     Raises:
         PolicyError: not a selector cssselect can parse, a selector list (commas separate tags
-            on the command line), or one with pseudo-elements.
+            on the command line), one with pseudo-elements, or one with a pseudo-class of a
+            live page's state (``:hover``, ``:checked`` …), which matches nothing.
     """
     import cssselect
 
@@ -174,6 +180,10 @@ def check_selector_tag(tag: str) -> None:
                           f"nor a CSS selector: {exc}") from None
     if len(parsed) != 1 or parsed[0].pseudo_element is not None:
         raise PolicyError(f"breakdown tag {tag!r}: one selector, without pseudo-elements")
+    state = _STATE_PSEUDO_CLASS.search(" ".join(_QUOTED.split(tag)[::2]))
+    if state:
+        raise PolicyError(f"breakdown tag {tag!r}: {state.group(0)} is a browser state, which no "
+                          "element of a document has: it would match nothing")
 
 
 def default_tags_for(kind: str | None) -> tuple[str, ...]:

@@ -252,11 +252,17 @@ def test_selector_tag_takes_outermost_matches_only(tmp_path: Path) -> None:
     assert [c for c in chunks if c != "sec-s"] == ["sec-s-div-box-1"]
 
 
-@pytest.mark.parametrize("tags", [("div.note, p",), ("p::before",), ("div[",), ("a.b", "a-b")])
+@pytest.mark.parametrize("tags", [("div.note, p",), ("p::before",), ("div[",), ("a.b", "a-b"),
+                                  ("p:hover",), ("emu-xref a:Visited",)])
 def test_bad_selector_tags_are_refused_with_one_line(tags: tuple[str, ...]) -> None:
     with pytest.raises(PolicyError) as info:
         ChunkPolicy(breakdown_tags=tags)
     assert "\n" not in str(info.value)
+
+
+def test_a_quoted_state_name_is_only_text() -> None:
+    """``p:hover`` matches nothing and is refused; ``[title=":hover"]`` is an attribute value."""
+    assert ChunkPolicy(breakdown_tags=('div[title=":hover"]',)).breakdown_tags
 
 
 def test_tag_list_keeps_selector_case_and_lowers_element_names() -> None:
