@@ -250,9 +250,12 @@ async def test_editor_refuses_bad_values_and_edits_tags(toylang_db: Path) -> Non
         policy = editor.build_policy()
         assert policy.threshold_chars == 1200
         assert policy.breakdown_tags == ("emu-table", "emu-grammar", "td", "div.note", "p")
+        assert str(tags.get_option_at_index(3).prompt) == "div.note"
         await pilot.press("space")  # div.note off
         await pilot.pause()
         assert "div.note" not in editor.build_policy().breakdown_tags
+        assert str(tags.get_option_at_index(3).prompt) == "div.note  off"  # readable without colour
+        assert str(tags.get_option_at_index(5).prompt) == "tr  off"  # offered, not in the policy
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, BrowserScreen)

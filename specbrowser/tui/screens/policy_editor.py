@@ -101,7 +101,7 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
     # --- tags ---------------------------------------------------------------------------------
 
     def _selections(self) -> list[Selection[str]]:
-        return [Selection(Text(tag), tag, on) for tag, on in self._tags]
+        return [Selection(tag_prompt(tag, on), tag, on) for tag, on in self._tags]
 
     def _sync_checks(self) -> None:
         """Read the checked state back from the list (Space toggles it there)."""
@@ -149,6 +149,16 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
         self._rebuild(enabled)
 
     @on(SelectionList.SelectedChanged, "#policy-tags")
+    def _toggled(self) -> None:
+        """Say "off" beside each tag Space turned off (the toggle differs only by colour)."""
+        was = dict(self._tags)
+        self._sync_checks()
+        tags = self.query_one("#policy-tags", SelectionList)
+        for index, (tag, enabled) in enumerate(self._tags):
+            if was.get(tag) != enabled:
+                tags.replace_option_prompt_at_index(index, tag_prompt(tag, enabled))
+        self._check()
+
     @on(Input.Changed)
     def _changed(self) -> None:
         self._check()
@@ -209,6 +219,12 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
     def action_cancel(self) -> None:
         """Dismiss with None: nothing changes."""
         self.dismiss(None)
+
+
+def tag_prompt(tag: str, on: bool) -> Text:
+    """A tag's line in the list: the tag, and "off" (dim) when it is not tried, so that the
+    state reads without colour too (the list's toggle differs only by colour)."""
+    return Text(tag) if on else Text.assemble(tag, ("  off", "dim"))
 
 
 def _check_selectors(markdown: MarkdownConfig) -> None:
