@@ -17,11 +17,11 @@ from textual.widgets import Button, Input, Label, SelectionList, Static
 
 from specbrowser import rechunk_process, store, store_vectors
 from specbrowser.ingest import ingest
-from specbrowser.policy import ChunkPolicy
+from specbrowser.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.rechunk_process import RechunkCancelled
 from specbrowser.tui.app import make_app
 from specbrowser.tui.screens.browser import BrowserScreen
-from specbrowser.tui.screens.chunk_sets import ChunkSetsScreen
+from specbrowser.tui.screens.chunk_sets import ChunkSetsScreen, chunk_set_line
 from specbrowser.tui.screens.policy_editor import PolicyEditor
 from specbrowser.tui.widgets.chunk_tree import TRUNCATED_MARK
 from specbrowser.tui.widgets.job_bar import JobBar, JobFinished, JobProgress, job_title
@@ -104,6 +104,17 @@ async def test_apply_new_threshold_rechunks_keeps_section_and_changes_tree(toyla
         assert found, note
         copied, sections, parsed = map(int, found.groups())
         assert 0 < copied < sections and 0 < parsed <= sections - copied
+
+
+def test_a_chunk_set_line_puts_its_counts_before_its_tags() -> None:
+    """The list cuts long lines at its edge: it cut the counts (new-user trial at 160 columns)."""
+    info = store.ChunkSetInfo(version="c0ad579c645c", active=True, created_at="", chunks=4734,
+                              over_threshold={"unsplittable": 254},
+                              settings={"threshold_chars": 2000, "max_depth": 3,
+                                        "breakdown_tags": ["emu-table", "emu-grammar", "tr", "p"],
+                                        "converter_version": CONVERTER_VERSION})
+    assert str(chunk_set_line(info)) == ("● c0ad579c645c  2,000 chars · 4,734 chunks · 254 over · "
+                                         "depth 3 · emu-table → emu-grammar → tr → p")
 
 
 def job_row_title(jobs: JobBar) -> str:

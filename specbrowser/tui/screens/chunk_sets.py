@@ -28,8 +28,9 @@ ACTIVATE, DIFF = "activate", "diff"
 
 
 def chunk_set_line(info: ChunkSetInfo) -> Text:
-    """One option: ``● 1a2b3c4d5e6f  5 000 chars · emu-table → … · depth 3 · 3 747 chunks ·
-    49 over`` (Text, never markup: tags may be CSS selectors with brackets)."""
+    """One option: ``● 1a2b3c4d5e6f  5,000 chars · 3,747 chunks · 49 over · depth 3 ·
+    emu-table → …`` (Text, never markup: tags may be CSS selectors with brackets). The counts
+    come before the tags, so that a line cut at the screen's edge keeps them."""
     settings = info.settings
     tags = " → ".join(str(t) for t in settings.get("breakdown_tags") or []) or "(no tags)"
     threshold = settings.get("threshold_chars")
@@ -38,11 +39,11 @@ def chunk_set_line(info: ChunkSetInfo) -> Text:
     line.append("● " if info.active else "  ", style="bold green")
     line.append(info.version, style="bold" if info.active else "")
     line.append(f"  {threshold:,} chars" if isinstance(threshold, int) else f"  {threshold} chars")
-    line.append(f" · {tags} · depth {settings.get('max_depth', '?')}", style="dim")
     line.append(f" · {info.chunks:,} chunks")
     line.append(f" · {over:,} over" if over else " · none over", style="red" if over else "dim")
     if info.stale:
         line.append(" · stale", style="yellow")
+    line.append(f" · depth {settings.get('max_depth', '?')} · {tags}", style="dim")
     return line
 
 
