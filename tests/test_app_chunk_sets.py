@@ -180,6 +180,20 @@ def slow_runs(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, list[in
 
 @needs_toylang
 @run_async
+async def test_apply_shows_the_rechunk_row_before_its_worker_reports(toylang_db: Path,
+                                                                      monkeypatch) -> None:
+    """On ECMA-262 the first report came up to 1.4 s after Apply, the screen unchanged."""
+    monkeypatch.setattr(JobBar, "rechunk", lambda self, policy: None)  # a worker that never reports
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await apply_threshold(pilot, "300")
+        jobs = browser(app).query_one(JobBar)
+        assert jobs.display and job_row_title(jobs) == "Re-chunking · starting"
+
+
+@needs_toylang
+@run_async
 async def test_keys_are_handled_while_a_rechunk_runs(toylang_db: Path, slow_runs) -> None:
     release, calls = slow_runs
     app = make_app(toylang_db, cursor_blink=False, count_tokens=False)

@@ -73,6 +73,7 @@ class ChunkSetActions:
             self.notify("that is the active policy already", markup=False)
             return
         self.job_bar.cancel(EMBED)  # embedding the set being replaced is wasted work
+        self.job_bar.starting(RECHUNK)
         self.job_bar.rechunk(policy)
 
     # --- chunk sets -------------------------------------------------------------------------------
