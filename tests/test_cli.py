@@ -136,7 +136,11 @@ def test_policies_delete_never_touches_the_active_set_or_deletes_half(spec, db, 
         assert main(argv) == 2
         assert says in one_error_line(capsys)
         assert _texts_and_sets(db) == before
-    assert main(["policies", str(db), "--activate", first, "--delete", second]) == 0
+    capsys.readouterr()
+    assert main(["policies", str(db), "--activate", first, "--delete", second, "--json"]) == 0
+    captured = capsys.readouterr()
+    assert [p["version"] for p in json.loads(captured.out)["policies"]] == [first]
+    assert f"deleted chunk set {second}" in captured.err  # stdout stays one JSON object
     assert _texts_and_sets(db)[1] == {first}
 
 

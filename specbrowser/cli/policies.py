@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from specbrowser.cli._common import out
+from specbrowser.cli._common import err, out
 from specbrowser.policy import CONVERTER_VERSION
 
 
@@ -41,19 +41,18 @@ def cmd_policies(args: argparse.Namespace) -> int:
     try:
         document = get_document(db)
         activated = activate_chunk_set(db, args.activate) if args.activate is not None else None
-        size = args.db.stat().st_size
-        deleted = delete_chunk_sets(db, args.delete) if args.delete else []
-        if deleted:
-            vacuum(db)
+        if args.delete:
+            said = err if args.json else out  # stdout stays one JSON object
+            size = args.db.stat().st_size
+            for version, chunks, texts in delete_chunk_sets(db, args.delete):
+                said.print(f"deleted chunk set {escape(version)}: {chunks:,} chunks, {texts:,} "
+                          "texts no other set used", soft_wrap=True)
+            vacuum(db)  # said after the deletions: they stand even if the file cannot shrink
+            said.print(f"database: {size / 1e6:,.1f} MB → {args.db.stat().st_size / 1e6:,.1f} MB",
+                      soft_wrap=True)
         sets = list_chunk_sets(db)
     finally:
         db.close()
-    for version, chunks, texts in deleted:
-        out.print(f"deleted chunk set {escape(version)}: {chunks:,} chunks, {texts:,} texts no "
-                  "other set used", soft_wrap=True)
-    if deleted:
-        out.print(f"database: {size / 1e6:,.1f} MB → {args.db.stat().st_size / 1e6:,.1f} MB",
-                  soft_wrap=True)
     if args.json:
         print(json.dumps({
             "document": document.title, "converter_version": CONVERTER_VERSION,
