@@ -29,6 +29,7 @@ from textual.widgets.selection_list import Selection
 from specbrowser.errors import PolicyError
 from specbrowser.markdown_config import MarkdownConfig
 from specbrowser.policy import ChunkPolicy, default_tags_for
+from specbrowser.tui.widgets.ordered_input import OrderedInput
 
 EXTRA_TAGS: tuple[str, ...] = ("tr", "li", "emu-alg", "emu-note", "pre", "table", "ol", "ul", "div")
 """Tags offered unchecked beside the policy's own: row groups, list items, algorithms, notes,
@@ -73,20 +74,20 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
             yield Label("Chunk policy", id="policy-heading")
             with Grid(id="policy-numbers"):
                 yield Label("Threshold (characters)")
-                yield Input(str(self.policy.threshold_chars), type="integer", id="policy-threshold",
+                yield OrderedInput(str(self.policy.threshold_chars), type="integer", id="policy-threshold",
                             validators=[Number(minimum=1)])
                 yield Label("Max depth")
-                yield Input(str(self.policy.max_depth), type="integer", id="policy-max-depth",
+                yield OrderedInput(str(self.policy.max_depth), type="integer", id="policy-max-depth",
                             validators=[Number(minimum=0)])
             yield Label("Breakdown tags, tried in order (space: on/off · [ ] or ctrl+↑↓: move)",
                         classes="policy-label")
             yield SelectionList[str](*self._selections(), id="policy-tags")
-            yield Input(placeholder="add a tag: element name or CSS selector (div.note), Enter",
+            yield OrderedInput(placeholder="add a tag: element name or CSS selector (div.note), Enter",
                         id="policy-new-tag")
             with Collapsible(title="Markdown selectors", id="policy-markdown"), VerticalScroll():
                 for role, title in MARKDOWN_ROLES:
                     yield Label(title, classes="policy-label")
-                    yield Input(", ".join(getattr(self.policy.markdown, role)),
+                    yield OrderedInput(", ".join(getattr(self.policy.markdown, role)),
                                 id=f"policy-md-{role}")
             yield Static("", id="policy-status")
             with Horizontal(id="policy-buttons"):

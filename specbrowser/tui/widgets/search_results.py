@@ -16,6 +16,7 @@ from textual.widgets import Input, OptionList, Static
 
 from specbrowser.search import Hit
 from specbrowser.tui.highlight import snippet_text
+from specbrowser.tui.widgets.ordered_input import OrderedInput
 
 PATH_SEPARATOR = " › "
 """Between the titles of a hit's heading path (as in the chunk view's header)."""
@@ -77,7 +78,7 @@ class SearchBar(Vertical):
         """The hits the list shows, in its order."""
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder=SEARCH_PLACEHOLDER, compact=True, id="search-input")
+        yield OrderedInput(placeholder=SEARCH_PLACEHOLDER, compact=True, id="search-input")
         yield Static(id="search-status", markup=False)
         yield SearchResults(id="search-results")
 
