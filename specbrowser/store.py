@@ -272,29 +272,35 @@ def activate_chunk_set(db: sqlite_utils.Database, version: str) -> str:
     return chosen
 
 
-def delete_chunk_sets(db: sqlite_utils.Database, versions: list[str]) -> list[tuple[str, int, int]]:
+def delete_chunk_sets(db: sqlite_utils.Database, versions: list[str], *,
+                      activate: str | None = None) -> list[tuple[str, int, int]]:
     """Delete stored chunk sets other than the active one, all in one transaction: their chunk
     rows, their ``policies`` rows, and the texts no remaining set uses (their FTS5 entries go
     with them). Embeddings and token counts stay: they are keyed by retrieval text and model,
     and serve again if a later set has the same texts. The file keeps its size until
     :func:`vacuum`.
 
-    ``versions`` are full policy versions or prefixes of exactly one each. Returns, per set
-    deleted (repeats once), its full version, how many chunks and how many texts went.
+    ``versions`` are full policy versions or prefixes of exactly one each. With ``activate``
+    (a version or prefix), that set is made active in the same transaction first, so the set
+    active before may be deleted. Returns, per set deleted (repeats once), its full version,
+    how many chunks and how many texts went.
 
     Raises:
-        NotFoundError: a version names no chunk set (or several); nothing is deleted.
-        PolicyError: one is the active set (activate another one first); nothing is deleted.
-        DatabaseError: the database is locked or read-only; nothing is deleted.
+        NotFoundError: a version names no chunk set (or several); nothing changes.
+        PolicyError: one is the set that is (or would be made) active; nothing changes.
+        DatabaseError: the database is locked or read-only; nothing changes.
     """
+    active = resolve_version(db, activate) if activate is not None else active_version(db)
     chosen = list(dict.fromkeys(resolve_version(db, version) for version in versions))
-    active = active_version(db)
     if active in chosen:
-        raise PolicyError(f"{active} is the active chunk set; activate another one first "
-                          "(--activate VERSION)")
+        why = ("the set --activate makes active" if activate is not None
+               else "the active chunk set; activate another one first")
+        raise PolicyError(f"cannot delete {active}: it is {why}")
     deleted: list[tuple[str, int, int]] = []
     try:
         with db.atomic():
+            if activate is not None:
+                db.execute("UPDATE policies SET active = (version = ?)", [active])
             for version in chosen:
                 chunks = db.execute("DELETE FROM chunk_rows WHERE policy_version = ?",
                                     [version]).rowcount

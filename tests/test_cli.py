@@ -128,19 +128,24 @@ def test_policies_delete_drops_a_set_and_the_texts_only_it_used(spec, db, capsys
 def test_policies_delete_never_touches_the_active_set_or_deletes_half(spec, db, capsys):
     first, second = two_sets(spec, db)  # the 300 set is active
     before = _texts_and_sets(db)
-    for versions, says in (([second], "is the active chunk set; activate another one first"),
-                           ([first, second], "is the active chunk set"),
-                           ([first, "ffffff"], "no chunk set with policy version 'ffffff'")):
+    for options, says in (
+            (["--delete", second], f"cannot delete {second}: it is the active chunk set"),
+            (["--delete", first, "--delete", second], "it is the active chunk set"),
+            (["--delete", first, "--delete", "ffffff"], "no chunk set with policy version 'ffffff'"),
+            (["--activate", first, "--delete", first], "it is the set --activate makes active"),
+            (["--activate", first, "--delete", "ffffff"], "no chunk set with policy version")):
         capsys.readouterr()
-        argv = ["policies", str(db)] + [a for v in versions for a in ("--delete", v)]
-        assert main(argv) == 2
+        assert main(["policies", str(db), *options]) == 2
         assert says in one_error_line(capsys)
         assert _texts_and_sets(db) == before
+        assert store.active_version(open_database(db)) == second  # not activated either
     capsys.readouterr()
     assert main(["policies", str(db), "--activate", first, "--delete", second, "--json"]) == 0
     captured = capsys.readouterr()
-    assert [p["version"] for p in json.loads(captured.out)["policies"]] == [first]
-    assert f"deleted chunk set {second}" in captured.err  # stdout stays one JSON object
+    payload = json.loads(captured.out)  # stdout stays one JSON object
+    assert [p["version"] for p in payload["policies"]] == [first]
+    assert [d["version"] for d in payload["deleted"]] == [second]
+    assert f"deleted chunk set {second}" in captured.err
     assert _texts_and_sets(db)[1] == {first}
 
 

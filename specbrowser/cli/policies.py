@@ -30,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_policies(args: argparse.Namespace) -> int:
     from specbrowser.store import (
         activate_chunk_set,
+        active_version,
         delete_chunk_sets,
         get_document,
         list_chunk_sets,
@@ -40,16 +41,20 @@ def cmd_policies(args: argparse.Namespace) -> int:
     db = open_database(args.db)
     try:
         document = get_document(db)
-        activated = activate_chunk_set(db, args.activate) if args.activate is not None else None
-        if args.delete:
+        activated, deleted = None, []
+        if args.delete:  # with --activate, both in one transaction: all or nothing
             said = err if args.json else out  # stdout stays one JSON object
             size = args.db.stat().st_size
-            for version, chunks, texts in delete_chunk_sets(db, args.delete):
+            deleted = delete_chunk_sets(db, args.delete, activate=args.activate)
+            activated = active_version(db) if args.activate is not None else None
+            for version, chunks, texts in deleted:
                 said.print(f"deleted chunk set {escape(version)}: {chunks:,} chunks, {texts:,} "
-                          "texts no other set used", soft_wrap=True)
+                           "texts no other set used", soft_wrap=True)
             vacuum(db)  # said after the deletions: they stand even if the file cannot shrink
             said.print(f"database: {size / 1e6:,.1f} MB → {args.db.stat().st_size / 1e6:,.1f} MB",
-                      soft_wrap=True)
+                       soft_wrap=True)
+        elif args.activate is not None:
+            activated = activate_chunk_set(db, args.activate)
         sets = list_chunk_sets(db)
     finally:
         db.close()
@@ -60,6 +65,8 @@ def cmd_policies(args: argparse.Namespace) -> int:
                           "converter_version": s.converter_version, "created_at": s.created_at,
                           "chunks": s.chunks, "over_threshold": s.over_threshold,
                           "settings": s.settings} for s in sets],
+            **({"deleted": [{"version": version, "chunks": chunks, "texts": texts}
+                            for version, chunks, texts in deleted]} if deleted else {}),
         }, ensure_ascii=False, indent=2))
         return 0
     if activated is not None:
