@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.app import App, ComposeResult
 from textual.widgets import Button, Input, Label, SelectionList, Static
 
@@ -389,3 +390,54 @@ async def test_chunks_asked_for_during_a_render_end_on_the_last_one(toylang_db: 
         assert view.chunk.id == ids[-1] and view._rendered and not view._rendering
         source = view.query_one("#chunk-text", Markdown).source
         assert source.startswith(view.chunk.text[:20].split("\n")[0][:10])
+
+
+KEY_CHARACTERS = {"backspace": "\x7f", "end": None, "slash": "/"}
+
+
+async def type_burst(pilot, keys: list[str]) -> None:
+    """Post ``keys`` to the app without waiting between them, as a terminal delivers keys it
+    read together (fast typing, a paste of keystrokes, a link that clumps them)."""
+    for key in keys:
+        pilot.app.post_message(events.Key(key, KEY_CHARACTERS.get(key, key)))
+    await settle(pilot)
+
+
+@needs_toylang
+@pytest.mark.parametrize("keys, value", [
+    (["e", "backspace", "2", "0", "0", "0"], "2000"),
+    (["e", "1", "2", "3", "4"], "1234"),  # the typing replaces the selected value
+    (["e", "end", "backspace", "backspace", "9", "9"], "899"),
+])
+def test_keys_typed_right_after_e_go_to_the_threshold_in_order(toylang_db: Path, keys, value):
+    """They went to the tree while the editor was being mounted: the threshold came out empty
+    or cut (new-user trial)."""
+
+    @run_async
+    async def check() -> None:
+        app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await type_burst(pilot, keys)
+            assert isinstance(app.screen, PolicyEditor)
+            assert app.screen.query_one("#policy-threshold", Input).value == value
+
+    check()
+
+
+@needs_toylang
+@pytest.mark.parametrize("keys, query", [(["slash", "s"], "s"), (["slash", "q"], "q"),
+                                         (["slash", "m", "a", "p"], "map")])
+def test_keys_typed_right_after_slash_go_to_the_search_bar(toylang_db: Path, keys, query):
+    """They reached the tree's bindings first: "/ s" opened the statistics, "/ q" quit."""
+
+    @run_async
+    async def check() -> None:
+        app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await type_burst(pilot, keys)
+            assert app.is_running and isinstance(app.screen, BrowserScreen)
+            assert app.screen.query_one("#search-input", Input).value == query
+
+    check()

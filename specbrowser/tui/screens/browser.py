@@ -81,7 +81,10 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "search", "Search", id="search"),
+        # priority: "/" and "e" run when their key arrives, before the keys typed after them
+        # are routed (else those went to the tree: "/ q" quit); a focused input consuming the
+        # key (typing "/" or "e" in the search bar) takes it first all the same
+        Binding("slash", "search", "Search", id="search", priority=True),
         # during hit navigation n and N step through the search hits (see check_action)
         Binding("n", "next_hit", "Next hit", id="next-hit", group=HIT_GROUP),
         Binding("N,shift+n", "previous_hit", "Prev hit", id="previous-hit", group=HIT_GROUP),
@@ -95,7 +98,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
                 group=FILTER_GROUP),
         Binding("O,shift+o", "filter_over_threshold", "Only overruns", id="filter-over-threshold",
                 group=FILTER_GROUP),
-        Binding("e", "edit_policy", "Policy", id="edit-policy"),
+        Binding("e", "edit_policy", "Policy", id="edit-policy", priority=True),
         Binding("s", "stats", "Stats", id="stats"),
         Binding("c", "chunk_sets", "Chunk sets", id="chunk-sets", show=False),
         Binding("d", "diff", "Diff sets", id="diff-sets", show=False),
@@ -309,8 +312,10 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``n`` / ``p`` select markers, except during hit navigation, when ``n`` / ``N`` step
-        through the hits; Escape works only while there is a search to close or end (each key is
-        hidden from the footer while it does nothing)."""
+        through the hits; Escape works only while there is a search to close or end; ``/`` and
+        ``e`` are typed, not run, in a focused input (their bindings have priority, and Textual
+        does not let an input claim ``/`` before them). Each key is hidden from the footer while
+        it does nothing."""
         navigating = self.hit_index is not None
         if action in ("next_marker", "previous_marker"):
             return not navigating
@@ -320,7 +325,8 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             return navigating or self.search_bar.display
         if action == "cycle_search_mode":
             return self.search_bar.display
-        return True
+        # a focused input gets / and e typed: these two bindings have priority over it
+        return not (action in ("search", "edit_policy") and isinstance(self.focused, Input))
 
     def vectors_off(self) -> str | None:
         """Why semantic and hybrid search cannot run (no sqlite-vec, no embeddings), or None."""
@@ -352,7 +358,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         bar = self.search_bar
         bar.display = True
         search_input = bar.query_one("#search-input", Input)
-        search_input.focus()
+        self.set_focus(search_input)  # now, not later: the next key typed goes to it
         search_input.select_all()
         self.refresh_bindings()
 

@@ -54,8 +54,10 @@ class ChunkSetActions:
 
     # --- policy editor and re-chunk -------------------------------------------------------------
 
-    def action_edit_policy(self: BrowserScreen) -> None:
-        """Open the policy editor on the active policy; Apply re-chunks."""
+    async def action_edit_policy(self: BrowserScreen) -> None:
+        """Open the policy editor on the active policy; Apply re-chunks. Waits until the editor
+        is mounted with its threshold field focused, so that the keys typed right after ``e``
+        go to that field (the binding has priority: the app waits for this action)."""
         if self.job_bar is None:
             self.notify("re-chunking needs the database file", severity="warning")
             return
@@ -63,7 +65,7 @@ class ChunkSetActions:
             kind = store.get_document(self.db).kind
         except SpecbrowserError:
             kind = None
-        self.app.push_screen(PolicyEditor(self.policy, kind), self.apply_policy)
+        await self.app.push_screen(PolicyEditor(self.policy, kind), self.apply_policy)
 
     def apply_policy(self: BrowserScreen, policy: ChunkPolicy | None) -> None:
         """Re-chunk under ``policy`` in the background (a run in flight is cancelled)."""

@@ -95,8 +95,9 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
                 yield Button("Cancel", id="policy-cancel")
 
     def on_mount(self) -> None:
-        """Focus the threshold; show the policy the form holds."""
-        self.query_one("#policy-threshold", Input).focus()
+        """Focus the threshold (at once: keys typed right after ``e`` go to it); show the policy
+        the form holds."""
+        self.set_focus(self.query_one("#policy-threshold", Input))
         self._check()
 
     # --- tags ---------------------------------------------------------------------------------
