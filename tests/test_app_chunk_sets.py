@@ -403,6 +403,23 @@ async def type_burst(pilot, keys: list[str]) -> None:
     await settle(pilot)
 
 
+def after_burst(db_path: Path, keys: list[str], field: str) -> tuple[object, str]:
+    """The screen on top (False if the app quit) and the value of input ``field`` after
+    ``keys`` arrive in one burst on a freshly opened app."""
+    seen: list[tuple[object, str]] = []
+
+    @run_async
+    async def run() -> None:
+        app = make_app(db_path, cursor_blink=False, count_tokens=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await type_burst(pilot, keys)
+            seen.append((app.is_running and app.screen, app.screen.query_one(field, Input).value))
+
+    run()
+    return seen[0]
+
+
 @needs_toylang
 @pytest.mark.parametrize("keys, value", [
     (["e", "backspace", "2", "0", "0", "0"], "2000"),
@@ -412,17 +429,8 @@ async def type_burst(pilot, keys: list[str]) -> None:
 def test_keys_typed_right_after_e_go_to_the_threshold_in_order(toylang_db: Path, keys, value):
     """They went to the tree while the editor was being mounted: the threshold came out empty
     or cut (new-user trial)."""
-
-    @run_async
-    async def check() -> None:
-        app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await type_burst(pilot, keys)
-            assert isinstance(app.screen, PolicyEditor)
-            assert app.screen.query_one("#policy-threshold", Input).value == value
-
-    check()
+    screen, typed = after_burst(toylang_db, keys, "#policy-threshold")
+    assert isinstance(screen, PolicyEditor) and typed == value
 
 
 @needs_toylang
@@ -430,14 +438,5 @@ def test_keys_typed_right_after_e_go_to_the_threshold_in_order(toylang_db: Path,
                                          (["slash", "m", "a", "p"], "map")])
 def test_keys_typed_right_after_slash_go_to_the_search_bar(toylang_db: Path, keys, query):
     """They reached the tree's bindings first: "/ s" opened the statistics, "/ q" quit."""
-
-    @run_async
-    async def check() -> None:
-        app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await type_burst(pilot, keys)
-            assert app.is_running and isinstance(app.screen, BrowserScreen)
-            assert app.screen.query_one("#search-input", Input).value == query
-
-    check()
+    screen, typed = after_burst(toylang_db, keys, "#search-input")
+    assert isinstance(screen, BrowserScreen) and typed == query
