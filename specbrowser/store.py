@@ -266,10 +266,15 @@ def activate_chunk_set(db: sqlite_utils.Database, version: str) -> str:
     chosen = resolve_version(db, version)
     try:
         with db.atomic():
-            db.execute("UPDATE policies SET active = (version = ?)", [chosen])
+            _set_active(db, chosen)
     except OPERATIONAL_ERRORS as exc:
         raise _database_error(Path(_database_file(db)), exc) from None
     return chosen
+
+
+def _set_active(db: sqlite_utils.Database, version: str) -> None:
+    """Make ``version`` (a full version) the one active set (inside the caller's transaction)."""
+    db.execute("UPDATE policies SET active = (version = ?)", [version])
 
 
 def delete_chunk_sets(db: sqlite_utils.Database, versions: list[str], *,
@@ -300,7 +305,7 @@ def delete_chunk_sets(db: sqlite_utils.Database, versions: list[str], *,
     try:
         with db.atomic():
             if activate is not None:
-                db.execute("UPDATE policies SET active = (version = ?)", [active])
+                _set_active(db, active)
             for version in chosen:
                 chunks = db.execute("DELETE FROM chunk_rows WHERE policy_version = ?",
                                     [version]).rowcount

@@ -74,21 +74,21 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
             yield Label("Chunk policy", id="policy-heading")
             with Grid(id="policy-numbers"):
                 yield Label("Threshold (characters)")
-                yield OrderedInput(str(self.policy.threshold_chars), type="integer", id="policy-threshold",
-                            validators=[Number(minimum=1)])
+                yield OrderedInput(str(self.policy.threshold_chars), type="integer",
+                                   id="policy-threshold", validators=[Number(minimum=1)])
                 yield Label("Max depth")
-                yield OrderedInput(str(self.policy.max_depth), type="integer", id="policy-max-depth",
-                            validators=[Number(minimum=0)])
+                yield OrderedInput(str(self.policy.max_depth), type="integer",
+                                   id="policy-max-depth", validators=[Number(minimum=0)])
             yield Label("Breakdown tags, tried in order (space: on/off · [ ] or ctrl+↑↓: move)",
                         classes="policy-label")
             yield SelectionList[str](*self._selections(), id="policy-tags")
-            yield OrderedInput(placeholder="add a tag: element name or CSS selector (div.note), Enter",
-                        id="policy-new-tag")
+            yield OrderedInput(placeholder="add a tag: element name or CSS selector (div.note), "
+                                           "Enter", id="policy-new-tag")
             with Collapsible(title="Markdown selectors", id="policy-markdown"), VerticalScroll():
                 for role, title in MARKDOWN_ROLES:
                     yield Label(title, classes="policy-label")
                     yield OrderedInput(", ".join(getattr(self.policy.markdown, role)),
-                                id=f"policy-md-{role}")
+                                       id=f"policy-md-{role}")
             yield Static("", id="policy-status")
             with Horizontal(id="policy-buttons"):
                 yield Button("Apply", variant="primary", id="policy-apply")
