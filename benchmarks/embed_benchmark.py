@@ -50,16 +50,20 @@ def sample_database(spec: Path, workdir: Path, size: int) -> tuple[Path, list[st
     db = open_database(sample)
     try:
         version = active_version(db)
-        rows = db.execute("SELECT id, retrieval_text FROM chunks WHERE policy_version = ? "
-                          "ORDER BY ordinal", [version]).fetchall()
+        rows = db.execute(
+            "SELECT id, retrieval_text FROM chunks WHERE policy_version = ? ORDER BY ordinal",
+            [version],
+        ).fetchall()
         distinct = len({content_hash(text or "") for _, text in rows})
         chosen = sorted(random.Random(0).sample(range(len(rows)), min(size, len(rows))))
         keep = [rows[i][0] for i in chosen]
         with db.atomic():
             db.execute("CREATE TEMP TABLE keep (id TEXT PRIMARY KEY)")
             db.conn.executemany("INSERT INTO keep VALUES (?)", [(i,) for i in keep])
-            db.execute("DELETE FROM chunk_rows WHERE policy_version = ? AND id NOT IN (SELECT id FROM keep)",
-                       [version])
+            db.execute(
+                "DELETE FROM chunk_rows WHERE policy_version = ? AND id NOT IN (SELECT id FROM keep)",
+                [version],
+            )
         texts = [rows[i][1] or "" for i in chosen]
     finally:
         db.close()
@@ -78,7 +82,9 @@ def main() -> int:
     parser.add_argument("--spec", type=Path, default=DEFAULT_SPEC)
     parser.add_argument("--sample", type=int, default=300)
     parser.add_argument("--batch", type=int, default=32)
-    parser.add_argument("--threads", default="1,2", help="comma-separated onnxruntime thread counts")
+    parser.add_argument(
+        "--threads", default="1,2", help="comma-separated onnxruntime thread counts"
+    )
     args = parser.parse_args()
     if not args.spec.exists():
         print(f"spec not found: {args.spec}", file=sys.stderr)
@@ -88,9 +94,11 @@ def main() -> int:
         sample_db, texts, distinct = sample_database(args.spec, workdir, args.sample)
         unique = len(set(texts))
         chars = sorted(len(t) for t in texts)
-        print(f"{DEFAULT_MODEL}, {os.cpu_count()} CPUs; sample: {len(texts)} chunks "
-              f"({unique} distinct texts), chars median {chars[len(chars) // 2]:,}, "
-              f"max {chars[-1]:,}; full chunk set: {distinct:,} distinct texts; batch {args.batch}")
+        print(
+            f"{DEFAULT_MODEL}, {os.cpu_count()} CPUs; sample: {len(texts)} chunks "
+            f"({unique} distinct texts), chars median {chars[len(chars) // 2]:,}, "
+            f"max {chars[-1]:,}; full chunk set: {distinct:,} distinct texts; batch {args.batch}"
+        )
         embedder = load_embedder()
         embedder.embed(texts[:4])  # warm-up: first ONNX runs allocate
         direct = time_fastembed(embedder.model, texts, args.batch)
@@ -102,14 +110,20 @@ def main() -> int:
         ours = report.seconds
         direct_rate, ours_rate = len(texts) / direct, report.embedded / ours
         print(f"(a) fastembed directly      {direct:7.1f} s  {direct_rate:6.1f} texts/s")
-        print(f"(b) specbrowser embed path  {ours:7.1f} s  {ours_rate:6.1f} texts/s "
-              f"({report.embedded} texts, {len(report.truncated_chunks)} chunks truncated)")
+        print(
+            f"(b) specbrowser embed path  {ours:7.1f} s  {ours_rate:6.1f} texts/s "
+            f"({report.embedded} texts, {len(report.truncated_chunks)} chunks truncated)"
+        )
         print(f"ratio (b)/(a) throughput: {ours_rate / direct_rate:.2f} (target >= 0.9)")
-        print(f"extrapolated, all {distinct:,} texts: (a) {distinct / direct_rate / 60:.1f} min, "
-              f"(b) {distinct / ours_rate / 60:.1f} min")
+        print(
+            f"extrapolated, all {distinct:,} texts: (a) {distinct / direct_rate / 60:.1f} min, "
+            f"(b) {distinct / ours_rate / 60:.1f} min"
+        )
         ordered = sorted(texts, key=len)
         sorted_direct = time_fastembed(embedder.model, ordered, args.batch)
-        print(f"(a') fastembed directly, texts sorted by length: {len(texts) / sorted_direct:.1f} texts/s")
+        print(
+            f"(a') fastembed directly, texts sorted by length: {len(texts) / sorted_direct:.1f} texts/s"
+        )
         for threads in (int(t) for t in args.threads.split(",") if t.strip()):
             threaded = load_embedder(threads=threads)
             threaded.embed(texts[:4])

@@ -51,7 +51,9 @@ SPEC = ROOT.parent / "shared" / "specs" / "ecma262" / "index.html"
 K = 5
 LIMIT = 10
 FTS_TABLE = "texts_fts"
-SHADOW_TABLES = tuple(f"{FTS_TABLE}_{suffix}" for suffix in ("data", "idx", "content", "docsize", "config"))
+SHADOW_TABLES = tuple(
+    f"{FTS_TABLE}_{suffix}" for suffix in ("data", "idx", "content", "docsize", "config")
+)
 TRIGGERS = {"texts_ai", "texts_ad", "texts_au"}
 PROBES = ("object", "prototype", "Array.prototype", "TypedArray", "for")
 """Queries whose match counts show what keeping punctuation in tokens costs: with ``.`` a
@@ -87,7 +89,9 @@ class Candidate:
     index_bytes: int = 0
     terms: int = 0
     probes: dict[str, int] = field(default_factory=dict)  # probe query -> chunks matching all terms
-    ranks: dict[str, int | None] = field(default_factory=dict)  # query -> rank of expected (1-based)
+    ranks: dict[str, int | None] = field(
+        default_factory=dict
+    )  # query -> rank of expected (1-based)
     latencies: dict[str, list[float]] = field(default_factory=dict)  # query -> ms per round
 
 
@@ -112,17 +116,25 @@ def prepare(candidate: Candidate, base: Path, builds: int) -> None:
         with db.atomic():
             for rowid, text in rows:
                 if text and LINK_TARGET.search(text):
-                    db.execute("UPDATE texts SET retrieval_body = ? WHERE rowid = ?",
-                               [LINK_TARGET.sub("]", text), rowid])
+                    db.execute(
+                        "UPDATE texts SET retrieval_body = ? WHERE rowid = ?",
+                        [LINK_TARGET.sub("]", text), rowid],
+                    )
     # mirror store._create_schema: same columns, FTS5, triggers; only the tokenizer differs
     table.enable_fts(columns, fts_version="FTS5", tokenize=candidate.tokenize, create_triggers=True)
     candidate.create_s = time.perf_counter() - start
     new_sql = db.execute("SELECT sql FROM sqlite_master WHERE name = ?", [FTS_TABLE]).fetchone()[0]
-    expected_sql = old_sql.replace(f"tokenize={db.quote(FTS_TOKENIZER)}", f"tokenize={db.quote(candidate.tokenize)}")
+    expected_sql = old_sql.replace(
+        f"tokenize={db.quote(FTS_TOKENIZER)}", f"tokenize={db.quote(candidate.tokenize)}"
+    )
     if new_sql != expected_sql:
-        raise SystemExit(f"{candidate.label}: recreated FTS table differs from store.py's:\n{new_sql}")
-    triggers = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
-    if not TRIGGERS <= triggers:
+        raise SystemExit(
+            f"{candidate.label}: recreated FTS table differs from store.py's:\n{new_sql}"
+        )
+    triggers = {
+        row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+    }
+    if not triggers >= TRIGGERS:
         raise SystemExit(f"{candidate.label}: triggers missing: {sorted(TRIGGERS - triggers)}")
     timings = []
     for _ in range(builds):
@@ -149,13 +161,22 @@ def percentile(values: list[float], fraction: float) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--db", type=Path, help="an ingested ECMA-262 database (read, never written)")
+    parser.add_argument(
+        "--db", type=Path, help="an ingested ECMA-262 database (read, never written)"
+    )
     parser.add_argument("--rounds", type=int, default=7, help="latency rounds (median per query)")
-    parser.add_argument("--builds", type=int, default=3, help="index rebuilds per candidate (median)")
+    parser.add_argument(
+        "--builds", type=int, default=3, help="index rebuilds per candidate (median)"
+    )
     parser.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
     parser.add_argument("--keep", type=Path, help="keep the candidate databases in this folder")
-    parser.add_argument("--candidate", action="append", default=[], metavar="TOKENIZE",
-                        help="also measure this tokenize= argument (repeatable)")
+    parser.add_argument(
+        "--candidate",
+        action="append",
+        default=[],
+        metavar="TOKENIZE",
+        help="also measure this tokenize= argument (repeatable)",
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from specbrowser.ingest import ingest
@@ -185,10 +206,14 @@ def main() -> int:
             start = time.perf_counter()
             ingest([SPEC], base, ChunkPolicy())
             console.print(f"ingested {SPEC.name} in {time.perf_counter() - start:.1f} s")
-        candidates = [Candidate(label, tokenize, folder / f"candidate{i}.db")
-                      for i, (label, tokenize) in enumerate(
-                          CANDIDATES + [(extra, extra) for extra in args.candidate]
-                          + [(CONTROL, FTS_TOKENIZER)])]
+        candidates = [
+            Candidate(label, tokenize, folder / f"candidate{i}.db")
+            for i, (label, tokenize) in enumerate(
+                CANDIDATES
+                + [(extra, extra) for extra in args.candidate]
+                + [(CONTROL, FTS_TOKENIZER)]
+            )
+        ]
         for candidate in candidates:
             prepare(candidate, base, args.builds)
             for item in every:  # ranks are deterministic: one run each
@@ -197,10 +222,13 @@ def main() -> int:
                 candidate.latencies[item["query"]] = []
             for probe in PROBES:
                 candidate.probes[probe] = candidate.db.execute(
-                    f"SELECT COUNT(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?", [literal_query(probe)]
+                    f"SELECT COUNT(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?",
+                    [literal_query(probe)],
                 ).fetchone()[0]
-            console.print(f"built {candidate.label}: {candidate.build_s:.2f} s, "
-                          f"{candidate.index_bytes / 1e6:.1f} MB")
+            console.print(
+                f"built {candidate.label}: {candidate.build_s:.2f} s, "
+                f"{candidate.index_bytes / 1e6:.1f} MB"
+            )
         for round_index in range(args.rounds):
             shift = round_index % len(candidates)
             for candidate in candidates[shift:] + candidates[:shift]:
@@ -210,13 +238,25 @@ def main() -> int:
                     candidate.latencies[item["query"]].append((time.perf_counter() - start) * 1000)
         load_after = os.getloadavg()
 
-        console.print(f"{len(queries)} queries (recall@{K}, MRR over the top {LIMIT}) + {len(tokens)} "
-                      f"spec tokens; latency: median of {args.rounds} interleaved rounds per query, "
-                      f"p50/p95 over the {len(queries)} queries; {os.cpu_count()} CPUs, load average "
-                      f"{load_before[0]:.1f} before, {load_after[0]:.1f} after")
+        console.print(
+            f"{len(queries)} queries (recall@{K}, MRR over the top {LIMIT}) + {len(tokens)} "
+            f"spec tokens; latency: median of {args.rounds} interleaved rounds per query, "
+            f"p50/p95 over the {len(queries)} queries; {os.cpu_count()} CPUs, load average "
+            f"{load_before[0]:.1f} before, {load_after[0]:.1f} after"
+        )
         summary = Table(box=table_box, title=None if args.markdown else "FTS5 tokenizers")
-        for name in ("tokenizer", "tokenize=", f"recall@{K}", "MRR", "p50 (ms)", "p95 (ms)",
-                     "index (MB)", "terms", "build (s)", f"spec tokens in top {K}"):
+        for name in (
+            "tokenizer",
+            "tokenize=",
+            f"recall@{K}",
+            "MRR",
+            "p50 (ms)",
+            "p95 (ms)",
+            "index (MB)",
+            "terms",
+            "build (s)",
+            f"spec tokens in top {K}",
+        ):
             summary.add_column(name, justify="left" if name.startswith("tokeniz") else "right")
         for c in candidates:
             ranks = [c.ranks[q["query"]] for q in queries]
@@ -224,10 +264,18 @@ def main() -> int:
             mrr = sum(1 / r for r in ranks if r is not None) / len(queries)
             medians = [statistics.median(c.latencies[q["query"]]) for q in queries]
             found = sum(1 for t in tokens if (r := c.ranks[t["query"]]) is not None and r <= K)
-            summary.add_row(c.label, f"`{c.tokenize}`", f"{recall:.2f}", f"{mrr:.2f}",
-                            f"{statistics.median(medians):.1f}", f"{percentile(medians, 0.95):.1f}",
-                            f"{c.index_bytes / 1e6:.1f}", f"{c.terms:,}", f"{c.build_s:.2f}",
-                            f"{found}/{len(tokens)}")
+            summary.add_row(
+                c.label,
+                f"`{c.tokenize}`",
+                f"{recall:.2f}",
+                f"{mrr:.2f}",
+                f"{statistics.median(medians):.1f}",
+                f"{percentile(medians, 0.95):.1f}",
+                f"{c.index_bytes / 1e6:.1f}",
+                f"{c.terms:,}",
+                f"{c.build_s:.2f}",
+                f"{found}/{len(tokens)}",
+            )
         console.print(summary)
 
         kinds = list(dict.fromkeys(q["kind"] for q in queries))
@@ -245,18 +293,28 @@ def main() -> int:
             by_kind.add_row(c.label, *cells)
         console.print(by_kind)
 
-        spec = Table(box=table_box, title=None if args.markdown else
-                     f"spec tokens: rank of the expected section (– = not in the top {LIMIT})")
+        spec = Table(
+            box=table_box,
+            title=None
+            if args.markdown
+            else f"spec tokens: rank of the expected section (– = not in the top {LIMIT})",
+        )
         spec.add_column("tokenizer")
         for t in tokens:
             spec.add_column(f"`{t['query']}`", justify="right")
         for c in candidates:
-            spec.add_row(c.label, *[str(r) if (r := c.ranks[t["query"]]) is not None else "–"
-                                    for t in tokens])
+            spec.add_row(
+                c.label,
+                *[str(r) if (r := c.ranks[t["query"]]) is not None else "–" for t in tokens],
+            )
         console.print(spec)
 
-        matched = Table(box=table_box, title=None if args.markdown else
-                        "chunks matching a probe query (every term; one chunk set)")
+        matched = Table(
+            box=table_box,
+            title=None
+            if args.markdown
+            else "chunks matching a probe query (every term; one chunk set)",
+        )
         matched.add_column("tokenizer")
         for probe in PROBES:
             matched.add_column(f"`{probe}`", justify="right")
@@ -266,10 +324,16 @@ def main() -> int:
 
         current = candidates[0]
         for c in candidates[1:]:
+
             def top(cand: Candidate, query: str) -> bool:
                 return (r := cand.ranks[query]) is not None and r <= K
-            gained = [q["query"] for q in every if top(c, q["query"]) and not top(current, q["query"])]
-            lost = [q["query"] for q in every if top(current, q["query"]) and not top(c, q["query"])]
+
+            gained = [
+                q["query"] for q in every if top(c, q["query"]) and not top(current, q["query"])
+            ]
+            lost = [
+                q["query"] for q in every if top(current, q["query"]) and not top(c, q["query"])
+            ]
             console.print(f"{c.label} vs current: gains {gained or 'none'}; loses {lost or 'none'}")
         for c in candidates:
             c.db.close()

@@ -60,7 +60,9 @@ def main() -> int:
             floor_times.append(wall)
         for i in range(args.repeat):
             db = Path(tmp) / f"bench{i}.db"
-            wall, ingest_peak = run([sys.executable, "-m", "specbrowser", "ingest", str(args.spec), "--db", str(db)])
+            wall, ingest_peak = run(
+                [sys.executable, "-m", "specbrowser", "ingest", str(args.spec), "--db", str(db)]
+            )
             ingest_times.append(wall)
 
         sys.path.insert(0, str(ROOT))
@@ -72,7 +74,9 @@ def main() -> int:
         in_floor, in_ingest = [], []
         for i in range(args.repeat):
             start = time.perf_counter()
-            root = lxml.html.fromstring(args.spec.read_bytes(), parser=lxml.html.HTMLParser(huge_tree=True))
+            root = lxml.html.fromstring(
+                args.spec.read_bytes(), parser=lxml.html.HTMLParser(huge_tree=True)
+            )
             root.text_content()
             in_floor.append(time.perf_counter() - start)
             del root
@@ -80,7 +84,9 @@ def main() -> int:
             in_ingest.append(result.timings["total"])
 
     floor, full = statistics.median(floor_times), statistics.median(ingest_times)
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    )
     print(f"spec: {args.spec} ({args.spec.stat().st_size / 1e6:.1f} MB), median of {args.repeat}")
     print()
     print("| measure | wall (s) | peak RSS (MB) |")
@@ -95,8 +101,10 @@ def main() -> int:
     print()
     stages = ", ".join(f"{k} {v:.2f} s" for k, v in result.timings.items())
     print(f"in-process stages of one ingest: {stages}")
-    print(f"sections {result.stats['sections']}, chunks {result.stats['chunks']}, "
-          f"over threshold {result.stats['over_threshold']}")
+    print(
+        f"sections {result.stats['sections']}, chunks {result.stats['chunks']}, "
+        f"over threshold {result.stats['over_threshold']}"
+    )
     return 0
 
 

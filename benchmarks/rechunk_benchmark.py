@@ -52,11 +52,17 @@ DEFAULT_SPEC = ROOT.parent / "shared" / "specs" / "ecma262" / "index.html"
 POLICIES: dict[str, dict[str, object]] = {
     "default (5000, emu-table,emu-grammar,td,p)": {"threshold_chars": 5000},
     "5000, emu-table,emu-grammar,tr,p": {
-        "threshold_chars": 5000, "breakdown_tags": ("emu-table", "emu-grammar", "tr", "p")},
+        "threshold_chars": 5000,
+        "breakdown_tags": ("emu-table", "emu-grammar", "tr", "p"),
+    },
     "2000, emu-table,emu-grammar,tr,p": {
-        "threshold_chars": 2000, "breakdown_tags": ("emu-table", "emu-grammar", "tr", "p")},
+        "threshold_chars": 2000,
+        "breakdown_tags": ("emu-table", "emu-grammar", "tr", "p"),
+    },
     "1000, emu-table,emu-grammar,td,li,p": {
-        "threshold_chars": 1000, "breakdown_tags": ("emu-table", "emu-grammar", "td", "li", "p")},
+        "threshold_chars": 1000,
+        "breakdown_tags": ("emu-table", "emu-grammar", "td", "li", "p"),
+    },
 }
 WAYS: dict[str, tuple[dict[str, bool], str]] = {  # way: rechunk's flags, SPECBROWSER_WORKERS
     "full": ({"use_cache": False, "copy_stored": False}, ""),
@@ -107,10 +113,25 @@ def main() -> int:
     from specbrowser.store import open_database
     from specbrowser.workers import WORKERS_ENV
 
-    table = Table(title=f"Re-chunk of {args.spec.name} from stored sections vs one lxml parse "
-                        f"(paired); medians of {args.repeat}", title_justify="left")
-    for name in ("policy", "way", "chunks", "copied", "new texts", "load s", "chunk s",
-                 "store s", "re-chunk s", "parse s", "÷ parse", "compute ÷ parse"):
+    table = Table(
+        title=f"Re-chunk of {args.spec.name} from stored sections vs one lxml parse "
+        f"(paired); medians of {args.repeat}",
+        title_justify="left",
+    )
+    for name in (
+        "policy",
+        "way",
+        "chunks",
+        "copied",
+        "new texts",
+        "load s",
+        "chunk s",
+        "store s",
+        "re-chunk s",
+        "parse s",
+        "÷ parse",
+        "compute ÷ parse",
+    ):
         table.add_column(name, justify="left" if name in ("policy", "way") else "right")
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "base.db"
@@ -128,21 +149,35 @@ def main() -> int:
                     runs.append(rechunk(db, policy, **flags))
                     db.close()
                     copy.unlink()
-                timing = {k: statistics.median(r.timings[k] for r in runs)
-                          for k in ("load", "chunk", "store", "total")}
+                timing = {
+                    k: statistics.median(r.timings[k] for r in runs)
+                    for k in ("load", "chunk", "store", "total")
+                }
                 ratio = statistics.median(r.timings["total"] / p for r, p in zip(runs, parses))
-                compute = statistics.median((r.timings["load"] + r.timings["chunk"]) / p
-                                            for r, p in zip(runs, parses))
+                compute = statistics.median(
+                    (r.timings["load"] + r.timings["chunk"]) / p for r, p in zip(runs, parses)
+                )
                 first = runs[0]
-                table.add_row(label, way, f"{first.stats['chunks']:,}", f"{first.copied_sections:,}",
-                              f"{first.new_texts:,}", f"{timing['load']:.3f}",
-                              f"{timing['chunk']:.3f}", f"{timing['store']:.3f}",
-                              f"{timing['total']:.3f}", f"{statistics.median(parses):.3f}",
-                              f"{ratio:.2f}", f"{compute:.2f}")
+                table.add_row(
+                    label,
+                    way,
+                    f"{first.stats['chunks']:,}",
+                    f"{first.copied_sections:,}",
+                    f"{first.new_texts:,}",
+                    f"{timing['load']:.3f}",
+                    f"{timing['chunk']:.3f}",
+                    f"{timing['store']:.3f}",
+                    f"{timing['total']:.3f}",
+                    f"{statistics.median(parses):.3f}",
+                    f"{ratio:.2f}",
+                    f"{compute:.2f}",
+                )
     console = Console(width=170)
     console.print(table)
-    console.print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-                  f"Python {platform.python_version()}, {platform.system()}")
+    console.print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, {platform.system()}"
+    )
     return 0
 
 

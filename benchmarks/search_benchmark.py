@@ -41,9 +41,12 @@ def evaluate(search: Callable[[str], list], queries: list[dict], repeat: int) ->
         if item["expect"] in sections[:10]:
             reciprocal += 1 / (sections.index(item["expect"]) + 1)
     latencies.sort()
-    return {"recall@5": found / len(queries), "mrr": reciprocal / len(queries),
-            "p50_ms": statistics.median(latencies),
-            "p95_ms": latencies[int(0.95 * (len(latencies) - 1))]}
+    return {
+        "recall@5": found / len(queries),
+        "mrr": reciprocal / len(queries),
+        "p50_ms": statistics.median(latencies),
+        "p95_ms": latencies[int(0.95 * (len(latencies) - 1))],
+    }
 
 
 def main() -> int:
@@ -75,7 +78,7 @@ def main() -> int:
             if function is not None:
                 try:
                     function(db, "probe", limit=1)
-                except Exception as exc:  # noqa: BLE001 - report why a mode is skipped
+                except Exception as exc:
                     print(f"{mode}: skipped ({exc})")
                     continue
                 modes[mode] = lambda q, f=function: f(db, q, limit=10)
@@ -85,9 +88,14 @@ def main() -> int:
         print("|---|---|---|---|---|")
         for mode, search in modes.items():
             r = evaluate(search, queries, args.repeat)
-            print(f"| {mode} | {r['recall@5']:.2f} | {r['mrr']:.2f} | {r['p50_ms']:.1f} | {r['p95_ms']:.1f} |")
-        misses = [q for q in queries
-                  if q["expect"] not in [h.section_id for h in modes["lexical"](q["query"])][:K]]
+            print(
+                f"| {mode} | {r['recall@5']:.2f} | {r['mrr']:.2f} | {r['p50_ms']:.1f} | {r['p95_ms']:.1f} |"
+            )
+        misses = [
+            q
+            for q in queries
+            if q["expect"] not in [h.section_id for h in modes["lexical"](q["query"])][:K]
+        ]
         print()
         print("lexical misses: " + "; ".join(f"{q['query']!r} → {q['expect']}" for q in misses))
     return 0

@@ -66,9 +66,15 @@ class _Pending:
     """The marker that stands for the element in its parent's tree (None for the section)."""
 
 
-def break_down(section: Section, element: etree._Element, policy: ChunkPolicy,
-               heading_path: list[str], *, roles: Roles | None = None,
-               cache: BlockCache | None = None) -> list[Chunk]:
+def break_down(
+    section: Section,
+    element: etree._Element,
+    policy: ChunkPolicy,
+    heading_path: list[str],
+    *,
+    roles: Roles | None = None,
+    cache: BlockCache | None = None,
+) -> list[Chunk]:
     """The chunk tree of one section, in pre-order (each chunk before its subsections).
 
     ``element`` is the section's own-content element (child sections as placeholders); it is
@@ -82,8 +88,13 @@ def break_down(section: Section, element: etree._Element, policy: ChunkPolicy,
     if roles is None:
         roles = resolve_roles(element, policy.markdown)
     run = _Breakdown(section, policy, roles, heading_path, cache={} if cache is None else cache)
-    run.chunk(_Pending(element, section.id, section.display_title, "", policy.breakdown_tags,
-                       layer="section"), parent_id=None, depth=0)
+    run.chunk(
+        _Pending(
+            element, section.id, section.display_title, "", policy.breakdown_tags, layer="section"
+        ),
+        parent_id=None,
+        depth=0,
+    )
     for ordinal, chunk in enumerate(run.out):
         chunk.ordinal = ordinal
     run.out[0].holds_for = (run.fit_max, run.overflow_min)
@@ -93,12 +104,18 @@ def break_down(section: Section, element: etree._Element, policy: ChunkPolicy,
 def breakdown_applies(size_chars: int, policy: ChunkPolicy) -> bool:
     """Whether the breakdown may cut a section whose pristine Markdown is ``size_chars``
     characters long: over the threshold, with a depth and a tag left to cut it."""
-    return (size_chars > policy.threshold_chars and policy.max_depth > 0
-            and bool(policy.breakdown_tags))
+    return (
+        size_chars > policy.threshold_chars and policy.max_depth > 0 and bool(policy.breakdown_tags)
+    )
 
 
-def whole_section_chunk(section: Section, markdown: str, subsections: list[str],
-                        policy: ChunkPolicy, heading_path: list[str]) -> Chunk | None:
+def whole_section_chunk(
+    section: Section,
+    markdown: str,
+    subsections: list[str],
+    policy: ChunkPolicy,
+    heading_path: list[str],
+) -> Chunk | None:
     """The one chunk :func:`break_down` makes of a section whose pristine Markdown is
     ``markdown`` (with markers naming ``subsections``) when the breakdown cannot change it:
     it fits the threshold, or it may not be cut (``max_depth`` 0, or no breakdown tags). None
@@ -111,10 +128,20 @@ def whole_section_chunk(section: Section, markdown: str, subsections: list[str],
     if size > policy.threshold_chars:
         reason = OVER_MAX_DEPTH if policy.max_depth <= 0 else OVER_UNSPLITTABLE
         holds_for = (0, size)
-    return Chunk(id=section.id, section_id=section.id, parent_id=None, depth=0, layer="section",
-                 breakdown_tag=None, title=section.display_title, heading_path=list(heading_path),
-                 text=markdown, over_threshold=reason, subsections=list(subsections),
-                 holds_for=holds_for)
+    return Chunk(
+        id=section.id,
+        section_id=section.id,
+        parent_id=None,
+        depth=0,
+        layer="section",
+        breakdown_tag=None,
+        title=section.display_title,
+        heading_path=list(heading_path),
+        text=markdown,
+        over_threshold=reason,
+        subsections=list(subsections),
+        holds_for=holds_for,
+    )
 
 
 @dataclass
@@ -169,7 +196,7 @@ class _Breakdown:
                 reason = OVER_MAX_DEPTH
             else:
                 for index, tag in enumerate(item.next_tags):
-                    rest = item.next_tags[index + 1:]
+                    rest = item.next_tags[index + 1 :]
                     if tag == ROW_GROUP_TAG:
                         extracted = extract_row_groups(el, item.chunk_id, rest, self)
                     else:
@@ -183,19 +210,29 @@ class _Breakdown:
                 else:
                     reason = OVER_UNSPLITTABLE  # no tag brought the text within the threshold
         subsections = [m.get("data-id", "") for m in el.iter(*MARKER_TAGS)]
-        self.out.append(Chunk(
-            id=item.chunk_id, section_id=self.section.id, parent_id=parent_id, depth=depth,
-            layer=item.layer, breakdown_tag=item.tag or None, title=item.title,
-            heading_path=list(self.heading_path), text=text, over_threshold=reason,
-            subsections=subsections,
-        ))
+        self.out.append(
+            Chunk(
+                id=item.chunk_id,
+                section_id=self.section.id,
+                parent_id=parent_id,
+                depth=depth,
+                layer=item.layer,
+                breakdown_tag=item.tag or None,
+                title=item.title,
+                heading_path=list(self.heading_path),
+                text=text,
+                over_threshold=reason,
+                subsections=subsections,
+            )
+        )
         order = {chunk_id: i for i, chunk_id in enumerate(subsections)}
         for sub in sorted(pending, key=lambda p: order.get(p.chunk_id, len(order))):
             self.chunk(sub, parent_id=item.chunk_id, depth=depth + 1)
 
 
-def _extract(el: etree._Element, tag: str, parent_chunk_id: str,
-             next_tags: tuple[str, ...]) -> list[_Pending]:
+def _extract(
+    el: etree._Element, tag: str, parent_chunk_id: str, next_tags: tuple[str, ...]
+) -> list[_Pending]:
     """Replace the outermost ``tag`` elements with text inside ``el`` by markers.
 
     An element that holds a marker of an earlier pass is left in place: extracting it would move
@@ -263,8 +300,9 @@ ROW_GROUP_TAG = "tr"
 """The breakdown tag that splits a large table into row groups (seed 001's table-row chunks)."""
 
 
-def extract_row_groups(el: etree._Element, parent_chunk_id: str, next_tags: tuple[str, ...],
-                       run: _Breakdown) -> list[_Pending]:
+def extract_row_groups(
+    el: etree._Element, parent_chunk_id: str, next_tags: tuple[str, ...], run: _Breakdown
+) -> list[_Pending]:
     """Split each outermost table in ``el`` whose Markdown is over the threshold into row groups.
 
     Body rows are grouped greedily, in order, so that each group's Markdown (caption, header row,
@@ -275,7 +313,9 @@ def extract_row_groups(el: etree._Element, parent_chunk_id: str, next_tags: tupl
     two groups is not repeated in the second.
     """
     pending: list[_Pending] = []
-    tables = [t for t in el.iter("table") if not any(a.tag == "table" for a in _ancestors_below(t, el))]
+    tables = [
+        t for t in el.iter("table") if not any(a.tag == "table" for a in _ancestors_below(t, el))
+    ]
     for table in tables:
         rows = own_rows(table)
         if len(rows) < 2 or next(table.iter(MARKER_TAG), None) is not None:
@@ -286,10 +326,14 @@ def extract_row_groups(el: etree._Element, parent_chunk_id: str, next_tags: tupl
         header_at = next(i for i, line in enumerate(lines) if line.startswith("|"))
         columns = str(lines[header_at + 1].count("---"))
         table.set(COLUMNS_ATTR, columns)  # marker rows must not narrow the table
-        row_lines = lines[header_at + 2:]
+        row_lines = lines[header_at + 2 :]
         caption = _caption_of(table)
-        fixed = (len(run.markdown(caption)) + 2 if caption is not None else 0) + \
-            len(lines[header_at]) + len(lines[header_at + 1]) + 2
+        fixed = (
+            (len(run.markdown(caption)) + 2 if caption is not None else 0)
+            + len(lines[header_at])
+            + len(lines[header_at + 1])
+            + 2
+        )
         body = rows[1:]
         groups: list[list[int]] = []
         size = fixed
@@ -308,13 +352,23 @@ def extract_row_groups(el: etree._Element, parent_chunk_id: str, next_tags: tupl
             first, last = group[0] + 1, group[-1] + 1
             span = f"row {first}" if first == last else f"rows {first}–{last}"
             title = f"{caption_text}, {span}" if caption_text else span
-            group_el, marker = _group_element(caption, rows[0], [body[i] for i in group],
-                                              chunk_id, title)
+            group_el, marker = _group_element(
+                caption, rows[0], [body[i] for i in group], chunk_id, title
+            )
             group_el.find("table").set(COLUMNS_ATTR, columns)
             for element, role in resolve_roles(group_el, run.policy.markdown).items():
                 run.roles.setdefault(element, role)
-            pending.append(_Pending(group_el, chunk_id, title, ROW_GROUP_TAG, next_tags,
-                                    layer="table_row", marker=marker))
+            pending.append(
+                _Pending(
+                    group_el,
+                    chunk_id,
+                    title,
+                    ROW_GROUP_TAG,
+                    next_tags,
+                    layer="table_row",
+                    marker=marker,
+                )
+            )
     return pending
 
 
@@ -326,8 +380,9 @@ def _rowspan_blocks(rows: list[etree._Element]) -> list[range]:
         end = start
         index = start
         while index <= end:
-            spans = [int(c.get("rowspan")) for c in rows[index]
-                     if (c.get("rowspan") or "").isdigit()]
+            spans = [
+                int(c.get("rowspan")) for c in rows[index] if (c.get("rowspan") or "").isdigit()
+            ]
             end = min(len(rows) - 1, max([end, *(index + s - 1 for s in spans)]))
             index += 1
         blocks.append(range(start, end + 1))
@@ -335,9 +390,13 @@ def _rowspan_blocks(rows: list[etree._Element]) -> list[range]:
     return blocks
 
 
-def _group_element(caption: etree._Element | None, header: etree._Element,
-                   rows: list[etree._Element], chunk_id: str,
-                   title: str) -> tuple[etree._Element, etree._Element]:
+def _group_element(
+    caption: etree._Element | None,
+    header: etree._Element,
+    rows: list[etree._Element],
+    chunk_id: str,
+    title: str,
+) -> tuple[etree._Element, etree._Element]:
     """Move ``rows`` into a new figure (caption and header row copied); leave a marker row.
     Returns the figure and the marker."""
     marker_row = etree.Element("tr")

@@ -34,7 +34,9 @@ DRIVER: ModuleType = _driver()
 
 DB_ERRORS: tuple[type[Exception], ...] = tuple({sqlite3.Error, DRIVER.Error})
 """Base errors of either driver (``sqlean``'s classes do not derive from ``sqlite3``'s)."""
-OPERATIONAL_ERRORS: tuple[type[Exception], ...] = tuple({sqlite3.OperationalError, DRIVER.OperationalError})
+OPERATIONAL_ERRORS: tuple[type[Exception], ...] = tuple(
+    {sqlite3.OperationalError, DRIVER.OperationalError}
+)
 DATABASE_ERRORS: tuple[type[Exception], ...] = tuple({sqlite3.DatabaseError, DRIVER.DatabaseError})
 
 
@@ -114,8 +116,10 @@ def load_vector_extension(conn: sqlite3.Connection) -> str | None:
         finally:
             conn.enable_load_extension(False)
     except AttributeError:
-        return ("this Python's sqlite3 cannot load extensions (install sqlean.py); "
-                "semantic search is off")
+        return (
+            "this Python's sqlite3 cannot load extensions (install sqlean.py); "
+            "semantic search is off"
+        )
     except DB_ERRORS as exc:
         return f"sqlite-vec could not be loaded ({exc}); semantic search is off"
     return None

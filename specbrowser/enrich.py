@@ -119,8 +119,10 @@ def synopsis(document: Document, sections: list[Section], chunk_count: int) -> s
     lines = [
         f"# {escape_inline(document.title)}",
         "",
-        (f"Kind: {document.kind}. {len(sections)} sections, {len(top_level)} at top level, "
-         f"in {chunk_count} chunks (this synopsis included)."),
+        (
+            f"Kind: {document.kind}. {len(sections)} sections, {len(top_level)} at top level, "
+            f"in {chunk_count} chunks (this synopsis included)."
+        ),
         "",
         "Outline:",
         "",
@@ -129,8 +131,9 @@ def synopsis(document: Document, sections: list[Section], chunk_count: int) -> s
     return "\n".join(lines)
 
 
-def document_chunk(document: Document, sections: list[Section], chunk_count: int,
-                   threshold_chars: int) -> Chunk:
+def document_chunk(
+    document: Document, sections: list[Section], chunk_count: int, threshold_chars: int
+) -> Chunk:
     """The one ``document`` chunk of a chunk set (id :data:`DOCUMENT_CHUNK_ID`).
 
     It has no section, no parent, no subsections (its outline holds no markers, so it is never
@@ -138,13 +141,27 @@ def document_chunk(document: Document, sections: list[Section], chunk_count: int
     characters it is flagged ``unsplittable`` like any chunk left whole.
     """
     text = synopsis(document, sections, chunk_count)
-    return Chunk(id=DOCUMENT_CHUNK_ID, section_id=None, parent_id=None, depth=0,
-                 layer=DOCUMENT_LAYER, breakdown_tag=None, title=document.title, heading_path=[],
-                 text=text, over_threshold="unsplittable" if len(text) > threshold_chars else None)
+    return Chunk(
+        id=DOCUMENT_CHUNK_ID,
+        section_id=None,
+        parent_id=None,
+        depth=0,
+        layer=DOCUMENT_LAYER,
+        breakdown_tag=None,
+        title=document.title,
+        heading_path=[],
+        text=text,
+        over_threshold="unsplittable" if len(text) > threshold_chars else None,
+    )
 
 
-def finish_chunk_set(document: Document, sections: list[Section], chunks: list[Chunk],
-                     threshold_chars: int, copied: int = 0) -> list[Chunk]:
+def finish_chunk_set(
+    document: Document,
+    sections: list[Section],
+    chunks: list[Chunk],
+    threshold_chars: int,
+    copied: int = 0,
+) -> list[Chunk]:
     """The stored chunk set: the document chunk (ordinal 0) then ``chunks`` (the section
     chunks in pre-order, ordinals from 1), every one with its :attr:`Chunk.retrieval_text`.
     ``copied`` counts the section chunks a re-chunk copies from a stored set besides ``chunks``
@@ -168,7 +185,9 @@ def section_chunks(chunks: Iterable[Chunk]) -> list[Chunk]:
     return [c for c in chunks if c.layer != DOCUMENT_LAYER]
 
 
-def add_heading_paths(chunks: list[Chunk], sections: list[Section], toc: list[TocNode]) -> list[Mismatch]:
+def add_heading_paths(
+    chunks: list[Chunk], sections: list[Section], toc: list[TocNode]
+) -> list[Mismatch]:
     """Set each section chunk's :attr:`Chunk.toc_path` and :attr:`Chunk.mismatch` from ``toc``
     (subsections take their section's), and return every mismatch found.
 

@@ -34,8 +34,11 @@ def raise_reported(kind: str, payload: object, process: str) -> NoReturn:
     if kind == "error":
         name, message = payload  # type: ignore[misc]
         found = globals().get(name)
-        cls = found if isinstance(found, type) and issubclass(found, SpecbrowserError) \
+        cls = (
+            found
+            if isinstance(found, type) and issubclass(found, SpecbrowserError)
             else SpecbrowserError
+        )
         raise cls(message)
     raise RuntimeError(f"{process} failed: {payload}")
 

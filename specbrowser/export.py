@@ -71,11 +71,29 @@ PROGRESS_EVERY = 500
 """Records between two progress calls: often enough for a smooth bar, rare enough to be free."""
 
 METADATA_FIELDS = (
-    "chunk_id", "section_id", "parent_id", "subsections", "title", "heading_path", "toc_path",
-    "mismatch", "layer", "depth", "breakdown_tag", "size", "over_threshold", "ordinal",
-    "section_ordinal", "embedding_truncated", "token_count", "token_model", "embedding_model",
+    "chunk_id",
+    "section_id",
+    "parent_id",
+    "subsections",
+    "title",
+    "heading_path",
+    "toc_path",
+    "mismatch",
+    "layer",
+    "depth",
+    "breakdown_tag",
+    "size",
+    "over_threshold",
+    "ordinal",
+    "section_ordinal",
+    "embedding_truncated",
+    "token_count",
+    "token_model",
+    "embedding_model",
     "policy_version",
-    "document_title", "source", "content",
+    "document_title",
+    "source",
+    "content",
 )
 """Keys of every record's ``metadata``, in order:
 
@@ -135,7 +153,9 @@ def resolve_policy_version(db: sqlite_utils.Database, version: str | None) -> st
     return resolve_version(db, version)
 
 
-def embedding_info(db: sqlite_utils.Database) -> tuple[str | None, dict[str, tuple[bool, int | None]]]:
+def embedding_info(
+    db: sqlite_utils.Database,
+) -> tuple[str | None, dict[str, tuple[bool, int | None]]]:
     """The stored embedding model and, per retrieval-text hash, ``(truncated, token count)``.
 
     Read only (no sqlite-vec needed, nothing written): ``(None, {})`` when the database holds no
@@ -146,12 +166,15 @@ def embedding_info(db: sqlite_utils.Database) -> tuple[str | None, dict[str, tup
     if current is None or "embeddings" not in db.table_names():
         return None, {}
     model = current[0]
-    rows = db.execute("SELECT content_hash, truncated, tokens FROM embeddings WHERE model = ?", [model])
+    rows = db.execute(
+        "SELECT content_hash, truncated, tokens FROM embeddings WHERE model = ?", [model]
+    )
     return model, {digest: (bool(truncated), tokens) for digest, truncated, tokens in rows}
 
 
-def iter_records(db: sqlite_utils.Database, policy_version: str,
-                 content: str = "retrieval") -> Iterator[dict[str, Any]]:
+def iter_records(
+    db: sqlite_utils.Database, policy_version: str, content: str = "retrieval"
+) -> Iterator[dict[str, Any]]:
     """The chunk set's records in chunk ordinal order: ``{"id", "page_content", "metadata",
     "type": "Document"}`` with the metadata of :data:`METADATA_FIELDS`.
 
@@ -164,8 +187,9 @@ def iter_records(db: sqlite_utils.Database, policy_version: str,
         raise ValueError(f"content must be one of {CONTENT_KINDS}, not {content!r}")
     title = get_document(db).title
     source_files = dict(db.execute("SELECT id, source_file FROM sections").fetchall())
-    first_file = next(iter(db.execute("SELECT source_file FROM sections ORDER BY ordinal LIMIT 1")),
-                      ("",))[0]
+    first_file = next(
+        iter(db.execute("SELECT source_file FROM sections ORDER BY ordinal LIMIT 1")), ("",)
+    )[0]
     model, embedded = embedding_info(db)
     hashes = chunk_hash_map(db, policy_version) if embedded else {}
     tokens = token_info(db, policy_version)
@@ -173,26 +197,44 @@ def iter_records(db: sqlite_utils.Database, policy_version: str,
     for chunk in iter_chunks(db, policy_version):
         vector = embedded.get(hashes.get(chunk.id, "")) if embedded else None
         token_count = token_counts.get(chunk.id, vector[1] if vector else None)
-        source = (f"{source_files.get(chunk.section_id, '')}#{chunk.section_id}"
-                  if chunk.section_id else first_file)
+        source = (
+            f"{source_files.get(chunk.section_id, '')}#{chunk.section_id}"
+            if chunk.section_id
+            else first_file
+        )
         metadata = {
-            "chunk_id": chunk.id, "section_id": chunk.section_id, "parent_id": chunk.parent_id,
-            "subsections": chunk.subsections, "title": chunk.title,
-            "heading_path": chunk.heading_path, "toc_path": chunk.toc_path,
-            "mismatch": chunk.mismatch, "layer": chunk.layer, "depth": chunk.depth,
-            "breakdown_tag": chunk.breakdown_tag, "size": chunk.size,
-            "over_threshold": chunk.over_threshold, "ordinal": chunk.ordinal,
+            "chunk_id": chunk.id,
+            "section_id": chunk.section_id,
+            "parent_id": chunk.parent_id,
+            "subsections": chunk.subsections,
+            "title": chunk.title,
+            "heading_path": chunk.heading_path,
+            "toc_path": chunk.toc_path,
+            "mismatch": chunk.mismatch,
+            "layer": chunk.layer,
+            "depth": chunk.depth,
+            "breakdown_tag": chunk.breakdown_tag,
+            "size": chunk.size,
+            "over_threshold": chunk.over_threshold,
+            "ordinal": chunk.ordinal,
             "section_ordinal": chunk.section_ordinal,
             "embedding_truncated": vector[0] if vector else None,
             "token_count": token_count,
             "token_model": (tokens.model if chunk.id in token_counts else model)
-            if token_count is not None else None,
-            "embedding_model": model, "policy_version": policy_version,
-            "document_title": title, "source": source, "content": content,
+            if token_count is not None
+            else None,
+            "embedding_model": model,
+            "policy_version": policy_version,
+            "document_title": title,
+            "source": source,
+            "content": content,
         }
-        yield {"id": chunk.id,
-               "page_content": chunk.retrieval_text if content == "retrieval" else chunk.text,
-               "metadata": metadata, "type": "Document"}
+        yield {
+            "id": chunk.id,
+            "page_content": chunk.retrieval_text if content == "retrieval" else chunk.text,
+            "metadata": metadata,
+            "type": "Document",
+        }
 
 
 def check_output_path(path: Path) -> None:
@@ -219,9 +261,15 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: records written so far, of ``total``."""
 
 
-def export_chunk_set(db: sqlite_utils.Database, path: Path | str, *, format: str = "jsonl",
-                     policy_version: str | None = None, content: str = "retrieval",
-                     progress: Progress | None = None) -> ExportResult:
+def export_chunk_set(
+    db: sqlite_utils.Database,
+    path: Path | str,
+    *,
+    format: str = "jsonl",
+    policy_version: str | None = None,
+    content: str = "retrieval",
+    progress: Progress | None = None,
+) -> ExportResult:
     """Write every chunk of a chunk set to ``path`` as ``format`` records (see the module doc).
 
     ``policy_version`` is a full version or unique prefix (None: the active set). Atomic: the
@@ -248,14 +296,18 @@ def export_chunk_set(db: sqlite_utils.Database, path: Path | str, *, format: str
     if format == "parquet":
         require_pyarrow()
     version = resolve_policy_version(db, policy_version)
-    total = int(db.execute("SELECT count(*) FROM chunks WHERE policy_version = ?",
-                           [version]).fetchone()[0])
+    total = int(
+        db.execute("SELECT count(*) FROM chunks WHERE policy_version = ?", [version]).fetchone()[0]
+    )
     start = time.perf_counter()
     records = iter_records(db, version, content)
     writer = _write_jsonl if format == "jsonl" else _write_parquet
-    file_metadata = {"specbrowser.version": __version__, "specbrowser.policy_version": version,
-                     "specbrowser.document_title": get_document(db).title,
-                     "specbrowser.content": content}
+    file_metadata = {
+        "specbrowser.version": __version__,
+        "specbrowser.policy_version": version,
+        "specbrowser.document_title": get_document(db).title,
+        "specbrowser.content": content,
+    }
     output = _stream_output(path) if is_stream(path) else _atomic_output(path.resolve())
     try:
         with output as handle:
@@ -264,8 +316,14 @@ def export_chunk_set(db: sqlite_utils.Database, path: Path | str, *, format: str
         raise  # a reader that stopped early: the command line ends quietly (status 141)
     except OSError as exc:  # an unwritable folder (/proc, /sys), a full disk, …
         raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return ExportResult(path=path, format=format, policy_version=version, records=count,
-                        size_bytes=output.size, seconds=time.perf_counter() - start)
+    return ExportResult(
+        path=path,
+        format=format,
+        policy_version=version,
+        records=count,
+        size_bytes=output.size,
+        seconds=time.perf_counter() - start,
+    )
 
 
 def is_stream(path: Path) -> bool:
@@ -315,8 +373,9 @@ class _atomic_output:
         self.size = 0
 
     def __enter__(self) -> IO[bytes]:
-        fd, self.temp_name = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.",
-                                              suffix=".tmp")
+        fd, self.temp_name = tempfile.mkstemp(
+            dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
+        )
         self.handle = os.fdopen(fd, "wb")
         os.chmod(self.temp_name, _file_mode(self.path))  # mkstemp makes it 0600
         return self.handle
@@ -347,8 +406,13 @@ def _file_mode(path: Path) -> int:
         return 0o666 & ~umask
 
 
-def _write_jsonl(handle: IO[bytes], records: Iterator[dict[str, Any]], total: int,
-                 progress: Progress | None, file_metadata: dict[str, str]) -> int:
+def _write_jsonl(
+    handle: IO[bytes],
+    records: Iterator[dict[str, Any]],
+    total: int,
+    progress: Progress | None,
+    file_metadata: dict[str, str],
+) -> int:
     count = 0
     for record in records:
         handle.write(json.dumps(record, ensure_ascii=False).encode("utf-8"))
@@ -371,16 +435,34 @@ def parquet_schema() -> Any:
     import pyarrow as pa  # type: ignore[import-untyped]
 
     text, strings, integer = pa.string(), pa.list_(pa.string()), pa.int64()
-    types = {"subsections": strings, "heading_path": strings, "toc_path": strings,
-             "depth": integer, "size": integer, "ordinal": integer, "token_count": integer,
-             "embedding_truncated": pa.bool_()}
+    types = {
+        "subsections": strings,
+        "heading_path": strings,
+        "toc_path": strings,
+        "depth": integer,
+        "size": integer,
+        "ordinal": integer,
+        "token_count": integer,
+        "embedding_truncated": pa.bool_(),
+    }
     metadata = pa.struct([pa.field(name, types.get(name, text)) for name in METADATA_FIELDS])
-    return pa.schema([pa.field("id", text), pa.field("page_content", text),
-                      pa.field("metadata", metadata), pa.field("type", text)])
+    return pa.schema(
+        [
+            pa.field("id", text),
+            pa.field("page_content", text),
+            pa.field("metadata", metadata),
+            pa.field("type", text),
+        ]
+    )
 
 
-def _write_parquet(handle: IO[bytes], records: Iterator[dict[str, Any]], total: int,
-                   progress: Progress | None, file_metadata: dict[str, str]) -> int:
+def _write_parquet(
+    handle: IO[bytes],
+    records: Iterator[dict[str, Any]],
+    total: int,
+    progress: Progress | None,
+    file_metadata: dict[str, str],
+) -> int:
     import pyarrow as pa  # type: ignore[import-untyped]
     import pyarrow.parquet as pq  # type: ignore[import-untyped]
 

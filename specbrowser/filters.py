@@ -31,7 +31,9 @@ def mismatched_section_ids(db: sqlite_utils.Database, policy_version: str) -> li
     left out, so each mismatched section counts once."""
     rows = db.execute(
         "SELECT id FROM chunks WHERE policy_version = ? AND parent_id IS NULL "
-        "AND section_id IS NOT NULL AND mismatch IS NOT NULL ORDER BY ordinal", [policy_version])
+        "AND section_id IS NOT NULL AND mismatch IS NOT NULL ORDER BY ordinal",
+        [policy_version],
+    )
     return [row[0] for row in rows]
 
 
@@ -39,7 +41,9 @@ def over_threshold_chunk_ids(db: sqlite_utils.Database, policy_version: str) -> 
     """Ids of the chunks that stayed over the threshold (any reason), in chunk ordinal order."""
     rows = db.execute(
         "SELECT id FROM chunks WHERE policy_version = ? AND over_threshold IS NOT NULL "
-        "ORDER BY ordinal", [policy_version])
+        "ORDER BY ordinal",
+        [policy_version],
+    )
     return [row[0] for row in rows]
 
 
@@ -93,8 +97,9 @@ def filtered_tree(db: sqlite_utils.Database, kind: str, policy_version: str) -> 
     return FilteredTree(kind, matches, children)
 
 
-def _tree_parents(db: sqlite_utils.Database,
-                  policy_version: str) -> tuple[dict[str, str], dict[str, tuple[int, int, int]]]:
+def _tree_parents(
+    db: sqlite_utils.Database, policy_version: str
+) -> tuple[dict[str, str], dict[str, tuple[int, int, int]]]:
     """Each chunk's tree parent (as :func:`specbrowser.store.tree_parent_id` gives it, for the
     whole set at once), and a sort key per chunk: siblings in their parent's subsection order.
 
@@ -104,7 +109,9 @@ def _tree_parents(db: sqlite_utils.Database,
     section_parent = dict(db.execute("SELECT id, parent_id FROM sections").fetchall())
     rows = db.execute(
         "SELECT id, section_id, parent_id, subsections, ordinal FROM chunk_rows "  # no text needed
-        "WHERE policy_version = ? ORDER BY ordinal", [policy_version]).fetchall()
+        "WHERE policy_version = ? ORDER BY ordinal",
+        [policy_version],
+    ).fetchall()
     listed_by: dict[str, list[tuple[str, str | None, int]]] = {}
     for chunk_id, section_id, _parent, subsections, _ordinal in rows:
         for index, child in enumerate(json.loads(subsections or "[]")):

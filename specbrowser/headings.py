@@ -18,8 +18,13 @@ from functools import lru_cache
 
 from specbrowser.model import Section, TocNode
 
-MISMATCH_KINDS = ("missing_from_toc", "title_differs", "depth_differs", "ancestor_differs",
-                  "toc_entry_without_section")
+MISMATCH_KINDS = (
+    "missing_from_toc",
+    "title_differs",
+    "depth_differs",
+    "ancestor_differs",
+    "toc_entry_without_section",
+)
 """The classes of disagreement, in the order a section is tested for them (first wins)."""
 
 
@@ -65,8 +70,14 @@ def resolve_toc_starts(toc: list[TocNode], sections: list[Section]) -> list[TocN
         start = node.start
         if start is None and node.target_id is not None:
             start = ordinal.get(node.target_id)
-        return TocNode(node.title, node.secnum, node.target_id, start, node.end,
-                       [copy(c) for c in node.children])
+        return TocNode(
+            node.title,
+            node.secnum,
+            node.target_id,
+            start,
+            node.end,
+            [copy(c) for c in node.children],
+        )
 
     return [copy(n) for n in toc]
 
@@ -105,8 +116,13 @@ def _overlapping(spans: list[_Span], first: int, last: int) -> Iterator[_Entry]:
         yield from _overlapping(span.children, first, last)
 
 
-def _spans(nodes: list[TocNode], path: tuple[str, ...], depth: int, parent_end: int | None,
-           document_end: int) -> list[_Span]:
+def _spans(
+    nodes: list[TocNode],
+    path: tuple[str, ...],
+    depth: int,
+    parent_end: int | None,
+    document_end: int,
+) -> list[_Span]:
     """Resolve each node's range (see the module docstring) and build the search tree."""
     starts = [n.start for n in nodes]
     spans: list[_Span] = []
@@ -114,7 +130,7 @@ def _spans(nodes: list[TocNode], path: tuple[str, ...], depth: int, parent_end: 
         own_path = path + (node.display_title,) if node.title else path
         end = node.end
         if end is None:
-            following = next((s for s in starts[index + 1:] if s is not None), None)
+            following = next((s for s in starts[index + 1 :] if s is not None), None)
             if following is not None:
                 end = following - 1
             elif parent_end is not None:
@@ -125,8 +141,13 @@ def _spans(nodes: list[TocNode], path: tuple[str, ...], depth: int, parent_end: 
             end = min(end, parent_end)  # an open-ended last child never leaks past its parent
         has_range = node.start is not None and end >= node.start
         entry = _Entry(node, own_path, depth, node.start, end) if has_range and node.title else None
-        children = _spans(node.children, own_path, depth + 1 if node.title else depth,
-                          end if has_range else parent_end, document_end)
+        children = _spans(
+            node.children,
+            own_path,
+            depth + 1 if node.title else depth,
+            end if has_range else parent_end,
+            document_end,
+        )
         lows = [c.low for c in children] + ([entry.start] if entry else [])
         highs = [c.high for c in children] + ([entry.end] if entry else [])
         if lows:
@@ -152,7 +173,8 @@ def _best_entry(entries: Iterable[_Entry], first: int, last: int) -> _Entry | No
 
 _PARAMETERS = re.compile(r"\s*\(.*\)\s*$")
 _LEADING_NUMBER = re.compile(
-    r"^\s*(?:Annex\s+[A-Z](?:\s*\([^)]*\))?|[0-9]+(?:\.[0-9]+)*\.?|[A-Z](?:\.[0-9]+)+\.?)\s+(?=\S)")
+    r"^\s*(?:Annex\s+[A-Z](?:\s*\([^)]*\))?|[0-9]+(?:\.[0-9]+)*\.?|[A-Z](?:\.[0-9]+)+\.?)\s+(?=\S)"
+)
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " "})
 
 
@@ -164,7 +186,7 @@ def normalize_title(title: str, secnum: str = "") -> str:
     collapsed, case folded."""
     text = unicodedata.normalize("NFKC", title).translate(_QUOTES).strip()
     if secnum and text.startswith(secnum):
-        text = text[len(secnum):]
+        text = text[len(secnum) :]
     text = _LEADING_NUMBER.sub("", text)
     text = _PARAMETERS.sub("", text)
     return " ".join(text.split()).casefold()
@@ -181,9 +203,12 @@ class Mismatch:
     toc_path: list[str]
 
 
-def classify_mismatches(sections: list[Section], toc: list[TocNode],
-                        parser_paths: dict[str, list[str]],
-                        toc_paths: dict[str, list[str]]) -> list[Mismatch]:
+def classify_mismatches(
+    sections: list[Section],
+    toc: list[TocNode],
+    parser_paths: dict[str, list[str]],
+    toc_paths: dict[str, list[str]],
+) -> list[Mismatch]:
     """Every disagreement between the section tree and the TOC, sections in document order,
     then TOC entries without a section. Nothing is reported when ``toc`` is empty.
 
@@ -212,7 +237,9 @@ def classify_mismatches(sections: list[Section], toc: list[TocNode],
         kind = None
         if entry is None:
             kind = "missing_from_toc"
-        elif normalize_title(entry.title, entry.secnum) != normalize_title(section.title, section.secnum):
+        elif normalize_title(entry.title, entry.secnum) != normalize_title(
+            section.title, section.secnum
+        ):
             kind = "title_differs"
         elif len(toc_path) != len(parser_path):
             kind = "depth_differs"
@@ -221,8 +248,11 @@ def classify_mismatches(sections: list[Section], toc: list[TocNode],
         if kind:
             found.append(Mismatch(kind, section.id, list(parser_path), list(toc_path)))
     for node in orphans:
-        found.append(Mismatch("toc_entry_without_section", node.target_id or node.title, [],
-                              [node.display_title]))
+        found.append(
+            Mismatch(
+                "toc_entry_without_section", node.target_id or node.title, [], [node.display_title]
+            )
+        )
     return found
 
 

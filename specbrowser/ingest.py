@@ -57,8 +57,12 @@ class IngestResult:
     mismatches: list[Mismatch] = field(default_factory=list)
 
 
-def chunk_spec(parsed: ParsedSpec, policy: ChunkPolicy, progress: Progress | None = None,
-               learned: dict[str, SectionMarkdown] | None = None) -> list[Chunk]:
+def chunk_spec(
+    parsed: ParsedSpec,
+    policy: ChunkPolicy,
+    progress: Progress | None = None,
+    learned: dict[str, SectionMarkdown] | None = None,
+) -> list[Chunk]:
     """Break every section of a parsed spec into chunks, in document order (the section chunks
     of a chunk set; :func:`specbrowser.enrich.finish_chunk_set` adds the document chunk).
 
@@ -66,17 +70,22 @@ def chunk_spec(parsed: ParsedSpec, policy: ChunkPolicy, progress: Progress | Non
     pre-order (0 is the document chunk's). ``learned``, when given, receives each section's
     conversion (:func:`specbrowser.markdown_cache.capture`) for the Markdown cache.
     """
-    return _chunk_sections(parsed.sections, parsed.elements.__getitem__, policy, progress,
-                           learned=learned)
+    return _chunk_sections(
+        parsed.sections, parsed.elements.__getitem__, policy, progress, learned=learned
+    )
 
 
-def chunk_sections(sections: list[Section], policy: ChunkPolicy,
-                   progress: Progress | None = None, *,
-                   known: Mapping[str, SectionMarkdown] | None = None,
-                   learned: dict[str, SectionMarkdown] | None = None,
-                   copied: Mapping[str, int] | None = None,
-                   copied_at: dict[str, int] | None = None,
-                   broken_down: list[str] | None = None) -> list[Chunk]:
+def chunk_sections(
+    sections: list[Section],
+    policy: ChunkPolicy,
+    progress: Progress | None = None,
+    *,
+    known: Mapping[str, SectionMarkdown] | None = None,
+    learned: dict[str, SectionMarkdown] | None = None,
+    copied: Mapping[str, int] | None = None,
+    copied_at: dict[str, int] | None = None,
+    broken_down: list[str] | None = None,
+) -> list[Chunk]:
     """Break sections into chunks from their stored own HTML: no source file needed.
 
     Each section's :attr:`Section.html` is parsed back (:func:`parse_fragment`) and broken down
@@ -103,18 +112,31 @@ def chunk_sections(sections: list[Section], policy: ChunkPolicy,
         SpecParseError: a section's stored HTML holds no element.
     """
     html = {section.id: section.html for section in sections}
-    return _chunk_sections(sections, lambda section_id: parse_fragment(html[section_id]),
-                           policy, progress, known=known, learned=learned, copied=copied,
-                           copied_at=copied_at, broken_down=broken_down)
+    return _chunk_sections(
+        sections,
+        lambda section_id: parse_fragment(html[section_id]),
+        policy,
+        progress,
+        known=known,
+        learned=learned,
+        copied=copied,
+        copied_at=copied_at,
+        broken_down=broken_down,
+    )
 
 
-def _chunk_sections(sections: list[Section], element_for: Callable[[str], etree._Element],
-                    policy: ChunkPolicy, progress: Progress | None, *,
-                    known: Mapping[str, SectionMarkdown] | None = None,
-                    learned: dict[str, SectionMarkdown] | None = None,
-                    copied: Mapping[str, int] | None = None,
-                    copied_at: dict[str, int] | None = None,
-                    broken_down: list[str] | None = None) -> list[Chunk]:
+def _chunk_sections(
+    sections: list[Section],
+    element_for: Callable[[str], etree._Element],
+    policy: ChunkPolicy,
+    progress: Progress | None,
+    *,
+    known: Mapping[str, SectionMarkdown] | None = None,
+    learned: dict[str, SectionMarkdown] | None = None,
+    copied: Mapping[str, int] | None = None,
+    copied_at: dict[str, int] | None = None,
+    broken_down: list[str] | None = None,
+) -> list[Chunk]:
     """Chunk every section not ``copied``: first the ones the cache makes whole (no parse),
     then the rest, spread over the cores (:func:`specbrowser.workers.split_map`, weighted by
     their HTML's length); ordinals are given in document order at the end."""
@@ -124,8 +146,10 @@ def _chunk_sections(sections: list[Section], element_for: Callable[[str], etree.
     to_break: list[tuple[Section, list[str]]] = []
     for section in sections:
         if section.id == DOCUMENT_CHUNK_ID:
-            raise SpecParseError(f"a section has the id {DOCUMENT_CHUNK_ID!r}, which specbrowser "
-                                 "reserves for the document chunk")
+            raise SpecParseError(
+                f"a section has the id {DOCUMENT_CHUNK_ID!r}, which specbrowser "
+                "reserves for the document chunk"
+            )
         if section.id in copied:
             continue
         heading_path = _heading_path(section, by_id)
@@ -144,13 +168,13 @@ def _chunk_sections(sections: list[Section], element_for: Callable[[str], etree.
 
     def chunk_one(item: tuple[Section, list[str]]) -> tuple[list[Chunk], SectionMarkdown | None]:
         section, heading_path = item
-        return _section_chunks(section, element_for, policy, heading_path, known,
-                               learned is not None)
+        return _section_chunks(
+            section, element_for, policy, heading_path, known, learned is not None
+        )
 
     if progress:
         progress("chunking", quick, total)
-    broken = split_map(chunk_one, to_break, [len(section.html) for section, _ in to_break],
-                       report)
+    broken = split_map(chunk_one, to_break, [len(section.html) for section, _ in to_break], report)
     for (section, _), (chunks, conversion) in zip(to_break, broken):
         done[section.id] = chunks
         if conversion is not None and learned is not None:
@@ -186,8 +210,12 @@ def _heading_path(section: Section, by_id: Mapping[str, Section]) -> list[str]:
     return path
 
 
-def _whole_from_cache(section: Section, policy: ChunkPolicy, heading_path: list[str],
-                      known: Mapping[str, SectionMarkdown] | None) -> Chunk | None:
+def _whole_from_cache(
+    section: Section,
+    policy: ChunkPolicy,
+    heading_path: list[str],
+    known: Mapping[str, SectionMarkdown] | None,
+) -> Chunk | None:
     """The section's one chunk from its cached conversion, when the breakdown cannot change it
     (:func:`whole_section_chunk`); None when it must be broken down (or is not cached)."""
     cached = known.get(section.id) if known else None
@@ -196,10 +224,14 @@ def _whole_from_cache(section: Section, policy: ChunkPolicy, heading_path: list[
     return whole_section_chunk(section, cached.markdown, cached.subsections, policy, heading_path)
 
 
-def _section_chunks(section: Section, element_for: Callable[[str], etree._Element],
-                    policy: ChunkPolicy, heading_path: list[str],
-                    known: Mapping[str, SectionMarkdown] | None,
-                    learn: bool) -> tuple[list[Chunk], SectionMarkdown | None]:
+def _section_chunks(
+    section: Section,
+    element_for: Callable[[str], etree._Element],
+    policy: ChunkPolicy,
+    heading_path: list[str],
+    known: Mapping[str, SectionMarkdown] | None,
+    learn: bool,
+) -> tuple[list[Chunk], SectionMarkdown | None]:
     """One section's chunks, broken down from its element (see :func:`chunk_sections`), and
     with ``learn`` the conversion to add to the Markdown cache (None when there is nothing new:
     the cached detail served, or the cache holds the section without detail)."""
@@ -234,9 +266,14 @@ def check_db_path(db_path: Path) -> None:
         raise DatabaseError(f"cannot write {db_path}: permission denied")
 
 
-def ingest(spec_paths: list[Path], db_path: Path, policy: ChunkPolicy,
-           progress: Progress | None = None, toc_file: Path | None = None,
-           policy_for_kind: PolicyForKind | None = None) -> IngestResult:
+def ingest(
+    spec_paths: list[Path],
+    db_path: Path,
+    policy: ChunkPolicy,
+    progress: Progress | None = None,
+    toc_file: Path | None = None,
+    policy_for_kind: PolicyForKind | None = None,
+) -> IngestResult:
     """Parse a spec, chunk it under ``policy`` and store the chunk set in ``db_path``.
 
     The new set becomes the active one. With the spec already in the database (same bytes,
@@ -269,8 +306,12 @@ def ingest(spec_paths: list[Path], db_path: Path, policy: ChunkPolicy,
     sections = list(parsed.sections)
     mark = time.perf_counter()
     learned: dict[str, SectionMarkdown] = {}
-    chunks = finish_chunk_set(parsed.document, sections,
-                              chunk_spec(parsed, policy, progress, learned), policy.threshold_chars)
+    chunks = finish_chunk_set(
+        parsed.document,
+        sections,
+        chunk_spec(parsed, policy, progress, learned),
+        policy.threshold_chars,
+    )
     mismatches = add_heading_paths(chunks, sections, toc)
     timings["chunk"] = time.perf_counter() - mark
     stats = compute_stats(chunks, len(sections))
@@ -282,8 +323,16 @@ def ingest(spec_paths: list[Path], db_path: Path, policy: ChunkPolicy,
         db = open_database(db_path, create=True)
         try:
             outcome = store_ingest(
-                db, parsed.document, sections, policy, chunks, stats, toc, mismatches,
-                cache_writer=lambda db, digest: save_markdown(db, digest, policy.markdown, learned))
+                db,
+                parsed.document,
+                sections,
+                policy,
+                chunks,
+                stats,
+                toc,
+                mismatches,
+                cache_writer=lambda db, digest: save_markdown(db, digest, policy.markdown, learned),
+            )
             chunk_sets = count_chunk_sets(db)
         finally:
             db.close()
@@ -293,5 +342,12 @@ def ingest(spec_paths: list[Path], db_path: Path, policy: ChunkPolicy,
         raise
     timings["store"] = time.perf_counter() - mark
     timings["total"] = time.perf_counter() - start
-    return IngestResult(parsed=parsed, chunks=chunks, stats=stats, timings=timings,
-                        outcome=outcome, chunk_sets=chunk_sets, mismatches=mismatches)
+    return IngestResult(
+        parsed=parsed,
+        chunks=chunks,
+        stats=stats,
+        timings=timings,
+        outcome=outcome,
+        chunk_sets=chunk_sets,
+        mismatches=mismatches,
+    )

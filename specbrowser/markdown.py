@@ -51,23 +51,79 @@ MARKER_TAGS = frozenset({"sb-section-ref", "sb-marker"})
 """Placeholders for a child section (written by the parser) and an extracted element (written by
 the breakdown); both render as a marker and are never breakdown candidates."""
 
-BLOCK_TAGS = frozenset({
-    "p", "div", "section", "article", "header", "footer", "main", "nav", "aside", "body",
-    "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "dl", "dt", "dd", "table", "thead",
-    "tbody", "tfoot", "tr", "td", "th", "caption", "figure", "figcaption", "pre", "blockquote",
-    "hr", "emu-alg", "emu-grammar", "emu-production", "emu-note", "emu-example", "emu-table",
-    "emu-figure", "emu-clause", "emu-annex", "emu-intro", "emu-import", "details", "summary",
-    *MARKER_TAGS,
-})
+BLOCK_TAGS = frozenset(
+    {
+        "p",
+        "div",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "main",
+        "nav",
+        "aside",
+        "body",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "ul",
+        "ol",
+        "li",
+        "dl",
+        "dt",
+        "dd",
+        "table",
+        "thead",
+        "tbody",
+        "tfoot",
+        "tr",
+        "td",
+        "th",
+        "caption",
+        "figure",
+        "figcaption",
+        "pre",
+        "blockquote",
+        "hr",
+        "emu-alg",
+        "emu-grammar",
+        "emu-production",
+        "emu-note",
+        "emu-example",
+        "emu-table",
+        "emu-figure",
+        "emu-clause",
+        "emu-annex",
+        "emu-intro",
+        "emu-import",
+        "details",
+        "summary",
+        *MARKER_TAGS,
+    }
+)
 """Elements that start a block of their own when they stand among inline content."""
 
 COLUMNS_ATTR = "data-sb-columns"
 """Set by the ``tr`` breakdown on a split table and its row groups: the column count of the whole
 table, so every part is padded as the whole was."""
 
-_BLOCK_ROLES = frozenset({"grammar", "code_block", "table", "ordered_list", "unordered_list", "note"})
-_ROLE_ORDER = ("skip", "grammar", "code_block", "table", "ordered_list", "unordered_list", "note",
-               "link", "inline_code")
+_BLOCK_ROLES = frozenset(
+    {"grammar", "code_block", "table", "ordered_list", "unordered_list", "note"}
+)
+_ROLE_ORDER = (
+    "skip",
+    "grammar",
+    "code_block",
+    "table",
+    "ordered_list",
+    "unordered_list",
+    "note",
+    "link",
+    "inline_code",
+)
 _WS = re.compile(r"[ \t\n\r\f\v]+")
 _HARD_BREAK = "\x00"
 """Stands for ``<br>`` until whitespace is collapsed: a newline in a paragraph, ``<br>`` in a cell."""
@@ -109,8 +165,12 @@ BlockCache = dict[etree._Element, list[str]]
 tree drops the entries of the edited element and all its ancestors (see the breakdown)."""
 
 
-def to_markdown(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG,
-                roles: Roles | None = None, cache: BlockCache | None = None) -> str:
+def to_markdown(
+    el: etree._Element,
+    config: MarkdownConfig = DEFAULT_CONFIG,
+    roles: Roles | None = None,
+    cache: BlockCache | None = None,
+) -> str:
     """The Markdown of one element and everything in it.
 
     ``el`` may be a section element (its own content, child sections as placeholders) or any
@@ -122,8 +182,12 @@ def to_markdown(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG,
     return "\n\n".join(to_blocks(el, config, roles, cache))
 
 
-def to_blocks(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG,
-              roles: Roles | None = None, cache: BlockCache | None = None) -> list[str]:
+def to_blocks(
+    el: etree._Element,
+    config: MarkdownConfig = DEFAULT_CONFIG,
+    roles: Roles | None = None,
+    cache: BlockCache | None = None,
+) -> list[str]:
     """The Markdown blocks of one element, in order (what :func:`to_markdown` joins)."""
     out: list[str] = []
     _Converter(resolve_roles(el, config) if roles is None else roles, cache).block(el, out)
@@ -287,7 +351,9 @@ class _Converter:
                 continue
             role = self.roles.get(child)
             if role in ("ordered_list", "unordered_list"):  # a list directly inside a list (C05)
-                lines.extend(" " * indent + line if line else line for line in self.list_lines(child))
+                lines.extend(
+                    " " * indent + line if line else line for line in self.list_lines(child)
+                )
                 continue
             blocks: list[str] = []
             if child.tag == "li":
@@ -319,8 +385,9 @@ class _Converter:
             language = next(iter((source.get("class") or "").split()), "").removeprefix("language-")
             text = text_of(el).strip("\n")
         elif any(self.is_block(child) for child in el):  # block emu-eqn: one line per block child
-            text = "\n".join(filter(None, (" ".join(text_of(c).split()) for c in el
-                                           if isinstance(c.tag, str))))
+            text = "\n".join(
+                filter(None, (" ".join(text_of(c).split()) for c in el if isinstance(c.tag, str)))
+            )
         else:
             text = " ".join(text_of(el).split())
         if text.strip():
@@ -457,12 +524,18 @@ class _Converter:
 
 
 _ROLE_HANDLERS: dict[str, Callable[[_Converter, etree._Element, list[str]], None]] = {
-    "grammar": _Converter.grammar, "code_block": _Converter.code_block, "table": _Converter.table,
-    "ordered_list": _Converter.list_, "unordered_list": _Converter.list_, "note": _Converter.note,
+    "grammar": _Converter.grammar,
+    "code_block": _Converter.code_block,
+    "table": _Converter.table,
+    "ordered_list": _Converter.list_,
+    "unordered_list": _Converter.list_,
+    "note": _Converter.note,
 }
 _TAG_HANDLERS: dict[str, Callable[[_Converter, etree._Element, list[str]], None]] = {
     **{f"h{n}": _Converter.heading for n in range(1, 7)},
-    "p": _Converter.paragraph, "emu-alg": _Converter.algorithm, "hr": _Converter.hr,
+    "p": _Converter.paragraph,
+    "emu-alg": _Converter.algorithm,
+    "hr": _Converter.hr,
     **{tag: _Converter.marker for tag in MARKER_TAGS},
 }
 
@@ -507,7 +580,7 @@ def _collapse(text: str) -> str:
 def _escape_block_start(text: str) -> str:
     match = re.match(r"\d{1,9}(?=[.)])", text)
     if match:
-        return text[:match.end()] + "\\" + text[match.end():]
+        return text[: match.end()] + "\\" + text[match.end() :]
     return "\\" + text
 
 

@@ -50,8 +50,9 @@ class SectionMarkdown:
     detail: bytes | None = None
 
 
-def capture(element: etree._Element, roles: Roles, cache: BlockCache,
-            markdown: str) -> SectionMarkdown:
+def capture(
+    element: etree._Element, roles: Roles, cache: BlockCache, markdown: str
+) -> SectionMarkdown:
     """Record a section's conversion right after ``to_markdown(element, config, roles, cache)``
     and before anything changes the tree (the breakdown does): the keys of ``roles`` and
     ``cache`` must be elements of ``element``'s pristine subtree.
@@ -73,14 +74,19 @@ def capture(element: etree._Element, roles: Roles, cache: BlockCache,
     position = dict(zip(nodes, range(len(nodes))))
     role_names = sorted(set(roles.values()))
     role_code = {name: code for code, name in enumerate(role_names)}
-    head = json.dumps({
-        "tags": tags, "nodes": len(nodes), "role_names": role_names,
-        "role_at": list(map(position.__getitem__, roles)),
-        "role": list(map(role_code.__getitem__, roles.values())),
-        "block_at": list(map(position.__getitem__, cache)),
-        "block_tag": [node.tag for node in cache],
-        "blocks": list(map(len, cache.values())),
-    }, separators=(",", ":"))
+    head = json.dumps(
+        {
+            "tags": tags,
+            "nodes": len(nodes),
+            "role_names": role_names,
+            "role_at": list(map(position.__getitem__, roles)),
+            "role": list(map(role_code.__getitem__, roles.values())),
+            "block_at": list(map(position.__getitem__, cache)),
+            "block_tag": [node.tag for node in cache],
+            "blocks": list(map(len, cache.values())),
+        },
+        separators=(",", ":"),
+    )
     body = _BLOCK_SEP.join(chain.from_iterable(cache.values()))
     return SectionMarkdown(markdown, markers, (head + _HEAD_END + body).encode())
 
@@ -113,10 +119,14 @@ def restore(element: etree._Element, detail: bytes) -> tuple[Roles, BlockCache] 
         cache: BlockCache = {}
         at = 0
         for node, count in zip(cached, counts):
-            cache[node] = texts[at:at + count]
+            cache[node] = texts[at : at + count]
             at += count
-        roles: Roles = dict(zip(map(nodes.__getitem__, payload["role_at"]),
-                                map(payload["role_names"].__getitem__, payload["role"])))
+        roles: Roles = dict(
+            zip(
+                map(nodes.__getitem__, payload["role_at"]),
+                map(payload["role_names"].__getitem__, payload["role"]),
+            )
+        )
     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
         return None  # not UTF-8, not JSON, or another layout: not a detail this code wrote
     return roles, cache

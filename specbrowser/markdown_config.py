@@ -29,8 +29,16 @@ class MarkdownConfig:
     unordered_list: tuple[str, ...] = ("ul",)
     note: tuple[str, ...] = ("emu-note", "emu-example", "div.note", "div.example")
     link: tuple[str, ...] = ("a[href]",)
-    inline_code: tuple[str, ...] = ("var", "emu-val", "emu-const", "code", "emu-eqn.inline",
-                                    "emu-t", "kbd", "samp")
+    inline_code: tuple[str, ...] = (
+        "var",
+        "emu-val",
+        "emu-const",
+        "code",
+        "emu-eqn.inline",
+        "emu-t",
+        "kbd",
+        "samp",
+    )
 
     def settings(self) -> dict[str, list[str]]:
         """JSON-ready form (lists of selectors per role), part of the policy version hash."""

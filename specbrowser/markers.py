@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-MARKER_RE = re.compile(r'\[Subsection available(?:: title "(?P<title>.*?)")? at sectionid: `(?P<id>[^`]+)`\]')
+MARKER_RE = re.compile(
+    r'\[Subsection available(?:: title "(?P<title>.*?)")? at sectionid: `(?P<id>[^`]+)`\]'
+)
 """Finds markers anywhere in a text (a marker may sit inside a table cell)."""
 
 _MARKER_START = "[Subsection available"
@@ -43,8 +45,10 @@ def find_markers(text: str) -> list[Marker]:
     """All markers in ``text`` in order of appearance."""
     if _MARKER_START not in text:
         return []
-    return [Marker(m.group("id"), m.group("title") or "", m.start(), m.end())
-            for m in MARKER_RE.finditer(text)]
+    return [
+        Marker(m.group("id"), m.group("title") or "", m.start(), m.end())
+        for m in MARKER_RE.finditer(text)
+    ]
 
 
 def marker_ids(text: str) -> list[str]:

@@ -61,7 +61,9 @@ class ChunkPolicy:
 
     def __post_init__(self) -> None:
         if not isinstance(self.threshold_chars, int) or self.threshold_chars < 1:
-            raise PolicyError(f"threshold must be a whole number of characters >= 1, got {self.threshold_chars!r}")
+            raise PolicyError(
+                f"threshold must be a whole number of characters >= 1, got {self.threshold_chars!r}"
+            )
         if not isinstance(self.max_depth, int) or self.max_depth < 0:
             raise PolicyError(f"max depth must be a whole number >= 0, got {self.max_depth!r}")
         tags = tuple(self.breakdown_tags)
@@ -73,11 +75,19 @@ class ChunkPolicy:
             raise PolicyError(f"breakdown tags repeat a tag: {','.join(tags)}")
         slugs = [tag_slug(tag) for tag in tags]
         if len(set(slugs)) != len(slugs):
-            raise PolicyError(f"two breakdown tags give the same subsection id part: {','.join(tags)}")
+            raise PolicyError(
+                f"two breakdown tags give the same subsection id part: {','.join(tags)}"
+            )
 
     @classmethod
-    def from_tag_list(cls, threshold_chars: int, tags: str | None, max_depth: int,
-                      markdown: MarkdownConfig | None = None, kind: str | None = None) -> ChunkPolicy:
+    def from_tag_list(
+        cls,
+        threshold_chars: int,
+        tags: str | None,
+        max_depth: int,
+        markdown: MarkdownConfig | None = None,
+        kind: str | None = None,
+    ) -> ChunkPolicy:
         """Build a policy from a comma-separated tag list as typed on the command line.
 
         ``tags=None`` (the user typed no ``--tags``) takes the default order for the spec
@@ -87,14 +97,22 @@ class ChunkPolicy:
             PolicyError: ``tags`` names no tag (``''``, ``','``: an empty shell variable, most
                 likely; "no breakdown" is max depth 0), or a tag is malformed or repeated.
         """
-        parsed = default_tags_for(kind) if tags is None else tuple(
-            _normal_tag(t) for t in tags.split(",") if t.strip()
+        parsed = (
+            default_tags_for(kind)
+            if tags is None
+            else tuple(_normal_tag(t) for t in tags.split(",") if t.strip())
         )
         if tags is not None and not parsed:
-            raise PolicyError(f"the tag list {tags!r} names no breakdown tag; give at least one "
-                              "(for no breakdown at all, set max depth 0)")
-        return cls(threshold_chars=threshold_chars, breakdown_tags=parsed, max_depth=max_depth,
-                   markdown=markdown or MarkdownConfig())
+            raise PolicyError(
+                f"the tag list {tags!r} names no breakdown tag; give at least one "
+                "(for no breakdown at all, set max depth 0)"
+            )
+        return cls(
+            threshold_chars=threshold_chars,
+            breakdown_tags=parsed,
+            max_depth=max_depth,
+            markdown=markdown or MarkdownConfig(),
+        )
 
     def settings(self) -> dict[str, object]:
         """The settings as a JSON-ready dict, including the converter version."""
@@ -109,10 +127,12 @@ class ChunkPolicy:
     @classmethod
     def from_settings(cls, settings: dict[str, object]) -> ChunkPolicy:
         """Inverse of :meth:`settings` (the converter version is not part of the policy)."""
-        return cls(threshold_chars=int(settings["threshold_chars"]),  # type: ignore[call-overload]
-                   breakdown_tags=tuple(settings["breakdown_tags"]),  # type: ignore[arg-type]
-                   max_depth=int(settings["max_depth"]),  # type: ignore[call-overload]
-                   markdown=MarkdownConfig.from_settings(settings.get("markdown")))  # type: ignore[arg-type]
+        return cls(
+            threshold_chars=int(settings["threshold_chars"]),  # type: ignore[call-overload]
+            breakdown_tags=tuple(settings["breakdown_tags"]),  # type: ignore[arg-type]
+            max_depth=int(settings["max_depth"]),  # type: ignore[call-overload]
+            markdown=MarkdownConfig.from_settings(settings.get("markdown")),
+        )  # type: ignore[arg-type]
 
     @property
     def version(self) -> str:
@@ -156,7 +176,8 @@ def tag_slug(tag: str) -> str:
 
 
 _STATE_PSEUDO_CLASS = re.compile(
-    r":(?:link|visited|hover|active|focus|target|enabled|disabled|checked)\b", re.IGNORECASE)
+    r":(?:link|visited|hover|active|focus|target|enabled|disabled|checked)\b", re.IGNORECASE
+)
 """Pseudo-classes that cssselect's translator makes match nothing: states of a live page."""
 
 
@@ -176,14 +197,18 @@ def check_selector_tag(tag: str) -> None:
     try:
         parsed = cssselect.parse(tag)
     except cssselect.SelectorError as exc:
-        raise PolicyError(f"breakdown tag {tag!r} is neither an element name (like emu-table or p) "
-                          f"nor a CSS selector: {exc}") from None
+        raise PolicyError(
+            f"breakdown tag {tag!r} is neither an element name (like emu-table or p) "
+            f"nor a CSS selector: {exc}"
+        ) from None
     if len(parsed) != 1 or parsed[0].pseudo_element is not None:
         raise PolicyError(f"breakdown tag {tag!r}: one selector, without pseudo-elements")
     state = _STATE_PSEUDO_CLASS.search(" ".join(_QUOTED.split(tag)[::2]))
     if state:
-        raise PolicyError(f"breakdown tag {tag!r}: {state.group(0)} is a browser state, which no "
-                          "element of a document has: it would match nothing")
+        raise PolicyError(
+            f"breakdown tag {tag!r}: {state.group(0)} is a browser state, which no "
+            "element of a document has: it would match nothing"
+        )
 
 
 def default_tags_for(kind: str | None) -> tuple[str, ...]:

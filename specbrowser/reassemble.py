@@ -42,7 +42,7 @@ def reassemble(chunk_id: str, chunks: Mapping[str, Chunk]) -> str:
         line_start = text.rfind("\n", 0, marker.start) + 1
         line_end = text.find("\n", marker.end)
         line_end = len(text) if line_end == -1 else line_end
-        before = text[line_start:marker.start]
+        before = text[line_start : marker.start]
         if before.lstrip(" >").startswith("|"):
             if target.layer == "table_row":
                 text = text[:line_start] + "\n".join(_group_rows(sub)) + text[line_end:]
@@ -51,9 +51,16 @@ def reassemble(chunk_id: str, chunks: Mapping[str, Chunk]) -> str:
         else:
             continuation = "".join(c if c in " >" else " " for c in before)
             lines = sub.split("\n")
-            sub = "\n".join([lines[0], *((continuation + line) if line else continuation.rstrip()
-                                         for line in lines[1:])])
-        text = text[:marker.start] + sub + text[marker.end:]
+            sub = "\n".join(
+                [
+                    lines[0],
+                    *(
+                        (continuation + line) if line else continuation.rstrip()
+                        for line in lines[1:]
+                    ),
+                ]
+            )
+        text = text[: marker.start] + sub + text[marker.end :]
     return text
 
 
@@ -62,7 +69,7 @@ def _group_rows(group_text: str) -> list[str]:
     lines = group_text.split("\n")
     for index, line in enumerate(lines):
         if _DELIMITER_ROW.match(line):
-            return lines[index + 1:]
+            return lines[index + 1 :]
     return lines
 
 

@@ -84,9 +84,16 @@ class RechunkResult:
     parsed_sections: int = 0
 
 
-def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progress | None = None,
-            activate: bool = True, rebuild: bool = False, use_cache: bool = True,
-            copy_stored: bool = True) -> RechunkResult:
+def rechunk(
+    db: sqlite_utils.Database,
+    policy: ChunkPolicy,
+    *,
+    progress: Progress | None = None,
+    activate: bool = True,
+    rebuild: bool = False,
+    use_cache: bool = True,
+    copy_stored: bool = True,
+) -> RechunkResult:
     """Chunk the stored sections under ``policy`` and store the set, all or nothing.
 
     ``policy.threshold_chars`` is in characters of chunk Markdown (markers included). With
@@ -114,13 +121,22 @@ def rechunk(db: sqlite_utils.Database, policy: ChunkPolicy, *, progress: Progres
     if already and not rebuild:
         return _activate_stored(db, version, previous, activate, start)
     with _collector_paused():
-        return _build(db, policy, progress, activate, use_cache, copy_stored, previous, already,
-                      start)
+        return _build(
+            db, policy, progress, activate, use_cache, copy_stored, previous, already, start
+        )
 
 
-def _build(db: sqlite_utils.Database, policy: ChunkPolicy, progress: Progress | None,
-           activate: bool, use_cache: bool, copy_stored: bool, previous: str | None,
-           already: bool, start: float) -> RechunkResult:
+def _build(
+    db: sqlite_utils.Database,
+    policy: ChunkPolicy,
+    progress: Progress | None,
+    activate: bool,
+    use_cache: bool,
+    copy_stored: bool,
+    previous: str | None,
+    already: bool,
+    start: float,
+) -> RechunkResult:
     """The re-chunk proper (:func:`rechunk` after its checks): load, chunk, store."""
     timings: dict[str, float] = {}
     version = policy.version
@@ -136,11 +152,21 @@ def _build(db: sqlite_utils.Database, policy: ChunkPolicy, progress: Progress | 
     learned: dict[str, SectionMarkdown] = {}
     broken_down: list[str] = []
     chunks = finish_chunk_set(
-        document, sections,
-        chunk_sections(sections, policy, progress, known=known,
-                       learned=learned if use_cache else None, copied=copies.counts,
-                       copied_at=copies.ordinals, broken_down=broken_down),
-        policy.threshold_chars, copied=copies.chunk_count)
+        document,
+        sections,
+        chunk_sections(
+            sections,
+            policy,
+            progress,
+            known=known,
+            learned=learned if use_cache else None,
+            copied=copies.counts,
+            copied_at=copies.ordinals,
+            broken_down=broken_down,
+        ),
+        policy.threshold_chars,
+        copied=copies.chunk_count,
+    )
     for chunk in chunks:  # the TOC paths are the sections' (stored); the stats count mismatches
         chunk.mismatch = mismatches.get(chunk.section_id)  # type: ignore[arg-type]
     stats = compute_stats(chunks, len(sections), stored_facts(db, copies, mismatches))
@@ -152,20 +178,29 @@ def _build(db: sqlite_utils.Database, policy: ChunkPolicy, progress: Progress | 
     try:
         with db.atomic():
             if _sections_sha256(db) != digest:
-                raise DatabaseError("the database's spec was replaced during the re-chunk; "
-                                    "run it again")
-            new_texts = store.insert_chunk_set(db, policy, chunks, stats, now, activate=activate,
-                                               copies=copies)
+                raise DatabaseError(
+                    "the database's spec was replaced during the re-chunk; run it again"
+                )
+            new_texts = store.insert_chunk_set(
+                db, policy, chunks, stats, now, activate=activate, copies=copies
+            )
             if learned and digest:
                 save_markdown(db, digest, policy.markdown, learned)
     except OPERATIONAL_ERRORS as exc:
         raise store.database_error_for(db, exc) from None
     timings["store"] = time.perf_counter() - mark
     timings["total"] = time.perf_counter() - start
-    return RechunkResult(version=version, previous_version=previous, stats=stats,
-                         timings=timings, already_stored=already, new_texts=new_texts,
-                         copied_sections=len(copies.trees), copied_chunks=copies.chunk_count,
-                         parsed_sections=len(broken_down))
+    return RechunkResult(
+        version=version,
+        previous_version=previous,
+        stats=stats,
+        timings=timings,
+        already_stored=already,
+        new_texts=new_texts,
+        copied_sections=len(copies.trees),
+        copied_chunks=copies.chunk_count,
+        parsed_sections=len(broken_down),
+    )
 
 
 @contextmanager
@@ -187,16 +222,18 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _load_sections(db: sqlite_utils.Database, digest: str | None, policy: ChunkPolicy,
-                   copied: Container[str]) -> tuple[list[Section], dict[str, SectionMarkdown]]:
+def _load_sections(
+    db: sqlite_utils.Database, digest: str | None, policy: ChunkPolicy, copied: Container[str]
+) -> tuple[list[Section], dict[str, SectionMarkdown]]:
     """The stored sections and the cached conversions of those not ``copied`` (none without
     ``digest``). Of the sections not copied, only those the cache does not cover get their HTML
     read, and only those the breakdown will cut get their cached detail."""
     sections = store.list_sections(db, html=False)
     chunked = [s.id for s in sections if s.id not in copied]
     known = load_markdown(db, digest, policy.markdown, chunked) if digest else {}
-    to_parse = [i for i in chunked if i not in known
-                or breakdown_applies(len(known[i].markdown), policy)]
+    to_parse = [
+        i for i in chunked if i not in known or breakdown_applies(len(known[i].markdown), policy)
+    ]
     html = store.section_html(db, to_parse)
     for section in sections:
         section.html = html.get(section.id, section.html)
@@ -205,17 +242,22 @@ def _load_sections(db: sqlite_utils.Database, digest: str | None, policy: ChunkP
     return sections, known
 
 
-def _activate_stored(db: sqlite_utils.Database, version: str, previous: str | None,
-                     activate: bool, start: float) -> RechunkResult:
+def _activate_stored(
+    db: sqlite_utils.Database, version: str, previous: str | None, activate: bool, start: float
+) -> RechunkResult:
     """Activate the stored set of ``version`` (when asked) and report its stored stats."""
     if activate and previous != version:
         store.activate_chunk_set(db, version)
     row = db.execute("SELECT stats FROM policies WHERE version = ?", [version]).fetchone()
     stats = json.loads(row[0] or "{}") if row else {}
     elapsed = time.perf_counter() - start
-    return RechunkResult(version=version, previous_version=previous, stats=stats,
-                         timings={"load": elapsed, "chunk": 0.0, "store": 0.0, "total": elapsed},
-                         already_stored=True)
+    return RechunkResult(
+        version=version,
+        previous_version=previous,
+        stats=stats,
+        timings={"load": elapsed, "chunk": 0.0, "store": 0.0, "total": elapsed},
+        already_stored=True,
+    )
 
 
 def _active_version_or_none(db: sqlite_utils.Database) -> str | None:
@@ -228,4 +270,3 @@ def _active_version_or_none(db: sqlite_utils.Database) -> str | None:
 def _sections_sha256(db: sqlite_utils.Database) -> str | None:
     row = db.execute("SELECT sections_sha256 FROM documents LIMIT 1").fetchone()
     return row[0] if row else None
-

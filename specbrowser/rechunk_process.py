@@ -77,8 +77,13 @@ def prepare() -> None:
         pass
 
 
-def rechunk_in_subprocess(db_path: Path, policy: ChunkPolicy, *, progress: Progress | None = None,
-                          cancelled: Callable[[], bool] = lambda: False) -> RechunkResult:
+def rechunk_in_subprocess(
+    db_path: Path,
+    policy: ChunkPolicy,
+    *,
+    progress: Progress | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> RechunkResult:
     """Re-chunk the database at ``db_path`` under ``policy`` in a child process.
 
     ``progress(stage, done, total)`` is called in this process for each report of the child;
@@ -101,14 +106,16 @@ def rechunk_in_subprocess(db_path: Path, policy: ChunkPolicy, *, progress: Progr
                 stop.set()
             if not receiver.poll(POLL_S):
                 if not child.is_alive() and not receiver.poll(0):
-                    raise RuntimeError(f"the re-chunk process ended without a result "
-                                       f"(exit code {child.exitcode})")
+                    raise RuntimeError(
+                        f"the re-chunk process ended without a result (exit code {child.exitcode})"
+                    )
                 continue
             try:
                 kind, payload = receiver.recv()
             except EOFError:
-                raise RuntimeError(f"the re-chunk process ended without a result "
-                                   f"(exit code {child.exitcode})") from None
+                raise RuntimeError(
+                    f"the re-chunk process ended without a result (exit code {child.exitcode})"
+                ) from None
             if kind == "progress":
                 if progress is not None and not stop.is_set():
                     progress(*payload)
@@ -127,14 +134,19 @@ def rechunk_in_subprocess(db_path: Path, policy: ChunkPolicy, *, progress: Progr
         receiver.close()
 
 
-def _start(context: multiprocessing.context.BaseContext, db_path: Path,
-           policy: ChunkPolicy) -> tuple[Any, Connection, Any]:
+def _start(
+    context: multiprocessing.context.BaseContext, db_path: Path, policy: ChunkPolicy
+) -> tuple[Any, Connection, Any]:
     """Start the child in ``context``: the process, the end of its pipe to read, the stop
     event."""
     receiver, sender = context.Pipe(duplex=False)
     stop = context.Event()
-    child = context.Process(target=_child, args=(str(db_path), policy.settings(), sender, stop),
-                            name="specbrowser-rechunk", daemon=True)
+    child = context.Process(
+        target=_child,
+        args=(str(db_path), policy.settings(), sender, stop),
+        name="specbrowser-rechunk",
+        daemon=True,
+    )
     try:
         child.start()
     except BaseException:
@@ -164,7 +176,7 @@ def _child(db_path: str, settings: dict[str, Any], sender: Connection, stop: Any
         sender.send(("done", result))
     except _Stop:
         sender.send(("cancelled", None))
-    except BaseException as error:  # noqa: BLE001 - reported to the parent, which raises it
+    except BaseException as error:
         sender.send(error_report(error))
     finally:
         sender.close()

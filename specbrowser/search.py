@@ -80,9 +80,11 @@ class SearchFilter:
         parts: list[str] = []
         params: list[object] = []
         if self.section:
-            parts.append(f"{alias}.section_id IN (WITH RECURSIVE subtree(id) AS (SELECT ? UNION "
-                         "ALL SELECT s.id FROM sections s JOIN subtree ON s.parent_id = subtree.id) "
-                         "SELECT id FROM subtree)")
+            parts.append(
+                f"{alias}.section_id IN (WITH RECURSIVE subtree(id) AS (SELECT ? UNION "
+                "ALL SELECT s.id FROM sections s JOIN subtree ON s.parent_id = subtree.id) "
+                "SELECT id FROM subtree)"
+            )
             params.append(self.section)
         if self.layer:
             parts.append(f"{alias}.layer = ?")
@@ -101,8 +103,10 @@ class SearchFilter:
         from specbrowser.errors import NotFoundError, PolicyError
         from specbrowser.model import LAYERS
 
-        if self.section and db.execute("SELECT 1 FROM sections WHERE id = ?",
-                                       [self.section]).fetchone() is None:
+        if (
+            self.section
+            and db.execute("SELECT 1 FROM sections WHERE id = ?", [self.section]).fetchone() is None
+        ):
             raise NotFoundError(f"no section with id {self.section!r} to search in")
         if self.layer and self.layer not in LAYERS:
             raise PolicyError(f"unknown layer {self.layer!r} (one of {', '.join(LAYERS)})")
@@ -127,9 +131,15 @@ def literal_query(text: str) -> str | None:
     return " ".join('"' + t.replace('"', '""') + '"' for t in tokens)
 
 
-def lexical_search(db: sqlite_utils.Database, text: str, *, limit: int = 20, advanced: bool = False,
-                   policy_version: str | None = None,
-                   where: SearchFilter = NO_FILTER) -> list[Hit]:
+def lexical_search(
+    db: sqlite_utils.Database,
+    text: str,
+    *,
+    limit: int = 20,
+    advanced: bool = False,
+    policy_version: str | None = None,
+    where: SearchFilter = NO_FILTER,
+) -> list[Hit]:
     """Chunks of the active (or given) chunk set matching ``text``, best first (BM25), within
     the filter ``where``.
 
@@ -151,12 +161,13 @@ def lexical_search(db: sqlite_utils.Database, text: str, *, limit: int = 20, adv
         # them, still by BM25 (a question's words rarely all occur in the answer's chunk)
         seen = {h.chunk_id for h in hits}
         more = _run(db, query.replace('" "', '" OR "'), version, limit + len(seen), where)
-        hits += [h for h in more if h.chunk_id not in seen][:limit - len(hits)]
+        hits += [h for h in more if h.chunk_id not in seen][: limit - len(hits)]
     return hits
 
 
-def _run(db: sqlite_utils.Database, query: str, version: str, limit: int,
-         where: SearchFilter = NO_FILTER) -> list[Hit]:
+def _run(
+    db: sqlite_utils.Database, query: str, version: str, limit: int, where: SearchFilter = NO_FILTER
+) -> list[Hit]:
     restrict, params = where.sql("c")  # SQL text of this module; values are parameters
     rows = db.execute(
         f"SELECT c.id, c.section_id, c.title, c.heading_path, c.toc_path, "
@@ -164,12 +175,29 @@ def _run(db: sqlite_utils.Database, query: str, version: str, limit: int,
         f"snippet({FTS_TABLE}, 2, ?, ?, '…', 16) "
         f"FROM {FTS_TABLE} JOIN chunks c ON c.text_id = {FTS_TABLE}.rowid "
         f"WHERE {FTS_TABLE} MATCH ? AND c.policy_version = ?{restrict} ORDER BY rank LIMIT ?",
-        [TITLE_WEIGHT, HEADER_WEIGHT, TEXT_WEIGHT, HIGHLIGHT_START, HIGHLIGHT_END, query, version, *params,
-         max(1, limit)],
+        [
+            TITLE_WEIGHT,
+            HEADER_WEIGHT,
+            TEXT_WEIGHT,
+            HIGHLIGHT_START,
+            HIGHLIGHT_END,
+            query,
+            version,
+            *params,
+            max(1, limit),
+        ],
     ).fetchall()
-    return [Hit(chunk_id=r[0], section_id=r[1], title=r[2],
-                heading_path=json.loads(r[4]) if r[4] else json.loads(r[3]),
-                score=-r[5], snippet=r[6]) for r in rows]
+    return [
+        Hit(
+            chunk_id=r[0],
+            section_id=r[1],
+            title=r[2],
+            heading_path=json.loads(r[4]) if r[4] else json.loads(r[3]),
+            score=-r[5],
+            snippet=r[6],
+        )
+        for r in rows
+    ]
 
 
 RRF_K = 60
@@ -183,8 +211,9 @@ ECMA-262 set (benchmarks/search_benchmark.py): equal weights gave recall@5 0.66,
 that same set, so expect it to be optimistic."""
 
 
-def reciprocal_rank_fusion(ranked: list[list[Hit]], limit: int = 20, k: int = RRF_K,
-                           weights: list[float] | None = None) -> list[Hit]:
+def reciprocal_rank_fusion(
+    ranked: list[list[Hit]], limit: int = 20, k: int = RRF_K, weights: list[float] | None = None
+) -> list[Hit]:
     """Merge ranked hit lists into one: each chunk scores the sum of ``weight / (k + rank)`` over
     the lists it appears in (rank from 1; weights default to 1); ties keep the order of first
     appearance. The fused hit keeps the first list's snippet and title and gets
@@ -197,9 +226,18 @@ def reciprocal_rank_fusion(ranked: list[list[Hit]], limit: int = 20, k: int = RR
             scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weight / (k + rank)
             first.setdefault(hit.chunk_id, hit)
     order = sorted(scores, key=lambda chunk_id: -scores[chunk_id])
-    return [Hit(chunk_id=c, section_id=first[c].section_id, title=first[c].title,
-                heading_path=first[c].heading_path, score=scores[c], snippet=first[c].snippet,
-                mode="hybrid") for c in order[:limit]]
+    return [
+        Hit(
+            chunk_id=c,
+            section_id=first[c].section_id,
+            title=first[c].title,
+            heading_path=first[c].heading_path,
+            score=scores[c],
+            snippet=first[c].snippet,
+            mode="hybrid",
+        )
+        for c in order[:limit]
+    ]
 
 
 _EMBEDDERS: dict[str, object] = {}
@@ -227,9 +265,14 @@ def query_embedder(model: str):  # -> specbrowser.embed.Embedder
     return _EMBEDDERS[model]
 
 
-def semantic_search(db: sqlite_utils.Database, text: str, *, limit: int = 20,
-                    policy_version: str | None = None,
-                    where: SearchFilter = NO_FILTER) -> list[Hit]:
+def semantic_search(
+    db: sqlite_utils.Database,
+    text: str,
+    *,
+    limit: int = 20,
+    policy_version: str | None = None,
+    where: SearchFilter = NO_FILTER,
+) -> list[Hit]:
     """Chunks nearest to ``text`` by embedding (the database's model), best first, within the
     filter ``where``.
 
@@ -254,10 +297,19 @@ def semantic_search(db: sqlite_utils.Database, text: str, *, limit: int = 20,
     restrict = where.sql("c") if where else None
     found = nearest(db, vector, limit, version, restrict=restrict)
     chunks = {c.id: c for c in get_chunks(db, [chunk_id for chunk_id, _ in found], version)}
-    return [Hit(chunk_id=c.id, section_id=c.section_id, title=c.title,
-                heading_path=c.toc_path or c.heading_path, score=-distance,
-                snippet=" ".join(c.text.split())[:200], mode="semantic")
-            for chunk_id, distance in found if (c := chunks.get(chunk_id)) is not None]
+    return [
+        Hit(
+            chunk_id=c.id,
+            section_id=c.section_id,
+            title=c.title,
+            heading_path=c.toc_path or c.heading_path,
+            score=-distance,
+            snippet=" ".join(c.text.split())[:200],
+            mode="semantic",
+        )
+        for chunk_id, distance in found
+        if (c := chunks.get(chunk_id)) is not None
+    ]
 
 
 HYBRID_POOL = 50
@@ -266,9 +318,14 @@ HYBRID_POOL = 50
 at 3)."""
 
 
-def hybrid_search(db: sqlite_utils.Database, text: str, *, limit: int = 20,
-                  policy_version: str | None = None,
-                  where: SearchFilter = NO_FILTER) -> list[Hit]:
+def hybrid_search(
+    db: sqlite_utils.Database,
+    text: str,
+    *,
+    limit: int = 20,
+    policy_version: str | None = None,
+    where: SearchFilter = NO_FILTER,
+) -> list[Hit]:
     """Lexical and semantic hits fused by :func:`reciprocal_rank_fusion`.
 
     Each list holds the :data:`HYBRID_POOL` best hits (more when ``limit`` asks for more than
@@ -281,16 +338,22 @@ def hybrid_search(db: sqlite_utils.Database, text: str, *, limit: int = 20,
     pool = max(HYBRID_POOL, 2 * limit)
     lexical = lexical_search(db, text, limit=pool, policy_version=policy_version, where=where)
     try:
-        semantic = semantic_search(db, text, limit=pool, policy_version=policy_version,
-                                   where=where)
+        semantic = semantic_search(db, text, limit=pool, policy_version=policy_version, where=where)
     except SpecbrowserError:
         return lexical[:limit]
     return reciprocal_rank_fusion([lexical, semantic], limit=limit, weights=[1.0, SEMANTIC_WEIGHT])
 
 
-def run_search(db: sqlite_utils.Database, text: str, mode: str = "lexical", *, limit: int = 20,
-               advanced: bool = False, policy_version: str | None = None,
-               where: SearchFilter = NO_FILTER) -> list[Hit]:
+def run_search(
+    db: sqlite_utils.Database,
+    text: str,
+    mode: str = "lexical",
+    *,
+    limit: int = 20,
+    advanced: bool = False,
+    policy_version: str | None = None,
+    where: SearchFilter = NO_FILTER,
+) -> list[Hit]:
     """Dispatch to :func:`lexical_search`, :func:`semantic_search` or :func:`hybrid_search`,
     after checking the filter ``where``.
 
@@ -301,8 +364,9 @@ def run_search(db: sqlite_utils.Database, text: str, mode: str = "lexical", *, l
     """
     where.check(db)
     if mode == "lexical":
-        return lexical_search(db, text, limit=limit, advanced=advanced,
-                              policy_version=policy_version, where=where)
+        return lexical_search(
+            db, text, limit=limit, advanced=advanced, policy_version=policy_version, where=where
+        )
     if mode == "semantic":
         return semantic_search(db, text, limit=limit, policy_version=policy_version, where=where)
     if mode == "hybrid":
@@ -310,8 +374,9 @@ def run_search(db: sqlite_utils.Database, text: str, mode: str = "lexical", *, l
     raise ValueError(f"unknown search mode {mode!r}")
 
 
-def coverage_note(db: sqlite_utils.Database, policy_version: str | None = None,
-                  mode: str = "hybrid") -> str:
+def coverage_note(
+    db: sqlite_utils.Database, policy_version: str | None = None, mode: str = "hybrid"
+) -> str:
     """One line on what semantic search covers in ``mode``: why it is off, or the embedded
     fraction (hybrid finds the rest lexically; semantic cannot find it); "" when all is
     embedded."""
@@ -325,8 +390,12 @@ def coverage_note(db: sqlite_utils.Database, policy_version: str | None = None,
         return "lexical results only: no embeddings yet (run: specbrowser embed DB)"
     fraction = embedded_fraction(db, current[0], policy_version or active_version(db))
     if fraction < 1:
-        rest = ("semantic search cannot find the rest" if mode == "semantic"
-                else "the rest are found by lexical search only")
-        return (f"{fraction:.0%} of chunks embedded ({current[0]}); {rest} "
-                "(run: specbrowser embed DB)")
+        rest = (
+            "semantic search cannot find the rest"
+            if mode == "semantic"
+            else "the rest are found by lexical search only"
+        )
+        return (
+            f"{fraction:.0%} of chunks embedded ({current[0]}); {rest} (run: specbrowser embed DB)"
+        )
     return ""

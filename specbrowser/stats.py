@@ -33,13 +33,24 @@ class ChunkFacts(NamedTuple):
 
 def chunk_facts(chunk: Chunk) -> ChunkFacts:
     """The :class:`ChunkFacts` of a chunk (its markers read from its text)."""
-    return ChunkFacts(chunk.id, chunk.parent_id, chunk.depth, chunk.layer, chunk.breakdown_tag,
-                      chunk.over_threshold, chunk.size, chunk.mismatch, marker_ids(chunk.text),
-                      chunk.subsections, chunk.ordinal)
+    return ChunkFacts(
+        chunk.id,
+        chunk.parent_id,
+        chunk.depth,
+        chunk.layer,
+        chunk.breakdown_tag,
+        chunk.over_threshold,
+        chunk.size,
+        chunk.mismatch,
+        marker_ids(chunk.text),
+        chunk.subsections,
+        chunk.ordinal,
+    )
 
 
-def compute_stats(chunks: list[Chunk], section_count: int,
-                  stored: Iterable[ChunkFacts] = ()) -> dict[str, object]:
+def compute_stats(
+    chunks: list[Chunk], section_count: int, stored: Iterable[ChunkFacts] = ()
+) -> dict[str, object]:
     """Counts over one chunk set: ``chunks`` plus, for a re-chunk that copies stored chunk
     trees, their ``stored`` facts. Sizes are in characters.
 
@@ -72,14 +83,20 @@ def compute_stats(chunks: list[Chunk], section_count: int,
         "by_depth": {str(k): v for k, v in sorted(Counter(f.depth for f in facts).items())},
         "by_layer": _by_count(f.layer for f in facts),
         "by_tag": _by_count(f.breakdown_tag or f"({f.layer})" for f in facts),
-        "sizes": {"min": at(0), "median": at(0.5), "p90": at(0.9), "max": sizes[-1] if sizes else 0,
-                  "mean": round(sum(sizes) / len(sizes)) if sizes else 0},
+        "sizes": {
+            "min": at(0),
+            "median": at(0.5),
+            "p90": at(0.9),
+            "max": sizes[-1] if sizes else 0,
+            "mean": round(sum(sizes) / len(sizes)) if sizes else 0,
+        },
         "over_threshold": _by_count(f.over_threshold for f in facts if f.over_threshold),
         "largest": {"id": largest.id, "size": largest.size} if largest else None,
         "unresolved_markers": unresolved,
         "marker_mismatches": mismatched,
-        "heading_mismatches": _by_count(f.mismatch for f in facts
-                                        if f.mismatch and f.parent_id is None),
+        "heading_mismatches": _by_count(
+            f.mismatch for f in facts if f.mismatch and f.parent_id is None
+        ),
     }
 
 

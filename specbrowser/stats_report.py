@@ -50,8 +50,9 @@ class HistogramBin:
         return f"{self.low:,}" if self.low == self.high else f"{self.low:,}–{self.high:,}"
 
 
-def size_histogram(sizes: list[int], threshold_chars: int,
-                   below: int = BINS_UP_TO_THRESHOLD) -> list[HistogramBin]:
+def size_histogram(
+    sizes: list[int], threshold_chars: int, below: int = BINS_UP_TO_THRESHOLD
+) -> list[HistogramBin]:
     """Bin chunk sizes (characters) so that the threshold is a bin edge.
 
     Up to the threshold: ``below`` bins of equal width (the last ends at ``threshold_chars``:
@@ -63,7 +64,9 @@ def size_histogram(sizes: list[int], threshold_chars: int,
     threshold = max(1, threshold_chars)
     parts = max(1, min(below, threshold))
     edges = [round(threshold * i / parts) for i in range(parts + 1)]
-    ranges: list[tuple[int, int]] = [(0 if i == 0 else edges[i] + 1, edges[i + 1]) for i in range(parts)]
+    ranges: list[tuple[int, int]] = [
+        (0 if i == 0 else edges[i] + 1, edges[i + 1]) for i in range(parts)
+    ]
     largest = max(sizes, default=0)
     low = threshold
     while low < largest:
@@ -77,8 +80,10 @@ def size_histogram(sizes: list[int], threshold_chars: int,
         else:  # (T·2^k, T·2^(k+1)] is bin parts + k
             index = parts + ((size - 1) // threshold).bit_length() - 1
         counts[index] += 1
-    return [HistogramBin(lo, hi, n, over=i >= parts)
-            for i, ((lo, hi), n) in enumerate(zip(ranges, counts))]
+    return [
+        HistogramBin(lo, hi, n, over=i >= parts)
+        for i, ((lo, hi), n) in enumerate(zip(ranges, counts))
+    ]
 
 
 @dataclass(frozen=True)
@@ -152,8 +157,9 @@ def set_threshold(db: sqlite_utils.Database, policy_version: str) -> int:
     return int(value) if isinstance(value, int) else 0
 
 
-def build_report(db: sqlite_utils.Database, policy_version: str | None = None,
-                 threshold_chars: int | None = None) -> StatsReport:
+def build_report(
+    db: sqlite_utils.Database, policy_version: str | None = None, threshold_chars: int | None = None
+) -> StatsReport:
     """The report of a chunk set: the active one, or a version (or unique prefix).
 
     ``threshold_chars`` defaults to the set's own threshold; it moves the histogram's split,
@@ -170,12 +176,14 @@ def build_report(db: sqlite_utils.Database, policy_version: str | None = None,
     by_id = {chunk.id: chunk for chunk in chunks}
     by_size = sorted(chunks, key=lambda c: (-c.size, c.ordinal))
     report = StatsReport(
-        policy_version=version, threshold_chars=threshold,
+        policy_version=version,
+        threshold_chars=threshold,
         stats=compute_stats(chunks, sections),
         histogram=size_histogram([c.size for c in chunks], threshold),
         largest=[_entry(c) for c in by_size[:LARGEST_COUNT]],
         overruns=[_entry(c, c.over_threshold or "") for c in by_size if c.over_threshold],
-        toc_entries=toc_size(db), mismatch_counts=mismatch_counts(db),
+        toc_entries=toc_size(db),
+        mismatch_counts=mismatch_counts(db),
         mismatched=_mismatched(list_mismatches(db), by_id),
     )
     stored = store_vectors.stored_model(db)
@@ -184,18 +192,22 @@ def build_report(db: sqlite_utils.Database, policy_version: str | None = None,
         report.embedding_model = model
         report.embedded = store_vectors.embedding_counts(db, model, version)
         cut = store_vectors.truncated_chunks(db, model, version)
-        report.truncated = [_entry(by_id[cid], f"{tokens:,} tokens")
-                            for cid, tokens in sorted(cut.items(), key=lambda kv: (-kv[1], kv[0]))
-                            if cid in by_id]
+        report.truncated = [
+            _entry(by_id[cid], f"{tokens:,} tokens")
+            for cid, tokens in sorted(cut.items(), key=lambda kv: (-kv[1], kv[0]))
+            if cid in by_id
+        ]
     else:
         report.embedded = (0, len(chunks))
     tokens = token_info(db, version)
     if tokens is not None:
         report.token_model, report.token_window = tokens.model, tokens.max_tokens
         report.tokens_counted = len(tokens.counts)
-        report.over_window = [_entry(by_id[cid], f"{n:,} tokens") for cid, n in
-                              sorted(tokens.over_window.items(), key=lambda kv: (-kv[1], kv[0]))
-                              if cid in by_id]
+        report.over_window = [
+            _entry(by_id[cid], f"{n:,} tokens")
+            for cid, n in sorted(tokens.over_window.items(), key=lambda kv: (-kv[1], kv[0]))
+            if cid in by_id
+        ]
     return report
 
 

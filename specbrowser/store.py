@@ -67,7 +67,9 @@ def open_database(path: Path | str, *, create: bool = False) -> sqlite_utils.Dat
     """
     path = Path(path)
     if not create and not path.exists():
-        raise DatabaseError(f"{path} does not exist (create it with: specbrowser ingest SPEC --db {path})")
+        raise DatabaseError(
+            f"{path} does not exist (create it with: specbrowser ingest SPEC --db {path})"
+        )
     connected = connect(path)
     db = sqlite_utils.Database(connected.conn)
     db.vector_error = connected.vector_error  # type: ignore[attr-defined]
@@ -106,7 +108,8 @@ def _upgrade(db: sqlite_utils.Database, path: Path, version: int) -> bool:
         raise DatabaseError(
             f"{path} was written by an older specbrowser (schema {version}) and is upgraded in "
             "place when opened, which needs write access: open it once where it can be "
-            "written (or copy it)") from None
+            "written (or copy it)"
+        ) from None
 
 
 # --- writes ---------------------------------------------------------------------------------
@@ -122,10 +125,17 @@ def sections_digest(sections: list[Section]) -> str:
     return digest.hexdigest()
 
 
-def store_ingest(db: sqlite_utils.Database, document: Document, sections: list[Section],
-                 policy: ChunkPolicy, chunks: list[Chunk], stats: dict[str, object],
-                 toc: list[TocNode] | None = None, mismatches: list[Mismatch] | None = None,
-                 cache_writer: Callable[[sqlite_utils.Database, str], None] | None = None) -> str:
+def store_ingest(
+    db: sqlite_utils.Database,
+    document: Document,
+    sections: list[Section],
+    policy: ChunkPolicy,
+    chunks: list[Chunk],
+    stats: dict[str, object],
+    toc: list[TocNode] | None = None,
+    mismatches: list[Mismatch] | None = None,
+    cache_writer: Callable[[sqlite_utils.Database, str], None] | None = None,
+) -> str:
     """Store an ingest's chunk set and make it the active one, in one transaction.
 
     - The database holds this spec already (same ``sha256`` of the source bytes and same
@@ -156,7 +166,9 @@ def store_ingest(db: sqlite_utils.Database, document: Document, sections: list[S
                 outcome = INGEST_CREATED
             elif tuple(row) != (document.sha256, digest):
                 outcome = INGEST_REPLACED_SPEC
-            elif db.execute("SELECT 1 FROM policies WHERE version = ?", [policy.version]).fetchone():
+            elif db.execute(
+                "SELECT 1 FROM policies WHERE version = ?", [policy.version]
+            ).fetchone():
                 outcome = INGEST_REPLACED_SET
             else:
                 outcome = INGEST_ADDED
@@ -164,22 +176,34 @@ def store_ingest(db: sqlite_utils.Database, document: Document, sections: list[S
             if outcome in (INGEST_CREATED, INGEST_REPLACED_SPEC):
                 for table in ("chunk_rows", "texts", "policies", "sections", "documents"):
                     db.execute(f"DELETE FROM [{table}]")  # table names are constants, not input
-                insert_rows(db, "sections", [{**vars(s), "document_id": document.id, **shared[s.id]}
-                                              for s in sections])
+                insert_rows(
+                    db,
+                    "sections",
+                    [{**vars(s), "document_id": document.id, **shared[s.id]} for s in sections],
+                )
             else:  # same sections; this ingest's TOC (an external one, maybe) gives their paths
                 db.conn.executemany(
                     "UPDATE sections SET toc_path = ?, mismatch = ? WHERE id = ?",
-                    [(v["toc_path"], v["mismatch"], k) for k, v in shared.items()])
+                    [(v["toc_path"], v["mismatch"], k) for k, v in shared.items()],
+                )
             db.table("documents").upsert(
-                {**asdict(document), "source_paths": json.dumps(document.source_paths),
-                 "sections_sha256": digest, "ingested_at": now}, pk="id")
+                {
+                    **asdict(document),
+                    "source_paths": json.dumps(document.source_paths),
+                    "sections_sha256": digest,
+                    "ingested_at": now,
+                },
+                pk="id",
+            )
             _insert_chunk_set(db, policy, chunks, stats, now)
             if outcome not in (INGEST_CREATED, INGEST_REPLACED_SPEC):
                 # the sections' mismatches may have changed (another TOC); every set counts
                 # the same sections, so the kept sets' counts become this ingest's
-                db.execute("UPDATE policies SET stats = json_set(stats, '$.heading_mismatches', "
-                           "json(?)) WHERE version != ?",
-                           [json.dumps(stats.get("heading_mismatches") or {}), policy.version])
+                db.execute(
+                    "UPDATE policies SET stats = json_set(stats, '$.heading_mismatches', "
+                    "json(?)) WHERE version != ?",
+                    [json.dumps(stats.get("heading_mismatches") or {}), policy.version],
+                )
             replace_toc(db, toc or [], mismatches or [])
             if cache_writer is not None:
                 cache_writer(db, digest)
@@ -198,9 +222,16 @@ def _database_file(db: sqlite_utils.Database) -> str:
     return row[2] if row and row[2] else "the database"
 
 
-def insert_chunk_set(db: sqlite_utils.Database, policy: ChunkPolicy, chunks: list[Chunk],
-                     stats: dict[str, object], now: str, *, activate: bool = True,
-                     copies: CopyPlan | None = None) -> int:
+def insert_chunk_set(
+    db: sqlite_utils.Database,
+    policy: ChunkPolicy,
+    chunks: list[Chunk],
+    stats: dict[str, object],
+    now: str,
+    *,
+    activate: bool = True,
+    copies: CopyPlan | None = None,
+) -> int:
     """Write (or overwrite) the chunk set of ``policy.version`` (call inside a transaction).
 
     With ``activate`` it becomes the active set; without, the active set stays as it was (a set
@@ -216,14 +247,22 @@ def insert_chunk_set(db: sqlite_utils.Database, policy: ChunkPolicy, chunks: lis
     (:func:`specbrowser.store_reuse.copy_trees`): the set is ``chunks`` plus those.
     """
     version = policy.version  # a hash over the settings: computed once, not once per chunk
-    was_active = db.execute("SELECT 1 FROM policies WHERE version = ? AND active = 1",
-                            [version]).fetchone() is not None
+    was_active = (
+        db.execute("SELECT 1 FROM policies WHERE version = ? AND active = 1", [version]).fetchone()
+        is not None
+    )
     if activate:
         db.execute("UPDATE policies SET active = 0")
-    db.table("policies").upsert({
-        "version": version, "settings": json.dumps(policy.settings()), "created_at": now,
-        "stats": json.dumps(stats), "active": int(activate or was_active),
-    }, pk="version")
+    db.table("policies").upsert(
+        {
+            "version": version,
+            "settings": json.dumps(policy.settings()),
+            "created_at": now,
+            "stats": json.dumps(stats),
+            "active": int(activate or was_active),
+        },
+        pk="version",
+    )
     replaced = db.execute("DELETE FROM chunk_rows WHERE policy_version = ?", [version]).rowcount
     text_ids, new_texts = store_texts(db, chunks)
     insert_rows(db, "chunk_rows", [chunk_row(version, c, i) for c, i in zip(chunks, text_ids)])
@@ -245,9 +284,17 @@ def resolve_version(db: sqlite_utils.Database, version: str) -> str:
     Raises:
         NotFoundError: no chunk set has that version, or the prefix names several.
     """
-    rows = [r[0] for r in db.execute(
-        "SELECT version FROM policies WHERE substr(version, 1, ?) = ? ORDER BY version = ? DESC, version",
-        [len(version), version, version])] if version else []
+    rows = (
+        [
+            r[0]
+            for r in db.execute(
+                "SELECT version FROM policies WHERE substr(version, 1, ?) = ? ORDER BY version = ? DESC, version",
+                [len(version), version, version],
+            )
+        ]
+        if version
+        else []
+    )
     if rows and (rows[0] == version or len(rows) == 1):
         return str(rows[0])
     known = ", ".join(rows) if rows else "see: specbrowser policies DB"
@@ -277,8 +324,9 @@ def _set_active(db: sqlite_utils.Database, version: str) -> None:
     db.execute("UPDATE policies SET active = (version = ?)", [version])
 
 
-def delete_chunk_sets(db: sqlite_utils.Database, versions: list[str], *,
-                      activate: str | None = None) -> list[tuple[str, int, int]]:
+def delete_chunk_sets(
+    db: sqlite_utils.Database, versions: list[str], *, activate: str | None = None
+) -> list[tuple[str, int, int]]:
     """Delete stored chunk sets other than the active one, all in one transaction: their chunk
     rows, their ``policies`` rows, and the texts no remaining set uses (their FTS5 entries go
     with them). Embeddings and token counts stay: they are keyed by retrieval text and model,
@@ -298,8 +346,11 @@ def delete_chunk_sets(db: sqlite_utils.Database, versions: list[str], *,
     active = resolve_version(db, activate) if activate is not None else active_version(db)
     chosen = list(dict.fromkeys(resolve_version(db, version) for version in versions))
     if active in chosen:
-        why = ("the set --activate makes active" if activate is not None
-               else "the active chunk set; activate another one first")
+        why = (
+            "the set --activate makes active"
+            if activate is not None
+            else "the active chunk set; activate another one first"
+        )
         raise PolicyError(f"cannot delete {active}: it is {why}")
     deleted: list[tuple[str, int, int]] = []
     try:
@@ -307,8 +358,9 @@ def delete_chunk_sets(db: sqlite_utils.Database, versions: list[str], *,
             if activate is not None:
                 _set_active(db, active)
             for version in chosen:
-                chunks = db.execute("DELETE FROM chunk_rows WHERE policy_version = ?",
-                                    [version]).rowcount
+                chunks = db.execute(
+                    "DELETE FROM chunk_rows WHERE policy_version = ?", [version]
+                ).rowcount
                 db.execute("DELETE FROM policies WHERE version = ?", [version])
                 deleted.append((version, chunks, drop_unused_texts(db)))
     except OPERATIONAL_ERRORS as exc:
@@ -333,7 +385,9 @@ def vacuum(db: sqlite_utils.Database) -> None:
 def section_mismatches(db: sqlite_utils.Database) -> dict[str, str]:
     """Section id → mismatch kind, for the sections whose parser and TOC paths disagree (as the
     ingest reconciled them; a re-chunk's stats count them: they never depend on the policy)."""
-    return dict(db.execute("SELECT id, mismatch FROM sections WHERE mismatch IS NOT NULL").fetchall())
+    return dict(
+        db.execute("SELECT id, mismatch FROM sections WHERE mismatch IS NOT NULL").fetchall()
+    )
 
 
 # --- reads ----------------------------------------------------------------------------------
@@ -345,10 +399,16 @@ def get_document(db: sqlite_utils.Database) -> Document:
     Raises:
         NotFoundError: the database holds no spec yet.
     """
-    row = db.execute("SELECT id, title, kind, source_paths, sha256 FROM documents LIMIT 1").fetchone()
+    row = db.execute(
+        "SELECT id, title, kind, source_paths, sha256 FROM documents LIMIT 1"
+    ).fetchone()
     if row is None:
-        raise NotFoundError("the database holds no spec yet (run: specbrowser ingest SPEC --db FILE)")
-    return Document(id=row[0], title=row[1], kind=row[2], source_paths=json.loads(row[3]), sha256=row[4])
+        raise NotFoundError(
+            "the database holds no spec yet (run: specbrowser ingest SPEC --db FILE)"
+        )
+    return Document(
+        id=row[0], title=row[1], kind=row[2], source_paths=json.loads(row[3]), sha256=row[4]
+    )
 
 
 _NO_CHUNK_SET = "the database holds no chunk set (run: specbrowser ingest SPEC --db FILE)"
@@ -420,20 +480,31 @@ class ChunkSetInfo:
 
 def list_chunk_sets(db: sqlite_utils.Database) -> list[ChunkSetInfo]:
     """Every chunk set in the database, oldest first (then by version)."""
-    counts = {r[0]: r[1] for r in db.execute(
-        "SELECT policy_version, count(*) FROM chunks GROUP BY policy_version")}
+    counts = {
+        r[0]: r[1]
+        for r in db.execute("SELECT policy_version, count(*) FROM chunks GROUP BY policy_version")
+    }
     overruns: dict[str, dict[str, int]] = {}
     for version, reason, count in db.execute(
-            "SELECT policy_version, over_threshold, count(*) FROM chunks "
-            "WHERE over_threshold IS NOT NULL GROUP BY policy_version, over_threshold "
-            "ORDER BY count(*) DESC, over_threshold"):
+        "SELECT policy_version, over_threshold, count(*) FROM chunks "
+        "WHERE over_threshold IS NOT NULL GROUP BY policy_version, over_threshold "
+        "ORDER BY count(*) DESC, over_threshold"
+    ):
         overruns.setdefault(version, {})[reason] = count
-    return [ChunkSetInfo(version=version, settings=json.loads(settings or "{}"),
-                         created_at=created_at or "", active=bool(active),
-                         chunks=counts.get(version, 0), over_threshold=overruns.get(version, {}))
-            for version, settings, created_at, active in db.execute(
-                "SELECT version, settings, created_at, active FROM policies "
-                "ORDER BY created_at, version")]
+    return [
+        ChunkSetInfo(
+            version=version,
+            settings=json.loads(settings or "{}"),
+            created_at=created_at or "",
+            active=bool(active),
+            chunks=counts.get(version, 0),
+            over_threshold=overruns.get(version, {}),
+        )
+        for version, settings, created_at, active in db.execute(
+            "SELECT version, settings, created_at, active FROM policies "
+            "ORDER BY created_at, version"
+        )
+    ]
 
 
 def count_chunk_sets(db: sqlite_utils.Database) -> int:
@@ -442,19 +513,52 @@ def count_chunk_sets(db: sqlite_utils.Database) -> int:
 
 
 def _row_to_chunk(row: sqlite3.Row | tuple) -> Chunk:
-    (chunk_id, section_id, parent_id, subsections, depth, layer, tag, title, heading_path, text,
-     over, ordinal, section_ordinal, retrieval_text, toc_path, mismatch, lo, hi) = row
-    return Chunk(id=chunk_id, section_id=section_id, parent_id=parent_id, depth=depth, layer=layer,
-                 breakdown_tag=tag, title=title, heading_path=json.loads(heading_path), text=text,
-                 over_threshold=over, subsections=json.loads(subsections), ordinal=ordinal,
-                 section_ordinal=section_ordinal or "", retrieval_text=retrieval_text or "",
-                 toc_path=json.loads(toc_path) if toc_path else None, mismatch=mismatch,
-                 holds_for=None if lo is None else (lo, hi))
+    (
+        chunk_id,
+        section_id,
+        parent_id,
+        subsections,
+        depth,
+        layer,
+        tag,
+        title,
+        heading_path,
+        text,
+        over,
+        ordinal,
+        section_ordinal,
+        retrieval_text,
+        toc_path,
+        mismatch,
+        lo,
+        hi,
+    ) = row
+    return Chunk(
+        id=chunk_id,
+        section_id=section_id,
+        parent_id=parent_id,
+        depth=depth,
+        layer=layer,
+        breakdown_tag=tag,
+        title=title,
+        heading_path=json.loads(heading_path),
+        text=text,
+        over_threshold=over,
+        subsections=json.loads(subsections),
+        ordinal=ordinal,
+        section_ordinal=section_ordinal or "",
+        retrieval_text=retrieval_text or "",
+        toc_path=json.loads(toc_path) if toc_path else None,
+        mismatch=mismatch,
+        holds_for=None if lo is None else (lo, hi),
+    )
 
 
-_CHUNK_COLUMNS = ("id, section_id, parent_id, subsections, depth, layer, breakdown_tag, title, "
-                  "heading_path, text, over_threshold, ordinal, section_ordinal, retrieval_text, "
-                  "toc_path, mismatch, threshold_lo, threshold_hi")
+_CHUNK_COLUMNS = (
+    "id, section_id, parent_id, subsections, depth, layer, breakdown_tag, title, "
+    "heading_path, text, over_threshold, ordinal, section_ordinal, retrieval_text, "
+    "toc_path, mismatch, threshold_lo, threshold_hi"
+)
 
 
 def _version(db: sqlite_utils.Database, policy_version: str | None) -> str:
@@ -467,26 +571,36 @@ def get_chunk(db: sqlite_utils.Database, chunk_id: str, policy_version: str | No
     Raises:
         NotFoundError: no chunk with that id.
     """
-    row = db.execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND id = ?",
-                     [_version(db, policy_version), chunk_id]).fetchone()
+    row = db.execute(
+        f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND id = ?",
+        [_version(db, policy_version), chunk_id],
+    ).fetchone()
     if row is None:
         raise NotFoundError(f"no chunk or section with id {chunk_id!r}")
     return _row_to_chunk(row)
 
 
-def get_chunks(db: sqlite_utils.Database, chunk_ids: list[str],
-               policy_version: str | None = None) -> list[Chunk]:
+def get_chunks(
+    db: sqlite_utils.Database, chunk_ids: list[str], policy_version: str | None = None
+) -> list[Chunk]:
     """Chunks by id, in the order of ``chunk_ids``; ids that do not exist are left out."""
-    rows = select_in(db, f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND id IN",
-                     [_version(db, policy_version)], chunk_ids)
+    rows = select_in(
+        db,
+        f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND id IN",
+        [_version(db, policy_version)],
+        chunk_ids,
+    )
     found = {chunk.id: chunk for chunk in map(_row_to_chunk, rows)}
     return [found[i] for i in chunk_ids if i in found]
 
 
 def document_chunk(db: sqlite_utils.Database, policy_version: str | None = None) -> Chunk | None:
     """The document (synopsis) chunk of the active (or given) chunk set, or None if it has none."""
-    row = db.execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND layer = ? "
-                     "ORDER BY ordinal LIMIT 1", [_version(db, policy_version), "document"]).fetchone()
+    row = db.execute(
+        f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND layer = ? "
+        "ORDER BY ordinal LIMIT 1",
+        [_version(db, policy_version), "document"],
+    ).fetchone()
     return _row_to_chunk(row) if row else None
 
 
@@ -497,17 +611,22 @@ def top_level_chunks(db: sqlite_utils.Database, policy_version: str | None = Non
         f"SELECT {', '.join('c.' + c.strip() for c in _CHUNK_COLUMNS.split(','))} FROM chunks c "
         "JOIN sections s ON s.id = c.section_id "
         "WHERE c.policy_version = ? AND c.parent_id IS NULL AND s.parent_id IS NULL "
-        "ORDER BY s.ordinal", [_version(db, policy_version)]).fetchall()
+        "ORDER BY s.ordinal",
+        [_version(db, policy_version)],
+    ).fetchall()
     return [_row_to_chunk(r) for r in rows]
 
 
-def subsections_of(db: sqlite_utils.Database, chunk: Chunk, policy_version: str | None = None) -> list[Chunk]:
+def subsections_of(
+    db: sqlite_utils.Database, chunk: Chunk, policy_version: str | None = None
+) -> list[Chunk]:
     """The direct subsections of a chunk, in the order their markers appear in its text."""
     return get_chunks(db, chunk.subsections, policy_version)
 
 
-def iter_descendants(db: sqlite_utils.Database, chunk_id: str,
-                     policy_version: str | None = None) -> Iterator[Chunk]:
+def iter_descendants(
+    db: sqlite_utils.Database, chunk_id: str, policy_version: str | None = None
+) -> Iterator[Chunk]:
     """A chunk and all its descendants in pre-order (seed 000's fetch_section_chunks).
 
     Raises:
@@ -527,8 +646,10 @@ def iter_descendants(db: sqlite_utils.Database, chunk_id: str,
 
 def iter_chunks(db: sqlite_utils.Database, policy_version: str | None = None) -> Iterator[Chunk]:
     """Every chunk of the active (or given) chunk set, in chunk ordinal order."""
-    for row in db.execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? ORDER BY ordinal",
-                          [_version(db, policy_version)]):
+    for row in db.execute(
+        f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? ORDER BY ordinal",
+        [_version(db, policy_version)],
+    ):
         yield _row_to_chunk(row)
 
 
@@ -538,8 +659,11 @@ def get_section(db: sqlite_utils.Database, section_id: str) -> Section:
     Raises:
         NotFoundError: no section with that id.
     """
-    row = db.execute("SELECT id, parent_id, ordinal, depth, kind, secnum, title, html, source_file "
-                     "FROM sections WHERE id = ?", [section_id]).fetchone()
+    row = db.execute(
+        "SELECT id, parent_id, ordinal, depth, kind, secnum, title, html, source_file "
+        "FROM sections WHERE id = ?",
+        [section_id],
+    ).fetchone()
     if row is None:
         raise NotFoundError(f"no section with id {section_id!r}")
     return Section(*row)
@@ -551,8 +675,10 @@ def list_sections(db: sqlite_utils.Database, *, html: bool = True) -> list[Secti
     :attr:`Section.html` is "" (read it where needed with :func:`section_html`)."""
     html_column = "html" if html else "''"  # a constant either way, never input
     # without the HTML, the sections_outline index covers the query
-    rows = db.execute("SELECT id, parent_id, ordinal, depth, kind, secnum, title, "
-                      f"{html_column}, source_file FROM sections ORDER BY ordinal")
+    rows = db.execute(
+        "SELECT id, parent_id, ordinal, depth, kind, secnum, title, "
+        f"{html_column}, source_file FROM sections ORDER BY ordinal"
+    )
     return [Section(*row) for row in rows]
 
 
@@ -572,8 +698,13 @@ def resolve_section(db: sqlite_utils.Database, text: str) -> str:
     if db.execute("SELECT 1 FROM sections WHERE id = ?", [text]).fetchone():
         return text
     number = section_ordinal(text.strip())
-    row = db.execute("SELECT id FROM sections WHERE section_ordinal = ? ORDER BY ordinal LIMIT 1",
-                     [number]).fetchone() if number else None
+    row = (
+        db.execute(
+            "SELECT id FROM sections WHERE section_ordinal = ? ORDER BY ordinal LIMIT 1", [number]
+        ).fetchone()
+        if number
+        else None
+    )
     if row is None:
         raise NotFoundError(f"no section with id or number {text!r}")
     return str(row[0])
@@ -589,7 +720,8 @@ def find_sections(db: sqlite_utils.Database, query: str, limit: int = 50) -> lis
         "SELECT id, trim(secnum || ' ' || title) FROM sections "
         "WHERE id LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\' OR (secnum || ' ' || title) LIKE ? ESCAPE '\\' "
         "ORDER BY (id = ?) DESC, ordinal LIMIT ?",
-        [pattern, pattern, pattern, query, limit]).fetchall()
+        [pattern, pattern, pattern, query, limit],
+    ).fetchall()
     return [(r[0], r[1]) for r in rows]
 
 
@@ -605,8 +737,9 @@ def chunk_stats(db: sqlite_utils.Database, policy_version: str | None = None) ->
 # --- queries for the browser (tree navigation, filters, the jump palette) -------------------
 
 
-def tree_parent_id(db: sqlite_utils.Database, chunk_id: str,
-                   policy_version: str | None = None) -> str | None:
+def tree_parent_id(
+    db: sqlite_utils.Database, chunk_id: str, policy_version: str | None = None
+) -> str | None:
     """The chunk whose ``subsections`` list ``chunk_id``: its parent in the browser's tree.
 
     A subsection's tree parent is its ``parent_id``. A section's root chunk sits under the chunk
@@ -629,12 +762,15 @@ def tree_parent_id(db: sqlite_utils.Database, chunk_id: str,
     row = db.execute(
         "SELECT c.id FROM chunks c, json_each(c.subsections) j "
         "WHERE c.policy_version = ? AND c.section_id = ? AND j.value = ? "
-        "ORDER BY c.ordinal LIMIT 1", [version, parent_section, chunk_id]).fetchone()
+        "ORDER BY c.ordinal LIMIT 1",
+        [version, parent_section, chunk_id],
+    ).fetchone()
     return row[0] if row else parent_section
 
 
-def next_over_threshold(db: sqlite_utils.Database, after_ordinal: int,
-                        policy_version: str | None = None) -> Chunk | None:
+def next_over_threshold(
+    db: sqlite_utils.Database, after_ordinal: int, policy_version: str | None = None
+) -> Chunk | None:
     """The first chunk over the threshold whose ordinal is greater than ``after_ordinal``.
 
     Pass -1 to start from the beginning; None when there is no such chunk (callers wrap around).
@@ -642,7 +778,8 @@ def next_over_threshold(db: sqlite_utils.Database, after_ordinal: int,
     row = db.execute(
         f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND ordinal > ? "
         "AND over_threshold IS NOT NULL ORDER BY ordinal LIMIT 1",
-        [_version(db, policy_version), after_ordinal]).fetchone()
+        [_version(db, policy_version), after_ordinal],
+    ).fetchone()
     return _row_to_chunk(row) if row else None
 
 

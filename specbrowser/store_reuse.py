@@ -30,8 +30,10 @@ from specbrowser.errors import DatabaseError
 from specbrowser.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.stats import ChunkFacts
 
-_ROW_COLUMNS = ("policy_version, id, section_id, parent_id, subsections, depth, layer, "
-                "breakdown_tag, ordinal, over_threshold, text_id, threshold_lo, threshold_hi")
+_ROW_COLUMNS = (
+    "policy_version, id, section_id, parent_id, subsections, depth, layer, "
+    "breakdown_tag, ordinal, over_threshold, text_id, threshold_lo, threshold_hi"
+)
 
 
 class StoredTree(NamedTuple):
@@ -80,12 +82,16 @@ def plan_copies(db: sqlite_utils.Database, policy: ChunkPolicy) -> CopyPlan:
     first. An empty plan when no stored set qualifies."""
     same_cut: dict[str, bool] = {}
     for version, settings_json, stats_json in db.execute(
-            "SELECT version, settings, stats FROM policies WHERE version != ? "
-            "ORDER BY active DESC, created_at DESC, version", [policy.version]):
+        "SELECT version, settings, stats FROM policies WHERE version != ? "
+        "ORDER BY active DESC, created_at DESC, version",
+        [policy.version],
+    ):
         settings = json.loads(settings_json or "{}")
         if _compatible(settings, json.loads(stats_json or "{}"), policy):
-            same_cut[version] = (settings.get("breakdown_tags") == list(policy.breakdown_tags)
-                                 and settings.get("max_depth") == policy.max_depth)
+            same_cut[version] = (
+                settings.get("breakdown_tags") == list(policy.breakdown_tags)
+                and settings.get("max_depth") == policy.max_depth
+            )
     threshold = policy.threshold_chars
     found: dict[str, StoredTree] = {}
     for version, cut in same_cut.items():
@@ -95,8 +101,13 @@ def plan_copies(db: sqlite_utils.Database, policy: ChunkPolicy) -> CopyPlan:
             "count(*) AS count FROM chunk_rows WHERE policy_version = ? GROUP BY section_id) n "
             "ON n.section_id = r.section_id WHERE r.policy_version = ? AND r.id = r.section_id "
             "AND r.parent_id IS NULL AND r.threshold_lo <= ? AND "
-            + ("(r.threshold_hi IS NULL OR r.threshold_hi > ?)" if cut else "r.threshold_hi IS NULL"),
-            [version, version, threshold, threshold] if cut else [version, version, threshold])
+            + (
+                "(r.threshold_hi IS NULL OR r.threshold_hi > ?)"
+                if cut
+                else "r.threshold_hi IS NULL"
+            ),
+            [version, version, threshold, threshold] if cut else [version, version, threshold],
+        )
         for section_id, ordinal, count in rows:
             if section_id not in found:
                 found[section_id] = StoredTree(version, ordinal, count)
@@ -106,13 +117,17 @@ def plan_copies(db: sqlite_utils.Database, policy: ChunkPolicy) -> CopyPlan:
 def _compatible(settings: dict[str, object], stats: dict[str, object], policy: ChunkPolicy) -> bool:
     """Whether a stored set's texts are what this code makes under ``policy``'s Markdown
     settings, with every marker of its texts in its subsections."""
-    return (settings.get("converter_version") == CONVERTER_VERSION
-            and settings.get("markdown") == policy.markdown.settings()
-            and stats.get("marker_mismatches") == 0 and stats.get("unresolved_markers") == 0)
+    return (
+        settings.get("converter_version") == CONVERTER_VERSION
+        and settings.get("markdown") == policy.markdown.settings()
+        and stats.get("marker_mismatches") == 0
+        and stats.get("unresolved_markers") == 0
+    )
 
 
-def stored_facts(db: sqlite_utils.Database, plan: CopyPlan,
-                 mismatches: Mapping[str, str]) -> list[ChunkFacts]:
+def stored_facts(
+    db: sqlite_utils.Database, plan: CopyPlan, mismatches: Mapping[str, str]
+) -> list[ChunkFacts]:
     """What :func:`specbrowser.stats.compute_stats` counts of the chunks ``plan`` copies, as
     they will be in the new set (``mismatches``: each section's heading-path mismatch kind).
 
@@ -125,13 +140,27 @@ def stored_facts(db: sqlite_utils.Database, plan: CopyPlan,
     checked: list[str] = []  # no marker left to count (see above); shared, never changed
     for source, deltas in _deltas(plan).items():
         for chunk_id, section_id, parent_id, depth, layer, tag, over, size, ordinal in db.execute(
-                "SELECT r.id, r.section_id, r.parent_id, r.depth, r.layer, r.breakdown_tag, "
-                "r.over_threshold, t.size, r.ordinal + j.value "
-                "FROM json_each(?) j CROSS JOIN chunk_rows r ON r.policy_version = ? "
-                "AND r.section_id = j.key CROSS JOIN texts t ON t.id = r.text_id",
-                [json.dumps(deltas), source]):
-            facts.append(ChunkFacts(chunk_id, parent_id, depth, layer, tag, over, size,
-                                    mismatches.get(section_id), checked, checked, ordinal))
+            "SELECT r.id, r.section_id, r.parent_id, r.depth, r.layer, r.breakdown_tag, "
+            "r.over_threshold, t.size, r.ordinal + j.value "
+            "FROM json_each(?) j CROSS JOIN chunk_rows r ON r.policy_version = ? "
+            "AND r.section_id = j.key CROSS JOIN texts t ON t.id = r.text_id",
+            [json.dumps(deltas), source],
+        ):
+            facts.append(
+                ChunkFacts(
+                    chunk_id,
+                    parent_id,
+                    depth,
+                    layer,
+                    tag,
+                    over,
+                    size,
+                    mismatches.get(section_id),
+                    checked,
+                    checked,
+                    ordinal,
+                )
+            )
     return facts
 
 
@@ -151,10 +180,14 @@ def copy_trees(db: sqlite_utils.Database, version: str, plan: CopyPlan) -> int:
             "r.subsections, r.depth, r.layer, r.breakdown_tag, r.ordinal + j.value, "
             "r.over_threshold, r.text_id, r.threshold_lo, r.threshold_hi "
             "FROM json_each(?) j CROSS JOIN chunk_rows r ON r.policy_version = ? "
-            "AND r.section_id = j.key", [version, json.dumps(deltas), source]).rowcount
+            "AND r.section_id = j.key",
+            [version, json.dumps(deltas), source],
+        ).rowcount
     if copied != plan.chunk_count:
-        raise DatabaseError(f"a stored chunk set changed during the re-chunk ({copied:,} chunks "
-                            f"copied of {plan.chunk_count:,}); run it again")
+        raise DatabaseError(
+            f"a stored chunk set changed during the re-chunk ({copied:,} chunks "
+            f"copied of {plan.chunk_count:,}); run it again"
+        )
     return copied
 
 
@@ -162,5 +195,7 @@ def _deltas(plan: CopyPlan) -> dict[str, dict[str, int]]:
     """Source version → {section id: new first ordinal − stored first ordinal}."""
     by_source: dict[str, dict[str, int]] = {}
     for section_id, tree in plan.trees.items():
-        by_source.setdefault(tree.source, {})[section_id] = plan.ordinals[section_id] - tree.first_ordinal
+        by_source.setdefault(tree.source, {})[section_id] = (
+            plan.ordinals[section_id] - tree.first_ordinal
+        )
     return by_source

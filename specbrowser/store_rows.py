@@ -45,10 +45,17 @@ def store_texts(db: sqlite_utils.Database, chunks: list[Chunk]) -> tuple[list[in
         if text_id is None:
             text_id = known[key] = next_id
             next_id += 1
-            new_rows.append({"id": text_id, "text_hash": key,
-                             "content_hash": content_hash(chunk.retrieval_text),
-                             "title": chunk.title, "text": chunk.text,
-                             **_retrieval_parts(chunk.retrieval_text), "size": chunk.size})
+            new_rows.append(
+                {
+                    "id": text_id,
+                    "text_hash": key,
+                    "content_hash": content_hash(chunk.retrieval_text),
+                    "title": chunk.title,
+                    "text": chunk.text,
+                    **_retrieval_parts(chunk.retrieval_text),
+                    "size": chunk.size,
+                }
+            )
         ids.append(text_id)
     insert_rows(db, "texts", new_rows)
     return ids, len(new_rows)
@@ -60,22 +67,26 @@ def _text_ids(db: sqlite_utils.Database, keys: list[str], largest_id: int) -> di
     0.07 s for 14,098 keys and 15,408 texts), else looks them up by index."""
     if len(keys) * 4 > largest_id:
         return dict(db.execute("SELECT text_hash, id FROM texts").fetchall())
-    return dict(select_in(db, "SELECT text_hash, id FROM texts WHERE text_hash IN", [],
-                          list(dict.fromkeys(keys))))
+    return dict(
+        select_in(
+            db, "SELECT text_hash, id FROM texts WHERE text_hash IN", [], list(dict.fromkeys(keys))
+        )
+    )
 
 
 IN_BATCH = 500
 """Values per ``IN (...)`` list: well under SQLite's bound-parameter limit."""
 
 
-def select_in(db: sqlite_utils.Database, sql: str, params: list[object],
-              values: list[str]) -> list[tuple]:
+def select_in(
+    db: sqlite_utils.Database, sql: str, params: list[object], values: list[str]
+) -> list[tuple]:
     """The rows of ``sql`` (a constant of specbrowser's ending in ``IN``) for every one of
     ``values``: run once per :data:`IN_BATCH` values, each run's placeholders appended in
     parentheses and bound after ``params``."""
     rows: list[tuple] = []
     for start in range(0, len(values), IN_BATCH):
-        batch = values[start:start + IN_BATCH]
+        batch = values[start : start + IN_BATCH]
         rows += db.execute(f"{sql} ({','.join('?' * len(batch))})", [*params, *batch]).fetchall()
     return rows
 
@@ -112,9 +123,10 @@ def insert_rows(db: sqlite_utils.Database, table: str, rows: list[dict[str, obje
     one_row = "(" + ", ".join("?" * len(columns)) + ")"
     head = f"INSERT INTO [{table}] ({', '.join(f'[{c}]' for c in columns)}) VALUES "
     for start in range(0, len(rows), per_statement):
-        batch = rows[start:start + per_statement]
-        db.execute(head + ", ".join([one_row] * len(batch)),
-                   [row[c] for row in batch for c in columns])
+        batch = rows[start : start + per_statement]
+        db.execute(
+            head + ", ".join([one_row] * len(batch)), [row[c] for row in batch for c in columns]
+        )
 
 
 _to_json = json.JSONEncoder(ensure_ascii=False).encode
@@ -131,13 +143,23 @@ def chunk_row(policy_version: str, chunk: Chunk, text_id: int) -> dict[str, obje
     """The ``chunk_rows`` row of a chunk of set ``policy_version`` whose text is ``text_id``."""
     subsections = chunk.subsections
     lo, hi = chunk.holds_for or (None, None)
-    return {"policy_version": policy_version, "id": chunk.id, "section_id": chunk.section_id,
-            "parent_id": chunk.parent_id,
-            "subsections": json_strings(subsections) if all(type(v) is str for v in subsections)
-            else _to_json(subsections),
-            "depth": chunk.depth, "layer": chunk.layer, "breakdown_tag": chunk.breakdown_tag,
-            "ordinal": chunk.ordinal, "over_threshold": chunk.over_threshold, "text_id": text_id,
-            "threshold_lo": lo, "threshold_hi": hi}
+    return {
+        "policy_version": policy_version,
+        "id": chunk.id,
+        "section_id": chunk.section_id,
+        "parent_id": chunk.parent_id,
+        "subsections": json_strings(subsections)
+        if all(type(v) is str for v in subsections)
+        else _to_json(subsections),
+        "depth": chunk.depth,
+        "layer": chunk.layer,
+        "breakdown_tag": chunk.breakdown_tag,
+        "ordinal": chunk.ordinal,
+        "over_threshold": chunk.over_threshold,
+        "text_id": text_id,
+        "threshold_lo": lo,
+        "threshold_hi": hi,
+    }
 
 
 def section_columns(sections: list[Section], chunks: list[Chunk]) -> dict[str, dict[str, object]]:
@@ -148,11 +170,17 @@ def section_columns(sections: list[Section], chunks: list[Chunk]) -> dict[str, d
     for section in sections:
         root = roots.get(section.id)
         if root is None:  # every section has a root chunk; kept total for safety
-            columns[section.id] = {"heading_path": "[]", "toc_path": None, "mismatch": None,
-                                   "section_ordinal": ""}
+            columns[section.id] = {
+                "heading_path": "[]",
+                "toc_path": None,
+                "mismatch": None,
+                "section_ordinal": "",
+            }
             continue
         columns[section.id] = {
             "heading_path": json_strings(root.heading_path),
             "toc_path": None if root.toc_path is None else json_strings(root.toc_path),
-            "mismatch": root.mismatch, "section_ordinal": root.section_ordinal}
+            "mismatch": root.mismatch,
+            "section_ordinal": root.section_ordinal,
+        }
     return columns

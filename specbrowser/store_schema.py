@@ -66,24 +66,55 @@ def create_schema(db: sqlite_utils.Database) -> None:
     """Create every table of an empty database, in one transaction."""
     with db.atomic():
         db.table("meta").create({"key": str, "value": str}, pk="key")
-        db.table("meta").insert_all([
-            {"key": "app", "value": APP_ID},
-            {"key": "schema_version", "value": str(SCHEMA_VERSION)},
-        ])
-        db.table("documents").create({
-            "id": str, "title": str, "kind": str, "source_paths": str, "sha256": str,
-            "sections_sha256": str, "ingested_at": str,
-        }, pk="id")
-        db.table("sections").create({
-            "id": str, "document_id": str, "parent_id": str, "ordinal": int, "depth": int,
-            "kind": str, "secnum": str, "title": str, "html": str, "source_file": str,
-            "heading_path": str, "toc_path": str, "mismatch": str, "section_ordinal": str,
-        }, pk="id")
+        db.table("meta").insert_all(
+            [
+                {"key": "app", "value": APP_ID},
+                {"key": "schema_version", "value": str(SCHEMA_VERSION)},
+            ]
+        )
+        db.table("documents").create(
+            {
+                "id": str,
+                "title": str,
+                "kind": str,
+                "source_paths": str,
+                "sha256": str,
+                "sections_sha256": str,
+                "ingested_at": str,
+            },
+            pk="id",
+        )
+        db.table("sections").create(
+            {
+                "id": str,
+                "document_id": str,
+                "parent_id": str,
+                "ordinal": int,
+                "depth": int,
+                "kind": str,
+                "secnum": str,
+                "title": str,
+                "html": str,
+                "source_file": str,
+                "heading_path": str,
+                "toc_path": str,
+                "mismatch": str,
+                "section_ordinal": str,
+            },
+            pk="id",
+        )
         db.table("sections").create_index(["parent_id"], index_name="sections_parent")
         create_sections_outline(db)
-        db.table("policies").create({
-            "version": str, "settings": str, "created_at": str, "stats": str, "active": int,
-        }, pk="version")
+        db.table("policies").create(
+            {
+                "version": str,
+                "settings": str,
+                "created_at": str,
+                "stats": str,
+                "active": int,
+            },
+            pk="version",
+        )
         create_chunk_tables(db)
         create_toc_tables(db)
 
@@ -97,29 +128,59 @@ def create_sections_outline(db: sqlite_utils.Database) -> None:
     :data:`OUTLINE_COLUMNS`, so listing them reads the index, not the rows with their HTML (each
     a page or more: 10 ms against 5 ms for ECMA-262's 2,253 sections, in every re-chunk)."""
     db.execute("DROP INDEX IF EXISTS sections_ordinal")  # schema 5's, which this one covers
-    db.table("sections").create_index(list(OUTLINE_COLUMNS), index_name="sections_outline",
-                                      if_not_exists=True)
+    db.table("sections").create_index(
+        list(OUTLINE_COLUMNS), index_name="sections_outline", if_not_exists=True
+    )
 
 
 def create_chunk_tables(db: sqlite_utils.Database) -> None:
     """``texts`` (with its FTS5 index and triggers), ``chunk_rows`` and the ``chunks`` view."""
-    db.table("texts").create({
-        "id": int, "text_hash": str, "content_hash": str, "title": str, "text": str,
-        "retrieval_header": str, "retrieval_body": str, "size": int,
-    }, pk="id", not_null={"text_hash", "content_hash"})
+    db.table("texts").create(
+        {
+            "id": int,
+            "text_hash": str,
+            "content_hash": str,
+            "title": str,
+            "text": str,
+            "retrieval_header": str,
+            "retrieval_body": str,
+            "size": int,
+        },
+        pk="id",
+        not_null={"text_hash", "content_hash"},
+    )
     db.table("texts").create_index(["text_hash"], index_name="texts_hash", unique=True)
     db.table("texts").create_index(["content_hash"], index_name="texts_content")
-    db.table("texts").enable_fts(["title", "retrieval_header", "retrieval_body"],
-                                 fts_version="FTS5", tokenize=FTS_TOKENIZER, create_triggers=True)
-    db.table("chunk_rows").create({
-        "policy_version": str, "id": str, "section_id": str, "parent_id": str,
-        "subsections": str, "depth": int, "layer": str, "breakdown_tag": str, "ordinal": int,
-        "over_threshold": str, "text_id": int, "threshold_lo": int, "threshold_hi": int,
-    }, pk=("policy_version", "id"))
-    for columns, name in ((["policy_version", "section_id"], "chunk_rows_section"),
-                          (["policy_version", "parent_id"], "chunk_rows_parent"),
-                          (["policy_version", "ordinal"], "chunk_rows_ordinal"),
-                          (["text_id", "policy_version"], "chunk_rows_text")):
+    db.table("texts").enable_fts(
+        ["title", "retrieval_header", "retrieval_body"],
+        fts_version="FTS5",
+        tokenize=FTS_TOKENIZER,
+        create_triggers=True,
+    )
+    db.table("chunk_rows").create(
+        {
+            "policy_version": str,
+            "id": str,
+            "section_id": str,
+            "parent_id": str,
+            "subsections": str,
+            "depth": int,
+            "layer": str,
+            "breakdown_tag": str,
+            "ordinal": int,
+            "over_threshold": str,
+            "text_id": int,
+            "threshold_lo": int,
+            "threshold_hi": int,
+        },
+        pk=("policy_version", "id"),
+    )
+    for columns, name in (
+        (["policy_version", "section_id"], "chunk_rows_section"),
+        (["policy_version", "parent_id"], "chunk_rows_parent"),
+        (["policy_version", "ordinal"], "chunk_rows_ordinal"),
+        (["text_id", "policy_version"], "chunk_rows_text"),
+    ):
         db.table("chunk_rows").create_index(columns, index_name=name)
     db.create_view("chunks", CHUNKS_VIEW)
 
@@ -157,11 +218,17 @@ def migrate(db: sqlite_utils.Database, version: int) -> bool:
             db.create_view("chunks", CHUNKS_VIEW)
         _whole_section_ranges(db)
         create_sections_outline(db)
-        db.execute("UPDATE meta SET value = ? WHERE key = ?", [str(SCHEMA_VERSION), "schema_version"])
+        db.execute(
+            "UPDATE meta SET value = ? WHERE key = ?", [str(SCHEMA_VERSION), "schema_version"]
+        )
     row = db.execute("PRAGMA database_list").fetchone()
-    log.info("%s was upgraded from schema %d to %d (every chunk set, embedding and token count "
-             "kept); older specbrowser versions no longer open it", row[2] if row else "the database",
-             version, SCHEMA_VERSION)
+    log.info(
+        "%s was upgraded from schema %d to %d (every chunk set, embedding and token count "
+        "kept); older specbrowser versions no longer open it",
+        row[2] if row else "the database",
+        version,
+        SCHEMA_VERSION,
+    )
     return True
 
 
@@ -172,7 +239,8 @@ def _whole_section_ranges(db: sqlite_utils.Database) -> None:
         "UPDATE chunk_rows SET threshold_lo = (SELECT size FROM texts WHERE id = chunk_rows.text_id) "
         "WHERE id = section_id AND parent_id IS NULL AND over_threshold IS NULL "
         "AND NOT EXISTS (SELECT 1 FROM chunk_rows c WHERE c.policy_version = chunk_rows.policy_version "
-        "AND c.parent_id = chunk_rows.id)")
+        "AND c.parent_id = chunk_rows.id)"
+    )
 
 
 def _texts_from_chunks(db: sqlite_utils.Database) -> None:
@@ -184,24 +252,51 @@ def _texts_from_chunks(db: sqlite_utils.Database) -> None:
         "UPDATE sections SET heading_path = c.heading_path, toc_path = c.toc_path, "
         "mismatch = c.mismatch, section_ordinal = c.section_ordinal FROM chunks c "
         "WHERE c.id = sections.id AND c.policy_version = (SELECT version FROM policies "
-        "ORDER BY active DESC, created_at DESC LIMIT 1)")
+        "ORDER BY active DESC, created_at DESC LIMIT 1)"
+    )
     rows = db.execute(
         "SELECT policy_version, id, section_id, parent_id, subsections, depth, layer, "
         "breakdown_tag, title, text, over_threshold, ordinal, retrieval_text FROM chunks "
-        "ORDER BY policy_version, ordinal").fetchall()
+        "ORDER BY policy_version, ordinal"
+    ).fetchall()
     for name in ("chunks_ai", "chunks_ad", "chunks_au"):
         db.execute(f"DROP TRIGGER IF EXISTS [{name}]")
     for name in ("chunks_fts", "chunks", "chunk_hashes", "chunk_hash_sets"):
         db.execute(f"DROP TABLE IF EXISTS [{name}]")
     create_chunk_tables(db)
     by_version: dict[str, list[Chunk]] = {}
-    for (version_, chunk_id, section_id, parent_id, subsections, depth, layer, tag, title,
-         text, over, ordinal, retrieval) in rows:
-        by_version.setdefault(version_, []).append(Chunk(
-            id=chunk_id, section_id=section_id, parent_id=parent_id, depth=depth,
-            layer=layer, breakdown_tag=tag, title=title or "", heading_path=[],
-            text=text or "", over_threshold=over, subsections=json.loads(subsections or "[]"),
-            ordinal=ordinal, retrieval_text=retrieval or ""))
+    for (
+        version_,
+        chunk_id,
+        section_id,
+        parent_id,
+        subsections,
+        depth,
+        layer,
+        tag,
+        title,
+        text,
+        over,
+        ordinal,
+        retrieval,
+    ) in rows:
+        by_version.setdefault(version_, []).append(
+            Chunk(
+                id=chunk_id,
+                section_id=section_id,
+                parent_id=parent_id,
+                depth=depth,
+                layer=layer,
+                breakdown_tag=tag,
+                title=title or "",
+                heading_path=[],
+                text=text or "",
+                over_threshold=over,
+                subsections=json.loads(subsections or "[]"),
+                ordinal=ordinal,
+                retrieval_text=retrieval or "",
+            )
+        )
     for version_, chunks in by_version.items():
         text_ids, _new = store_texts(db, chunks)
         insert_rows(db, "chunk_rows", [chunk_row(version_, c, i) for c, i in zip(chunks, text_ids)])

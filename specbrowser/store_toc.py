@@ -19,14 +19,30 @@ from specbrowser.model import TocNode
 def create_toc_tables(db: sqlite_utils.Database) -> None:
     """``toc_nodes`` (the TOC flattened in pre-order) and ``mismatches`` (one row per
     disagreement, document order)."""
-    db.table("toc_nodes").create({
-        "id": int, "parent_id": int, "depth": int, "title": str, "secnum": str,
-        "target_id": str, "start": int, "end": int,
-    }, pk="id")
+    db.table("toc_nodes").create(
+        {
+            "id": int,
+            "parent_id": int,
+            "depth": int,
+            "title": str,
+            "secnum": str,
+            "target_id": str,
+            "start": int,
+            "end": int,
+        },
+        pk="id",
+    )
     db.table("toc_nodes").create_index(["target_id"], index_name="toc_nodes_target")
-    db.table("mismatches").create({
-        "id": int, "kind": str, "section_id": str, "parser_path": str, "toc_path": str,
-    }, pk="id")
+    db.table("mismatches").create(
+        {
+            "id": int,
+            "kind": str,
+            "section_id": str,
+            "parser_path": str,
+            "toc_path": str,
+        },
+        pk="id",
+    )
     db.table("mismatches").create_index(["kind"], index_name="mismatches_kind")
 
 
@@ -36,10 +52,18 @@ def replace_toc(db: sqlite_utils.Database, toc: list[TocNode], mismatches: list[
     db.execute("DELETE FROM mismatches")
     db.table("toc_nodes").insert_all(_toc_rows(toc), batch_size=500)
     db.table("mismatches").insert_all(
-        ({"id": i, "kind": m.kind, "section_id": m.section_id,
-          "parser_path": json.dumps(m.parser_path, ensure_ascii=False),
-          "toc_path": json.dumps(m.toc_path, ensure_ascii=False)} for i, m in enumerate(mismatches)),
-        batch_size=500)
+        (
+            {
+                "id": i,
+                "kind": m.kind,
+                "section_id": m.section_id,
+                "parser_path": json.dumps(m.parser_path, ensure_ascii=False),
+                "toc_path": json.dumps(m.toc_path, ensure_ascii=False),
+            }
+            for i, m in enumerate(mismatches)
+        ),
+        batch_size=500,
+    )
 
 
 def _toc_rows(toc: list[TocNode]) -> Iterator[dict[str, object]]:
@@ -49,8 +73,16 @@ def _toc_rows(toc: list[TocNode]) -> Iterator[dict[str, object]]:
         node, parent, depth = stack.pop()
         row_id = counter
         counter += 1
-        yield {"id": row_id, "parent_id": parent, "depth": depth, "title": node.title,
-               "secnum": node.secnum, "target_id": node.target_id, "start": node.start, "end": node.end}
+        yield {
+            "id": row_id,
+            "parent_id": parent,
+            "depth": depth,
+            "title": node.title,
+            "secnum": node.secnum,
+            "target_id": node.target_id,
+            "start": node.start,
+            "end": node.end,
+        }
         stack.extend((child, row_id, depth + 1) for child in reversed(node.children))
 
 
@@ -59,7 +91,8 @@ def load_toc(db: sqlite_utils.Database) -> list[TocNode]:
     nodes: dict[int, TocNode] = {}
     roots: list[TocNode] = []
     for row_id, parent, title, secnum, target, start, end in db.execute(
-            "SELECT id, parent_id, title, secnum, target_id, start, [end] FROM toc_nodes ORDER BY id"):
+        "SELECT id, parent_id, title, secnum, target_id, start, [end] FROM toc_nodes ORDER BY id"
+    ):
         node = TocNode(title=title, secnum=secnum or "", target_id=target, start=start, end=end)
         nodes[row_id] = node
         (roots if parent is None else nodes[parent].children).append(node)
@@ -73,8 +106,10 @@ def list_mismatches(db: sqlite_utils.Database, kind: str | None = None) -> list[
     if kind:
         query += " WHERE kind = ?"
         args.append(kind)
-    return [Mismatch(k, s, json.loads(p), json.loads(t))
-            for k, s, p, t in db.execute(query + " ORDER BY id", args)]
+    return [
+        Mismatch(k, s, json.loads(p), json.loads(t))
+        for k, s, p, t in db.execute(query + " ORDER BY id", args)
+    ]
 
 
 def mismatch_counts(db: sqlite_utils.Database) -> dict[str, int]:

@@ -44,19 +44,26 @@ def require_vectors(db: sqlite_utils.Database) -> None:
 
 def stored_model(db: sqlite_utils.Database) -> tuple[str, int] | None:
     """``(model name, dimension)`` of the vectors in the database, or None when it holds none."""
-    rows = dict(db.execute("SELECT key, value FROM meta WHERE key IN (?, ?)",
-                           [META_MODEL, META_DIM]).fetchall())
+    rows = dict(
+        db.execute(
+            "SELECT key, value FROM meta WHERE key IN (?, ?)", [META_MODEL, META_DIM]
+        ).fetchall()
+    )
     if META_MODEL not in rows:
         return None
     return rows[META_MODEL], int(rows[META_DIM])
 
 
 def _create_tables(db: sqlite_utils.Database, dim: int) -> None:
-    db.execute("CREATE TABLE IF NOT EXISTS embeddings (id INTEGER PRIMARY KEY, model TEXT NOT NULL, "
-               "content_hash TEXT NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL, "
-               "truncated INTEGER NOT NULL DEFAULT 0, tokens INTEGER, UNIQUE (model, content_hash))")
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS embeddings (id INTEGER PRIMARY KEY, model TEXT NOT NULL, "
+        "content_hash TEXT NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL, "
+        "truncated INTEGER NOT NULL DEFAULT 0, tokens INTEGER, UNIQUE (model, content_hash))"
+    )
     # dim is an int validated by the caller; vec0 takes no parameter for the column type
-    db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS chunk_vectors USING vec0(embedding float[{int(dim)}])")
+    db.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS chunk_vectors USING vec0(embedding float[{int(dim)}])"
+    )
 
 
 def prepare(db: sqlite_utils.Database, model: str, dim: int, *, rebuild: bool = False) -> None:
@@ -83,7 +90,8 @@ def prepare(db: sqlite_utils.Database, model: str, dim: int, *, rebuild: bool = 
         raise EmbeddingError(
             f"the database holds vectors of {old_model} ({old_dim} dims); {model} gives {dim} dims: "
             "vectors of two models cannot be mixed; add --rebuild to drop the old vectors "
-            "(or use another database)")
+            "(or use another database)"
+        )
     with db.atomic():
         db.execute("DROP TABLE IF EXISTS chunk_vectors")
         if "embeddings" in db.table_names():
@@ -97,16 +105,24 @@ def _fingerprint(db: sqlite_utils.Database, policy_version: str) -> str:
     """What identifies a chunk set's contents: the spec's hashes, the set's creation time and
     size (the same spec and policy always give the same chunks)."""
     doc = db.execute("SELECT sha256, sections_sha256 FROM documents LIMIT 1").fetchone()
-    created = db.execute("SELECT created_at FROM policies WHERE version = ?", [policy_version]).fetchone()
-    count = db.execute("SELECT count(*) FROM chunk_rows WHERE policy_version = ?",
-                       [policy_version]).fetchone()
-    return "|".join(str(part) for part in (*(doc or ("", "")), created[0] if created else "", count[0]))
+    created = db.execute(
+        "SELECT created_at FROM policies WHERE version = ?", [policy_version]
+    ).fetchone()
+    count = db.execute(
+        "SELECT count(*) FROM chunk_rows WHERE policy_version = ?", [policy_version]
+    ).fetchone()
+    return "|".join(
+        str(part) for part in (*(doc or ("", "")), created[0] if created else "", count[0])
+    )
 
 
 def chunk_hash_map(db: sqlite_utils.Database, policy_version: str) -> dict[str, str]:
     """Chunk id → content hash (sha256 of the retrieval text) for a chunk set; read only."""
-    return dict(db.execute("SELECT id, content_hash FROM chunks WHERE policy_version = ?",
-                           [policy_version]).fetchall())
+    return dict(
+        db.execute(
+            "SELECT id, content_hash FROM chunks WHERE policy_version = ?", [policy_version]
+        ).fetchall()
+    )
 
 
 @dataclass
@@ -132,13 +148,19 @@ def missing_texts(db: sqlite_utils.Database, model: str, policy_version: str) ->
     """
     require_vectors(db)
     if stored_model(db) is None:  # no vectors yet: every text is missing
-        return _group(db.execute("SELECT id, content_hash, retrieval_text FROM chunks "
-                                 "WHERE policy_version = ? ORDER BY ordinal", [policy_version]).fetchall())
+        return _group(
+            db.execute(
+                "SELECT id, content_hash, retrieval_text FROM chunks "
+                "WHERE policy_version = ? ORDER BY ordinal",
+                [policy_version],
+            ).fetchall()
+        )
     rows = db.execute(
         "SELECT c.id, c.content_hash, c.retrieval_text FROM chunks c "
         "LEFT JOIN embeddings e ON e.model = ? AND e.content_hash = c.content_hash "
         "WHERE c.policy_version = ? AND e.id IS NULL ORDER BY c.ordinal",
-        [model, policy_version]).fetchall()
+        [model, policy_version],
+    ).fetchall()
     return _group(rows)
 
 
@@ -151,8 +173,12 @@ def _group(rows: list[tuple[str, str, str | None]]) -> list[MissingText]:
 
 def distinct_text_count(db: sqlite_utils.Database, policy_version: str) -> int:
     """How many distinct retrieval texts the chunk set has."""
-    return int(db.execute("SELECT count(DISTINCT content_hash) FROM chunks WHERE policy_version = ?",
-                          [policy_version]).fetchone()[0])
+    return int(
+        db.execute(
+            "SELECT count(DISTINCT content_hash) FROM chunks WHERE policy_version = ?",
+            [policy_version],
+        ).fetchone()[0]
+    )
 
 
 @dataclass
@@ -165,8 +191,9 @@ class NewEmbedding:
     tokens: int
 
 
-def store_embeddings(db: sqlite_utils.Database, model: str, dim: int,
-                     items: list[NewEmbedding]) -> None:
+def store_embeddings(
+    db: sqlite_utils.Database, model: str, dim: int, items: list[NewEmbedding]
+) -> None:
     """Store one batch of vectors and their KNN index rows, committed as one transaction.
 
     Every vector's size is checked before the first write; hashes already stored are skipped.
@@ -185,22 +212,29 @@ def store_embeddings(db: sqlite_utils.Database, model: str, dim: int,
             cursor = db.execute(
                 "INSERT OR IGNORE INTO embeddings (model, content_hash, dim, vector, truncated, tokens) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                [model, item.content_hash, dim, item.vector, int(item.truncated), item.tokens])
+                [model, item.content_hash, dim, item.vector, int(item.truncated), item.tokens],
+            )
             if cursor.rowcount:
-                db.execute("INSERT INTO chunk_vectors (rowid, embedding) VALUES (?, ?)",
-                           [cursor.lastrowid, item.vector])
+                db.execute(
+                    "INSERT INTO chunk_vectors (rowid, embedding) VALUES (?, ?)",
+                    [cursor.lastrowid, item.vector],
+                )
 
 
 def embedding_counts(db: sqlite_utils.Database, model: str, policy_version: str) -> tuple[int, int]:
     """``(chunks with a vector, chunks)`` of a chunk set for ``model``; (0, n) without vectors."""
-    total = int(db.execute("SELECT count(*) FROM chunks WHERE policy_version = ?",
-                           [policy_version]).fetchone()[0])
+    total = int(
+        db.execute(
+            "SELECT count(*) FROM chunks WHERE policy_version = ?", [policy_version]
+        ).fetchone()[0]
+    )
     if getattr(db, "vector_error", None) or "embeddings" not in db.table_names():
         return 0, total
     done = db.execute(
         "SELECT count(*) FROM chunks c JOIN embeddings e "
         "ON e.model = ? AND e.content_hash = c.content_hash WHERE c.policy_version = ?",
-        [model, policy_version]).fetchone()[0]
+        [model, policy_version],
+    ).fetchone()[0]
     return int(done), total
 
 
@@ -215,10 +249,15 @@ def truncated_chunks(db: sqlite_utils.Database, model: str, policy_version: str)
     chunk id → full token count."""
     if "embeddings" not in db.table_names():
         return {}
-    return {chunk_id: tokens for chunk_id, tokens in db.execute(
-        "SELECT c.id, e.tokens FROM chunks c JOIN embeddings e "
-        "ON e.model = ? AND e.content_hash = c.content_hash "
-        "WHERE c.policy_version = ? AND e.truncated = 1", [model, policy_version])}
+    return {
+        chunk_id: tokens
+        for chunk_id, tokens in db.execute(
+            "SELECT c.id, e.tokens FROM chunks c JOIN embeddings e "
+            "ON e.model = ? AND e.content_hash = c.content_hash "
+            "WHERE c.policy_version = ? AND e.truncated = 1",
+            [model, policy_version],
+        )
+    }
 
 
 _IN_SET: dict[tuple[str, str, str, int, str], int] = {}
@@ -226,7 +265,9 @@ _IN_SET: dict[tuple[str, str, str, int, str], int] = {}
 fingerprint): the count only changes when vectors are added or the set is rebuilt."""
 
 
-def _embedded_in_set(db: sqlite_utils.Database, model: str, policy_version: str, stored: int) -> int:
+def _embedded_in_set(
+    db: sqlite_utils.Database, model: str, policy_version: str, stored: int
+) -> int:
     """How many of the ``stored`` vectors of ``model`` belong to the chunk set (distinct texts).
 
     The count is a join over every text of the set (~20 ms on ECMA-262, as much as the KNN and
@@ -237,15 +278,24 @@ def _embedded_in_set(db: sqlite_utils.Database, model: str, policy_version: str,
     if key not in _IN_SET:
         if len(_IN_SET) > 64:
             _IN_SET.clear()
-        _IN_SET[key] = int(db.execute(
-            "SELECT count(DISTINCT c.content_hash) FROM chunks c JOIN embeddings e "
-            "ON e.model = ? AND e.content_hash = c.content_hash WHERE c.policy_version = ?",
-            [model, policy_version]).fetchone()[0])
+        _IN_SET[key] = int(
+            db.execute(
+                "SELECT count(DISTINCT c.content_hash) FROM chunks c JOIN embeddings e "
+                "ON e.model = ? AND e.content_hash = c.content_hash WHERE c.policy_version = ?",
+                [model, policy_version],
+            ).fetchone()[0]
+        )
     return _IN_SET[key]
 
 
-def nearest(db: sqlite_utils.Database, query_vector: bytes, k: int, policy_version: str, *,
-            restrict: tuple[str, list[object]] | None = None) -> list[tuple[str, float]]:
+def nearest(
+    db: sqlite_utils.Database,
+    query_vector: bytes,
+    k: int,
+    policy_version: str,
+    *,
+    restrict: tuple[str, list[object]] | None = None,
+) -> list[tuple[str, float]]:
     """The ``k`` chunks of a chunk set nearest to ``query_vector``: ``(chunk id, distance)``,
     nearest first (L2 distance on the stored float32 vectors).
 
@@ -269,19 +319,25 @@ def nearest(db: sqlite_utils.Database, query_vector: bytes, k: int, policy_versi
         return []
     model, dim = current
     if len(query_vector) != dim * 4:
-        raise EmbeddingError(f"query vector has {len(query_vector) // 4} dims, the database's "
-                             f"{model} vectors have {dim}")
-    stored = int(db.execute("SELECT count(*) FROM embeddings WHERE model = ?", [model]).fetchone()[0])
+        raise EmbeddingError(
+            f"query vector has {len(query_vector) // 4} dims, the database's "
+            f"{model} vectors have {dim}"
+        )
+    stored = int(
+        db.execute("SELECT count(*) FROM embeddings WHERE model = ?", [model]).fetchone()[0]
+    )
     if restrict is not None:
         fetch = min(KNN_MAX_K, stored)
     else:
-        fetch = min(KNN_MAX_K, stored,
-                    k + (stored - _embedded_in_set(db, model, policy_version, stored)))
+        fetch = min(
+            KNN_MAX_K, stored, k + (stored - _embedded_in_set(db, model, policy_version, stored))
+        )
     if fetch <= 0:
         return []
     condition, params = restrict or ("", [])
-    rows = db.execute(nearest_sql(condition),
-                      [query_vector, fetch, policy_version, *params, min(k, KNN_MAX_K)]).fetchall()
+    rows = db.execute(
+        nearest_sql(condition), [query_vector, fetch, policy_version, *params, min(k, KNN_MAX_K)]
+    ).fetchall()
     return [(chunk_id, float(distance)) for chunk_id, distance in rows]
 
 
@@ -291,9 +347,11 @@ def nearest_sql(condition: str = "") -> str:
     to this set's rows of them (index on ``text_id``); CROSS JOIN keeps that order (through the
     ``chunks`` view SQLite scanned the whole set once per neighbour: 4x the latency). The
     condition's columns are ``chunk_rows`` columns (alias ``c``)."""
-    return ("SELECT c.id, knn.distance FROM "
-            "(SELECT rowid, distance FROM chunk_vectors WHERE embedding MATCH ? AND k = ?) knn "
-            "CROSS JOIN embeddings e ON e.id = knn.rowid "
-            "CROSS JOIN texts t ON t.content_hash = e.content_hash "
-            "CROSS JOIN chunk_rows c ON c.text_id = t.id AND c.policy_version = ? "
-            f"WHERE 1 = 1{condition} ORDER BY knn.distance, c.id LIMIT ?")
+    return (
+        "SELECT c.id, knn.distance FROM "
+        "(SELECT rowid, distance FROM chunk_vectors WHERE embedding MATCH ? AND k = ?) knn "
+        "CROSS JOIN embeddings e ON e.id = knn.rowid "
+        "CROSS JOIN texts t ON t.content_hash = e.content_hash "
+        "CROSS JOIN chunk_rows c ON c.text_id = t.id AND c.policy_version = ? "
+        f"WHERE 1 = 1{condition} ORDER BY knn.distance, c.id LIMIT ?"
+    )

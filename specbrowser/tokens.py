@@ -67,11 +67,12 @@ def load_token_counter(folder: Path, model: str) -> TokenCounter:
     try:
         from tokenizers import Tokenizer
     except ImportError:
-        raise EmbeddingError("the tokenizers library is not installed "
-                             "(pip install 'specbrowser[embed]')") from None
+        raise EmbeddingError(
+            "the tokenizers library is not installed (pip install 'specbrowser[embed]')"
+        ) from None
     try:
         tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-    except Exception as exc:  # noqa: BLE001 - tokenizers raises its own Exception subclasses
+    except Exception as exc:
         raise EmbeddingError(f"cannot read {folder / 'tokenizer.json'}: {exc}") from None
     tokenizer.no_truncation()
     tokenizer.no_padding()
@@ -102,13 +103,19 @@ def default_token_counter() -> TokenCounter | None:
 
 
 def _create_table(db: sqlite_utils.Database) -> None:
-    db.execute("CREATE TABLE IF NOT EXISTS token_counts (model TEXT NOT NULL, "
-               "content_hash TEXT NOT NULL, tokens INTEGER NOT NULL, "
-               "PRIMARY KEY (model, content_hash)) WITHOUT ROWID")
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS token_counts (model TEXT NOT NULL, "
+        "content_hash TEXT NOT NULL, tokens INTEGER NOT NULL, "
+        "PRIMARY KEY (model, content_hash)) WITHOUT ROWID"
+    )
 
 
-def count_missing_tokens(db: sqlite_utils.Database, counter: TokenCounter, policy_version: str,
-                         progress: Callable[[int, int], None] | None = None) -> int:
+def count_missing_tokens(
+    db: sqlite_utils.Database,
+    counter: TokenCounter,
+    policy_version: str,
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
     """Count and store the tokens of the chunk set's texts that have no count for this model.
 
     Each batch of :data:`COUNT_BATCH` texts is committed on its own (an interrupted run keeps
@@ -117,21 +124,27 @@ def count_missing_tokens(db: sqlite_utils.Database, counter: TokenCounter, polic
     """
     _create_table(db)
     with db.atomic():
-        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                   [_META_WINDOW + counter.model, "" if counter.max_tokens is None
-                    else str(counter.max_tokens)])
+        db.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+            [
+                _META_WINDOW + counter.model,
+                "" if counter.max_tokens is None else str(counter.max_tokens),
+            ],
+        )
     items: list[tuple[str, str]] = db.execute(
         "SELECT c.content_hash, min(c.retrieval_text) FROM chunks c "
         "LEFT JOIN token_counts t ON t.model = ? AND t.content_hash = c.content_hash "
         "WHERE c.policy_version = ? AND t.content_hash IS NULL GROUP BY c.content_hash",
-        [counter.model, policy_version]).fetchall()
+        [counter.model, policy_version],
+    ).fetchall()
     for first in range(0, len(items), COUNT_BATCH):
-        batch = items[first:first + COUNT_BATCH]
+        batch = items[first : first + COUNT_BATCH]
         counts = counter.count([text for _digest, text in batch])
         with db.atomic():
             db.conn.executemany(
                 "INSERT OR IGNORE INTO token_counts (model, content_hash, tokens) VALUES (?, ?, ?)",
-                [(counter.model, digest, n) for (digest, _text), n in zip(batch, counts)])
+                [(counter.model, digest, n) for (digest, _text), n in zip(batch, counts)],
+            )
         if progress:
             progress(first + len(batch), len(items))
     return len(items)
@@ -143,7 +156,8 @@ def store_counts(db: sqlite_utils.Database, model: str, counts: dict[str, int]) 
     _create_table(db)
     db.conn.executemany(
         "INSERT OR IGNORE INTO token_counts (model, content_hash, tokens) VALUES (?, ?, ?)",
-        [(model, digest, n) for digest, n in counts.items()])
+        [(model, digest, n) for digest, n in counts.items()],
+    )
 
 
 @dataclass
@@ -175,8 +189,9 @@ class TokenInfo:
         return len(self.counts) >= self.total_chunks
 
 
-def token_info(db: sqlite_utils.Database, policy_version: str,
-               model: str | None = None) -> TokenInfo | None:
+def token_info(
+    db: sqlite_utils.Database, policy_version: str, model: str | None = None
+) -> TokenInfo | None:
     """The stored token counts of a chunk set, or None when nothing was ever counted.
 
     ``model`` defaults to the model of the stored vectors, else the one model with counts.
@@ -193,10 +208,14 @@ def token_info(db: sqlite_utils.Database, policy_version: str,
         if row is None:
             return None
         model = row[0]
-    window_row = db.execute("SELECT value FROM meta WHERE key = ?", [_META_WINDOW + model]).fetchone()
+    window_row = db.execute(
+        "SELECT value FROM meta WHERE key = ?", [_META_WINDOW + model]
+    ).fetchone()
     window = int(window_row[0]) if window_row and window_row[0] else None
     hashes = chunk_hash_map(db, policy_version)
-    by_hash = dict(db.execute("SELECT content_hash, tokens FROM token_counts WHERE model = ?", [model]))
+    by_hash = dict(
+        db.execute("SELECT content_hash, tokens FROM token_counts WHERE model = ?", [model])
+    )
     counts = {chunk_id: by_hash[digest] for chunk_id, digest in hashes.items() if digest in by_hash}
     return TokenInfo(model=model, max_tokens=window, counts=counts, total_chunks=len(hashes))
 
@@ -207,6 +226,12 @@ def token_summary(info: TokenInfo | None) -> dict[str, object] | None:
     if info is None:
         return None
     values = sorted(info.counts.values())
-    return {"model": info.model, "window": info.max_tokens, "counted": len(values),
-            "chunks": info.total_chunks, "median": values[len(values) // 2] if values else 0,
-            "max": values[-1] if values else 0, "over_window": len(info.over_window)}
+    return {
+        "model": info.model,
+        "window": info.max_tokens,
+        "counted": len(values),
+        "chunks": info.total_chunks,
+        "median": values[len(values) // 2] if values else 0,
+        "max": values[-1] if values else 0,
+        "over_window": len(info.over_window),
+    }

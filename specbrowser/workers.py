@@ -68,8 +68,11 @@ def worker_count(total_weight: int) -> int:
         PolicyError: :data:`WORKERS_ENV` is set to something other than a whole number from 1.
     """
     limit = _env_limit()
-    if (not sys.platform.startswith("linux") or total_weight < MIN_WEIGHT
-            or threading.current_thread() is not threading.main_thread()):
+    if (
+        not sys.platform.startswith("linux")
+        or total_weight < MIN_WEIGHT
+        or threading.current_thread() is not threading.main_thread()
+    ):
         return 1
     return max(1, min(MAX_WORKERS, usable_cores(), limit))
 
@@ -88,13 +91,19 @@ def _env_limit() -> int:
     if not value:
         return MAX_WORKERS
     if not re.fullmatch(r"[0-9]+", value) or int(value) < 1:  # ASCII digits: int() takes no "²"
-        raise PolicyError(f"{WORKERS_ENV} must be a whole number from 1 (the most processes to "
-                          f"break sections down with), not {value!r}")
+        raise PolicyError(
+            f"{WORKERS_ENV} must be a whole number from 1 (the most processes to "
+            f"break sections down with), not {value!r}"
+        )
     return int(value)
 
 
-def split_map(func: Callable[[T], R], items: Sequence[T], weights: Sequence[int],
-              on_done: Callable[[int, int], None] | None = None) -> list[R]:
+def split_map(
+    func: Callable[[T], R],
+    items: Sequence[T],
+    weights: Sequence[int],
+    on_done: Callable[[int, int], None] | None = None,
+) -> list[R]:
     """``[func(item) for item in items]``, computed by up to :func:`worker_count` processes.
 
     The processes take items one at a time from a shared queue, heaviest first by ``weights``
@@ -132,8 +141,9 @@ def split_map(func: Callable[[T], R], items: Sequence[T], weights: Sequence[int]
             _kill(pid, fd)
 
 
-def _run_here(func: Callable[[T], R], items: Sequence[T],
-              on_done: Callable[[int, int], None] | None) -> list[R]:
+def _run_here(
+    func: Callable[[T], R], items: Sequence[T], on_done: Callable[[int, int], None] | None
+) -> list[R]:
     results = []
     for n, item in enumerate(items, start=1):
         results.append(func(item))
@@ -172,8 +182,12 @@ def _queue(order: list[int]) -> int | None:
 _PIPE_DEFAULT_BYTES = 65_536
 
 
-def _take(func: Callable[[T], R], items: Sequence[T], queue: int,
-          on_done: Callable[[int, int], None] | None = None) -> list[tuple[int, R]]:
+def _take(
+    func: Callable[[T], R],
+    items: Sequence[T],
+    queue: int,
+    on_done: Callable[[int, int], None] | None = None,
+) -> list[tuple[int, R]]:
     """Compute items taken from ``queue`` until it is empty: (index, result) pairs."""
     done: list[tuple[int, R]] = []
     while chunk := os.read(queue, _INDEX.size):
@@ -206,7 +220,7 @@ def _fork(func: Callable[[T], R], items: Sequence[T], queue: int) -> tuple[int, 
             _die_with(parent)
             try:
                 payload: tuple[str, object] = ("done", _take(func, items, queue))
-            except BaseException as error:  # noqa: BLE001 - reported to the parent
+            except BaseException as error:
                 payload = error_report(error)
             with os.fdopen(write_fd, "wb") as out:
                 pickle.dump(payload, out, protocol=pickle.HIGHEST_PROTOCOL)

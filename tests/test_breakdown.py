@@ -21,8 +21,10 @@ def para(word: str, n: int = 1) -> str:
 
 def table(caption: str, cells: list[str]) -> str:
     tds = "".join(f"<td>{c}</td>" for c in cells)
-    return (f'<emu-table id="t" caption="{caption}"><figure><figcaption>{caption}</figcaption>'
-            f"<table><tbody><tr>{tds}</tr></tbody></table></figure></emu-table>")
+    return (
+        f'<emu-table id="t" caption="{caption}"><figure><figcaption>{caption}</figcaption>'
+        f"<table><tbody><tr>{tds}</tr></tbody></table></figure></emu-table>"
+    )
 
 
 def test_section_within_threshold_is_one_chunk(tmp_path):
@@ -33,10 +35,12 @@ def test_section_within_threshold_is_one_chunk(tmp_path):
 
 
 def test_tags_tried_in_order_and_stop_once_within_threshold(tmp_path):
-    body = (f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", [LONG * 3])}'
-            f'{para("p1")}<emu-grammar><emu-production name="G"><emu-nt>G</emu-nt>'
-            f"<emu-geq>:</emu-geq><emu-rhs><emu-t>{'g ' * 100}</emu-t></emu-rhs></emu-production></emu-grammar>"
-            "</emu-clause>")
+    body = (
+        f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", [LONG * 3])}'
+        f'{para("p1")}<emu-grammar><emu-production name="G"><emu-nt>G</emu-nt>'
+        f"<emu-geq>:</emu-geq><emu-rhs><emu-t>{'g ' * 100}</emu-t></emu-rhs></emu-production></emu-grammar>"
+        "</emu-clause>"
+    )
     chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=700)))
     # the table alone brings the section under 700 characters: grammar and p are not tried
     assert set(chunks) == {"sec-a", "sec-a-emu-table-1"}
@@ -50,7 +54,9 @@ def test_next_tag_tried_when_first_is_not_enough(tmp_path):
 
 
 def test_ids_count_from_one_per_parent_and_tag(tmp_path):
-    body = f'<emu-clause id="sec-a"><h1>A</h1>{para("a", 2)}{para("b", 2)}{para("c", 2)}</emu-clause>'
+    body = (
+        f'<emu-clause id="sec-a"><h1>A</h1>{para("a", 2)}{para("b", 2)}{para("c", 2)}</emu-clause>'
+    )
     chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300)))
     assert chunks["sec-a"].subsections == ["sec-a-p-1", "sec-a-p-2", "sec-a-p-3"]
     assert all(chunks[f"sec-a-p-{n}"].breakdown_tag == "p" for n in (1, 2, 3))
@@ -58,7 +64,9 @@ def test_ids_count_from_one_per_parent_and_tag(tmp_path):
 
 def test_recursion_starts_with_the_tags_after_the_extracting_one(tmp_path):
     # a large table: extracted by emu-table, then broken down by td (emu-table is not tried again)
-    body = f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", [LONG * 2, LONG * 2])}</emu-clause>'
+    body = (
+        f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", [LONG * 2, LONG * 2])}</emu-clause>'
+    )
     chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=600)))
     table_chunk = chunks["sec-a-emu-table-1"]
     assert table_chunk.depth == 1 and table_chunk.parent_id == "sec-a"
@@ -77,9 +85,13 @@ def test_three_levels_table_cell_paragraph(tmp_path):
 
 def test_only_outermost_matches_are_extracted(tmp_path):
     nested = f"<table><tr><td>{LONG}</td></tr></table>"
-    body = (f'<emu-clause id="sec-a"><h1>A</h1><table><tr><td>outer {LONG} {nested}</td>'
-            f"<td>{LONG}</td></tr></table></emu-clause>")
-    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300, breakdown_tags=("td",))))
+    body = (
+        f'<emu-clause id="sec-a"><h1>A</h1><table><tr><td>outer {LONG} {nested}</td>'
+        f"<td>{LONG}</td></tr></table></emu-clause>"
+    )
+    chunks = by_id(
+        chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300, breakdown_tags=("td",)))
+    )
     assert chunks["sec-a"].subsections == ["sec-a-td-1", "sec-a-td-2"]
     # the inner td stays inside td-1 (no td-3 at the section level)
     assert "sec-a-td-3" not in chunks
@@ -96,30 +108,36 @@ def test_nested_match_never_extracted_twice(tmp_path):
 
 
 def test_marker_is_never_a_breakdown_candidate(tmp_path):
-    body = f'<emu-clause id="sec-a"><h1>A</h1>{"".join(para(f"w{i}") for i in range(6))}</emu-clause>'
+    body = (
+        f'<emu-clause id="sec-a"><h1>A</h1>{"".join(para(f"w{i}") for i in range(6))}</emu-clause>'
+    )
     chunks = chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=250))
     # no chunk consists only of a marker line (the seed extracted 763 such chunks on ECMA-262)
     for chunk in chunks:
         stripped = chunk.text
         for marker in find_markers(chunk.text):
-            stripped = stripped.replace(chunk.text[marker.start:marker.end], "")
+            stripped = stripped.replace(chunk.text[marker.start : marker.end], "")
         assert stripped.strip(), chunk.id
 
 
 def test_table_marker_title_comes_from_figcaption(tmp_path):
     body = f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 4: Widget Kinds", [LONG * 2])}</emu-clause>'
     chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300)))
-    assert ('[Subsection available: title "Table 4: Widget Kinds" at sectionid: `sec-a-emu-table-1`]'
-            in chunks["sec-a"].text)
+    assert (
+        '[Subsection available: title "Table 4: Widget Kinds" at sectionid: `sec-a-emu-table-1`]'
+        in chunks["sec-a"].text
+    )
     assert chunks["sec-a-emu-table-1"].title == "Table 4: Widget Kinds"
 
 
 def test_grammar_marker_title_is_production_names(tmp_path):
     rhs = "<emu-rhs><emu-t>" + "tok " * 80 + "</emu-t></emu-rhs>"
-    body = (f'<emu-clause id="sec-a"><h1>A</h1><emu-grammar><emu-production name="Alpha">'
-            f'<emu-nt>Alpha</emu-nt><emu-geq>:</emu-geq>{rhs}</emu-production>'
-            f'<emu-production name="Beta"><emu-nt>Beta</emu-nt><emu-geq>:</emu-geq>{rhs}</emu-production>'
-            "</emu-grammar></emu-clause>")
+    body = (
+        f'<emu-clause id="sec-a"><h1>A</h1><emu-grammar><emu-production name="Alpha">'
+        f"<emu-nt>Alpha</emu-nt><emu-geq>:</emu-geq>{rhs}</emu-production>"
+        f'<emu-production name="Beta"><emu-nt>Beta</emu-nt><emu-geq>:</emu-geq>{rhs}</emu-production>'
+        "</emu-grammar></emu-clause>"
+    )
     chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300)))
     assert chunks["sec-a-emu-grammar-1"].title == "Alpha, Beta"
 
@@ -131,7 +149,9 @@ def test_untitled_subsection_marker_has_no_title(tmp_path):
 
 
 def test_empty_matches_are_not_extracted(tmp_path):
-    body = f'<emu-clause id="sec-a"><h1>A</h1><p> </p>{para("a", 2)}<p></p>{para("b", 2)}</emu-clause>'
+    body = (
+        f'<emu-clause id="sec-a"><h1>A</h1><p> </p>{para("a", 2)}<p></p>{para("b", 2)}</emu-clause>'
+    )
     chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300)))
     assert chunks["sec-a"].subsections == ["sec-a-p-1", "sec-a-p-2"]
     assert all(c.text.strip() for c in chunks.values())
@@ -160,8 +180,10 @@ def test_unsplittable_block_is_kept_whole_and_flagged(tmp_path):
 
 
 def test_subsections_follow_marker_order(tmp_path):
-    body = (f'<emu-clause id="sec-a"><h1>A</h1>{para("first", 2)}{table("Table 1: T", ["c"])}'
-            f'{para("last", 2)}</emu-clause>')
+    body = (
+        f'<emu-clause id="sec-a"><h1>A</h1>{para("first", 2)}{table("Table 1: T", ["c"])}'
+        f"{para('last', 2)}</emu-clause>"
+    )
     chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=200)))
     root = chunks["sec-a"]
     assert root.subsections == [m.target_id for m in find_markers(root.text)]
@@ -169,10 +191,12 @@ def test_subsections_follow_marker_order(tmp_path):
 
 
 def test_annex_and_intro_are_sections(tmp_path):
-    body = ('<emu-intro id="sec-intro"><h1>Intro</h1><p>i</p></emu-intro>'
-            '<emu-annex id="sec-annex-a"><h1><span class="secnum">Annex A <span class="annex-kind">'
-            '(informative)</span></span> Extras</h1><emu-annex id="sec-annex-a-1"><h1>'
-            '<span class="secnum">A.1</span> More</h1><p>m</p></emu-annex></emu-annex>')
+    body = (
+        '<emu-intro id="sec-intro"><h1>Intro</h1><p>i</p></emu-intro>'
+        '<emu-annex id="sec-annex-a"><h1><span class="secnum">Annex A <span class="annex-kind">'
+        '(informative)</span></span> Extras</h1><emu-annex id="sec-annex-a-1"><h1>'
+        '<span class="secnum">A.1</span> More</h1><p>m</p></emu-annex></emu-annex>'
+    )
     chunks = by_id(chunk_html(tmp_path, body))
     assert set(chunks) == {"sec-intro", "sec-annex-a", "sec-annex-a-1"}
     assert chunks["sec-annex-a"].title == "Annex A (informative) Extras"
@@ -180,10 +204,12 @@ def test_annex_and_intro_are_sections(tmp_path):
 
 
 def test_C08_nested_section_text_is_never_repeated_in_the_parent(tmp_path):
-    body = ('<emu-clause id="sec-parent"><h1>Parent</h1><p>Parent intro PARENTWORD.</p>'
-            '<emu-clause id="sec-child"><h1>Child</h1><p>Child body <b>CHILDWORD</b> <i>here</i>.</p>'
-            '<emu-clause id="sec-grandchild"><h1>Grandchild</h1><div><p>Deep <span>GRANDWORD</span></p>'
-            "</div></emu-clause></emu-clause></emu-clause>")
+    body = (
+        '<emu-clause id="sec-parent"><h1>Parent</h1><p>Parent intro PARENTWORD.</p>'
+        '<emu-clause id="sec-child"><h1>Child</h1><p>Child body <b>CHILDWORD</b> <i>here</i>.</p>'
+        '<emu-clause id="sec-grandchild"><h1>Grandchild</h1><div><p>Deep <span>GRANDWORD</span></p>'
+        "</div></emu-clause></emu-clause></emu-clause>"
+    )
     chunks = chunk_html(tmp_path, body)
     texts = [c.text for c in chunks]
     for word in ("PARENTWORD", "CHILDWORD", "GRANDWORD"):
@@ -198,8 +224,10 @@ def test_C08_nested_section_text_is_never_repeated_in_the_parent(tmp_path):
 
 def test_C11_unsplittable_block_and_small_section(tmp_path):
     lines = "\n".join(" ".join(f"tok{i:04d}" for i in range(j, j + 10)) for j in range(1, 751, 10))
-    body = ('<emu-clause id="sec-small"><h1>Small</h1><p>Short text SMALLWORD.</p></emu-clause>'
-            f'<emu-clause id="sec-big"><h1>Big</h1><pre><code class="javascript">{lines}</code></pre></emu-clause>')
+    body = (
+        '<emu-clause id="sec-small"><h1>Small</h1><p>Short text SMALLWORD.</p></emu-clause>'
+        f'<emu-clause id="sec-big"><h1>Big</h1><pre><code class="javascript">{lines}</code></pre></emu-clause>'
+    )
     chunks = chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=1000, max_depth=3))
     small = [c for c in chunks if c.section_id == "sec-small"]
     big = [c for c in chunks if c.section_id == "sec-big"]
@@ -221,7 +249,11 @@ def test_element_holding_an_earlier_marker_is_not_extracted(tmp_path):
     # tags td then emu-table: once a cell is extracted, its table holds that cell's marker and
     # stays in the section, so the cell's parent is the chunk that shows its marker
     body = f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", [LONG * 2])}</emu-clause>'
-    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=100, breakdown_tags=("td", "emu-table"))))
+    chunks = by_id(
+        chunk_html(
+            tmp_path, body, ChunkPolicy(threshold_chars=100, breakdown_tags=("td", "emu-table"))
+        )
+    )
     assert "sec-a-emu-table-1" not in chunks
     assert chunks["sec-a"].subsections == ["sec-a-td-1"]
     assert chunks["sec-a-td-1"].parent_id == "sec-a"
@@ -232,28 +264,54 @@ def test_element_holding_an_earlier_marker_is_not_extracted(tmp_path):
 
 def test_selector_tag_extracts_its_matches_with_a_slug_id(tmp_path: Path) -> None:
     notes = "".join(f"<div class='note'><p>{'note words ' * 30}{i}</p></div>" for i in range(3))
-    body = (f"<emu-clause id='sec-s'><h1>S</h1><p>{'plain words ' * 10}</p>{notes}"
-            "<div class='other'><p>kept in place</p></div></emu-clause>")
-    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=400,
-                                                          breakdown_tags=("div.note",))))
+    body = (
+        f"<emu-clause id='sec-s'><h1>S</h1><p>{'plain words ' * 10}</p>{notes}"
+        "<div class='other'><p>kept in place</p></div></emu-clause>"
+    )
+    chunks = by_id(
+        chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=400, breakdown_tags=("div.note",)))
+    )
     assert [c for c in chunks if c.startswith("sec-s-")] == [
-        "sec-s-div-note-1", "sec-s-div-note-2", "sec-s-div-note-3"]
+        "sec-s-div-note-1",
+        "sec-s-div-note-2",
+        "sec-s-div-note-3",
+    ]
     assert chunks["sec-s-div-note-1"].breakdown_tag == "div.note"
     assert "kept in place" in chunks["sec-s"].text
-    assert chunks["sec-s"].subsections == ["sec-s-div-note-1", "sec-s-div-note-2", "sec-s-div-note-3"]
+    assert chunks["sec-s"].subsections == [
+        "sec-s-div-note-1",
+        "sec-s-div-note-2",
+        "sec-s-div-note-3",
+    ]
 
 
 def test_selector_tag_takes_outermost_matches_only(tmp_path: Path) -> None:
     inner = f"<div class='box'><p>{'inner words ' * 30}</p></div>"
-    body = (f"<emu-clause id='sec-s'><h1>S</h1><div class='box'><p>{'outer words ' * 30}</p>"
-            f"{inner}</div></emu-clause>")
-    chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=200, max_depth=1,
-                                                          breakdown_tags=("div.box",))))
+    body = (
+        f"<emu-clause id='sec-s'><h1>S</h1><div class='box'><p>{'outer words ' * 30}</p>"
+        f"{inner}</div></emu-clause>"
+    )
+    chunks = by_id(
+        chunk_html(
+            tmp_path,
+            body,
+            ChunkPolicy(threshold_chars=200, max_depth=1, breakdown_tags=("div.box",)),
+        )
+    )
     assert [c for c in chunks if c != "sec-s"] == ["sec-s-div-box-1"]
 
 
-@pytest.mark.parametrize("tags", [("div.note, p",), ("p::before",), ("div[",), ("a.b", "a-b"),
-                                  ("p:hover",), ("emu-xref a:Visited",)])
+@pytest.mark.parametrize(
+    "tags",
+    [
+        ("div.note, p",),
+        ("p::before",),
+        ("div[",),
+        ("a.b", "a-b"),
+        ("p:hover",),
+        ("emu-xref a:Visited",),
+    ],
+)
 def test_bad_selector_tags_are_refused_with_one_line(tags: tuple[str, ...]) -> None:
     with pytest.raises(PolicyError) as info:
         ChunkPolicy(breakdown_tags=tags)
@@ -274,10 +332,18 @@ def test_marker_ids_are_the_find_markers_targets():
     from specbrowser.markers import format_marker, marker_ids
 
     titled = format_marker("sec-a", 'Table 1: "x" y')
-    text = "\n\n".join([f"Intro {titled}", f"| {format_marker('sec-a-td-1')} |",
-                         "[Subsection available at sectionid: ``] " + format_marker("sec-b", "B")])
-    assert marker_ids(text) == [m.target_id for m in find_markers(text)] == \
-        ["sec-a", "sec-a-td-1", "sec-b"]
+    text = "\n\n".join(
+        [
+            f"Intro {titled}",
+            f"| {format_marker('sec-a-td-1')} |",
+            "[Subsection available at sectionid: ``] " + format_marker("sec-b", "B"),
+        ]
+    )
+    assert (
+        marker_ids(text)
+        == [m.target_id for m in find_markers(text)]
+        == ["sec-a", "sec-a-td-1", "sec-b"]
+    )
     assert marker_ids("no marker here") == find_markers("no marker here") == []
 
 
@@ -300,8 +366,10 @@ def test_a_section_that_fits_holds_for_its_size_and_up(tmp_path):
 def test_a_broken_down_section_holds_between_the_sizes_it_compared(tmp_path):
     """At 700 the table is extracted and the rest fits: the tree holds from the larger of the
     two fitting sizes up to (not including) the whole section's size, and only there."""
-    body = (f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", [LONG * 3])}'
-            f'{para("p1")}</emu-clause>')
+    body = (
+        f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", [LONG * 3])}'
+        f"{para('p1')}</emu-clause>"
+    )
     whole = chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=100_000))[0].size
     chunks, holds_for = _sizes_and_range(tmp_path, body, 700)
     assert set(chunks) == {"sec-a", "sec-a-emu-table-1"}
@@ -323,14 +391,19 @@ def test_an_unsplittable_section_holds_below_its_size(tmp_path):
 def test_row_group_sizes_narrow_the_range(tmp_path):
     """``tr`` groups rows up to the threshold: each grouping decision is a size test too."""
     rows = "".join(f"<tr><td>row {n} {LONG}</td></tr>" for n in range(6))
-    body = (f'<emu-clause id="sec-a"><h1>A</h1><emu-table id="t"><figure><figcaption>Table 1: T'
-            f"</figcaption><table><tbody>{rows}</tbody></table></figure></emu-table></emu-clause>")
+    body = (
+        f'<emu-clause id="sec-a"><h1>A</h1><emu-table id="t"><figure><figcaption>Table 1: T'
+        f"</figcaption><table><tbody>{rows}</tbody></table></figure></emu-table></emu-clause>"
+    )
     policy = ChunkPolicy(threshold_chars=600, breakdown_tags=("tr",))
     chunks = by_id(chunk_html(tmp_path, body, policy))
     lo, hi = chunks["sec-a"].holds_for
     assert sum(c.layer == "table_row" for c in chunks.values()) >= 2
     assert lo <= 600 < hi
     for threshold in (lo, hi - 1):
-        again = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=threshold,
-                                                             breakdown_tags=("tr",))))
+        again = by_id(
+            chunk_html(
+                tmp_path, body, ChunkPolicy(threshold_chars=threshold, breakdown_tags=("tr",))
+            )
+        )
         assert [(c.id, c.text) for c in again.values()] == [(c.id, c.text) for c in chunks.values()]

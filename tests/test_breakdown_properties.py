@@ -39,15 +39,25 @@ def spec_html(draw) -> str:
             return f"<p>{words()} <var>{words(2)}</var> {words(5)}</p>"
         if kind == "table":
             rows = "".join(
-                "<tr>" + "".join(f"<td>{cell(depth)}</td>" for _ in range(draw(st.integers(1, 3)))) + "</tr>"
-                for _ in range(draw(st.integers(1, 3))))
-            return (f'<emu-table id="t{next(counter)}"><figure><figcaption>Table {next(counter)}: cap'
-                    f"</figcaption><table><tbody>{rows}</tbody></table></figure></emu-table>")
+                "<tr>"
+                + "".join(f"<td>{cell(depth)}</td>" for _ in range(draw(st.integers(1, 3))))
+                + "</tr>"
+                for _ in range(draw(st.integers(1, 3)))
+            )
+            return (
+                f'<emu-table id="t{next(counter)}"><figure><figcaption>Table {next(counter)}: cap'
+                f"</figcaption><table><tbody>{rows}</tbody></table></figure></emu-table>"
+            )
         if kind == "grammar":
             name = f"Prod{next(counter)}"
-            rhs = "".join(f"<emu-rhs><emu-t>{words(6)}</emu-t></emu-rhs>" for _ in range(draw(st.integers(1, 3))))
-            return (f'<emu-grammar><emu-production name="{name}"><emu-nt>{name}</emu-nt>'
-                    f"<emu-geq>:</emu-geq>{rhs}</emu-production></emu-grammar>")
+            rhs = "".join(
+                f"<emu-rhs><emu-t>{words(6)}</emu-t></emu-rhs>"
+                for _ in range(draw(st.integers(1, 3)))
+            )
+            return (
+                f'<emu-grammar><emu-production name="{name}"><emu-nt>{name}</emu-nt>'
+                f"<emu-geq>:</emu-geq>{rhs}</emu-production></emu-grammar>"
+            )
         if kind == "list":
             items = "".join(f"<li>{words(8)}</li>" for _ in range(draw(st.integers(1, 4))))
             return f"<emu-alg><ol>{items}</ol></emu-alg>"
@@ -55,7 +65,11 @@ def spec_html(draw) -> str:
             return f'<emu-note><span class="note">Note</span><div class="note-contents"><p>{words()}</p></div></emu-note>'
         if kind == "pre":
             return f"<pre><code>{words(20)}</code></pre>"
-        inner = "".join(block(depth + 1) for _ in range(draw(st.integers(1, 2)))) if depth < 2 else f"<p>{words()}</p>"
+        inner = (
+            "".join(block(depth + 1) for _ in range(draw(st.integers(1, 2))))
+            if depth < 2
+            else f"<p>{words()}</p>"
+        )
         return f"<div>{inner}</div>"
 
     def cell(depth: int) -> str:
@@ -67,7 +81,9 @@ def spec_html(draw) -> str:
         tag = draw(st.sampled_from(["emu-clause", "emu-clause", "emu-annex"]))
         sid = f"sec-{next(section_ids)}"
         content = "".join(block(0) for _ in range(draw(st.integers(0, 4))))
-        children = "".join(section(depth + 1) for _ in range(draw(st.integers(0, 2)))) if depth < 2 else ""
+        children = (
+            "".join(section(depth + 1) for _ in range(draw(st.integers(0, 2)))) if depth < 2 else ""
+        )
         tail = "".join(block(0) for _ in range(draw(st.integers(0, 1))))
         return f'<{tag} id="{sid}"><h1>Title {sid}</h1>{content}{children}{tail}</{tag}>'
 
@@ -77,13 +93,16 @@ def spec_html(draw) -> str:
 policies = st.builds(
     ChunkPolicy,
     threshold_chars=st.integers(40, 800),
-    breakdown_tags=st.permutations(["emu-table", "emu-grammar", "td", "tr", "p", "li", "div"]).flatmap(
-        lambda tags: st.integers(0, len(tags)).map(lambda n: tuple(tags[:n]))),
+    breakdown_tags=st.permutations(
+        ["emu-table", "emu-grammar", "td", "tr", "p", "li", "div"]
+    ).flatmap(lambda tags: st.integers(0, len(tags)).map(lambda n: tuple(tags[:n]))),
     max_depth=st.integers(0, 4),
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(html=spec_html(), policy=policies)
 def test_breakdown_invariants(tmp_path, html, policy):
     source_words = WORD.findall(html)
@@ -99,7 +118,7 @@ def test_breakdown_invariants(tmp_path, html, policy):
     for chunk in chunks:
         text = MARKER_RE.sub("", chunk.text)
         if chunk.layer == "table_row":
-            text = text[re.search(r"^\|(?:-+\|)+$", text, re.MULTILINE).end():]
+            text = text[re.search(r"^\|(?:-+\|)+$", text, re.MULTILINE).end() :]
         seen.extend(WORD.findall(text))
     assert sorted(seen) == sorted(source_words)
 
@@ -126,14 +145,29 @@ def _trees(chunks) -> dict[str, list[tuple]]:
     trees: dict[str, list[tuple]] = {}
     for c in chunks:
         trees.setdefault(c.section_id, []).append(
-            (c.id, c.parent_id, c.depth, c.layer, c.breakdown_tag, c.title, c.text,
-             c.over_threshold, tuple(c.subsections), c.holds_for))
+            (
+                c.id,
+                c.parent_id,
+                c.depth,
+                c.layer,
+                c.breakdown_tag,
+                c.title,
+                c.text,
+                c.over_threshold,
+                tuple(c.subsections),
+                c.holds_for,
+            )
+        )
     return trees
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(html=spec_html(), policy=policies, data=st.data())
-def test_a_section_tree_is_the_same_under_every_threshold_of_its_range(tmp_path, html, policy, data):
+def test_a_section_tree_is_the_same_under_every_threshold_of_its_range(
+    tmp_path, html, policy, data
+):
     """The rule re-chunks copy stored trees by (specbrowser.store_reuse): under any threshold in
     a root chunk's ``holds_for`` range, the other settings equal, the section's tree is the same."""
     path = write_spec(tmp_path, html)
@@ -141,6 +175,14 @@ def test_a_section_tree_is_the_same_under_every_threshold_of_its_range(tmp_path,
     section_id = data.draw(st.sampled_from(sorted(first)))
     lo, hi = first[section_id][0][-1]
     other = data.draw(st.integers(max(lo, 1), (hi - 1) if hi is not None else lo + 2000))
-    again = _trees(chunk_spec(load_spec(path), ChunkPolicy(
-        threshold_chars=other, breakdown_tags=policy.breakdown_tags, max_depth=policy.max_depth)))
+    again = _trees(
+        chunk_spec(
+            load_spec(path),
+            ChunkPolicy(
+                threshold_chars=other,
+                breakdown_tags=policy.breakdown_tags,
+                max_depth=policy.max_depth,
+            ),
+        )
+    )
     assert again[section_id] == first[section_id]

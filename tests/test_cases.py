@@ -22,7 +22,7 @@ def tokens(markdown: str):
 
 
 def test_C01_algorithm_steps_are_numbered_once(tmp_path):
-    body = '''<emu-clause id="sec-c01"><h1>Counting</h1>
+    body = """<emu-clause id="sec-c01"><h1>Counting</h1>
 <emu-alg><ol>
   <li><span aria-hidden="true" class="list-marker">1. </span>Let <var>n</var> be 0.</li>
   <li><span aria-hidden="true" class="list-marker">2. </span>Repeat, while <var>n</var> &lt; 3,<ol>
@@ -31,7 +31,7 @@ def test_C01_algorithm_steps_are_numbered_once(tmp_path):
     </ol></li>
   <li><span aria-hidden="true" class="list-marker">3. </span>Return <var>n</var>.</li>
 </ol></emu-alg>
-</emu-clause>'''
+</emu-clause>"""
     (chunk,) = chunk_html(tmp_path, body)
     assert not re.search(r"^\s*(\d+|[a-z]+)\.\s+(\d+|[a-z]+)\.\s", chunk.text, re.MULTILINE)
     assert chunk.text.count("Let `n` be 0.") == 1
@@ -44,7 +44,7 @@ def test_C01_algorithm_steps_are_numbered_once(tmp_path):
 
 
 def test_C02_grammar_and_code_blocks_hold_no_links(tmp_path):
-    body = '''<emu-clause id="sec-c02"><h1>Let and Const</h1>
+    body = """<emu-clause id="sec-c02"><h1>Let and Const</h1>
 <emu-grammar type="definition"><emu-production name="LexicalBinding" params="In, Yield, Await" id="prod-LexicalBinding">
   <emu-nt params="In, Yield, Await"><a href="#prod-LexicalBinding">LexicalBinding</a><emu-mods><emu-params>[In, Yield, Await]</emu-params></emu-mods></emu-nt> <emu-geq>:</emu-geq>
   <emu-rhs a="c02aa"><emu-nt><a href="ecmascript-language-expressions.html#prod-BindingIdentifier">BindingIdentifier</a><emu-mods><emu-params>[?Yield, ?Await]</emu-params></emu-mods></emu-nt> <emu-nt optional=""><a href="#prod-Initializer">Initializer</a><emu-mods><emu-params>[?In, ?Yield, ?Await]</emu-params><emu-opt>opt</emu-opt></emu-mods></emu-nt></emu-rhs>
@@ -52,7 +52,7 @@ def test_C02_grammar_and_code_blocks_hold_no_links(tmp_path):
 </emu-production></emu-grammar>
 <pre><code class="javascript">let x = <a href="#sec-foo">foo</a>();
 </code></pre>
-</emu-clause>'''
+</emu-clause>"""
     (chunk,) = chunk_html(tmp_path, body)
     fence = re.search(r"```bnf\n(.*?)\n```", chunk.text, re.DOTALL)
     assert fence
@@ -67,19 +67,26 @@ def test_C02_grammar_and_code_blocks_hold_no_links(tmp_path):
 
 
 def test_C03_inline_code_has_no_escapes_and_handles_backticks(tmp_path):
-    body = '''<emu-clause id="sec-c03"><h1>Inline code</h1>
+    body = """<emu-clause id="sec-c03"><h1>Inline code</h1>
 <p>If <var>kind</var> is <emu-const>key+value</emu-const>, return <emu-val>"*default*"</emu-val>.
 The <code>__proto__</code> key differs from <code>`${x}`</code> and from <code>`</code>.</p>
-</emu-clause>'''
+</emu-clause>"""
     (chunk,) = chunk_html(tmp_path, body)
-    for span in ("`kind`", "`key+value`", '`"*default*"`', "`__proto__`", "`` `${x}` ``", "`` ` ``"):
+    for span in (
+        "`kind`",
+        "`key+value`",
+        '`"*default*"`',
+        "`__proto__`",
+        "`` `${x}` ``",
+        "`` ` ``",
+    ):
         assert span in chunk.text, span
     code = [t.content for t in tokens(chunk.text)[4].children if t.type == "code_inline"]
     assert code == ["kind", "key+value", '"*default*"', "__proto__", "`${x}`", "`"]
 
 
 def test_C05_list_directly_inside_a_list_nests_under_the_previous_item(tmp_path):
-    body = '''<emu-clause id="sec-c05"><h1>Lists</h1>
+    body = """<emu-clause id="sec-c05"><h1>Lists</h1>
 <ul>
   <li>alpha</li>
   <li>beta</li>
@@ -87,7 +94,7 @@ def test_C05_list_directly_inside_a_list_nests_under_the_previous_item(tmp_path)
   <li>epsilon</li>
 </ul>
 <ol><li>one<ol><li>one-a</li><li>one-b<ol><li>one-b-i</li></ol></li></ol></li><li>two</li></ol>
-</emu-clause>'''
+</emu-clause>"""
     (chunk,) = chunk_html(tmp_path, body)
     assert "- alpha\n- beta\n  - gamma\n  - delta\n- epsilon" in chunk.text
     assert "1. one\n   1. one-a\n   2. one-b\n      1. one-b-i\n2. two" in chunk.text
@@ -98,14 +105,14 @@ def test_C05_list_directly_inside_a_list_nests_under_the_previous_item(tmp_path)
 
 
 def test_C06_pipes_in_cells_are_escaped_inside_code_too(tmp_path):
-    body = '''<emu-clause id="sec-c06"><h1>Operators</h1>
+    body = """<emu-clause id="sec-c06"><h1>Operators</h1>
 <emu-table id="table-c06" caption="Binary operators"><figure><figcaption>Table 1: Binary operators</figcaption>
 <table><thead><tr><th>Syntax</th><th>Meaning</th></tr></thead>
 <tbody>
 <tr><td><code>a || b</code></td><td>logical OR of <var>a</var> | <var>b</var></td></tr>
 <tr><td><emu-val>"|"</emu-val></td><td>the vertical line</td></tr>
 </tbody></table></figure></emu-table>
-</emu-clause>'''
+</emu-clause>"""
     (chunk,) = chunk_html(tmp_path, body)
     rows = [line for line in chunk.text.split("\n") if line.startswith("|")]
     assert len(rows) == 4
@@ -119,7 +126,7 @@ def test_C06_pipes_in_cells_are_escaped_inside_code_too(tmp_path):
 
 
 def test_C07_block_content_and_br_stay_in_one_row_line(tmp_path):
-    body = '''<emu-clause id="sec-c07"><h1>Record fields</h1>
+    body = """<emu-clause id="sec-c07"><h1>Record fields</h1>
 <emu-table id="table-c07" caption="Fields"><figure><figcaption>Table 2: Fields</figcaption>
 <table><thead><tr><th>Field Name</th><th>Value</th><th>Meaning</th></tr></thead>
 <tbody>
@@ -128,7 +135,7 @@ def test_C07_block_content_and_br_stay_in_one_row_line(tmp_path):
 <tr><td>[[Kind]]</td><td><emu-const>key</emu-const><br><emu-const>value</emu-const></td><td>Line one<br>
 line two</td></tr>
 </tbody></table></figure></emu-table>
-</emu-clause>'''
+</emu-clause>"""
     (chunk,) = chunk_html(tmp_path, body)
     rows = [line for line in chunk.text.split("\n") if line.startswith("|")]
     assert len(rows) == 4
@@ -138,10 +145,12 @@ line two</td></tr>
 
 
 def test_C08_nested_sections_never_repeat_parent_text(tmp_path):
-    body = ('<emu-clause id="sec-parent"><h1>Parent</h1><p>Parent intro PARENTWORD.</p>'
-            '<emu-clause id="sec-child"><h1>Child</h1><p>Child body <b>CHILDWORD</b> <i>here</i>.</p>'
-            '<emu-clause id="sec-grandchild"><h1>Grandchild</h1><div><p>Deep <span>GRANDWORD</span></p>'
-            "</div></emu-clause></emu-clause></emu-clause>")
+    body = (
+        '<emu-clause id="sec-parent"><h1>Parent</h1><p>Parent intro PARENTWORD.</p>'
+        '<emu-clause id="sec-child"><h1>Child</h1><p>Child body <b>CHILDWORD</b> <i>here</i>.</p>'
+        '<emu-clause id="sec-grandchild"><h1>Grandchild</h1><div><p>Deep <span>GRANDWORD</span></p>'
+        "</div></emu-clause></emu-clause></emu-clause>"
+    )
     chunks = chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=30))
     for word in ("PARENTWORD", "CHILDWORD", "GRANDWORD"):
         assert sum(c.text.count(word) for c in chunks) == 1
@@ -150,27 +159,38 @@ def test_C08_nested_sections_never_repeat_parent_text(tmp_path):
 
 def test_C11_unsplittable_block_is_whole_flagged_and_small_section_untouched(tmp_path):
     lines = "\n".join(" ".join(f"tok{i:04d}" for i in range(j, j + 10)) for j in range(1, 751, 10))
-    body = ('<emu-clause id="sec-small"><h1>Small</h1><p>Short text SMALLWORD.</p></emu-clause>'
-            f'<emu-clause id="sec-big"><h1>Big</h1><pre><code class="javascript">{lines}</code></pre></emu-clause>')
+    body = (
+        '<emu-clause id="sec-small"><h1>Small</h1><p>Short text SMALLWORD.</p></emu-clause>'
+        f'<emu-clause id="sec-big"><h1>Big</h1><pre><code class="javascript">{lines}</code></pre></emu-clause>'
+    )
     chunks = chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=1000, max_depth=3))
     assert len([c for c in chunks if c.section_id == "sec-small"]) == 1
     big = [c for c in chunks if c.section_id == "sec-big"]
-    assert re.findall(r"tok\d{4}", "".join(c.text for c in big)) == [f"tok{i:04d}" for i in range(1, 751)]
+    assert re.findall(r"tok\d{4}", "".join(c.text for c in big)) == [
+        f"tok{i:04d}" for i in range(1, 751)
+    ]
     assert [c.over_threshold for c in big] == ["unsplittable"]
     assert big[0].text.count("```") == 2
 
 
 def c12_body() -> str:
-    rows = "\n".join(f"<tr><td>[[Field{i:02d}]]</td><td>an integer</td><td>Meaning of field {i:02d} "
-                     f"ROW{i:02d}END</td></tr>" for i in range(1, 41))
-    return (f'<emu-clause id="sec-c12"><h1>Big record</h1><emu-table id="table-c12" caption="Big record fields">'
-            "<figure><figcaption>Table 3: Big record fields</figcaption><table><thead><tr><th>Field Name</th>"
-            f"<th>Value</th><th>Meaning</th></tr></thead><tbody>\n{rows}\n</tbody></table></figure></emu-table>"
-            "</emu-clause>")
+    rows = "\n".join(
+        f"<tr><td>[[Field{i:02d}]]</td><td>an integer</td><td>Meaning of field {i:02d} "
+        f"ROW{i:02d}END</td></tr>"
+        for i in range(1, 41)
+    )
+    return (
+        f'<emu-clause id="sec-c12"><h1>Big record</h1><emu-table id="table-c12" caption="Big record fields">'
+        "<figure><figcaption>Table 3: Big record fields</figcaption><table><thead><tr><th>Field Name</th>"
+        f"<th>Value</th><th>Meaning</th></tr></thead><tbody>\n{rows}\n</tbody></table></figure></emu-table>"
+        "</emu-clause>"
+    )
 
 
 def test_C12_row_groups_repeat_caption_and_header_and_never_cut_a_row(tmp_path):
-    policy = ChunkPolicy(threshold_chars=800, breakdown_tags=("emu-table", "emu-grammar", "tr", "p"))
+    policy = ChunkPolicy(
+        threshold_chars=800, breakdown_tags=("emu-table", "emu-grammar", "tr", "p")
+    )
     chunks = chunk_html(tmp_path, c12_body(), policy)
     groups = [c for c in chunks if c.layer == "table_row"]
     assert len(groups) >= 2
@@ -192,7 +212,7 @@ def test_C12_row_groups_repeat_caption_and_header_and_never_cut_a_row(tmp_path):
 
 
 def test_C18_hash_lines_inside_code_are_not_headings(tmp_path):
-    body = '''<emu-clause id="sec-c18"><h1>Hash lines</h1>
+    body = """<emu-clause id="sec-c18"><h1>Hash lines</h1>
 <pre># not a heading
   indented   spacing kept
 </pre>
@@ -201,7 +221,7 @@ def test_C18_hash_lines_inside_code_are_not_headings(tmp_path):
 }
 </code></pre>
 <p>After PREWORD.</p>
-</emu-clause>'''
+</emu-clause>"""
     (chunk,) = chunk_html(tmp_path, body)
     assert "```\n# not a heading\n  indented   spacing kept\n```" in chunk.text
     assert "```javascript\nclass C {\n#x = 1;\n}\n```" in chunk.text
@@ -211,8 +231,10 @@ def test_C18_hash_lines_inside_code_are_not_headings(tmp_path):
 
 
 def test_C24_escaped_tags_and_ampersands_show_literally(tmp_path):
-    body = ('<emu-clause id="sec-c24"><h1>Escapes</h1><p>The &lt;template&gt; element; if <var>a</var> '
-            "&lt; <var>b</var> &amp;&amp; <var>c</var> &gt; 0. Also &amp;lt; stays.</p></emu-clause>")
+    body = (
+        '<emu-clause id="sec-c24"><h1>Escapes</h1><p>The &lt;template&gt; element; if <var>a</var> '
+        "&lt; <var>b</var> &amp;&amp; <var>c</var> &gt; 0. Also &amp;lt; stays.</p></emu-clause>"
+    )
     (chunk,) = chunk_html(tmp_path, body)
     assert "\\<template>" in chunk.text
     parsed = tokens(chunk.text)

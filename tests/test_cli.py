@@ -17,10 +17,12 @@ from specbrowser.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.store import open_database
 from tests.helpers import SAMPLE, write_spec
 
-BODY = ('<emu-clause id="sec-a"><h1><span class="secnum">1</span> Alpha</h1><p>alpha text</p>'
-        + "".join(f"<p>para {i} " + "words here " * 30 + "</p>" for i in range(4))
-        + '<emu-clause id="sec-b"><h1><span class="secnum">1.1</span> Beta [bold]</h1><p>beta</p>'
-        "</emu-clause></emu-clause>")
+BODY = (
+    '<emu-clause id="sec-a"><h1><span class="secnum">1</span> Alpha</h1><p>alpha text</p>'
+    + "".join(f"<p>para {i} " + "words here " * 30 + "</p>" for i in range(4))
+    + '<emu-clause id="sec-b"><h1><span class="secnum">1.1</span> Beta [bold]</h1><p>beta</p>'
+    "</emu-clause></emu-clause>"
+)
 
 
 @pytest.fixture
@@ -68,7 +70,8 @@ def test_ingest_with_a_new_policy_adds_a_chunk_set(spec, db, capsys):
     output = capsys.readouterr().out
     version = ChunkPolicy(threshold_chars=300).version
     assert "added beside the other policies' sets; 2 in the database" in " ".join(
-        output.replace("│", " ").split())
+        output.replace("│", " ").split()
+    )
     database = open_database(db)
     assert database["policies"].count == 2
     assert store.active_version(database) == version
@@ -86,8 +89,11 @@ def test_policies_lists_every_chunk_set(spec, db, capsys):
     assert main(["policies", str(db)]) == 0
     output = capsys.readouterr().out
     assert "2 chunk sets" in output
-    rows = {line.split()[1] if line.split()[0] == "●" else line.split()[0]: line
-            for line in output.splitlines() if first in line or second in line}
+    rows = {
+        line.split()[1] if line.split()[0] == "●" else line.split()[0]: line
+        for line in output.splitlines()
+        if first in line or second in line
+    }
     assert rows[second].split()[0] == "●" and rows[first].split()[0] != "●"
     assert "400" in rows[first] and "300" in rows[second]
     assert "stale" not in output  # no stale set: not even the legend
@@ -108,19 +114,27 @@ def test_policies_delete_drops_a_set_and_the_texts_only_it_used(spec, db, capsys
     whole = ChunkPolicy(max_depth=0).version
     first, second = two_sets(spec, db)  # the 300 set is active
     database = open_database(db)
-    kept = {r[0] for r in database.execute(
-        "SELECT t.text_hash FROM texts t JOIN chunk_rows r ON r.text_id = t.id "
-        "WHERE r.policy_version != ?", [whole])}
-    whole_chunks = database.execute("SELECT count(*) FROM chunk_rows WHERE policy_version = ?",
-                                    [whole]).fetchone()[0]
+    kept = {
+        r[0]
+        for r in database.execute(
+            "SELECT t.text_hash FROM texts t JOIN chunk_rows r ON r.text_id = t.id "
+            "WHERE r.policy_version != ?",
+            [whole],
+        )
+    }
+    whole_chunks = database.execute(
+        "SELECT count(*) FROM chunk_rows WHERE policy_version = ?", [whole]
+    ).fetchone()[0]
     database.close()
     texts, _ = _texts_and_sets(db)
     assert kept < texts  # the whole-section set has texts of its own
     capsys.readouterr()
     assert main(["policies", str(db), "--delete", whole[:5]]) == 0
     output = capsys.readouterr().out
-    assert (f"deleted chunk set {whole}: {whole_chunks:,} chunks, {len(texts - kept):,} texts "
-            "no other set used") in output and "database:" in output
+    assert (
+        f"deleted chunk set {whole}: {whole_chunks:,} chunks, {len(texts - kept):,} texts "
+        "no other set used"
+    ) in output and "database:" in output
     assert _texts_and_sets(db) == (kept, {first, second})  # and the FTS5 index is consistent
     assert main(["search", str(db), "alpha"]) == 0  # lexical search still works
 
@@ -129,11 +143,12 @@ def test_policies_delete_never_touches_the_active_set_or_deletes_half(spec, db, 
     first, second = two_sets(spec, db)  # the 300 set is active
     before = _texts_and_sets(db)
     for options, says in (
-            (["--delete", second], f"cannot delete {second}: it is the active chunk set"),
-            (["--delete", first, "--delete", second], "it is the active chunk set"),
-            (["--delete", first, "--delete", "ffffff"], "no chunk set with policy version 'ffffff'"),
-            (["--activate", first, "--delete", first], "it is the set --activate makes active"),
-            (["--activate", first, "--delete", "ffffff"], "no chunk set with policy version")):
+        (["--delete", second], f"cannot delete {second}: it is the active chunk set"),
+        (["--delete", first, "--delete", second], "it is the active chunk set"),
+        (["--delete", first, "--delete", "ffffff"], "no chunk set with policy version 'ffffff'"),
+        (["--activate", first, "--delete", first], "it is the set --activate makes active"),
+        (["--activate", first, "--delete", "ffffff"], "no chunk set with policy version"),
+    ):
         capsys.readouterr()
         assert main(["policies", str(db), *options]) == 2
         assert says in one_error_line(capsys)
@@ -152,12 +167,14 @@ def test_policies_delete_never_touches_the_active_set_or_deletes_half(spec, db, 
 def test_policies_json_and_stale(spec, db, capsys):
     first, second = two_sets(spec, db)
     database = open_database(db)
-    settings = json.loads(database.execute("SELECT settings FROM policies WHERE version = ?",
-                                           [first]).fetchone()[0])
+    settings = json.loads(
+        database.execute("SELECT settings FROM policies WHERE version = ?", [first]).fetchone()[0]
+    )
     settings["converter_version"] = CONVERTER_VERSION + 1
     with database.atomic():
-        database.execute("UPDATE policies SET settings = ? WHERE version = ?",
-                         [json.dumps(settings), first])
+        database.execute(
+            "UPDATE policies SET settings = ? WHERE version = ?", [json.dumps(settings), first]
+        )
     database.close()
     capsys.readouterr()
     assert main(["policies", str(db), "--json"]) == 0
@@ -168,8 +185,12 @@ def test_policies_json_and_stale(spec, db, capsys):
     assert (sets[first]["stale"], sets[first]["active"]) == (True, False)
     assert (sets[second]["stale"], sets[second]["active"]) == (False, True)
     assert sets[first]["settings"]["threshold_chars"] == 400
-    assert sets[second]["chunks"] == open_database(db).execute(
-        "SELECT count(*) FROM chunks WHERE policy_version = ?", [second]).fetchone()[0]
+    assert (
+        sets[second]["chunks"]
+        == open_database(db)
+        .execute("SELECT count(*) FROM chunks WHERE policy_version = ?", [second])
+        .fetchone()[0]
+    )
     assert set(sets[second]) >= {"created_at", "over_threshold", "converter_version"}
     assert main(["policies", str(db)]) == 0
     assert "stale" in capsys.readouterr().out
@@ -233,22 +254,25 @@ def test_demo_ingests_the_sample(tmp_path, monkeypatch, capsys):
     assert list((tmp_path / "cache").rglob("*.db"))
 
 
-@pytest.mark.parametrize("args, message", [
-    (["ingest", "{tmp}/missing.html", "--db", "{tmp}/x.db"], "does not exist"),
-    (["ingest", "{tmp}/empty_dir", "--db", "{tmp}/x.db"], "without .html"),
-    (["ingest", "{tmp}/notes.html", "--db", "{tmp}/x.db"], "is not HTML"),
-    (["ingest", "{spec}", "--db", "{tmp}"], "is a folder"),
-    (["ingest", "{spec}", "--db", "{tmp}/no/such/dir/x.db"], "does not exist"),
-    (["ingest", "{spec}", "--db", "{tmp}/x.db", "--threshold", "0"], "threshold"),
-    (["ingest", "{spec}", "--db", "{tmp}/x.db", "--tags", "p,p"], "repeat"),
-    (["stats", "{tmp}/notes.html"], "not a SQLite database"),
-    (["stats", "{tmp}/other.db"], "not a specbrowser database"),
-    (["stats", "{tmp}/missing.db"], "does not exist"),
-    (["show", "{db}", "sec-nope"], "no chunk or section"),
-    (["subsections", "{db}", "sec-nope"], "no chunk or section"),
-    (["policies", "{db}", "--activate", "nope"], "no chunk set with policy version 'nope'"),
-    (["policies", "{tmp}/missing.db"], "does not exist"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["ingest", "{tmp}/missing.html", "--db", "{tmp}/x.db"], "does not exist"),
+        (["ingest", "{tmp}/empty_dir", "--db", "{tmp}/x.db"], "without .html"),
+        (["ingest", "{tmp}/notes.html", "--db", "{tmp}/x.db"], "is not HTML"),
+        (["ingest", "{spec}", "--db", "{tmp}"], "is a folder"),
+        (["ingest", "{spec}", "--db", "{tmp}/no/such/dir/x.db"], "does not exist"),
+        (["ingest", "{spec}", "--db", "{tmp}/x.db", "--threshold", "0"], "threshold"),
+        (["ingest", "{spec}", "--db", "{tmp}/x.db", "--tags", "p,p"], "repeat"),
+        (["stats", "{tmp}/notes.html"], "not a SQLite database"),
+        (["stats", "{tmp}/other.db"], "not a specbrowser database"),
+        (["stats", "{tmp}/missing.db"], "does not exist"),
+        (["show", "{db}", "sec-nope"], "no chunk or section"),
+        (["subsections", "{db}", "sec-nope"], "no chunk or section"),
+        (["policies", "{db}", "--activate", "nope"], "no chunk set with policy version 'nope'"),
+        (["policies", "{tmp}/missing.db"], "does not exist"),
+    ],
+)
 def test_bad_input_one_line_exit_2(tmp_path, spec, db, capsys, args, message):
     (tmp_path / "empty_dir").mkdir()
     (tmp_path / "notes.html").write_text("plain words only\n")
@@ -301,24 +325,36 @@ def test_failed_ingest_leaves_database_as_it_was(db, spec, monkeypatch):
 
 
 def test_commands_without_the_app_do_not_import_textual():
-    code = ("import sys, specbrowser.cli, specbrowser.ingest, specbrowser.store;"
-            "sys.exit(1 if any(m.startswith('textual') for m in sys.modules) else 0)")
+    code = (
+        "import sys, specbrowser.cli, specbrowser.ingest, specbrowser.store;"
+        "sys.exit(1 if any(m.startswith('textual') for m in sys.modules) else 0)"
+    )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
 
 def test_python_dash_m(db):
-    result = subprocess.run([sys.executable, "-m", "specbrowser", "stats", str(db), "--json"], check=False,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "specbrowser", "stats", str(db), "--json"],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0 and json.loads(result.stdout)["sections"] == 2
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda tmp: tmp / "missing.html", "does not exist"),
-    (lambda tmp: tmp / "empty_dir", "without .html"),
-    (lambda tmp: tmp / "notes.html", "is not HTML"),
-    (lambda tmp: tmp / "notes.db", "is not a SQLite database"),  # named as a database: its error
-    (lambda tmp: tmp / "missing.db", "does not exist (create it with: specbrowser ingest"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda tmp: tmp / "missing.html", "does not exist"),
+        (lambda tmp: tmp / "empty_dir", "without .html"),
+        (lambda tmp: tmp / "notes.html", "is not HTML"),
+        (
+            lambda tmp: tmp / "notes.db",
+            "is not a SQLite database",
+        ),  # named as a database: its error
+        (lambda tmp: tmp / "missing.db", "does not exist (create it with: specbrowser ingest"),
+    ],
+)
 def test_open_checks_spec_input_before_starting_the_app(tmp_path, capsys, make, message):
     (tmp_path / "empty_dir").mkdir()
     (tmp_path / "notes.html").write_text("plain words only\n")
@@ -344,14 +380,23 @@ def test_stats_table_has_counts_by_layer_and_tag(db, capsys):
 def test_piped_output_keeps_table_cells_whole(tmp_path):
     """Rich takes 80 columns for a pipe; ids and sizes of a wide table were cut there."""
     long_id = "sec-" + "very-long-section-identifier-" * 3 + "end"
-    spec = write_spec(tmp_path, f'<emu-clause id="{long_id}"><h1><span class="secnum">1</span> A'
-                                "</h1>" + "".join(f"<p>para {i} " + "words here " * 60 + "</p>"
-                                                  for i in range(3)) + "</emu-clause>")
+    spec = write_spec(
+        tmp_path,
+        f'<emu-clause id="{long_id}"><h1><span class="secnum">1</span> A'
+        "</h1>"
+        + "".join(f"<p>para {i} " + "words here " * 60 + "</p>" for i in range(3))
+        + "</emu-clause>",
+    )
     path = tmp_path / "w.db"
     assert main(["ingest", str(spec), "--db", str(path), "--threshold", "400"]) == 0
     env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-    result = subprocess.run([sys.executable, "-m", "specbrowser", "subsections", str(path), long_id],
-                            capture_output=True, text=True, env=env, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "specbrowser", "subsections", str(path), long_id],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     rows = [line for line in result.stdout.splitlines() if f"{long_id}-p-" in line]
     assert len(rows) == 3 and all("666" in row for row in rows), result.stdout
@@ -359,12 +404,19 @@ def test_piped_output_keeps_table_cells_whole(tmp_path):
 
 def test_a_reader_that_stops_early_ends_the_command_quietly_with_141(tmp_path):
     """``show --recursive … | head -1``: Rich's own broken-pipe handling exited with 1."""
-    spec = write_spec(tmp_path, '<emu-clause id="sec-a"><h1>A</h1>' + "".join(
-        f"<p>para {i} " + "words here " * 200 + "</p>" for i in range(200)) + "</emu-clause>")
+    spec = write_spec(
+        tmp_path,
+        '<emu-clause id="sec-a"><h1>A</h1>'
+        + "".join(f"<p>para {i} " + "words here " * 200 + "</p>" for i in range(200))
+        + "</emu-clause>",
+    )
     path = tmp_path / "big.db"
     assert main(["ingest", str(spec), "--db", str(path), "--threshold", "400"]) == 0
-    process = subprocess.Popen([sys.executable, "-m", "specbrowser", "show", str(path), "sec-a",
-                                "--recursive"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "specbrowser", "show", str(path), "sec-a", "--recursive"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert process.stdout is not None and process.stderr is not None
     process.stdout.readline()
     process.stdout.close()  # the reader goes away with most of the output unread
@@ -372,12 +424,18 @@ def test_a_reader_that_stops_early_ends_the_command_quietly_with_141(tmp_path):
     assert process.stderr.read() == b""
 
 
-@pytest.mark.parametrize("argv, says", [
-    (["search", "x.db", "q", "--layer", "bogus"], "argument --layer: invalid choice: 'bogus'"),
-    (["rechunk", "x.db", "--threshold", "abc"], "argument --threshold: invalid int value: 'abc'"),
-    (["ingest"], "the following arguments are required"),
-    (["nope"], "argument COMMAND: invalid choice: 'nope'"),
-])
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["search", "x.db", "q", "--layer", "bogus"], "argument --layer: invalid choice: 'bogus'"),
+        (
+            ["rechunk", "x.db", "--threshold", "abc"],
+            "argument --threshold: invalid int value: 'abc'",
+        ),
+        (["ingest"], "the following arguments are required"),
+        (["nope"], "argument COMMAND: invalid choice: 'nope'"),
+    ],
+)
 def test_a_usage_mistake_is_one_line_naming_help(argv, says, capsys):
     with pytest.raises(SystemExit) as info:
         main(argv)
@@ -393,8 +451,7 @@ def test_the_console_script_is_the_light_entry_point():
     assert script.value == "specbrowser.__main__:run"
     # importing it (as a re-chunk child re-imports the main module) loads no command line
     probe = "import sys, specbrowser.__main__; print('specbrowser.cli' in sys.modules)"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
 
 
@@ -429,7 +486,9 @@ def _last_progress_line(stage: str, done: int, total: int) -> str:
     from specbrowser.cli._common import stage_progress
 
     buffer = io.StringIO()
-    with stage_progress("loading", Console(file=buffer, force_terminal=True, width=100)) as progress:
+    with stage_progress(
+        "loading", Console(file=buffer, force_terminal=True, width=100)
+    ) as progress:
         progress(stage, done, total)
     return Text.from_ansi(buffer.getvalue()).plain.strip().splitlines()[-1]
 
@@ -451,10 +510,17 @@ def test_ingest_and_rechunk_report_the_store_stage_uncounted(tmp_path, spec):
     from specbrowser.rechunk import rechunk
 
     calls: list[tuple[str, int, int]] = []
-    ingest([spec], tmp_path / "p.db", ChunkPolicy(threshold_chars=400),
-           lambda *call: calls.append(call))
+    ingest(
+        [spec],
+        tmp_path / "p.db",
+        ChunkPolicy(threshold_chars=400),
+        lambda *call: calls.append(call),
+    )
     assert calls[-1] == ("storing", 0, 0) and ("chunking", 2, 2) in calls
     calls.clear()
-    rechunk(open_database(tmp_path / "p.db"), ChunkPolicy(threshold_chars=300),
-            progress=lambda *call: calls.append(call))
+    rechunk(
+        open_database(tmp_path / "p.db"),
+        ChunkPolicy(threshold_chars=300),
+        progress=lambda *call: calls.append(call),
+    )
     assert calls[0] == ("loading", 0, 0) and calls[-1] == ("storing", 0, 0)

@@ -12,7 +12,9 @@ from tests.helpers import write_spec
 
 def test_vector_extension_loads_with_the_preferred_driver(tmp_path):
     connected = connection.connect(tmp_path / "v.db")
-    if connection.DRIVER.__name__ == "sqlite3" and not hasattr(connected.conn, "enable_load_extension"):
+    if connection.DRIVER.__name__ == "sqlite3" and not hasattr(
+        connected.conn, "enable_load_extension"
+    ):
         assert "cannot load extensions" in connected.vector_error
     else:
         assert connected.vector_error is None
@@ -37,7 +39,9 @@ def test_C22_python_without_enable_load_extension(tmp_path, monkeypatch, capsys)
             return getattr(self._conn, name)
 
     monkeypatch.setattr(connection.DRIVER, "connect", lambda *a, **k: Plain(*a, **k))
-    spec = write_spec(tmp_path, '<emu-clause id="a"><h1>A</h1><p>lexical still works</p></emu-clause>')
+    spec = write_spec(
+        tmp_path, '<emu-clause id="a"><h1>A</h1><p>lexical still works</p></emu-clause>'
+    )
     db_path = tmp_path / "n.db"
     assert main(["ingest", str(spec), "--db", str(db_path)]) == 0
     db = open_database(db_path)

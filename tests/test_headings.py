@@ -14,12 +14,25 @@ def sections(*specs: tuple[str, str | None]) -> list[Section]:
     out = []
     for ordinal, (sid, parent) in enumerate(specs):
         depth[sid] = depth[parent] + 1
-        out.append(Section(id=sid, parent_id=parent, ordinal=ordinal, depth=depth[sid], kind="clause",
-                           secnum="", title=sid, html="", source_file="x.html"))
+        out.append(
+            Section(
+                id=sid,
+                parent_id=parent,
+                ordinal=ordinal,
+                depth=depth[sid],
+                kind="clause",
+                secnum="",
+                title=sid,
+                html="",
+                source_file="x.html",
+            )
+        )
     return out
 
 
-def node(title: str, start: int | None = None, end: int | None = None, *children: TocNode) -> TocNode:
+def node(
+    title: str, start: int | None = None, end: int | None = None, *children: TocNode
+) -> TocNode:
     return TocNode(title=title, start=start, end=end, children=list(children))
 
 
@@ -97,8 +110,14 @@ def test_results_are_defensive_copies_and_inputs_untouched():
 
 
 def test_link_targets_give_starts_for_html_tocs():
-    toc = [TocNode("A", target_id="a", children=[TocNode("A1", target_id="a1"), TocNode("A2", target_id="a2")]),
-           TocNode("B", target_id="b")]
+    toc = [
+        TocNode(
+            "A",
+            target_id="a",
+            children=[TocNode("A1", target_id="a1"), TocNode("A2", target_id="a2")],
+        ),
+        TocNode("B", target_id="b"),
+    ]
     paths = build_heading_paths(TREE, toc)
     assert paths["a1x"] == ["A", "A1"] and paths["b1"] == ["B"]
 
@@ -116,28 +135,43 @@ def classify(secs, toc):
     parser = {}
     for s in secs:
         parser[s.id] = (parser[s.parent_id] if s.parent_id else []) + [s.display_title]
-    return {m.section_id: m.kind for m in classify_mismatches(secs, toc, parser, build_heading_paths(secs, toc))}
+    return {
+        m.section_id: m.kind
+        for m in classify_mismatches(secs, toc, parser, build_heading_paths(secs, toc))
+    }
 
 
 def test_each_mismatch_kind():
     secs = sections(("a", None), ("a1", "a"), ("a2", "a"), ("b", None), ("b1", "b"), ("c", None))
     toc = [
-        TocNode("a", target_id="a", children=[
-            TocNode("A-one renamed", target_id="a1"),      # title differs
-        ]),
-        TocNode("a2", target_id="a2"),                      # a2 shown at top level: depth differs
+        TocNode(
+            "a",
+            target_id="a",
+            children=[
+                TocNode("A-one renamed", target_id="a1"),  # title differs
+            ],
+        ),
+        TocNode("a2", target_id="a2"),  # a2 shown at top level: depth differs
         TocNode("b", target_id="b", children=[TocNode("b1", target_id="b1")]),
-        TocNode("ghost", target_id="sec-ghost"),            # entry without section
-    ]                                                       # c: missing from TOC
+        TocNode("ghost", target_id="sec-ghost"),  # entry without section
+    ]  # c: missing from TOC
     kinds = classify(secs, toc)
     # a: its TOC range (0..1) no longer holds a2, so it straddles; the deeper overlapping entry
     # wins (the precedence) and its path is one level deeper than the parser's
-    assert kinds == {"a": "depth_differs", "a1": "title_differs", "a2": "depth_differs",
-                     "c": "missing_from_toc", "sec-ghost": "toc_entry_without_section"}
+    assert kinds == {
+        "a": "depth_differs",
+        "a1": "title_differs",
+        "a2": "depth_differs",
+        "c": "missing_from_toc",
+        "sec-ghost": "toc_entry_without_section",
+    }
 
 
 def test_ancestor_differs():
     secs = sections(("a", None), ("a1", "a"), ("b", None))
-    toc = [TocNode("Alpha", target_id="a", children=[TocNode("a1", target_id="a1")]), TocNode("b", target_id="b")]
+    toc = [
+        TocNode("Alpha", target_id="a", children=[TocNode("a1", target_id="a1")]),
+        TocNode("b", target_id="b"),
+    ]
     # a's own title differs; a1 has the same depth and title but its ancestor is named otherwise
     assert classify(secs, toc) == {"a": "title_differs", "a1": "ancestor_differs"}

@@ -24,7 +24,10 @@ TEXTS = {
 
 @pytest.fixture
 def db(tmp_path, embedder):  # noqa: F811 - pytest fixture injection
-    body = "".join(f'<emu-clause id="{sid}"><h1>{sid}</h1><p>{text}</p></emu-clause>' for sid, text in TEXTS.items())
+    body = "".join(
+        f'<emu-clause id="{sid}"><h1>{sid}</h1><p>{text}</p></emu-clause>'
+        for sid, text in TEXTS.items()
+    )
     path = tmp_path / "h.db"
     ingest([write_spec(tmp_path, body)], path, ChunkPolicy())
     database = open_database(path)
@@ -58,9 +61,12 @@ def test_semantic_and_hybrid_respect_filters(db):
     from specbrowser.search import SearchFilter
 
     where = SearchFilter(section="sec-engine")
-    assert [h.chunk_id for h in semantic_search(db, "weather precipitation", limit=3,
-                                                where=where)] == ["sec-engine"]
-    assert [h.chunk_id for h in hybrid_search(db, "rain clouds", limit=3, where=where)] == ["sec-engine"]
+    assert [
+        h.chunk_id for h in semantic_search(db, "weather precipitation", limit=3, where=where)
+    ] == ["sec-engine"]
+    assert [h.chunk_id for h in hybrid_search(db, "rain clouds", limit=3, where=where)] == [
+        "sec-engine"
+    ]
     assert semantic_search(db, "rain", limit=3, where=SearchFilter(over_threshold=True)) == []
 
 
@@ -69,8 +75,8 @@ def test_the_knn_join_goes_from_each_neighbour_to_its_rows_by_index(db):
     semantic latency on ECMA-262); each step must be an index lookup."""
     from specbrowser.store_vectors import nearest_sql
 
-    plan = " | ".join(row[3] for row in db.execute(
-        "EXPLAIN QUERY PLAN " + nearest_sql(), [b"\0" * 16, 3, "v", 3]))
+    plan = " | ".join(
+        row[3] for row in db.execute("EXPLAIN QUERY PLAN " + nearest_sql(), [b"\0" * 16, 3, "v", 3])
+    )
     assert "texts_content (content_hash=?)" in plan, plan
     assert "chunk_rows_text (text_id=? AND policy_version=?)" in plan, plan
-

@@ -8,8 +8,11 @@ from specbrowser.markdown import to_markdown
 
 
 def md(html: str) -> str:
-    return to_markdown(etree.fromstring(f"<html><body><div>{html}</div></body></html>",
-                                        etree.HTMLParser()).find(".//div"))
+    return to_markdown(
+        etree.fromstring(f"<html><body><div>{html}</div></body></html>", etree.HTMLParser()).find(
+            ".//div"
+        )
+    )
 
 
 def test_paragraphs_are_separated_by_a_blank_line():
@@ -17,22 +20,33 @@ def test_paragraphs_are_separated_by_a_blank_line():
 
 
 def test_section_heading_on_top():
-    assert md('<h1><span class="secnum">7.1</span> Type <var>x</var></h1><p>b</p>') == "# 7.1 Type `x`\n\nb"
+    assert (
+        md('<h1><span class="secnum">7.1</span> Type <var>x</var></h1><p>b</p>')
+        == "# 7.1 Type `x`\n\nb"
+    )
 
 
 def test_multipage_links_lose_the_page_name_and_anchors_are_decoded():
-    html = ('<emu-xref href="#sec-tonumber"><a href="abstract-operations.html#sec-tonumber">ToNumber</a>'
-            '</emu-xref> and <a href="#%E2%84%9D">ℝ</a> and <a href="https://tc39.es/">x</a>')
+    html = (
+        '<emu-xref href="#sec-tonumber"><a href="abstract-operations.html#sec-tonumber">ToNumber</a>'
+        '</emu-xref> and <a href="#%E2%84%9D">ℝ</a> and <a href="https://tc39.es/">x</a>'
+    )
     assert md(f"<p>{html}</p>") == "[ToNumber](#sec-tonumber) and [ℝ](#ℝ) and [x](https://tc39.es/)"
 
 
 def test_inline_code_for_var_value_const_and_backticks_get_longer_delimiters():
-    assert md("<p><var>a</var> <emu-val>true</emu-val> <emu-const>sync</emu-const> <code>a`b</code></p>") \
+    assert (
+        md(
+            "<p><var>a</var> <emu-val>true</emu-val> <emu-const>sync</emu-const> <code>a`b</code></p>"
+        )
         == "`a` `true` `sync` ``a`b``"
+    )
 
 
 def test_nested_lists_one_item_per_line():
-    html = "<emu-alg><ol><li>Let x.</li><li>If y, then<ol><li>Return z.</li></ol></li></ol></emu-alg>"
+    html = (
+        "<emu-alg><ol><li>Let x.</li><li>If y, then<ol><li>Return z.</li></ol></li></ol></emu-alg>"
+    )
     assert md(html) == "1. Let x.\n2. If y, then\n   1. Return z."
 
 
@@ -41,22 +55,28 @@ def test_list_written_directly_inside_a_list_nests():
 
 
 def test_table_rows_one_per_line_with_escaped_pipes():
-    html = ("<figure><figcaption>Table 1: Ops</figcaption><table><thead><tr><th>op</th><th>x</th></tr>"
-            "</thead><tbody><tr><td><code>a|b</code></td><td>y<br>z</td></tr><tr><td colspan=2>w</td></tr>"
-            "</tbody></table></figure>")
+    html = (
+        "<figure><figcaption>Table 1: Ops</figcaption><table><thead><tr><th>op</th><th>x</th></tr>"
+        "</thead><tbody><tr><td><code>a|b</code></td><td>y<br>z</td></tr><tr><td colspan=2>w</td></tr>"
+        "</tbody></table></figure>"
+    )
     assert md(html) == ("Table 1: Ops\n\n| op | x |\n|---|---|\n| `a\\|b` | y<br>z |\n| w |  |")
 
 
 def test_grammar_becomes_a_bnf_block():
-    html = ('<emu-grammar><emu-production name="If"><emu-nt>If<emu-mods><emu-params>[Yield]</emu-params>'
-            '</emu-mods></emu-nt> <emu-geq>:</emu-geq> <emu-rhs><emu-t>if</emu-t> <emu-nt><a href="#prod-E">E'
-            "</a></emu-nt></emu-rhs><emu-rhs><emu-t>else</emu-t></emu-rhs></emu-production></emu-grammar>")
+    html = (
+        '<emu-grammar><emu-production name="If"><emu-nt>If<emu-mods><emu-params>[Yield]</emu-params>'
+        '</emu-mods></emu-nt> <emu-geq>:</emu-geq> <emu-rhs><emu-t>if</emu-t> <emu-nt><a href="#prod-E">E'
+        "</a></emu-nt></emu-rhs><emu-rhs><emu-t>else</emu-t></emu-rhs></emu-production></emu-grammar>"
+    )
     assert md(html) == "```bnf\nIf[Yield] :\n    if E\n    else\n```"
 
 
 def test_pre_is_fenced_with_language_and_whitespace_kept():
-    assert md('<pre><code class="javascript">a  =  1;\n  # not a heading</code></pre>') == \
-        "```javascript\na  =  1;\n  # not a heading\n```"
+    assert (
+        md('<pre><code class="javascript">a  =  1;\n  # not a heading</code></pre>')
+        == "```javascript\na  =  1;\n  # not a heading\n```"
+    )
 
 
 def test_note_is_a_blockquote_with_its_label():
@@ -74,20 +94,26 @@ def test_whitespace_between_inline_elements_is_kept():
 
 
 def test_example_label_and_figure_caption():
-    html = ('<emu-example><p>use it</p></emu-example><emu-figure><figure><figcaption>Figure 1: Shapes'
-            "</figcaption><p>drawing</p></figure></emu-figure>")
+    html = (
+        "<emu-example><p>use it</p></emu-example><emu-figure><figure><figcaption>Figure 1: Shapes"
+        "</figcaption><p>drawing</p></figure></emu-figure>"
+    )
     assert md(html) == "> **Example**\n>\n> use it\n\nFigure 1: Shapes\n\ndrawing"
 
 
 def test_rowspan_and_colspan_pad_every_row():
-    html = ("<table><tr><th>a</th><th>b</th><th>c</th></tr><tr><td rowspan=2>x</td><td colspan=2>y</td></tr>"
-            "<tr><td>z</td><td>w</td></tr></table>")
+    html = (
+        "<table><tr><th>a</th><th>b</th><th>c</th></tr><tr><td rowspan=2>x</td><td colspan=2>y</td></tr>"
+        "<tr><td>z</td><td>w</td></tr></table>"
+    )
     assert md(html) == "| a | b | c |\n|---|---|---|\n| x | y |  |\n|  | z | w |"
 
 
 def test_block_equation_is_fenced_and_inline_equation_is_code():
-    html = ('<emu-eqn id="e"><div>HoursPerDay = 24</div></emu-eqn><p>see <emu-eqn class="inline">'
-            "𝔽(<var>x</var>)</emu-eqn></p>")
+    html = (
+        '<emu-eqn id="e"><div>HoursPerDay = 24</div></emu-eqn><p>see <emu-eqn class="inline">'
+        "𝔽(<var>x</var>)</emu-eqn></p>"
+    )
     assert md(html) == "```\nHoursPerDay = 24\n```\n\nsee `𝔽(x)`"
 
 
@@ -100,8 +126,10 @@ def test_adjacent_code_spans_are_not_glued():
 
 
 def test_paragraph_that_would_start_a_block_is_escaped():
-    assert md("<p># not heading</p><p>1. not a list</p><p>- nor this</p>") == \
-        "\\# not heading\n\n1\\. not a list\n\n\\- nor this"
+    assert (
+        md("<p># not heading</p><p>1. not a list</p><p>- nor this</p>")
+        == "\\# not heading\n\n1\\. not a list\n\n\\- nor this"
+    )
 
 
 def test_markdown_config_selectors_change_roles():
@@ -109,17 +137,24 @@ def test_markdown_config_selectors_change_roles():
 
     from specbrowser.markdown_config import MarkdownConfig
 
-    el = et.fromstring("<html><body><div><p>x <span class='k'>kw</span> <var>v</var></p></div></body></html>",
-                       et.HTMLParser()).find(".//div")
+    el = et.fromstring(
+        "<html><body><div><p>x <span class='k'>kw</span> <var>v</var></p></div></body></html>",
+        et.HTMLParser(),
+    ).find(".//div")
     config = MarkdownConfig(inline_code=("span.k",))
     assert to_markdown(el, config) == "x `kw` v"
 
 
 def test_image_paths_are_the_same_for_single_page_and_multipage():
-    assert md('<p><img alt="Fig" src="../img/f.svg"></p>') == md('<p><img alt="Fig" src="img/f.svg"></p>') \
+    assert (
+        md('<p><img alt="Fig" src="../img/f.svg"></p>')
+        == md('<p><img alt="Fig" src="img/f.svg"></p>')
         == "![Fig](img/f.svg)"
+    )
 
 
 def test_bikeshed_notes_and_examples_are_blockquotes():
-    assert md('<div class="note"><p>Mind this.</p></div><div class="example"><p>Try it.</p></div>') == \
-        "> **Note**\n>\n> Mind this.\n\n> **Example**\n>\n> Try it."
+    assert (
+        md('<div class="note"><p>Mind this.</p></div><div class="example"><p>Try it.</p></div>')
+        == "> **Note**\n>\n> Mind this.\n\n> **Example**\n>\n> Try it."
+    )

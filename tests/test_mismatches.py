@@ -13,9 +13,12 @@ from tests.helpers import ROOT, write_spec
 MISMATCHED = ROOT / "sample_specs" / "mismatched-toc.html"
 
 EXPECTED = {
-    "sec-gadgets": "depth_differs", "sec-gadget-parts": "title_differs",
-    "sec-gadget-assembly": "depth_differs", "sec-widgets": "title_differs",
-    "sec-widget-sizes": "ancestor_differs", "sec-glossary": "missing_from_toc",
+    "sec-gadgets": "depth_differs",
+    "sec-gadget-parts": "title_differs",
+    "sec-gadget-assembly": "depth_differs",
+    "sec-widgets": "title_differs",
+    "sec-widget-sizes": "ancestor_differs",
+    "sec-glossary": "missing_from_toc",
     "sec-removed-chapter": "toc_entry_without_section",
 }
 
@@ -52,8 +55,12 @@ def test_kind_filter_and_table(db, capsys):
     assert "sec-gadget-parts" in output and "sec-widgets" in output and "sec-glossary" not in output
     assert main(["stats", str(db), "--json"]) == 0
     stats = json.loads(capsys.readouterr().out)
-    assert stats["heading_mismatches"] == {"depth_differs": 2, "title_differs": 2,
-                                           "ancestor_differs": 1, "missing_from_toc": 1}
+    assert stats["heading_mismatches"] == {
+        "depth_differs": 2,
+        "title_differs": 2,
+        "ancestor_differs": 1,
+        "missing_from_toc": 1,
+    }
 
 
 def test_a_spec_without_toc_has_no_mismatches(tmp_path, capsys):
@@ -69,13 +76,29 @@ def test_a_spec_without_toc_has_no_mismatches(tmp_path, capsys):
 def test_external_toc_file_replaces_the_documents_own(tmp_path, capsys):
     toc = tmp_path / "toc.json"
     # ordinals: 0 gadgets, 1 parts, 2 limits, 3 assembly, 4 widgets, 5 sizes, 6 glossary
-    toc.write_text(json.dumps([
-        {"title": "Gadgets", "secnum": "1", "start": 0, "children": [
-            {"title": "Gadget Parts", "secnum": "1.1", "start": 1}, {"title": "Gadget Limits", "secnum": "1.2", "start": 2},
-            {"title": "Gadget Assembly", "secnum": "1.3", "start": 3}]},
-        {"title": "Widgets", "secnum": "2", "start": 4, "children": [{"title": "Widget Sizes", "secnum": "2.1", "start": 5}]},
-        {"title": "Glossary", "secnum": "3", "start": 6},
-    ]))
+    toc.write_text(
+        json.dumps(
+            [
+                {
+                    "title": "Gadgets",
+                    "secnum": "1",
+                    "start": 0,
+                    "children": [
+                        {"title": "Gadget Parts", "secnum": "1.1", "start": 1},
+                        {"title": "Gadget Limits", "secnum": "1.2", "start": 2},
+                        {"title": "Gadget Assembly", "secnum": "1.3", "start": 3},
+                    ],
+                },
+                {
+                    "title": "Widgets",
+                    "secnum": "2",
+                    "start": 4,
+                    "children": [{"title": "Widget Sizes", "secnum": "2.1", "start": 5}],
+                },
+                {"title": "Glossary", "secnum": "3", "start": 6},
+            ]
+        )
+    )
     path = tmp_path / "t.db"
     assert main(["ingest", str(MISMATCHED), "--db", str(path), "--toc", str(toc)]) == 0
     capsys.readouterr()
@@ -85,31 +108,50 @@ def test_external_toc_file_replaces_the_documents_own(tmp_path, capsys):
 
 def test_a_reingest_with_another_toc_updates_every_sets_mismatch_counts(db, tmp_path, capsys):
     toc = tmp_path / "toc.json"  # agrees with the sections but for one title (and so a path)
-    toc.write_text(json.dumps([
-        {"title": "Gadgets", "secnum": "1", "start": 0, "children": [
-            {"title": "Gadget Parts", "secnum": "1.1", "start": 1},
-            {"title": "Gadget Limits", "secnum": "1.2", "start": 2},
-            {"title": "Gadget Assembly", "secnum": "1.3", "start": 3}]},
-        {"title": "Doohickeys", "secnum": "2", "start": 4, "children": [
-            {"title": "Widget Sizes", "secnum": "2.1", "start": 5}]},
-        {"title": "Glossary", "secnum": "3", "start": 6},
-    ]))
-    assert main(["ingest", str(MISMATCHED), "--db", str(db), "--toc", str(toc),
-                 "--threshold", "300"]) == 0
+    toc.write_text(
+        json.dumps(
+            [
+                {
+                    "title": "Gadgets",
+                    "secnum": "1",
+                    "start": 0,
+                    "children": [
+                        {"title": "Gadget Parts", "secnum": "1.1", "start": 1},
+                        {"title": "Gadget Limits", "secnum": "1.2", "start": 2},
+                        {"title": "Gadget Assembly", "secnum": "1.3", "start": 3},
+                    ],
+                },
+                {
+                    "title": "Doohickeys",
+                    "secnum": "2",
+                    "start": 4,
+                    "children": [{"title": "Widget Sizes", "secnum": "2.1", "start": 5}],
+                },
+                {"title": "Glossary", "secnum": "3", "start": 6},
+            ]
+        )
+    )
+    assert (
+        main(["ingest", str(MISMATCHED), "--db", str(db), "--toc", str(toc), "--threshold", "300"])
+        == 0
+    )
     database = open_database(db)
-    counts = {row[0]: json.loads(row[1])["heading_mismatches"]
-              for row in database.execute("SELECT version, stats FROM policies")}
+    counts = {
+        row[0]: json.loads(row[1])["heading_mismatches"]
+        for row in database.execute("SELECT version, stats FROM policies")
+    }
     assert len(counts) == 2  # the first set (own TOC) was kept beside the new one
     assert list(counts.values()) == [{"title_differs": 1, "ancestor_differs": 1}] * 2
     capsys.readouterr()
     assert main(["mismatches", str(db), "--json"]) == 0
-    assert {m["section_id"]: m["kind"] for m in json.loads(capsys.readouterr().out)["mismatches"]} \
-        == {"sec-widgets": "title_differs", "sec-widget-sizes": "ancestor_differs"}
+    assert {
+        m["section_id"]: m["kind"] for m in json.loads(capsys.readouterr().out)["mismatches"]
+    } == {"sec-widgets": "title_differs", "sec-widget-sizes": "ancestor_differs"}
 
 
 def test_bad_toc_file_is_one_line_and_nothing_written(tmp_path, capsys):
     toc = tmp_path / "toc.json"
-    toc.write_text("[{\"start\": 1}]")
+    toc.write_text('[{"start": 1}]')
     path = tmp_path / "t.db"
     assert main(["ingest", str(MISMATCHED), "--db", str(path), "--toc", str(toc)]) == 2
     err = capsys.readouterr().err.strip().splitlines()

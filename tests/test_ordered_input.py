@@ -31,12 +31,15 @@ async def burst(keys: list[str]) -> str:
         return app.query_one(OrderedInput).value
 
 
-@pytest.mark.parametrize("keys, value", [
-    (["backspace", "2"], "2"),  # the selection deleted, then 2 typed: it left ""
-    (["end", "backspace", "2"], "5002"),
-    (["backspace", "2", "0", "backspace", "1"], "21"),
-    (["home", "9"], "95000"),
-])
+@pytest.mark.parametrize(
+    "keys, value",
+    [
+        (["backspace", "2"], "2"),  # the selection deleted, then 2 typed: it left ""
+        (["end", "backspace", "2"], "5002"),
+        (["backspace", "2", "0", "backspace", "1"], "21"),
+        (["home", "9"], "95000"),
+    ],
+)
 def test_keys_in_one_burst_apply_in_order(keys: list[str], value: str) -> None:
     @run_async
     async def check() -> None:

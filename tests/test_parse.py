@@ -13,42 +13,69 @@ from tests.helpers import SAMPLE, SAMPLE_MULTIPAGE, write_spec
 
 
 def test_section_fields_secnum_apart_from_title_inline_code_kept(tmp_path):
-    spec = write_spec(tmp_path, '<emu-clause id="sec-tonum"><h1><span class="secnum">7.1.4</span> '
-                                "ToNumber ( <var>argument</var> )</h1><p>x</p></emu-clause>")
+    spec = write_spec(
+        tmp_path,
+        '<emu-clause id="sec-tonum"><h1><span class="secnum">7.1.4</span> '
+        "ToNumber ( <var>argument</var> )</h1><p>x</p></emu-clause>",
+    )
     (section,) = load_spec(spec).sections
-    assert (section.id, section.secnum, section.title) == ("sec-tonum", "7.1.4", "ToNumber ( argument )")
+    assert (section.id, section.secnum, section.title) == (
+        "sec-tonum",
+        "7.1.4",
+        "ToNumber ( argument )",
+    )
     assert section.display_title == "7.1.4 ToNumber ( argument )"
-    assert (section.kind, section.parent_id, section.depth, section.ordinal) == ("clause", None, 0, 0)
+    assert (section.kind, section.parent_id, section.depth, section.ordinal) == (
+        "clause",
+        None,
+        0,
+        0,
+    )
     assert section.source_file == "spec.html"
 
 
 def test_parent_depth_and_document_order(tmp_path):
-    spec = write_spec(tmp_path, '<emu-intro id="i"><h1>I</h1></emu-intro>'
-                                '<emu-clause id="a"><h1>A</h1><emu-clause id="a1"><h1>A1</h1>'
-                                '<emu-clause id="a1x"><h1>X</h1></emu-clause></emu-clause></emu-clause>'
-                                '<emu-annex id="z"><h1>Z</h1></emu-annex>')
+    spec = write_spec(
+        tmp_path,
+        '<emu-intro id="i"><h1>I</h1></emu-intro>'
+        '<emu-clause id="a"><h1>A</h1><emu-clause id="a1"><h1>A1</h1>'
+        '<emu-clause id="a1x"><h1>X</h1></emu-clause></emu-clause></emu-clause>'
+        '<emu-annex id="z"><h1>Z</h1></emu-annex>',
+    )
     sections = load_spec(spec).sections
     assert [(s.id, s.parent_id, s.depth, s.ordinal, s.kind) for s in sections] == [
-        ("i", None, 0, 0, "intro"), ("a", None, 0, 1, "clause"), ("a1", "a", 1, 2, "clause"),
-        ("a1x", "a1", 2, 3, "clause"), ("z", None, 0, 4, "annex")]
+        ("i", None, 0, 0, "intro"),
+        ("a", None, 0, 1, "clause"),
+        ("a1", "a", 1, 2, "clause"),
+        ("a1x", "a1", 2, 3, "clause"),
+        ("z", None, 0, 4, "annex"),
+    ]
 
 
 def test_section_without_id_is_content_of_its_parent(tmp_path):
-    spec = write_spec(tmp_path, '<emu-clause id="a"><h1>A</h1><emu-clause><h1>Anon</h1><p>ANONWORD</p>'
-                                '<emu-clause id="deep"><h1>Deep</h1></emu-clause></emu-clause></emu-clause>')
+    spec = write_spec(
+        tmp_path,
+        '<emu-clause id="a"><h1>A</h1><emu-clause><h1>Anon</h1><p>ANONWORD</p>'
+        '<emu-clause id="deep"><h1>Deep</h1></emu-clause></emu-clause></emu-clause>',
+    )
     parsed = load_spec(spec)
     assert [(s.id, s.parent_id) for s in parsed.sections] == [("a", None), ("deep", "a")]
     assert "ANONWORD" in parsed.sections[0].html
 
 
 def test_own_html_replaces_child_sections_with_placeholders(tmp_path):
-    spec = write_spec(tmp_path, '<emu-clause id="a"><h1>A</h1><p>before</p><emu-clause id="b">'
-                                '<h1><span class="secnum">1.1</span> B</h1><p>CHILD</p></emu-clause>'
-                                "<p>after</p></emu-clause>")
+    spec = write_spec(
+        tmp_path,
+        '<emu-clause id="a"><h1>A</h1><p>before</p><emu-clause id="b">'
+        '<h1><span class="secnum">1.1</span> B</h1><p>CHILD</p></emu-clause>'
+        "<p>after</p></emu-clause>",
+    )
     parent = load_spec(spec).sections[0]
     assert "CHILD" not in parent.html
     assert 'data-id="b"' in parent.html and 'data-title="1.1 B"' in parent.html
-    assert parent.html.index("before") < parent.html.index('data-id="b"') < parent.html.index("after")
+    assert (
+        parent.html.index("before") < parent.html.index('data-id="b"') < parent.html.index("after")
+    )
 
 
 def test_encoding_from_bom_meta_or_default():
@@ -60,8 +87,10 @@ def test_encoding_from_bom_meta_or_default():
 
 def test_latin1_spec_decodes(tmp_path):
     path = tmp_path / "latin.html"
-    path.write_bytes('<html><head><meta charset="iso-8859-1"></head><body><emu-clause id="a">'
-                     "<h1>Caf\xe9</h1></emu-clause></body></html>".encode("latin-1"))
+    path.write_bytes(
+        '<html><head><meta charset="iso-8859-1"></head><body><emu-clause id="a">'
+        "<h1>Caf\xe9</h1></emu-clause></body></html>".encode("latin-1")
+    )
     assert load_spec(path).sections[0].title == "Café"
 
 
@@ -79,9 +108,11 @@ def test_detects_rendered_and_source(tmp_path):
     (source_dir / "spec.html").write_text(
         '<!DOCTYPE html>\n<meta charset="utf-8">\n<pre class=metadata>\ntitle: Toy Source\n</pre>\n'
         '<emu-clause id="a">\n<h1>A</h1>\n<emu-alg>\n  1. Let _x_ be 1.\n</emu-alg>\n'
-        '<emu-import href="table.html"></emu-import>\n</emu-clause>\n')
-    (source_dir / "table.html").write_text('<emu-table id="t" caption="Imported"><table><tr><td>IMPORTED'
-                                           "</td></tr></table></emu-table>")
+        '<emu-import href="table.html"></emu-import>\n</emu-clause>\n'
+    )
+    (source_dir / "table.html").write_text(
+        '<emu-table id="t" caption="Imported"><table><tr><td>IMPORTED</td></tr></table></emu-table>'
+    )
     parsed = load_spec(source_dir)
     assert parsed.document.kind == "ecmarkup-source"
     assert parsed.document.title == "Toy Source"
@@ -131,8 +162,11 @@ def test_html_without_sections(tmp_path):
 
 
 def test_broken_html_is_recovered(tmp_path):
-    spec = write_spec(tmp_path, '<emu-clause id="a"><h1>A</h1><p>unclosed <b>bold<table><tr><td>cell'
-                                "</emu-clause><emu-clause id='b'><h1>B</h1></emu-clause>")
+    spec = write_spec(
+        tmp_path,
+        '<emu-clause id="a"><h1>A</h1><p>unclosed <b>bold<table><tr><td>cell'
+        "</emu-clause><emu-clause id='b'><h1>B</h1></emu-clause>",
+    )
     assert [s.id for s in load_spec(spec).sections] == ["a", "b"]
 
 

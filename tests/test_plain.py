@@ -29,12 +29,16 @@ from tests.helpers import ROOT
 WIDGET_SAMPLE = ROOT / "sample_specs" / "widget-protocol.html"
 
 
-def write_plain(tmp_path: Path, body: str, name: str = "plain.html", title: str = "Plain spec") -> Path:
+def write_plain(
+    tmp_path: Path, body: str, name: str = "plain.html", title: str = "Plain spec"
+) -> Path:
     """Write ``body`` into a minimal HTML page (no ecmarkup elements) and return its path."""
     path = tmp_path / name
     head = f"<title>{title}</title>" if title else ""
-    path.write_text(f"<!doctype html><html><head><meta charset='utf-8'>{head}</head>"
-                    f"<body>{body}</body></html>", encoding="utf-8")
+    path.write_text(
+        f"<!doctype html><html><head><meta charset='utf-8'>{head}</head><body>{body}</body></html>",
+        encoding="utf-8",
+    )
     return path
 
 
@@ -54,7 +58,7 @@ def own_words(parsed: ParsedSpec) -> dict[str, str]:
 
 # --- C10 ----------------------------------------------------------------------------------------
 
-C10_BODY = '''
+C10_BODY = """
 <p>Status: draft PREAMBLEWORD.</p>
 <h2 id="intro"><span class="secno">1. </span><span class="content">Intro</span><a class="self-link" href="#intro"></a></h2>
 <p>Intro text INTROWORD.</p>
@@ -65,7 +69,7 @@ C10_BODY = '''
 <h3 id="s2"><span class="secno">1.2. </span>Section Two</h3>
 <p>Two text TWOWORD.</p>
 <section><h3 id="s3"><span class="secno">1.3. </span>Section Three</h3><p>Three text THREEWORD.</p></section>
-'''
+"""
 
 
 def test_C10_parent_heading_kept_in_paths_and_preamble_kept(tmp_path):
@@ -75,8 +79,14 @@ def test_C10_parent_heading_kept_in_paths_and_preamble_kept(tmp_path):
     assert parsed.document.kind == "html-headings"
     titles = {s.id: s.title for s in parsed.sections}
     tree = [(titles[s.id], titles.get(s.parent_id or "")) for s in parsed.sections]
-    assert tree == [("Front matter", None), ("Intro", None), ("Section One", "Intro"),
-                    ("Detail", "Section One"), ("Section Two", "Intro"), ("Section Three", "Intro")]
+    assert tree == [
+        ("Front matter", None),
+        ("Intro", None),
+        ("Section One", "Intro"),
+        ("Detail", "Section One"),
+        ("Section Two", "Intro"),
+        ("Section Three", "Intro"),
+    ]
 
     chunks = chunk_spec(parsed, ChunkPolicy.from_tag_list(5000, None, 3, kind=parsed.document.kind))
 
@@ -98,11 +108,20 @@ def test_C10_parent_heading_kept_in_paths_and_preamble_kept(tmp_path):
     (preamble,) = holding("PREAMBLEWORD")
     assert preamble.section_id == FRONT_MATTER_ID and preamble.heading_path == ["Front matter"]
 
-    labels = ([s.display_title for s in parsed.sections] + [c.title for c in chunks]
-              + [label for c in chunks for label in c.heading_path]
-              + re.findall(r'title "([^"]*)"', "".join(c.text for c in chunks)))
-    assert set(labels) == {"Front matter", "1 Intro", "1.1 Section One", "1.1.1 Detail",
-                           "1.2 Section Two", "1.3 Section Three"}
+    labels = (
+        [s.display_title for s in parsed.sections]
+        + [c.title for c in chunks]
+        + [label for c in chunks for label in c.heading_path]
+        + re.findall(r'title "([^"]*)"', "".join(c.text for c in chunks))
+    )
+    assert set(labels) == {
+        "Front matter",
+        "1 Intro",
+        "1.1 Section One",
+        "1.1.1 Detail",
+        "1.2 Section Two",
+        "1.3 Section Three",
+    }
     assert not any(stray in c.text for c in chunks for stray in ("](#", "§", "¶", "self-link"))
 
 
@@ -110,52 +129,81 @@ def test_C10_parent_heading_kept_in_paths_and_preamble_kept(tmp_path):
 
 
 def test_every_heading_level_makes_a_section_nested_by_level(tmp_path):
-    parsed = parse_plain(tmp_path, "<h1 id=a>A</h1><h2 id=b>B</h2><h3 id=c>C</h3><h1 id=d>D</h1>"
-                                   "<h2 id=e>E</h2><h6 id=f>F</h6><h5 id=g>G</h5>")
-    assert outline(parsed) == [("a", None, 0, "A"), ("b", "a", 1, "B"), ("c", "b", 2, "C"),
-                               ("d", None, 0, "D"), ("e", "d", 1, "E"), ("f", "e", 2, "F"),
-                               ("g", "e", 2, "G")]
+    parsed = parse_plain(
+        tmp_path,
+        "<h1 id=a>A</h1><h2 id=b>B</h2><h3 id=c>C</h3><h1 id=d>D</h1>"
+        "<h2 id=e>E</h2><h6 id=f>F</h6><h5 id=g>G</h5>",
+    )
+    assert outline(parsed) == [
+        ("a", None, 0, "A"),
+        ("b", "a", 1, "B"),
+        ("c", "b", 2, "C"),
+        ("d", None, 0, "D"),
+        ("e", "d", 1, "E"),
+        ("f", "e", 2, "F"),
+        ("g", "e", 2, "G"),
+    ]
     assert [s.ordinal for s in parsed.sections] == list(range(7))
     assert {s.kind for s in parsed.sections} == {"heading"}
 
 
 def test_skipped_levels_nest_under_the_nearest_higher_heading(tmp_path):
-    parsed = parse_plain(tmp_path, "<h2 id=a>A</h2><h4 id=b>B</h4><p>bb</p><h3 id=c>C</h3>"
-                                   "<h4 id=d>D</h4><h2 id=e>E</h2>")
-    assert outline(parsed) == [("a", None, 0, "A"), ("b", "a", 1, "B"), ("c", "a", 1, "C"),
-                               ("d", "c", 2, "D"), ("e", None, 0, "E")]
+    parsed = parse_plain(
+        tmp_path,
+        "<h2 id=a>A</h2><h4 id=b>B</h4><p>bb</p><h3 id=c>C</h3><h4 id=d>D</h4><h2 id=e>E</h2>",
+    )
+    assert outline(parsed) == [
+        ("a", None, 0, "A"),
+        ("b", "a", 1, "B"),
+        ("c", "a", 1, "C"),
+        ("d", "c", 2, "D"),
+        ("e", None, 0, "E"),
+    ]
 
 
 def test_section_wrappers_do_not_change_the_level(tmp_path):
-    parsed = parse_plain(tmp_path, """
+    parsed = parse_plain(
+        tmp_path,
+        """
 <main><section><h2 id=a>A</h2><p>aa</p>
   <section><section><h3 id=b>B</h3><p>bb</p></section></section>
   <div><h3 id=c>C</h3><p>cc</p></div>
-</section><article><h2 id=d>D</h2><p>dd</p></article></main>""")
-    assert outline(parsed) == [("a", None, 0, "A"), ("b", "a", 1, "B"), ("c", "a", 1, "C"),
-                               ("d", None, 0, "D")]
+</section><article><h2 id=d>D</h2><p>dd</p></article></main>""",
+    )
+    assert outline(parsed) == [
+        ("a", None, 0, "A"),
+        ("b", "a", 1, "B"),
+        ("c", "a", 1, "C"),
+        ("d", None, 0, "D"),
+    ]
     words = own_words(parsed)
     assert "aa" in words["a"] and "bb" not in words["a"] and "cc" not in words["a"]
     assert "cc" in words["c"] and "dd" in words["d"]
 
 
 def test_the_end_of_a_section_wrapper_closes_its_section(tmp_path):
-    parsed = parse_plain(tmp_path, """
+    parsed = parse_plain(
+        tmp_path,
+        """
 <section id=a><h2>A</h2><p>first AWORD</p>
   <section id=b><h3>B</h3><p>BWORD</p></section>
   <p>after B, still A: LATEAWORD</p>
 </section>
-<h3 id=flat>Flat</h3><p>FLATWORD</p><p>more FLATWORD2</p>""")
+<h3 id=flat>Flat</h3><p>FLATWORD</p><p>more FLATWORD2</p>""",
+    )
     words = own_words(parsed)
     assert "LATEAWORD" in words["a"] and "LATEAWORD" not in words["b"]
     assert "FLATWORD2" in words["flat"]  # without a wrapper a section runs to the next heading
 
 
 def test_own_content_is_the_heading_and_blocks_up_to_the_next_heading(tmp_path):
-    parsed = parse_plain(tmp_path, """
+    parsed = parse_plain(
+        tmp_path,
+        """
 <h2 id=a>A</h2>loose A text<p>p1</p><div class=note><p>noteword</p></div>
 <div><p>in wrapper</p><h3 id=b>B</h3>wrapper text B<p>p2</p></div>tail after wrapper
-<h2 id=c>C</h2><table><tr><td>cell</td></tr></table>""")
+<h2 id=c>C</h2><table><tr><td>cell</td></tr></table>""",
+    )
     element = parsed.elements["a"]
     assert element.tag == "div" and element.get("class") == "sb-section"
     assert element.get("data-id") == "a" and element[0].tag == "h2"
@@ -170,10 +218,15 @@ def test_own_content_is_the_heading_and_blocks_up_to_the_next_heading(tmp_path):
 
 
 def test_child_sections_become_placeholders_at_their_position(tmp_path):
-    parsed = parse_plain(tmp_path, "<h2 id=a><span class=secno>2. </span>A</h2><p>before</p>"
-                                   "<h3 id=b><span class=secno>2.1. </span>B</h3><p>bee</p>"
-                                   "<h4 id=c>C</h4><h3 id=d>D</h3>")
-    refs = [(r.get("data-id"), r.get("data-title")) for r in parsed.elements["a"].iter("sb-section-ref")]
+    parsed = parse_plain(
+        tmp_path,
+        "<h2 id=a><span class=secno>2. </span>A</h2><p>before</p>"
+        "<h3 id=b><span class=secno>2.1. </span>B</h3><p>bee</p>"
+        "<h4 id=c>C</h4><h3 id=d>D</h3>",
+    )
+    refs = [
+        (r.get("data-id"), r.get("data-title")) for r in parsed.elements["a"].iter("sb-section-ref")
+    ]
     assert refs == [("b", "2.1 B"), ("d", "D")]  # c is b's child, not a's
     assert [r.get("data-id") for r in parsed.elements["b"].iter("sb-section-ref")] == ["c"]
     assert "before" in own_words(parsed)["a"] and "bee" not in own_words(parsed)["a"]
@@ -181,11 +234,13 @@ def test_child_sections_become_placeholders_at_their_position(tmp_path):
 
 def test_no_text_is_lost_or_repeated(tmp_path):
     words = [f"W{n}" for n in range(12)]
-    body = (f"<p>{words[0]}</p><div><h2 id=a>A</h2><p>{words[1]}</p>{words[2]}"
-            f"<section><h3 id=b>B</h3><ul><li>{words[3]}</li></ul></section>{words[4]}</div>"
-            f"<h2 id=c>C</h2><pre>{words[5]}</pre><table><tr><td>{words[6]}</td></tr></table>"
-            f"<article><p>{words[7]}</p><h4 id=d>D</h4>{words[8]}<p>{words[9]}</p></article>"
-            f"<blockquote><h3>Quoted</h3><p>{words[10]}</p></blockquote>{words[11]}")
+    body = (
+        f"<p>{words[0]}</p><div><h2 id=a>A</h2><p>{words[1]}</p>{words[2]}"
+        f"<section><h3 id=b>B</h3><ul><li>{words[3]}</li></ul></section>{words[4]}</div>"
+        f"<h2 id=c>C</h2><pre>{words[5]}</pre><table><tr><td>{words[6]}</td></tr></table>"
+        f"<article><p>{words[7]}</p><h4 id=d>D</h4>{words[8]}<p>{words[9]}</p></article>"
+        f"<blockquote><h3>Quoted</h3><p>{words[10]}</p></blockquote>{words[11]}"
+    )
     parsed = parse_plain(tmp_path, body)
     text = " ".join(own_words(parsed).values())
     for word in words:
@@ -196,24 +251,41 @@ def test_no_text_is_lost_or_repeated(tmp_path):
 
 
 def test_id_from_wrapping_section_then_heading_then_slug(tmp_path):
-    parsed = parse_plain(tmp_path, """
+    parsed = parse_plain(
+        tmp_path,
+        """
 <section id=sec-wrap><div class=header-wrapper><h2 id=x-wrap>Wrapped</h2>
   <a class=self-link href="#sec-wrap"></a></div><p>w</p></section>
 <section><h2 id=head-id>Heading id</h2></section>
 <p>between</p>
 <section id=outer><p>x</p><h2 id=second>Second</h2><h3 id=third>Third</h3><h2>Fourth one!</h2></section>
-<h2>Plain   Title: with *symbols*</h2>""")
+<h2>Plain   Title: with *symbols*</h2>""",
+    )
     assert [s.id for s in parsed.sections] == [
-        "sec-wrap", "head-id", "outer", "third", "h-fourth-one", "h-plain-title-with-symbols"]
+        "sec-wrap",
+        "head-id",
+        "outer",
+        "third",
+        "h-fourth-one",
+        "h-plain-title-with-symbols",
+    ]
     # after a top-level wrapper, and a wrapper's content before its heading: document order
     assert own_words(parsed)["head-id"] == "Heading id between x"
 
 
 def test_repeated_titles_get_numbered_slugs_that_avoid_explicit_ids(tmp_path):
-    parsed = parse_plain(tmp_path, "<h2>Notes</h2><h2>Notes</h2><h2 id=h-notes-3>Other</h2>"
-                                   "<h2>Notes</h2><h2>Ünïcode — Notes</h2>")
-    assert [s.id for s in parsed.sections] == ["h-notes", "h-notes-2", "h-notes-3", "h-notes-4",
-                                               "h-n-code-notes"]
+    parsed = parse_plain(
+        tmp_path,
+        "<h2>Notes</h2><h2>Notes</h2><h2 id=h-notes-3>Other</h2>"
+        "<h2>Notes</h2><h2>Ünïcode — Notes</h2>",
+    )
+    assert [s.id for s in parsed.sections] == [
+        "h-notes",
+        "h-notes-2",
+        "h-notes-3",
+        "h-notes-4",
+        "h-n-code-notes",
+    ]
 
 
 def test_generated_ids_are_stable(tmp_path):
@@ -224,8 +296,11 @@ def test_generated_ids_are_stable(tmp_path):
 
 
 def test_duplicate_explicit_ids_are_made_unique(tmp_path):
-    parsed = parse_plain(tmp_path, "<h2 id=dup>One</h2><h2 id=dup>Two</h2><h2 id=front-matter>F</h2>"
-                                   "<p>x</p>", title="")
+    parsed = parse_plain(
+        tmp_path,
+        "<h2 id=dup>One</h2><h2 id=dup>Two</h2><h2 id=front-matter>F</h2><p>x</p>",
+        title="",
+    )
     assert [s.id for s in parsed.sections] == ["dup", "dup-2", "front-matter"]
     assert len(parsed.elements) == 3
 
@@ -239,32 +314,57 @@ def test_slugify():
 # --- numbers and titles -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("heading", "secnum", "title"), [
-    (('<span class="secno">1.2. </span><span class="content">Bikeshed</span>'
-     '<a class="self-link" href="#x"></a>'), "1.2", "Bikeshed"),
-    ('<bdi class="secno">3.1 </bdi>ReSpec', "3.1", "ReSpec"),
-    ('<span class="secnum">A.1</span> Secnum', "A.1", "Secnum"),
-    (('<a href="#section-2" class="section-number selfRef">2. </a>'
-     '<a href="#name-x" class="section-name selfRef">xml2rfc</a>'), "2", "xml2rfc"),
-    ('<span class="secno">Appendix B. </span>Extra', "Appendix B", "Extra"),
-    ('No number <code>here</code>\n  at all<a class="self-link" href="#y">§</a>', "", "No number here at all"),
-])
+@pytest.mark.parametrize(
+    ("heading", "secnum", "title"),
+    [
+        (
+            (
+                '<span class="secno">1.2. </span><span class="content">Bikeshed</span>'
+                '<a class="self-link" href="#x"></a>'
+            ),
+            "1.2",
+            "Bikeshed",
+        ),
+        ('<bdi class="secno">3.1 </bdi>ReSpec', "3.1", "ReSpec"),
+        ('<span class="secnum">A.1</span> Secnum', "A.1", "Secnum"),
+        (
+            (
+                '<a href="#section-2" class="section-number selfRef">2. </a>'
+                '<a href="#name-x" class="section-name selfRef">xml2rfc</a>'
+            ),
+            "2",
+            "xml2rfc",
+        ),
+        ('<span class="secno">Appendix B. </span>Extra', "Appendix B", "Extra"),
+        (
+            'No number <code>here</code>\n  at all<a class="self-link" href="#y">§</a>',
+            "",
+            "No number here at all",
+        ),
+    ],
+)
 def test_secnum_and_title(tmp_path, heading, secnum, title):
     (section,) = parse_plain(tmp_path, f"<h2 id=x>{heading}</h2>").sections
     assert (section.secnum, section.title) == (secnum, title)
 
 
 def test_empty_headings_are_content_not_sections(tmp_path):
-    parsed = parse_plain(tmp_path, "<h2 id=a>A</h2><h3 id=empty></h3><h3><a class=self-link "
-                                   "href='#z'></a> </h3><p>still A</p><h3 id=n><span class=secno>4.</span></h3>")
+    parsed = parse_plain(
+        tmp_path,
+        "<h2 id=a>A</h2><h3 id=empty></h3><h3><a class=self-link "
+        "href='#z'></a> </h3><p>still A</p><h3 id=n><span class=secno>4.</span></h3>",
+    )
     assert outline(parsed) == [("a", None, 0, "A"), ("n", "a", 1, "4")]
     assert "still A" in own_words(parsed)["a"]
 
 
 def test_headings_inside_content_are_not_sections(tmp_path):
-    parsed = parse_plain(tmp_path, """<h2 id=a>A</h2>
+    parsed = parse_plain(
+        tmp_path,
+        """<h2 id=a>A</h2>
 <table><tr><td><h3>In a cell</h3></td></tr></table><blockquote><h3>Quoted</h3></blockquote>
-<ul><li><h4>In a list</h4></li></ul><hgroup><h2 id=b>B</h2><h3>B's subtitle</h3></hgroup>""")
+<ul><li><h4>In a list</h4></li></ul><hgroup><h2 id=b>B</h2><h3>B's subtitle</h3></hgroup>""",
+    )
     assert outline(parsed) == [("a", None, 0, "A"), ("b", None, 0, "B")]
     assert "In a cell" in own_words(parsed)["a"] and "subtitle" in own_words(parsed)["b"]
 
@@ -276,33 +376,53 @@ def test_front_matter_kept_when_it_has_text(tmp_path):
     parsed = parse_plain(tmp_path, "Loose PREWORD<div><p>status</p></div><h2 id=a>A</h2>")
     front = parsed.sections[0]
     assert (front.id, front.title, front.kind, front.depth, front.parent_id, front.ordinal) == (
-        "front-matter", "Front matter", "front-matter", 0, None, 0)
+        "front-matter",
+        "Front matter",
+        "front-matter",
+        0,
+        None,
+        0,
+    )
     assert own_words(parsed)["front-matter"] == "Loose PREWORD status"
     assert parsed.sections[1].ordinal == 1
 
 
 def test_no_front_matter_without_text(tmp_path):
-    parsed = parse_plain(tmp_path, "  <div> <img src=x.png> </div><script>var s = 1;</script>"
-                                   "<h2 id=a>A</h2>")
+    parsed = parse_plain(
+        tmp_path, "  <div> <img src=x.png> </div><script>var s = 1;</script><h2 id=a>A</h2>"
+    )
     assert [s.id for s in parsed.sections] == ["a"]
 
 
 def test_title_block_and_title_h1s_go_to_front_matter(tmp_path):
-    bikeshed = parse_plain(tmp_path, """<div class="head"><h1 id=title>Widget Spec</h1>
+    bikeshed = parse_plain(
+        tmp_path,
+        """<div class="head"><h1 id=title>Widget Spec</h1>
 <h2 id=profile-and-date>Editor's Draft, 1 May 2026</h2><dl><dt>Editor</dt><dd>Someone</dd></dl></div>
-<h2 id=abstract>Abstract</h2><p>abs</p><h2 id=intro>Intro</h2>""", name="b.html", title="")
+<h2 id=abstract>Abstract</h2><p>abs</p><h2 id=intro>Intro</h2>""",
+        name="b.html",
+        title="",
+    )
     assert [s.id for s in bikeshed.sections] == ["front-matter", "abstract", "intro"]
     assert "Editor's Draft" in own_words(bikeshed)["front-matter"]
     assert bikeshed.document.title == "Widget Spec"
 
-    lone_h1 = parse_plain(tmp_path, "<h1>Title Here</h1><p>intro</p><h2>One</h2><h3>Two</h3>",
-                          name="h.html", title="")
-    assert outline(lone_h1) == [("front-matter", None, 0, "Front matter"),
-                                ("h-one", None, 0, "One"), ("h-two", "h-one", 1, "Two")]
+    lone_h1 = parse_plain(
+        tmp_path, "<h1>Title Here</h1><p>intro</p><h2>One</h2><h3>Two</h3>", name="h.html", title=""
+    )
+    assert outline(lone_h1) == [
+        ("front-matter", None, 0, "Front matter"),
+        ("h-one", None, 0, "One"),
+        ("h-two", "h-one", 1, "Two"),
+    ]
     assert lone_h1.document.title == "Title Here"
 
-    xml2rfc = parse_plain(tmp_path, '<h1 id=rfcnum>RFC 9999</h1><h1 id=title>Widgets</h1>'
-                                    '<section id=section-1><h2>1. Intro</h2></section>', name="x.html")
+    xml2rfc = parse_plain(
+        tmp_path,
+        "<h1 id=rfcnum>RFC 9999</h1><h1 id=title>Widgets</h1>"
+        "<section id=section-1><h2>1. Intro</h2></section>",
+        name="x.html",
+    )
     assert [s.id for s in xml2rfc.sections] == ["front-matter", "section-1"]
 
     parts = parse_plain(tmp_path, "<h1>P1</h1><h2>S</h2><h1>P2</h1>", name="t.html")
@@ -319,24 +439,35 @@ def test_document_title_is_never_front_matter(tmp_path):
 # --- not content -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("toc", [
-    # Bikeshed
-    ('<nav data-fill-with="table-of-contents" id="toc"><h2 class="no-num no-toc" id="contents">'
-    'Table of Contents</h2><ol class="toc"><li><a href="#a">TOCWORD</a></li></ol></nav>'),
-    # WHATWG: a bare heading and list
-    ('<h2 class="no-num no-toc" id="contents">Table of contents</h2>'
-    '<ol class="toc"><li><a href="#a">TOCWORD</a></li></ol>'),
-    # ReSpec
-    ('<nav id="toc"><h2 class="introductory" id="table-of-contents">Table of Contents</h2>'
-    '<ol class="toc"><li class="tocline"><a class="tocxref" href="#a">TOCWORD</a></li></ol></nav>'),
-    # xml2rfc
-    ('<div id="toc"><section id="section-toc.1"><h2 id="name-table-of-contents">'
-    '<a href="#name-table-of-contents" class="section-name selfRef">Table of Contents</a></h2>'
-    '<nav class="toc"><ul class="compact toc ulBare"><li><a href="#a">TOCWORD</a></li></ul></nav>'
-    '</section></div>'),
-    # a plain list, no heading
-    '<ul class="toc"><li><a href="#a">TOCWORD</a></li></ul>',
-])
+@pytest.mark.parametrize(
+    "toc",
+    [
+        # Bikeshed
+        (
+            '<nav data-fill-with="table-of-contents" id="toc"><h2 class="no-num no-toc" id="contents">'
+            'Table of Contents</h2><ol class="toc"><li><a href="#a">TOCWORD</a></li></ol></nav>'
+        ),
+        # WHATWG: a bare heading and list
+        (
+            '<h2 class="no-num no-toc" id="contents">Table of contents</h2>'
+            '<ol class="toc"><li><a href="#a">TOCWORD</a></li></ol>'
+        ),
+        # ReSpec
+        (
+            '<nav id="toc"><h2 class="introductory" id="table-of-contents">Table of Contents</h2>'
+            '<ol class="toc"><li class="tocline"><a class="tocxref" href="#a">TOCWORD</a></li></ol></nav>'
+        ),
+        # xml2rfc
+        (
+            '<div id="toc"><section id="section-toc.1"><h2 id="name-table-of-contents">'
+            '<a href="#name-table-of-contents" class="section-name selfRef">Table of Contents</a></h2>'
+            '<nav class="toc"><ul class="compact toc ulBare"><li><a href="#a">TOCWORD</a></li></ul></nav>'
+            "</section></div>"
+        ),
+        # a plain list, no heading
+        '<ul class="toc"><li><a href="#a">TOCWORD</a></li></ul>',
+    ],
+)
 def test_the_table_of_contents_is_not_content(tmp_path, toc):
     parsed = parse_plain(tmp_path, f"<p>status</p>{toc}<h2 id=a>A</h2><p>aa</p>")
     assert [s.id for s in parsed.sections] == ["front-matter", "a"]
@@ -350,9 +481,12 @@ def test_a_spec_wrapper_named_contents_is_still_read(tmp_path):
 
 
 def test_scripts_and_styles_are_not_content(tmp_path):
-    parsed = parse_plain(tmp_path, "<h2 id=a>A</h2><script>SCRIPTWORD()</script>"
-                                   "<style>.STYLEWORD{}</style><template><p>TPLWORD</p></template>"
-                                   "<p>kept</p>after script")
+    parsed = parse_plain(
+        tmp_path,
+        "<h2 id=a>A</h2><script>SCRIPTWORD()</script>"
+        "<style>.STYLEWORD{}</style><template><p>TPLWORD</p></template>"
+        "<p>kept</p>after script",
+    )
     assert own_words(parsed)["a"] == "A kept after script"
 
 
@@ -363,8 +497,13 @@ def test_pages_of_one_spec_get_unique_ids_and_continuing_ordinals(tmp_path):
     write_plain(folder, "<p>nav 2</p><h2 id=a>A again</h2><h2>Notes</h2>", name="2.html")
     parsed = load_spec(folder)
     assert [(s.id, s.ordinal, s.source_file) for s in parsed.sections] == [
-        ("front-matter", 0, "1.html"), ("a", 1, "1.html"), ("h-notes", 2, "1.html"),
-        ("front-matter-2", 3, "2.html"), ("a-2", 4, "2.html"), ("h-notes-2", 5, "2.html")]
+        ("front-matter", 0, "1.html"),
+        ("a", 1, "1.html"),
+        ("h-notes", 2, "1.html"),
+        ("front-matter-2", 3, "2.html"),
+        ("a-2", 4, "2.html"),
+        ("h-notes-2", 5, "2.html"),
+    ]
     assert parsed.elements["front-matter-2"].get("data-id") == "front-matter-2"
 
 
@@ -374,8 +513,11 @@ def test_a_page_without_headings_is_not_a_plain_spec(tmp_path):
 
 
 def test_ecmarkup_specs_still_use_the_ecmarkup_parser(tmp_path):
-    path = write_plain(tmp_path, "<div id=spec-container><emu-clause id=sec-a><h1>A</h1>"
-                                 "<h2>Not a section</h2></emu-clause></div>")
+    path = write_plain(
+        tmp_path,
+        "<div id=spec-container><emu-clause id=sec-a><h1>A</h1>"
+        "<h2>Not a section</h2></emu-clause></div>",
+    )
     parsed = load_spec(path)
     assert [(s.id, s.kind) for s in parsed.sections] == [("sec-a", "clause")]
 
@@ -393,15 +535,24 @@ def test_widget_protocol_sample_sections():
     assert parsed.sections[0].id == "front-matter"
     assert "Mira Okonkwo" in sections["front-matter"].html
     assert [s.id for s in parsed.sections if s.parent_id == "messages"] == [
-        "framing", "hello", "update", "close"]  # 4.4 follows the wrapped 4.3 at its level
-    assert (sections["partial-updates"].secnum, sections["partial-updates"].parent_id) == ("4.3.1", "update")
+        "framing",
+        "hello",
+        "update",
+        "close",
+    ]  # 4.4 follows the wrapped 4.3 at its level
+    assert (sections["partial-updates"].secnum, sections["partial-updates"].parent_id) == (
+        "4.3.1",
+        "update",
+    )
     assert sections["appendix-examples"].secnum == "Appendix A"
     assert not any("Table of Contents" in s.html for s in parsed.sections)
+
     # every TOC entry targets a section
     def targets(nodes):
         for node in nodes:
             yield node.target_id
             yield from targets(node.children)
+
     toc_targets = list(targets(parsed.toc))
     assert len(toc_targets) == 27 and set(toc_targets) <= set(sections)
 
@@ -411,7 +562,11 @@ def test_widget_protocol_sample_plain_defaults_keep_tables_whole():
     chunks = chunk_spec(parsed, ChunkPolicy(breakdown_tags=PLAIN_HTML_BREAKDOWN_TAGS))
     assert len(chunks) == 31
     (table,) = [c for c in chunks if c.depth > 0]
-    assert (table.id, table.breakdown_tag, table.title) == ("errors-table-1", "table", "Error codes")
+    assert (table.id, table.breakdown_tag, table.title) == (
+        "errors-table-1",
+        "table",
+        "Error codes",
+    )
     assert not any(c.over_threshold for c in chunks)
 
 
@@ -419,17 +574,31 @@ def test_widget_protocol_sample_plain_defaults_keep_tables_whole():
 
 
 def test_default_tags_depend_on_the_kind():
-    assert default_tags_for("html-headings") == PLAIN_HTML_BREAKDOWN_TAGS == ("table", "pre", "ol", "ul", "p")
+    assert (
+        default_tags_for("html-headings")
+        == PLAIN_HTML_BREAKDOWN_TAGS
+        == ("table", "pre", "ol", "ul", "p")
+    )
     assert default_tags_for("ecmarkup-rendered") == default_tags_for(None) == DEFAULT_BREAKDOWN_TAGS
-    assert ChunkPolicy.from_tag_list(100, None, 2, kind="html-headings").breakdown_tags == PLAIN_HTML_BREAKDOWN_TAGS
-    assert ChunkPolicy.from_tag_list(100, "td,p", 2, kind="html-headings").breakdown_tags == ("td", "p")
+    assert (
+        ChunkPolicy.from_tag_list(100, None, 2, kind="html-headings").breakdown_tags
+        == PLAIN_HTML_BREAKDOWN_TAGS
+    )
+    assert ChunkPolicy.from_tag_list(100, "td,p", 2, kind="html-headings").breakdown_tags == (
+        "td",
+        "p",
+    )
     assert ChunkPolicy.from_tag_list(100, None, 2).breakdown_tags == DEFAULT_BREAKDOWN_TAGS
 
 
 def test_ingest_policy_for_kind_hook(tmp_path):
     db_path = tmp_path / "w.db"
-    result = ingest([WIDGET_SAMPLE], db_path, ChunkPolicy(),
-                    policy_for_kind=lambda kind: ChunkPolicy.from_tag_list(5000, None, 3, kind=kind))
+    result = ingest(
+        [WIDGET_SAMPLE],
+        db_path,
+        ChunkPolicy(),
+        policy_for_kind=lambda kind: ChunkPolicy.from_tag_list(5000, None, 3, kind=kind),
+    )
     db = open_database(db_path)
     try:
         assert active_policy(db)[0].breakdown_tags == PLAIN_HTML_BREAKDOWN_TAGS
@@ -461,7 +630,9 @@ def test_cli_ingest_uses_plain_defaults_unless_tags_are_given(tmp_path, capsys):
 
 def test_cli_ingest_keeps_ecmarkup_defaults_for_ecmarkup(tmp_path):
     db_path = tmp_path / "t.db"
-    assert cli.main(["ingest", str(ROOT / "sample_specs" / "toylang.html"), "--db", str(db_path)]) == 0
+    assert (
+        cli.main(["ingest", str(ROOT / "sample_specs" / "toylang.html"), "--db", str(db_path)]) == 0
+    )
     db = open_database(db_path)
     try:
         assert active_policy(db)[0].breakdown_tags == DEFAULT_BREAKDOWN_TAGS
@@ -475,7 +646,10 @@ def test_open_spec_uses_the_kind_defaults_in_app_and_from_the_cache(tmp_path, mo
     monkeypatch.setattr(cli.app, "_run_app", lambda *args: launched.append(args) or 0)
     assert cli.main(["open", str(WIDGET_SAMPLE)]) == 0
     db_path, spec, policy, for_kind = launched[-1]
-    assert spec == [WIDGET_SAMPLE] and for_kind("html-headings").breakdown_tags == PLAIN_HTML_BREAKDOWN_TAGS
+    assert (
+        spec == [WIDGET_SAMPLE]
+        and for_kind("html-headings").breakdown_tags == PLAIN_HTML_BREAKDOWN_TAGS
+    )
 
     ingest(spec, db_path, policy, policy_for_kind=for_kind)  # what the app's worker runs
     assert cli.main(["open", str(WIDGET_SAMPLE)]) == 0

@@ -20,13 +20,16 @@ def test_same_settings_same_hash_across_processes():
     assert ChunkPolicy(threshold_chars=5000).version == ChunkPolicy().version
 
 
-@pytest.mark.parametrize("changed", [
-    ChunkPolicy(threshold_chars=4999),
-    ChunkPolicy(breakdown_tags=("emu-grammar", "emu-table", "td", "p")),
-    ChunkPolicy(breakdown_tags=("emu-table", "emu-grammar", "tr", "p")),
-    ChunkPolicy(max_depth=2),
-    ChunkPolicy(markdown=MarkdownConfig(inline_code=("var",))),
-])
+@pytest.mark.parametrize(
+    "changed",
+    [
+        ChunkPolicy(threshold_chars=4999),
+        ChunkPolicy(breakdown_tags=("emu-grammar", "emu-table", "td", "p")),
+        ChunkPolicy(breakdown_tags=("emu-table", "emu-grammar", "tr", "p")),
+        ChunkPolicy(max_depth=2),
+        ChunkPolicy(markdown=MarkdownConfig(inline_code=("var",))),
+    ],
+)
 def test_any_change_gives_a_new_hash(changed):
     assert changed.version != ChunkPolicy().version
 
@@ -38,25 +41,39 @@ def test_converter_version_is_part_of_the_hash(monkeypatch):
 
 
 def test_settings_round_trip():
-    policy = ChunkPolicy(threshold_chars=123, breakdown_tags=("tr", "p"), max_depth=1,
-                         markdown=MarkdownConfig(link=("a",)))
+    policy = ChunkPolicy(
+        threshold_chars=123,
+        breakdown_tags=("tr", "p"),
+        max_depth=1,
+        markdown=MarkdownConfig(link=("a",)),
+    )
     assert ChunkPolicy.from_settings(policy.settings()) == policy
 
 
-@pytest.mark.parametrize("kwargs", [{"threshold_chars": 0}, {"max_depth": -1},
-                                    {"breakdown_tags": ("p", "p")}, {"breakdown_tags": ("P!",)}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"threshold_chars": 0},
+        {"max_depth": -1},
+        {"breakdown_tags": ("p", "p")},
+        {"breakdown_tags": ("P!",)},
+    ],
+)
 def test_bad_settings_raise_policy_error(kwargs):
     with pytest.raises(PolicyError):
         ChunkPolicy(**kwargs)
 
 
-@pytest.mark.parametrize("typed, tag", [
-    ("emu-alg  >  ol", "emu-alg > ol"),
-    (" emu-alg >\tol ", "emu-alg > ol"),
-    ('div[title="a  b"]   p', 'div[title="a  b"] p'),  # whitespace in quotes is the value's
-    ("P", "p"),
-    ("div.Note", "div.Note"),  # class names are case-sensitive
-])
+@pytest.mark.parametrize(
+    "typed, tag",
+    [
+        ("emu-alg  >  ol", "emu-alg > ol"),
+        (" emu-alg >\tol ", "emu-alg > ol"),
+        ('div[title="a  b"]   p', 'div[title="a  b"] p'),  # whitespace in quotes is the value's
+        ("P", "p"),
+        ("div.Note", "div.Note"),  # class names are case-sensitive
+    ],
+)
 def test_typed_tags_are_one_tag_however_they_are_spaced(typed, tag):
     """``emu-alg  >  ol`` made another policy version than ``emu-alg > ol`` (new-user trial)."""
     policy = ChunkPolicy.from_tag_list(5000, f"emu-table,{typed}", 3)

@@ -19,8 +19,10 @@ from tests.helpers import ECMA262
 
 pytestmark = [
     pytest.mark.real,
-    pytest.mark.skipif(not (ECMA262 / "index.html").exists(),
-                       reason=f"real specs not found at {ECMA262} (CI has ../shared beside the checkout)"),
+    pytest.mark.skipif(
+        not (ECMA262 / "index.html").exists(),
+        reason=f"real specs not found at {ECMA262} (CI has ../shared beside the checkout)",
+    ),
 ]
 
 SECTION_START = re.compile(rb"<emu-(?:clause|annex|intro)\b[^>]*\sid=")
@@ -37,7 +39,9 @@ def test_section_count_equals_section_elements_with_an_id(single_db):
     _, result = single_db
     expected = len(SECTION_START.findall((ECMA262 / "index.html").read_bytes()))
     assert len(result.parsed.sections) == expected == 2253
-    kinds = {k: sum(s.kind == k for s in result.parsed.sections) for k in ("clause", "annex", "intro")}
+    kinds = {
+        k: sum(s.kind == k for s in result.parsed.sections) for k in ("clause", "annex", "intro")
+    }
     assert kinds == {"clause": 2178, "annex": 74, "intro": 1}
 
 
@@ -79,8 +83,10 @@ def test_known_section_shape(single_db):
     chunks = {c.id: c for c in result.chunks}
     if_statement = chunks["sec-if-statement"]
     assert if_statement.title.endswith("The if Statement")
-    assert if_statement.subsections == ["sec-if-statement-static-semantics-early-errors",
-                                        "sec-if-statement-runtime-semantics-evaluation"]
+    assert if_statement.subsections == [
+        "sec-if-statement-static-semantics-early-errors",
+        "sec-if-statement-runtime-semantics-evaluation",
+    ]
     assert "```bnf" in if_statement.text
     tables = [c for c in result.chunks if c.breakdown_tag == "emu-table"]
     assert tables and all(c.title.startswith("Table ") for c in tables)
@@ -106,8 +112,9 @@ def test_chunk_sections_from_stored_sections_equals_the_ingest(single_db):
     sections = list_sections(db)
     stored = list(iter_chunks(db))
     again = chunk_sections(sections, ChunkPolicy())
-    assert again == [replace(c, retrieval_text="", toc_path=None, mismatch=None)
-                     for c in section_chunks(stored)]
+    assert again == [
+        replace(c, retrieval_text="", toc_path=None, mismatch=None) for c in section_chunks(stored)
+    ]
     assert len(again) == len(result.chunks) - 1 > 2253
     rebuilt = finish_chunk_set(get_document(db), sections, again, 5000)
     add_heading_paths(rebuilt, sections, load_toc(db))

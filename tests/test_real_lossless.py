@@ -10,14 +10,20 @@ from tests.test_reassemble import assert_lossless
 
 pytestmark = [
     pytest.mark.real,
-    pytest.mark.skipif(not (ECMA262 / "index.html").exists(),
-                       reason=f"real specs not found at {ECMA262} (CI has ../shared beside the checkout)"),
+    pytest.mark.skipif(
+        not (ECMA262 / "index.html").exists(),
+        reason=f"real specs not found at {ECMA262} (CI has ../shared beside the checkout)",
+    ),
 ]
 
 
-@pytest.mark.parametrize("policy", [
-    ChunkPolicy(),
-    ChunkPolicy(threshold_chars=2000, breakdown_tags=("emu-table", "emu-grammar", "tr", "p")),
-], ids=["default", "tr-2000"])
+@pytest.mark.parametrize(
+    "policy",
+    [
+        ChunkPolicy(),
+        ChunkPolicy(threshold_chars=2000, breakdown_tags=("emu-table", "emu-grammar", "tr", "p")),
+    ],
+    ids=["default", "tr-2000"],
+)
 def test_every_ecma262_section_reassembles_to_its_one_piece_markdown(policy):
     assert assert_lossless(ECMA262 / "index.html", policy) == 2253

@@ -22,16 +22,21 @@ def assert_lossless(path, policy: ChunkPolicy) -> int:
     return len(whole.sections)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(html=spec_html(), policy=policies)
 def test_reassembly_equals_one_piece_conversion(tmp_path, html, policy):
     assert_lossless(write_spec(tmp_path, html), policy)
 
 
 def test_sample_spec_is_lossless_under_several_policies():
-    for policy in (ChunkPolicy(), ChunkPolicy(threshold_chars=400),
-                   ChunkPolicy(threshold_chars=300, breakdown_tags=("emu-table", "emu-grammar", "tr", "p")),
-                   ChunkPolicy(threshold_chars=200, breakdown_tags=("li", "td", "p", "div"), max_depth=4)):
+    for policy in (
+        ChunkPolicy(),
+        ChunkPolicy(threshold_chars=400),
+        ChunkPolicy(threshold_chars=300, breakdown_tags=("emu-table", "emu-grammar", "tr", "p")),
+        ChunkPolicy(threshold_chars=200, breakdown_tags=("li", "td", "p", "div"), max_depth=4),
+    ):
         assert assert_lossless(SAMPLE, policy) == 37
 
 
@@ -44,13 +49,31 @@ def test_table_row_group_marker_row_becomes_the_rows(tmp_path):
 
 def test_cell_subsections_come_back_as_cell_text(tmp_path):
     cell = "<p>first " + "x " * 200 + "</p><p>second | piped</p>"
-    body = (f'<emu-clause id="sec-a"><h1>A</h1><table><tr><th>h</th></tr><tr><td>{cell}</td></tr>'
-            "</table></emu-clause>")
-    assert assert_lossless(write_spec(tmp_path, body), ChunkPolicy(threshold_chars=150, breakdown_tags=("td", "p"))) == 1
+    body = (
+        f'<emu-clause id="sec-a"><h1>A</h1><table><tr><th>h</th></tr><tr><td>{cell}</td></tr>'
+        "</table></emu-clause>"
+    )
+    assert (
+        assert_lossless(
+            write_spec(tmp_path, body), ChunkPolicy(threshold_chars=150, breakdown_tags=("td", "p"))
+        )
+        == 1
+    )
 
 
 def test_list_item_subsections_keep_their_indentation(tmp_path):
-    body = ('<emu-clause id="sec-a"><h1>A</h1><emu-alg><ol><li>step<ol><li>inner<figure><figcaption>T</figcaption>'
-            "<table><tr><th>a</th></tr><tr><td>" + "v " * 100 + "</td></tr></table></figure></li></ol></li></ol>"
-            "</emu-alg></emu-clause>")
-    assert assert_lossless(write_spec(tmp_path, body), ChunkPolicy(threshold_chars=100, breakdown_tags=("figure", "td"))) == 1
+    body = (
+        '<emu-clause id="sec-a"><h1>A</h1><emu-alg><ol><li>step<ol><li>inner<figure><figcaption>T</figcaption>'
+        "<table><tr><th>a</th></tr><tr><td>"
+        + "v "
+        * 100
+        + "</td></tr></table></figure></li></ol></li></ol>"
+        "</emu-alg></emu-clause>"
+    )
+    assert (
+        assert_lossless(
+            write_spec(tmp_path, body),
+            ChunkPolicy(threshold_chars=100, breakdown_tags=("figure", "td")),
+        )
+        == 1
+    )

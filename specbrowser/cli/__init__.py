@@ -34,8 +34,9 @@ class _Parser(argparse.ArgumentParser):
     missing argument) as one red line naming ``--help`` instead of the usage block."""
 
     def error(self, message: str) -> NoReturn:
-        err.print(f"[red]error:[/] {escape(message)} (see: {escape(self.prog)} --help)",
-                  soft_wrap=True)
+        err.print(
+            f"[red]error:[/] {escape(message)} (see: {escape(self.prog)} --help)", soft_wrap=True
+        )
         raise SystemExit(EXIT_USER_ERROR)
 
 
@@ -43,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every subcommand; each sets ``handler`` to its function."""
     parser = _Parser(
         prog="specbrowser",
-        description="See and fix how a long specification is cut into chunks for retrieval.")
+        description="See and fix how a long specification is cut into chunks for retrieval.",
+    )
     parser.add_argument("--version", action="version", version=f"specbrowser {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMAND_MODULES:

@@ -60,8 +60,9 @@ err = _console(sys.stderr, stderr=True)
 
 
 @contextmanager
-def stage_progress(first_stage: str, console: Console | None = None
-                   ) -> Iterator[Callable[[str, int, int], None]]:
+def stage_progress(
+    first_stage: str, console: Console | None = None
+) -> Iterator[Callable[[str, int, int], None]]:
     """A transient progress bar on ``console`` (default stderr; off when it is not a terminal)
     for the stages of an ingest or a re-chunk; yields their ``progress(stage, done, total)``.
 
@@ -72,15 +73,26 @@ def stage_progress(first_stage: str, console: Console | None = None
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     console = console or err
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[count]}"),
-                  TimeElapsedColumn(), console=console, transient=True,
-                  disable=not console.is_terminal) as bar:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[count]}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    ) as bar:
         task = bar.add_task(first_stage, total=None, count="")
 
         def progress(stage: str, done: int, total: int) -> None:
             if total:
-                bar.update(task, description=f"{stage} sections", completed=done, total=total,
-                           count=f"{done:,}/{total:,}")
+                bar.update(
+                    task,
+                    description=f"{stage} sections",
+                    completed=done,
+                    total=total,
+                    count=f"{done:,}/{total:,}",
+                )
             else:
                 bar.update(task, description=stage, completed=0, total=None, count="")
 
@@ -106,14 +118,28 @@ def at_least(minimum: int):
 
 def add_policy_options(p: argparse.ArgumentParser) -> None:
     """``--threshold N`` (characters), ``--tags A,B,C`` (breakdown tags in order), ``--max-depth N``."""
-    p.add_argument("--threshold", type=int, default=DEFAULT_THRESHOLD_CHARS, metavar="N",
-                   help=f"break down chunks longer than N characters (default {DEFAULT_THRESHOLD_CHARS})")
-    p.add_argument("--tags", default=None, metavar="A,B,C",
-                   help="breakdown tags in order: element names or CSS selectors (default "
-                        "emu-table,emu-grammar,td,p; for plain HTML specs "
-                        f"{','.join(PLAIN_HTML_BREAKDOWN_TAGS)})")
-    p.add_argument("--max-depth", type=int, default=DEFAULT_MAX_DEPTH, metavar="N",
-                   help=f"deepest subsection level (default {DEFAULT_MAX_DEPTH})")
+    p.add_argument(
+        "--threshold",
+        type=int,
+        default=DEFAULT_THRESHOLD_CHARS,
+        metavar="N",
+        help=f"break down chunks longer than N characters (default {DEFAULT_THRESHOLD_CHARS})",
+    )
+    p.add_argument(
+        "--tags",
+        default=None,
+        metavar="A,B,C",
+        help="breakdown tags in order: element names or CSS selectors (default "
+        "emu-table,emu-grammar,td,p; for plain HTML specs "
+        f"{','.join(PLAIN_HTML_BREAKDOWN_TAGS)})",
+    )
+    p.add_argument(
+        "--max-depth",
+        type=int,
+        default=DEFAULT_MAX_DEPTH,
+        metavar="N",
+        help=f"deepest subsection level (default {DEFAULT_MAX_DEPTH})",
+    )
 
 
 def unused_tags(policy: ChunkPolicy, stats: dict) -> list[str]:
@@ -152,10 +178,18 @@ def outcome_line(outcome: str, chunk_sets: int) -> str:
     return f"{done}; {chunk_sets} in the database, this one active"
 
 
-def print_summary(title: str, db: Path, policy: ChunkPolicy, stats: dict, timings: dict[str, float],
-                  outcome: str = "") -> None:
+def print_summary(
+    title: str,
+    db: Path,
+    policy: ChunkPolicy,
+    stats: dict,
+    timings: dict[str, float],
+    outcome: str = "",
+) -> None:
     """Print a chunk set's statistics (``store.chunk_stats``) as a two-column Rich table."""
-    table = Table(title=f"{escape(title)} → {escape(str(db))}", show_header=False, title_justify="left")
+    table = Table(
+        title=f"{escape(title)} → {escape(str(db))}", show_header=False, title_justify="left"
+    )
     table.add_column(style="bold", no_wrap=True)
     table.add_column(overflow="fold")
     sizes = stats["sizes"]
@@ -164,24 +198,51 @@ def print_summary(title: str, db: Path, policy: ChunkPolicy, stats: dict, timing
         ("policy", f"{escape(policy.describe())} (version {policy.version})"),
         *([("chunk sets", escape(outcome))] if outcome else []),
         ("sections", f"{stats['sections']:,}"),
-        ("chunks", f"{stats['chunks']:,}  by depth " + ", ".join(f"{k}: {v:,}" for k, v in stats["by_depth"].items())),
-        ("by layer", ", ".join(f"{escape(k)}: {v:,}" for k, v in (stats.get("by_layer") or {}).items())
-         or "-"),
-        ("by tag", ", ".join(f"{escape(k)}: {v:,}" for k, v in (stats.get("by_tag") or {}).items())
-         or "-"),
-        ("sizes (chars)", f"median {sizes['median']:,}, p90 {sizes['p90']:,}, max {sizes['max']:,}"),
-        ("largest chunk", escape(f"{stats['largest']['id']} ({stats['largest']['size']:,} chars)") if stats["largest"] else "-"),
+        (
+            "chunks",
+            f"{stats['chunks']:,}  by depth "
+            + ", ".join(f"{k}: {v:,}" for k, v in stats["by_depth"].items()),
+        ),
+        (
+            "by layer",
+            ", ".join(f"{escape(k)}: {v:,}" for k, v in (stats.get("by_layer") or {}).items())
+            or "-",
+        ),
+        (
+            "by tag",
+            ", ".join(f"{escape(k)}: {v:,}" for k, v in (stats.get("by_tag") or {}).items()) or "-",
+        ),
+        (
+            "sizes (chars)",
+            f"median {sizes['median']:,}, p90 {sizes['p90']:,}, max {sizes['max']:,}",
+        ),
+        (
+            "largest chunk",
+            escape(f"{stats['largest']['id']} ({stats['largest']['size']:,} chars)")
+            if stats["largest"]
+            else "-",
+        ),
         ("over threshold", ", ".join(f"{k}: {v}" for k, v in overruns.items()) or "none"),
         ("unresolved markers", str(stats["unresolved_markers"])),
-        ("TOC mismatches", ", ".join(f"{k}: {v:,}" for k, v in (stats.get("heading_mismatches") or {}).items())
-         or "none"),
+        (
+            "TOC mismatches",
+            ", ".join(f"{k}: {v:,}" for k, v in (stats.get("heading_mismatches") or {}).items())
+            or "none",
+        ),
     ]
     tokens = stats.get("tokens")
     if tokens:
-        window = (f"over the {tokens['window']}-token window: {tokens['over_window']:,}"
-                  if tokens["window"] else "window unknown")
-        counted = f"{tokens['counted']:,} of {tokens['chunks']:,} counted, {escape(tokens['model'])}"
-        rows.append(("tokens", f"median {tokens['median']:,}, max {tokens['max']:,}; {window} ({counted})"))
+        window = (
+            f"over the {tokens['window']}-token window: {tokens['over_window']:,}"
+            if tokens["window"]
+            else "window unknown"
+        )
+        counted = (
+            f"{tokens['counted']:,} of {tokens['chunks']:,} counted, {escape(tokens['model'])}"
+        )
+        rows.append(
+            ("tokens", f"median {tokens['median']:,}, max {tokens['max']:,}; {window} ({counted})")
+        )
     elif "tokens" in stats:
         rows.append(("tokens", "not counted (specbrowser embed counts them)"))
     unused = unused_tags(policy, stats)

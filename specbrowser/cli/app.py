@@ -20,7 +20,9 @@ from specbrowser.policy import ChunkPolicy, PolicyForKind
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``open`` and ``demo`` to the top-level parser's subcommands."""
-    p = sub.add_parser("open", help="browse a database (or a spec, ingested into the cache) in the app")
+    p = sub.add_parser(
+        "open", help="browse a database (or a spec, ingested into the cache) in the app"
+    )
     p.add_argument("target", nargs="+", type=Path, metavar="DB_OR_SPEC")
     add_policy_options(p)
     p.set_defaults(handler=cmd_open)
@@ -54,8 +56,12 @@ def _drop_unreadable_cache(db_path: Path) -> None:
         db_path.unlink(missing_ok=True)
 
 
-def _use_cache(db_path: Path, spec_paths: list[Path], policy: ChunkPolicy,
-               policy_for_kind: PolicyForKind | None = None) -> bool:
+def _use_cache(
+    db_path: Path,
+    spec_paths: list[Path],
+    policy: ChunkPolicy,
+    policy_for_kind: PolicyForKind | None = None,
+) -> bool:
     """Whether the cache database can be opened as it is for this spec and policy.
 
     True when it holds this exact spec (same bytes) and a chunk set of ``policy``'s version
@@ -102,8 +108,9 @@ def cmd_open(args: argparse.Namespace) -> int:
     from specbrowser.store import open_database
 
     targets: list[Path] = args.target
-    if len(targets) == 1 and (_is_database(targets[0])
-                              or targets[0].suffix.lower() in DATABASE_SUFFIXES):
+    if len(targets) == 1 and (
+        _is_database(targets[0]) or targets[0].suffix.lower() in DATABASE_SUFFIXES
+    ):
         open_database(targets[0]).close()  # a bad database fails here, before the screen changes
         return _run_app(targets[0], None, None)
     if any(_is_database(path) for path in targets):
@@ -118,8 +125,12 @@ def cmd_open(args: argparse.Namespace) -> int:
     return _run_app(db_path, targets, policy, for_kind)
 
 
-def _run_app(db_path: Path, spec: list[Path] | None, policy: ChunkPolicy | None,
-             policy_for_kind: PolicyForKind | None = None) -> int:
+def _run_app(
+    db_path: Path,
+    spec: list[Path] | None,
+    policy: ChunkPolicy | None,
+    policy_for_kind: PolicyForKind | None = None,
+) -> int:
     from specbrowser.tui.app import make_app
 
     app = make_app(db_path, ingest_spec=spec, policy=policy, policy_for_kind=policy_for_kind)
@@ -144,8 +155,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
         _drop_unreadable_cache(db_path)
         result = ingest(spec, db_path, policy)
-        print_summary(result.parsed.document.title, db_path, policy, result.stats, result.timings,
-                       outcome_line(result.outcome, result.chunk_sets))
+        print_summary(
+            result.parsed.document.title,
+            db_path,
+            policy,
+            result.stats,
+            result.timings,
+            outcome_line(result.outcome, result.chunk_sets),
+        )
         return 0
     if _use_cache(db_path, spec, policy):
         return _run_app(db_path, None, None)

@@ -24,13 +24,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add ``diff`` to the subcommands."""
     p = sub.add_parser("diff", help="compare two chunk sets (policy versions) of a database")
     p.add_argument("db", type=Path)
-    p.add_argument("version_a", metavar="VERSION_A", help="policy version (or a unique prefix) of set A")
-    p.add_argument("version_b", metavar="VERSION_B", help="policy version (or a unique prefix) of set B")
-    p.add_argument("--json", action="store_true",
-                   help="print one JSON object (the same sections as the tables)")
+    p.add_argument(
+        "version_a", metavar="VERSION_A", help="policy version (or a unique prefix) of set A"
+    )
+    p.add_argument(
+        "version_b", metavar="VERSION_B", help="policy version (or a unique prefix) of set B"
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (the same sections as the tables)",
+    )
     shown = p.add_mutually_exclusive_group()
-    shown.add_argument("--limit", type=at_least(0), default=DEFAULT_LIMIT, metavar="N",
-                       help=f"list the N most changed sections (default {DEFAULT_LIMIT})")
+    shown.add_argument(
+        "--limit",
+        type=at_least(0),
+        default=DEFAULT_LIMIT,
+        metavar="N",
+        help=f"list the N most changed sections (default {DEFAULT_LIMIT})",
+    )
     shown.add_argument("--all", action="store_true", help="list every changed section")
     p.set_defaults(handler=cmd_diff)
 
@@ -83,8 +95,10 @@ def print_diff_summary(diff: ChunkSetDiff, console: Console | None = None) -> No
     """
     console = console or out
     summary = diff.summary
-    for side, version, policy in (("A", diff.version_a, diff.policy_a),
-                                  ("B", diff.version_b, diff.policy_b)):
+    for side, version, policy in (
+        ("A", diff.version_a, diff.policy_a),
+        ("B", diff.version_b, diff.policy_b),
+    ):
         line = Text.assemble((f"{side} ", "bold"), (version, "bold"), "  ", policy)
         console.print(line, soft_wrap=True, highlight=False)
     table = Table(box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0))
@@ -92,32 +106,58 @@ def print_diff_summary(diff: ChunkSetDiff, console: Console | None = None) -> No
     table.add_column("A", justify="right", no_wrap=True)
     table.add_column("B", justify="right", no_wrap=True)
     table.add_column("change", justify="right", no_wrap=True)
-    table.add_row("chunks", f"{summary.chunks.before:,}", f"{summary.chunks.after:,}",
-                  Text(f"{summary.chunks.after - summary.chunks.before:+,}"))
+    table.add_row(
+        "chunks",
+        f"{summary.chunks.before:,}",
+        f"{summary.chunks.after:,}",
+        Text(f"{summary.chunks.after - summary.chunks.before:+,}"),
+    )
     for reason, change in (summary.overruns or {"(none)": Change(0, 0)}).items():
-        table.add_row(Text(f"over threshold: {reason}"), f"{change.before:,}", f"{change.after:,}",
-                      _delta(change))
-    sizes = Change(*(value[1] if value else 0 for value in (summary.largest.before,
-                                                           summary.largest.after)))
+        table.add_row(
+            Text(f"over threshold: {reason}"),
+            f"{change.before:,}",
+            f"{change.after:,}",
+            _delta(change),
+        )
+    sizes = Change(
+        *(value[1] if value else 0 for value in (summary.largest.before, summary.largest.after))
+    )
     table.add_row("largest chunk (chars)", f"{sizes.before:,}", f"{sizes.after:,}", _delta(sizes))
     if summary.truncated is None or summary.embedded is None:
         table.add_row("embedding-truncated", "-", "-", "")
     else:
-        table.add_row("embedded", f"{summary.embedded.before:,}", f"{summary.embedded.after:,}",
-                      Text(f"{summary.embedded.after - summary.embedded.before:+,}"))
-        table.add_row("embedding-truncated", f"{summary.truncated.before:,}",
-                      f"{summary.truncated.after:,}", _delta(summary.truncated))
+        table.add_row(
+            "embedded",
+            f"{summary.embedded.before:,}",
+            f"{summary.embedded.after:,}",
+            Text(f"{summary.embedded.after - summary.embedded.before:+,}"),
+        )
+        table.add_row(
+            "embedding-truncated",
+            f"{summary.truncated.before:,}",
+            f"{summary.truncated.after:,}",
+            _delta(summary.truncated),
+        )
     console.print(table)
     sections = summary.sections_changed + summary.sections_unchanged
     notes = [
         f"sections changed: {summary.sections_changed:,} of {sections:,}",
         f"chunks added {summary.added:,}, removed {summary.removed:,}, changed {summary.changed:,}"
-        + (f", reflagged {summary.reflagged:,} (same text, another overrun reason)"
-           if summary.reflagged else ""),
-        *(f"largest chunk in {side}: {value[0]}" for side, value in
-          (("A", summary.largest.before), ("B", summary.largest.after)) if value),
-        ("embeddings: none in the database" if summary.embedding_model is None else
-         f"embeddings: {summary.embedding_model} (only embedded chunks can count as truncated)"),
+        + (
+            f", reflagged {summary.reflagged:,} (same text, another overrun reason)"
+            if summary.reflagged
+            else ""
+        ),
+        *(
+            f"largest chunk in {side}: {value[0]}"
+            for side, value in (("A", summary.largest.before), ("B", summary.largest.after))
+            if value
+        ),
+        (
+            "embeddings: none in the database"
+            if summary.embedding_model is None
+            else f"embeddings: {summary.embedding_model} (only embedded chunks can count as truncated)"
+        ),
     ]
     for note in notes:
         console.print(Text(note), soft_wrap=True, highlight=False)
@@ -129,11 +169,21 @@ def section_row(section: SectionDiff) -> tuple[RenderableType, str, str, str, st
     A → B, largest chunk A → B (characters)."""
     name: RenderableType = Text(section.section_id, overflow="fold")
     if section.title:
-        name = Group(Text(section.title, no_wrap=True, overflow="ellipsis"),
-                     Text(section.section_id, style="dim", overflow="fold"))
-    changed = f"{len(section.changed):,}" + (f" (+{len(section.reflagged)} ⚑)" if section.reflagged else "")
-    return (name, f"{len(section.added):,}", f"{len(section.removed):,}", changed,
-            _arrow(section.overruns), _arrow(section.largest))
+        name = Group(
+            Text(section.title, no_wrap=True, overflow="ellipsis"),
+            Text(section.section_id, style="dim", overflow="fold"),
+        )
+    changed = f"{len(section.changed):,}" + (
+        f" (+{len(section.reflagged)} ⚑)" if section.reflagged else ""
+    )
+    return (
+        name,
+        f"{len(section.added):,}",
+        f"{len(section.removed):,}",
+        changed,
+        _arrow(section.overruns),
+        _arrow(section.largest),
+    )
 
 
 def section_table(diff: ChunkSetDiff, limit: int | None) -> Table:
@@ -143,9 +193,14 @@ def section_table(diff: ChunkSetDiff, limit: int | None) -> Table:
     caption = "overruns: chunks over the threshold, A → B · largest: the largest chunk's characters, A → B"
     if any(s.reflagged for s in shown):
         caption += "\n⚑ reflagged: same text, another overrun reason"
-    table = Table(title=f"changed sections: {len(shown):,} of {total:,}, most changed first",
-                  title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0),
-                  caption=caption, caption_justify="left")
+    table = Table(
+        title=f"changed sections: {len(shown):,} of {total:,}, most changed first",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1, 0, 0),
+        caption=caption,
+        caption_justify="left",
+    )
     table.add_column("section", overflow="fold", ratio=1)
     table.add_column("added", justify="right", no_wrap=True)
     table.add_column("removed", justify="right", no_wrap=True)

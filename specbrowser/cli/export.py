@@ -20,22 +20,41 @@ PROGRESS_MIN_RECORDS = 2000
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``export`` to the subcommands."""
     p = sub.add_parser(
-        "export", help="write a chunk set as LangChain Document records (JSON Lines or Parquet)",
+        "export",
+        help="write a chunk set as LangChain Document records (JSON Lines or Parquet)",
         description="One record per chunk of the chunk set: {id, page_content, metadata, type}. "
-                    "page_content is the retrieval text (header + Markdown) unless --content text.")
+        "page_content is the retrieval text (header + Markdown) unless --content text.",
+    )
     p.add_argument("db", type=Path)
-    p.add_argument("--policy", metavar="VERSION",
-                   help="the chunk set's policy version or a unique prefix (default: the active "
-                        "set; the active set is not changed)")
-    p.add_argument("--format", choices=("jsonl", "parquet"), required=True,
-                   help="jsonl: one JSON object per line (UTF-8); parquet: needs pyarrow "
-                        "(pip install 'specbrowser[export]')")
-    p.add_argument("--content", choices=("retrieval", "text"), default="retrieval",
-                   help="page_content: the retrieval text, as search and embeddings index it "
-                        "(default), or the chunk's bare Markdown")
-    p.add_argument("-o", "--output", type=Path, required=True, metavar="FILE",
-                   help="the file to write (replaced atomically when complete), or - for "
-                        "standard output (the summary line then goes to standard error)")
+    p.add_argument(
+        "--policy",
+        metavar="VERSION",
+        help="the chunk set's policy version or a unique prefix (default: the active "
+        "set; the active set is not changed)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("jsonl", "parquet"),
+        required=True,
+        help="jsonl: one JSON object per line (UTF-8); parquet: needs pyarrow "
+        "(pip install 'specbrowser[export]')",
+    )
+    p.add_argument(
+        "--content",
+        choices=("retrieval", "text"),
+        default="retrieval",
+        help="page_content: the retrieval text, as search and embeddings index it "
+        "(default), or the chunk's bare Markdown",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        required=True,
+        metavar="FILE",
+        help="the file to write (replaced atomically when complete), or - for "
+        "standard output (the summary line then goes to standard error)",
+    )
     p.set_defaults(handler=cmd_export)
 
 
@@ -51,19 +70,32 @@ def cmd_export(args: argparse.Namespace) -> int:
     db = open_database(args.db)
     try:
         total = int(db.execute("SELECT count(*) FROM chunks").fetchone()[0])
-        with Progress("[progress.description]{task.description}", BarColumn(),
-                      MofNCompleteColumn(), TimeRemainingColumn(), console=err, transient=True,
-                      disable=total < PROGRESS_MIN_RECORDS or not err.is_terminal) as bar:
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=err,
+            transient=True,
+            disable=total < PROGRESS_MIN_RECORDS or not err.is_terminal,
+        ) as bar:
             task = bar.add_task("exporting", total=None)
             result = export_chunk_set(
-                db, args.output, format=args.format, policy_version=args.policy,
+                db,
+                args.output,
+                format=args.format,
+                policy_version=args.policy,
                 content=args.content,
-                progress=lambda done, of: bar.update(task, completed=done, total=of))
+                progress=lambda done, of: bar.update(task, completed=done, total=of),
+            )
     finally:
         db.close()
     content = "retrieval text" if args.content == "retrieval" else "chunk Markdown"
     console = err if is_stream(args.output) else out  # standard output may be the records
-    console.print(f"{result.records:,} records (page_content: {content}) of chunk set "
-                  f"{escape(result.policy_version)} → {escape(str(result.path))} "
-                  f"({result.size_bytes / 1e6:.1f} MB, {result.seconds:.2f} s)", soft_wrap=True)
+    console.print(
+        f"{result.records:,} records (page_content: {content}) of chunk set "
+        f"{escape(result.policy_version)} → {escape(str(result.path))} "
+        f"({result.size_bytes / 1e6:.1f} MB, {result.seconds:.2f} s)",
+        soft_wrap=True,
+    )
     return 0

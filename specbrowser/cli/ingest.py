@@ -18,17 +18,33 @@ from specbrowser.cli._common import (
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``ingest`` command to the top-level parser's subcommands."""
     p = sub.add_parser("ingest", help="parse a spec, chunk it and store it in a database")
-    p.add_argument("spec", nargs="+", type=Path, metavar="SPEC",
-                   help="a spec .html file, a multipage folder, or an ecmarkup source folder")
-    p.add_argument("--db", type=Path, required=True,
-                   help="the SQLite file to write: adds this policy's chunk set when it holds the "
-                        "same spec, else replaces it")
-    p.add_argument("--toc", type=Path, metavar="FILE",
-                   help="an external TOC (JSON, schemas/toc.schema.json) to reconcile heading "
-                        "paths with, instead of the document's own")
-    p.add_argument("--embed", action="store_true",
-                   help="then embed the new chunk set with the default model (slow: see "
-                        "`specbrowser embed`); without it ingest never waits for embeddings")
+    p.add_argument(
+        "spec",
+        nargs="+",
+        type=Path,
+        metavar="SPEC",
+        help="a spec .html file, a multipage folder, or an ecmarkup source folder",
+    )
+    p.add_argument(
+        "--db",
+        type=Path,
+        required=True,
+        help="the SQLite file to write: adds this policy's chunk set when it holds the "
+        "same spec, else replaces it",
+    )
+    p.add_argument(
+        "--toc",
+        type=Path,
+        metavar="FILE",
+        help="an external TOC (JSON, schemas/toc.schema.json) to reconcile heading "
+        "paths with, instead of the document's own",
+    )
+    p.add_argument(
+        "--embed",
+        action="store_true",
+        help="then embed the new chunk set with the default model (slow: see "
+        "`specbrowser embed`); without it ingest never waits for embeddings",
+    )
     add_policy_options(p)
     p.set_defaults(handler=cmd_ingest)
 
@@ -38,16 +54,31 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     policy, for_kind = policy_from_args(args), policy_for_kind_from_args(args)
     with stage_progress("parsing") as progress:
-        result = ingest(args.spec, args.db, policy, progress, toc_file=args.toc,
-                        policy_for_kind=for_kind)
+        result = ingest(
+            args.spec, args.db, policy, progress, toc_file=args.toc, policy_for_kind=for_kind
+        )
     if for_kind is not None:
         policy = for_kind(result.parsed.document.kind)
-    print_summary(result.parsed.document.title, args.db, policy, result.stats, result.timings,
-                   outcome_line(result.outcome, result.chunk_sets))
+    print_summary(
+        result.parsed.document.title,
+        args.db,
+        policy,
+        result.stats,
+        result.timings,
+        outcome_line(result.outcome, result.chunk_sets),
+    )
     if args.embed:  # the ingest is stored; embedding is its own resumable step
         from specbrowser.cli.search import cmd_embed
 
-        return cmd_embed(argparse.Namespace(db=args.db, model=None, model_dir=None, batch=32,
-                                            limit=None, threads=None, rebuild=False))
+        return cmd_embed(
+            argparse.Namespace(
+                db=args.db,
+                model=None,
+                model_dir=None,
+                batch=32,
+                limit=None,
+                threads=None,
+                rebuild=False,
+            )
+        )
     return 0
-

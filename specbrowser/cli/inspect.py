@@ -19,8 +19,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("db", type=Path)
     p.add_argument("id", help="a chunk or section id, or a section number (14.6)")
     p.add_argument("--recursive", "-r", action="store_true")
-    p.add_argument("--retrieval-text", action="store_true",
-                   help="print the retrieval text (header + content) that search and embeddings index")
+    p.add_argument(
+        "--retrieval-text",
+        action="store_true",
+        help="print the retrieval text (header + content) that search and embeddings index",
+    )
     p.set_defaults(handler=cmd_show)
 
     p = sub.add_parser("subsections", help="list a chunk's direct subsections")
@@ -33,7 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=cmd_stats)
 
-    p = sub.add_parser("mismatches", help="where the section tree and the table of contents disagree")
+    p = sub.add_parser(
+        "mismatches", help="where the section tree and the table of contents disagree"
+    )
     p.add_argument("db", type=Path)
     p.add_argument("--kind", choices=MISMATCH_KINDS, help="only this kind of mismatch")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -47,18 +52,24 @@ def cmd_show(args: argparse.Namespace) -> int:
     db = open_database(args.db)
     try:
         chunk_id = _chunk_id(db, args.id)
-        chunks = iter_descendants(db, chunk_id) if args.recursive else iter([get_chunk(db, chunk_id)])
+        chunks = (
+            iter_descendants(db, chunk_id) if args.recursive else iter([get_chunk(db, chunk_id)])
+        )
         tokens = token_info(db, active_version(db))
         for chunk in chunks:
-            flag = f" [red]over threshold: {chunk.over_threshold}[/]" if chunk.over_threshold else ""
+            flag = (
+                f" [red]over threshold: {chunk.over_threshold}[/]" if chunk.over_threshold else ""
+            )
             count = tokens.counts.get(chunk.id) if tokens else None
             if count is not None:
                 flag = f" · {count:,} tokens" + flag
                 if tokens.max_tokens is not None and count > tokens.max_tokens:
                     flag += f" [yellow]embedding truncated (> {tokens.max_tokens})[/]"
-            out.rule(f"[bold]{escape(chunk.id)}[/] · depth {chunk.depth} · "
-                     f"{escape(chunk.breakdown_tag or chunk.layer)} · {chunk.size:,} chars{flag}",
-                     align="left")
+            out.rule(
+                f"[bold]{escape(chunk.id)}[/] · depth {chunk.depth} · "
+                f"{escape(chunk.breakdown_tag or chunk.layer)} · {chunk.size:,} chars{flag}",
+                align="left",
+            )
             text = chunk.retrieval_text if args.retrieval_text else chunk.text
             out.print(text, markup=False, highlight=False, soft_wrap=True)
     finally:
@@ -76,15 +87,25 @@ def cmd_subsections(args: argparse.Namespace) -> int:
         if not children:
             out.print(f"{escape(chunk.id)} has no subsections.")
             return 0
-        table = Table(title=f"{len(children)} subsections of {escape(chunk.id)}", title_justify="left")
+        table = Table(
+            title=f"{len(children)} subsections of {escape(chunk.id)}", title_justify="left"
+        )
         table.add_column("id", no_wrap=True, overflow="fold")
         for name in ("kind", "title", "chars", "over threshold"):
             table.add_column(name, justify="right" if name == "chars" else "left")
         for child in children:
-            kind = child.breakdown_tag or (_section_kind_label(get_section(db, child.section_id).kind)
-                                           if child.section_id else child.layer)
-            table.add_row(escape(child.id), escape(kind), escape(child.title), f"{child.size:,}",
-                          escape(child.over_threshold or ""))
+            kind = child.breakdown_tag or (
+                _section_kind_label(get_section(db, child.section_id).kind)
+                if child.section_id
+                else child.layer
+            )
+            table.add_row(
+                escape(child.id),
+                escape(kind),
+                escape(child.title),
+                f"{child.size:,}",
+                escape(child.over_threshold or ""),
+            )
         out.print(table)
     finally:
         db.close()
@@ -138,12 +159,16 @@ def cmd_stats(args: argparse.Namespace) -> int:
     finally:
         db.close()
     if args.json:
-        payload = {"document": document.title, "policy": {**policy.settings(), "version": version},
-                   **stats}
+        payload = {
+            "document": document.title,
+            "policy": {**policy.settings(), "version": version},
+            **stats,
+        }
         print(json.dumps(payload, ensure_ascii=False, indent=2))
         return 0
     print_summary(document.title, args.db, policy, stats, {})
     return 0
+
 
 def cmd_mismatches(args: argparse.Namespace) -> int:
     from specbrowser.store import open_database
@@ -157,8 +182,13 @@ def cmd_mismatches(args: argparse.Namespace) -> int:
     finally:
         db.close()
     if args.json:
-        print(json.dumps({"toc_entries": entries, "counts": counts,
-                          "mismatches": [vars(m) for m in found]}, ensure_ascii=False, indent=2))
+        print(
+            json.dumps(
+                {"toc_entries": entries, "counts": counts, "mismatches": [vars(m) for m in found]},
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return 0
     if not entries:
         out.print("The document has no table of contents: heading paths are the parser's.")
@@ -173,8 +203,11 @@ def cmd_mismatches(args: argparse.Namespace) -> int:
     table.add_column("parser path", overflow="fold")
     table.add_column("TOC path", overflow="fold")
     for mismatch in found:
-        table.add_row(escape(mismatch.kind), escape(mismatch.section_id),
-                      escape(" › ".join(mismatch.parser_path) or "—"),
-                      escape(" › ".join(mismatch.toc_path) or "—"))
+        table.add_row(
+            escape(mismatch.kind),
+            escape(mismatch.section_id),
+            escape(" › ".join(mismatch.parser_path) or "—"),
+            escape(" › ".join(mismatch.toc_path) or "—"),
+        )
     out.print(table)
     return 0

@@ -15,15 +15,25 @@ from specbrowser.policy import CONVERTER_VERSION
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``policies`` to the subcommands."""
-    p = sub.add_parser("policies", help="list the chunk sets (one per policy version); switch the "
-                                        "active one; delete others")
+    p = sub.add_parser(
+        "policies",
+        help="list the chunk sets (one per policy version); switch the active one; delete others",
+    )
     p.add_argument("db", type=Path)
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--activate", metavar="VERSION",
-                   help="make this policy version's chunk set the active one (a unique prefix will do)")
-    p.add_argument("--delete", metavar="VERSION", action="append", default=[],
-                   help="delete this policy version's chunk set (not the active one; a unique "
-                        "prefix will do; repeat for several), then compact the file")
+    p.add_argument(
+        "--activate",
+        metavar="VERSION",
+        help="make this policy version's chunk set the active one (a unique prefix will do)",
+    )
+    p.add_argument(
+        "--delete",
+        metavar="VERSION",
+        action="append",
+        default=[],
+        help="delete this policy version's chunk set (not the active one; a unique "
+        "prefix will do; repeat for several), then compact the file",
+    )
     p.set_defaults(handler=cmd_policies)
 
 
@@ -48,31 +58,64 @@ def cmd_policies(args: argparse.Namespace) -> int:
             deleted = delete_chunk_sets(db, args.delete, activate=args.activate)
             activated = active_version(db) if args.activate is not None else None
             for version, chunks, texts in deleted:
-                said.print(f"deleted chunk set {escape(version)}: {chunks:,} chunks, {texts:,} "
-                           "texts no other set used", soft_wrap=True)
+                said.print(
+                    f"deleted chunk set {escape(version)}: {chunks:,} chunks, {texts:,} "
+                    "texts no other set used",
+                    soft_wrap=True,
+                )
             vacuum(db)  # said after the deletions: they stand even if the file cannot shrink
-            said.print(f"database: {size / 1e6:,.1f} MB → {args.db.stat().st_size / 1e6:,.1f} MB",
-                       soft_wrap=True)
+            said.print(
+                f"database: {size / 1e6:,.1f} MB → {args.db.stat().st_size / 1e6:,.1f} MB",
+                soft_wrap=True,
+            )
         elif args.activate is not None:
             activated = activate_chunk_set(db, args.activate)
         sets = list_chunk_sets(db)
     finally:
         db.close()
     if args.json:
-        print(json.dumps({
-            "document": document.title, "converter_version": CONVERTER_VERSION,
-            "policies": [{"version": s.version, "active": s.active, "stale": s.stale,
-                          "converter_version": s.converter_version, "created_at": s.created_at,
-                          "chunks": s.chunks, "over_threshold": s.over_threshold,
-                          "settings": s.settings} for s in sets],
-            **({"deleted": [{"version": version, "chunks": chunks, "texts": texts}
-                            for version, chunks, texts in deleted]} if deleted else {}),
-        }, ensure_ascii=False, indent=2))
+        print(
+            json.dumps(
+                {
+                    "document": document.title,
+                    "converter_version": CONVERTER_VERSION,
+                    "policies": [
+                        {
+                            "version": s.version,
+                            "active": s.active,
+                            "stale": s.stale,
+                            "converter_version": s.converter_version,
+                            "created_at": s.created_at,
+                            "chunks": s.chunks,
+                            "over_threshold": s.over_threshold,
+                            "settings": s.settings,
+                        }
+                        for s in sets
+                    ],
+                    **(
+                        {
+                            "deleted": [
+                                {"version": version, "chunks": chunks, "texts": texts}
+                                for version, chunks, texts in deleted
+                            ]
+                        }
+                        if deleted
+                        else {}
+                    ),
+                },
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return 0
     if activated is not None:
         chosen = next(s for s in sets if s.version == activated)
-        note = (f" [yellow](stale: made by converter version {chosen.converter_version}, this "
-                f"specbrowser writes {CONVERTER_VERSION})[/]" if chosen.stale else "")
+        note = (
+            f" [yellow](stale: made by converter version {chosen.converter_version}, this "
+            f"specbrowser writes {CONVERTER_VERSION})[/]"
+            if chosen.stale
+            else ""
+        )
         out.print(f"active chunk set: {escape(activated)}{note}", soft_wrap=True)
     out.print(_policies_table(document.title, sets))
     return 0
@@ -82,12 +125,20 @@ def _policies_table(title: str, sets: list) -> Table:
     """The chunk sets as a Rich table that fits 80 columns; spec and policy text never markup."""
     from rich import box
 
-    table = Table(title=f"{escape(title)}: {len(sets)} chunk set{'s' if len(sets) != 1 else ''}",
-                  title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0),
-                  caption="● active set" + (
-                      f" · stale: made by another converter version than this specbrowser's "
-                      f"({CONVERTER_VERSION})" if any(s.stale for s in sets) else ""),
-                  caption_justify="left")
+    table = Table(
+        title=f"{escape(title)}: {len(sets)} chunk set{'s' if len(sets) != 1 else ''}",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1, 0, 0),
+        caption="● active set"
+        + (
+            f" · stale: made by another converter version than this specbrowser's "
+            f"({CONVERTER_VERSION})"
+            if any(s.stale for s in sets)
+            else ""
+        ),
+        caption_justify="left",
+    )
     table.add_column("", no_wrap=True)
     table.add_column("version", no_wrap=True)
     table.add_column("chars", justify="right", no_wrap=True)

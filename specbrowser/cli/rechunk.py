@@ -20,8 +20,11 @@ from specbrowser.cli._common import (
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``rechunk`` command to the top-level parser's subcommands."""
-    p = sub.add_parser("rechunk", help="chunk a database's spec again under another policy (from "
-                                       "its stored sections) and make that set active")
+    p = sub.add_parser(
+        "rechunk",
+        help="chunk a database's spec again under another policy (from "
+        "its stored sections) and make that set active",
+    )
     p.add_argument("db", type=Path, metavar="DB", help="a database written by specbrowser ingest")
     add_policy_options(p)
     p.set_defaults(handler=cmd_rechunk)
@@ -46,14 +49,16 @@ def cmd_rechunk(args: argparse.Namespace) -> int:
         timings = ", ".join(f"{k} {v:.2f} s" for k, v in result.timings.items())
         if not result.already_stored:
             sections = int(result.stats.get("sections", 0))  # type: ignore[call-overload]
-            line = (f"re-chunked: {policy.describe()} (version {result.version})\n"
-                    f"  time: {timings}\n"
-                    f"  sections parsed and broken down: {result.parsed_sections:,}, copied from "
-                    f"stored sets: {result.copied_sections:,}, one chunk from the cache: "
-                    f"{sections - result.copied_sections - result.parsed_sections:,}\n"
-                    f"  texts written: {result.new_texts:,} new for "
-                    f"{result.stats.get('chunks', 0):,} chunks (their other texts were already "
-                    "stored)")
+            line = (
+                f"re-chunked: {policy.describe()} (version {result.version})\n"
+                f"  time: {timings}\n"
+                f"  sections parsed and broken down: {result.parsed_sections:,}, copied from "
+                f"stored sets: {result.copied_sections:,}, one chunk from the cache: "
+                f"{sections - result.copied_sections - result.parsed_sections:,}\n"
+                f"  texts written: {result.new_texts:,} new for "
+                f"{result.stats.get('chunks', 0):,} chunks (their other texts were already "
+                "stored)"
+            )
         elif result.previous_version == result.version:
             line = f"already stored and active: {policy.describe()} (version {result.version})"
         else:
@@ -61,8 +66,10 @@ def cmd_rechunk(args: argparse.Namespace) -> int:
         out.print(Text(line), soft_wrap=True, highlight=False)
         unused = unused_tags(policy, result.stats)  # a typo such as emu_table shows here
         if unused:
-            out.print(Text(f"unused tags: {', '.join(unused)} (extracted nothing)",
-                           style="yellow"), soft_wrap=True)
+            out.print(
+                Text(f"unused tags: {', '.join(unused)} (extracted nothing)", style="yellow"),
+                soft_wrap=True,
+            )
         if result.previous_version is None:
             out.print(Text("nothing to compare: no other set was active"), highlight=False)
         elif result.previous_version != result.version:

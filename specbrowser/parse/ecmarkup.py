@@ -87,7 +87,9 @@ def check_spec_inputs(paths: list[Path]) -> list[Path]:
 
 def _is_source(path: Path) -> bool:
     head = path.read_bytes()[:200_000]
-    return b"<emu-clause" in head and b"spec-container" not in head and b"<emu-production" not in head
+    return (
+        b"<emu-clause" in head and b"spec-container" not in head and b"<emu-production" not in head
+    )
 
 
 def load_spec(paths: list[Path] | Path) -> ParsedSpec:
@@ -128,11 +130,16 @@ def load_spec(paths: list[Path] | Path) -> ParsedSpec:
         kind = "html-headings"
     if not sections:
         names = ", ".join(str(p) for p in files[:3])
-        raise SpecParseError(f"no sections in {names}: neither ecmarkup clauses "
-                             "(emu-clause, emu-annex, emu-intro with an id) nor h1-h6 headings")
-    title = title or next((s.title for s in sections if s.kind != "front-matter"), sections[0].title)
-    document = Document(id=sha[:16], title=title, kind=kind,
-                        source_paths=[str(p) for p in files], sha256=sha)
+        raise SpecParseError(
+            f"no sections in {names}: neither ecmarkup clauses "
+            "(emu-clause, emu-annex, emu-intro with an id) nor h1-h6 headings"
+        )
+    title = title or next(
+        (s.title for s in sections if s.kind != "front-matter"), sections[0].title
+    )
+    document = Document(
+        id=sha[:16], title=title, kind=kind, source_paths=[str(p) for p in files], sha256=sha
+    )
     return ParsedSpec(document=document, sections=sections, elements=elements, toc=toc)
 
 
@@ -166,7 +173,9 @@ def _detect_kind(pages: list[bytes]) -> str:
     return "ecmarkup-multipage" if len(pages) > 1 else "ecmarkup-rendered"
 
 
-def _order_pages(pages: list[tuple[Path, etree._Element, bytes]]) -> list[tuple[Path, etree._Element, bytes]]:
+def _order_pages(
+    pages: list[tuple[Path, etree._Element, bytes]],
+) -> list[tuple[Path, etree._Element, bytes]]:
     order: dict[str, int] = {}
     for _path, root, _data in pages:
         links = root.xpath("//*[@id='menu-toc']//a/@href")
@@ -185,7 +194,7 @@ def _expand_imports(root: etree._Element, folder: Path) -> None:
         href = imp.get("href")
         if not href:
             continue
-        target = (folder / href)
+        target = folder / href
         if not target.is_file():
             continue
         imported, _ = read_html(target)
@@ -210,8 +219,12 @@ def _document_title(root: etree._Element) -> str:
     return " ".join("".join(first_h1.itertext()).split()) if first_h1 is not None else ""
 
 
-def _collect_sections(root: etree._Element, source_file: str, sections: list[Section],
-                      elements: dict[str, etree._Element]) -> None:
+def _collect_sections(
+    root: etree._Element,
+    source_file: str,
+    sections: list[Section],
+    elements: dict[str, etree._Element],
+) -> None:
     """Append this page's sections and own-content elements (see module docstring)."""
     found = [el for el in root.iter(*SECTION_TAGS) if el.get("id", "").strip()]
     records: dict[etree._Element, Section] = {}
@@ -220,9 +233,15 @@ def _collect_sections(root: etree._Element, source_file: str, sections: list[Sec
         parent = records[parent_el] if parent_el is not None else None
         secnum, title = heading_of(el)
         section = Section(
-            id=el.get("id"), parent_id=parent.id if parent else None, ordinal=len(sections),
-            depth=parent.depth + 1 if parent else 0, kind=SECTION_TAGS[el.tag], secnum=secnum,
-            title=title or el.get("id"), html="", source_file=source_file,
+            id=el.get("id"),
+            parent_id=parent.id if parent else None,
+            ordinal=len(sections),
+            depth=parent.depth + 1 if parent else 0,
+            kind=SECTION_TAGS[el.tag],
+            secnum=secnum,
+            title=title or el.get("id"),
+            html="",
+            source_file=source_file,
         )
         records[el] = section
         sections.append(section)
@@ -231,7 +250,9 @@ def _collect_sections(root: etree._Element, source_file: str, sections: list[Sec
         section = records[el]
         section.html = etree.tostring(el, encoding="unicode", method="html", with_tail=False)
         parent = el.getparent()
-        ref = etree.Element(SECTION_REF_TAG, {"data-id": section.id, "data-title": section.display_title})
+        ref = etree.Element(
+            SECTION_REF_TAG, {"data-id": section.id, "data-title": section.display_title}
+        )
         ref.tail = el.tail
         el.tail = None
         if parent is not None:
@@ -242,7 +263,9 @@ def _collect_sections(root: etree._Element, source_file: str, sections: list[Sec
         for section in sections:
             files_of.setdefault(section.id, []).append(section.source_file)
         section_id, files = next((i, f) for i, f in files_of.items() if len(f) > 1)
-        raise SpecParseError(f"section id {section_id!r} appears twice (in {' and '.join(dict.fromkeys(files))})")
+        raise SpecParseError(
+            f"section id {section_id!r} appears twice (in {' and '.join(dict.fromkeys(files))})"
+        )
 
 
 def heading_of(el: etree._Element) -> tuple[str, str]:

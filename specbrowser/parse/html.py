@@ -10,8 +10,12 @@ from lxml import etree
 
 from specbrowser.errors import SpecInputError, SpecParseError
 
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
-_LOOKS_LIKE_HTML = re.compile(r"<\s*(!doctype|html|head|body|meta|title|div|p|h[1-6]|section|emu-[a-z]+)\b", re.IGNORECASE)
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE
+)
+_LOOKS_LIKE_HTML = re.compile(
+    r"<\s*(!doctype|html|head|body|meta|title|div|p|h[1-6]|section|emu-[a-z]+)\b", re.IGNORECASE
+)
 _SNIFF_BYTES = 4096
 """How far to look for a BOM, a meta charset and HTML tags: the HTML standard's prescan uses 1024
 bytes; ecmarkup puts a long <style> before nothing, so 4 KiB is a safe margin."""
@@ -22,8 +26,11 @@ def detect_encoding(data: bytes) -> str:
 
     Returns a Python codec name. An unknown meta charset falls back to UTF-8.
     """
-    for bom, name in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16"),
-                      (codecs.BOM_UTF16_BE, "utf-16")):
+    for bom, name in (
+        (codecs.BOM_UTF8, "utf-8"),
+        (codecs.BOM_UTF16_LE, "utf-16"),
+        (codecs.BOM_UTF16_BE, "utf-16"),
+    ):
         if data.startswith(bom):
             return name
     match = _META_CHARSET.search(data[:_SNIFF_BYTES])
@@ -68,8 +75,9 @@ def read_html(path: Path) -> tuple[etree._Element, bytes]:
     except OSError as exc:
         raise SpecInputError(f"cannot read {path}: {exc.strerror or exc}") from None
     encoding = check_html_head(path, data[:_SNIFF_BYTES])
-    parser = etree.HTMLParser(encoding=encoding, huge_tree=True, remove_comments=True,
-                              remove_pis=True)
+    parser = etree.HTMLParser(
+        encoding=encoding, huge_tree=True, remove_comments=True, remove_pis=True
+    )
     try:
         root = etree.fromstring(data, parser=parser)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError) as exc:

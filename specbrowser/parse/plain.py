@@ -62,8 +62,22 @@ FRONT_MATTER_KIND = "front-matter"
 SECTION_ELEMENT_CLASS = "sb-section"
 """Class of the ``div`` made for each section's own content (its ``data-id`` is the section id)."""
 
-WRAPPER_TAGS = frozenset({"body", "section", "article", "main", "div", "header", "footer", "nav",
-                          "aside", "hgroup", "center", "search"})
+WRAPPER_TAGS = frozenset(
+    {
+        "body",
+        "section",
+        "article",
+        "main",
+        "div",
+        "header",
+        "footer",
+        "nav",
+        "aside",
+        "hgroup",
+        "center",
+        "search",
+    }
+)
 """Elements looked into for section headings. A heading inside anything else (a table cell, a
 list item, a blockquote, a figure, ``details``) is content, not structure."""
 
@@ -88,8 +102,12 @@ _SLUG_MAX = 60
 """Longest slug part of a generated id, in characters (long titles still give readable ids)."""
 
 
-def collect_heading_sections(root: etree._Element, source_file: str, sections: list[Section],
-                             elements: dict[str, etree._Element]) -> None:
+def collect_heading_sections(
+    root: etree._Element,
+    source_file: str,
+    sections: list[Section],
+    elements: dict[str, etree._Element],
+) -> None:
     """Append the sections that ``h1``–``h6`` headings make in one page (rules: module docstring).
 
     ``sections`` and ``elements`` may already hold earlier pages' sections: ordinals continue
@@ -163,8 +181,10 @@ def _classes(el: etree._Element) -> set[str]:
 
 
 def _is_toc_heading(heading: etree._Element) -> bool:
-    return (heading.get("id") in TOC_IDS
-            or " ".join("".join(heading.itertext()).split()).lower() in TOC_TITLES)
+    return (
+        heading.get("id") in TOC_IDS
+        or " ".join("".join(heading.itertext()).split()).lower() in TOC_TITLES
+    )
 
 
 def _is_skipped(el: etree._Element) -> bool:
@@ -232,8 +252,12 @@ _Event: TypeAlias = "etree._Element | str | _Close"
 """A section heading or a content block (elements), loose text, or the end of a wrapper."""
 
 
-def _walk(parent: etree._Element, boundaries: set[etree._Element],
-          containing: set[etree._Element], events: list[_Event]) -> None:
+def _walk(
+    parent: etree._Element,
+    boundaries: set[etree._Element],
+    containing: set[etree._Element],
+    events: list[_Event],
+) -> None:
     """Record ``parent``'s content in document order: section headings, and the top-most
     elements holding no section heading (taken whole, their tail with them); a wrapper holding
     a section heading is looked into, its own text and tail recorded as loose text."""
@@ -246,7 +270,11 @@ def _walk(parent: etree._Element, boundaries: set[etree._Element],
                 events.append(child.text)
             first = next((h for h in child.iter(*HEADING_TAGS) if h in boundaries), None)
             _walk(child, boundaries, containing, events)
-            if child.tag in CLOSING_WRAPPERS and first is not None and _first_heading(child) is first:
+            if (
+                child.tag in CLOSING_WRAPPERS
+                and first is not None
+                and _first_heading(child) is first
+            ):
                 events.append(_Close(first))
             if child.tail:
                 events.append(child.tail)
@@ -297,7 +325,9 @@ def _section_element(section_id: str) -> etree._Element:
 class _Builder:
     """Turns the events into sections: a stack of open sections by heading level."""
 
-    def __init__(self, source_file: str, ids: _Ids, explicit_ids: dict[etree._Element, str]) -> None:
+    def __init__(
+        self, source_file: str, ids: _Ids, explicit_ids: dict[etree._Element, str]
+    ) -> None:
         self.source_file = source_file
         self.ids = ids
         self.explicit_ids = explicit_ids
@@ -315,9 +345,11 @@ class _Builder:
         if isinstance(event, str):
             _append_text(self.current, event)
         elif isinstance(event, _Close):
-            index = next((i for i, entry in enumerate(self.stack) if entry[3] is event.heading), None)
+            index = next(
+                (i for i, entry in enumerate(self.stack) if entry[3] is event.heading), None
+            )
             if index is not None:  # a top-level section stays open: what follows needs a home
-                del self.stack[max(index, 1):]
+                del self.stack[max(index, 1) :]
         elif event in self.explicit_ids:
             self._open(event)
         else:
@@ -330,16 +362,28 @@ class _Builder:
         parent = self.stack[-1][1] if self.stack else None
         secnum, title = heading_parts(heading)
         explicit = self.explicit_ids[heading]
-        section_id = (self.ids.take(explicit, generated=False) if explicit
-                      else self.ids.take(slugify(title or secnum), generated=True))
+        section_id = (
+            self.ids.take(explicit, generated=False)
+            if explicit
+            else self.ids.take(slugify(title or secnum), generated=True)
+        )
         section = Section(
-            id=section_id, parent_id=parent.id if parent else None, ordinal=0,
-            depth=parent.depth + 1 if parent else 0, kind=SECTION_KIND, secnum=secnum,
-            title=title, html="", source_file=self.source_file,
+            id=section_id,
+            parent_id=parent.id if parent else None,
+            ordinal=0,
+            depth=parent.depth + 1 if parent else 0,
+            kind=SECTION_KIND,
+            secnum=secnum,
+            title=title,
+            html="",
+            source_file=self.source_file,
         )
         if self.stack:
-            self.current.append(etree.Element(SECTION_REF_TAG, {
-                "data-id": section.id, "data-title": section.display_title}))
+            self.current.append(
+                etree.Element(
+                    SECTION_REF_TAG, {"data-id": section.id, "data-title": section.display_title}
+                )
+            )
         element = _section_element(section.id)
         element.append(heading)
         self.records.append((section, element))
@@ -349,9 +393,16 @@ class _Builder:
         """The sections in document order, front matter first when it holds text."""
         if "".join(self.front.itertext()).strip():
             section = Section(
-                id=self.ids.take(FRONT_MATTER_ID, generated=False), parent_id=None, ordinal=0,
-                depth=0, kind=FRONT_MATTER_KIND, secnum="", title=FRONT_MATTER_TITLE, html="",
-                source_file=self.source_file)
+                id=self.ids.take(FRONT_MATTER_ID, generated=False),
+                parent_id=None,
+                ordinal=0,
+                depth=0,
+                kind=FRONT_MATTER_KIND,
+                secnum="",
+                title=FRONT_MATTER_TITLE,
+                html="",
+                source_file=self.source_file,
+            )
             self.front.set("data-id", section.id)
             return [(section, self.front), *self.records]
         return self.records

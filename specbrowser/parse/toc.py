@@ -46,7 +46,9 @@ def _toc_list(root: etree._Element) -> etree._Element | None:
         found = next(nav.iter("ol", "ul"), None)
         if found is not None:
             return found
-    return next((lst for lst in root.iter("ol", "ul") if "toc" in (lst.get("class") or "").split()), None)
+    return next(
+        (lst for lst in root.iter("ol", "ul") if "toc" in (lst.get("class") or "").split()), None
+    )
 
 
 def _entries(list_el: etree._Element) -> list[TocNode]:
@@ -72,7 +74,9 @@ def _entries(list_el: etree._Element) -> list[TocNode]:
         title = " ".join((link.get("title") or "".join(parts)).split())
         href = link.get("href") or ""
         target = unquote(href.split("#", 1)[1]) if "#" in href else None
-        nodes.append(TocNode(title=title, secnum=secnum, target_id=target or None, children=children))
+        nodes.append(
+            TocNode(title=title, secnum=secnum, target_id=target or None, children=children)
+        )
     return nodes
 
 
@@ -107,19 +111,32 @@ def load_toc_file(path: Path) -> list[TocNode]:
 
 def _nodes_from_json(data: object, path: Path, where: str) -> list[TocNode]:
     if not isinstance(data, list):
-        raise SpecInputError(f"TOC file {path}: {where or 'the top level'} must be a list of entries")
+        raise SpecInputError(
+            f"TOC file {path}: {where or 'the top level'} must be a list of entries"
+        )
     nodes = []
     for index, entry in enumerate(data):
         place = f"{where}[{index}]"
         if not isinstance(entry, dict) or not isinstance(entry.get("title"), str):
-            raise SpecInputError(f"TOC file {path}: entry {place} needs a string \"title\"")
+            raise SpecInputError(f'TOC file {path}: entry {place} needs a string "title"')
         start, end = entry.get("start"), entry.get("end")
         for name, value in (("start", start), ("end", end)):
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-                raise SpecInputError(f"TOC file {path}: {name} of {place} must be a whole number >= 0")
+            if value is not None and (
+                not isinstance(value, int) or isinstance(value, bool) or value < 0
+            ):
+                raise SpecInputError(
+                    f"TOC file {path}: {name} of {place} must be a whole number >= 0"
+                )
         if start is not None and end is not None and end < start:
             raise SpecInputError(f"TOC file {path}: end of {place} is before its start")
         children = _nodes_from_json(entry.get("children", []), path, f"{place}.children")
-        nodes.append(TocNode(title=" ".join(entry["title"].split()), secnum=str(entry.get("secnum", "")),
-                             start=start, end=end, children=children))
+        nodes.append(
+            TocNode(
+                title=" ".join(entry["title"].split()),
+                secnum=str(entry.get("secnum", "")),
+                start=start,
+                end=end,
+                children=children,
+            )
+        )
     return nodes

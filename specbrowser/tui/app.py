@@ -52,9 +52,16 @@ class SpecBrowserApp(App[None]):
         Binding("q", "quit", "Quit", id="quit"),
     ]
 
-    def __init__(self, db_path: Path, *, ingest_spec: Sequence[Path] | None = None,
-                 policy: ChunkPolicy | None = None, policy_for_kind: PolicyForKind | None = None,
-                 cursor_blink: bool = True, count_tokens: bool = True) -> None:
+    def __init__(
+        self,
+        db_path: Path,
+        *,
+        ingest_spec: Sequence[Path] | None = None,
+        policy: ChunkPolicy | None = None,
+        policy_for_kind: PolicyForKind | None = None,
+        cursor_blink: bool = True,
+        count_tokens: bool = True,
+    ) -> None:
         super().__init__()
         self.count_tokens = count_tokens
         self.db_path = Path(db_path)
@@ -100,15 +107,21 @@ class SpecBrowserApp(App[None]):
                 db.close()
                 raise
         except SpecbrowserError as error:
-            self.notify(str(error), title="Cannot open database", severity="error",
-                        markup=False, timeout=30)
+            self.notify(
+                str(error), title="Cannot open database", severity="error", markup=False, timeout=30
+            )
             self.query_one("#app-message", Static).update(f"Cannot open {db_path}:\n{error}")
             return False
         self.db = db
         self.title = document.title
         self.sub_title = policy.describe()
-        browser = BrowserScreen(db, policy, db_path=db_path, cursor_blink=self.cursor_blink,
-                                count_tokens=self.count_tokens)
+        browser = BrowserScreen(
+            db,
+            policy,
+            db_path=db_path,
+            cursor_blink=self.cursor_blink,
+            count_tokens=self.count_tokens,
+        )
         if any(isinstance(screen, ProgressScreen) for screen in self.screen_stack):
             while not isinstance(self.screen, ProgressScreen):  # e.g. a palette opened meanwhile
                 self.pop_screen()
@@ -132,8 +145,13 @@ class SpecBrowserApp(App[None]):
             self.post_message(IngestProgress(stage, done, total))  # thread-safe
 
         try:
-            ingest(self.ingest_spec, self.db_path, self.policy, progress=progress,
-                   policy_for_kind=self.policy_for_kind)
+            ingest(
+                self.ingest_spec,
+                self.db_path,
+                self.policy,
+                progress=progress,
+                policy_for_kind=self.policy_for_kind,
+            )
         except _IngestCancelled:
             return
         except SpecbrowserError as error:
@@ -153,8 +171,9 @@ class SpecBrowserApp(App[None]):
 
     @on(IngestFailed)
     def _ingest_failed(self, message: IngestFailed) -> None:
-        self.notify(message.error, title="Ingest failed", severity="error", markup=False,
-                    timeout=30)
+        self.notify(
+            message.error, title="Ingest failed", severity="error", markup=False, timeout=30
+        )
         if isinstance(self.screen, ProgressScreen):
             self.screen.show_error(message.error)
 
@@ -162,27 +181,43 @@ class SpecBrowserApp(App[None]):
         """Textual's system commands, plus the browser's view commands on the browser screen."""
         yield from super().get_system_commands(screen)
         if isinstance(screen, BrowserScreen):
-            yield SystemCommand("Toggle retrieval text",
-                                "Show the chunk's retrieval text (what search and embeddings "
-                                "index), or its content (t)", screen.action_toggle_retrieval_text)
-            yield SystemCommand("Document synopsis",
-                                "Go to the document chunk: title, kind and top-level outline",
-                                screen.action_show_document)
-            yield SystemCommand("Edit chunk policy",
-                                "Threshold, breakdown tags, max depth, Markdown selectors; "
-                                "Apply re-chunks in the background (e)", screen.action_edit_policy)
-            yield SystemCommand("Chunk sets",
-                                "Switch the active chunk set, or diff one with it (c)",
-                                screen.action_chunk_sets)
-            yield SystemCommand("Diff chunk sets",
-                                "Compare the previous chunk set with the active one (d)",
-                                screen.action_diff)
-            yield SystemCommand("Statistics",
-                                "Sizes, depths, tags, layers, overruns, mismatches, truncated (s)",
-                                screen.action_stats)
-            yield SystemCommand("Embed missing chunks",
-                                "Embed the texts that have no vector, in the background (E)",
-                                screen.action_embed)
+            yield SystemCommand(
+                "Toggle retrieval text",
+                "Show the chunk's retrieval text (what search and embeddings "
+                "index), or its content (t)",
+                screen.action_toggle_retrieval_text,
+            )
+            yield SystemCommand(
+                "Document synopsis",
+                "Go to the document chunk: title, kind and top-level outline",
+                screen.action_show_document,
+            )
+            yield SystemCommand(
+                "Edit chunk policy",
+                "Threshold, breakdown tags, max depth, Markdown selectors; "
+                "Apply re-chunks in the background (e)",
+                screen.action_edit_policy,
+            )
+            yield SystemCommand(
+                "Chunk sets",
+                "Switch the active chunk set, or diff one with it (c)",
+                screen.action_chunk_sets,
+            )
+            yield SystemCommand(
+                "Diff chunk sets",
+                "Compare the previous chunk set with the active one (d)",
+                screen.action_diff,
+            )
+            yield SystemCommand(
+                "Statistics",
+                "Sizes, depths, tags, layers, overruns, mismatches, truncated (s)",
+                screen.action_stats,
+            )
+            yield SystemCommand(
+                "Embed missing chunks",
+                "Embed the texts that have no vector, in the background (E)",
+                screen.action_embed,
+            )
 
     def _palette_open(self) -> bool:
         return any(isinstance(screen, CommandPalette) for screen in self.screen_stack)
@@ -195,18 +230,30 @@ class SpecBrowserApp(App[None]):
     def action_jump(self) -> None:
         """A palette with only "Jump to section"."""
         if isinstance(self.screen, BrowserScreen) and not self._palette_open():
-            self.push_screen(SpecPalette(providers=[JumpProvider], placeholder=JUMP_PLACEHOLDER,
-                                         id="--command-palette", cursor_blink=self.cursor_blink))
+            self.push_screen(
+                SpecPalette(
+                    providers=[JumpProvider],
+                    placeholder=JUMP_PLACEHOLDER,
+                    id="--command-palette",
+                    cursor_blink=self.cursor_blink,
+                )
+            )
 
 
 class _IngestCancelled(Exception):
     """Raised inside the ingest's progress callback when the app quits mid-ingest."""
 
 
-def make_app(db_path: Path | None = None, *, ingest_spec: Sequence[Path] | None = None,
-             cache_db: Path | None = None, policy: ChunkPolicy | None = None,
-             policy_for_kind: PolicyForKind | None = None,
-             cursor_blink: bool = True, count_tokens: bool = True) -> SpecBrowserApp:
+def make_app(
+    db_path: Path | None = None,
+    *,
+    ingest_spec: Sequence[Path] | None = None,
+    cache_db: Path | None = None,
+    policy: ChunkPolicy | None = None,
+    policy_for_kind: PolicyForKind | None = None,
+    cursor_blink: bool = True,
+    count_tokens: bool = True,
+) -> SpecBrowserApp:
     """Build the app (used by the CLI and the tests).
 
     Browse an existing database: ``make_app(db_path)``. Ingest a spec first, in the app, with
@@ -219,6 +266,11 @@ def make_app(db_path: Path | None = None, *, ingest_spec: Sequence[Path] | None 
     target = cache_db if ingest_spec and cache_db is not None else db_path
     if target is None:
         raise ValueError("make_app needs db_path, or ingest_spec with cache_db")
-    return SpecBrowserApp(Path(target), ingest_spec=ingest_spec, policy=policy,
-                          policy_for_kind=policy_for_kind, cursor_blink=cursor_blink,
-                          count_tokens=count_tokens)
+    return SpecBrowserApp(
+        Path(target),
+        ingest_spec=ingest_spec,
+        policy=policy,
+        policy_for_kind=policy_for_kind,
+        cursor_blink=cursor_blink,
+        count_tokens=count_tokens,
+    )

@@ -51,8 +51,9 @@ def _substring_offsets(query: str, candidate: str) -> range:
     return range(start, start + len(query)) if start >= 0 and query else range(0)
 
 
-def _fuzzy_matches(query: str, sections: list[tuple[str, str]], skip: set[str],
-                   limit: int) -> list[tuple[float, str, str, list[int]]]:
+def _fuzzy_matches(
+    query: str, sections: list[tuple[str, str]], skip: set[str], limit: int
+) -> list[tuple[float, str, str, list[int]]]:
     """Fuzzy matches over ``title id`` (runs in a thread: ~0.1 s over ECMA-262's 2 253)."""
     fuzzy = FuzzySearch()
     found: list[tuple[float, str, str, list[int]]] = []
@@ -67,7 +68,7 @@ def _fuzzy_matches(query: str, sections: list[tuple[str, str]], skip: set[str],
 
 
 class JumpProvider(Provider):
-    """"Jump to section": the section an id or number names (:func:`store.resolve_section`:
+    """ "Jump to section": the section an id or number names (:func:`store.resolve_section`:
     ``14.6``, ``B.1``, ``Annex B``) on top, then substring matches from
     :func:`store.find_sections`, then fuzzy matches over every section id and title to fill up
     the list (scores: see :func:`_unit`)."""
@@ -84,9 +85,12 @@ class JumpProvider(Provider):
         if browser is None:
             return
         for chunk in store.top_level_chunks(browser.db)[:DISCOVER_LIMIT]:
-            yield DiscoveryHit(Content(f"{chunk.title}  {chunk.id}"),
-                               partial(browser.go_to_chunk, chunk.id),
-                               text=chunk.title, help=f"Jump to {chunk.id}")
+            yield DiscoveryHit(
+                Content(f"{chunk.title}  {chunk.id}"),
+                partial(browser.go_to_chunk, chunk.id),
+                text=chunk.title,
+                help=f"Jump to {chunk.id}",
+            )
 
     async def search(self, query: str) -> Hits:
         """Sections whose id, number or title contain the query, then fuzzy matches."""
@@ -104,34 +108,54 @@ class JumpProvider(Provider):
             seen.add(exact_id)
             title = store.get_section(browser.db, exact_id).display_title
             candidate = f"{title}  {exact_id}"
-            yield Hit(1.0, _highlight(candidate, _substring_offsets(query, candidate)),
-                      partial(browser.go_to_chunk, exact_id), text=title,
-                      help=f"Jump to {exact_id}")
+            yield Hit(
+                1.0,
+                _highlight(candidate, _substring_offsets(query, candidate)),
+                partial(browser.go_to_chunk, exact_id),
+                text=title,
+                help=f"Jump to {exact_id}",
+            )
         for section_id, title in store.find_sections(browser.db, query, limit=SEARCH_LIMIT):
             if section_id in seen:
                 continue
             seen.add(section_id)
             candidate = f"{title}  {section_id}"
-            yield Hit(0.5 + 0.45 * _unit(matcher.match(candidate)),
-                      _highlight(candidate, _substring_offsets(query, candidate)),
-                      partial(browser.go_to_chunk, section_id), text=title,
-                      help=f"Jump to {section_id}")
+            yield Hit(
+                0.5 + 0.45 * _unit(matcher.match(candidate)),
+                _highlight(candidate, _substring_offsets(query, candidate)),
+                partial(browser.go_to_chunk, section_id),
+                text=title,
+                help=f"Jump to {section_id}",
+            )
         if len(seen) >= SEARCH_LIMIT:
             return
         sections = store.section_titles(browser.db)
-        fuzzy = await asyncio.to_thread(_fuzzy_matches, query, sections, seen,
-                                        SEARCH_LIMIT - len(seen))
+        fuzzy = await asyncio.to_thread(
+            _fuzzy_matches, query, sections, seen, SEARCH_LIMIT - len(seen)
+        )
         for score, section_id, title, offsets in fuzzy:
-            yield Hit(0.45 * _unit(score), _highlight(f"{title}  {section_id}", offsets),
-                      partial(browser.go_to_chunk, section_id), text=title,
-                      help=f"Jump to {section_id}")
+            yield Hit(
+                0.45 * _unit(score),
+                _highlight(f"{title}  {section_id}", offsets),
+                partial(browser.go_to_chunk, section_id),
+                text=title,
+                help=f"Jump to {section_id}",
+            )
 
 
 FILTER_COMMANDS = (
-    ("Only mismatched sections", filters.MISMATCHED, "m",
-     "the sections whose parser heading path differs from the TOC's"),
-    ("Only over-threshold chunks", filters.OVER_THRESHOLD, "O",
-     "the chunks that stayed over the threshold"),
+    (
+        "Only mismatched sections",
+        filters.MISMATCHED,
+        "m",
+        "the sections whose parser heading path differs from the TOC's",
+    ),
+    (
+        "Only over-threshold chunks",
+        filters.OVER_THRESHOLD,
+        "O",
+        "the chunks that stayed over the threshold",
+    ),
 )
 """The tree filter commands: palette name, filter kind, key, and what the filter shows."""
 
@@ -149,8 +173,11 @@ class FilterProvider(Provider):
             return []
         found: list[tuple[str, Callable[[], object], str]] = []
         for name, kind, key, shows in FILTER_COMMANDS:
-            state = ("On: run again to show the whole tree" if browser.tree_filter == kind
-                     else f"Show only {shows}, and the way to them")
+            state = (
+                "On: run again to show the whole tree"
+                if browser.tree_filter == kind
+                else f"Show only {shows}, and the way to them"
+            )
             found.append((name, partial(browser.toggle_tree_filter, kind), f"{state} ({key})"))
         return found
 
@@ -165,8 +192,9 @@ class FilterProvider(Provider):
         for name, callback, help_text in self._commands():
             score, offsets = fuzzy.match(query, name)
             if score:
-                yield Hit(score, _highlight(name, list(offsets)), callback, text=name,
-                          help=help_text)
+                yield Hit(
+                    score, _highlight(name, list(offsets)), callback, text=name, help=help_text
+                )
 
 
 class SpecPalette(CommandPalette):

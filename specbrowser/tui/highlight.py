@@ -52,10 +52,49 @@ def snippet_terms(snippet: str) -> list[str]:
     return _unique(word for term in marked for word in _WORDS.findall(term))
 
 
-STOPWORDS = frozenset({"a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does",
-    "for", "from", "has", "have", "how", "i", "if", "in", "is", "it", "its", "not", "of", "on",
-    "or", "that", "the", "this", "to", "was", "what", "when", "where", "which", "who", "why",
-    "will", "with"})
+STOPWORDS = frozenset(
+    {
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "is",
+        "it",
+        "its",
+        "not",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+    }
+)
 """English function words left out of the query words highlighted in the view: a semantic hit
 has no FTS5 marks, and "how does the … work" would light up every "the" of the chunk."""
 
@@ -65,8 +104,12 @@ def match_terms(query: str, snippet: str = "") -> list[str]:
     other than :data:`STOPWORDS` (all of them when the query is only stopwords; a spec token
     such as ``for-in`` keeps all its words), case-folded, no repeats. ``[bold]`` gives ``bold``; ``"`` gives nothing."""
     words = _WORDS.findall(query)
-    content = [word for token in query.split() for word in _WORDS.findall(token)
-               if len(_WORDS.findall(token)) > 1 or word.casefold() not in STOPWORDS]
+    content = [
+        word
+        for token in query.split()
+        for word in _WORDS.findall(token)
+        if len(_WORDS.findall(token)) > 1 or word.casefold() not in STOPWORDS
+    ]
     return _unique([*snippet_terms(snippet), *(content or words)])
 
 

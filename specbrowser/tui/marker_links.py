@@ -42,7 +42,7 @@ def chunk_id_from_href(href: str) -> str | None:
     """The chunk id of an already unquoted ``sb-chunk:`` href (``Markdown.LinkClicked.href``
     is unquoted by Textual), or None for any other link."""
     if href.startswith(CHUNK_SCHEME):
-        return href[len(CHUNK_SCHEME):] or None
+        return href[len(CHUNK_SCHEME) :] or None
     return None
 
 
@@ -55,7 +55,9 @@ def marker_label(marker: Marker) -> str:
 
 def marker_link(marker: Marker) -> str:
     """The Markdown link that replaces one marker: ``⤷`` and its label, escaped."""
-    return f"[{MARKER_ARROW} {escape_markdown(marker_label(marker))}]({chunk_href(marker.target_id)})"
+    return (
+        f"[{MARKER_ARROW} {escape_markdown(marker_label(marker))}]({chunk_href(marker.target_id)})"
+    )
 
 
 def rewrite_markers(text: str, markers: list[Marker] | None = None) -> str:
@@ -70,7 +72,7 @@ def rewrite_markers(text: str, markers: list[Marker] | None = None) -> str:
     parts: list[str] = []
     position = 0
     for marker in markers:
-        parts.append(text[position:marker.start])
+        parts.append(text[position : marker.start])
         parts.append(marker_link(marker))
         position = marker.end
     parts.append(text[position:])
@@ -78,4 +80,3 @@ def rewrite_markers(text: str, markers: list[Marker] | None = None) -> str:
 
 
 _CELL_BREAK = re.compile(r"(?<!\\)<br>")
-

@@ -42,8 +42,15 @@ class SearchFinished(Message):
     ``error`` that stopped it; ``serial`` tells the screen whether a newer search has started
     since; ``note`` says what semantic search covers (empty when all is embedded)."""
 
-    def __init__(self, serial: int, query: str, mode: str, hits: list[Hit],
-                 error: str | None = None, note: str = "") -> None:
+    def __init__(
+        self,
+        serial: int,
+        query: str,
+        mode: str,
+        hits: list[Hit],
+        error: str | None = None,
+        note: str = "",
+    ) -> None:
         super().__init__()
         self.serial = serial
         self.query = query

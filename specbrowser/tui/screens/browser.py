@@ -61,7 +61,10 @@ FILTER_TITLES = {
 """What each tree filter shows, as the tree's border title and in notifications."""
 
 SEARCHERS: dict[str, Callable[..., list[Hit]]] = {
-    "lexical": lexical_search, "semantic": semantic_search, "hybrid": hybrid_search}
+    "lexical": lexical_search,
+    "semantic": semantic_search,
+    "hybrid": hybrid_search,
+}
 """Search function of each mode the app offers, the first by default; each is called as
 ``f(db, query, limit=N)`` in the worker. ``ctrl+r`` in the search bar cycles them; the modes
 after the first need embeddings (:meth:`BrowserScreen.vectors_off` says why they are off)."""
@@ -94,10 +97,16 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         Binding("u", "parent", "Parent", id="go-to-parent"),
         Binding("o", "next_over_threshold", "Overrun", id="next-over-threshold"),
         Binding("t", "toggle_retrieval_text", "Retrieval", id="toggle-retrieval-text"),
-        Binding("m", "filter_mismatched", "Only mismatched", id="filter-mismatched",
-                group=FILTER_GROUP),
-        Binding("O,shift+o", "filter_over_threshold", "Only overruns", id="filter-over-threshold",
-                group=FILTER_GROUP),
+        Binding(
+            "m", "filter_mismatched", "Only mismatched", id="filter-mismatched", group=FILTER_GROUP
+        ),
+        Binding(
+            "O,shift+o",
+            "filter_over_threshold",
+            "Only overruns",
+            id="filter-over-threshold",
+            group=FILTER_GROUP,
+        ),
         Binding("e", "edit_policy", "Policy", id="edit-policy", priority=True),
         Binding("s", "stats", "Stats", id="stats"),
         Binding("c", "chunk_sets", "Chunk sets", id="chunk-sets", show=False),
@@ -108,9 +117,15 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
     ]
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {FilterProvider}
 
-    def __init__(self, db: sqlite_utils.Database, policy: ChunkPolicy, *,
-                 db_path: Path | None = None, cursor_blink: bool = True,
-                 count_tokens: bool = True) -> None:
+    def __init__(
+        self,
+        db: sqlite_utils.Database,
+        policy: ChunkPolicy,
+        *,
+        db_path: Path | None = None,
+        cursor_blink: bool = True,
+        count_tokens: bool = True,
+    ) -> None:
         super().__init__(id="browser")
         self.count_tokens = count_tokens
         """Count the active set's tokens in the background on open and after each change."""
@@ -178,9 +193,11 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
                     self._error(f"{chunk_id} is not in the tree")
                     return False
                 store.get_chunk(self.db, chunk_id)  # a missing id is an error, not a note
-                self.notify(f"{chunk_id} is hidden by the filter "
-                            f"({FILTER_TITLES[self.tree_filter]}); the tree cursor stays",
-                            markup=False)
+                self.notify(
+                    f"{chunk_id} is hidden by the filter "
+                    f"({FILTER_TITLES[self.tree_filter]}); the tree cursor stays",
+                    markup=False,
+                )
             self._show(chunk_id)
         except SpecbrowserError as error:
             self._error(error)
@@ -291,8 +308,11 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         tree = self.chunk_tree
         tree.show_filtered(filtered)
         tree.set_class(filtered is not None, "-filtered")
-        tree.border_title = (f"{FILTER_TITLES[filtered.kind]} · {len(filtered.matches)}"
-                             if filtered is not None else None)
+        tree.border_title = (
+            f"{FILTER_TITLES[filtered.kind]} · {len(filtered.matches)}"
+            if filtered is not None
+            else None
+        )
         current = self.chunk_view.chunk
         if current is not None and (filtered is None or current.id in filtered.shown):
             self.go_to_chunk(current.id)
@@ -346,11 +366,15 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         off = self.vectors_off()
         if off is not None:
             self.search_mode = SEARCH_MODES[0]
-            self.search_bar.set_status(Text.assemble(
-                (f"{self.search_mode} · ", "dim"), "semantic and hybrid search are off: ", off))
+            self.search_bar.set_status(
+                Text.assemble(
+                    (f"{self.search_mode} · ", "dim"), "semantic and hybrid search are off: ", off
+                )
+            )
             return
-        self.search_mode = SEARCH_MODES[(SEARCH_MODES.index(self.search_mode) + 1)
-                                        % len(SEARCH_MODES)]
+        self.search_mode = SEARCH_MODES[
+            (SEARCH_MODES.index(self.search_mode) + 1) % len(SEARCH_MODES)
+        ]
         self.start_search(self.search_bar.query_one("#search-input", Input).value)
 
     def action_search(self) -> None:
@@ -386,15 +410,19 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
     def start_search(self, query: str) -> None:
         """Run ``query`` in :attr:`search_mode` in a worker (the bar says so meanwhile)."""
         if not query.strip():
-            self.search_bar.set_status(Text.assemble((f"{self.search_mode} · ", "dim"),
-                                                     "type words to search for, then Enter"))
+            self.search_bar.set_status(
+                Text.assemble(
+                    (f"{self.search_mode} · ", "dim"), "type words to search for, then Enter"
+                )
+            )
             return
         if self.db_path is None:
             self.search_bar.set_status("search needs the database file, and this screen has none")
             return
         self._search_serial += 1
-        self.search_bar.set_status(Text.assemble((f"{self.search_mode} · ", "dim"), "searching ",
-                                                 (query, "italic"), " …"))
+        self.search_bar.set_status(
+            Text.assemble((f"{self.search_mode} · ", "dim"), "searching ", (query, "italic"), " …")
+        )
         self._run_search(self._search_serial, query, self.search_mode)
 
     @work(thread=True, exclusive=True, group="search")
@@ -413,7 +441,9 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             self.post_message(SearchFinished(serial, query, mode, [], error=str(error)))
             return
         except DB_ERRORS as error:  # e.g. the file changed under us; never a traceback
-            self.post_message(SearchFinished(serial, query, mode, [], error=f"search failed: {error}"))
+            self.post_message(
+                SearchFinished(serial, query, mode, [], error=f"search failed: {error}")
+            )
             return
         if not worker.is_cancelled:
             self.post_message(SearchFinished(serial, query, mode, hits, note=note))

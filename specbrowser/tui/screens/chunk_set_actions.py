@@ -143,8 +143,7 @@ class ChunkSetActions:
         active = store.active_version(self.db)
         if other is None or other == active:
             if len(store.list_chunk_sets(self.db)) < 2:
-                self.notify("only one chunk set: edit the policy (e) to make another",
-                            markup=False)
+                self.notify("only one chunk set: edit the policy (e) to make another", markup=False)
             else:
                 self.action_chunk_sets()  # pick the set to compare with
             return
@@ -154,8 +153,9 @@ class ChunkSetActions:
         """The active set's statistics; choosing a listed chunk jumps to it."""
         from specbrowser.tui.screens.stats import StatsScreen
 
-        self.app.push_screen(StatsScreen(self.db, None, self.policy.threshold_chars),
-                             self._jump_back)
+        self.app.push_screen(
+            StatsScreen(self.db, None, self.policy.threshold_chars), self._jump_back
+        )
 
     def _jump_back(self: BrowserScreen, chunk_id: str | None) -> None:
         if chunk_id:
@@ -172,8 +172,10 @@ class ChunkSetActions:
             return
         stored = self._stored_model()
         self.job_bar.embed(stored)
-        self.notify("embedding in the background; search uses lexical results for what is "
-                    "not embedded yet", markup=False)
+        self.notify(
+            "embedding in the background; search uses lexical results for what is not embedded yet",
+            markup=False,
+        )
 
     def _stored_model(self: BrowserScreen) -> str | None:
         try:
@@ -190,8 +192,13 @@ class ChunkSetActions:
         if message.cancelled:
             return
         if message.error is not None:
-            self.notify(message.error, title=f"{message.kind} failed", severity="error",
-                        markup=False, timeout=15)
+            self.notify(
+                message.error,
+                title=f"{message.kind} failed",
+                severity="error",
+                markup=False,
+                timeout=15,
+            )
             return
         if message.kind == RECHUNK:
             self._rechunked(message.result)
@@ -201,8 +208,11 @@ class ChunkSetActions:
             self.chunk_tree.set_truncated(set(info.over_window))
         elif message.kind == EMBED and message.result is not None:
             report = message.result
-            self.notify(f"{report.embedded:,} texts embedded ({report.cached:,} were already); "
-                        f"{len(report.truncated_chunks):,} truncated", markup=False)
+            self.notify(
+                f"{report.embedded:,} texts embedded ({report.cached:,} were already); "
+                f"{len(report.truncated_chunks):,} truncated",
+                markup=False,
+            )
 
     def _rechunked(self: BrowserScreen, result) -> None:
         before = result.previous_version
@@ -214,16 +224,22 @@ class ChunkSetActions:
             old = []
         previous = next((s for s in old if s.version == before), None)
         over_after = sum((stats.get("over_threshold") or {}).values())
-        line = Text(f"chunk set {result.version}: {stats.get('chunks', 0):,} chunks, "
-                    f"{over_after:,} over the threshold")
+        line = Text(
+            f"chunk set {result.version}: {stats.get('chunks', 0):,} chunks, "
+            f"{over_after:,} over the threshold"
+        )
         if previous is not None:
-            line.append(f" (before: {previous.chunks:,} chunks, "
-                        f"{sum(previous.over_threshold.values()):,} over) · d: diff")
+            line.append(
+                f" (before: {previous.chunks:,} chunks, "
+                f"{sum(previous.over_threshold.values()):,} over) · d: diff"
+            )
         if result.already_stored:
             line.append(" · stored already: switched to it")
         elif result.copied_sections:
-            line.append(f" · {result.copied_sections:,} of {stats.get('sections', 0):,} sections "
-                        f"copied from stored sets, {result.parsed_sections:,} broken down")
+            line.append(
+                f" · {result.copied_sections:,} of {stats.get('sections', 0):,} sections "
+                f"copied from stored sets, {result.parsed_sections:,} broken down"
+            )
         self.notify(line.plain, title="Re-chunked", markup=False, timeout=10)
         try:
             self.chunk_set_changed()

@@ -66,10 +66,15 @@ class ChunkSetsScreen(ModalScreen[tuple[str, str] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="chunk-sets-box"):
-            yield Label(f"Chunk sets ({len(self.sets)}) · Enter: make active · d: diff with the "
-                        "active set · Esc: close", id="chunk-sets-heading", markup=False)
-            yield OptionList(*[Option(chunk_set_line(s), id=s.version) for s in self.sets],
-                             id="chunk-sets-list")
+            yield Label(
+                f"Chunk sets ({len(self.sets)}) · Enter: make active · d: diff with the "
+                "active set · Esc: close",
+                id="chunk-sets-heading",
+                markup=False,
+            )
+            yield OptionList(
+                *[Option(chunk_set_line(s), id=s.version) for s in self.sets], id="chunk-sets-list"
+            )
 
     def on_mount(self) -> None:
         """Highlight the active set."""

@@ -46,33 +46,50 @@ def summary_text(diff: ChunkSetDiff) -> Text:
     """The diff's totals in four lines (spec text literal, never markup)."""
     summary = diff.summary
     text = Text()
-    for side, version, policy in (("A", diff.version_a, diff.policy_a),
-                                  ("B", diff.version_b, diff.policy_b)):
+    for side, version, policy in (
+        ("A", diff.version_a, diff.policy_a),
+        ("B", diff.version_b, diff.policy_b),
+    ):
         text.append(f"{side} {version}  ", style="bold")
         text.append(f"{policy}\n")
     sections = summary.sections_changed + summary.sections_unchanged
-    text.append(f"chunks {_arrow(summary.chunks.before, summary.chunks.after)} · sections changed "
-                f"{summary.sections_changed:,} of {sections:,} · added {summary.added:,}, removed "
-                f"{summary.removed:,}, changed {summary.changed:,}"
-                + (f", reflagged {summary.reflagged:,}" if summary.reflagged else "") + "\n")
-    overruns = ", ".join(f"{reason} {_arrow(c.before, c.after)}"
-                         for reason, c in summary.overruns.items()) or "none"
+    text.append(
+        f"chunks {_arrow(summary.chunks.before, summary.chunks.after)} · sections changed "
+        f"{summary.sections_changed:,} of {sections:,} · added {summary.added:,}, removed "
+        f"{summary.removed:,}, changed {summary.changed:,}"
+        + (f", reflagged {summary.reflagged:,}" if summary.reflagged else "")
+        + "\n"
+    )
+    overruns = (
+        ", ".join(f"{reason} {_arrow(c.before, c.after)}" for reason, c in summary.overruns.items())
+        or "none"
+    )
     sizes = [value[1] if value else 0 for value in (summary.largest.before, summary.largest.after)]
-    truncated = ("no embeddings" if summary.truncated is None
-                 else _arrow(summary.truncated.before, summary.truncated.after))
-    text.append(f"over threshold: {overruns} · largest chunk {_arrow(*sizes)} ch · "
-                f"embedding-truncated: {truncated}")
+    truncated = (
+        "no embeddings"
+        if summary.truncated is None
+        else _arrow(summary.truncated.before, summary.truncated.after)
+    )
+    text.append(
+        f"over threshold: {overruns} · largest chunk {_arrow(*sizes)} ch · "
+        f"embedding-truncated: {truncated}"
+    )
     return text
 
 
 def section_cells(section: SectionDiff) -> tuple[Text, ...]:
     """One row of the changed-section list (see :data:`SECTION_COLUMNS`)."""
-    changed = f"{len(section.changed):,}" + (f" ⚑{len(section.reflagged)}" if section.reflagged else "")
-    return (Text(f"{len(section.added):,}", justify="right"),
-            Text(f"{len(section.removed):,}", justify="right"), Text(changed, justify="right"),
-            Text(_arrow(section.overruns.before, section.overruns.after), justify="right"),
-            Text(_arrow(section.largest.before, section.largest.after), justify="right"),
-            Text(section.title or section.section_id))
+    changed = f"{len(section.changed):,}" + (
+        f" ⚑{len(section.reflagged)}" if section.reflagged else ""
+    )
+    return (
+        Text(f"{len(section.added):,}", justify="right"),
+        Text(f"{len(section.removed):,}", justify="right"),
+        Text(changed, justify="right"),
+        Text(_arrow(section.overruns.before, section.overruns.after), justify="right"),
+        Text(_arrow(section.largest.before, section.largest.after), justify="right"),
+        Text(section.title or section.section_id),
+    )
 
 
 class DiffScreen(Screen[str | None]):
@@ -125,7 +142,9 @@ class DiffScreen(Screen[str | None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(Text("Comparing chunk sets…"), id="diff-summary")
-        table: DataTable[object] = DataTable(id="diff-sections", cursor_type="row", zebra_stripes=True)
+        table: DataTable[object] = DataTable(
+            id="diff-sections", cursor_type="row", zebra_stripes=True
+        )
         yield table
         yield ChunkSetTrees(id="diff-trees")
         yield Static(legend(), id="diff-legend")
@@ -200,9 +219,12 @@ class DiffScreen(Screen[str | None]):
             return
         self.section_id = section_id
         versions = (self.diff.version_a, self.diff.version_b)
-        self.trees.show_section(section_chunks(self.db, versions[0], section_id),
-                                section_chunks(self.db, versions[1], section_id),
-                                self.diff.section(section_id), versions)
+        self.trees.show_section(
+            section_chunks(self.db, versions[0], section_id),
+            section_chunks(self.db, versions[1], section_id),
+            self.diff.section(section_id),
+            versions,
+        )
 
     @on(DataTable.RowHighlighted, "#diff-sections")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -224,8 +246,11 @@ class DiffScreen(Screen[str | None]):
     def action_jump(self) -> None:
         """Dismiss with the focused tree's chunk id, else the highlighted section's id."""
         focused = self.focused
-        if isinstance(focused, SetTree) and focused.cursor_node is not None \
-                and focused.cursor_node.data is not None:
+        if (
+            isinstance(focused, SetTree)
+            and focused.cursor_node is not None
+            and focused.cursor_node.data is not None
+        ):
             self.dismiss(focused.cursor_node.data)
         elif self.section_id is not None:
             self.dismiss(self.section_id)
@@ -238,8 +263,11 @@ class DiffScreen(Screen[str | None]):
             return
         self.document_order = not self.document_order
         self._fill_table()
-        self.notify("document order" if self.document_order else "most changed first",
-                    markup=False, timeout=2)
+        self.notify(
+            "document order" if self.document_order else "most changed first",
+            markup=False,
+            timeout=2,
+        )
 
     def action_close(self) -> None:
         """Leave without a jump."""

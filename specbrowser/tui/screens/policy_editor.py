@@ -65,7 +65,9 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
     def __init__(self, policy: ChunkPolicy, kind: str | None = None) -> None:
         super().__init__(id="policy-editor")
         self.policy = policy
-        others = [t for t in (*default_tags_for(kind), *EXTRA_TAGS) if t not in policy.breakdown_tags]
+        others = [
+            t for t in (*default_tags_for(kind), *EXTRA_TAGS) if t not in policy.breakdown_tags
+        ]
         self._tags: list[tuple[str, bool]] = [(t, True) for t in policy.breakdown_tags]
         self._tags += [(t, False) for t in dict.fromkeys(others)]
 
@@ -74,21 +76,34 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
             yield Label("Chunk policy", id="policy-heading")
             with Grid(id="policy-numbers"):
                 yield Label("Threshold (characters)")
-                yield OrderedInput(str(self.policy.threshold_chars), type="integer",
-                                   id="policy-threshold", validators=[Number(minimum=1)])
+                yield OrderedInput(
+                    str(self.policy.threshold_chars),
+                    type="integer",
+                    id="policy-threshold",
+                    validators=[Number(minimum=1)],
+                )
                 yield Label("Max depth")
-                yield OrderedInput(str(self.policy.max_depth), type="integer",
-                                   id="policy-max-depth", validators=[Number(minimum=0)])
-            yield Label("Breakdown tags, tried in order (space: on/off · [ ] or ctrl+↑↓: move)",
-                        classes="policy-label")
+                yield OrderedInput(
+                    str(self.policy.max_depth),
+                    type="integer",
+                    id="policy-max-depth",
+                    validators=[Number(minimum=0)],
+                )
+            yield Label(
+                "Breakdown tags, tried in order (space: on/off · [ ] or ctrl+↑↓: move)",
+                classes="policy-label",
+            )
             yield SelectionList[str](*self._selections(), id="policy-tags")
-            yield OrderedInput(placeholder="add a tag: element name or CSS selector (div.note), "
-                                           "Enter", id="policy-new-tag")
+            yield OrderedInput(
+                placeholder="add a tag: element name or CSS selector (div.note), Enter",
+                id="policy-new-tag",
+            )
             with Collapsible(title="Markdown selectors", id="policy-markdown"), VerticalScroll():
                 for role, title in MARKDOWN_ROLES:
                     yield Label(title, classes="policy-label")
-                    yield OrderedInput(", ".join(getattr(self.policy.markdown, role)),
-                                       id=f"policy-md-{role}")
+                    yield OrderedInput(
+                        ", ".join(getattr(self.policy.markdown, role)), id=f"policy-md-{role}"
+                    )
             yield Static("", id="policy-status")
             with Horizontal(id="policy-buttons"):
                 yield Button("Apply", variant="primary", id="policy-apply")
@@ -176,13 +191,24 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
         self._sync_checks()
         threshold = self._number("#policy-threshold", "threshold")
         max_depth = self._number("#policy-max-depth", "max depth")
-        markdown = replace(self.policy.markdown, **{
-            role: tuple(s.strip() for s in self.query_one(f"#policy-md-{role}", Input).value.split(",")
-                        if s.strip())
-            for role, _title in MARKDOWN_ROLES})
+        markdown = replace(
+            self.policy.markdown,
+            **{
+                role: tuple(
+                    s.strip()
+                    for s in self.query_one(f"#policy-md-{role}", Input).value.split(",")
+                    if s.strip()
+                )
+                for role, _title in MARKDOWN_ROLES
+            },
+        )
         _check_selectors(markdown)
-        return ChunkPolicy(threshold_chars=threshold, max_depth=max_depth, markdown=markdown,
-                           breakdown_tags=tuple(tag for tag, on in self._tags if on))
+        return ChunkPolicy(
+            threshold_chars=threshold,
+            max_depth=max_depth,
+            markdown=markdown,
+            breakdown_tags=tuple(tag for tag, on in self._tags if on),
+        )
 
     def _number(self, selector: str, name: str) -> int:
         value = self.query_one(selector, Input).value.strip()
@@ -200,8 +226,10 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
             self.query_one("#policy-apply", Button).disabled = True
             return None
         same = policy.version == self.policy.version
-        self._status(f"{policy.describe()} · version {policy.version}"
-                     + (" (the active policy)" if same else ""))
+        self._status(
+            f"{policy.describe()} · version {policy.version}"
+            + (" (the active policy)" if same else "")
+        )
         self.query_one("#policy-apply", Button).disabled = False
         return policy
 

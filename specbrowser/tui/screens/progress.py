@@ -25,8 +25,9 @@ class ProgressScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="progress-box"):
-            yield Label(f"Ingesting {', '.join(self._spec_names)}", id="progress-title",
-                        markup=False)
+            yield Label(
+                f"Ingesting {', '.join(self._spec_names)}", id="progress-title", markup=False
+            )
             yield Label("Parsing…", id="progress-stage", markup=False)
             yield ProgressBar(id="progress-bar", show_eta=False)
             yield Static("", id="progress-error", markup=False)
@@ -36,8 +37,9 @@ class ProgressScreen(Screen[None]):
         """Show ``done`` of ``total`` for a stage (a pulsing bar when ``total`` is 0: the stage
         is not counted)."""
         label = STAGE_LABELS.get(stage, stage)
-        self.query_one("#progress-stage", Label).update(f"{label} ({done:,}/{total:,})" if total
-                                                        else f"{label}…")
+        self.query_one("#progress-stage", Label).update(
+            f"{label} ({done:,}/{total:,})" if total else f"{label}…"
+        )
         self.query_one("#progress-bar", ProgressBar).update(total=total or None, progress=done)
 
     def show_error(self, message: str) -> None:

@@ -90,8 +90,12 @@ class StatsScreen(Screen[str | None]):
         Binding("escape", "back", "Back", id="stats-back"),
     ]
 
-    def __init__(self, db: sqlite_utils.Database, policy_version: str | None = None,
-                 threshold_chars: int | None = None) -> None:
+    def __init__(
+        self,
+        db: sqlite_utils.Database,
+        policy_version: str | None = None,
+        threshold_chars: int | None = None,
+    ) -> None:
         super().__init__(id="stats")
         self.db = db
         self.policy_version = policy_version
@@ -107,12 +111,13 @@ class StatsScreen(Screen[str | None]):
         with Horizontal(id="stats-panes"):
             with VerticalScroll(id="stats-charts"):
                 for chart_id, heading in (
-                        ("stats-histogram", "Chunk sizes (characters)"),
-                        ("stats-depth", "Chunks by depth"),
-                        ("stats-tags", "Chunks by breakdown tag"),
-                        ("stats-layers", "Chunks by layer"),
-                        ("stats-overruns", "Over the threshold, by reason"),
-                        ("stats-mismatches", "TOC mismatches, by kind")):
+                    ("stats-histogram", "Chunk sizes (characters)"),
+                    ("stats-depth", "Chunks by depth"),
+                    ("stats-tags", "Chunks by breakdown tag"),
+                    ("stats-layers", "Chunks by layer"),
+                    ("stats-overruns", "Over the threshold, by reason"),
+                    ("stats-mismatches", "TOC mismatches, by kind"),
+                ):
                     yield Label(heading, classes="stats-heading")
                     yield BarChart(id=chart_id)
                 yield Label("Embeddings", classes="stats-heading")
@@ -143,7 +148,8 @@ class StatsScreen(Screen[str | None]):
             f"Chunk set {report.policy_version} · threshold {report.threshold_chars:,} chars · "
             f"{stats['chunks']:,} chunks in {stats['sections']:,} sections · sizes median "
             f"{sizes['median']:,}, p90 {sizes['p90']:,}, max {sizes['max']:,} · "
-            f"unresolved markers {stats['unresolved_markers']}")
+            f"unresolved markers {stats['unresolved_markers']}"
+        )
         charts = {
             "stats-histogram": histogram_rows(report.histogram, report.threshold_chars),
             "stats-depth": count_rows(_counts(stats["by_depth"]), prefix="depth "),
@@ -156,20 +162,31 @@ class StatsScreen(Screen[str | None]):
             self.query_one(f"#{chart_id}", BarChart).rows = tuple(rows)
         self.query_one("#stats-overruns", BarChart).empty = "none"
         self.query_one("#stats-mismatches", BarChart).empty = (
-            "none: every heading path agrees with the TOC" if report.toc_entries
-            else "no table of contents: heading paths are the parser's")
+            "none: every heading path agrees with the TOC"
+            if report.toc_entries
+            else "no table of contents: heading paths are the parser's"
+        )
         self.query_one("#stats-embeddings", Static).update(_embedding_line(report))
         self._fill_list(report)
 
     def _fill_list(self, report: StatsReport) -> None:
         groups: list[tuple[str, list[ChunkEntry], str]] = [
-            (f"Over the threshold · {len(report.overruns):,}", report.overruns,
-             "none: every chunk fits"),
+            (
+                f"Over the threshold · {len(report.overruns):,}",
+                report.overruns,
+                "none: every chunk fits",
+            ),
             (f"Largest chunks · top {len(report.largest)}", report.largest, "no chunks"),
-            (f"Embedding truncated · {len(report.truncated):,}", report.truncated,
-             "none" if report.embedding_model else "not embedded"),
-            (f"Mismatched sections · {len(report.mismatched):,}", report.mismatched,
-             "none" if report.toc_entries else "no table of contents"),
+            (
+                f"Embedding truncated · {len(report.truncated):,}",
+                report.truncated,
+                "none" if report.embedding_model else "not embedded",
+            ),
+            (
+                f"Mismatched sections · {len(report.mismatched):,}",
+                report.mismatched,
+                "none" if report.toc_entries else "no table of contents",
+            ),
         ]
         if report.embedding_model is None and report.token_model is not None:
             heading = f"Over the model's window (not embedded yet) · {len(report.over_window):,}"
@@ -188,12 +205,18 @@ class StatsScreen(Screen[str | None]):
                 self.targets[option_id] = entry.chunk_id
                 options.append(Option(entry_prompt(entry, detail_width), id=option_id))
             if len(entries) > LIST_LIMIT:
-                options.append(Option(Text(f"  … and {len(entries) - LIST_LIMIT:,} more",
-                                           style="dim"), disabled=True))
+                options.append(
+                    Option(
+                        Text(f"  … and {len(entries) - LIST_LIMIT:,} more", style="dim"),
+                        disabled=True,
+                    )
+                )
         chunk_list = self.query_one("#stats-chunks", OptionList)
         chunk_list.clear_options()
         chunk_list.add_options(options)
-        first = next((i for i, option in enumerate(chunk_list.options) if not option.disabled), None)
+        first = next(
+            (i for i, option in enumerate(chunk_list.options) if not option.disabled), None
+        )
         chunk_list.highlighted = first
 
     @on(OptionList.OptionSelected, "#stats-chunks")
@@ -217,11 +240,16 @@ def _embedding_line(report: StatsReport) -> str:
     if report.embedding_model is None:
         line = "not embedded (run: specbrowser embed DB)"
     else:
-        line = (f"{report.embedding_model}: {done:,} of {total:,} chunks embedded; "
-                f"{len(report.truncated):,} truncated (text cut by the tokenizer)")
+        line = (
+            f"{report.embedding_model}: {done:,} of {total:,} chunks embedded; "
+            f"{len(report.truncated):,} truncated (text cut by the tokenizer)"
+        )
     if report.token_model is not None:
-        window = (f"{report.token_window:,}-token window" if report.token_window
-                  else "window unknown")
-        line += (f"\ntokens counted for {report.tokens_counted:,} of {total:,} chunks "
-                 f"({report.token_model}, {window}): {len(report.over_window):,} over it")
+        window = (
+            f"{report.token_window:,}-token window" if report.token_window else "window unknown"
+        )
+        line += (
+            f"\ntokens counted for {report.tokens_counted:,} of {total:,} chunks "
+            f"({report.token_model}, {window}): {len(report.over_window):,} over it"
+        )
     return line

@@ -54,8 +54,13 @@ class BarChart(Widget):
     ``bar-chart--rule``.
     """
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"bar-chart--label", "bar-chart--bar", "bar-chart--alert",
-                                             "bar-chart--value", "bar-chart--rule"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "bar-chart--label",
+        "bar-chart--bar",
+        "bar-chart--alert",
+        "bar-chart--value",
+        "bar-chart--rule",
+    }
 
     DEFAULT_CSS = """
     BarChart {
@@ -72,8 +77,14 @@ class BarChart(Widget):
     rows: reactive[tuple[BarRow, ...]] = reactive((), layout=True)
     """The rows, top to bottom (a tuple: reactive assignment must see a new value)."""
 
-    def __init__(self, rows: list[BarRow] | tuple[BarRow, ...] = (), *, empty: str = "none",
-                 id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self,
+        rows: list[BarRow] | tuple[BarRow, ...] = (),
+        *,
+        empty: str = "none",
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         super().__init__(id=id, classes=classes)
         self.empty = empty
         """Shown instead of bars when there are no rows."""
@@ -87,8 +98,10 @@ class BarChart(Widget):
         """The rows as one ``Text``: label column, bar, value."""
         if not self.rows:
             return Text(self.empty, style=self.get_component_rich_style("bar-chart--label"))
-        styles = {name: self.get_component_rich_style(f"bar-chart--{name}")
-                  for name in ("label", "bar", "alert", "value", "rule")}
+        styles = {
+            name: self.get_component_rich_style(f"bar-chart--{name}")
+            for name in ("label", "bar", "alert", "value", "rule")
+        }
         bars = [row for row in self.rows if not row.rule]
         label_width = max((len(row.label) for row in bars), default=0)
         value_width = max((len(f"{row.value:,}") for row in bars), default=1)  # after the bar
@@ -102,8 +115,10 @@ class BarChart(Widget):
             if row.rule:
                 caption = f" {row.label} "
                 side = max(0, (width - len(caption)) // 2)
-                text.append("╌" * side + caption + "╌" * max(0, width - side - len(caption)),
-                            style=styles["rule"])
+                text.append(
+                    "╌" * side + caption + "╌" * max(0, width - side - len(caption)),
+                    style=styles["rule"],
+                )
                 continue
             text.append(row.label.rjust(label_width), style=styles["label"])
             text.append(" ")

@@ -38,7 +38,11 @@ def legend() -> Text:
     text = Text()
     for change, (prefix, style) in CHANGE_MARKS.items():
         text.append(prefix.strip(), style)
-        text.append(f" {change}" + (" (same text, other overrun reason)" if change == "reflagged" else "") + "  ")
+        text.append(
+            f" {change}"
+            + (" (same text, other overrun reason)" if change == "reflagged" else "")
+            + "  "
+        )
     text.append(OVER_MARK.strip(), "bold red")
     text.append(" over the threshold · ch: characters")
     return text
@@ -54,7 +58,9 @@ def brief_label(chunk: ChunkBrief, change: str | None) -> Text:
     prefix, style = CHANGE_MARKS.get(change or "", ("  ", ""))
     label = Text(prefix, style=style)
     parent = f"{chunk.parent_id}-" if chunk.parent_id else ""
-    label.append(chunk.id.removeprefix(parent) if parent and chunk.id.startswith(parent) else chunk.id)
+    label.append(
+        chunk.id.removeprefix(parent) if parent and chunk.id.startswith(parent) else chunk.id
+    )
     label.append(f"  {chunk.size:,} ch", style="dim")
     if chunk.over_threshold is not None:
         label.append(OVER_MARK, "bold red")
@@ -106,8 +112,9 @@ class SetTree(Tree[str]):
         roots = [c for c in chunks if c.parent_id is None or c.parent_id not in by_id]
 
         def add(parent: TreeNode[str], chunk: ChunkBrief) -> None:
-            children = [by_id[i] for i in chunk.subsections
-                        if i in by_id and by_id[i].parent_id == chunk.id]
+            children = [
+                by_id[i] for i in chunk.subsections if i in by_id and by_id[i].parent_id == chunk.id
+            ]
             label = brief_label(chunk, changes.get(chunk.id))
             if not children:
                 parent.add_leaf(label, data=chunk.id)
@@ -144,8 +151,13 @@ class ChunkSetTrees(Horizontal):
         """The tree of side ``"a"`` or ``"b"``."""
         return self.query_one(f"#{self.id}-{side}", SetTree)
 
-    def show_section(self, chunks_a: list[ChunkBrief], chunks_b: list[ChunkBrief],
-                     section: SectionDiff | None, versions: tuple[str, str]) -> None:
+    def show_section(
+        self,
+        chunks_a: list[ChunkBrief],
+        chunks_b: list[ChunkBrief],
+        section: SectionDiff | None,
+        versions: tuple[str, str],
+    ) -> None:
         """Show one section's chunks in both sets; ``versions`` (policy versions, hex digits:
         never markup) title the two trees."""
         for side, chunks, version in (("a", chunks_a, versions[0]), ("b", chunks_b, versions[1])):

@@ -89,7 +89,9 @@ class ChunkTree(Tree[str]):
         label: the (hidden) root label, e.g. the document title.
     """
 
-    def __init__(self, db: sqlite_utils.Database, label: str = "", *, id: str | None = None) -> None:
+    def __init__(
+        self, db: sqlite_utils.Database, label: str = "", *, id: str | None = None
+    ) -> None:
         super().__init__(Text(label), id=id)
         self.show_root = False
         self._db = db
@@ -107,8 +109,9 @@ class ChunkTree(Tree[str]):
     def _build_top_level(self) -> None:
         """Add the document synopsis, then the top-level sections (only them)."""
         document = store.document_chunk(self._db)
-        self._add_chunk_nodes(self.root, [*([document] if document else []),
-                                          *store.top_level_chunks(self._db)])
+        self._add_chunk_nodes(
+            self.root, [*([document] if document else []), *store.top_level_chunks(self._db)]
+        )
         self._loaded_nodes.add(self.root.id)
 
     def node_for(self, chunk_id: str) -> TreeNode[str] | None:
@@ -117,8 +120,11 @@ class ChunkTree(Tree[str]):
 
     def _add_chunk_nodes(self, parent: TreeNode[str], chunks: list[Chunk]) -> None:
         for chunk in chunks:
-            node = parent.add(chunk_label(chunk, truncated=chunk.id in self.truncated), data=chunk.id,
-                              allow_expand=bool(chunk.subsections))
+            node = parent.add(
+                chunk_label(chunk, truncated=chunk.id in self.truncated),
+                data=chunk.id,
+                allow_expand=bool(chunk.subsections),
+            )
             self._chunk_nodes[chunk.id] = node
 
     def show_filtered(self, filtered: FilteredTree | None) -> None:
@@ -145,10 +151,14 @@ class ChunkTree(Tree[str]):
                 if chunk is None:
                     continue
                 has_children = bool(filtered.children.get(child_id))
-                node = parent.add(chunk_label(chunk, context=child_id not in matches,
-                                              truncated=chunk.id in self.truncated),
-                                  data=chunk.id, allow_expand=has_children,
-                                  expand=has_children)
+                node = parent.add(
+                    chunk_label(
+                        chunk, context=child_id not in matches, truncated=chunk.id in self.truncated
+                    ),
+                    data=chunk.id,
+                    allow_expand=has_children,
+                    expand=has_children,
+                )
                 self._chunk_nodes[chunk.id] = node
                 if has_children:
                     pending.append((node, child_id))
@@ -161,7 +171,9 @@ class ChunkTree(Tree[str]):
         for chunk in store.get_chunks(self._db, built) if built else []:
             node = self._chunk_nodes[chunk.id]
             context = self.filtered is not None and chunk.id not in set(self.filtered.matches)
-            node.set_label(chunk_label(chunk, context=context, truncated=chunk.id in self.truncated))
+            node.set_label(
+                chunk_label(chunk, context=context, truncated=chunk.id in self.truncated)
+            )
 
     def load_children(self, node: TreeNode[str]) -> None:
         """Add a node's children from the database, once."""

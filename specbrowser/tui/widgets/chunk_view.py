@@ -93,10 +93,16 @@ def format_chars(count: int) -> str:
     return f"{count:,}"
 
 
-def header_text(chunk: Chunk, threshold_chars: int, markers: list[Marker],
-                selected: int | None, retrieval: bool = False,
-                search_note: Text | None = None, tokens: int | None = None,
-                token_window: int | None = None) -> Text:
+def header_text(
+    chunk: Chunk,
+    threshold_chars: int,
+    markers: list[Marker],
+    selected: int | None,
+    retrieval: bool = False,
+    search_note: Text | None = None,
+    tokens: int | None = None,
+    token_window: int | None = None,
+) -> Text:
     """The header block of a chunk as Rich ``Text`` (spec text stays literal).
 
     Lines: id (and the retrieval-text badge when ``retrieval``); layer, section number, depth,
@@ -123,8 +129,10 @@ def header_text(chunk: Chunk, threshold_chars: int, markers: list[Marker],
     text.append(chunk.parent_id or root)
     text.append("\n")
     over = chunk.size > threshold_chars
-    text.append(f"{format_chars(chunk.size)} / {format_chars(threshold_chars)} chars",
-                style="bold red" if over else "")
+    text.append(
+        f"{format_chars(chunk.size)} / {format_chars(threshold_chars)} chars",
+        style="bold red" if over else "",
+    )
     if chunk.over_threshold:
         reason = OVER_THRESHOLD_REASONS.get(chunk.over_threshold, "")
         text.append("  ")
@@ -136,8 +144,10 @@ def header_text(chunk: Chunk, threshold_chars: int, markers: list[Marker],
         text.append(f"{format_chars(tokens)} tokens")
         if token_window is not None and tokens > token_window:
             text.append("  ")
-            text.append(f" embedding truncated: > {format_chars(token_window)} tokens ",
-                        style=TRUNCATED_BADGE_STYLE)
+            text.append(
+                f" embedding truncated: > {format_chars(token_window)} tokens ",
+                style=TRUNCATED_BADGE_STYLE,
+            )
     text.append("\n")
     text.append_text(heading_lines(chunk))
     text.append("\n")
@@ -145,8 +155,12 @@ def header_text(chunk: Chunk, threshold_chars: int, markers: list[Marker],
         text.append("no markers", style="dim")
     elif selected is None:
         text.append(f"marker –/{len(markers)}", style="dim")
-        text.append("  (Esc, then n / p select)" if search_note is not None
-                    else "  (n / p select, f follows)", style="dim")
+        text.append(
+            "  (Esc, then n / p select)"
+            if search_note is not None
+            else "  (n / p select, f follows)",
+            style="dim",
+        )
     else:
         text.append(f"marker {selected + 1}/{len(markers)}", style="bold")
         text.append(" → ")
@@ -301,10 +315,17 @@ class ChunkView(Vertical):
         if self.chunk is not None:
             info = self.token_info
             self.query_one("#chunk-header", Static).update(
-                header_text(self.chunk, self.threshold_chars, self.markers, self.selected_marker,
-                            retrieval=self.show_retrieval_text, search_note=self.search_note,
-                            tokens=info.counts.get(self.chunk.id) if info else None,
-                            token_window=info.max_tokens if info else None))
+                header_text(
+                    self.chunk,
+                    self.threshold_chars,
+                    self.markers,
+                    self.selected_marker,
+                    retrieval=self.show_retrieval_text,
+                    search_note=self.search_note,
+                    tokens=info.counts.get(self.chunk.id) if info else None,
+                    token_window=info.max_tokens if info else None,
+                )
+            )
 
     def set_token_info(self, info: TokenInfo | None) -> None:
         """Show token counts (and the truncated badge) from ``info`` in the header."""
@@ -349,8 +370,9 @@ class ChunkView(Vertical):
         for index, marker in enumerate(self.markers if shift is not None else []):
             start, end = marker.start + shift, marker.end + shift  # type: ignore[operator]
             chosen = index == self.selected_marker
-            content = content.stylize(RETRIEVAL_SELECTED_STYLE if chosen else RETRIEVAL_MARKER_STYLE,
-                                      start, end)
+            content = content.stylize(
+                RETRIEVAL_SELECTED_STYLE if chosen else RETRIEVAL_MARKER_STYLE, start, end
+            )
             if chosen:
                 selected_start = start
         widget = self.query_one("#chunk-retrieval", Static)
@@ -368,7 +390,8 @@ class ChunkView(Vertical):
         widget = self.query_one("#chunk-retrieval", Static)
         line = len(Content(before).wrap(max(1, widget.content_region.width))) - 1 if before else 0
         self.query_one("#chunk-body", VerticalScroll).scroll_to(
-            y=max(0, widget.virtual_region.y + line - 2), animate=False)
+            y=max(0, widget.virtual_region.y + line - 2), animate=False
+        )
 
     def _render_text(self) -> None:
         """Render the shown chunk's Markdown, after the render in flight if there is one.
@@ -453,11 +476,14 @@ class ChunkView(Vertical):
         widget, offset = found
         original = widget.content
         assert isinstance(original, Content)
-        label_end = offset + len(MARKER_ARROW) + 1 + len(
-            marker_label(self.markers[self.selected_marker]))
+        label_end = (
+            offset + len(MARKER_ARROW) + 1 + len(marker_label(self.markers[self.selected_marker]))
+        )
         plain = original.plain
-        selected = Content(plain[:offset] + SELECTED_ARROW + plain[offset + len(MARKER_ARROW):],
-                           spans=list(original.spans)).stylize(SELECTED_STYLE, offset, label_end)
+        selected = Content(
+            plain[:offset] + SELECTED_ARROW + plain[offset + len(MARKER_ARROW) :],
+            spans=list(original.spans),
+        ).stylize(SELECTED_STYLE, offset, label_end)
         self._set_content(widget, selected)
         widget.add_class("selected-marker")
         self._highlight = (widget, original)

@@ -64,8 +64,9 @@ class JobFinished(Message):
     """A job ended. ``error`` is its one-line reason when it failed, else None; ``cancelled``
     when a newer job of its kind replaced it; ``result`` is the job's own result object."""
 
-    def __init__(self, kind: str, *, result: object = None, error: str | None = None,
-                 cancelled: bool = False) -> None:
+    def __init__(
+        self, kind: str, *, result: object = None, error: str | None = None, cancelled: bool = False
+    ) -> None:
         super().__init__()
         self.worker = _worker_or_none()
         """The worker that posted this (it may still be running when the message arrives)."""
@@ -141,8 +142,11 @@ class JobBar(Vertical):
     def running(self, kind: str, besides: Worker | None = None) -> bool:
         """Whether a job of ``kind`` (other than ``besides``) is pending or running, not
         cancelled."""
-        return any(w.group == kind and not w.is_cancelled and not w.is_finished
-                   for w in self.app.workers if w.node is self and w is not besides)
+        return any(
+            w.group == kind and not w.is_cancelled and not w.is_finished
+            for w in self.app.workers
+            if w.node is self and w is not besides
+        )
 
     def cancel(self, kind: str) -> None:
         """Cancel the jobs of ``kind`` (their progress callback stops them)."""
@@ -185,12 +189,19 @@ class JobBar(Vertical):
             self.post_message(JobFinished(kind, error=str(error)))
             return
         except DB_ERRORS as error:  # the file changed or vanished under us: never a traceback
-            self.post_message(JobFinished(kind, error=f"{JOB_TITLES[kind].lower()} failed: {error}"))
+            self.post_message(
+                JobFinished(kind, error=f"{JOB_TITLES[kind].lower()} failed: {error}")
+            )
             return
         except Exception as error:  # a bug: say so in one line, never fail silently
             log.exception("%s job failed", kind)
-            self.post_message(JobFinished(kind, error=f"{JOB_TITLES[kind].lower()} failed "
-                                                      f"unexpectedly: {type(error).__name__}: {error}"))
+            self.post_message(
+                JobFinished(
+                    kind,
+                    error=f"{JOB_TITLES[kind].lower()} failed "
+                    f"unexpectedly: {type(error).__name__}: {error}",
+                )
+            )
             return
         if worker.is_cancelled:
             self.post_message(JobFinished(kind, cancelled=True))
@@ -206,7 +217,8 @@ class JobBar(Vertical):
 
         def job(progress):
             return rechunk_process.rechunk_in_subprocess(
-                self.db_path, policy, progress=progress, cancelled=lambda: worker.is_cancelled)
+                self.db_path, policy, progress=progress, cancelled=lambda: worker.is_cancelled
+            )
 
         self._run(RECHUNK, job, connect=False)
 
@@ -239,7 +251,6 @@ class JobBar(Vertical):
             return embed_missing(db, embedder, store.active_version(db), progress=progress)
 
         self._run(EMBED, job)
-
 
 
 def _worker_or_none() -> Worker | None:

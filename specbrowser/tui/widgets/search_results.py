@@ -21,8 +21,10 @@ from specbrowser.tui.widgets.ordered_input import OrderedInput
 PATH_SEPARATOR = " › "
 """Between the titles of a hit's heading path (as in the chunk view's header)."""
 
-SEARCH_PLACEHOLDER = ("Search the chunk texts (literal: [[Prototype]], C++, for-in …); Enter searches, "
-                      "ctrl+r changes the mode")
+SEARCH_PLACEHOLDER = (
+    "Search the chunk texts (literal: [[Prototype]], C++, for-in …); Enter searches, "
+    "ctrl+r changes the mode"
+)
 
 
 SCORE_WIDTH = 8
@@ -90,7 +92,8 @@ class SearchBar(Vertical):
     def set_status(self, status: Text | str) -> None:
         """Show one status line (a string is shown literally)."""
         self.query_one("#search-status", Static).update(
-            Text(status) if isinstance(status, str) else status)
+            Text(status) if isinstance(status, str) else status
+        )
 
     def show_hits(self, query: str, mode: str, hits: list[Hit], note: str = "") -> None:
         """List ``hits`` of ``query`` and say how many, then ``note`` (what semantic search
@@ -107,8 +110,10 @@ class SearchBar(Vertical):
             status.append(query, style="italic")
             if note:
                 status.append(f"  {note}", style="yellow")
-            status.append("  (↑/↓ choose, Enter jumps, then n / N next / previous hit; Esc closes)",
-                          style="dim")
+            status.append(
+                "  (↑/↓ choose, Enter jumps, then n / N next / previous hit; Esc closes)",
+                style="dim",
+            )
         else:
             status.append("no hits", style="bold")
             status.append(" for ")
