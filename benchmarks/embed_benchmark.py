@@ -4,7 +4,7 @@ In one run, on the same fixed sample of retrieval texts (``--sample`` chunks dra
 seed from the default-policy chunk set of ECMA-262):
 
   (a) fastembed directly: ``TextEmbedding.embed(texts, batch_size=B)`` in chunk order;
-  (b) specbrowser: :func:`specbrowser.embed.embed_missing` into a database whose chunk set is
+  (b) specbrowser: :func:`specbrowser.search.embed.embed_missing` into a database whose chunk set is
       that sample (token counting, length-sorted batches, vec0 inserts, a commit per batch);
 
 then prints texts/s for both, their ratio (target ≥ 0.9), the time extrapolated to every
@@ -30,11 +30,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 DEFAULT_SPEC = ROOT.parent / "shared" / "specs" / "ecma262" / "index.html"
 
-from specbrowser.embed import DEFAULT_MODEL, embed_missing, load_embedder
-from specbrowser.ingest import ingest
-from specbrowser.policy import ChunkPolicy
+from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.search.embed import DEFAULT_MODEL, embed_missing, load_embedder
+from specbrowser.session.ingest import ingest
 from specbrowser.store import active_version, open_database
-from specbrowser.store_vectors import content_hash
+from specbrowser.store.vectors import content_hash
 
 
 def sample_database(spec: Path, workdir: Path, size: int) -> tuple[Path, list[str], int]:

@@ -5,7 +5,7 @@ Issue 5 asks for a tokenizer that finds spec tokens (``[[Prototype]]``, ``%Typed
 single-page ECMA-262 once with the default policy (or takes ``--db``), then for each candidate
 copies the database, drops ``texts_fts`` and its triggers and recreates them exactly as
 ``specbrowser.store`` does (same columns, FTS5, triggers) except for the tokenizer, rebuilds the
-index, and runs the lexical search (:func:`specbrowser.search.lexical_search`, unchanged) over
+index, and runs the lexical search (:func:`specbrowser.search.query.lexical_search`, unchanged) over
 
 * the 32 queries of ``benchmarks/ecma262_queries.json`` (recall@5, MRR, latency), and
 * the six spec tokens of ``benchmarks/ecma262_spec_tokens.json`` (found in the top 5 or not).
@@ -179,9 +179,9 @@ def main() -> int:
     )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from specbrowser.ingest import ingest
-    from specbrowser.policy import ChunkPolicy
-    from specbrowser.search import lexical_search, literal_query
+    from specbrowser.chunking.policy import ChunkPolicy
+    from specbrowser.search.query import lexical_search, literal_query
+    from specbrowser.session.ingest import ingest
     from specbrowser.store import FTS_TOKENIZER
 
     if CANDIDATES[0][1] != FTS_TOKENIZER:

@@ -68,8 +68,8 @@ def main() -> int:
         sys.path.insert(0, str(ROOT))
         import lxml.html
 
-        from specbrowser.ingest import ingest
-        from specbrowser.policy import ChunkPolicy
+        from specbrowser.chunking.policy import ChunkPolicy
+        from specbrowser.session.ingest import ingest
 
         in_floor, in_ingest = [], []
         for i in range(args.repeat):

@@ -11,8 +11,8 @@ for three policies:
   converting the sections that stay whole, and restores the others' conversions;
 - ``copy`` (what ``specbrowser rechunk`` and the app do): the cache, and the chunk trees the
   stored set already has for the new policy are copied, not broken down again
-  (:mod:`specbrowser.store_reuse`); the sections still to break down are spread over the cores
-  (:mod:`specbrowser.workers`);
+  (:mod:`specbrowser.store.reuse`); the sections still to break down are spread over the cores
+  (:mod:`specbrowser.chunking.parallel`);
 - ``copy, 1 process``: the same with ``SPECBROWSER_WORKERS=1``, all in one process (what
   ``copy`` did before the work was spread).
 
@@ -107,11 +107,11 @@ def main() -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from specbrowser.ingest import ingest
-    from specbrowser.policy import ChunkPolicy
-    from specbrowser.rechunk import rechunk
+    from specbrowser.chunking.parallel import WORKERS_ENV
+    from specbrowser.chunking.policy import ChunkPolicy
+    from specbrowser.session.ingest import ingest
+    from specbrowser.session.rechunk import rechunk
     from specbrowser.store import open_database
-    from specbrowser.workers import WORKERS_ENV
 
     table = Table(
         title=f"Re-chunk of {args.spec.name} from stored sections vs one lxml parse "

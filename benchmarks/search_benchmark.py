@@ -55,9 +55,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from specbrowser import search as search_module
-    from specbrowser.ingest import ingest
-    from specbrowser.policy import ChunkPolicy
+    from specbrowser.chunking.policy import ChunkPolicy
+    from specbrowser.search import query as search_module
+    from specbrowser.session.ingest import ingest
     from specbrowser.store import open_database
 
     queries = json.loads(QUERIES.read_text())

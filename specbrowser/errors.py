@@ -74,4 +74,4 @@ class EmbeddingError(SpecbrowserError):
 
 class VectorsUnavailable(EmbeddingError):
     """sqlite-vec is not loaded in this connection, so vectors can be neither stored nor searched
-    (case C22); the one-line reason comes from :func:`specbrowser.connection.connect`."""
+    (case C22); the one-line reason comes from :func:`specbrowser.store.connection.connect`."""

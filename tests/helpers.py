@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from specbrowser.ingest import chunk_spec
+from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.formats import load_spec
 from specbrowser.model import Chunk
-from specbrowser.parse import load_spec
-from specbrowser.policy import ChunkPolicy
+from specbrowser.session.ingest import chunk_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_specs" / "toylang.html"

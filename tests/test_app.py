@@ -23,12 +23,13 @@ from textual.content import Content
 from textual.widgets import Input, Label, Markdown, ProgressBar, Static
 from textual.widgets.markdown import MarkdownBlock
 
-from specbrowser import filters, store
-from specbrowser.ingest import ingest
-from specbrowser.markers import find_markers
+from specbrowser import store
+from specbrowser.chunking.markers import find_markers
+from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk
-from specbrowser.policy import ChunkPolicy
-from specbrowser.search import HIGHLIGHT_END, HIGHLIGHT_START, Hit
+from specbrowser.search.query import HIGHLIGHT_END, HIGHLIGHT_START, Hit
+from specbrowser.session import filters
+from specbrowser.session.ingest import ingest
 from specbrowser.tui.app import SpecBrowserApp, make_app
 from specbrowser.tui.commands import FilterProvider, JumpProvider
 from specbrowser.tui.highlight import match_terms, snippet_text, term_spans
@@ -849,7 +850,7 @@ async def test_search_lists_hits_and_enter_jumps_to_the_first(toylang_db: Path) 
 
 
 def lexical_search_hits(db_path: Path, query: str) -> list[Hit]:
-    from specbrowser.search import lexical_search
+    from specbrowser.search.query import lexical_search
     from specbrowser.tui.screens.browser import SEARCH_LIMIT
 
     db = store.open_database(db_path)
@@ -1113,16 +1114,16 @@ async def test_ingest_runs_in_a_worker_then_shows_the_browser(tmp_path: Path, mo
         pytest.skip("sample_specs/toylang.html absent")
     import threading
 
-    import specbrowser.ingest
+    import specbrowser.session.ingest
 
     release = threading.Event()
-    real_ingest = specbrowser.ingest.ingest
+    real_ingest = specbrowser.session.ingest.ingest
 
     def held_ingest(*args, **kwargs):
         release.wait(10)  # the worker waits until the test has seen the progress screen
         return real_ingest(*args, **kwargs)
 
-    monkeypatch.setattr(specbrowser.ingest, "ingest", held_ingest)
+    monkeypatch.setattr(specbrowser.session.ingest, "ingest", held_ingest)
     cache = tmp_path / "cache.db"
     app = make_app(
         ingest_spec=[TOYLANG],
@@ -1150,16 +1151,16 @@ async def test_the_ingest_progress_screen_says_when_the_chunks_are_stored(
         pytest.skip("sample_specs/toylang.html absent")
     import threading
 
-    import specbrowser.ingest
+    import specbrowser.session.ingest
 
     release = threading.Event()
-    real_store = specbrowser.ingest.store_ingest
+    real_store = specbrowser.session.ingest.store_ingest
 
     def held_store(*args, **kwargs):
         release.wait(10)  # the worker waits in the store stage until the test has looked
         return real_store(*args, **kwargs)
 
-    monkeypatch.setattr(specbrowser.ingest, "store_ingest", held_store)
+    monkeypatch.setattr(specbrowser.session.ingest, "store_ingest", held_store)
     app = make_app(
         ingest_spec=[TOYLANG],
         cache_db=tmp_path / "cache.db",
@@ -1206,7 +1207,7 @@ def test_bindings_have_ids() -> None:
 
 def test_core_modules_do_not_import_textual() -> None:
     code = (
-        "import sys, specbrowser.ingest, specbrowser.store, specbrowser.filters, "
+        "import sys, specbrowser.session.ingest, specbrowser.store, specbrowser.session.filters, "
         "specbrowser.cli; "
         "sys.exit(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))"
     )

@@ -16,10 +16,12 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.widgets import Button, Input, Label, SelectionList, Static
 
-from specbrowser import rechunk_process, store, store_vectors
-from specbrowser.ingest import ingest
-from specbrowser.policy import CONVERTER_VERSION, ChunkPolicy
-from specbrowser.rechunk_process import RechunkCancelled
+from specbrowser import store
+from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
+from specbrowser.session import rechunk_process
+from specbrowser.session.ingest import ingest
+from specbrowser.session.rechunk_process import RechunkCancelled
+from specbrowser.store import vectors as store_vectors
 from specbrowser.tui.app import make_app
 from specbrowser.tui.screens.browser import BrowserScreen
 from specbrowser.tui.screens.chunk_sets import ChunkSetsScreen, chunk_set_line
@@ -168,7 +170,7 @@ async def test_a_job_that_reports_while_its_kind_s_finished_row_leaves_gets_a_ne
 
 
 def slow_rechunk(release: threading.Event, calls: list[int]):
-    """A stand-in for :func:`specbrowser.rechunk_process.rechunk_in_subprocess` that reports
+    """A stand-in for :func:`specbrowser.session.rechunk_process.rechunk_in_subprocess` that reports
     progress until ``release`` is set (then runs the real one, in its child process): a run
     that lasts as long as the test wants, and stops when cancelled."""
     real = rechunk_process.rechunk_in_subprocess

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from specbrowser.chunking.markers import find_markers
+from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import PolicyError
-from specbrowser.markers import find_markers
-from specbrowser.policy import ChunkPolicy
 from tests.helpers import by_id, chunk_html
 
 LONG = "lorem ipsum dolor sit amet " * 8  # 216 characters
@@ -329,7 +329,7 @@ def test_tag_list_keeps_selector_case_and_lowers_element_names() -> None:
 
 
 def test_marker_ids_are_the_find_markers_targets():
-    from specbrowser.markers import format_marker, marker_ids
+    from specbrowser.chunking.markers import format_marker, marker_ids
 
     titled = format_marker("sec-a", 'Table 1: "x" y')
     text = "\n\n".join(

@@ -16,10 +16,10 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from specbrowser.ingest import chunk_spec
-from specbrowser.markers import MARKER_RE, find_markers
-from specbrowser.parse import load_spec
-from specbrowser.policy import ChunkPolicy
+from specbrowser.chunking.markers import MARKER_RE, find_markers
+from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.formats import load_spec
+from specbrowser.session.ingest import chunk_spec
 from tests.helpers import write_spec
 
 WORD = re.compile(r"\bw\d+\b")
@@ -168,7 +168,7 @@ def _trees(chunks) -> dict[str, list[tuple]]:
 def test_a_section_tree_is_the_same_under_every_threshold_of_its_range(
     tmp_path, html, policy, data
 ):
-    """The rule re-chunks copy stored trees by (specbrowser.store_reuse): under any threshold in
+    """The rule re-chunks copy stored trees by (specbrowser.store.reuse): under any threshold in
     a root chunk's ``holds_for`` range, the other settings equal, the section's tree is the same."""
     path = write_spec(tmp_path, html)
     first = _trees(chunk_spec(load_spec(path), policy))

@@ -10,8 +10,8 @@ import re
 
 from markdown_it import MarkdownIt
 
-from specbrowser.markers import MARKER_RE
-from specbrowser.policy import ChunkPolicy
+from specbrowser.chunking.markers import MARKER_RE
+from specbrowser.chunking.policy import ChunkPolicy
 from tests.helpers import by_id, chunk_html
 
 GFM = MarkdownIt("commonmark", {"html": False}).enable("table")

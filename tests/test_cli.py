@@ -10,11 +10,11 @@ import sys
 
 import pytest
 
-from specbrowser import connection, store
+from specbrowser import store
+from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.cli import main
 from specbrowser.model import DOCUMENT_CHUNK_ID
-from specbrowser.policy import CONVERTER_VERSION, ChunkPolicy
-from specbrowser.store import open_database
+from specbrowser.store import connection, open_database
 from tests.helpers import SAMPLE, write_spec
 
 BODY = (
@@ -326,7 +326,7 @@ def test_failed_ingest_leaves_database_as_it_was(db, spec, monkeypatch):
 
 def test_commands_without_the_app_do_not_import_textual():
     code = (
-        "import sys, specbrowser.cli, specbrowser.ingest, specbrowser.store;"
+        "import sys, specbrowser.cli, specbrowser.session.ingest, specbrowser.store;"
         "sys.exit(1 if any(m.startswith('textual') for m in sys.modules) else 0)"
     )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
@@ -506,8 +506,8 @@ def test_progress_of_a_stage_that_is_not_counted_shows_no_count(stage):
 
 
 def test_ingest_and_rechunk_report_the_store_stage_uncounted(tmp_path, spec):
-    from specbrowser.ingest import ingest
-    from specbrowser.rechunk import rechunk
+    from specbrowser.session.ingest import ingest
+    from specbrowser.session.rechunk import rechunk
 
     calls: list[tuple[str, int, int]] = []
     ingest(

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import types
 
-from specbrowser import connection
 from specbrowser.cli import main
-from specbrowser.store import open_database
+from specbrowser.store import connection, open_database
 from tests.helpers import write_spec
 
 

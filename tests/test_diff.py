@@ -1,4 +1,4 @@
-"""Comparing two chunk sets: the core (specbrowser.diff), ``specbrowser diff`` and the DiffScreen.
+"""Comparing two chunk sets: the core (specbrowser.session.diff), ``specbrowser diff`` and the DiffScreen.
 
 The small spec below is ingested twice into one database: set A with the default policy
 (threshold 5000: every section one chunk) and set B at threshold 200. Its numbers, worked out by
@@ -31,14 +31,15 @@ import pytest
 from rich.console import Console
 from textual.widgets import DataTable, Static
 
-from specbrowser import store, store_vectors
+from specbrowser import store
+from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.cli import main
 from specbrowser.cli.diff import print_diff_summary
-from specbrowser.diff import Change, diff_chunk_sets
 from specbrowser.errors import NotFoundError
-from specbrowser.ingest import ingest
-from specbrowser.policy import ChunkPolicy
+from specbrowser.session.diff import Change, diff_chunk_sets
+from specbrowser.session.ingest import ingest
 from specbrowser.store import resolve_version
+from specbrowser.store import vectors as store_vectors
 from specbrowser.tui.app import make_app
 from specbrowser.tui.screens.diff import DiffScreen
 from specbrowser.tui.widgets.chunk_set_trees import ChunkSetTrees

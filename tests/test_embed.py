@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from specbrowser import store_vectors
+from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.cli import main
-from specbrowser.embed import EmbeddedTexts, Embedder, embed_missing, load_embedder
 from specbrowser.errors import EmbeddingError, VectorsUnavailable
-from specbrowser.ingest import ingest
-from specbrowser.policy import ChunkPolicy
+from specbrowser.search.embed import EmbeddedTexts, Embedder, embed_missing, load_embedder
+from specbrowser.session.ingest import ingest
 from specbrowser.store import active_version, open_database
+from specbrowser.store import vectors as store_vectors
 from tests.helpers import SAMPLE, write_spec
 
 HAVE_MODEL = all(
@@ -140,7 +140,7 @@ def test_c21_missing_model_dir_fails_fast_naming_model_and_folder(tmp_path: Path
 def test_c21_default_model_without_packages_fails_fast(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("specbrowser.embed._package_dir", lambda name: None)
+    monkeypatch.setattr("specbrowser.search.embed._package_dir", lambda name: None)
     start = time.perf_counter()
     with pytest.raises(EmbeddingError) as caught:
         load_embedder(cache_root=tmp_path)
@@ -155,7 +155,7 @@ def test_c21_default_model_without_packages_fails_fast(
 def test_default_model_with_another_hash_is_not_copied(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from specbrowser import embed
+    from specbrowser.search import embed
 
     monkeypatch.setattr(embed, "ONNX_SHA256", "0" * 64)
     with pytest.raises(EmbeddingError, match="expected 0000"):
@@ -165,7 +165,7 @@ def test_default_model_with_another_hash_is_not_copied(
 
 @needs_model
 def test_damaged_cached_model_is_assembled_again(tmp_path: Path) -> None:
-    from specbrowser import embed
+    from specbrowser.search import embed
 
     folder = embed.assemble_default_model(tmp_path)
     (folder / "model.onnx").write_bytes(b"truncated")
@@ -341,7 +341,7 @@ def test_cli_embed_missing_model_dir_exit_2(
 def test_cli_embed_without_sqlite_vec_exit_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from specbrowser import connection
+    from specbrowser.store import connection
 
     db_path = _sample_db(tmp_path)
     monkeypatch.setattr(connection, "load_vector_extension", lambda conn: "no sqlite-vec here")
@@ -354,7 +354,7 @@ def test_cli_embed_ctrl_c_keeps_finished_batches_exit_130(
 ) -> None:
     db_path = _sample_db(tmp_path)
     monkeypatch.setattr(
-        "specbrowser.embed.load_embedder", lambda *args, **kwargs: FakeEmbedder(fail_after=2)
+        "specbrowser.search.embed.load_embedder", lambda *args, **kwargs: FakeEmbedder(fail_after=2)
     )
     assert main(["embed", str(db_path), "--batch", "3"]) == 130
     assert "6 texts embedded" in capsys.readouterr().err
@@ -372,7 +372,7 @@ def test_cli_embed_limit_then_resume(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setattr("specbrowser.embed.default_cache_root", lambda: cache_root)
+    monkeypatch.setattr("specbrowser.search.embed.default_cache_root", lambda: cache_root)
     db_path = _sample_db(tmp_path)
     assert main(["embed", str(db_path), "--limit", "3", "--batch", "2"]) == 0
     printed = capsys.readouterr().out
@@ -386,7 +386,7 @@ def test_cli_import_does_not_load_fastembed() -> None:
     import sys
 
     code = (
-        "import sys, specbrowser.cli, specbrowser.embed, specbrowser.store_vectors; "
+        "import sys, specbrowser.cli, specbrowser.search.embed, specbrowser.store.vectors; "
         "print(any(m.split('.')[0] in ('fastembed', 'onnxruntime', 'textual') for m in sys.modules))"
     )
     result = subprocess.run(
@@ -403,7 +403,7 @@ def test_ingest_embed_flag_embeds_after_storing(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from specbrowser.cli import main
-    from specbrowser.store_vectors import embedding_counts
+    from specbrowser.store.vectors import embedding_counts
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache_root.parent / "xdg"))
     spec = write_spec(tmp_path, '<emu-clause id="a"><h1>A</h1><p>a few words</p></emu-clause>')
@@ -423,7 +423,7 @@ def test_named_model_not_cached_and_hub_unreachable_fails_fast(
 ) -> None:
     import time
 
-    from specbrowser import embed
+    from specbrowser.search import embed
 
     monkeypatch.setattr(embed, "hub_reachable", lambda timeout_s=3.0: False)
     start = time.perf_counter()
@@ -441,7 +441,7 @@ def test_unknown_model_name_is_refused_by_name(tmp_path: Path) -> None:
 
 
 def test_hub_reachable_trusts_a_configured_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    from specbrowser.embed import hub_reachable
+    from specbrowser.search.embed import hub_reachable
 
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")
     assert hub_reachable(timeout_s=0.01)

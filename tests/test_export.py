@@ -1,4 +1,4 @@
-"""``specbrowser export`` and :mod:`specbrowser.export`: LangChain-shaped records in JSON Lines
+"""``specbrowser export`` and :mod:`specbrowser.session.export`: LangChain-shaped records in JSON Lines
 and Parquet, read back and compared with the chunk set they came from.
 
 The sample spec is ingested at a 300-character threshold (subsections and overruns exist), and
@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from specbrowser import export, store
+from specbrowser import store
+from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.cli import main
 from specbrowser.errors import NotFoundError
-from specbrowser.ingest import ingest
-from specbrowser.policy import ChunkPolicy
+from specbrowser.session import export
+from specbrowser.session.ingest import ingest
 from specbrowser.store import iter_chunks, open_database
 from tests.helpers import ECMA262, SAMPLE
 
@@ -261,7 +262,8 @@ def test_failure_mid_write_leaves_no_file_and_keeps_the_old_one(two_sets, tmp_pa
 def test_embedding_fields_come_from_the_stored_vectors(two_sets, tmp_path):
     """A fake model's vectors for two chunks, one truncated, and a token count for a third: the
     export reports them and leaves the other chunks None; nothing needs sqlite-vec to read them."""
-    from specbrowser import store_vectors, tokens
+    from specbrowser.search import tokens
+    from specbrowser.store import vectors as store_vectors
 
     db_path, active, _ = two_sets
     db = open_database(db_path)
@@ -289,7 +291,7 @@ def test_embedding_fields_come_from_the_stored_vectors(two_sets, tmp_path):
                 ),
             ],
         )
-        with db.atomic():  # counted by the tokenizer (specbrowser.tokens), never embedded
+        with db.atomic():  # counted by the tokenizer (specbrowser.search.tokens), never embedded
             tokens.store_counts(
                 db, "fake-model", {store_vectors.content_hash(third.retrieval_text): 77}
             )

@@ -1,4 +1,4 @@
-"""The browser's tree filters in the core (:mod:`specbrowser.filters`): which chunks match, and
+"""The browser's tree filters in the core (:mod:`specbrowser.session.filters`): which chunks match, and
 which ancestors connect them to the top level, in the browser's tree order.
 
 Databases: ``sample_specs/mismatched-toc.html`` (six sections disagree with its TOC, one agrees)
@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from specbrowser import filters, store
-from specbrowser.ingest import ingest
-from specbrowser.policy import ChunkPolicy
+from specbrowser import store
+from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.session import filters
+from specbrowser.session.ingest import ingest
 
 ROOT = Path(__file__).resolve().parent.parent
 MISMATCHED_TOC = ROOT / "sample_specs" / "mismatched-toc.html"

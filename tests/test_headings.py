@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from specbrowser.headings import build_heading_paths, classify_mismatches, normalize_title
+from specbrowser.chunking.toc_paths import build_heading_paths, classify_mismatches, normalize_title
 from specbrowser.model import Section, TocNode
 
 

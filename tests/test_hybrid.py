@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from specbrowser import search
-from specbrowser.embed import embed_missing
-from specbrowser.ingest import ingest
-from specbrowser.policy import ChunkPolicy
-from specbrowser.search import hybrid_search, lexical_search, semantic_search
+from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.search.embed import embed_missing
+from specbrowser.search.query import hybrid_search, lexical_search, semantic_search
+from specbrowser.search import query as search
+from specbrowser.session.ingest import ingest
 from specbrowser.store import active_version, open_database
 from tests.helpers import write_spec
 from tests.test_embed import HAVE_MODEL, MODEL_MISSING, cache_root, embedder  # noqa: F401 - module-scoped fixtures
@@ -58,7 +58,7 @@ def test_hybrid_without_embeddings_is_lexical(tmp_path):
 
 
 def test_semantic_and_hybrid_respect_filters(db):
-    from specbrowser.search import SearchFilter
+    from specbrowser.search.query import SearchFilter
 
     where = SearchFilter(section="sec-engine")
     assert [
@@ -73,7 +73,7 @@ def test_semantic_and_hybrid_respect_filters(db):
 def test_the_knn_join_goes_from_each_neighbour_to_its_rows_by_index(db):
     """Through the chunks view SQLite scanned the whole chunk set once per neighbour (4x the
     semantic latency on ECMA-262); each step must be an index lookup."""
-    from specbrowser.store_vectors import nearest_sql
+    from specbrowser.store.vectors import nearest_sql
 
     plan = " | ".join(
         row[3] for row in db.execute("EXPLAIN QUERY PLAN " + nearest_sql(), [b"\0" * 16, 3, "v", 3])

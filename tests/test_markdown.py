@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from specbrowser.markdown import to_markdown
+from specbrowser.chunking.markdown import to_markdown
 
 
 def md(html: str) -> str:
@@ -135,7 +135,7 @@ def test_paragraph_that_would_start_a_block_is_escaped():
 def test_markdown_config_selectors_change_roles():
     from lxml import etree as et
 
-    from specbrowser.markdown_config import MarkdownConfig
+    from specbrowser.chunking.markdown_config import MarkdownConfig
 
     el = et.fromstring(
         "<html><body><div><p>x <span class='k'>kw</span> <var>v</var></p></div></body></html>",

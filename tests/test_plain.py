@@ -12,17 +12,17 @@ from pathlib import Path
 import pytest
 
 from specbrowser import cli
-from specbrowser.errors import SpecParseError
-from specbrowser.ingest import chunk_spec, ingest
-from specbrowser.model import Section
-from specbrowser.parse import ParsedSpec, load_spec
-from specbrowser.parse.plain import FRONT_MATTER_ID, slugify
-from specbrowser.policy import (
+from specbrowser.chunking.policy import (
     DEFAULT_BREAKDOWN_TAGS,
     PLAIN_HTML_BREAKDOWN_TAGS,
     ChunkPolicy,
     default_tags_for,
 )
+from specbrowser.errors import SpecParseError
+from specbrowser.formats import ParsedSpec, load_spec
+from specbrowser.formats.headings import FRONT_MATTER_ID, slugify
+from specbrowser.model import Section
+from specbrowser.session.ingest import chunk_spec, ingest
 from specbrowser.store import active_policy, get_chunk, get_document, open_database
 from tests.helpers import ROOT
 

@@ -7,14 +7,14 @@ import sys
 
 import pytest
 
-from specbrowser import policy as policy_module
+from specbrowser.chunking import policy as policy_module
+from specbrowser.chunking.markdown_config import MarkdownConfig
+from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import PolicyError
-from specbrowser.markdown_config import MarkdownConfig
-from specbrowser.policy import ChunkPolicy
 
 
 def test_same_settings_same_hash_across_processes():
-    code = "from specbrowser.policy import ChunkPolicy; print(ChunkPolicy().version)"
+    code = "from specbrowser.chunking.policy import ChunkPolicy; print(ChunkPolicy().version)"
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert other.stdout.strip() == ChunkPolicy().version
     assert ChunkPolicy(threshold_chars=5000).version == ChunkPolicy().version

@@ -7,14 +7,14 @@ from dataclasses import replace
 
 import pytest
 
-from specbrowser.enrich import add_heading_paths, finish_chunk_set, section_chunks
-from specbrowser.ingest import chunk_sections, chunk_spec, ingest
-from specbrowser.markers import find_markers
+from specbrowser.chunking.enrich import add_heading_paths, finish_chunk_set, section_chunks
+from specbrowser.chunking.markers import find_markers
+from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.formats import load_spec
 from specbrowser.model import DOCUMENT_CHUNK_ID
-from specbrowser.parse import load_spec
-from specbrowser.policy import ChunkPolicy
+from specbrowser.session.ingest import chunk_sections, chunk_spec, ingest
 from specbrowser.store import get_document, iter_chunks, list_sections, open_database
-from specbrowser.store_toc import load_toc
+from specbrowser.store.toc import load_toc
 from tests.helpers import ECMA262
 
 pytestmark = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from specbrowser.policy import ChunkPolicy
+from specbrowser.chunking.policy import ChunkPolicy
 from tests.helpers import ECMA262
 from tests.test_reassemble import assert_lossless
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
-from specbrowser.ingest import chunk_spec
-from specbrowser.markdown import to_markdown
-from specbrowser.parse import load_spec
-from specbrowser.policy import ChunkPolicy
-from specbrowser.reassemble import normalize_whitespace, reassemble
+from specbrowser.chunking.markdown import to_markdown
+from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.chunking.reassemble import normalize_whitespace, reassemble
+from specbrowser.formats import load_spec
+from specbrowser.session.ingest import chunk_spec
 from tests.helpers import SAMPLE, write_spec
 from tests.test_breakdown_properties import policies, spec_html
 

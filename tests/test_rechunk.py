@@ -1,4 +1,4 @@
-"""Re-chunking from stored sections (specbrowser.rechunk), its cache and ``specbrowser rechunk``."""
+"""Re-chunking from stored sections (specbrowser.session.rechunk), its cache and ``specbrowser rechunk``."""
 
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from specbrowser import store, workers
+from specbrowser import store
+from specbrowser.chunking import parallel as workers
+from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.cli import main
 from specbrowser.errors import NotFoundError
-from specbrowser.ingest import ingest
-from specbrowser.policy import ChunkPolicy
-from specbrowser.rechunk import rechunk
+from specbrowser.session.ingest import ingest
+from specbrowser.session.rechunk import rechunk
 from tests.helpers import ECMA262, SAMPLE, write_spec
 
 SMALL = ChunkPolicy(threshold_chars=400)
@@ -191,7 +192,7 @@ def test_cached_detail_of_another_layout_is_ignored(sample_db, detail):
 
 
 def test_cache_rows_are_keyed_by_the_converter_version(sample_db, monkeypatch):
-    from specbrowser import store_cache
+    from specbrowser.store import cache as store_cache
 
     digest = sample_db.execute("SELECT sections_sha256 FROM documents").fetchone()[0]
     assert len(store_cache.load_markdown(sample_db, digest, SMALL.markdown)) == 37
@@ -480,7 +481,7 @@ def test_a_database_without_the_cache_table_gets_it_from_the_rechunk(sample_db):
 
 
 def test_cli_rechunk_without_tags_takes_the_default_tags_of_the_stored_spec_kind(tmp_path):
-    from specbrowser.policy import PLAIN_HTML_BREAKDOWN_TAGS
+    from specbrowser.chunking.policy import PLAIN_HTML_BREAKDOWN_TAGS
 
     path = tmp_path / "plain.db"
     ingest([SAMPLE.parent / "widget-protocol.html"], path, ChunkPolicy(breakdown_tags=("p",)))
@@ -494,8 +495,8 @@ def test_cli_rechunk_without_tags_takes_the_default_tags_of_the_stored_spec_kind
 def test_a_source_set_that_changed_meanwhile_rolls_the_rechunk_back(sample_db, monkeypatch):
     """The copies are planned before the write transaction; if a source set lost rows in
     between, the re-chunk must not store a set with chunks missing."""
-    from specbrowser import rechunk as rechunk_module
     from specbrowser.errors import DatabaseError
+    from specbrowser.session import rechunk as rechunk_module
 
     planned = rechunk_module.plan_copies
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import DatabaseError, NotFoundError
-from specbrowser.ingest import ingest
-from specbrowser.policy import ChunkPolicy
-from specbrowser.rechunk import rechunk
-from specbrowser.rechunk_process import RechunkCancelled, rechunk_in_subprocess
+from specbrowser.session.ingest import ingest
+from specbrowser.session.rechunk import rechunk
+from specbrowser.session.rechunk_process import RechunkCancelled, rechunk_in_subprocess
 from specbrowser.store import active_version, iter_chunks, list_chunk_sets, open_database
 from tests.helpers import SAMPLE
 
@@ -78,7 +78,7 @@ def test_a_fork_server_that_cannot_start_falls_back_to_spawn(tmp_path, monkeypat
     """Where the fork server fails (its socket folder unwritable, say), the child is spawned."""
     import multiprocessing
 
-    from specbrowser import rechunk_process
+    from specbrowser.session import rechunk_process
 
     path = tmp_path / "s.db"
     ingest([SAMPLE], path, ChunkPolicy())

@@ -6,17 +6,17 @@ import json
 
 import pytest
 
+from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.cli import main
 from specbrowser.errors import NotFoundError, PolicyError
-from specbrowser.ingest import ingest
-from specbrowser.policy import ChunkPolicy
-from specbrowser.search import (
+from specbrowser.search.query import (
     HIGHLIGHT_START,
     SearchFilter,
     lexical_search,
     literal_query,
     run_search,
 )
+from specbrowser.session.ingest import ingest
 from specbrowser.store import open_database
 from tests.helpers import write_spec
 
@@ -146,7 +146,7 @@ def test_search_command(tmp_path, capsys):
 
 
 def test_reciprocal_rank_fusion_sums_reciprocal_ranks():
-    from specbrowser.search import Hit, reciprocal_rank_fusion
+    from specbrowser.search.query import Hit, reciprocal_rank_fusion
 
     def hits(*ids):
         return [Hit(i, i, i, [], 0.0, "") for i in ids]
@@ -267,7 +267,7 @@ def test_a_section_is_named_by_its_id_or_its_number(tmp_path, capsys):
 def test_hybrid_fuses_the_same_pool_whatever_the_limit(monkeypatch):
     """A chunk third in both lists beats one first in the lexical list only; fused from the top
     ``2 × limit`` hits, ``limit=1`` missed it and ranked the other first."""
-    from specbrowser import search
+    from specbrowser.search import query as search
 
     def ranked(ids: list[str]):
         def run(db, text, *, limit, **kw):

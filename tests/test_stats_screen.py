@@ -1,4 +1,4 @@
-"""The statistics screen (:class:`StatsScreen`) and its report (:mod:`specbrowser.stats_report`).
+"""The statistics screen (:class:`StatsScreen`) and its report (:mod:`specbrowser.session.report`).
 
 The screen is pushed directly on the app (the browser's key for it is wired elsewhere). The
 sample spec is ingested at a 300-character threshold: subsections at every depth, and overruns
@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 from textual.widgets import OptionList, Static
 
-from specbrowser import store, store_vectors
-from specbrowser.ingest import ingest
-from specbrowser.policy import ChunkPolicy
-from specbrowser.stats_report import build_report, size_histogram
+from specbrowser import store
+from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.session.ingest import ingest
+from specbrowser.session.report import build_report, size_histogram
+from specbrowser.store import vectors as store_vectors
 from specbrowser.tui.app import make_app
 from specbrowser.tui.screens.stats import StatsScreen, entry_prompt
 from specbrowser.tui.widgets.bar_chart import BarChart, BarRow, bar
@@ -193,7 +194,7 @@ async def test_mismatched_sections_are_listed_and_chosen(tmp_path: Path) -> None
     async with app.run_test(size=SIZE) as pilot:
         results: list = []
         screen = await open_stats(pilot, results)
-        from specbrowser.store_toc import mismatch_counts
+        from specbrowser.store.toc import mismatch_counts
 
         assert rows_of(screen, "stats-mismatches") == mismatch_counts(app.db)
         mismatched = screen.report.mismatched
@@ -246,7 +247,7 @@ async def test_truncated_embeddings_are_listed(toylang_db: Path) -> None:
 async def test_token_counts_without_embeddings_list_the_chunks_over_the_window(
     toylang_db: Path,
 ) -> None:
-    from specbrowser import tokens
+    from specbrowser.search import tokens
 
     db = store.open_database(toylang_db)
     try:
@@ -291,7 +292,7 @@ async def test_token_counts_without_embeddings_list_the_chunks_over_the_window(
 
 
 def test_spec_text_in_list_rows_is_literal() -> None:
-    from specbrowser.stats_report import ChunkEntry
+    from specbrowser.session.report import ChunkEntry
 
     row = entry_prompt(ChunkEntry("sec-[bold]x", 1234, "unsplittable", "Title [red]y[/]"))
     assert row.plain == "  1,234  unsplittable  sec-[bold]x  Title [red]y[/]"

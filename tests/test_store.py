@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from specbrowser import store
-from specbrowser.enrich import (
+from specbrowser.chunking.enrich import (
     add_heading_paths,
     drop_link_targets,
     finish_chunk_set,
@@ -29,13 +29,13 @@ from specbrowser.enrich import (
     section_ordinal,
     synopsis,
 )
+from specbrowser.chunking.markers import find_markers
+from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
+from specbrowser.chunking.stats import compute_stats
 from specbrowser.errors import NotASpecbrowserDatabase, NotFoundError, SpecParseError
-from specbrowser.ingest import chunk_sections, ingest
-from specbrowser.markers import find_markers
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Document, Section
-from specbrowser.policy import CONVERTER_VERSION, ChunkPolicy
-from specbrowser.stats import compute_stats
-from specbrowser.store_toc import load_toc
+from specbrowser.session.ingest import chunk_sections, ingest
+from specbrowser.store.toc import load_toc
 from tests.helpers import SAMPLE, SAMPLE_MULTIPAGE, write_spec
 
 pytestmark = pytest.mark.skipif(not SAMPLE.is_file(), reason="sample_specs/toylang.html absent")
@@ -396,7 +396,7 @@ def test_property_drop_link_targets_removes_every_target_right_after_a_bracket(m
 
 def test_a_retrieval_text_splits_into_header_and_body_at_its_content_line():
     """Stored apart for FTS5 snippets; a title ending in "Content:" is still header."""
-    from specbrowser.enrich import split_retrieval_text
+    from specbrowser.chunking.enrich import split_retrieval_text
 
     chunk = Chunk(
         id="s",
@@ -612,7 +612,7 @@ def _two_sets(tmp_path, spec) -> tuple[Path, dict[str, list[dict]]]:
 def test_a_schema_5_database_gains_the_threshold_ranges_it_can_know(tmp_path, spec, caplog):
     import logging
 
-    from specbrowser import store_schema
+    from specbrowser.store import schema as store_schema
 
     caplog.set_level(logging.INFO, logger="specbrowser")
     db_path, before = _two_sets(tmp_path, spec)
@@ -644,7 +644,7 @@ def test_a_schema_5_database_gains_the_threshold_ranges_it_can_know(tmp_path, sp
 def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_path, spec, caplog):
     import logging
 
-    from specbrowser.search import lexical_search
+    from specbrowser.search.query import lexical_search
 
     caplog.set_level(logging.INFO, logger="specbrowser")
 
@@ -683,7 +683,7 @@ def test_a_read_only_database_is_read_and_an_old_one_says_it_needs_writing(tmp_p
     import os
 
     from specbrowser.errors import DatabaseError
-    from specbrowser.search import lexical_search
+    from specbrowser.search.query import lexical_search
 
     if not hasattr(os, "geteuid") or os.geteuid() == 0:
         pytest.skip("root (as in CI) can write anywhere; the check needs an ordinary user")

@@ -8,9 +8,9 @@ import pytest
 from lxml import etree
 
 from specbrowser.errors import SpecInputError
+from specbrowser.formats import load_spec
+from specbrowser.formats.toc import extract_toc, load_toc_file
 from specbrowser.model import TocNode
-from specbrowser.parse import load_spec
-from specbrowser.parse.toc import extract_toc, load_toc_file
 from tests.helpers import ECMA262, ROOT, SAMPLE, SAMPLE_MULTIPAGE
 
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.cli import main
-from specbrowser.ingest import ingest
-from specbrowser.policy import ChunkPolicy
+from specbrowser.search.tokens import count_missing_tokens, default_token_counter, token_info
+from specbrowser.session.ingest import ingest
 from specbrowser.store import active_version, iter_chunks, open_database
-from specbrowser.tokens import count_missing_tokens, default_token_counter, token_info
 from tests.helpers import SAMPLE, write_spec
 
 needs_tokenizer = pytest.mark.skipif(

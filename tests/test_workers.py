@@ -1,4 +1,4 @@
-"""Breakdown spread over processes (specbrowser.workers): same results, errors and interrupts
+"""Breakdown spread over processes (specbrowser.chunking.parallel): same results, errors and interrupts
 handled, no child left behind."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from specbrowser import workers
+from specbrowser.chunking import parallel as workers
+from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import PolicyError, SpecParseError
-from specbrowser.ingest import ingest
-from specbrowser.policy import ChunkPolicy
-from specbrowser.rechunk import rechunk
+from specbrowser.session.ingest import ingest
+from specbrowser.session.rechunk import rechunk
 from tests.helpers import SAMPLE
 
 linux_only = pytest.mark.skipif(
@@ -123,7 +123,7 @@ def test_a_child_dies_with_its_parent(tmp_path):
     pids = tmp_path / "pids"
     script.write_text(f"""
 import os, time
-from specbrowser import workers
+from specbrowser.chunking import parallel as workers
 workers.MIN_WEIGHT = 0
 workers.usable_cores = lambda: 2
 fork = workers._fork
@@ -279,7 +279,7 @@ def test_the_pipeline_imports_without_the_linux_only_modules():
 
     probe = (
         "import sys; sys.modules['fcntl'] = sys.modules['termios'] = None; "
-        "import specbrowser.ingest, specbrowser.rechunk"
+        "import specbrowser.session.ingest, specbrowser.session.rechunk"
     )
     subprocess.run([sys.executable, "-c", probe], check=True)
 

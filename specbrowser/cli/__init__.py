@@ -17,10 +17,10 @@ from typing import NoReturn
 from rich.markup import escape
 
 from specbrowser import __version__
+from specbrowser.chunking.parallel import check_environment
 from specbrowser.cli import app, diff, export, ingest, inspect, policies, rechunk, search
 from specbrowser.cli._common import EXIT_INTERRUPTED, EXIT_USER_ERROR, INTERRUPTED, err
 from specbrowser.errors import SpecbrowserError
-from specbrowser.workers import check_environment
 
 EXIT_BROKEN_PIPE = 141
 """Exit status when stdout's reader closed early: 128 + SIGPIPE, as a shell reports it."""

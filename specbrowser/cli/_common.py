@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from specbrowser.__main__ import EXIT_INTERRUPTED, INTERRUPTED  # noqa: F401 - re-exported
-from specbrowser.policy import (
+from specbrowser.chunking.policy import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_THRESHOLD_CHARS,
     PLAIN_HTML_BREAKDOWN_TAGS,

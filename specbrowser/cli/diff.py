@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from specbrowser.cli._common import at_least, out
-from specbrowser.diff import Change, ChunkSetDiff, SectionDiff
+from specbrowser.session.diff import Change, ChunkSetDiff, SectionDiff
 
 DEFAULT_LIMIT = 20
 """Changed sections listed without ``--limit``/``--all``: a screenful, the largest changes."""
@@ -48,8 +48,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from specbrowser.diff import diff_chunk_sets
     from specbrowser.errors import PolicyError
+    from specbrowser.session.diff import diff_chunk_sets
     from specbrowser.store import open_database
 
     if args.limit < 0:

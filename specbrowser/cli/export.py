@@ -1,6 +1,6 @@
 """``specbrowser export``: a chunk set as LangChain-shaped records in JSON Lines or Parquet.
 
-The records and formats are :mod:`specbrowser.export`'s; this module parses the options, shows
+The records and formats are :mod:`specbrowser.session.export`'s; this module parses the options, shows
 a progress bar on stderr for large sets and prints one summary line.
 """
 
@@ -61,7 +61,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_export(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    from specbrowser.export import check_output_path, export_chunk_set, is_stream, require_pyarrow
+    from specbrowser.session.export import (
+        check_output_path,
+        export_chunk_set,
+        is_stream,
+        require_pyarrow,
+    )
     from specbrowser.store import open_database
 
     check_output_path(args.output)  # the cheap mistakes first, before the progress bar starts

@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from specbrowser.ingest import ingest
+    from specbrowser.session.ingest import ingest
 
     policy, for_kind = policy_from_args(args), policy_for_kind_from_args(args)
     with stage_progress("parsing") as progress:

@@ -9,8 +9,8 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
+from specbrowser.chunking.toc_paths import MISMATCH_KINDS
 from specbrowser.cli._common import out, print_summary
-from specbrowser.headings import MISMATCH_KINDS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,8 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from specbrowser.search.tokens import token_info
     from specbrowser.store import active_version, get_chunk, iter_descendants, open_database
-    from specbrowser.tokens import token_info
 
     db = open_database(args.db)
     try:
@@ -140,6 +140,7 @@ def _section_kind_label(kind: str) -> str:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    from specbrowser.search.tokens import token_info, token_summary
     from specbrowser.store import (
         active_policy,
         active_version,
@@ -147,7 +148,6 @@ def cmd_stats(args: argparse.Namespace) -> int:
         get_document,
         open_database,
     )
-    from specbrowser.tokens import token_info, token_summary
 
     db = open_database(args.db)
     try:
@@ -172,7 +172,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def cmd_mismatches(args: argparse.Namespace) -> int:
     from specbrowser.store import open_database
-    from specbrowser.store_toc import list_mismatches, mismatch_counts, toc_size
+    from specbrowser.store.toc import list_mismatches, mismatch_counts, toc_size
 
     db = open_database(args.db)
     try:

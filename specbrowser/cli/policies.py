@@ -9,8 +9,8 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
+from specbrowser.chunking.policy import CONVERTER_VERSION
 from specbrowser.cli._common import err, out
-from specbrowser.policy import CONVERTER_VERSION
 
 
 def register(sub: argparse._SubParsersAction) -> None:

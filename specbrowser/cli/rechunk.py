@@ -34,8 +34,8 @@ def cmd_rechunk(args: argparse.Namespace) -> int:
     """Re-chunk with a progress bar on stderr, then print the diff summary against the set that
     was active (or a note when the policy's set was already stored)."""
     from specbrowser.cli.diff import print_diff_summary
-    from specbrowser.diff import diff_chunk_sets
-    from specbrowser.rechunk import rechunk
+    from specbrowser.session.diff import diff_chunk_sets
+    from specbrowser.session.rechunk import rechunk
     from specbrowser.store import get_document, open_database
 
     policy = policy_from_args(args)  # checks the options before the database is opened

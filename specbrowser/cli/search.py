@@ -96,7 +96,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_search(args: argparse.Namespace) -> int:
     from rich.text import Text
 
-    from specbrowser.search import (
+    from specbrowser.search.query import (
         HIGHLIGHT_END,
         HIGHLIGHT_START,
         SearchFilter,
@@ -171,9 +171,9 @@ def cmd_embed(args: argparse.Namespace) -> int:
         TimeRemainingColumn,
     )
 
-    from specbrowser.embed import embed_missing, load_embedder
+    from specbrowser.search.embed import embed_missing, load_embedder
     from specbrowser.store import active_version, open_database
-    from specbrowser.store_vectors import require_vectors
+    from specbrowser.store.vectors import require_vectors
 
     db = open_database(args.db)
     done = [0]

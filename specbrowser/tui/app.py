@@ -18,9 +18,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import get_current_worker
 
-from specbrowser import rechunk_process, store
+from specbrowser import store
+from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
 from specbrowser.errors import SpecbrowserError
-from specbrowser.policy import ChunkPolicy, PolicyForKind
+from specbrowser.session import rechunk_process
 from specbrowser.tui.commands import JumpProvider, SpecPalette
 from specbrowser.tui.messages import IngestFailed, IngestFinished, IngestProgress
 from specbrowser.tui.screens.browser import BrowserScreen
@@ -38,7 +39,7 @@ class SpecBrowserApp(App[None]):
             progress screen; None to open ``db_path`` as it is.
         policy: the chunk policy for that ingest (default :class:`ChunkPolicy()`).
         policy_for_kind: replaces ``policy`` once the spec's kind is known (see
-            :func:`specbrowser.ingest.ingest`); None keeps ``policy``.
+            :func:`specbrowser.session.ingest.ingest`); None keeps ``policy``.
         cursor_blink: False turns off input cursor blinking (tests, snapshots).
         count_tokens: count the active set's tokens in the background on open (False: only
             on request, for tests and snapshots that must not change while they run).
@@ -133,7 +134,7 @@ class SpecBrowserApp(App[None]):
     @work(thread=True, exclusive=True, group="ingest")
     def _ingest(self) -> None:
         """Run the ingest in a thread; report through messages, never touching widgets."""
-        from specbrowser.ingest import ingest
+        from specbrowser.session.ingest import ingest
 
         assert self.ingest_spec is not None
 

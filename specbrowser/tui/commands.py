@@ -16,8 +16,9 @@ from textual.command import CommandInput, CommandPalette, DiscoveryHit, Hit, Hit
 from textual.content import Content
 from textual.fuzzy import FuzzySearch
 
-from specbrowser import filters, store
+from specbrowser import store
 from specbrowser.errors import NotFoundError
+from specbrowser.session import filters
 
 if TYPE_CHECKING:
     from specbrowser.tui.screens.browser import BrowserScreen

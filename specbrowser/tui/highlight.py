@@ -2,7 +2,7 @@
 chunk's text.
 
 Pure functions (Rich ``Text`` only, no Textual). Spec text is never parsed as markup: a snippet is
-split on :data:`~specbrowser.search.HIGHLIGHT_START` / :data:`~specbrowser.search.HIGHLIGHT_END`
+split on :data:`~specbrowser.search.query.HIGHLIGHT_START` / :data:`~specbrowser.search.query.HIGHLIGHT_END`
 and each piece appended as plain text.
 
 Which words to highlight in the chunk view: the words FTS5 marked in the snippet, plus the
@@ -18,7 +18,7 @@ import re
 
 from rich.text import Text
 
-from specbrowser.search import HIGHLIGHT_END, HIGHLIGHT_START
+from specbrowser.search.query import HIGHLIGHT_END, HIGHLIGHT_START
 
 SNIPPET_MATCH_STYLE = "bold reverse"
 """A matched term in a results-list snippet."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from specbrowser.markers import Marker, find_markers
+from specbrowser.chunking.markers import Marker, find_markers
 
 CHUNK_SCHEME = "sb-chunk:"
 """Scheme of the links that stand for markers; never a URL a browser or the file system opens."""

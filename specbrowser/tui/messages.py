@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from specbrowser.search import Hit
+    from specbrowser.search.query import Hit
 
 
 class IngestProgress(Message):

@@ -5,7 +5,7 @@ The screen owns navigation: the tree's cursor decides which chunk the view shows
 :meth:`BrowserScreen.go_to_chunk`, which expands the tree down to the chunk.
 
 It also owns the tree filter (:attr:`BrowserScreen.tree_filter`): it asks the core
-(:mod:`specbrowser.filters`) what a filter keeps and hands the result down to the tree.
+(:mod:`specbrowser.session.filters`) what a filter keeps and hands the result down to the tree.
 
 And search (``/``): the query runs in a thread worker on its own connection (SQLite
 connections stay in the thread that opened them) and posts :class:`SearchFinished`; the
@@ -31,11 +31,20 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Tree
 from textual.worker import get_current_worker
 
-from specbrowser import filters, store, store_toc, store_vectors
-from specbrowser.connection import DB_ERRORS
+from specbrowser import store
+from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import SpecbrowserError
-from specbrowser.policy import ChunkPolicy
-from specbrowser.search import Hit, coverage_note, hybrid_search, lexical_search, semantic_search
+from specbrowser.search.query import (
+    Hit,
+    coverage_note,
+    hybrid_search,
+    lexical_search,
+    semantic_search,
+)
+from specbrowser.session import filters
+from specbrowser.store import toc as store_toc
+from specbrowser.store import vectors as store_vectors
+from specbrowser.store.connection import DB_ERRORS
 from specbrowser.tui.commands import FilterProvider
 from specbrowser.tui.highlight import match_terms
 from specbrowser.tui.messages import SearchFinished
@@ -135,7 +144,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         self.policy = policy
         self.cursor_blink = cursor_blink
         self.tree_filter: str | None = None
-        """The tree filter on (a :data:`specbrowser.filters.FILTER_KINDS` value), or None."""
+        """The tree filter on (a :data:`specbrowser.session.filters.FILTER_KINDS` value), or None."""
         self.search_mode = SEARCH_MODES[0]
         self.search_query = ""
         """The query whose hits :attr:`search_hits` holds."""

@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from specbrowser import store, store_vectors
-from specbrowser.connection import DB_ERRORS
+from specbrowser import store
+from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import NotFoundError, SpecbrowserError
-from specbrowser.policy import ChunkPolicy
+from specbrowser.store import vectors as store_vectors
+from specbrowser.store.connection import DB_ERRORS
 from specbrowser.tui.screens.chunk_sets import ACTIVATE, DIFF, ChunkSetsScreen
 from specbrowser.tui.screens.policy_editor import PolicyEditor
 from specbrowser.tui.widgets.job_bar import EMBED, RECHUNK, TOKENS, JobBar, JobFinished

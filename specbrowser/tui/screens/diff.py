@@ -28,8 +28,8 @@ from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
 from specbrowser import store
-from specbrowser.diff import ChunkSetDiff, SectionDiff, diff_chunk_sets, section_chunks
 from specbrowser.errors import SpecbrowserError
+from specbrowser.session.diff import ChunkSetDiff, SectionDiff, diff_chunk_sets, section_chunks
 from specbrowser.tui.widgets.chunk_set_trees import ChunkSetTrees, SetTree, legend
 
 SECTION_COLUMNS = ("added", "removed", "changed", "overruns", "largest (ch)", "section")

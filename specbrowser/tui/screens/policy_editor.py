@@ -26,9 +26,9 @@ from textual.validation import Number
 from textual.widgets import Button, Collapsible, Input, Label, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
+from specbrowser.chunking.markdown_config import MarkdownConfig
+from specbrowser.chunking.policy import ChunkPolicy, default_tags_for
 from specbrowser.errors import PolicyError
-from specbrowser.markdown_config import MarkdownConfig
-from specbrowser.policy import ChunkPolicy, default_tags_for
 from specbrowser.tui.widgets.ordered_input import OrderedInput
 
 EXTRA_TAGS: tuple[str, ...] = ("tr", "li", "emu-alg", "emu-note", "pre", "table", "ol", "ul", "div")

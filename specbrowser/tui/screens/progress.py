@@ -8,7 +8,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, ProgressBar, Static
 
 STAGE_LABELS = {"chunking": "Chunking sections", "storing": "Storing chunks"}
-"""Friendly names of the stages :func:`specbrowser.ingest.ingest` reports."""
+"""Friendly names of the stages :func:`specbrowser.session.ingest.ingest` reports."""
 
 
 class ProgressScreen(Screen[None]):

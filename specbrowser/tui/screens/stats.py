@@ -14,7 +14,7 @@ vertical bars whose bin labels do not fit in a half-screen pane, and would be tw
 for a bar chart. Horizontal block-character bars give a labelled row per bin, exact to 1/8 cell,
 with the threshold as a captioned rule and the bins over it in the error colour.
 
-The report is computed by :func:`specbrowser.stats_report.build_report` (pure core) when the
+The report is computed by :func:`specbrowser.session.report.build_report` (pure core) when the
 screen mounts, on the app's connection: 0.2 s on ECMA-262's 3,747 chunks, so no worker.
 Spec text (ids, titles, tags) is shown as ``Text``, never parsed as markup.
 """
@@ -34,7 +34,7 @@ from textual.widgets import Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from specbrowser.errors import SpecbrowserError
-from specbrowser.stats_report import ChunkEntry, HistogramBin, StatsReport, build_report
+from specbrowser.session.report import ChunkEntry, HistogramBin, StatsReport, build_report
 from specbrowser.tui.widgets.bar_chart import BarChart, BarRow
 
 LIST_LIMIT = 200
@@ -79,7 +79,7 @@ class StatsScreen(Screen[str | None]):
     """Statistics of one chunk set; dismissed with a chunk id to go to, or None.
 
     Args:
-        db: the open database (read through :mod:`specbrowser.stats_report`).
+        db: the open database (read through :mod:`specbrowser.session.report`).
         policy_version: the chunk set (a version or unique prefix); None for the active one.
         threshold_chars: the threshold to draw (characters); None for the set's own.
     """

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from specbrowser.diff import ChunkBrief, SectionDiff
+from specbrowser.session.diff import ChunkBrief, SectionDiff
 
 OVER_MARK = " ⚠"
 """Suffix of a chunk that stayed over the threshold (as in the browser's tree)."""

@@ -6,7 +6,7 @@ database and added only when the node first expands, so opening the app and expa
 stay instant whatever the spec's size.
 
 A filter (:meth:`ChunkTree.show_filtered`) replaces that with only the matching chunks and the
-ancestors that lead to them (a :class:`~specbrowser.filters.FilteredTree`), all expanded.
+ancestors that lead to them (a :class:`~specbrowser.session.filters.FilteredTree`), all expanded.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from specbrowser import store
-from specbrowser.enrich import DOCUMENT_LAYER, DOCUMENT_TREE_LABEL
-from specbrowser.filters import FilteredTree
+from specbrowser.chunking.enrich import DOCUMENT_LAYER, DOCUMENT_TREE_LABEL
 from specbrowser.model import Chunk
+from specbrowser.session.filters import FilteredTree
 
 _TRAILING_NUMBER = re.compile(r"-(\d+)$")
 

@@ -25,9 +25,9 @@ from textual.reactive import var
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
 
-from specbrowser.markers import Marker, find_markers
+from specbrowser.chunking.markers import Marker, find_markers
 from specbrowser.model import Chunk
-from specbrowser.tokens import TokenInfo
+from specbrowser.search.tokens import TokenInfo
 from specbrowser.tui.highlight import term_spans
 from specbrowser.tui.marker_links import (
     MARKER_ARROW,
@@ -51,7 +51,7 @@ MISMATCH_EXPLANATIONS = {
     "ancestor_differs": "the TOC puts it under another heading",
 }
 """One-line explanations of :attr:`Chunk.mismatch` values (see
-:data:`specbrowser.headings.MISMATCH_KINDS`), shown in the header."""
+:data:`specbrowser.chunking.toc_paths.MISMATCH_KINDS`), shown in the header."""
 
 MISMATCH_BADGE_STYLE = "bold black on yellow"
 """The mismatch kind badge; yellow like the tree's ≠ mark."""

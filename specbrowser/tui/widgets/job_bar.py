@@ -22,11 +22,12 @@ from textual.message import Message
 from textual.widgets import Label, ProgressBar
 from textual.worker import NoActiveWorker, Worker, get_current_worker
 
-from specbrowser import rechunk_process, store
-from specbrowser.connection import DB_ERRORS
+from specbrowser import store
+from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import SpecbrowserError
-from specbrowser.policy import ChunkPolicy
-from specbrowser.rechunk_process import RechunkCancelled
+from specbrowser.session import rechunk_process
+from specbrowser.session.rechunk_process import RechunkCancelled
+from specbrowser.store.connection import DB_ERRORS
 
 log = logging.getLogger(__name__)
 
@@ -211,7 +212,7 @@ class JobBar(Vertical):
     @work(thread=True, exclusive=True, group=RECHUNK, exit_on_error=False)
     def rechunk(self, policy: ChunkPolicy) -> None:
         """Re-chunk the stored sections under ``policy`` and make the set active, in a child
-        process (:mod:`specbrowser.rechunk_process`: a thread would starve the app's event
+        process (:mod:`specbrowser.session.rechunk_process`: a thread would starve the app's event
         loop of the GIL); a newer call cancels this one, and the child then rolls back."""
         worker = get_current_worker()
 
@@ -225,8 +226,12 @@ class JobBar(Vertical):
     @work(thread=True, exclusive=True, group=TOKENS, exit_on_error=False)
     def count_tokens(self) -> None:
         """Count the tokens of the active set's texts that have none (the default model's
-        tokenizer); the result is the set's :class:`~specbrowser.tokens.TokenInfo`."""
-        from specbrowser.tokens import count_missing_tokens, default_token_counter, token_info
+        tokenizer); the result is the set's :class:`~specbrowser.search.tokens.TokenInfo`."""
+        from specbrowser.search.tokens import (
+            count_missing_tokens,
+            default_token_counter,
+            token_info,
+        )
 
         def job(db, progress):
             counter = default_token_counter()
@@ -241,9 +246,9 @@ class JobBar(Vertical):
     @work(thread=True, exclusive=True, group=EMBED, exit_on_error=False)
     def embed(self, model: str | None = None) -> None:
         """Embed the active set's texts that have no vector (``model``: the stored one, else
-        the default); the result is an :class:`~specbrowser.embed.EmbedReport`."""
-        from specbrowser.embed import embed_missing, load_embedder
-        from specbrowser.store_vectors import require_vectors
+        the default); the result is an :class:`~specbrowser.search.embed.EmbedReport`."""
+        from specbrowser.search.embed import embed_missing, load_embedder
+        from specbrowser.store.vectors import require_vectors
 
         def job(db, progress):
             require_vectors(db)

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Input, OptionList, Static
 
-from specbrowser.search import Hit
+from specbrowser.search.query import Hit
 from specbrowser.tui.highlight import snippet_text
 from specbrowser.tui.widgets.ordered_input import OrderedInput
 

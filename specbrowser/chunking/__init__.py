@@ -1,0 +1,1 @@
+"""The chunking library: (sections, policy) -> chunk set. Pure: no database, no front end."""

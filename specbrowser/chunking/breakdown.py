@@ -1,0 +1,470 @@
+"""Recursive sequential breakdown of a section into a chunk tree (seed 000, corrected).
+
+For one section's own-content element:
+
+1. If its Markdown is within the policy's threshold, the section is one chunk.
+2. Otherwise the breakdown tags are tried in order. For a tag, its *outermost* matches that are
+   still in the working copy are extracted (never one nested in an element already extracted,
+   never a marker); each one with text becomes a subsection ``<parent id>-<tag>-<n>`` (n from 1
+   per parent and tag) and a marker replaces it. Tags stop as soon as the remainder fits.
+3. A subsection over the threshold is broken down the same way one level deeper, starting with
+   the tags *after* the one that extracted it. Nothing is broken down at ``max_depth``.
+4. A chunk still over the threshold stays whole and is flagged ``max_depth`` or ``unsplittable``.
+
+The threshold enters only through "does a Markdown of n characters fit" (n <= threshold). Every
+such test goes through :meth:`_Breakdown.fits`, which records the range of thresholds for which
+each test comes out the same (:attr:`specbrowser.model.Chunk.holds_for`): under any threshold in
+that range the section's chunk tree is the same, so a re-chunk may copy it from a stored set
+instead of breaking the section down again (:mod:`specbrowser.session.rechunk`).
+
+Defects of the seed's sample code avoided here, each covered by a test: querying the original
+document while mutating a copy; recursion restarting from the first tag; nested matches
+extracted twice; marker paragraphs extracted again; ``caption`` instead of ecmarkup's
+``figcaption``; annexes and intro ignored; no overrun flag.
+"""
+
+from __future__ import annotations
+
+import re
+from copy import deepcopy
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from lxml import etree
+
+from specbrowser.chunking.markdown import (
+    COLUMNS_ATTR,
+    MARKER_TAGS,
+    BlockCache,
+    Roles,
+    own_rows,
+    resolve_roles,
+    text_of,
+    to_markdown,
+)
+from specbrowser.chunking.policy import ChunkPolicy, is_selector_tag, tag_slug
+from specbrowser.model import Chunk, Section
+
+MARKER_TAG = "sb-marker"
+"""The placeholder element the breakdown leaves where it extracted a subsection."""
+
+OVER_MAX_DEPTH = "max_depth"
+OVER_UNSPLITTABLE = "unsplittable"
+
+_PRODUCTION_LHS = re.compile(r"^\s*([A-Za-z_][\w]*)\s*(?:\[[^\]]*\])?\s*:", re.MULTILINE)
+
+
+@dataclass
+class _Pending:
+    element: etree._Element
+    chunk_id: str
+    title: str
+    tag: str
+    next_tags: tuple[str, ...]
+    layer: str = "subsection"
+    marker: etree._Element | None = None
+    """The marker that stands for the element in its parent's tree (None for the section)."""
+
+
+def break_down(
+    section: Section,
+    element: etree._Element,
+    policy: ChunkPolicy,
+    heading_path: list[str],
+    *,
+    roles: Roles | None = None,
+    cache: BlockCache | None = None,
+) -> list[Chunk]:
+    """The chunk tree of one section, in pre-order (each chunk before its subsections).
+
+    ``element`` is the section's own-content element (child sections as placeholders); it is
+    mutated (extracted elements are replaced by markers), so pass a fresh one per call.
+    ``heading_path`` is the display titles of the section's ancestors and itself.
+    Chunk ordinals are 0-based within the returned list; the caller offsets them.
+    ``roles`` (:func:`resolve_roles` of ``element``) and ``cache`` (blocks of the pristine
+    ``element``) may be passed when already known: the breakdown takes them over and changes
+    them; the chunks are the same (see :mod:`specbrowser.chunking.markdown_cache`).
+    """
+    if roles is None:
+        roles = resolve_roles(element, policy.markdown)
+    run = _Breakdown(section, policy, roles, heading_path, cache={} if cache is None else cache)
+    run.chunk(
+        _Pending(
+            element, section.id, section.display_title, "", policy.breakdown_tags, layer="section"
+        ),
+        parent_id=None,
+        depth=0,
+    )
+    for ordinal, chunk in enumerate(run.out):
+        chunk.ordinal = ordinal
+    run.out[0].holds_for = (run.fit_max, run.overflow_min)
+    return run.out
+
+
+def breakdown_applies(size_chars: int, policy: ChunkPolicy) -> bool:
+    """Whether the breakdown may cut a section whose pristine Markdown is ``size_chars``
+    characters long: over the threshold, with a depth and a tag left to cut it."""
+    return (
+        size_chars > policy.threshold_chars and policy.max_depth > 0 and bool(policy.breakdown_tags)
+    )
+
+
+def whole_section_chunk(
+    section: Section,
+    markdown: str,
+    subsections: list[str],
+    policy: ChunkPolicy,
+    heading_path: list[str],
+) -> Chunk | None:
+    """The one chunk :func:`break_down` makes of a section whose pristine Markdown is
+    ``markdown`` (with markers naming ``subsections``) when the breakdown cannot change it:
+    it fits the threshold, or it may not be cut (``max_depth`` 0, or no breakdown tags). None
+    when the breakdown must run on the section's element."""
+    size = len(markdown)
+    if breakdown_applies(size, policy):
+        return None
+    reason: str | None = None
+    holds_for: tuple[int, int | None] = (size, None)
+    if size > policy.threshold_chars:
+        reason = OVER_MAX_DEPTH if policy.max_depth <= 0 else OVER_UNSPLITTABLE
+        holds_for = (0, size)
+    return Chunk(
+        id=section.id,
+        section_id=section.id,
+        parent_id=None,
+        depth=0,
+        layer="section",
+        breakdown_tag=None,
+        title=section.display_title,
+        heading_path=list(heading_path),
+        text=markdown,
+        over_threshold=reason,
+        subsections=list(subsections),
+        holds_for=holds_for,
+    )
+
+
+@dataclass
+class _Breakdown:
+    """One section's breakdown: the settings shared by every level, and the chunks so far."""
+
+    section: Section
+    policy: ChunkPolicy
+    roles: Roles
+    heading_path: list[str]
+    out: list[Chunk] = field(default_factory=list)
+    cache: BlockCache = field(default_factory=dict)
+    fit_max: int = 0
+    """The largest size (characters) :meth:`fits` found within the threshold (0: none)."""
+    overflow_min: int | None = None
+    """The smallest size :meth:`fits` found over the threshold (None: none)."""
+
+    def fits(self, size_chars: int) -> bool:
+        """Whether a Markdown of ``size_chars`` characters fits the threshold. Every threshold
+        test of the breakdown is this call, so that thresholds from :attr:`fit_max` up to (not
+        including) :attr:`overflow_min` give every test the same outcome: the same chunk tree."""
+        if size_chars <= self.policy.threshold_chars:
+            self.fit_max = max(self.fit_max, size_chars)
+            return True
+        if self.overflow_min is None or size_chars < self.overflow_min:
+            self.overflow_min = size_chars
+        return False
+
+    def markdown(self, el: etree._Element) -> str:
+        return to_markdown(el, self.policy.markdown, self.roles, self.cache)
+
+    def forget(self, extracted: list[_Pending], el: etree._Element) -> None:
+        """Drop the cached blocks of every element whose subtree an extraction changed: the
+        ancestors of each new marker (up to ``el``), and ``el`` itself."""
+        changed = {el}
+        for item in extracted:
+            assert item.marker is not None, "an extracted element leaves a marker"
+            for ancestor in item.marker.iterancestors():
+                if ancestor in changed:
+                    break  # and so are the ones above it, up to el
+                changed.add(ancestor)
+        for element in changed:
+            self.cache.pop(element, None)
+
+    def chunk(self, item: _Pending, *, parent_id: str | None, depth: int) -> None:
+        el = item.element
+        text = self.markdown(el)
+        pending: list[_Pending] = []
+        reason: str | None = None
+        if not self.fits(len(text)):
+            if depth >= self.policy.max_depth:
+                reason = OVER_MAX_DEPTH
+            else:
+                for index, tag in enumerate(item.next_tags):
+                    rest = item.next_tags[index + 1 :]
+                    if tag == ROW_GROUP_TAG:
+                        extracted = extract_row_groups(el, item.chunk_id, rest, self)
+                    else:
+                        extracted = _extract(el, tag, item.chunk_id, rest)
+                    if extracted:
+                        pending.extend(extracted)
+                        self.forget(extracted, el)
+                        text = self.markdown(el)
+                        if self.fits(len(text)):
+                            break
+                else:
+                    reason = OVER_UNSPLITTABLE  # no tag brought the text within the threshold
+        subsections = [m.get("data-id", "") for m in el.iter(*MARKER_TAGS)]
+        self.out.append(
+            Chunk(
+                id=item.chunk_id,
+                section_id=self.section.id,
+                parent_id=parent_id,
+                depth=depth,
+                layer=item.layer,
+                breakdown_tag=item.tag or None,
+                title=item.title,
+                heading_path=list(self.heading_path),
+                text=text,
+                over_threshold=reason,
+                subsections=subsections,
+            )
+        )
+        order = {chunk_id: i for i, chunk_id in enumerate(subsections)}
+        for sub in sorted(pending, key=lambda p: order.get(p.chunk_id, len(order))):
+            self.chunk(sub, parent_id=item.chunk_id, depth=depth + 1)
+
+
+def _extract(
+    el: etree._Element, tag: str, parent_chunk_id: str, next_tags: tuple[str, ...]
+) -> list[_Pending]:
+    """Replace the outermost ``tag`` elements with text inside ``el`` by markers.
+
+    An element that holds a marker of an earlier pass is left in place: extracting it would move
+    that subsection under a chunk its id and parent do not name.
+    """
+    selected: list[etree._Element] = []
+    chosen: set[etree._Element] = set()
+    for candidate in _candidates(el, tag):
+        if candidate is el or candidate.get(REPEATED_ATTR) or _inside(candidate, el, chosen):
+            continue
+        if _extractable(candidate):
+            selected.append(candidate)
+            chosen.add(candidate)
+    pending: list[_Pending] = []
+    slug, selector = tag_slug(tag), is_selector_tag(tag)
+    for n, candidate in enumerate(selected, start=1):
+        chunk_id = f"{parent_chunk_id}-{slug}-{n}"
+        title = subsection_title(candidate, candidate.tag if selector else tag)
+        marker = replace_with_marker(candidate, chunk_id, title)
+        pending.append(_Pending(candidate, chunk_id, title, tag, next_tags, marker=marker))
+    return pending
+
+
+def _extractable(candidate: etree._Element) -> bool:
+    """Whether a candidate holds no marker of an earlier pass, and holds text or a child
+    section's placeholder (else it is not extracted). One walk finds both kinds of marker."""
+    placeholders = {node.tag for node in candidate.iter(*MARKER_TAGS)}
+    if MARKER_TAG in placeholders:
+        return False
+    return bool(placeholders) or bool(text_of(candidate).strip())
+
+
+def _candidates(el: etree._Element, tag: str) -> list[etree._Element]:
+    """``el`` and its descendants a breakdown tag matches, in document order: by element name,
+    or for a selector tag by the compiled CSS selector."""
+    if not is_selector_tag(tag):
+        return list(el.iter(tag))
+    return [found for found in _selector_xpath(tag)(el) if isinstance(found.tag, str)]
+
+
+@lru_cache(maxsize=64)
+def _selector_xpath(selector: str) -> etree.XPath:
+    from cssselect import GenericTranslator
+
+    return etree.XPath(GenericTranslator().css_to_xpath(selector))
+
+
+def replace_with_marker(el: etree._Element, chunk_id: str, title: str) -> etree._Element:
+    """Put a marker where ``el`` stands (its tail stays in place) and detach ``el``."""
+    # makeelement: a new element in the same document, about twice as fast as etree.Element
+    marker = el.makeelement(MARKER_TAG, {"data-id": chunk_id, "data-title": title})
+    for span in ("colspan", "rowspan"):  # a table cell's marker keeps the cell's place in the grid
+        if el.get(span):
+            marker.set(span, el.get(span))
+    marker.tail = el.tail
+    el.tail = None
+    el.getparent().replace(el, marker)
+    return marker
+
+
+REPEATED_ATTR = "data-sb-repeated"
+"""Marks the caption and header row a row group repeats from its table."""
+
+ROW_GROUP_TAG = "tr"
+"""The breakdown tag that splits a large table into row groups (seed 001's table-row chunks)."""
+
+
+def extract_row_groups(
+    el: etree._Element, parent_chunk_id: str, next_tags: tuple[str, ...], run: _Breakdown
+) -> list[_Pending]:
+    """Split each outermost table in ``el`` whose Markdown is over the threshold into row groups.
+
+    Body rows are grouped greedily, in order, so that each group's Markdown (caption, header row,
+    delimiter, its rows) fits the threshold; a row that alone is over stays a group of one. A
+    row is never cut. Each group becomes a ``table_row`` chunk ``<parent>-tr-<n>`` that repeats
+    the caption and the header row (case C12); in the table, one marker row stands where the
+    group's rows were. Tables holding an earlier marker are left alone; a rowspan that crosses
+    two groups is not repeated in the second.
+    """
+    pending: list[_Pending] = []
+    tables = [
+        t for t in el.iter("table") if not any(a.tag == "table" for a in _ancestors_below(t, el))
+    ]
+    for table in tables:
+        rows = own_rows(table)
+        if len(rows) < 2 or next(table.iter(MARKER_TAG), None) is not None:
+            continue
+        lines = run.markdown(table).split("\n")
+        if run.fits(sum(len(line) + 1 for line in lines)):
+            continue
+        header_at = next(i for i, line in enumerate(lines) if line.startswith("|"))
+        columns = str(lines[header_at + 1].count("---"))
+        table.set(COLUMNS_ATTR, columns)  # marker rows must not narrow the table
+        row_lines = lines[header_at + 2 :]
+        caption = _caption_of(table)
+        fixed = (
+            (len(run.markdown(caption)) + 2 if caption is not None else 0)
+            + len(lines[header_at])
+            + len(lines[header_at + 1])
+            + 2
+        )
+        body = rows[1:]
+        groups: list[list[int]] = []
+        size = fixed
+        for block in _rowspan_blocks(body):
+            length = sum(len(row_lines[i]) + 1 for i in block)
+            if groups and run.fits(size + length):
+                groups[-1].extend(block)
+                size += length
+            else:
+                groups.append(list(block))
+                size = fixed + length
+        caption_text = " ".join(text_of(caption).split()) if caption is not None else ""
+        for group in groups:
+            number = len(pending) + 1
+            chunk_id = f"{parent_chunk_id}-{ROW_GROUP_TAG}-{number}"
+            first, last = group[0] + 1, group[-1] + 1
+            span = f"row {first}" if first == last else f"rows {first}–{last}"
+            title = f"{caption_text}, {span}" if caption_text else span
+            group_el, marker = _group_element(
+                caption, rows[0], [body[i] for i in group], chunk_id, title
+            )
+            group_el.find("table").set(COLUMNS_ATTR, columns)
+            for element, role in resolve_roles(group_el, run.policy.markdown).items():
+                run.roles.setdefault(element, role)
+            pending.append(
+                _Pending(
+                    group_el,
+                    chunk_id,
+                    title,
+                    ROW_GROUP_TAG,
+                    next_tags,
+                    layer="table_row",
+                    marker=marker,
+                )
+            )
+    return pending
+
+
+def _rowspan_blocks(rows: list[etree._Element]) -> list[range]:
+    """Consecutive row indexes that a ``rowspan`` ties together; a group never splits one."""
+    blocks: list[range] = []
+    start = 0
+    while start < len(rows):
+        end = start
+        index = start
+        while index <= end:
+            spans = [
+                int(c.get("rowspan")) for c in rows[index] if (c.get("rowspan") or "").isdigit()
+            ]
+            end = min(len(rows) - 1, max([end, *(index + s - 1 for s in spans)]))
+            index += 1
+        blocks.append(range(start, end + 1))
+        start = end + 1
+    return blocks
+
+
+def _group_element(
+    caption: etree._Element | None,
+    header: etree._Element,
+    rows: list[etree._Element],
+    chunk_id: str,
+    title: str,
+) -> tuple[etree._Element, etree._Element]:
+    """Move ``rows`` into a new figure (caption and header row copied); leave a marker row.
+    Returns the figure and the marker."""
+    marker_row = etree.Element("tr")
+    marker = etree.SubElement(marker_row, MARKER_TAG, {"data-id": chunk_id, "data-title": title})
+    rows[0].addprevious(marker_row)
+    figure = etree.Element("figure")
+    if caption is not None:
+        copied = deepcopy(caption)
+        copied.tail = None
+        copied.set(REPEATED_ATTR, "1")
+        figure.append(copied)
+    table = etree.SubElement(figure, "table")
+    etree.SubElement(table, "thead", {REPEATED_ATTR: "1"}).append(deepcopy(header))
+    tbody = etree.SubElement(table, "tbody")
+    for row in rows:
+        tbody.append(row)  # moves the row out of the original table
+    return figure, marker
+
+
+def _caption_of(table: etree._Element) -> etree._Element | None:
+    """ecmarkup's ``figcaption`` of the figure around a table, else the table's ``caption``."""
+    parent = table.getparent()
+    if parent is not None and parent.tag == "figure":
+        found = parent.find("figcaption")
+        if found is not None:
+            return found
+    return table.find("caption")
+
+
+def _ancestors_below(el: etree._Element, root: etree._Element) -> list[etree._Element]:
+    found = []
+    for ancestor in el.iterancestors():
+        if ancestor is root:
+            break
+        found.append(ancestor)
+    return found
+
+
+def _inside(candidate: etree._Element, root: etree._Element, chosen: set[etree._Element]) -> bool:
+    """Whether an ancestor of ``candidate`` below ``root`` is chosen in this pass, or is context
+    a row group repeats (its caption and header row are never extracted again)."""
+    for ancestor in candidate.iterancestors():
+        if ancestor is root:
+            return False
+        if ancestor in chosen or ancestor.get(REPEATED_ATTR):
+            return True
+    return False
+
+
+def subsection_title(el: etree._Element, tag: str) -> str:
+    """The title a marker gives an extracted element, or "" when it has none.
+
+    - ``emu-table`` (and ``figure``/``table``): the ``figcaption`` text ecmarkup renders
+      ("Table 3: Attributes of an Object property"), else a ``caption`` element, else the
+      ``caption`` attribute of the source form.
+    - ``emu-grammar``: the names of its productions, in order, without repeats; in source form,
+      the left-hand sides of its text.
+    - anything else: "".
+    """
+    if tag in ("emu-table", "figure", "table"):
+        for name in ("figcaption", "caption"):
+            found = next(el.iter(name), None)
+            if found is not None and text_of(found).strip():
+                return " ".join(text_of(found).split())
+        return " ".join((el.get("caption") or "").split())
+    if tag == "emu-grammar":
+        names = [p.get("name") or "" for p in el.iter("emu-production")]
+        if not names:
+            names = _PRODUCTION_LHS.findall(text_of(el) or "")
+        return ", ".join(dict.fromkeys(n for n in names if n))
+    return ""

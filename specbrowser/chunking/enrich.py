@@ -1,0 +1,210 @@
+"""What a chunk set gets after the breakdown: section ordinals, the document chunk, retrieval text.
+
+Pure functions over model objects (no lxml, no database), so ingest and a later re-chunk from
+stored sections finish a chunk set the same way. The retrieval text follows seed 001's shape
+(a few ``Key: value`` header lines, then ``Content:`` and the chunk's Markdown)::
+
+    Document: Toylang Language Specification
+    Section: 14 ECMAScript Language: Statements and Declarations > 14.6 The if Statement
+    Part: Table 3: Well-known Symbols > td 4          (only for a breakdown subsection)
+    Content:
+    <the chunk's text, in-document link targets dropped>
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from specbrowser.chunking.toc_paths import Mismatch, build_heading_paths, classify_mismatches
+from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Document, Section, TocNode
+
+DOCUMENT_LAYER = "document"
+DOCUMENT_TREE_LABEL = "Document synopsis"
+"""How the app labels the document chunk (first node of the tree)."""
+
+PATH_SEPARATOR = " > "
+"""Joins heading-path titles and part labels in the retrieval header (seed 001 style)."""
+
+_ORDINAL_TOKEN = re.compile(r"(?:[A-Z]|\d+)(?:\.\d+)*")
+"""A section number: ``14``, ``14.6.1``, an annex letter ``B`` or ``B.1.2``."""
+
+_TRAILING_NUMBER = re.compile(r"-(\d+)$")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<])|&(?=#?\w+;)")
+
+
+def section_ordinal(secnum: str) -> str:
+    """The section number as a dotted string, from ecmarkup's ``secnum`` text.
+
+    ``"14.6.1"`` → ``"14.6.1"``; ``"Annex B (normative)"`` → ``"B"``; ``"B.1.2"`` → ``"B.1.2"``;
+    a trailing dot is dropped (``"3."`` → ``"3"``); anything else (``""``, ``"Introduction"``)
+    → ``""``.
+    """
+    tokens = secnum.split()
+    if len(tokens) >= 2 and tokens[0] == "Annex":
+        tokens = tokens[1:]
+    if not tokens:
+        return ""
+    token = tokens[0].rstrip(".")
+    return token if _ORDINAL_TOKEN.fullmatch(token) else ""
+
+
+def part_label(chunk: Chunk) -> str:
+    """A subsection's name in a path: its title, else ``<tag> <n>`` (n: the id's trailing
+    number, as in ``sec-x-p-3`` → ``p 3``); "" for a root chunk."""
+    if chunk.breakdown_tag is None:
+        return ""
+    if chunk.title.strip():
+        return " ".join(chunk.title.split())
+    match = _TRAILING_NUMBER.search(chunk.id)
+    return f"{chunk.breakdown_tag} {match.group(1)}" if match else chunk.breakdown_tag
+
+
+def retrieval_text(document_title: str, chunk: Chunk, part_path: list[str]) -> str:
+    """The header lines then ``Content:`` and the chunk's text (see the module docstring).
+
+    ``part_path`` is the :func:`part_label` of each subsection from the section's root chunk
+    (excluded) down to ``chunk``; empty for a root chunk, which gets no ``Part:`` line. The
+    document chunk gets only the ``Document:`` line.
+    """
+    lines = [f"Document: {document_title}"]
+    if chunk.heading_path:
+        lines.append(f"Section: {PATH_SEPARATOR.join(chunk.heading_path)}")
+    if part_path:
+        lines.append(f"Part: {PATH_SEPARATOR.join(part_path)}")
+    return "\n".join(lines) + CONTENT_LINE + drop_link_targets(chunk.text)
+
+
+CONTENT_LINE = "\nContent:\n"
+"""The line that ends a retrieval text's header; the chunk's text follows it."""
+
+
+def split_retrieval_text(text: str) -> tuple[str, str]:
+    """``(header, body)`` of a retrieval text: the header up to and including its ``Content:``
+    line, then the chunk's text as indexed (link targets dropped). A text without that line is
+    all body. ``header + body == text``."""
+    header, found, body = text.partition(CONTENT_LINE)
+    return (header + found, body) if found else ("", text)
+
+
+_LINK_TARGET = re.compile(r"\]\(#[^()\s]*\)")
+"""A Markdown link's ``]`` and the in-document target right after it, ``(#anchor)``. Matched with
+its ``]`` (put back by the substitution) rather than behind a look-behind: a pattern that starts
+with literal text lets the regex engine skip ahead, three times faster on ECMA-262's 3 MB."""
+
+
+def drop_link_targets(markdown: str) -> str:
+    """``[ToNumber](#sec-tonumber)`` → ``[ToNumber]``: in-document link targets removed.
+
+    Anchors are ids, not words; ECMA-262's chunks hold about 20,000 of them, and indexed they
+    let a chunk that merely links to ``sec-object-type`` outrank the section itself (measured
+    with the query set: benchmarks/fts_tokenizer_benchmark.py, BENCHMARKS.md "FTS5 tokenizer").
+    The chunk's own text keeps its links; markers (``at sectionid: `…`]``) are untouched.
+    """
+    return _LINK_TARGET.sub("]", markdown) if "](#" in markdown else markdown
+
+
+def escape_inline(text: str) -> str:
+    """Backslash-escape what would change the rendering of plain spec text in a Markdown list
+    item (emphasis, code, links, HTML, entities)."""
+    return _MARKDOWN_SPECIAL.sub(lambda m: "\\" + (m.group(1) or "&"), text)
+
+
+def synopsis(document: Document, sections: list[Section], chunk_count: int) -> str:
+    """The document chunk's Markdown: title, kind, counts, and the top-level outline.
+
+    ``chunk_count`` counts the whole chunk set, the document chunk included.
+    """
+    top_level = [s.display_title for s in sections if s.parent_id is None]
+    lines = [
+        f"# {escape_inline(document.title)}",
+        "",
+        (
+            f"Kind: {document.kind}. {len(sections)} sections, {len(top_level)} at top level, "
+            f"in {chunk_count} chunks (this synopsis included)."
+        ),
+        "",
+        "Outline:",
+        "",
+        *(f"- {escape_inline(title)}" for title in top_level),
+    ]
+    return "\n".join(lines)
+
+
+def document_chunk(
+    document: Document, sections: list[Section], chunk_count: int, threshold_chars: int
+) -> Chunk:
+    """The one ``document`` chunk of a chunk set (id :data:`DOCUMENT_CHUNK_ID`).
+
+    It has no section, no parent, no subsections (its outline holds no markers, so it is never
+    part of the marker tree) and depth 0. It is never broken down: over ``threshold_chars``
+    characters it is flagged ``unsplittable`` like any chunk left whole.
+    """
+    text = synopsis(document, sections, chunk_count)
+    return Chunk(
+        id=DOCUMENT_CHUNK_ID,
+        section_id=None,
+        parent_id=None,
+        depth=0,
+        layer=DOCUMENT_LAYER,
+        breakdown_tag=None,
+        title=document.title,
+        heading_path=[],
+        text=text,
+        over_threshold="unsplittable" if len(text) > threshold_chars else None,
+    )
+
+
+def finish_chunk_set(
+    document: Document,
+    sections: list[Section],
+    chunks: list[Chunk],
+    threshold_chars: int,
+    copied: int = 0,
+) -> list[Chunk]:
+    """The stored chunk set: the document chunk (ordinal 0) then ``chunks`` (the section
+    chunks in pre-order, ordinals from 1), every one with its :attr:`Chunk.retrieval_text`.
+    ``copied`` counts the section chunks a re-chunk copies from a stored set besides ``chunks``
+    (the document chunk gives the set's total).
+
+    ``chunks`` are changed in place (retrieval text) and returned in the new list.
+    """
+    doc = document_chunk(document, sections, len(chunks) + copied + 1, threshold_chars)
+    doc.ordinal = 0
+    doc.retrieval_text = retrieval_text(document.title, doc, [])
+    labels: dict[str, list[str]] = {}
+    for chunk in chunks:
+        path = [*labels.get(chunk.parent_id, []), part_label(chunk)] if chunk.parent_id else []
+        labels[chunk.id] = path
+        chunk.retrieval_text = retrieval_text(document.title, chunk, path)
+    return [doc, *chunks]
+
+
+def section_chunks(chunks: Iterable[Chunk]) -> list[Chunk]:
+    """The chunks of a set without its document chunk (what :func:`finish_chunk_set` adds)."""
+    return [c for c in chunks if c.layer != DOCUMENT_LAYER]
+
+
+def add_heading_paths(
+    chunks: list[Chunk], sections: list[Section], toc: list[TocNode]
+) -> list[Mismatch]:
+    """Set each section chunk's :attr:`Chunk.toc_path` and :attr:`Chunk.mismatch` from ``toc``
+    (subsections take their section's), and return every mismatch found.
+
+    With an empty ``toc`` nothing is set and [] is returned: the parser's paths stand.
+    """
+    if not toc:
+        return []
+    parser_paths: dict[str, list[str]] = {}
+    for section in sections:
+        parent = parser_paths.get(section.parent_id, []) if section.parent_id else []
+        parser_paths[section.id] = [*parent, section.display_title]
+    toc_paths = build_heading_paths(sections, toc)
+    mismatches = classify_mismatches(sections, toc, parser_paths, toc_paths)
+    kind_of = {m.section_id: m.kind for m in mismatches if m.kind != "toc_entry_without_section"}
+    for chunk in chunks:
+        if chunk.section_id is not None:
+            path = toc_paths.get(chunk.section_id)
+            chunk.toc_path = list(path) if path is not None else None
+            chunk.mismatch = kind_of.get(chunk.section_id)
+    return mismatches

@@ -1,0 +1,606 @@
+"""Section HTML → Markdown (chunk text), configured by a :class:`MarkdownConfig` of selectors.
+
+One pass over the lxml tree. The config's CSS selectors give elements a role (grammar, code
+block, table, list, note, link, inline code, skip); other elements keep their HTML meaning.
+Block elements become blocks separated by one blank line; list items and table rows take one
+line each; inline content is folded into its paragraph with HTML whitespace collapsing.
+
+Rules (ecmarkup element names; the case ids refer to ``shared/cases/cases.md``):
+
+- links: ``[text](#id)``; a multipage page name is dropped (``abstract-operations.html#x`` →
+  ``#x``) and percent-encoded anchors decoded; absolute URLs kept as written.
+- inline code (``var``, ``emu-val``, ``emu-const``, ``code``, inline ``emu-eqn``): raw text, never
+  escaped; a delimiter longer than any backtick run inside, padded when the code starts or ends
+  with a backtick (C03); two adjacent code spans get a space between them.
+- code blocks: ``pre`` fenced with the language from its ``code`` class, text byte for byte;
+  block ``emu-eqn`` fenced; no links or Markdown inside fences (C02, C18).
+- grammar: a ``bnf`` fence, one line per production left side with its parameters and ``:``,
+  ``::`` or ``:::`` (plus ``one of``), one indented line per right-hand side in source order,
+  ``opt`` markers, lookahead and other annotations, ``but not`` as written (C02); unexpanded
+  source grammar kept as written.
+- lists: ``1.``/``-`` items, nested lists indented by the width of their parent's marker; a
+  list written directly inside a list nests under the previous item (C05); ecmarkup's hidden
+  step labels are skipped so steps are numbered once (C01).
+- tables: GFM, caption above as a paragraph; ``|`` escaped everywhere (inside code too);
+  blocks and ``<br>`` in a cell kept on one line joined by ``<br>``; ``colspan``/``rowspan``
+  padded so every row has the same number of cells (C06, C07).
+- notes and examples: a blockquote starting with the label (``Note``, ``Note 2``).
+- text: ``<`` and entity-like ``&`` escaped so they show literally (C24); a paragraph that
+  would start a heading, list or quote is escaped at its start.
+- placeholders ``sb-section-ref``/``sb-marker``: "Subsection available" marker lines.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections.abc import Callable
+from functools import lru_cache
+from urllib.parse import unquote
+
+from lxml import etree
+from lxml.cssselect import CSSSelector
+
+from specbrowser.chunking.markdown_config import MarkdownConfig
+from specbrowser.chunking.markdown_tables import cell_span, fill_carried, format_table, own_rows
+from specbrowser.chunking.markers import format_marker
+
+DEFAULT_CONFIG = MarkdownConfig()
+
+MARKER_TAGS = frozenset({"sb-section-ref", "sb-marker"})
+"""Placeholders for a child section (written by the parser) and an extracted element (written by
+the breakdown); both render as a marker and are never breakdown candidates."""
+
+BLOCK_TAGS = frozenset(
+    {
+        "p",
+        "div",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "main",
+        "nav",
+        "aside",
+        "body",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "ul",
+        "ol",
+        "li",
+        "dl",
+        "dt",
+        "dd",
+        "table",
+        "thead",
+        "tbody",
+        "tfoot",
+        "tr",
+        "td",
+        "th",
+        "caption",
+        "figure",
+        "figcaption",
+        "pre",
+        "blockquote",
+        "hr",
+        "emu-alg",
+        "emu-grammar",
+        "emu-production",
+        "emu-note",
+        "emu-example",
+        "emu-table",
+        "emu-figure",
+        "emu-clause",
+        "emu-annex",
+        "emu-intro",
+        "emu-import",
+        "details",
+        "summary",
+        *MARKER_TAGS,
+    }
+)
+"""Elements that start a block of their own when they stand among inline content."""
+
+COLUMNS_ATTR = "data-sb-columns"
+"""Set by the ``tr`` breakdown on a split table and its row groups: the column count of the whole
+table, so every part is padded as the whole was."""
+
+_BLOCK_ROLES = frozenset(
+    {"grammar", "code_block", "table", "ordered_list", "unordered_list", "note"}
+)
+_ROLE_ORDER = (
+    "skip",
+    "grammar",
+    "code_block",
+    "table",
+    "ordered_list",
+    "unordered_list",
+    "note",
+    "link",
+    "inline_code",
+)
+_WS = re.compile(r"[ \t\n\r\f\v]+")
+_HARD_BREAK = "\x00"
+"""Stands for ``<br>`` until whitespace is collapsed: a newline in a paragraph, ``<br>`` in a cell."""
+_MULTIPAGE_HREF = re.compile(r"^[\w.%-]+\.html(#.*)$")
+_NEEDS_ANGLE_BRACKETS = re.compile(r"[ ()<>]")
+_ESCAPE_TEXT = re.compile(r"\\(?=[!-/:-@\[-`{-~])|<|&(?=#?\w+;)")
+_BLOCK_START = re.compile(r"^(?:#{1,6}(?:\s|$)|[-+*](?:\s|$)|>|=+\s*$|\d{1,9}[.)](?:\s|$))")
+_BACKTICKS = re.compile(r"`+")
+
+Roles = dict[etree._Element, str]
+
+
+@lru_cache(maxsize=16)
+def _selectors(config: MarkdownConfig) -> tuple[tuple[str, CSSSelector], ...]:
+    """One compiled selector (a union of the role's selectors) per role, in precedence order."""
+    compiled = []
+    for role in _ROLE_ORDER:
+        selectors = getattr(config, role)
+        if selectors:
+            compiled.append((role, CSSSelector(", ".join(selectors))))
+    return tuple(compiled)
+
+
+def resolve_roles(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG) -> Roles:
+    """The role of every element under ``el`` (itself included) that a selector matches.
+
+    Computing this is a third of the conversion's cost; the breakdown computes it once per
+    section and passes it to every :func:`to_markdown` of that section's elements.
+    """
+    roles: Roles = {}
+    for role, selector in _selectors(config):
+        for match in selector(el):
+            roles.setdefault(match, role)
+    return roles
+
+
+BlockCache = dict[etree._Element, list[str]]
+"""Rendered blocks per element. Valid while the element's subtree is unchanged: whoever edits a
+tree drops the entries of the edited element and all its ancestors (see the breakdown)."""
+
+
+def to_markdown(
+    el: etree._Element,
+    config: MarkdownConfig = DEFAULT_CONFIG,
+    roles: Roles | None = None,
+    cache: BlockCache | None = None,
+) -> str:
+    """The Markdown of one element and everything in it.
+
+    ``el`` may be a section element (its own content, child sections as placeholders) or any
+    element the breakdown extracted (a table, a cell, a paragraph, a grammar). Returns text with
+    blocks separated by one blank line and no leading or trailing whitespace. ``roles`` from
+    :func:`resolve_roles` on ``el`` or an ancestor may be passed to save resolving them again;
+    a ``cache`` kept across calls on the same tree saves rendering unchanged blocks again.
+    """
+    return "\n\n".join(to_blocks(el, config, roles, cache))
+
+
+def to_blocks(
+    el: etree._Element,
+    config: MarkdownConfig = DEFAULT_CONFIG,
+    roles: Roles | None = None,
+    cache: BlockCache | None = None,
+) -> list[str]:
+    """The Markdown blocks of one element, in order (what :func:`to_markdown` joins)."""
+    out: list[str] = []
+    _Converter(resolve_roles(el, config) if roles is None else roles, cache).block(el, out)
+    return [b for b in out if b]
+
+
+def to_cell(markdown: str) -> str:
+    """Markdown as the content of one GFM table cell: one line, ``<br>`` for each line break,
+    ``|`` escaped (GFM splits cells before it parses code spans, so pipes in code too; C06)."""
+    return markdown.replace("\n", "<br>").replace("|", "\\|")
+
+
+def text_of(el: etree._Element) -> str:
+    """All text inside an element (its tail excluded), like lxml.html's ``text_content()``."""
+    return etree.tostring(el, method="text", encoding="unicode", with_tail=False)
+
+
+def escape_text(text: str) -> str:
+    """Escape plain text so Markdown shows it literally: a backslash before punctuation, ``<``
+    (no raw HTML), and ``&`` that would read as an entity. Brackets stay (``[[Target]]``)."""
+    if "\\" in text or "<" in text or "&" in text:
+        return _ESCAPE_TEXT.sub(_backslash, text)
+    return text
+
+
+def _backslash(match: re.Match[str]) -> str:
+    return "\\" + match.group(0)
+
+
+def fence(text: str, language: str = "") -> str:
+    """A fenced code block longer than any backtick run inside ``text``."""
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{language}\n{text}\n{ticks}"
+
+
+def code_span(text: str) -> str:
+    """An inline code span for ``text`` (whitespace collapsed), or "" for empty text (C03)."""
+    text = " ".join(text.split())
+    if not text:
+        return ""
+    if "`" not in text:
+        return f"`{text}`"
+    ticks = "`" * (max(len(m) for m in _BACKTICKS.findall(text)) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+class _Converter:
+    """Walks one element tree with the roles resolved for it."""
+
+    __slots__ = ("cache", "roles")
+
+    def __init__(self, roles: Roles, cache: BlockCache | None = None) -> None:
+        self.roles = roles
+        self.cache = cache
+
+    # --- blocks -----------------------------------------------------------------------------
+
+    def block(self, el: etree._Element, out: list[str]) -> None:
+        cache = self.cache
+        if cache is None:
+            self._block(el, out)
+            return
+        cached = cache.get(el)
+        if cached is None:
+            start = len(out)
+            self._block(el, out)
+            cache[el] = out[start:]
+        else:
+            out.extend(cached)
+
+    def contained(self, el: etree._Element, out: list[str]) -> None:
+        """:meth:`container` of a list item or table cell, through the block cache when the
+        element has no role (then its :meth:`block` is exactly its container)."""
+        if self.cache is None or el in self.roles:
+            self.container(el, out)
+        else:
+            self.block(el, out)
+
+    def _block(self, el: etree._Element, out: list[str]) -> None:
+        tag = el.tag
+        if not isinstance(tag, str):
+            return
+        role = self.roles.get(el)
+        if role is not None:
+            if role == "skip":
+                return
+            handler = _ROLE_HANDLERS.get(role)
+            if handler is not None:
+                handler(self, el, out)
+                return
+        handler = _TAG_HANDLERS.get(tag)
+        if handler is not None:
+            handler(self, el, out)
+        elif tag in BLOCK_TAGS:
+            self.container(el, out)
+        else:
+            self.paragraph_of(self.inline(el), out)
+
+    def is_block(self, el: etree._Element) -> bool:
+        tag = el.tag
+        if not isinstance(tag, str):
+            return False
+        role = self.roles.get(el)
+        if role is not None:
+            return role in _BLOCK_ROLES
+        return tag in BLOCK_TAGS
+
+    def container(self, el: etree._Element, out: list[str]) -> None:
+        """Children in order: runs of inline content become paragraphs, block children render."""
+        buf: list[str] = [escape_text(el.text)] if el.text else []
+        for child in el:
+            if self.is_block(child):
+                self.paragraph_of(_join_inline(buf), out)
+                buf = []
+                self.block(child, out)
+            elif isinstance(child.tag, str) and self.roles.get(child) != "skip":
+                buf.append(self.inline(child))
+            if child.tail:
+                buf.append(escape_text(child.tail))
+        self.paragraph_of(_join_inline(buf), out)
+
+    @staticmethod
+    def paragraph_of(text: str, out: list[str]) -> None:
+        text = _collapse(text)
+        if text:
+            if _BLOCK_START.match(text):
+                text = _escape_block_start(text)
+            out.append(text)
+
+    def heading(self, el: etree._Element, out: list[str]) -> None:
+        text = _collapse(self.inline_children(el)).replace("\n", " ")
+        if text:
+            out.append("#" * int(el.tag[1]) + " " + text)
+
+    def paragraph(self, el: etree._Element, out: list[str]) -> None:
+        self.container(el, out)
+
+    def marker(self, el: etree._Element, out: list[str]) -> None:
+        out.append(format_marker(el.get("data-id", ""), el.get("data-title", "")))
+
+    def hr(self, el: etree._Element, out: list[str]) -> None:
+        out.append("---")
+
+    def list_(self, el: etree._Element, out: list[str]) -> None:
+        lines = self.list_lines(el)
+        if lines:
+            out.append("\n".join(lines))
+
+    def list_lines(self, el: etree._Element) -> list[str]:
+        ordered = self.roles.get(el) == "ordered_list" or (el.tag == "ol" and el not in self.roles)
+        try:
+            number = int(el.get("start", "1"))
+        except ValueError:
+            number = 1
+        lines: list[str] = []
+        indent = 3 if ordered else 2
+        for child in el:
+            if not isinstance(child.tag, str) or self.roles.get(child) == "skip":
+                continue
+            role = self.roles.get(child)
+            if role in ("ordered_list", "unordered_list"):  # a list directly inside a list (C05)
+                lines.extend(
+                    " " * indent + line if line else line for line in self.list_lines(child)
+                )
+                continue
+            blocks: list[str] = []
+            if child.tag == "li":
+                self.contained(child, blocks)
+            else:
+                self.block(child, blocks)
+            body = _join_item_blocks(blocks)
+            prefix = f"{number}. " if ordered else "- "
+            number += 1
+            indent = len(prefix)
+            first, *rest = body.split("\n") if body else [""]
+            lines.append((prefix + first).rstrip())
+            lines.extend(" " * indent + line if line else line for line in rest)
+        return lines
+
+    def algorithm(self, el: etree._Element, out: list[str]) -> None:
+        if any(self.roles.get(c) in ("ordered_list", "unordered_list") for c in el):
+            self.container(el, out)
+        else:  # ecmarkup source: the steps are plain text, already a Markdown list
+            text = textwrap.dedent(text_of(el).strip("\n")).strip()
+            if text:
+                out.append(text)
+
+    def code_block(self, el: etree._Element, out: list[str]) -> None:
+        language = ""
+        if el.tag == "pre":
+            code = el.find("code")
+            source = code if code is not None else el
+            language = next(iter((source.get("class") or "").split()), "").removeprefix("language-")
+            text = text_of(el).strip("\n")
+        elif any(self.is_block(child) for child in el):  # block emu-eqn: one line per block child
+            text = "\n".join(
+                filter(None, (" ".join(text_of(c).split()) for c in el if isinstance(c.tag, str)))
+            )
+        else:
+            text = " ".join(text_of(el).split())
+        if text.strip():
+            out.append(fence(text, language))
+
+    def grammar(self, el: etree._Element, out: list[str]) -> None:
+        productions = [el] if el.tag == "emu-production" else list(el.iter("emu-production"))
+        if productions:
+            lines: list[str] = []
+            for production in productions:
+                lines.extend(_production_lines(production))
+            text = "\n".join(lines)
+        else:  # ecmarkup source: the grammar is plain text
+            text = textwrap.dedent(text_of(el).strip("\n")).strip()
+        if text:
+            out.append(fence(text, "bnf"))
+
+    def note(self, el: etree._Element, out: list[str]) -> None:
+        label_el = el.find("span")
+        label = ""
+        if label_el is not None and "note" in (label_el.get("class") or "").split():
+            label = _collapse(text_of(label_el))
+            self.roles[label_el] = "skip"
+        is_example = el.tag == "emu-example" or "example" in (el.get("class") or "").split()
+        label = label or ("Example" if is_example else "Note")
+        blocks: list[str] = []
+        self.container(el, blocks)
+        lines = [f"> **{label}**"]
+        if blocks:
+            lines.append(">")
+            lines.extend(f"> {line}" if line else ">" for line in "\n\n".join(blocks).split("\n"))
+        out.append("\n".join(lines))
+
+    def table(self, el: etree._Element, out: list[str]) -> None:
+        caption = el.find("caption")
+        if caption is not None:
+            self.container(caption, out)
+        rows = self.table_rows(el)
+        if rows:
+            columns = el.get(COLUMNS_ATTR, "")
+            out.append(format_table(rows, int(columns) if columns.isdigit() else 0))
+
+    def table_rows(self, el: etree._Element) -> list[list[str]]:
+        """The table's rows as cell texts, padded for colspan and rowspan (first row = header)."""
+        rows: list[list[str]] = []
+        carry: dict[int, int] = {}  # column -> rows still covered by a rowspan from above
+        for tr in own_rows(el):
+            cells: list[str] = []
+            for cell in tr:
+                tag = cell.tag
+                if tag in MARKER_TAGS:  # an extracted cell keeps its spans on its marker
+                    text = format_marker(cell.get("data-id", ""), cell.get("data-title", ""))
+                elif tag in ("td", "th"):
+                    blocks: list[str] = []
+                    self.contained(cell, blocks)
+                    text = to_cell("\n\n".join(blocks))
+                else:
+                    continue
+                fill_carried(cells, carry)
+                start = len(cells)
+                cells.append(text)
+                colspan, rowspan = cell_span(cell, "colspan"), cell_span(cell, "rowspan")
+                cells.extend([""] * (colspan - 1))
+                if rowspan > 1:
+                    for column in range(start, start + colspan):
+                        carry[column] = rowspan - 1
+            while any(v > 0 for c, v in carry.items() if c >= len(cells)):
+                if carry.get(len(cells), 0) > 0:
+                    carry[len(cells)] -= 1
+                cells.append("")
+            if cells:
+                rows.append(cells)
+        return rows
+
+    # --- inline -----------------------------------------------------------------------------
+
+    def inline_children(self, el: etree._Element) -> str:
+        parts = [escape_text(el.text)] if el.text else []
+        roles = self.roles
+        for child in el:
+            if isinstance(child.tag, str) and roles.get(child) != "skip":
+                parts.append(self.inline(child))
+            if child.tail:
+                parts.append(escape_text(child.tail))
+        return _join_inline(parts)
+
+    def inline(self, el: etree._Element) -> str:
+        role = self.roles.get(el)
+        if role == "inline_code":
+            return code_span(text_of(el))
+        if role == "link":
+            return self.link(el)
+        if role == "skip":
+            return ""
+        tag = el.tag
+        if tag == "br":
+            return f" {_HARD_BREAK} "
+        if tag in MARKER_TAGS:
+            return format_marker(el.get("data-id", ""), el.get("data-title", ""))
+        if role in _BLOCK_ROLES:  # a block inside inline content: keep its text, on one line
+            blocks: list[str] = []
+            self.block(el, blocks)
+            return " ".join(" ".join(b.split("\n")) for b in blocks)
+        inner = self.inline_children(el)
+        if tag in ("b", "strong") and inner.strip():
+            return f"**{inner.strip()}**"
+        if tag in ("i", "em", "dfn") and inner.strip():
+            return f"*{inner.strip()}*"
+        if tag == "sup" and inner.strip():
+            return f"^{inner.strip()}"
+        if tag == "img":  # multipage pages sit one folder down: "../img/x.svg" is "img/x.svg"
+            src = re.sub(r"^(?:\.\.?/)+", "", el.get("src") or "")
+            return f"![{escape_text(el.get('alt') or '')}]({src})"
+        return inner
+
+    def link(self, el: etree._Element) -> str:
+        text = _collapse(self.inline_children(el)).replace("\n", " ")
+        href = el.get("href") or ""
+        if not text:
+            return ""
+        if not href:
+            return text
+        if href[0] != "#":
+            match = _MULTIPAGE_HREF.match(href)
+            if match:
+                href = match.group(1)
+            elif href.startswith("./#"):
+                href = href[2:]
+        if href[0] == "#" and "%" in href:  # multipage percent-encodes anchors (#%E2%84%9D)
+            href = "#" + unquote(href[1:])
+        if _NEEDS_ANGLE_BRACKETS.search(href):
+            href = "<" + href.replace("<", "%3C").replace(">", "%3E") + ">"
+        return f"[{text}]({href})"
+
+
+_ROLE_HANDLERS: dict[str, Callable[[_Converter, etree._Element, list[str]], None]] = {
+    "grammar": _Converter.grammar,
+    "code_block": _Converter.code_block,
+    "table": _Converter.table,
+    "ordered_list": _Converter.list_,
+    "unordered_list": _Converter.list_,
+    "note": _Converter.note,
+}
+_TAG_HANDLERS: dict[str, Callable[[_Converter, etree._Element, list[str]], None]] = {
+    **{f"h{n}": _Converter.heading for n in range(1, 7)},
+    "p": _Converter.paragraph,
+    "emu-alg": _Converter.algorithm,
+    "hr": _Converter.hr,
+    **{tag: _Converter.marker for tag in MARKER_TAGS},
+}
+
+
+def _join_item_blocks(blocks: list[str]) -> str:
+    """A list item's blocks: a nested list follows its text on the next line (tight), other
+    blocks after a blank line."""
+    if not blocks:
+        return ""
+    parts = [blocks[0]]
+    for block in blocks[1:]:
+        parts.append("\n" if _is_list_block(block) else "\n\n")
+        parts.append(block)
+    return "".join(parts)
+
+
+def _is_list_block(block: str) -> bool:
+    return block.startswith("- ") or bool(re.match(r"\d+\. ", block))
+
+
+def _join_inline(parts: list[str]) -> str:
+    """Concatenate inline pieces, keeping two code spans from gluing into one."""
+    if len(parts) < 2:
+        return "".join(parts)
+    out = [parts[0]]
+    for part in parts[1:]:
+        if part and out[-1] and out[-1][-1] == "`" and part[0] == "`":
+            out.append(" ")
+        out.append(part)
+    return "".join(out)
+
+
+def _collapse(text: str) -> str:
+    if not text:
+        return ""
+    text = _WS.sub(" ", text).strip()
+    if _HARD_BREAK in text:
+        text = text.replace(f" {_HARD_BREAK} ", "\n").replace(_HARD_BREAK, "\n").strip("\n")
+    return text
+
+
+def _escape_block_start(text: str) -> str:
+    match = re.match(r"\d{1,9}(?=[.)])", text)
+    if match:
+        return text[: match.end()] + "\\" + text[match.end() :]
+    return "\\" + text
+
+
+def _production_lines(production: etree._Element) -> list[str]:
+    lhs, geq, one_of, rhs = "", ":", "", []
+    for child in production:
+        tag = child.tag
+        if tag == "emu-nt" and not lhs:
+            lhs = _token_text(child)
+        elif tag == "emu-geq":
+            geq = _token_text(child)
+        elif tag == "emu-oneof":
+            one_of = " one of"
+        elif tag == "emu-rhs":
+            tokens = [_token_text(t) for t in child if isinstance(t.tag, str)]
+            if child.text and child.text.strip():
+                tokens.insert(0, " ".join(child.text.split()))
+            rhs.append("    " + " ".join(t for t in tokens if t))
+    return [f"{lhs} {geq}{one_of}", *rhs]
+
+
+def _token_text(el: etree._Element) -> str:
+    return " ".join(text_of(el).split())

@@ -1,0 +1,43 @@
+"""GFM table helpers of the Markdown converter (:mod:`specbrowser.chunking.markdown`): rows of a table,
+colspan/rowspan padding, the table's lines."""
+
+from __future__ import annotations
+
+from lxml import etree
+
+
+def format_table(rows: list[list[str]], min_columns: int = 0) -> str:
+    """GFM table lines from cell texts; the first row is the header, short rows are padded to
+    the widest row (or ``min_columns``)."""
+    width = max(min_columns, *(len(r) for r in rows))
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "|".join(["---"] * width) + "|"]
+    lines.extend("| " + " | ".join(r) + " |" for r in rows[1:])
+    return "\n".join(lines)
+
+
+def own_rows(table: etree._Element) -> list[etree._Element]:
+    """The ``tr`` of this table (not of tables nested in its cells), in order."""
+    rows: list[etree._Element] = []
+    for child in table:
+        if child.tag == "tr":
+            rows.append(child)
+        elif child.tag in ("thead", "tbody", "tfoot"):
+            rows.extend(r for r in child if r.tag == "tr")
+    return rows
+
+
+def fill_carried(cells: list[str], carry: dict[int, int]) -> None:
+    """Append an empty cell for each column a rowspan from an earlier row still covers."""
+    while carry.get(len(cells), 0) > 0:
+        carry[len(cells)] -= 1
+        cells.append("")
+
+
+def cell_span(cell: etree._Element, name: str) -> int:
+    """A cell's ``colspan`` or ``rowspan`` (``name``) as a count from 1 to 100 (1 when absent or
+    not a number)."""
+    try:
+        return max(1, min(int(cell.get(name, "1")), 100))
+    except ValueError:
+        return 1

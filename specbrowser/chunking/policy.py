@@ -1,0 +1,223 @@
+"""The chunk policy: what the breakdown does, and a stable version hash of it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from specbrowser.chunking.markdown_config import MarkdownConfig
+from specbrowser.errors import PolicyError
+
+CONVERTER_VERSION = 3
+"""Bumped whenever the Markdown converter, the breakdown or the retrieval text changes its
+output, so that a policy version names a reproducible chunk set. 3: retrieval texts drop
+in-document link targets."""
+
+DEFAULT_THRESHOLD_CHARS = 5000
+"""Seed 000's LARGE_DOC_THRESHOLD: a section whose Markdown is longer is broken down."""
+
+DEFAULT_BREAKDOWN_TAGS: tuple[str, ...] = ("emu-table", "emu-grammar", "td", "p")
+"""Seed 000's BREAKDOWN_TAGS, tried in this order: whole tables, grammar, cells, paragraphs."""
+
+PLAIN_HTML_BREAKDOWN_TAGS: tuple[str, ...] = ("table", "pre", "ol", "ul", "p")
+"""Issue 4's order for plain heading-structured HTML (no ecmarkup elements): whole tables,
+code and IDL blocks, lists, paragraphs."""
+
+DEFAULT_TAGS_BY_KIND: dict[str, tuple[str, ...]] = {"html-headings": PLAIN_HTML_BREAKDOWN_TAGS}
+"""Default breakdown tags per :attr:`specbrowser.model.Document.kind`; kinds not listed (the
+ecmarkup ones) use :data:`DEFAULT_BREAKDOWN_TAGS`."""
+
+DEFAULT_MAX_DEPTH = 3
+"""Seed 000's MAX_RECURSION_DEPTH: section (0) > table (1) > cell (2) > paragraph (3)."""
+
+_TAG_RE = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+@dataclass(frozen=True)
+class ChunkPolicy:
+    """How sections are broken into chunks.
+
+    Attributes:
+        threshold_chars: a chunk whose Markdown text (markers included) is longer than this many
+            characters (Unicode code points, i.e. ``len(text)``) is broken down further. >= 1.
+        breakdown_tags: tried in order (seed 000): lower-case HTML element names, or a CSS
+            selector as a custom tag (``div.note``; :func:`tag_slug` gives its id part).
+        max_depth: deepest chunk depth that may exist; depth 0 is the section's root chunk, so
+            with 3 a chunk at depth 3 is never broken down.
+        markdown: the converter's selectors (see :class:`MarkdownConfig`).
+
+    Raises:
+        PolicyError: on a threshold < 1, a negative max depth, an empty, repeated or malformed tag
+            (neither an element name nor one CSS selector).
+    """
+
+    threshold_chars: int = DEFAULT_THRESHOLD_CHARS
+    breakdown_tags: tuple[str, ...] = field(default=DEFAULT_BREAKDOWN_TAGS)
+    max_depth: int = DEFAULT_MAX_DEPTH
+    markdown: MarkdownConfig = field(default_factory=MarkdownConfig)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.threshold_chars, int) or self.threshold_chars < 1:
+            raise PolicyError(
+                f"threshold must be a whole number of characters >= 1, got {self.threshold_chars!r}"
+            )
+        if not isinstance(self.max_depth, int) or self.max_depth < 0:
+            raise PolicyError(f"max depth must be a whole number >= 0, got {self.max_depth!r}")
+        tags = tuple(self.breakdown_tags)
+        object.__setattr__(self, "breakdown_tags", tags)
+        for tag in tags:
+            if not _TAG_RE.match(tag):
+                check_selector_tag(tag)
+        if len(set(tags)) != len(tags):
+            raise PolicyError(f"breakdown tags repeat a tag: {','.join(tags)}")
+        slugs = [tag_slug(tag) for tag in tags]
+        if len(set(slugs)) != len(slugs):
+            raise PolicyError(
+                f"two breakdown tags give the same subsection id part: {','.join(tags)}"
+            )
+
+    @classmethod
+    def from_tag_list(
+        cls,
+        threshold_chars: int,
+        tags: str | None,
+        max_depth: int,
+        markdown: MarkdownConfig | None = None,
+        kind: str | None = None,
+    ) -> ChunkPolicy:
+        """Build a policy from a comma-separated tag list as typed on the command line.
+
+        ``tags=None`` (the user typed no ``--tags``) takes the default order for the spec
+        ``kind`` (:func:`default_tags_for`).
+
+        Raises:
+            PolicyError: ``tags`` names no tag (``''``, ``','``: an empty shell variable, most
+                likely; "no breakdown" is max depth 0), or a tag is malformed or repeated.
+        """
+        parsed = (
+            default_tags_for(kind)
+            if tags is None
+            else tuple(_normal_tag(t) for t in tags.split(",") if t.strip())
+        )
+        if tags is not None and not parsed:
+            raise PolicyError(
+                f"the tag list {tags!r} names no breakdown tag; give at least one "
+                "(for no breakdown at all, set max depth 0)"
+            )
+        return cls(
+            threshold_chars=threshold_chars,
+            breakdown_tags=parsed,
+            max_depth=max_depth,
+            markdown=markdown or MarkdownConfig(),
+        )
+
+    def settings(self) -> dict[str, object]:
+        """The settings as a JSON-ready dict, including the converter version."""
+        return {
+            "threshold_chars": self.threshold_chars,
+            "breakdown_tags": list(self.breakdown_tags),
+            "max_depth": self.max_depth,
+            "markdown": self.markdown.settings(),
+            "converter_version": CONVERTER_VERSION,
+        }
+
+    @classmethod
+    def from_settings(cls, settings: dict[str, object]) -> ChunkPolicy:
+        """Inverse of :meth:`settings` (the converter version is not part of the policy)."""
+        return cls(
+            threshold_chars=int(settings["threshold_chars"]),  # type: ignore[call-overload]
+            breakdown_tags=tuple(settings["breakdown_tags"]),  # type: ignore[arg-type]
+            max_depth=int(settings["max_depth"]),  # type: ignore[call-overload]
+            markdown=MarkdownConfig.from_settings(settings.get("markdown")),
+        )  # type: ignore[arg-type]
+
+    @property
+    def version(self) -> str:
+        """A short stable hash (12 hex digits) of the canonical JSON of :meth:`settings`."""
+        canonical = json.dumps(self.settings(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:12]
+
+    def describe(self) -> str:
+        """One line for headers and summaries: ``threshold 5000 · emu-table → … · max depth 3``."""
+        tags = " → ".join(self.breakdown_tags) or "(no tags)"
+        return f"threshold {self.threshold_chars} · {tags} · max depth {self.max_depth}"
+
+
+_QUOTED = re.compile(r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
+
+
+def _normal_tag(typed: str) -> str:
+    """An element name in lower case; a CSS selector as typed (class names are case-sensitive)
+    but with each run of whitespace outside quotes as one space, so that ``emu-alg  >  ol``
+    and ``emu-alg > ol`` are one tag and one policy version."""
+    typed = typed.strip()
+    if _TAG_RE.match(typed.lower()):
+        return typed.lower()
+    parts = _QUOTED.split(typed)  # odd indexes: quoted strings, kept as typed
+    return "".join(part if i % 2 else re.sub(r"\s+", " ", part) for i, part in enumerate(parts))
+
+
+def is_selector_tag(tag: str) -> bool:
+    """Whether a breakdown tag is a CSS selector (``div.note``, ``emu-alg > ol``) rather than a
+    plain element name (``emu-table``, ``p``)."""
+    return not _TAG_RE.match(tag)
+
+
+def tag_slug(tag: str) -> str:
+    """The part of a subsection id a breakdown tag gives (``<parent id>-<slug>-<n>``): the tag
+    itself for an element name; for a CSS selector its letters and digits joined by ``-``
+    (``div.note`` → ``div-note``, ``emu-alg > ol`` → ``emu-alg-ol``)."""
+    if _TAG_RE.match(tag):
+        return tag
+    return re.sub(r"[^a-z0-9]+", "-", tag.lower()).strip("-") or "sel"
+
+
+_STATE_PSEUDO_CLASS = re.compile(
+    r":(?:link|visited|hover|active|focus|target|enabled|disabled|checked)\b", re.IGNORECASE
+)
+"""Pseudo-classes that cssselect's translator makes match nothing: states of a live page."""
+
+
+def check_selector_tag(tag: str) -> None:
+    """Check a custom breakdown tag given as one CSS selector (cssselect syntax, as the Markdown
+    roles use).
+
+    Raises:
+        PolicyError: not a selector cssselect can parse, a selector list (commas separate tags
+            on the command line), one with pseudo-elements, or one with a pseudo-class of a
+            live page's state (``:hover``, ``:checked`` …), which matches nothing.
+    """
+    import cssselect
+
+    if "," in tag:
+        raise PolicyError(f"breakdown tag {tag!r}: one selector per tag (commas separate tags)")
+    try:
+        parsed = cssselect.parse(tag)
+    except cssselect.SelectorError as exc:
+        raise PolicyError(
+            f"breakdown tag {tag!r} is neither an element name (like emu-table or p) "
+            f"nor a CSS selector: {exc}"
+        ) from None
+    if len(parsed) != 1 or parsed[0].pseudo_element is not None:
+        raise PolicyError(f"breakdown tag {tag!r}: one selector, without pseudo-elements")
+    state = _STATE_PSEUDO_CLASS.search(" ".join(_QUOTED.split(tag)[::2]))
+    if state:
+        raise PolicyError(
+            f"breakdown tag {tag!r}: {state.group(0)} is a browser state, which no "
+            "element of a document has: it would match nothing"
+        )
+
+
+def default_tags_for(kind: str | None) -> tuple[str, ...]:
+    """The default breakdown tag order for a document kind (``html-headings`` →
+    :data:`PLAIN_HTML_BREAKDOWN_TAGS`); None or an ecmarkup kind → :data:`DEFAULT_BREAKDOWN_TAGS`."""
+    return DEFAULT_TAGS_BY_KIND.get(kind or "", DEFAULT_BREAKDOWN_TAGS)
+
+
+PolicyForKind = Callable[[str], ChunkPolicy]
+"""``policy_for_kind(document_kind)``: the policy to chunk a spec of that kind with, decided
+once the spec is parsed. The CLI passes one when the user typed no ``--tags``, so each kind gets
+its own default tags while the user's ``--tags`` always win."""

@@ -1,0 +1,80 @@
+"""Lossless check: rebuild a section's Markdown from its chunk tree.
+
+Each marker of a subsection is replaced by the subsection's own reassembled text, fitted to where
+the marker stands:
+
+- in a table row (a line starting with ``|``): a ``table_row`` group's marker row becomes the
+  group's rows (the caption and header row it repeats are dropped); any other subsection (a
+  cell) is written as cell text (:func:`specbrowser.chunking.markdown.to_cell`);
+- elsewhere: the first line goes where the marker was, following lines are indented like the
+  marker's line continues (list indentation kept, ``>`` of quotes kept).
+
+Markers of child sections stay: a section's Markdown never includes its child sections.
+The result equals :func:`specbrowser.chunking.markdown.to_markdown` of the whole section up to
+:func:`normalize_whitespace`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from specbrowser.chunking.markdown import to_cell
+from specbrowser.chunking.markers import find_markers
+from specbrowser.model import Chunk
+
+_DELIMITER_ROW = re.compile(r"^\|(?:-+\|)+$")
+
+
+def reassemble(chunk_id: str, chunks: Mapping[str, Chunk]) -> str:
+    """The Markdown of a chunk with all its breakdown subsections put back, recursively.
+
+    Raises:
+        KeyError: ``chunk_id`` or a subsection it names is not in ``chunks``.
+    """
+    chunk = chunks[chunk_id]
+    text = chunk.text
+    for marker in reversed(find_markers(text)):
+        target = chunks.get(marker.target_id)
+        if target is None or target.parent_id != chunk.id:
+            continue  # a child section (or an unknown id): the marker stays
+        sub = reassemble(target.id, chunks)
+        line_start = text.rfind("\n", 0, marker.start) + 1
+        line_end = text.find("\n", marker.end)
+        line_end = len(text) if line_end == -1 else line_end
+        before = text[line_start : marker.start]
+        if before.lstrip(" >").startswith("|"):
+            if target.layer == "table_row":
+                text = text[:line_start] + "\n".join(_group_rows(sub)) + text[line_end:]
+                continue
+            sub = to_cell(sub)
+        else:
+            continuation = "".join(c if c in " >" else " " for c in before)
+            lines = sub.split("\n")
+            sub = "\n".join(
+                [
+                    lines[0],
+                    *(
+                        (continuation + line) if line else continuation.rstrip()
+                        for line in lines[1:]
+                    ),
+                ]
+            )
+        text = text[: marker.start] + sub + text[marker.end :]
+    return text
+
+
+def _group_rows(group_text: str) -> list[str]:
+    """The body rows of a row-group chunk: the lines after its first delimiter row."""
+    lines = group_text.split("\n")
+    for index, line in enumerate(lines):
+        if _DELIMITER_ROW.match(line):
+            return lines[index + 1 :]
+    return lines
+
+
+def normalize_whitespace(text: str) -> str:
+    """The normalisation under which reassembly is exact: trailing spaces on each line and blank
+    lines are dropped (a list item's blocks may be joined tightly in one place and loosely in
+    another); nothing else changes."""
+    return "\n".join(line.rstrip() for line in text.split("\n") if line.strip())

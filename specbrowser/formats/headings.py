@@ -1,0 +1,416 @@
+"""Plain heading-structured HTML (Bikeshed, ReSpec, xml2rfc, WHATWG …) → section tree.
+
+Used by :func:`specbrowser.formats.ecmarkup.load_spec` when a page has no ecmarkup clauses. The
+result has the ecmarkup parser's shape, so the breakdown, the store and the app need no change:
+one :class:`Section` per heading, and per section an own-content element
+(``<div class="sb-section" data-id=…>``) holding its heading and the content up to the next
+section heading, each child section replaced by one ``<sb-section-ref>`` placeholder.
+
+Rules (case C10 of ``shared/cases/cases.md`` and issue 4):
+
+- **Sections.** Every ``h1``–``h6`` in the body, in document order, starts a section, except
+  headings that are not structure: inside a table of contents, inside the document's title
+  block (a ``header`` or ``div.head`` child of ``body`` before any section heading: Bikeshed,
+  ReSpec, W3C and WHATWG put the title and status there), the ``h1``s that come before every
+  other heading when no ``h1`` comes after (the document title), a second heading of an ``hgroup`` (a
+  subtitle), a heading inside content such as a table cell, list or quote (only structural
+  wrappers, :data:`WRAPPER_TAGS`, are looked into), and a heading with no text at all. Those
+  stay in the current section's content.
+- **Levels.** Nesting follows the heading level (h2 → h4 makes the h4 a child of the h2);
+  ``<section>`` wrappers never change the level (C10). A ``<section>`` or ``<article>`` that
+  opens with a heading does close that heading's section where it ends, so content after the
+  wrapper goes back to the enclosing section (ReSpec and xml2rfc wrap every section this way);
+  after a top-level section's wrapper, content up to the next heading stays in that section.
+- **Ids.** The id of a wrapping ``<section>`` whose first heading this is (ReSpec and xml2rfc
+  link their TOC and self-links there), else the heading's id, else ``h-<slug of the title>``;
+  a repeat gets ``-2``, ``-3`` … so ids are unique across the spec.
+- **Numbers and titles.** ``secnum`` is the text of the heading's ``.secno`` (Bikeshed, ReSpec
+  ``bdi``), ``.secnum`` or ``.section-number`` (xml2rfc) element, trailing dot dropped
+  (``1.2.`` → ``1.2``, as Bikeshed's own TOC writes it); the title is the rest of the heading
+  text without self-links (``a.self-link``), whitespace collapsed.
+- **Front matter.** Content before the first section heading is kept as a section
+  ``front-matter`` titled "Front matter" when it holds any text (C10: the preamble is not
+  dropped).
+- **Not content.** The TOC (``nav#toc``, ``ol.toc``/``ul.toc``/``nav.toc``, an element with id
+  ``toc``/``contents``/``table-of-contents`` that holds no other heading, a heading titled
+  "Table of Contents" or "Contents"), ``script``, ``style``, ``template`` and the ``head``.
+
+The page tree is consumed: content elements are moved into the section elements.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from lxml import etree
+
+from specbrowser.formats.ecmarkup import SECTION_REF_TAG
+from specbrowser.model import Section
+
+HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+SECTION_KIND = "heading"
+""":attr:`Section.kind` of a section made by a heading."""
+
+FRONT_MATTER_ID = "front-matter"
+FRONT_MATTER_TITLE = "Front matter"
+FRONT_MATTER_KIND = "front-matter"
+"""Id, title and kind of the section holding the content before the first heading."""
+
+SECTION_ELEMENT_CLASS = "sb-section"
+"""Class of the ``div`` made for each section's own content (its ``data-id`` is the section id)."""
+
+WRAPPER_TAGS = frozenset(
+    {
+        "body",
+        "section",
+        "article",
+        "main",
+        "div",
+        "header",
+        "footer",
+        "nav",
+        "aside",
+        "hgroup",
+        "center",
+        "search",
+    }
+)
+"""Elements looked into for section headings. A heading inside anything else (a table cell, a
+list item, a blockquote, a figure, ``details``) is content, not structure."""
+
+CLOSING_WRAPPERS = frozenset({"section", "article"})
+"""Wrappers whose end closes the section of their first heading."""
+
+SKIP_TAGS = frozenset({"script", "style", "template", "head", "noscript"})
+"""Never content."""
+
+TOC_IDS = frozenset({"toc", "contents", "table-of-contents"})
+"""Ids a table of contents goes by (Bikeshed ``nav#toc`` and ``h2#contents``, xml2rfc ``#toc``,
+ReSpec ``h2#table-of-contents``)."""
+
+TOC_TITLES = frozenset({"table of contents", "contents"})
+"""Heading texts (case-insensitive) that name a table of contents."""
+
+_SECNUM_CLASSES = frozenset({"secno", "secnum", "section-number"})
+_SELF_LINK_CLASSES = frozenset({"self-link", "headerlink"})
+_TITLE_BLOCK_CLASS = "head"
+_SLUG_STRIP = re.compile(r"[^a-z0-9]+")
+_SLUG_MAX = 60
+"""Longest slug part of a generated id, in characters (long titles still give readable ids)."""
+
+
+def collect_heading_sections(
+    root: etree._Element,
+    source_file: str,
+    sections: list[Section],
+    elements: dict[str, etree._Element],
+) -> None:
+    """Append the sections that ``h1``–``h6`` headings make in one page (rules: module docstring).
+
+    ``sections`` and ``elements`` may already hold earlier pages' sections: ordinals continue
+    from ``len(sections)`` and new ids avoid the ids already used. Each new section gets its
+    own-content element in ``elements[section.id]`` and that element's HTML in
+    :attr:`Section.html`. A page without any section heading adds nothing, not even front
+    matter: it is not heading-structured, and :func:`load_spec` then reports "no sections".
+    """
+    body = root.find("body")
+    if body is None:
+        body = root
+    scan = _Scan()
+    scan.headings_in(body, top_level=True)
+    boundaries = _section_headings(scan.found)
+    if not boundaries:
+        return
+    containing = {a for h in boundaries for a in h.iterancestors()}
+    events: list[_Event] = [body.text] if body.text else []
+    _walk(body, boundaries, containing, events)
+    used = {s.id for s in sections} | set(elements)
+    # Before the builder moves anything: a wrapper's first heading changes as headings leave it.
+    explicit_ids = {h: _wrapper_id(h) or (h.get("id") or "").strip() for h in boundaries}
+    builder = _Builder(source_file, _Ids(used, set(explicit_ids.values()) - {""}), explicit_ids)
+    for event in events:
+        builder.apply(event)
+    for record, element in builder.finish():
+        record.ordinal = len(sections)
+        record.html = etree.tostring(element, encoding="unicode", method="html")
+        sections.append(record)
+        elements[record.id] = element
+
+
+def heading_parts(heading: etree._Element) -> tuple[str, str]:
+    """The (secnum, title) of a heading element.
+
+    ``secnum`` is the first ``.secno``/``.secnum``/``.section-number`` element's text with
+    whitespace collapsed and a trailing dot dropped, or ""; ``title`` is the remaining text
+    without self-links, whitespace collapsed. Either may be "".
+    """
+    secnum = ""
+    parts: list[str] = []
+
+    def visit(el: etree._Element) -> None:
+        nonlocal secnum
+        parts.append(el.text or "")
+        for child in el:
+            if isinstance(child.tag, str):
+                classes = _classes(child)
+                if classes & _SECNUM_CLASSES and not secnum:
+                    secnum = " ".join("".join(child.itertext()).split()).rstrip(".").strip()
+                elif not (child.tag == "a" and classes & _SELF_LINK_CLASSES):
+                    visit(child)
+            parts.append(child.tail or "")
+
+    visit(heading)
+    return secnum, " ".join("".join(parts).split())
+
+
+def slugify(title: str) -> str:
+    """``h-<title in lower case, runs of other characters as one dash>``, at most
+    :data:`_SLUG_MAX` characters after the prefix; ``h-section`` for a title with no letters."""
+    slug = _SLUG_STRIP.sub("-", title.lower()).strip("-")[:_SLUG_MAX].strip("-")
+    return f"h-{slug or 'section'}"
+
+
+# --- finding the section headings -------------------------------------------------------------
+
+
+def _classes(el: etree._Element) -> set[str]:
+    return set((el.get("class") or "").split())
+
+
+def _is_toc_heading(heading: etree._Element) -> bool:
+    return (
+        heading.get("id") in TOC_IDS
+        or " ".join("".join(heading.itertext()).split()).lower() in TOC_TITLES
+    )
+
+
+def _is_skipped(el: etree._Element) -> bool:
+    """Not content at all: scripts, styles, and the table of contents (see module docstring)."""
+    tag = el.tag
+    if not isinstance(tag, str) or tag in SKIP_TAGS:
+        return True
+    if tag in HEADING_TAGS:
+        return _is_toc_heading(el)
+    if tag in ("ol", "ul", "nav") and "toc" in _classes(el):
+        return True
+    if (tag == "nav" and el.get("id") == "toc") or el.get("id") in TOC_IDS:
+        # A TOC block holds no heading but its own title; a wrapper of the whole spec that
+        # happens to be called "contents" holds real headings and is looked into.
+        return not any(not _is_toc_heading(h) for h in el.iter(*HEADING_TAGS))
+    return False
+
+
+def _is_title_block(el: etree._Element) -> bool:
+    return el.tag == "header" or (el.tag == "div" and _TITLE_BLOCK_CLASS in _classes(el))
+
+
+class _Scan:
+    """Candidate section headings in document order (before the title-``h1`` rule)."""
+
+    def __init__(self) -> None:
+        self.found: list[etree._Element] = []
+
+    def headings_in(self, parent: etree._Element, *, top_level: bool = False) -> None:
+        first_in_hgroup = parent.tag == "hgroup"
+        for child in parent:
+            if _is_skipped(child):
+                continue
+            if child.tag in HEADING_TAGS:
+                if any(heading_parts(child)) and (first_in_hgroup or parent.tag != "hgroup"):
+                    self.found.append(child)
+                    first_in_hgroup = False
+            elif child.tag in WRAPPER_TAGS:
+                if top_level and not self.found and _is_title_block(child):
+                    continue  # the title block is front matter, headings and all
+                self.headings_in(child)
+
+
+def _section_headings(found: list[etree._Element]) -> set[etree._Element]:
+    """The candidates minus the document-title ``h1`` headings: the leading ``h1``s when no
+    ``h1`` follows and other headings do (ECMA-262 and xml2rfc write two: version or RFC
+    number, then title)."""
+    leading = next((i for i, h in enumerate(found) if h.tag != "h1"), len(found))
+    if 0 < leading < len(found) and not any(h.tag == "h1" for h in found[leading:]):
+        return set(found[leading:])
+    return set(found)
+
+
+# --- flattening the body into events ------------------------------------------------------
+
+
+@dataclass
+class _Close:
+    """The end of a closing wrapper whose first section heading is :attr:`heading`."""
+
+    heading: etree._Element
+
+
+_Event: TypeAlias = "etree._Element | str | _Close"
+"""A section heading or a content block (elements), loose text, or the end of a wrapper."""
+
+
+def _walk(
+    parent: etree._Element,
+    boundaries: set[etree._Element],
+    containing: set[etree._Element],
+    events: list[_Event],
+) -> None:
+    """Record ``parent``'s content in document order: section headings, and the top-most
+    elements holding no section heading (taken whole, their tail with them); a wrapper holding
+    a section heading is looked into, its own text and tail recorded as loose text."""
+    for child in parent:
+        if _is_skipped(child):
+            if child.tail:
+                events.append(child.tail)
+        elif child in containing:
+            if child.text:
+                events.append(child.text)
+            first = next((h for h in child.iter(*HEADING_TAGS) if h in boundaries), None)
+            _walk(child, boundaries, containing, events)
+            if (
+                child.tag in CLOSING_WRAPPERS
+                and first is not None
+                and _first_heading(child) is first
+            ):
+                events.append(_Close(first))
+            if child.tail:
+                events.append(child.tail)
+        else:
+            events.append(child)  # a section heading, or a block taken whole
+
+
+def _first_heading(el: etree._Element) -> etree._Element | None:
+    return next(el.iter(*HEADING_TAGS), None)
+
+
+def _wrapper_id(heading: etree._Element) -> str | None:
+    """The id of the nearest ``<section>`` around ``heading`` whose first heading it is."""
+    for ancestor in heading.iterancestors():
+        if ancestor.tag in WRAPPER_TAGS and ancestor.tag != "section":
+            continue
+        if ancestor.tag != "section" or _first_heading(ancestor) is not heading:
+            return None
+        if (ancestor.get("id") or "").strip():
+            return ancestor.get("id").strip()
+    return None
+
+
+# --- building the sections ----------------------------------------------------------------
+
+
+class _Ids:
+    """Unique section ids: explicit ids first come first served, generated ones avoid them."""
+
+    def __init__(self, used: set[str], explicit: set[str]) -> None:
+        self.used = used
+        self.reserved = explicit - used
+
+    def take(self, wanted: str, *, generated: bool) -> str:
+        candidate, n = wanted, 1
+        while candidate in self.used or (generated and candidate in self.reserved):
+            n += 1
+            candidate = f"{wanted}-{n}"
+        self.used.add(candidate)
+        self.reserved.discard(candidate)
+        return candidate
+
+
+def _section_element(section_id: str) -> etree._Element:
+    return etree.Element("div", {"class": SECTION_ELEMENT_CLASS, "data-id": section_id})
+
+
+class _Builder:
+    """Turns the events into sections: a stack of open sections by heading level."""
+
+    def __init__(
+        self, source_file: str, ids: _Ids, explicit_ids: dict[etree._Element, str]
+    ) -> None:
+        self.source_file = source_file
+        self.ids = ids
+        self.explicit_ids = explicit_ids
+        """Section headings mapped to the id they ask for ("" when they have none)."""
+        self.front = _section_element(FRONT_MATTER_ID)
+        self.records: list[tuple[Section, etree._Element]] = []
+        self.stack: list[tuple[int, Section, etree._Element, etree._Element]] = []
+        """Open sections: (heading level, section, own-content element, heading element)."""
+
+    @property
+    def current(self) -> etree._Element:
+        return self.stack[-1][2] if self.stack else self.front
+
+    def apply(self, event: _Event) -> None:
+        if isinstance(event, str):
+            _append_text(self.current, event)
+        elif isinstance(event, _Close):
+            index = next(
+                (i for i, entry in enumerate(self.stack) if entry[3] is event.heading), None
+            )
+            if index is not None:  # a top-level section stays open: what follows needs a home
+                del self.stack[max(index, 1) :]
+        elif event in self.explicit_ids:
+            self._open(event)
+        else:
+            self.current.append(event)
+
+    def _open(self, heading: etree._Element) -> None:
+        level = int(heading.tag[1])
+        while self.stack and self.stack[-1][0] >= level:
+            self.stack.pop()
+        parent = self.stack[-1][1] if self.stack else None
+        secnum, title = heading_parts(heading)
+        explicit = self.explicit_ids[heading]
+        section_id = (
+            self.ids.take(explicit, generated=False)
+            if explicit
+            else self.ids.take(slugify(title or secnum), generated=True)
+        )
+        section = Section(
+            id=section_id,
+            parent_id=parent.id if parent else None,
+            ordinal=0,
+            depth=parent.depth + 1 if parent else 0,
+            kind=SECTION_KIND,
+            secnum=secnum,
+            title=title,
+            html="",
+            source_file=self.source_file,
+        )
+        if self.stack:
+            self.current.append(
+                etree.Element(
+                    SECTION_REF_TAG, {"data-id": section.id, "data-title": section.display_title}
+                )
+            )
+        element = _section_element(section.id)
+        element.append(heading)
+        self.records.append((section, element))
+        self.stack.append((level, section, element, heading))
+
+    def finish(self) -> list[tuple[Section, etree._Element]]:
+        """The sections in document order, front matter first when it holds text."""
+        if "".join(self.front.itertext()).strip():
+            section = Section(
+                id=self.ids.take(FRONT_MATTER_ID, generated=False),
+                parent_id=None,
+                ordinal=0,
+                depth=0,
+                kind=FRONT_MATTER_KIND,
+                secnum="",
+                title=FRONT_MATTER_TITLE,
+                html="",
+                source_file=self.source_file,
+            )
+            self.front.set("data-id", section.id)
+            return [(section, self.front), *self.records]
+        return self.records
+
+
+def _append_text(parent: etree._Element, text: str) -> None:
+    if len(parent):
+        last = parent[-1]
+        last.tail = (last.tail or "") + text
+    else:
+        parent.text = (parent.text or "") + text

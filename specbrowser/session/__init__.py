@@ -1,0 +1,1 @@
+"""The application layer every front end shares: open, read, search, jobs."""

@@ -1,0 +1,381 @@
+"""Compare two chunk sets of one database: what a policy change did to each section's chunks.
+
+Chunks are matched by id (ids are stable across policies: a section's root chunk is the section
+id, a subsection ``<parent>-<tag>-<n>``), so a chunk is *added* (only in set B), *removed* (only
+in set A), *changed* (in both, different text) or *reflagged* (in both, same text, another
+overrun reason: the threshold moved but nothing could be cut). Sizes are in characters, the unit
+of the threshold. The document (synopsis) chunk belongs to no section: it counts in the chunk
+totals only.
+
+Pure core: reads the database through parameterized SQL, never imports Textual.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Generic, TypeVar
+
+import sqlite_utils
+
+from specbrowser import store
+from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.store import vectors as store_vectors
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Change(Generic[T]):
+    """One quantity in set A (``before``) and set B (``after``)."""
+
+    before: T
+    after: T
+
+    @property
+    def changed(self) -> bool:
+        """Whether the two values differ."""
+        return self.before != self.after
+
+
+@dataclass(frozen=True)
+class ChunkBrief:
+    """What the diff keeps of a chunk (no text): enough for labels and the side-by-side trees.
+
+    Attributes:
+        id: the chunk id.
+        section_id: its section (None for the document chunk).
+        parent_id: the chunk it was extracted from; None for a section's root chunk.
+        subsections: ids of the chunks whose markers its text holds, in text order.
+        depth: 0 for a root chunk.
+        breakdown_tag: the tag that extracted it; None for a root chunk.
+        title: its title ("" when it has none).
+        size: its text's length in characters.
+        over_threshold: None, or why it stayed over the threshold (``unsplittable``, ``max_depth``).
+        ordinal: its position in its chunk set (pre-order).
+    """
+
+    id: str
+    section_id: str | None
+    parent_id: str | None
+    subsections: tuple[str, ...]
+    depth: int
+    breakdown_tag: str | None
+    title: str
+    size: int
+    over_threshold: str | None
+    ordinal: int
+
+
+@dataclass
+class SectionDiff:
+    """How one section's chunks differ between set A and set B.
+
+    Attributes:
+        section_id: the section's id.
+        title: its display title (``secnum title``).
+        ordinal: its position in document order (0-based).
+        added: ids of its chunks only in set B, in B's order.
+        removed: ids of its chunks only in set A, in A's order.
+        changed: ids in both sets whose text differs, in A's order.
+        reflagged: ids in both sets with the same text but another overrun reason, in A's order.
+        chunks: its chunk count in A → B.
+        overruns: its chunks over the threshold (any reason) in A → B.
+        largest: its largest chunk's size in characters in A → B (0 when it has no chunk).
+    """
+
+    section_id: str
+    title: str
+    ordinal: int
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    reflagged: list[str] = field(default_factory=list)
+    chunks: Change[int] = field(default_factory=lambda: Change(0, 0))
+    overruns: Change[int] = field(default_factory=lambda: Change(0, 0))
+    largest: Change[int] = field(default_factory=lambda: Change(0, 0))
+
+    @property
+    def is_changed(self) -> bool:
+        """Whether any of its chunks was added, removed, changed or reflagged."""
+        return bool(self.added or self.removed or self.changed or self.reflagged)
+
+    @property
+    def magnitude(self) -> int:
+        """How much it changed: chunks added + removed + changed + reflagged (the sort key of
+        "top N" lists, ties broken by the largest chunk's size change)."""
+        return len(self.added) + len(self.removed) + len(self.changed) + len(self.reflagged)
+
+
+@dataclass
+class DiffSummary:
+    """Totals over the two chunk sets.
+
+    Attributes:
+        chunks: chunk count in A → B (the document chunk included, as ``policies`` counts).
+        sections_changed: sections with at least one added, removed, changed or reflagged chunk.
+        sections_unchanged: the other sections.
+        added, removed, changed, reflagged: chunk counts summed over the sections.
+        overruns: chunks over the threshold by reason (``unsplittable``, ``max_depth``) in A → B;
+            a reason absent from one set counts 0 there.
+        truncated: chunks whose retrieval text the embedding model cut (its window is shorter),
+            in A → B, for the model whose vectors the database holds; None when it holds no
+            embeddings. Only chunks embedded so far can count (see ``embedded``).
+        embedded: chunks that have a vector of that model in A → B; None without embeddings.
+        embedding_model: that model's name, or None.
+        largest: the largest chunk in A → B as ``(chunk id, size in characters)``; None for an
+            empty set.
+    """
+
+    chunks: Change[int]
+    sections_changed: int
+    sections_unchanged: int
+    added: int
+    removed: int
+    changed: int
+    reflagged: int
+    overruns: dict[str, Change[int]]
+    truncated: Change[int] | None
+    embedded: Change[int] | None
+    embedding_model: str | None
+    largest: Change[tuple[str, int] | None]
+
+
+@dataclass
+class ChunkSetDiff:
+    """The comparison of chunk set A with chunk set B of one database.
+
+    Attributes:
+        version_a, version_b: the full policy versions compared.
+        policy_a, policy_b: each set's policy in one line (:meth:`ChunkPolicy.describe`).
+        summary: the totals.
+        sections: the changed sections only, in document order (see
+            :attr:`DiffSummary.sections_unchanged` for how many were not).
+    """
+
+    version_a: str
+    version_b: str
+    policy_a: str
+    policy_b: str
+    summary: DiffSummary
+    sections: list[SectionDiff]
+
+    def top_sections(self, limit: int | None = None) -> list[SectionDiff]:
+        """The changed sections by :attr:`SectionDiff.magnitude`, largest first (then by the size
+        change of their largest chunk, then document order); all of them when ``limit`` is None."""
+        ranked = sorted(
+            self.sections,
+            key=lambda s: (-s.magnitude, -abs(s.largest.after - s.largest.before), s.ordinal),
+        )
+        return ranked if limit is None else ranked[:limit]
+
+    def section(self, section_id: str) -> SectionDiff | None:
+        """The diff of one changed section, or None when it did not change (or does not exist)."""
+        return next((s for s in self.sections if s.section_id == section_id), None)
+
+    def to_dict(self, limit: int | None = None, *, ranked: bool = False) -> dict[str, object]:
+        """A JSON-ready dict: every :class:`Change` as ``{"before": …, "after": …}``, a largest
+        chunk as ``{"id": …, "size": …}``; sections in document order, or with ``ranked`` as
+        :meth:`top_sections` orders them; at most ``limit`` of them (None: all), with
+        ``sections_changed`` giving how many there are in all."""
+        sections = self.top_sections() if ranked else self.sections
+        summary = asdict(self.summary)
+        summary["largest"] = {
+            side: ({"id": value[0], "size": value[1]} if value else None)
+            for side, value in summary["largest"].items()
+        }
+        return {
+            "version_a": self.version_a,
+            "version_b": self.version_b,
+            "policy_a": self.policy_a,
+            "policy_b": self.policy_b,
+            "summary": summary,
+            "sections_changed": len(self.sections),
+            "sections": [asdict(s) for s in (sections if limit is None else sections[:limit])],
+        }
+
+    def to_json(
+        self, indent: int | None = 2, limit: int | None = None, *, ranked: bool = False
+    ) -> str:
+        """:meth:`to_dict` as JSON text (spec text kept as is, not ASCII-escaped)."""
+        return json.dumps(self.to_dict(limit, ranked=ranked), ensure_ascii=False, indent=indent)
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+_BRIEF_COLUMNS = (
+    "id, section_id, parent_id, subsections, depth, breakdown_tag, title, "
+    "size, over_threshold, ordinal"
+)
+
+
+def _brief(row: tuple) -> ChunkBrief:
+    (chunk_id, section_id, parent_id, subsections, depth, tag, title, size, over, ordinal) = row
+    return ChunkBrief(
+        id=chunk_id,
+        section_id=section_id,
+        parent_id=parent_id,
+        subsections=tuple(json.loads(subsections or "[]")),
+        depth=depth,
+        breakdown_tag=tag,
+        title=title or "",
+        size=size or 0,
+        over_threshold=over,
+        ordinal=ordinal,
+    )
+
+
+def section_chunks(
+    db: sqlite_utils.Database, policy_version: str, section_id: str
+) -> list[ChunkBrief]:
+    """The chunks of one section in one chunk set (full version), in pre-order (the root chunk
+    first; child sections' chunks are not included)."""
+    rows = db.execute(
+        f"SELECT {_BRIEF_COLUMNS} FROM chunks WHERE policy_version = ? "
+        "AND section_id = ? ORDER BY ordinal",
+        [policy_version, section_id],
+    )
+    return [_brief(r) for r in rows]
+
+
+def _read_set(db: sqlite_utils.Database, policy_version: str) -> list[ChunkBrief]:
+    """A chunk set's chunks, in order, without their text."""
+    return [
+        _brief(row)
+        for row in db.execute(
+            f"SELECT {_BRIEF_COLUMNS} FROM chunks WHERE policy_version = ? ORDER BY ordinal",
+            [policy_version],
+        )
+    ]
+
+
+def _text_changed(db: sqlite_utils.Database, version_a: str, version_b: str) -> set[str]:
+    """Ids of the chunks in both sets whose text differs (compared in SQLite, where the texts
+    stay: two chunks with one stored text are equal without reading it)."""
+    return {
+        row[0]
+        for row in db.execute(
+            "SELECT a.id FROM chunk_rows a JOIN chunk_rows b ON b.policy_version = ? AND b.id = a.id "
+            "JOIN texts ta ON ta.id = a.text_id JOIN texts tb ON tb.id = b.text_id "
+            "WHERE a.policy_version = ? AND a.text_id != b.text_id AND ta.text IS NOT tb.text",
+            [version_b, version_a],
+        )
+    }
+
+
+def _policy_line(db: sqlite_utils.Database, version: str) -> str:
+    row = db.execute("SELECT settings FROM policies WHERE version = ?", [version]).fetchone()
+    try:
+        return ChunkPolicy.from_settings(json.loads(row[0])).describe()
+    except (TypeError, KeyError, ValueError):  # settings an older specbrowser wrote
+        return str(row[0]) if row else ""
+
+
+def _embedding_counts(
+    db: sqlite_utils.Database, versions: tuple[str, str]
+) -> tuple[str | None, Change[int] | None, Change[int] | None]:
+    """(model, truncated A → B, embedded A → B); Nones when the database holds no vectors."""
+    stored = store_vectors.stored_model(db)
+    if stored is None or "embeddings" not in db.table_names():
+        return None, None, None
+    model = stored[0]
+    truncated = [len(store_vectors.truncated_chunks(db, model, v)) for v in versions]
+    embedded = [store_vectors.embedding_counts(db, model, v)[0] for v in versions]
+    return model, Change(*truncated), Change(*embedded)
+
+
+# --- comparing ----------------------------------------------------------------------------------
+
+
+def diff_chunk_sets(db: sqlite_utils.Database, version_a: str, version_b: str) -> ChunkSetDiff:
+    """Compare chunk set A (``version_a``) with chunk set B (``version_b``) of one database.
+
+    Versions are full policy versions or unique prefixes (:func:`specbrowser.store.resolve_version`); the active
+    set is not changed. Reads both sets once (about 0.1 s for two ECMA-262 sets); writes
+    nothing.
+
+    Raises:
+        NotFoundError: a version names no chunk set (or several).
+    """
+    full_a, full_b = store.resolve_version(db, version_a), store.resolve_version(db, version_b)
+    briefs_a, briefs_b = _read_set(db, full_a), _read_set(db, full_b)
+    text_changed = _text_changed(db, full_a, full_b)
+    by_id_a = {c.id: c for c in briefs_a}
+    by_id_b = {c.id: c for c in briefs_b}
+
+    per_section: dict[str, tuple[list[ChunkBrief], list[ChunkBrief]]] = {}
+    for side, briefs in ((0, briefs_a), (1, briefs_b)):
+        for chunk in briefs:
+            if chunk.section_id is not None:
+                per_section.setdefault(chunk.section_id, ([], []))[side].append(chunk)
+
+    changed_sections: list[SectionDiff] = []
+    unchanged = 0
+    for section_id, title, ordinal in db.execute(
+        "SELECT id, trim(secnum || ' ' || title), ordinal FROM sections ORDER BY ordinal"
+    ):
+        in_a, in_b = per_section.get(section_id, ([], []))
+        section = SectionDiff(
+            section_id=section_id,
+            title=title,
+            ordinal=ordinal,
+            added=[c.id for c in in_b if c.id not in by_id_a],
+            removed=[c.id for c in in_a if c.id not in by_id_b],
+            changed=[c.id for c in in_a if c.id in text_changed],
+            reflagged=[
+                c.id
+                for c in in_a
+                if c.id in by_id_b
+                and c.id not in text_changed
+                and c.over_threshold != by_id_b[c.id].over_threshold
+            ],
+            chunks=Change(len(in_a), len(in_b)),
+            overruns=Change(
+                sum(c.over_threshold is not None for c in in_a),
+                sum(c.over_threshold is not None for c in in_b),
+            ),
+            largest=Change(
+                max((c.size for c in in_a), default=0), max((c.size for c in in_b), default=0)
+            ),
+        )
+        if section.is_changed:
+            changed_sections.append(section)
+        else:
+            unchanged += 1
+
+    reasons_a = Counter(c.over_threshold for c in briefs_a if c.over_threshold)
+    reasons_b = Counter(c.over_threshold for c in briefs_b if c.over_threshold)
+    reasons = sorted(
+        reasons_a.keys() | reasons_b.keys(), key=lambda r: (-max(reasons_a[r], reasons_b[r]), r)
+    )
+    model, truncated, embedded = _embedding_counts(db, (full_a, full_b))
+    summary = DiffSummary(
+        chunks=Change(len(briefs_a), len(briefs_b)),
+        sections_changed=len(changed_sections),
+        sections_unchanged=unchanged,
+        added=sum(len(s.added) for s in changed_sections),
+        removed=sum(len(s.removed) for s in changed_sections),
+        changed=sum(len(s.changed) for s in changed_sections),
+        reflagged=sum(len(s.reflagged) for s in changed_sections),
+        overruns={r: Change(reasons_a[r], reasons_b[r]) for r in reasons},
+        truncated=truncated,
+        embedded=embedded,
+        embedding_model=model,
+        largest=Change(_largest(briefs_a), _largest(briefs_b)),
+    )
+    return ChunkSetDiff(
+        version_a=full_a,
+        version_b=full_b,
+        policy_a=_policy_line(db, full_a),
+        policy_b=_policy_line(db, full_b),
+        summary=summary,
+        sections=changed_sections,
+    )
+
+
+def _largest(briefs: list[ChunkBrief]) -> tuple[str, int] | None:
+    """``(id, size)`` of the largest chunk (the first in order on a tie), or None."""
+    largest = max(briefs, key=lambda c: c.size, default=None)
+    return (largest.id, largest.size) if largest else None

@@ -1,0 +1,486 @@
+"""Export a chunk set as LangChain-shaped documents: JSON Lines or Parquet (pure core, no UI).
+
+One record per chunk of the chosen chunk set (the active one unless a policy version, or a
+unique prefix of one, is given; resolving it never changes which set is active), in the shape of
+``langchain_core.documents.Document`` (fields ``id``, ``page_content``, ``metadata``, ``type``),
+so ``Document(**record)`` loads a record as is; langchain is not imported here::
+
+    {"id": "sec-if-statement",
+     "page_content": "Document: …\\nSection: …\\nContent:\\n…",
+     "metadata": {"chunk_id": "sec-if-statement", "section_id": "sec-if-statement", …},
+     "type": "Document"}
+
+``page_content`` is the chunk's **retrieval text** by default (a header naming the document,
+heading path and part, then the Markdown: what specbrowser's search and embeddings index, so a
+vector store built from the export sees what the app measured, truncation included); with
+``content="text"`` it is the bare chunk Markdown (when the pipeline adds its own header from the
+metadata). ``metadata["content"]`` records which. The metadata keys are :data:`METADATA_FIELDS`.
+
+Formats:
+
+- ``jsonl``: UTF-8, one JSON object per line, non-ASCII kept as is (``ensure_ascii=False``).
+- ``parquet`` (needs pyarrow: ``pip install 'specbrowser[export]'``): columns ``id``,
+  ``page_content``, ``metadata`` (a **struct** column with the typed fields of
+  :data:`PARQUET_METADATA_TYPE`, so DuckDB/Polars filter on ``metadata.layer`` and pandas reads
+  a dict per row) and ``type``. ``pyarrow.parquet.read_table(path).to_pylist()`` gives the same
+  records as the JSONL lines; ``pandas.read_parquet`` gives a dict per row too, with the list
+  fields as numpy arrays (pydantic's ``Document`` accepts them; ``to_pylist`` gives plain lists).
+  Checked with langchain-core 1.x: ``Document(**record)`` loads every JSONL line and Parquet row. The file's key-value metadata holds ``specbrowser.*`` keys
+  (policy version, document title, content kind).
+
+Files are written atomically: a temporary file in the output's folder, renamed over the output
+once complete; any failure (Ctrl-C included) removes it and leaves an existing output untouched.
+A symbolic link is followed (its target is replaced, the link kept). Standard output (``-``) and
+an existing output that is not a regular file (``/dev/stdout``, a FIFO, a terminal) are streams:
+the records are built in memory and written to it once complete, never renamed over it (that
+would replace ``/dev/stdout`` itself).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import stat
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import sqlite_utils
+
+from specbrowser import __version__
+from specbrowser.errors import SpecbrowserError
+from specbrowser.search.tokens import token_info
+from specbrowser.store import active_version, get_document, iter_chunks, resolve_version
+from specbrowser.store.vectors import chunk_hash_map, stored_model
+
+FORMATS = ("jsonl", "parquet")
+"""Output formats :func:`export_chunk_set` writes."""
+
+CONTENT_KINDS = ("retrieval", "text")
+"""What ``page_content`` holds: the retrieval text (default) or the chunk's bare Markdown."""
+
+PYARROW_HINT = "parquet export needs pyarrow: pip install 'specbrowser[export]'"
+"""The one-line message when pyarrow is missing."""
+
+PROGRESS_EVERY = 500
+"""Records between two progress calls: often enough for a smooth bar, rare enough to be free."""
+
+METADATA_FIELDS = (
+    "chunk_id",
+    "section_id",
+    "parent_id",
+    "subsections",
+    "title",
+    "heading_path",
+    "toc_path",
+    "mismatch",
+    "layer",
+    "depth",
+    "breakdown_tag",
+    "size",
+    "over_threshold",
+    "ordinal",
+    "section_ordinal",
+    "embedding_truncated",
+    "token_count",
+    "token_model",
+    "embedding_model",
+    "policy_version",
+    "document_title",
+    "source",
+    "content",
+)
+"""Keys of every record's ``metadata``, in order:
+
+- ``chunk_id``, ``section_id`` (None for the document chunk), ``parent_id`` (None for a root
+  chunk), ``subsections`` (ids whose markers the text holds, in order), ``title``;
+- ``heading_path`` (the parser's section titles, top down), ``toc_path`` (the TOC's, or None when
+  the TOC gives none), ``mismatch`` (how the two differ, or None);
+- ``layer``, ``depth`` (0 for a root chunk), ``breakdown_tag`` (None for a root chunk);
+- ``size``: characters (code points) of the chunk Markdown, markers included (the threshold's
+  unit, whatever ``content`` is); ``over_threshold``: None, ``max_depth`` or ``unsplittable``;
+- ``ordinal`` (pre-order position in the set), ``section_ordinal`` (``14.6.1``, ``B.2``, "");
+- ``embedding_truncated``: True when the stored model's tokenizer cut the retrieval text, None
+  when the chunk has no vector; ``embedding_model``: the vectors' model, or None without them;
+- ``token_count``: the retrieval text's full token count (:func:`specbrowser.search.tokens.token_info`,
+  else the embedding run's count), None when never counted; ``token_model``: whose tokenizer;
+- ``policy_version`` (full), ``document_title``, ``source`` (``<file>#<section id>``: the
+  section's anchor in the spec file; the file alone for the document chunk), ``content``
+  (``retrieval`` or ``text``: what ``page_content`` holds).
+"""
+
+
+class ExportError(SpecbrowserError):
+    """The export cannot be written: a folder as output, a missing folder, pyarrow missing."""
+
+
+@dataclass
+class ExportResult:
+    """What :func:`export_chunk_set` wrote.
+
+    Attributes:
+        path: the output file (``-`` for standard output).
+        format: ``jsonl`` or ``parquet``.
+        policy_version: the exported chunk set's full version.
+        records: how many records (= chunks in the set, the document chunk included).
+        size_bytes: how many bytes were written.
+        seconds: wall time of the export.
+    """
+
+    path: Path
+    format: str
+    policy_version: str
+    records: int
+    size_bytes: int
+    seconds: float
+
+
+def resolve_policy_version(db: sqlite_utils.Database, version: str | None) -> str:
+    """The full policy version a user's ``--policy`` names; the active one when None or "".
+
+    ``version`` is a full version or a prefix of exactly one. The active set is not changed.
+
+    Raises:
+        NotFoundError: no chunk set at all, or none (or several) with that version or prefix.
+    """
+    if not version:
+        return active_version(db)
+    return resolve_version(db, version)
+
+
+def embedding_info(
+    db: sqlite_utils.Database,
+) -> tuple[str | None, dict[str, tuple[bool, int | None]]]:
+    """The stored embedding model and, per retrieval-text hash, ``(truncated, token count)``.
+
+    Read only (no sqlite-vec needed, nothing written): ``(None, {})`` when the database holds no
+    vectors. Keys are content hashes (sha256 of a retrieval text, the ``chunks`` view's
+    ``content_hash``).
+    """
+    current = stored_model(db)
+    if current is None or "embeddings" not in db.table_names():
+        return None, {}
+    model = current[0]
+    rows = db.execute(
+        "SELECT content_hash, truncated, tokens FROM embeddings WHERE model = ?", [model]
+    )
+    return model, {digest: (bool(truncated), tokens) for digest, truncated, tokens in rows}
+
+
+def iter_records(
+    db: sqlite_utils.Database, policy_version: str, content: str = "retrieval"
+) -> Iterator[dict[str, Any]]:
+    """The chunk set's records in chunk ordinal order: ``{"id", "page_content", "metadata",
+    "type": "Document"}`` with the metadata of :data:`METADATA_FIELDS`.
+
+    ``policy_version`` must be a full stored version (see :func:`resolve_policy_version`).
+
+    Raises:
+        ValueError: ``content`` is not one of :data:`CONTENT_KINDS`.
+    """
+    if content not in CONTENT_KINDS:
+        raise ValueError(f"content must be one of {CONTENT_KINDS}, not {content!r}")
+    title = get_document(db).title
+    source_files = dict(db.execute("SELECT id, source_file FROM sections").fetchall())
+    first_file = next(
+        iter(db.execute("SELECT source_file FROM sections ORDER BY ordinal LIMIT 1")), ("",)
+    )[0]
+    model, embedded = embedding_info(db)
+    hashes = chunk_hash_map(db, policy_version) if embedded else {}
+    tokens = token_info(db, policy_version)
+    token_counts = tokens.counts if tokens else {}
+    for chunk in iter_chunks(db, policy_version):
+        vector = embedded.get(hashes.get(chunk.id, "")) if embedded else None
+        token_count = token_counts.get(chunk.id, vector[1] if vector else None)
+        source = (
+            f"{source_files.get(chunk.section_id, '')}#{chunk.section_id}"
+            if chunk.section_id
+            else first_file
+        )
+        metadata = {
+            "chunk_id": chunk.id,
+            "section_id": chunk.section_id,
+            "parent_id": chunk.parent_id,
+            "subsections": chunk.subsections,
+            "title": chunk.title,
+            "heading_path": chunk.heading_path,
+            "toc_path": chunk.toc_path,
+            "mismatch": chunk.mismatch,
+            "layer": chunk.layer,
+            "depth": chunk.depth,
+            "breakdown_tag": chunk.breakdown_tag,
+            "size": chunk.size,
+            "over_threshold": chunk.over_threshold,
+            "ordinal": chunk.ordinal,
+            "section_ordinal": chunk.section_ordinal,
+            "embedding_truncated": vector[0] if vector else None,
+            "token_count": token_count,
+            "token_model": (tokens.model if chunk.id in token_counts else model)
+            if token_count is not None
+            else None,
+            "embedding_model": model,
+            "policy_version": policy_version,
+            "document_title": title,
+            "source": source,
+            "content": content,
+        }
+        yield {
+            "id": chunk.id,
+            "page_content": chunk.retrieval_text if content == "retrieval" else chunk.text,
+            "metadata": metadata,
+            "type": "Document",
+        }
+
+
+def check_output_path(path: Path) -> None:
+    """Refuse an output that cannot be written whole.
+
+    Raises:
+        ExportError: ``path`` is a folder, or its folder does not exist.
+    """
+    if path.is_dir():
+        raise ExportError(f"{path} is a folder; give a file name for the export")
+    if not path.parent.is_dir():
+        raise ExportError(f"cannot write {path}: folder {path.parent} does not exist")
+
+
+def require_pyarrow() -> None:
+    """Raise :class:`ExportError` with :data:`PYARROW_HINT` when pyarrow cannot be imported."""
+    try:
+        import pyarrow.parquet  # type: ignore[import-untyped]  # noqa: F401
+    except ImportError:
+        raise ExportError(PYARROW_HINT) from None
+
+
+Progress = Callable[[int, int], None]
+"""``progress(done, total)``: records written so far, of ``total``."""
+
+
+def export_chunk_set(
+    db: sqlite_utils.Database,
+    path: Path | str,
+    *,
+    format: str = "jsonl",
+    policy_version: str | None = None,
+    content: str = "retrieval",
+    progress: Progress | None = None,
+) -> ExportResult:
+    """Write every chunk of a chunk set to ``path`` as ``format`` records (see the module doc).
+
+    ``policy_version`` is a full version or unique prefix (None: the active set). Atomic: the
+    records go to a temporary file beside ``path``, renamed over it at the end; on any error or
+    Ctrl-C the temporary file is removed and ``path`` is as it was. ``-`` (standard output) and
+    non-regular files are written in place once complete (:func:`is_stream`).
+
+    Raises:
+        ExportError: ``path`` is a folder, in a missing folder, the database file itself, or
+            cannot be written (permission, a full disk: nothing is left behind); parquet
+            without pyarrow.
+        NotFoundError: no chunk set with that version (or an ambiguous prefix).
+        ValueError: an unknown ``format`` or ``content``.
+    """
+    if format not in FORMATS:
+        raise ValueError(f"format must be one of {FORMATS}, not {format!r}")
+    if content not in CONTENT_KINDS:
+        raise ValueError(f"content must be one of {CONTENT_KINDS}, not {content!r}")
+    path = Path(path)
+    check_output_path(path)
+    database_file = db.execute("PRAGMA database_list").fetchone()[2]
+    if database_file and path.exists() and path.samefile(database_file):
+        raise ExportError(f"{path} is the database itself; give another file name for the export")
+    if format == "parquet":
+        require_pyarrow()
+    version = resolve_policy_version(db, policy_version)
+    total = int(
+        db.execute("SELECT count(*) FROM chunks WHERE policy_version = ?", [version]).fetchone()[0]
+    )
+    start = time.perf_counter()
+    records = iter_records(db, version, content)
+    writer = _write_jsonl if format == "jsonl" else _write_parquet
+    file_metadata = {
+        "specbrowser.version": __version__,
+        "specbrowser.policy_version": version,
+        "specbrowser.document_title": get_document(db).title,
+        "specbrowser.content": content,
+    }
+    output = _stream_output(path) if is_stream(path) else _atomic_output(path.resolve())
+    try:
+        with output as handle:
+            count = writer(handle, records, total, progress, file_metadata)
+    except BrokenPipeError:
+        raise  # a reader that stopped early: the command line ends quietly (status 141)
+    except OSError as exc:  # an unwritable folder (/proc, /sys), a full disk, …
+        raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return ExportResult(
+        path=path,
+        format=format,
+        policy_version=version,
+        records=count,
+        size_bytes=output.size,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def is_stream(path: Path) -> bool:
+    """Whether ``path`` is standard output (``-``) or an existing file that is not a regular
+    one (``/dev/stdout``, a FIFO, a terminal), which an export writes into instead of replacing."""
+    if str(path) == "-":
+        return True
+    try:
+        return not stat.S_ISREG(path.stat().st_mode)  # follows links: /dev/stdout → a pipe
+    except OSError:
+        return False
+
+
+class _stream_output:
+    """Context manager: an in-memory buffer, written to the stream (standard output for ``-``)
+    on success only; ``size`` is the bytes written."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.buffer = io.BytesIO()
+        self.size = 0
+
+    def __enter__(self) -> IO[bytes]:
+        return self.buffer
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is not None:
+            return
+        data = self.buffer.getvalue()
+        if str(self.path) == "-":
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        else:
+            with open(self.path, "wb") as stream:
+                stream.write(data)
+        self.size = len(data)
+
+
+class _atomic_output:
+    """Context manager: a binary temp file beside ``path``, renamed to ``path`` on success and
+    removed on any exception."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.handle: IO[bytes] | None = None
+        self.temp_name = ""
+        self.size = 0
+
+    def __enter__(self) -> IO[bytes]:
+        fd, self.temp_name = tempfile.mkstemp(
+            dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
+        )
+        self.handle = os.fdopen(fd, "wb")
+        os.chmod(self.temp_name, _file_mode(self.path))  # mkstemp makes it 0600
+        return self.handle
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        assert self.handle is not None
+        try:
+            if exc_type is None:
+                self.handle.flush()
+                os.fsync(self.handle.fileno())
+            self.handle.close()
+            if exc_type is None:
+                os.replace(self.temp_name, self.path)
+                self.size = self.path.stat().st_size
+        finally:
+            if os.path.exists(self.temp_name):
+                os.unlink(self.temp_name)
+
+
+def _file_mode(path: Path) -> int:
+    """The mode the output gets: an existing output's, else what ``open`` would give (0666
+    less the umask)."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _write_jsonl(
+    handle: IO[bytes],
+    records: Iterator[dict[str, Any]],
+    total: int,
+    progress: Progress | None,
+    file_metadata: dict[str, str],
+) -> int:
+    count = 0
+    for record in records:
+        handle.write(json.dumps(record, ensure_ascii=False).encode("utf-8"))
+        handle.write(b"\n")
+        count += 1
+        if progress is not None and count % PROGRESS_EVERY == 0:
+            progress(count, total)
+    if progress is not None:
+        progress(count, total)
+    return count
+
+
+PARQUET_BATCH = 1000
+"""Records per Parquet row group batch: bounded memory on large sets."""
+
+
+def parquet_schema() -> Any:
+    """The Parquet file's ``pyarrow.Schema`` (needs pyarrow): ``id``, ``page_content``,
+    ``metadata`` (struct of :data:`METADATA_FIELDS`, typed, nullable) and ``type``."""
+    import pyarrow as pa  # type: ignore[import-untyped]
+
+    text, strings, integer = pa.string(), pa.list_(pa.string()), pa.int64()
+    types = {
+        "subsections": strings,
+        "heading_path": strings,
+        "toc_path": strings,
+        "depth": integer,
+        "size": integer,
+        "ordinal": integer,
+        "token_count": integer,
+        "embedding_truncated": pa.bool_(),
+    }
+    metadata = pa.struct([pa.field(name, types.get(name, text)) for name in METADATA_FIELDS])
+    return pa.schema(
+        [
+            pa.field("id", text),
+            pa.field("page_content", text),
+            pa.field("metadata", metadata),
+            pa.field("type", text),
+        ]
+    )
+
+
+def _write_parquet(
+    handle: IO[bytes],
+    records: Iterator[dict[str, Any]],
+    total: int,
+    progress: Progress | None,
+    file_metadata: dict[str, str],
+) -> int:
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+    schema = parquet_schema().with_metadata(file_metadata)
+    count = 0
+    with pq.ParquetWriter(handle, schema, compression="zstd") as writer:
+        batch: list[dict[str, Any]] = []
+        for record in records:
+            batch.append(record)
+            if len(batch) == PARQUET_BATCH:
+                writer.write_batch(pa.RecordBatch.from_pylist(batch, schema=schema))
+                count += len(batch)
+                batch = []
+                if progress is not None:
+                    progress(count, total)
+        if batch or count == 0:
+            writer.write_batch(pa.RecordBatch.from_pylist(batch, schema=schema))
+            count += len(batch)
+    if progress is not None:
+        progress(count, total)
+    return count

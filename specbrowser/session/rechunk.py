@@ -1,0 +1,272 @@
+"""Re-chunk a stored spec under another policy, from its stored sections (no source file).
+
+The result equals what ``specbrowser ingest`` stores for the same policy: the same breakdown
+(:func:`specbrowser.session.ingest.chunk_sections`), the same document chunk and retrieval texts
+(:func:`specbrowser.chunking.enrich.finish_chunk_set`), the same TOC paths and mismatches (reconciled
+once, at ingest, and stored with the sections, which the ``chunks`` view joins).
+
+Only the sections whose chunk trees no stored set holds are broken down: the others' rows are
+copied from a stored set (:mod:`specbrowser.store.reuse` says when a stored tree is the one the
+breakdown would make; tests compare both ways on ECMA-262).
+
+The chunk set is written in one transaction (only its texts no stored set has are new rows): an
+exception (one raised by the ``progress`` callback, which is how the app cancels, included)
+or Ctrl-C leaves the database as it was.
+
+Thread use: everything lives in the call; pass a connection of the calling thread
+(``store.open_database(path)`` in the worker).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import time
+from collections.abc import Callable, Container, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import sqlite_utils
+
+from specbrowser import store
+from specbrowser.chunking.breakdown import breakdown_applies
+from specbrowser.chunking.enrich import finish_chunk_set
+from specbrowser.chunking.markdown_cache import SectionMarkdown
+from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.chunking.stats import compute_stats
+from specbrowser.errors import DatabaseError, NotFoundError
+from specbrowser.model import Section
+from specbrowser.session.ingest import chunk_sections
+from specbrowser.store.cache import load_details, load_markdown, save_markdown
+from specbrowser.store.connection import OPERATIONAL_ERRORS
+from specbrowser.store.reuse import CopyPlan, plan_copies, stored_facts
+
+Progress = Callable[[str, int, int], None]
+"""``progress(stage, done, total)``: stages ``loading``, ``chunking`` (sections done of all),
+``storing``; ``total`` 0 for a stage that is not counted (loading, storing). Raising in it (any
+exception) cancels the re-chunk with nothing written."""
+
+
+@dataclass
+class RechunkResult:
+    """What a re-chunk did.
+
+    Attributes:
+        version: the new chunk set's policy version (active unless ``activate=False``).
+        previous_version: the version that was active before, or None (no set was active).
+        stats: :func:`specbrowser.chunking.stats.compute_stats` of the new set (sizes in characters).
+        timings: seconds per stage: ``load`` (sections, TOC, Markdown cache), ``chunk``
+            (breakdown, document chunk, TOC paths, stats), ``store`` (the write transaction:
+            the chunk rows, the new texts with their FTS5 index, and new Markdown cache rows), ``total``.
+        already_stored: the database held a set of this policy version before the call; it is
+            then only activated (its stored stats returned, ``chunk`` and ``store`` ~0), unless
+            ``rebuild=True``. A policy version hashes the settings and the converter version, so
+            the stored set is what a rebuild would write.
+        new_texts: how many of the set's texts no stored set had (the only texts written, with
+            their FTS5 entries; the others are shared).
+        copied_sections: how many sections' chunk trees were copied from stored sets instead
+            of being broken down (see :mod:`specbrowser.store.reuse`).
+        copied_chunks: how many chunks those trees hold.
+        parsed_sections: how many sections' stored HTML was parsed and run through the
+            breakdown; the others were copied, or made one chunk from the Markdown cache (the
+            breakdown could not change them).
+    """
+
+    version: str
+    previous_version: str | None
+    stats: dict[str, object]
+    timings: dict[str, float] = field(default_factory=dict)
+    already_stored: bool = False
+    new_texts: int = 0
+    copied_sections: int = 0
+    copied_chunks: int = 0
+    parsed_sections: int = 0
+
+
+def rechunk(
+    db: sqlite_utils.Database,
+    policy: ChunkPolicy,
+    *,
+    progress: Progress | None = None,
+    activate: bool = True,
+    rebuild: bool = False,
+    use_cache: bool = True,
+    copy_stored: bool = True,
+) -> RechunkResult:
+    """Chunk the stored sections under ``policy`` and store the set, all or nothing.
+
+    ``policy.threshold_chars`` is in characters of chunk Markdown (markers included). With
+    ``activate`` the new set becomes the active one. A set of the same policy version already
+    stored is only activated (see :attr:`RechunkResult.already_stored`) unless ``rebuild``.
+
+    The Markdown cache (:mod:`specbrowser.store.cache`) spares parsing and converting sections
+    again; what this call had to convert is added to it. ``use_cache=False`` neither reads nor
+    writes it (benchmarks and tests compare both: the chunk sets are identical).
+
+    ``copy_stored=False`` breaks every section down, copying no stored chunk tree (benchmarks
+    and tests compare both: the chunk sets are identical).
+
+    Raises:
+        NotFoundError: the database holds no spec.
+        DatabaseError: the database is locked or read-only, or its spec was replaced while the
+            re-chunk ran.
+        SpecParseError: a stored section's HTML holds no element (a damaged database).
+    """
+    start = time.perf_counter()
+    previous = _active_version_or_none(db)
+    version = policy.version
+    already = db.execute("SELECT 1 FROM policies WHERE version = ?", [version]).fetchone()
+    already = already is not None
+    if already and not rebuild:
+        return _activate_stored(db, version, previous, activate, start)
+    with _collector_paused():
+        return _build(
+            db, policy, progress, activate, use_cache, copy_stored, previous, already, start
+        )
+
+
+def _build(
+    db: sqlite_utils.Database,
+    policy: ChunkPolicy,
+    progress: Progress | None,
+    activate: bool,
+    use_cache: bool,
+    copy_stored: bool,
+    previous: str | None,
+    already: bool,
+    start: float,
+) -> RechunkResult:
+    """The re-chunk proper (:func:`rechunk` after its checks): load, chunk, store."""
+    timings: dict[str, float] = {}
+    version = policy.version
+    document = store.get_document(db)
+    if progress:
+        progress("loading", 0, 0)
+    digest = _sections_sha256(db)
+    copies = plan_copies(db, policy) if copy_stored else CopyPlan({})
+    sections, known = _load_sections(db, digest if use_cache else None, policy, copies.trees)
+    mismatches = store.section_mismatches(db)
+    timings["load"] = time.perf_counter() - start
+    mark = time.perf_counter()
+    learned: dict[str, SectionMarkdown] = {}
+    broken_down: list[str] = []
+    chunks = finish_chunk_set(
+        document,
+        sections,
+        chunk_sections(
+            sections,
+            policy,
+            progress,
+            known=known,
+            learned=learned if use_cache else None,
+            copied=copies.counts,
+            copied_at=copies.ordinals,
+            broken_down=broken_down,
+        ),
+        policy.threshold_chars,
+        copied=copies.chunk_count,
+    )
+    for chunk in chunks:  # the TOC paths are the sections' (stored); the stats count mismatches
+        chunk.mismatch = mismatches.get(chunk.section_id)  # type: ignore[arg-type]
+    stats = compute_stats(chunks, len(sections), stored_facts(db, copies, mismatches))
+    timings["chunk"] = time.perf_counter() - mark
+    mark = time.perf_counter()
+    if progress:
+        progress("storing", 0, 0)
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    try:
+        with db.atomic():
+            if _sections_sha256(db) != digest:
+                raise DatabaseError(
+                    "the database's spec was replaced during the re-chunk; run it again"
+                )
+            new_texts = store.insert_chunk_set(
+                db, policy, chunks, stats, now, activate=activate, copies=copies
+            )
+            if learned and digest:
+                save_markdown(db, digest, policy.markdown, learned)
+    except OPERATIONAL_ERRORS as exc:
+        raise store.database_error_for(db, exc) from None
+    timings["store"] = time.perf_counter() - mark
+    timings["total"] = time.perf_counter() - start
+    return RechunkResult(
+        version=version,
+        previous_version=previous,
+        stats=stats,
+        timings=timings,
+        already_stored=already,
+        new_texts=new_texts,
+        copied_sections=len(copies.trees),
+        copied_chunks=copies.chunk_count,
+        parsed_sections=len(broken_down),
+    )
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the duration (process-wide; restored after, as
+    it was, on errors too).
+
+    A re-chunk allocates some 100,000 short-lived objects (chunks, lxml element proxies, rows)
+    that reference counting frees; the collections their allocation triggers each walk every
+    live object and find next to nothing: ~0.07 s of a 0.7 s ECMA-262 re-chunk (measured with
+    benchmarks/rechunk_benchmark.py). Whatever cycles the call leaves are collected after it.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _load_sections(
+    db: sqlite_utils.Database, digest: str | None, policy: ChunkPolicy, copied: Container[str]
+) -> tuple[list[Section], dict[str, SectionMarkdown]]:
+    """The stored sections and the cached conversions of those not ``copied`` (none without
+    ``digest``). Of the sections not copied, only those the cache does not cover get their HTML
+    read, and only those the breakdown will cut get their cached detail."""
+    sections = store.list_sections(db, html=False)
+    chunked = [s.id for s in sections if s.id not in copied]
+    known = load_markdown(db, digest, policy.markdown, chunked) if digest else {}
+    to_parse = [
+        i for i in chunked if i not in known or breakdown_applies(len(known[i].markdown), policy)
+    ]
+    html = store.section_html(db, to_parse)
+    for section in sections:
+        section.html = html.get(section.id, section.html)
+    if digest:
+        load_details(db, digest, policy.markdown, known, to_parse)
+    return sections, known
+
+
+def _activate_stored(
+    db: sqlite_utils.Database, version: str, previous: str | None, activate: bool, start: float
+) -> RechunkResult:
+    """Activate the stored set of ``version`` (when asked) and report its stored stats."""
+    if activate and previous != version:
+        store.activate_chunk_set(db, version)
+    row = db.execute("SELECT stats FROM policies WHERE version = ?", [version]).fetchone()
+    stats = json.loads(row[0] or "{}") if row else {}
+    elapsed = time.perf_counter() - start
+    return RechunkResult(
+        version=version,
+        previous_version=previous,
+        stats=stats,
+        timings={"load": elapsed, "chunk": 0.0, "store": 0.0, "total": elapsed},
+        already_stored=True,
+    )
+
+
+def _active_version_or_none(db: sqlite_utils.Database) -> str | None:
+    try:
+        return store.active_version(db)
+    except NotFoundError:
+        return None
+
+
+def _sections_sha256(db: sqlite_utils.Database) -> str | None:
+    row = db.execute("SELECT sections_sha256 FROM documents LIMIT 1").fetchone()
+    return row[0] if row else None

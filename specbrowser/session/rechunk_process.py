@@ -1,0 +1,182 @@
+"""Run :func:`specbrowser.session.rechunk.rechunk` in a child process, relaying its progress.
+
+Re-chunking is pure Python for seconds on a large spec. In a thread it would hold the GIL, and
+an event loop sharing the process (the app) would wait up to a switch interval every time it
+gives the GIL up for a system call: keys then took about 2 s to be handled while ECMA-262 was
+re-chunked. In a child process the parent's thread only waits on a pipe.
+
+The child opens its own connection and writes the chunk set in one transaction, as
+:func:`~specbrowser.session.rechunk.rechunk` does; a stop request is checked at each progress report,
+and a stopped child rolls back before it exits, so a cancelled run leaves the database as it
+was.
+
+The child is forked from multiprocessing's fork server where the platform has one (Linux,
+macOS): a clean single-threaded process started once, by :func:`prepare`, with specbrowser's
+re-chunk modules already imported (forking the app itself, which runs threads, is unsafe).
+With a fresh ``spawn`` interpreter per re-chunk, Apply to the new tree took 1.33–1.60 s on
+ECMA-262 (Pilot), against 1.07–1.20 s now, of which the re-chunk itself is about 0.4 s.
+Elsewhere (Windows) the child is spawned. A forked child still imports the parent's
+``__main__`` module again (multiprocessing's rule); the console script's main module imports
+only :mod:`specbrowser.__main__` (1.5 ms), which imports the command line inside its function
+(before, the child imported the whole command line again: 0.2–0.5 s per re-chunk).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.errors import error_report, raise_reported
+from specbrowser.session.rechunk import Progress, RechunkResult
+
+POLL_S = 0.05
+"""How often (seconds) the parent checks for a stop request while the child is silent."""
+
+STOP_GRACE_S = 10.0
+"""How long a stopped child may take to roll back before it is terminated."""
+
+
+PRELOAD = ["specbrowser.session.rechunk", "specbrowser.store"]
+"""What the fork server imports once, so that each child starts with it."""
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """The fork server's context where the platform has one, else ``spawn``."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+class RechunkCancelled(Exception):
+    """The run was stopped on request; the database is unchanged."""
+
+
+class _Stop(Exception):
+    """Raised inside the child's progress callback when the parent asked it to stop."""
+
+
+def prepare() -> None:
+    """Start multiprocessing's resource tracker and the fork server (it imports
+    :data:`PRELOAD` in its own process, while the app starts) now, while ``sys.stderr`` is still
+    the real one: an app that captures stderr (Textual does) leaves a ``fileno`` they cannot
+    pass on, and starting them from the first re-chunk would fail. Harmless to call twice; if
+    it fails here it is tried again, and reported, at the first re-chunk."""
+    from multiprocessing import forkserver, resource_tracker
+
+    try:
+        resource_tracker.ensure_running()
+        if _context().get_start_method() == "forkserver":
+            forkserver.ensure_running()
+    except (OSError, ValueError):
+        pass
+
+
+def rechunk_in_subprocess(
+    db_path: Path,
+    policy: ChunkPolicy,
+    *,
+    progress: Progress | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> RechunkResult:
+    """Re-chunk the database at ``db_path`` under ``policy`` in a child process.
+
+    ``progress(stage, done, total)`` is called in this process for each report of the child;
+    ``cancelled()`` is polled every :data:`POLL_S` seconds, and when it turns true the child is
+    asked to stop.
+
+    Raises:
+        RechunkCancelled: ``cancelled()`` turned true before the child finished.
+        SpecbrowserError: what :func:`~specbrowser.session.rechunk.rechunk` raised in the child (the
+            same class, e.g. ``NotFoundError``, ``DatabaseError``).
+        RuntimeError: the child failed unexpectedly or died (the message names the error).
+    """
+    try:
+        child, receiver, stop = _start(_context(), db_path, policy)
+    except OSError:  # no fork server here (its socket could not be made, say): spawn instead
+        child, receiver, stop = _start(multiprocessing.get_context("spawn"), db_path, policy)
+    try:
+        while True:
+            if cancelled():
+                stop.set()
+            if not receiver.poll(POLL_S):
+                if not child.is_alive() and not receiver.poll(0):
+                    raise RuntimeError(
+                        f"the re-chunk process ended without a result (exit code {child.exitcode})"
+                    )
+                continue
+            try:
+                kind, payload = receiver.recv()
+            except EOFError:
+                raise RuntimeError(
+                    f"the re-chunk process ended without a result (exit code {child.exitcode})"
+                ) from None
+            if kind == "progress":
+                if progress is not None and not stop.is_set():
+                    progress(*payload)
+            elif kind == "done":
+                return payload
+            elif kind == "cancelled":
+                raise RechunkCancelled
+            else:
+                raise_reported(kind, payload, "the re-chunk process")
+    finally:
+        stop.set()
+        child.join(STOP_GRACE_S)
+        if child.is_alive():
+            child.terminate()
+            child.join()
+        receiver.close()
+
+
+def _start(
+    context: multiprocessing.context.BaseContext, db_path: Path, policy: ChunkPolicy
+) -> tuple[Any, Connection, Any]:
+    """Start the child in ``context``: the process, the end of its pipe to read, the stop
+    event."""
+    receiver, sender = context.Pipe(duplex=False)
+    stop = context.Event()
+    child = context.Process(
+        target=_child,
+        args=(str(db_path), policy.settings(), sender, stop),
+        name="specbrowser-rechunk",
+        daemon=True,
+    )
+    try:
+        child.start()
+    except BaseException:
+        receiver.close()
+        raise
+    finally:
+        sender.close()  # the child holds its end; EOF here means it is gone
+    return child, receiver, stop
+
+
+def _child(db_path: str, settings: dict[str, Any], sender: Connection, stop: Any) -> None:
+    """The child's whole life: re-chunk, then send one final message."""
+    from specbrowser.session.rechunk import rechunk
+    from specbrowser.store import open_database
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stop.is_set():
+            raise _Stop
+        sender.send(("progress", (stage, done, total)))
+
+    try:
+        db = open_database(db_path)
+        try:
+            result = rechunk(db, ChunkPolicy.from_settings(settings), progress=progress)
+        finally:
+            db.close()
+        sender.send(("done", result))
+    except _Stop:
+        sender.send(("cancelled", None))
+    except BaseException as error:
+        sender.send(error_report(error))
+    finally:
+        sender.close()

@@ -1,0 +1,789 @@
+"""The SQLite file: the one open function, writes and the queries everyone reads by.
+
+One database holds one spec: its document row, its sections (own HTML kept, so re-chunking never
+needs the source; and what all chunks of a section share: heading path, TOC path, mismatch,
+number), the policies it was chunked with, and one chunk set per policy version, one of them
+active (the one commands and the app read unless told otherwise). A set is its ``chunk_rows``;
+their texts are ``texts`` rows shared by every set that has them; readers use the ``chunks``
+view (:mod:`specbrowser.store.schema`). All SQL is parameterized; ids are data and never become
+part of a statement.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import sqlite_utils
+
+from specbrowser.chunking.enrich import section_ordinal
+from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
+from specbrowser.chunking.toc_paths import Mismatch
+from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase, NotFoundError, PolicyError
+from specbrowser.model import Chunk, Document, Section, TocNode
+from specbrowser.store.connection import DATABASE_ERRORS, OPERATIONAL_ERRORS, connect
+from specbrowser.store.connection import database_error as _database_error
+from specbrowser.store.reuse import CopyPlan, copy_trees
+from specbrowser.store.rows import (
+    chunk_row,
+    drop_unused_texts,
+    insert_rows,
+    section_columns,
+    select_in,
+    store_texts,
+)
+from specbrowser.store.schema import (  # noqa: F401  (FTS_TOKENIZER, SCHEMA_VERSION: re-exported)
+    APP_ID,
+    FTS_TOKENIZER,
+    SCHEMA_VERSION,
+    create_schema,
+    migrate,
+)
+from specbrowser.store.toc import replace_toc
+
+INGEST_CREATED = "created"
+"""The database held no spec: document, sections and the first chunk set written."""
+INGEST_ADDED = "added"
+"""Same spec, a policy version the database did not hold: its chunk set added beside the others."""
+INGEST_REPLACED_SET = "replaced_set"
+"""Same spec, same policy version: that chunk set replaced, the others kept."""
+INGEST_REPLACED_SPEC = "replaced_spec"
+"""Another spec (other bytes, or the same bytes parsed differently): everything replaced."""
+INGEST_OUTCOMES = (INGEST_CREATED, INGEST_ADDED, INGEST_REPLACED_SET, INGEST_REPLACED_SPEC)
+
+
+def open_database(path: Path | str, *, create: bool = False) -> sqlite_utils.Database:
+    """Open a specbrowser database, creating the schema when ``create`` and the file is new.
+
+    Raises:
+        DatabaseError: missing file (without ``create``), a folder, not SQLite, locked, or not
+            writable.
+        NotASpecbrowserDatabase: a SQLite file specbrowser did not write, or a newer schema.
+    """
+    path = Path(path)
+    if not create and not path.exists():
+        raise DatabaseError(
+            f"{path} does not exist (create it with: specbrowser ingest SPEC --db {path})"
+        )
+    connected = connect(path)
+    db = sqlite_utils.Database(connected.conn)
+    db.vector_error = connected.vector_error  # type: ignore[attr-defined]
+    try:
+        names = set(db.table_names())
+        if "meta" not in names:
+            if names or not create:
+                raise NotASpecbrowserDatabase(f"{path} is not a specbrowser database")
+            create_schema(db)
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        if meta.get("app") != APP_ID:
+            raise NotASpecbrowserDatabase(f"{path} is not a specbrowser database")
+        version = int(meta.get("schema_version", 0))
+        if version != SCHEMA_VERSION and not _upgrade(db, path, version):
+            raise NotASpecbrowserDatabase(
+                f"{path} has schema version {meta.get('schema_version')}, this specbrowser reads "
+                f"{SCHEMA_VERSION}: re-ingest the spec into a new database"
+            )
+    except DATABASE_ERRORS as exc:
+        db.close()
+        raise _database_error(path, exc) from None
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _upgrade(db: sqlite_utils.Database, path: Path, version: int) -> bool:
+    """:func:`specbrowser.store.schema.migrate`, with a database that cannot be written (a
+    read-only file or folder) named for what it is: an older schema that needs writing."""
+    try:
+        return migrate(db, version)
+    except DATABASE_ERRORS as exc:
+        if "readonly" not in str(exc):
+            raise
+        raise DatabaseError(
+            f"{path} was written by an older specbrowser (schema {version}) and is upgraded in "
+            "place when opened, which needs write access: open it once where it can be "
+            "written (or copy it)"
+        ) from None
+
+
+# --- writes ---------------------------------------------------------------------------------
+
+
+def sections_digest(sections: list[Section]) -> str:
+    """sha256 (hex) over every stored field of the sections, in order: two ingests of the same
+    bytes whose parse differs (a newer parser) get different digests."""
+    digest = hashlib.sha256()
+    for section in sections:
+        digest.update(json.dumps(vars(section), ensure_ascii=False, sort_keys=True).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def store_ingest(
+    db: sqlite_utils.Database,
+    document: Document,
+    sections: list[Section],
+    policy: ChunkPolicy,
+    chunks: list[Chunk],
+    stats: dict[str, object],
+    toc: list[TocNode] | None = None,
+    mismatches: list[Mismatch] | None = None,
+    cache_writer: Callable[[sqlite_utils.Database, str], None] | None = None,
+) -> str:
+    """Store an ingest's chunk set and make it the active one, in one transaction.
+
+    - The database holds this spec already (same ``sha256`` of the source bytes and same
+      :func:`sections_digest`): the chunk set is added (new policy version) or replaces the set
+      of the same version; the other sets stay.
+    - Otherwise everything (document, sections, every chunk set) is replaced: old sets would
+      point at sections that no longer exist.
+
+    The document's TOC and mismatches are replaced by this ingest's (``toc``, ``mismatches``),
+    and so are the other sets' ``heading_mismatches`` counts (they count the same sections).
+    ``cache_writer(db, sections_digest)``, when given, runs last in the same transaction (ingest
+    stores its Markdown cache that way: :func:`specbrowser.store.cache.save_markdown`).
+    Readers see the old state or the new one, never half; an exception (Ctrl-C included) rolls
+    back and leaves the database as it was.
+
+    Returns:
+        one of :data:`INGEST_OUTCOMES`.
+
+    Raises:
+        DatabaseError: the database is locked or cannot be written.
+    """
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    digest = sections_digest(sections)
+    try:
+        with db.atomic():
+            row = db.execute("SELECT sha256, sections_sha256 FROM documents LIMIT 1").fetchone()
+            if row is None:
+                outcome = INGEST_CREATED
+            elif tuple(row) != (document.sha256, digest):
+                outcome = INGEST_REPLACED_SPEC
+            elif db.execute(
+                "SELECT 1 FROM policies WHERE version = ?", [policy.version]
+            ).fetchone():
+                outcome = INGEST_REPLACED_SET
+            else:
+                outcome = INGEST_ADDED
+            shared = section_columns(sections, chunks)
+            if outcome in (INGEST_CREATED, INGEST_REPLACED_SPEC):
+                for table in ("chunk_rows", "texts", "policies", "sections", "documents"):
+                    db.execute(f"DELETE FROM [{table}]")  # table names are constants, not input
+                insert_rows(
+                    db,
+                    "sections",
+                    [{**vars(s), "document_id": document.id, **shared[s.id]} for s in sections],
+                )
+            else:  # same sections; this ingest's TOC (an external one, maybe) gives their paths
+                db.conn.executemany(
+                    "UPDATE sections SET toc_path = ?, mismatch = ? WHERE id = ?",
+                    [(v["toc_path"], v["mismatch"], k) for k, v in shared.items()],
+                )
+            db.table("documents").upsert(
+                {
+                    **asdict(document),
+                    "source_paths": json.dumps(document.source_paths),
+                    "sections_sha256": digest,
+                    "ingested_at": now,
+                },
+                pk="id",
+            )
+            _insert_chunk_set(db, policy, chunks, stats, now)
+            if outcome not in (INGEST_CREATED, INGEST_REPLACED_SPEC):
+                # the sections' mismatches may have changed (another TOC); every set counts
+                # the same sections, so the kept sets' counts become this ingest's
+                db.execute(
+                    "UPDATE policies SET stats = json_set(stats, '$.heading_mismatches', "
+                    "json(?)) WHERE version != ?",
+                    [json.dumps(stats.get("heading_mismatches") or {}), policy.version],
+                )
+            replace_toc(db, toc or [], mismatches or [])
+            if cache_writer is not None:
+                cache_writer(db, digest)
+    except OPERATIONAL_ERRORS as exc:
+        raise _database_error(Path(_database_file(db)), exc) from None
+    return outcome
+
+
+def database_error_for(db: sqlite_utils.Database, exc: Exception) -> DatabaseError:
+    """The one-line :class:`DatabaseError` for a SQLite error raised while writing ``db``."""
+    return _database_error(Path(_database_file(db)), exc)
+
+
+def _database_file(db: sqlite_utils.Database) -> str:
+    row = db.execute("PRAGMA database_list").fetchone()
+    return row[2] if row and row[2] else "the database"
+
+
+def insert_chunk_set(
+    db: sqlite_utils.Database,
+    policy: ChunkPolicy,
+    chunks: list[Chunk],
+    stats: dict[str, object],
+    now: str,
+    *,
+    activate: bool = True,
+    copies: CopyPlan | None = None,
+) -> int:
+    """Write (or overwrite) the chunk set of ``policy.version`` (call inside a transaction).
+
+    With ``activate`` it becomes the active set; without, the active set stays as it was (a set
+    that was active and is overwritten stays active). ``now`` is the ISO 8601 creation time.
+
+    Only the texts no stored set has are written (with their FTS5 entries): one ``texts`` row
+    per distinct (title, text, retrieval text); every chunk gets a ``chunk_rows`` row pointing
+    at its text. What the chunks share with their section (heading path, TOC path, mismatch,
+    section number) is the section's (see :data:`specbrowser.store.schema.CHUNKS_VIEW`). Texts no
+    set uses any more (the overwritten set's) are deleted. Returns how many texts were new.
+
+    ``copies`` (a re-chunk's) adds the stored chunk trees it names, renumbered
+    (:func:`specbrowser.store.reuse.copy_trees`): the set is ``chunks`` plus those.
+    """
+    version = policy.version  # a hash over the settings: computed once, not once per chunk
+    was_active = (
+        db.execute("SELECT 1 FROM policies WHERE version = ? AND active = 1", [version]).fetchone()
+        is not None
+    )
+    if activate:
+        db.execute("UPDATE policies SET active = 0")
+    db.table("policies").upsert(
+        {
+            "version": version,
+            "settings": json.dumps(policy.settings()),
+            "created_at": now,
+            "stats": json.dumps(stats),
+            "active": int(activate or was_active),
+        },
+        pk="version",
+    )
+    replaced = db.execute("DELETE FROM chunk_rows WHERE policy_version = ?", [version]).rowcount
+    text_ids, new_texts = store_texts(db, chunks)
+    insert_rows(db, "chunk_rows", [chunk_row(version, c, i) for c, i in zip(chunks, text_ids)])
+    if copies is not None:
+        copy_trees(db, version, copies)
+    if replaced:
+        drop_unused_texts(db)
+    return new_texts
+
+
+_insert_chunk_set = insert_chunk_set
+"""What :func:`store_ingest` calls, looked up at call time (tests patch it to fail mid-write)."""
+
+
+def resolve_version(db: sqlite_utils.Database, version: str) -> str:
+    """The full policy version that ``version`` (a full version or a unique prefix) names,
+    without activating anything.
+
+    Raises:
+        NotFoundError: no chunk set has that version, or the prefix names several.
+    """
+    rows = (
+        [
+            r[0]
+            for r in db.execute(
+                "SELECT version FROM policies WHERE substr(version, 1, ?) = ? ORDER BY version = ? DESC, version",
+                [len(version), version, version],
+            )
+        ]
+        if version
+        else []
+    )
+    if rows and (rows[0] == version or len(rows) == 1):
+        return str(rows[0])
+    known = ", ".join(rows) if rows else "see: specbrowser policies DB"
+    what = "several chunk sets start with" if rows else "no chunk set with policy version"
+    raise NotFoundError(f"{what} {version!r} ({known})")
+
+
+def activate_chunk_set(db: sqlite_utils.Database, version: str) -> str:
+    """Make the chunk set of a policy version the active one; returns its full version.
+
+    ``version`` is a full policy version or a prefix of exactly one.
+
+    Raises:
+        NotFoundError: no chunk set has that version (or the prefix names several).
+    """
+    chosen = resolve_version(db, version)
+    try:
+        with db.atomic():
+            _set_active(db, chosen)
+    except OPERATIONAL_ERRORS as exc:
+        raise _database_error(Path(_database_file(db)), exc) from None
+    return chosen
+
+
+def _set_active(db: sqlite_utils.Database, version: str) -> None:
+    """Make ``version`` (a full version) the one active set (inside the caller's transaction)."""
+    db.execute("UPDATE policies SET active = (version = ?)", [version])
+
+
+def delete_chunk_sets(
+    db: sqlite_utils.Database, versions: list[str], *, activate: str | None = None
+) -> list[tuple[str, int, int]]:
+    """Delete stored chunk sets other than the active one, all in one transaction: their chunk
+    rows, their ``policies`` rows, and the texts no remaining set uses (their FTS5 entries go
+    with them). Embeddings and token counts stay: they are keyed by retrieval text and model,
+    and serve again if a later set has the same texts. The file keeps its size until
+    :func:`vacuum`.
+
+    ``versions`` are full policy versions or prefixes of exactly one each. With ``activate``
+    (a version or prefix), that set is made active in the same transaction first, so the set
+    active before may be deleted. Returns, per set deleted (repeats once), its full version,
+    how many chunks and how many texts went.
+
+    Raises:
+        NotFoundError: a version names no chunk set (or several); nothing changes.
+        PolicyError: one is the set that is (or would be made) active; nothing changes.
+        DatabaseError: the database is locked or read-only; nothing changes.
+    """
+    active = resolve_version(db, activate) if activate is not None else active_version(db)
+    chosen = list(dict.fromkeys(resolve_version(db, version) for version in versions))
+    if active in chosen:
+        why = (
+            "the set --activate makes active"
+            if activate is not None
+            else "the active chunk set; activate another one first"
+        )
+        raise PolicyError(f"cannot delete {active}: it is {why}")
+    deleted: list[tuple[str, int, int]] = []
+    try:
+        with db.atomic():
+            if activate is not None:
+                _set_active(db, active)
+            for version in chosen:
+                chunks = db.execute(
+                    "DELETE FROM chunk_rows WHERE policy_version = ?", [version]
+                ).rowcount
+                db.execute("DELETE FROM policies WHERE version = ?", [version])
+                deleted.append((version, chunks, drop_unused_texts(db)))
+    except OPERATIONAL_ERRORS as exc:
+        raise _database_error(Path(_database_file(db)), exc) from None
+    return deleted
+
+
+def vacuum(db: sqlite_utils.Database) -> None:
+    """Rebuild the database file without its free pages (after :func:`delete_chunk_sets`), so
+    that it shrinks. Needs free disk space about the size of the database.
+
+    Raises:
+        DatabaseError: the database is locked or read-only, or the disk is full (the file is
+            then as it was).
+    """
+    try:
+        db.execute("VACUUM")
+    except OPERATIONAL_ERRORS as exc:
+        raise _database_error(Path(_database_file(db)), exc) from None
+
+
+def section_mismatches(db: sqlite_utils.Database) -> dict[str, str]:
+    """Section id → mismatch kind, for the sections whose parser and TOC paths disagree (as the
+    ingest reconciled them; a re-chunk's stats count them: they never depend on the policy)."""
+    return dict(
+        db.execute("SELECT id, mismatch FROM sections WHERE mismatch IS NOT NULL").fetchall()
+    )
+
+
+# --- reads ----------------------------------------------------------------------------------
+
+
+def get_document(db: sqlite_utils.Database) -> Document:
+    """The spec held by this database.
+
+    Raises:
+        NotFoundError: the database holds no spec yet.
+    """
+    row = db.execute(
+        "SELECT id, title, kind, source_paths, sha256 FROM documents LIMIT 1"
+    ).fetchone()
+    if row is None:
+        raise NotFoundError(
+            "the database holds no spec yet (run: specbrowser ingest SPEC --db FILE)"
+        )
+    return Document(
+        id=row[0], title=row[1], kind=row[2], source_paths=json.loads(row[3]), sha256=row[4]
+    )
+
+
+_NO_CHUNK_SET = "the database holds no chunk set (run: specbrowser ingest SPEC --db FILE)"
+
+
+def active_policy(db: sqlite_utils.Database) -> tuple[ChunkPolicy, dict[str, object]]:
+    """The policy whose chunk set is active, and the stats recorded when it was made.
+
+    The policy is rebuilt from its stored settings; for a stale set (made by another converter
+    version) its :attr:`ChunkPolicy.version` differs from the stored one, so read the set by
+    :func:`active_version`, never by this policy's version.
+
+    Raises:
+        NotFoundError: no chunk set exists.
+    """
+    row = db.execute("SELECT settings, stats FROM policies WHERE active = 1 LIMIT 1").fetchone()
+    if row is None:
+        raise NotFoundError(_NO_CHUNK_SET)
+    settings = json.loads(row[0])
+    policy = ChunkPolicy.from_settings(settings)
+    return policy, json.loads(row[1] or "{}")
+
+
+def active_version(db: sqlite_utils.Database) -> str:
+    """The stored policy version (12 hex digits) of the active chunk set.
+
+    Raises:
+        NotFoundError: no chunk set exists.
+    """
+    row = db.execute("SELECT version FROM policies WHERE active = 1 LIMIT 1").fetchone()
+    if row is None:
+        raise NotFoundError(_NO_CHUNK_SET)
+    return str(row[0])
+
+
+@dataclass
+class ChunkSetInfo:
+    """One chunk set as ``specbrowser policies`` lists it.
+
+    Attributes:
+        version: the policy version it is stored under.
+        settings: the policy settings as stored (:meth:`ChunkPolicy.settings` of the code that
+            made it, ``converter_version`` included).
+        created_at: when it was written (ISO 8601, UTC, seconds).
+        active: whether it is the active set.
+        chunks: its number of chunks, the document chunk included.
+        over_threshold: its chunks over the threshold, counted by reason.
+    """
+
+    version: str
+    settings: dict[str, object]
+    created_at: str
+    active: bool
+    chunks: int
+    over_threshold: dict[str, int]
+
+    @property
+    def converter_version(self) -> int | None:
+        """The converter version that made the set (None if the settings lack it)."""
+        value = self.settings.get("converter_version")
+        return int(value) if isinstance(value, (int, str)) and str(value).isdigit() else None
+
+    @property
+    def stale(self) -> bool:
+        """Made by another converter version than this code's :data:`CONVERTER_VERSION`: a
+        re-ingest with the same options would give other chunks."""
+        return self.converter_version != CONVERTER_VERSION
+
+
+def list_chunk_sets(db: sqlite_utils.Database) -> list[ChunkSetInfo]:
+    """Every chunk set in the database, oldest first (then by version)."""
+    counts = {
+        r[0]: r[1]
+        for r in db.execute("SELECT policy_version, count(*) FROM chunks GROUP BY policy_version")
+    }
+    overruns: dict[str, dict[str, int]] = {}
+    for version, reason, count in db.execute(
+        "SELECT policy_version, over_threshold, count(*) FROM chunks "
+        "WHERE over_threshold IS NOT NULL GROUP BY policy_version, over_threshold "
+        "ORDER BY count(*) DESC, over_threshold"
+    ):
+        overruns.setdefault(version, {})[reason] = count
+    return [
+        ChunkSetInfo(
+            version=version,
+            settings=json.loads(settings or "{}"),
+            created_at=created_at or "",
+            active=bool(active),
+            chunks=counts.get(version, 0),
+            over_threshold=overruns.get(version, {}),
+        )
+        for version, settings, created_at, active in db.execute(
+            "SELECT version, settings, created_at, active FROM policies "
+            "ORDER BY created_at, version"
+        )
+    ]
+
+
+def count_chunk_sets(db: sqlite_utils.Database) -> int:
+    """How many chunk sets (policy versions) the database holds."""
+    return int(db.execute("SELECT count(*) FROM policies").fetchone()[0])
+
+
+def _row_to_chunk(row: sqlite3.Row | tuple) -> Chunk:
+    (
+        chunk_id,
+        section_id,
+        parent_id,
+        subsections,
+        depth,
+        layer,
+        tag,
+        title,
+        heading_path,
+        text,
+        over,
+        ordinal,
+        section_ordinal,
+        retrieval_text,
+        toc_path,
+        mismatch,
+        lo,
+        hi,
+    ) = row
+    return Chunk(
+        id=chunk_id,
+        section_id=section_id,
+        parent_id=parent_id,
+        depth=depth,
+        layer=layer,
+        breakdown_tag=tag,
+        title=title,
+        heading_path=json.loads(heading_path),
+        text=text,
+        over_threshold=over,
+        subsections=json.loads(subsections),
+        ordinal=ordinal,
+        section_ordinal=section_ordinal or "",
+        retrieval_text=retrieval_text or "",
+        toc_path=json.loads(toc_path) if toc_path else None,
+        mismatch=mismatch,
+        holds_for=None if lo is None else (lo, hi),
+    )
+
+
+_CHUNK_COLUMNS = (
+    "id, section_id, parent_id, subsections, depth, layer, breakdown_tag, title, "
+    "heading_path, text, over_threshold, ordinal, section_ordinal, retrieval_text, "
+    "toc_path, mismatch, threshold_lo, threshold_hi"
+)
+
+
+def _version(db: sqlite_utils.Database, policy_version: str | None) -> str:
+    return policy_version or active_version(db)
+
+
+def get_chunk(db: sqlite_utils.Database, chunk_id: str, policy_version: str | None = None) -> Chunk:
+    """One chunk of the active (or given) chunk set.
+
+    Raises:
+        NotFoundError: no chunk with that id.
+    """
+    row = db.execute(
+        f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND id = ?",
+        [_version(db, policy_version), chunk_id],
+    ).fetchone()
+    if row is None:
+        raise NotFoundError(f"no chunk or section with id {chunk_id!r}")
+    return _row_to_chunk(row)
+
+
+def get_chunks(
+    db: sqlite_utils.Database, chunk_ids: list[str], policy_version: str | None = None
+) -> list[Chunk]:
+    """Chunks by id, in the order of ``chunk_ids``; ids that do not exist are left out."""
+    rows = select_in(
+        db,
+        f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND id IN",
+        [_version(db, policy_version)],
+        chunk_ids,
+    )
+    found = {chunk.id: chunk for chunk in map(_row_to_chunk, rows)}
+    return [found[i] for i in chunk_ids if i in found]
+
+
+def document_chunk(db: sqlite_utils.Database, policy_version: str | None = None) -> Chunk | None:
+    """The document (synopsis) chunk of the active (or given) chunk set, or None if it has none."""
+    row = db.execute(
+        f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND layer = ? "
+        "ORDER BY ordinal LIMIT 1",
+        [_version(db, policy_version), "document"],
+    ).fetchone()
+    return _row_to_chunk(row) if row else None
+
+
+def top_level_chunks(db: sqlite_utils.Database, policy_version: str | None = None) -> list[Chunk]:
+    """The root chunks of the top-level sections, in document order (never the document
+    chunk, which has no section)."""
+    rows = db.execute(
+        f"SELECT {', '.join('c.' + c.strip() for c in _CHUNK_COLUMNS.split(','))} FROM chunks c "
+        "JOIN sections s ON s.id = c.section_id "
+        "WHERE c.policy_version = ? AND c.parent_id IS NULL AND s.parent_id IS NULL "
+        "ORDER BY s.ordinal",
+        [_version(db, policy_version)],
+    ).fetchall()
+    return [_row_to_chunk(r) for r in rows]
+
+
+def subsections_of(
+    db: sqlite_utils.Database, chunk: Chunk, policy_version: str | None = None
+) -> list[Chunk]:
+    """The direct subsections of a chunk, in the order their markers appear in its text."""
+    return get_chunks(db, chunk.subsections, policy_version)
+
+
+def iter_descendants(
+    db: sqlite_utils.Database, chunk_id: str, policy_version: str | None = None
+) -> Iterator[Chunk]:
+    """A chunk and all its descendants in pre-order (seed 000's fetch_section_chunks).
+
+    Raises:
+        NotFoundError: no chunk with that id.
+    """
+    version = _version(db, policy_version)
+    stack = [get_chunk(db, chunk_id, version)]
+    seen: set[str] = set()
+    while stack:
+        chunk = stack.pop()
+        if chunk.id in seen:
+            continue
+        seen.add(chunk.id)
+        yield chunk
+        stack.extend(reversed(get_chunks(db, chunk.subsections, version)))
+
+
+def iter_chunks(db: sqlite_utils.Database, policy_version: str | None = None) -> Iterator[Chunk]:
+    """Every chunk of the active (or given) chunk set, in chunk ordinal order."""
+    for row in db.execute(
+        f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? ORDER BY ordinal",
+        [_version(db, policy_version)],
+    ):
+        yield _row_to_chunk(row)
+
+
+def get_section(db: sqlite_utils.Database, section_id: str) -> Section:
+    """One section row.
+
+    Raises:
+        NotFoundError: no section with that id.
+    """
+    row = db.execute(
+        "SELECT id, parent_id, ordinal, depth, kind, secnum, title, html, source_file "
+        "FROM sections WHERE id = ?",
+        [section_id],
+    ).fetchone()
+    if row is None:
+        raise NotFoundError(f"no section with id {section_id!r}")
+    return Section(*row)
+
+
+def list_sections(db: sqlite_utils.Database, *, html: bool = True) -> list[Section]:
+    """Every stored section in document order (parents before children): the input of a
+    re-chunk (:func:`specbrowser.session.ingest.chunk_sections`). With ``html=False`` each
+    :attr:`Section.html` is "" (read it where needed with :func:`section_html`)."""
+    html_column = "html" if html else "''"  # a constant either way, never input
+    # without the HTML, the sections_outline index covers the query
+    rows = db.execute(
+        "SELECT id, parent_id, ordinal, depth, kind, secnum, title, "
+        f"{html_column}, source_file FROM sections ORDER BY ordinal"
+    )
+    return [Section(*row) for row in rows]
+
+
+def section_html(db: sqlite_utils.Database, section_ids: list[str]) -> dict[str, str]:
+    """The stored own HTML of the given sections (ids that do not exist are left out)."""
+    return dict(select_in(db, "SELECT id, html FROM sections WHERE id IN", [], section_ids))
+
+
+def resolve_section(db: sqlite_utils.Database, text: str) -> str:
+    """The id of the section that ``text`` names: its id, else its number as the spec prints it
+    (``14.6``, ``14.6.``, ``B.1.2``, ``Annex B``; matched against the stored section number,
+    :func:`specbrowser.chunking.enrich.section_ordinal`), the first in document order.
+
+    Raises:
+        NotFoundError: no section has that id or number.
+    """
+    if db.execute("SELECT 1 FROM sections WHERE id = ?", [text]).fetchone():
+        return text
+    number = section_ordinal(text.strip())
+    row = (
+        db.execute(
+            "SELECT id FROM sections WHERE section_ordinal = ? ORDER BY ordinal LIMIT 1", [number]
+        ).fetchone()
+        if number
+        else None
+    )
+    if row is None:
+        raise NotFoundError(f"no section with id or number {text!r}")
+    return str(row[0])
+
+
+def find_sections(db: sqlite_utils.Database, query: str, limit: int = 50) -> list[tuple[str, str]]:
+    """Sections whose id, number or title contains ``query`` (case-insensitive, literal).
+
+    Returns ``(section id, display title)`` pairs, exact id matches first, then document order.
+    """
+    pattern = "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    rows = db.execute(
+        "SELECT id, trim(secnum || ' ' || title) FROM sections "
+        "WHERE id LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\' OR (secnum || ' ' || title) LIKE ? ESCAPE '\\' "
+        "ORDER BY (id = ?) DESC, ordinal LIMIT ?",
+        [pattern, pattern, pattern, query, limit],
+    ).fetchall()
+    return [(r[0], r[1]) for r in rows]
+
+
+def chunk_stats(db: sqlite_utils.Database, policy_version: str | None = None) -> dict[str, object]:
+    """Counts for ``specbrowser stats``: sections, chunks, sizes, overruns, unresolved markers."""
+    from specbrowser.chunking.stats import compute_stats
+
+    version = _version(db, policy_version)
+    sections = db.execute("SELECT count(*) FROM sections").fetchone()[0]
+    return compute_stats(list(iter_chunks(db, version)), sections)
+
+
+# --- queries for the browser (tree navigation, filters, the jump palette) -------------------
+
+
+def tree_parent_id(
+    db: sqlite_utils.Database, chunk_id: str, policy_version: str | None = None
+) -> str | None:
+    """The chunk whose ``subsections`` list ``chunk_id``: its parent in the browser's tree.
+
+    A subsection's tree parent is its ``parent_id``. A section's root chunk sits under the chunk
+    of the enclosing section whose text holds its marker (usually that section's root chunk, but
+    a marker may have moved into a breakdown subsection); None for a top-level section and for
+    the document chunk.
+
+    Raises:
+        NotFoundError: no chunk with that id.
+    """
+    version = _version(db, policy_version)
+    chunk = get_chunk(db, chunk_id, version)
+    if chunk.parent_id is not None:
+        return chunk.parent_id
+    if chunk.section_id is None:  # the document chunk sits beside the top-level sections
+        return None
+    parent_section = get_section(db, chunk.section_id).parent_id
+    if parent_section is None:
+        return None
+    row = db.execute(
+        "SELECT c.id FROM chunks c, json_each(c.subsections) j "
+        "WHERE c.policy_version = ? AND c.section_id = ? AND j.value = ? "
+        "ORDER BY c.ordinal LIMIT 1",
+        [version, parent_section, chunk_id],
+    ).fetchone()
+    return row[0] if row else parent_section
+
+
+def next_over_threshold(
+    db: sqlite_utils.Database, after_ordinal: int, policy_version: str | None = None
+) -> Chunk | None:
+    """The first chunk over the threshold whose ordinal is greater than ``after_ordinal``.
+
+    Pass -1 to start from the beginning; None when there is no such chunk (callers wrap around).
+    """
+    row = db.execute(
+        f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND ordinal > ? "
+        "AND over_threshold IS NOT NULL ORDER BY ordinal LIMIT 1",
+        [_version(db, policy_version), after_ordinal],
+    ).fetchone()
+    return _row_to_chunk(row) if row else None
+
+
+def section_titles(db: sqlite_utils.Database) -> list[tuple[str, str]]:
+    """Every section as ``(section id, display title)``, in document order (the fuzzy jump list)."""
+    rows = db.execute("SELECT id, trim(secnum || ' ' || title) FROM sections ORDER BY ordinal")
+    return [(r[0], r[1]) for r in rows]

@@ -1,0 +1,201 @@
+"""Chunk trees a re-chunk copies from stored sets instead of breaking sections down again.
+
+A section's chunk tree depends on the threshold only through "does a Markdown of n characters
+fit", and each stored root row keeps the range of thresholds under which every such test comes
+out the same (``threshold_lo <= threshold < threshold_hi``, see
+:attr:`specbrowser.model.Chunk.holds_for`). So under a new policy a section's tree is the one a
+stored set already holds when
+
+- the set was made by this converter (:data:`~specbrowser.chunking.policy.CONVERTER_VERSION`) with the
+  same Markdown settings, and its stats found every marker of its texts in their subsections;
+- the new threshold is in the root row's range;
+- and either the set has the same breakdown tags and max depth, or the section is one chunk
+  within the threshold there (``threshold_hi`` NULL), which no tag or depth changes.
+
+The copied rows are the same rows with new ordinals; their texts (and the texts' FTS5 entries,
+embeddings and token counts) are the stored ones. Queries are parameterized; writes happen
+inside the caller's transaction.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import sqlite_utils
+
+from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
+from specbrowser.chunking.stats import ChunkFacts
+from specbrowser.errors import DatabaseError
+
+_ROW_COLUMNS = (
+    "policy_version, id, section_id, parent_id, subsections, depth, layer, "
+    "breakdown_tag, ordinal, over_threshold, text_id, threshold_lo, threshold_hi"
+)
+
+
+class StoredTree(NamedTuple):
+    """A section's chunk tree in a stored set, which a new policy makes again.
+
+    Attributes:
+        source: the stored set's policy version.
+        first_ordinal: the ordinal of the section's root chunk in that set (its chunks follow it
+            in pre-order, so they are ``first_ordinal`` to ``first_ordinal + chunks - 1``).
+        chunks: how many chunks the tree has (1 for a section that is one chunk).
+    """
+
+    source: str
+    first_ordinal: int
+    chunks: int
+
+
+@dataclass
+class CopyPlan:
+    """The stored chunk trees a re-chunk copies, and where they go in the new set.
+
+    Attributes:
+        trees: section id → the stored tree to copy (:func:`plan_copies`).
+        ordinals: section id → the first ordinal of its chunks in the new set (filled by
+            :func:`specbrowser.session.ingest.chunk_sections` as it passes the section).
+    """
+
+    trees: dict[str, StoredTree]
+    ordinals: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Section id → how many chunks its copied tree has."""
+        return {section_id: tree.chunks for section_id, tree in self.trees.items()}
+
+    @property
+    def chunk_count(self) -> int:
+        """How many chunks are copied."""
+        return sum(tree.chunks for tree in self.trees.values())
+
+
+def plan_copies(db: sqlite_utils.Database, policy: ChunkPolicy) -> CopyPlan:
+    """Every section for which a stored set holds the chunk tree that breaking it down under
+    ``policy`` would make again (see the module's rules). A set of ``policy.version`` itself is
+    never a source (a rebuild makes it again). Sources are tried active set first, then newest
+    first. An empty plan when no stored set qualifies."""
+    same_cut: dict[str, bool] = {}
+    for version, settings_json, stats_json in db.execute(
+        "SELECT version, settings, stats FROM policies WHERE version != ? "
+        "ORDER BY active DESC, created_at DESC, version",
+        [policy.version],
+    ):
+        settings = json.loads(settings_json or "{}")
+        if _compatible(settings, json.loads(stats_json or "{}"), policy):
+            same_cut[version] = (
+                settings.get("breakdown_tags") == list(policy.breakdown_tags)
+                and settings.get("max_depth") == policy.max_depth
+            )
+    threshold = policy.threshold_chars
+    found: dict[str, StoredTree] = {}
+    for version, cut in same_cut.items():
+        # a root row's range holds for the whole tree; its chunks are counted per section
+        rows = db.execute(
+            "SELECT r.section_id, r.ordinal, n.count FROM chunk_rows r JOIN (SELECT section_id, "
+            "count(*) AS count FROM chunk_rows WHERE policy_version = ? GROUP BY section_id) n "
+            "ON n.section_id = r.section_id WHERE r.policy_version = ? AND r.id = r.section_id "
+            "AND r.parent_id IS NULL AND r.threshold_lo <= ? AND "
+            + (
+                "(r.threshold_hi IS NULL OR r.threshold_hi > ?)"
+                if cut
+                else "r.threshold_hi IS NULL"
+            ),
+            [version, version, threshold, threshold] if cut else [version, version, threshold],
+        )
+        for section_id, ordinal, count in rows:
+            if section_id not in found:
+                found[section_id] = StoredTree(version, ordinal, count)
+    return CopyPlan(found)
+
+
+def _compatible(settings: dict[str, object], stats: dict[str, object], policy: ChunkPolicy) -> bool:
+    """Whether a stored set's texts are what this code makes under ``policy``'s Markdown
+    settings, with every marker of its texts in its subsections."""
+    return (
+        settings.get("converter_version") == CONVERTER_VERSION
+        and settings.get("markdown") == policy.markdown.settings()
+        and stats.get("marker_mismatches") == 0
+        and stats.get("unresolved_markers") == 0
+    )
+
+
+def stored_facts(
+    db: sqlite_utils.Database, plan: CopyPlan, mismatches: Mapping[str, str]
+) -> list[ChunkFacts]:
+    """What :func:`specbrowser.chunking.stats.compute_stats` counts of the chunks ``plan`` copies, as
+    they will be in the new set (``mismatches``: each section's heading-path mismatch kind).
+
+    Their markers are not read again: their source set's stats found every marker resolved and
+    equal to its chunk's subsections (:func:`plan_copies` takes no other source), and what they
+    name is in the new set too: chunks of the same copied tree, or child sections' root chunks,
+    which every set has. So each copied chunk adds nothing to the marker counts.
+    """
+    facts: list[ChunkFacts] = []
+    checked: list[str] = []  # no marker left to count (see above); shared, never changed
+    for source, deltas in _deltas(plan).items():
+        for chunk_id, section_id, parent_id, depth, layer, tag, over, size, ordinal in db.execute(
+            "SELECT r.id, r.section_id, r.parent_id, r.depth, r.layer, r.breakdown_tag, "
+            "r.over_threshold, t.size, r.ordinal + j.value "
+            "FROM json_each(?) j CROSS JOIN chunk_rows r ON r.policy_version = ? "
+            "AND r.section_id = j.key CROSS JOIN texts t ON t.id = r.text_id",
+            [json.dumps(deltas), source],
+        ):
+            facts.append(
+                ChunkFacts(
+                    chunk_id,
+                    parent_id,
+                    depth,
+                    layer,
+                    tag,
+                    over,
+                    size,
+                    mismatches.get(section_id),
+                    checked,
+                    checked,
+                    ordinal,
+                )
+            )
+    return facts
+
+
+def copy_trees(db: sqlite_utils.Database, version: str, plan: CopyPlan) -> int:
+    """Insert the rows of the trees ``plan`` copies into the set ``version``, each section's
+    chunks renumbered from its new first ordinal; returns how many rows. Call inside a
+    transaction, after the set's old rows were deleted.
+
+    Raises:
+        DatabaseError: the stored trees are not what ``plan`` found (another process changed
+            a source set since): the caller's transaction must roll back.
+    """
+    copied = 0
+    for source, deltas in _deltas(plan).items():
+        copied += db.execute(
+            f"INSERT INTO chunk_rows ({_ROW_COLUMNS}) SELECT ?, r.id, r.section_id, r.parent_id, "
+            "r.subsections, r.depth, r.layer, r.breakdown_tag, r.ordinal + j.value, "
+            "r.over_threshold, r.text_id, r.threshold_lo, r.threshold_hi "
+            "FROM json_each(?) j CROSS JOIN chunk_rows r ON r.policy_version = ? "
+            "AND r.section_id = j.key",
+            [version, json.dumps(deltas), source],
+        ).rowcount
+    if copied != plan.chunk_count:
+        raise DatabaseError(
+            f"a stored chunk set changed during the re-chunk ({copied:,} chunks "
+            f"copied of {plan.chunk_count:,}); run it again"
+        )
+    return copied
+
+
+def _deltas(plan: CopyPlan) -> dict[str, dict[str, int]]:
+    """Source version → {section id: new first ordinal − stored first ordinal}."""
+    by_source: dict[str, dict[str, int]] = {}
+    for section_id, tree in plan.trees.items():
+        by_source.setdefault(tree.source, {})[section_id] = (
+            plan.ordinals[section_id] - tree.first_ordinal
+        )
+    return by_source

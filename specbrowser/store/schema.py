@@ -1,0 +1,302 @@
+"""The database schema: its version, the tables, the ``chunks`` view, the upgrade from 4.
+
+See :mod:`specbrowser.store` for what the tables hold and how they are written.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import sqlite_utils
+
+from specbrowser.model import Chunk
+from specbrowser.store.rows import chunk_row, insert_rows, store_texts
+from specbrowser.store.toc import create_toc_tables
+
+APP_ID = "specbrowser"
+
+log = logging.getLogger("specbrowser")
+"""Where an upgrade is reported (level INFO); the command line prints it as one line."""
+
+SCHEMA_VERSION = 6
+"""Stored in ``meta``. A database of version 4 or 5 is upgraded when opened (:func:`migrate`);
+any other version is refused with a clear message.
+2: several chunk sets per database; chunks gained ``retrieval_text``, ``section_ordinal`` and
+the document chunk; documents gained ``sections_sha256``.
+3: the document's TOC (``toc_nodes``) and its ``mismatches``; chunks gained ``toc_path`` and
+``mismatch``.
+4: ``chunks_fts``, an FTS5 index over each chunk's title and retrieval text, kept in sync by
+triggers on every insert, update and delete.
+5: texts stored once (``texts``, content-addressed by ``text_hash``) and shared by the chunk
+sets that have them, so a re-chunk writes only the texts no set had; ``chunk_rows`` hold each
+set's structure; ``sections`` hold what every chunk of a section shares (heading path, TOC path,
+mismatch, section number); ``chunks`` is a view joining the three; ``texts_fts`` (title,
+retrieval header, retrieval body: snippets come from the body) replaces ``chunks_fts``;
+``chunk_hashes`` is gone (``texts.content_hash`` is the embedding key).
+6: a section's root row in ``chunk_rows`` holds ``threshold_lo`` and ``threshold_hi``, the
+thresholds under which the section's chunk tree is the same (:attr:`specbrowser.model.Chunk.holds_for`),
+so a re-chunk copies the trees a stored set already has; the ``sections_outline`` index lists
+the sections without reading their HTML."""
+
+FTS_TOKENIZER = "unicode61 remove_diacritics 2"
+"""FTS5's Unicode word tokenizer, folding case and diacritics. Spec tokens such as
+``Array.prototype.map`` or ``[[Prototype]]`` are split at punctuation and matched as phrases (see
+:mod:`specbrowser.search.query`). Kept after measuring ``tokenchars``, ``porter`` and ``trigram``
+variants on the ECMA-262 query set (benchmarks/fts_tokenizer_benchmark.py, BENCHMARKS.md "FTS5
+tokenizer"): none beats it without losing words (``value.``, ``[ordinary``) or costing size and
+latency; its misses were ranking, and link anchors indexed as words (now dropped from the
+retrieval text)."""
+
+CHUNKS_VIEW = """
+SELECT r.policy_version, r.id, r.section_id, r.parent_id, r.subsections, r.depth, r.layer,
+       r.breakdown_tag, t.title, coalesce(s.heading_path, '[]') AS heading_path, t.text, t.size,
+       r.over_threshold, r.ordinal, coalesce(s.section_ordinal, '') AS section_ordinal,
+       t.retrieval_header || t.retrieval_body AS retrieval_text, s.toc_path, s.mismatch,
+       r.text_id, t.content_hash, r.threshold_lo, r.threshold_hi
+FROM chunk_rows r JOIN texts t ON t.id = r.text_id LEFT JOIN sections s ON s.id = r.section_id
+"""
+"""The ``chunks`` view: one row per chunk of every set, with the columns a chunk had before
+schema 5 (what readers select and filter on), plus ``text_id``, ``content_hash`` (sha256 of
+the retrieval text: the key of embeddings and token counts) and a root row's threshold range.
+Writes go to ``chunk_rows`` and ``texts`` (:func:`specbrowser.store.insert_chunk_set`)."""
+
+
+def create_schema(db: sqlite_utils.Database) -> None:
+    """Create every table of an empty database, in one transaction."""
+    with db.atomic():
+        db.table("meta").create({"key": str, "value": str}, pk="key")
+        db.table("meta").insert_all(
+            [
+                {"key": "app", "value": APP_ID},
+                {"key": "schema_version", "value": str(SCHEMA_VERSION)},
+            ]
+        )
+        db.table("documents").create(
+            {
+                "id": str,
+                "title": str,
+                "kind": str,
+                "source_paths": str,
+                "sha256": str,
+                "sections_sha256": str,
+                "ingested_at": str,
+            },
+            pk="id",
+        )
+        db.table("sections").create(
+            {
+                "id": str,
+                "document_id": str,
+                "parent_id": str,
+                "ordinal": int,
+                "depth": int,
+                "kind": str,
+                "secnum": str,
+                "title": str,
+                "html": str,
+                "source_file": str,
+                "heading_path": str,
+                "toc_path": str,
+                "mismatch": str,
+                "section_ordinal": str,
+            },
+            pk="id",
+        )
+        db.table("sections").create_index(["parent_id"], index_name="sections_parent")
+        create_sections_outline(db)
+        db.table("policies").create(
+            {
+                "version": str,
+                "settings": str,
+                "created_at": str,
+                "stats": str,
+                "active": int,
+            },
+            pk="version",
+        )
+        create_chunk_tables(db)
+        create_toc_tables(db)
+
+
+OUTLINE_COLUMNS = ("ordinal", "id", "parent_id", "depth", "kind", "secnum", "title", "source_file")
+"""The ``sections`` columns every section listing reads (all but the HTML and the shared paths)."""
+
+
+def create_sections_outline(db: sqlite_utils.Database) -> None:
+    """The ``sections_outline`` index: the sections in document order with
+    :data:`OUTLINE_COLUMNS`, so listing them reads the index, not the rows with their HTML (each
+    a page or more: 10 ms against 5 ms for ECMA-262's 2,253 sections, in every re-chunk)."""
+    db.execute("DROP INDEX IF EXISTS sections_ordinal")  # schema 5's, which this one covers
+    db.table("sections").create_index(
+        list(OUTLINE_COLUMNS), index_name="sections_outline", if_not_exists=True
+    )
+
+
+def create_chunk_tables(db: sqlite_utils.Database) -> None:
+    """``texts`` (with its FTS5 index and triggers), ``chunk_rows`` and the ``chunks`` view."""
+    db.table("texts").create(
+        {
+            "id": int,
+            "text_hash": str,
+            "content_hash": str,
+            "title": str,
+            "text": str,
+            "retrieval_header": str,
+            "retrieval_body": str,
+            "size": int,
+        },
+        pk="id",
+        not_null={"text_hash", "content_hash"},
+    )
+    db.table("texts").create_index(["text_hash"], index_name="texts_hash", unique=True)
+    db.table("texts").create_index(["content_hash"], index_name="texts_content")
+    db.table("texts").enable_fts(
+        ["title", "retrieval_header", "retrieval_body"],
+        fts_version="FTS5",
+        tokenize=FTS_TOKENIZER,
+        create_triggers=True,
+    )
+    db.table("chunk_rows").create(
+        {
+            "policy_version": str,
+            "id": str,
+            "section_id": str,
+            "parent_id": str,
+            "subsections": str,
+            "depth": int,
+            "layer": str,
+            "breakdown_tag": str,
+            "ordinal": int,
+            "over_threshold": str,
+            "text_id": int,
+            "threshold_lo": int,
+            "threshold_hi": int,
+        },
+        pk=("policy_version", "id"),
+    )
+    for columns, name in (
+        (["policy_version", "section_id"], "chunk_rows_section"),
+        (["policy_version", "parent_id"], "chunk_rows_parent"),
+        (["policy_version", "ordinal"], "chunk_rows_ordinal"),
+        (["text_id", "policy_version"], "chunk_rows_text"),
+    ):
+        db.table("chunk_rows").create_index(columns, index_name=name)
+    db.create_view("chunks", CHUNKS_VIEW)
+
+
+def migrate(db: sqlite_utils.Database, version: int) -> bool:
+    """Upgrade a database of schema ``version`` to :data:`SCHEMA_VERSION`, in one transaction;
+    False when there is no upgrade from that version (the caller refuses the database).
+
+    5 → 6 adds the root rows' threshold range. It is known without the breakdown only for a
+    section that is one chunk within the threshold (from its size up); the others stay NULL, so
+    a re-chunk breaks them down again rather than copy them.
+
+    4 → 6 keeps every chunk set, the Markdown cache, embeddings and token counts: each set's
+    chunks move to ``chunk_rows`` and ``texts`` (texts shared by sets stored once), the sections
+    take their heading path, TOC path, mismatch and number from the active set's root chunks (a
+    TOC is the database's, not a set's), and ``chunks_fts``, ``chunk_hashes`` and
+    ``chunk_hash_sets`` are dropped. About a second per ECMA-262 chunk set.
+
+    Raises:
+        sqlite3.Error (sqlean's): the database cannot be written (the caller turns it into a
+            one-line DatabaseError); nothing is changed then.
+    """
+    if version not in (4, 5):
+        return False
+    with db.atomic():
+        current = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if current and current[0] == str(SCHEMA_VERSION):  # another process upgraded it meanwhile
+            return True
+        if version == 4:
+            _texts_from_chunks(db)
+        else:
+            for column in ("threshold_lo", "threshold_hi"):
+                db.execute(f"ALTER TABLE chunk_rows ADD COLUMN [{column}] INTEGER")  # constants
+            db.execute("DROP VIEW chunks")
+            db.create_view("chunks", CHUNKS_VIEW)
+        _whole_section_ranges(db)
+        create_sections_outline(db)
+        db.execute(
+            "UPDATE meta SET value = ? WHERE key = ?", [str(SCHEMA_VERSION), "schema_version"]
+        )
+    row = db.execute("PRAGMA database_list").fetchone()
+    log.info(
+        "%s was upgraded from schema %d to %d (every chunk set, embedding and token count "
+        "kept); older specbrowser versions no longer open it",
+        row[2] if row else "the database",
+        version,
+        SCHEMA_VERSION,
+    )
+    return True
+
+
+def _whole_section_ranges(db: sqlite_utils.Database) -> None:
+    """Set the threshold range of every root row whose section is one chunk within the
+    threshold (no over-threshold flag, no chunk extracted from it): from its size up."""
+    db.execute(
+        "UPDATE chunk_rows SET threshold_lo = (SELECT size FROM texts WHERE id = chunk_rows.text_id) "
+        "WHERE id = section_id AND parent_id IS NULL AND over_threshold IS NULL "
+        "AND NOT EXISTS (SELECT 1 FROM chunk_rows c WHERE c.policy_version = chunk_rows.policy_version "
+        "AND c.parent_id = chunk_rows.id)"
+    )
+
+
+def _texts_from_chunks(db: sqlite_utils.Database) -> None:
+    """Schema 4 → 5 (inside :func:`migrate`'s transaction): every set's ``chunks`` rows become
+    ``chunk_rows`` and shared ``texts``; the sections take the active set's shared columns."""
+    for column in ("heading_path", "toc_path", "mismatch", "section_ordinal"):
+        db.execute(f"ALTER TABLE sections ADD COLUMN [{column}] TEXT")  # constants
+    db.execute(
+        "UPDATE sections SET heading_path = c.heading_path, toc_path = c.toc_path, "
+        "mismatch = c.mismatch, section_ordinal = c.section_ordinal FROM chunks c "
+        "WHERE c.id = sections.id AND c.policy_version = (SELECT version FROM policies "
+        "ORDER BY active DESC, created_at DESC LIMIT 1)"
+    )
+    rows = db.execute(
+        "SELECT policy_version, id, section_id, parent_id, subsections, depth, layer, "
+        "breakdown_tag, title, text, over_threshold, ordinal, retrieval_text FROM chunks "
+        "ORDER BY policy_version, ordinal"
+    ).fetchall()
+    for name in ("chunks_ai", "chunks_ad", "chunks_au"):
+        db.execute(f"DROP TRIGGER IF EXISTS [{name}]")
+    for name in ("chunks_fts", "chunks", "chunk_hashes", "chunk_hash_sets"):
+        db.execute(f"DROP TABLE IF EXISTS [{name}]")
+    create_chunk_tables(db)
+    by_version: dict[str, list[Chunk]] = {}
+    for (
+        version_,
+        chunk_id,
+        section_id,
+        parent_id,
+        subsections,
+        depth,
+        layer,
+        tag,
+        title,
+        text,
+        over,
+        ordinal,
+        retrieval,
+    ) in rows:
+        by_version.setdefault(version_, []).append(
+            Chunk(
+                id=chunk_id,
+                section_id=section_id,
+                parent_id=parent_id,
+                depth=depth,
+                layer=layer,
+                breakdown_tag=tag,
+                title=title or "",
+                heading_path=[],
+                text=text or "",
+                over_threshold=over,
+                subsections=json.loads(subsections or "[]"),
+                ordinal=ordinal,
+                retrieval_text=retrieval or "",
+            )
+        )
+    for version_, chunks in by_version.items():
+        text_ids, _new = store_texts(db, chunks)
+        insert_rows(db, "chunk_rows", [chunk_row(version_, c, i) for c, i in zip(chunks, text_ids)])

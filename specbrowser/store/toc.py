@@ -1,0 +1,122 @@
+"""The document's table of contents and the mismatches found against it, in the database.
+
+Kept apart from :mod:`specbrowser.store` (chunks and policies); the same rules hold: every query
+is parameterized, writes happen inside the caller's transaction.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+
+import sqlite_utils
+
+from specbrowser.chunking.toc_paths import Mismatch
+from specbrowser.model import TocNode
+
+
+def create_toc_tables(db: sqlite_utils.Database) -> None:
+    """``toc_nodes`` (the TOC flattened in pre-order) and ``mismatches`` (one row per
+    disagreement, document order)."""
+    db.table("toc_nodes").create(
+        {
+            "id": int,
+            "parent_id": int,
+            "depth": int,
+            "title": str,
+            "secnum": str,
+            "target_id": str,
+            "start": int,
+            "end": int,
+        },
+        pk="id",
+    )
+    db.table("toc_nodes").create_index(["target_id"], index_name="toc_nodes_target")
+    db.table("mismatches").create(
+        {
+            "id": int,
+            "kind": str,
+            "section_id": str,
+            "parser_path": str,
+            "toc_path": str,
+        },
+        pk="id",
+    )
+    db.table("mismatches").create_index(["kind"], index_name="mismatches_kind")
+
+
+def replace_toc(db: sqlite_utils.Database, toc: list[TocNode], mismatches: list[Mismatch]) -> None:
+    """Replace the stored TOC and mismatches (call inside a transaction)."""
+    db.execute("DELETE FROM toc_nodes")
+    db.execute("DELETE FROM mismatches")
+    db.table("toc_nodes").insert_all(_toc_rows(toc), batch_size=500)
+    db.table("mismatches").insert_all(
+        (
+            {
+                "id": i,
+                "kind": m.kind,
+                "section_id": m.section_id,
+                "parser_path": json.dumps(m.parser_path, ensure_ascii=False),
+                "toc_path": json.dumps(m.toc_path, ensure_ascii=False),
+            }
+            for i, m in enumerate(mismatches)
+        ),
+        batch_size=500,
+    )
+
+
+def _toc_rows(toc: list[TocNode]) -> Iterator[dict[str, object]]:
+    counter = 0
+    stack: list[tuple[TocNode, int | None, int]] = [(n, None, 0) for n in reversed(toc)]
+    while stack:
+        node, parent, depth = stack.pop()
+        row_id = counter
+        counter += 1
+        yield {
+            "id": row_id,
+            "parent_id": parent,
+            "depth": depth,
+            "title": node.title,
+            "secnum": node.secnum,
+            "target_id": node.target_id,
+            "start": node.start,
+            "end": node.end,
+        }
+        stack.extend((child, row_id, depth + 1) for child in reversed(node.children))
+
+
+def load_toc(db: sqlite_utils.Database) -> list[TocNode]:
+    """The stored TOC as a tree (top-level nodes)."""
+    nodes: dict[int, TocNode] = {}
+    roots: list[TocNode] = []
+    for row_id, parent, title, secnum, target, start, end in db.execute(
+        "SELECT id, parent_id, title, secnum, target_id, start, [end] FROM toc_nodes ORDER BY id"
+    ):
+        node = TocNode(title=title, secnum=secnum or "", target_id=target, start=start, end=end)
+        nodes[row_id] = node
+        (roots if parent is None else nodes[parent].children).append(node)
+    return roots
+
+
+def list_mismatches(db: sqlite_utils.Database, kind: str | None = None) -> list[Mismatch]:
+    """The stored mismatches in document order, all or of one ``kind``."""
+    query = "SELECT kind, section_id, parser_path, toc_path FROM mismatches"
+    args: list[object] = []
+    if kind:
+        query += " WHERE kind = ?"
+        args.append(kind)
+    return [
+        Mismatch(k, s, json.loads(p), json.loads(t))
+        for k, s, p, t in db.execute(query + " ORDER BY id", args)
+    ]
+
+
+def mismatch_counts(db: sqlite_utils.Database) -> dict[str, int]:
+    """How many mismatches of each kind (kinds with none are left out)."""
+    return dict(Counter(k for (k,) in db.execute("SELECT kind FROM mismatches")).most_common())
+
+
+def toc_size(db: sqlite_utils.Database) -> int:
+    """How many TOC entries are stored (0: the document had no TOC)."""
+    return int(db.execute("SELECT count(*) FROM toc_nodes").fetchone()[0])
