@@ -18,9 +18,9 @@ from textual.widgets import Button, Input, Label, SelectionList, Static
 
 from specbrowser import store
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
+from specbrowser.progress import JobCancelled as RechunkCancelled
 from specbrowser.session import rechunk_process
 from specbrowser.session.ingest import ingest
-from specbrowser.session.rechunk_process import RechunkCancelled
 from specbrowser.store import vectors as store_vectors
 from specbrowser.tui.app import make_app
 from specbrowser.tui.screens.browser import BrowserScreen

@@ -115,7 +115,7 @@ def test_progress_reports_records_up_to_the_total(two_sets, tmp_path, monkeypatc
         db_path,
         tmp_path / f"c.{fmt}",
         format=fmt,
-        progress=lambda done, total: calls.append((done, total)),
+        progress=lambda _stage, done, total: calls.append((done, total)),
     )
     assert len(calls) >= 2 and calls[-1] == (result.records, result.records)
     assert [done for done, _ in calls] == sorted(done for done, _ in calls)
@@ -242,7 +242,7 @@ def test_failure_mid_write_leaves_no_file_and_keeps_the_old_one(two_sets, tmp_pa
     out = tmp_path / "c.jsonl"
     calls = []
 
-    def failing_progress(done: int, total: int) -> None:
+    def failing_progress(_stage: str, done: int, total: int) -> None:
         calls.append(done)
         raise KeyboardInterrupt  # Ctrl-C after the first records were written
 

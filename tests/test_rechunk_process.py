@@ -8,9 +8,10 @@ import pytest
 
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import DatabaseError, NotFoundError
+from specbrowser.progress import JobCancelled
 from specbrowser.session.ingest import ingest
 from specbrowser.session.rechunk import rechunk
-from specbrowser.session.rechunk_process import RechunkCancelled, rechunk_in_subprocess
+from specbrowser.session.rechunk_process import rechunk_in_subprocess
 from specbrowser.store import active_version, iter_chunks, list_chunk_sets, open_database
 from tests.helpers import SAMPLE
 
@@ -49,7 +50,7 @@ def test_a_cancelled_run_stops_and_leaves_the_database_as_it_was(
     sample_db: Path, after_reports: int
 ) -> None:
     seen: list[object] = []
-    with pytest.raises(RechunkCancelled):
+    with pytest.raises(JobCancelled):
         rechunk_in_subprocess(
             sample_db,
             ChunkPolicy(threshold_chars=300),

@@ -91,7 +91,7 @@ def cmd_export(args: argparse.Namespace) -> int:
                 format=args.format,
                 policy_version=args.policy,
                 content=args.content,
-                progress=lambda done, of: bar.update(task, completed=done, total=of),
+                progress=lambda _stage, done, of: bar.update(task, completed=done, total=of),
             )
     finally:
         db.close()

@@ -195,7 +195,7 @@ def cmd_embed(args: argparse.Namespace) -> int:
         ) as bar:
             task = bar.add_task("embedding", total=None)
 
-            def progress(count: int, total: int) -> None:
+            def progress(_stage: str, count: int, total: int) -> None:
                 done[0] = count
                 bar.update(task, completed=count, total=total)
 

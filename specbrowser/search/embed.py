@@ -30,7 +30,7 @@ import logging
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from typing import Any
 import sqlite_utils
 
 from specbrowser.errors import EmbeddingError
+from specbrowser.progress import Progress
 from specbrowser.search.tokens import TokenCounter, count_missing_tokens
 
 log = logging.getLogger(__name__)
@@ -375,9 +376,6 @@ def _check_named_model(text_embedding: Any, name: str, threads: int | None, cach
 
 # --- the run: embed what is missing ----------------------------------------------------------
 
-Progress = Callable[[int, int], None]
-"""``progress(done, total)`` in texts, called after each committed batch."""
-
 
 @dataclass
 class EmbedReport:
@@ -474,7 +472,7 @@ def embed_missing(
                     )
             report.embedded += len(batch)
             if progress:
-                progress(report.embedded, len(pending))
+                progress("embedding", report.embedded, len(pending))
     finally:
         report.seconds = time.perf_counter() - start
     return report

@@ -21,7 +21,7 @@ writes).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from typing import Any
 import sqlite_utils
 
 from specbrowser.errors import EmbeddingError
+from specbrowser.progress import Progress
 from specbrowser.store.vectors import chunk_hash_map
 
 COUNT_BATCH = 256
@@ -114,12 +115,12 @@ def count_missing_tokens(
     db: sqlite_utils.Database,
     counter: TokenCounter,
     policy_version: str,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> int:
     """Count and store the tokens of the chunk set's texts that have no count for this model.
 
     Each batch of :data:`COUNT_BATCH` texts is committed on its own (an interrupted run keeps
-    what it finished). ``progress(done, total)`` is called after each batch, in texts; it may
+    what it finished). ``progress("counting", done, total)`` is called after each batch, in texts; it may
     raise to stop the run. Returns how many texts were counted.
     """
     _create_table(db)
@@ -146,7 +147,7 @@ def count_missing_tokens(
                 [(counter.model, digest, n) for (digest, _text), n in zip(batch, counts)],
             )
         if progress:
-            progress(first + len(batch), len(items))
+            progress("counting", first + len(batch), len(items))
     return len(items)
 
 

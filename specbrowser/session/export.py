@@ -45,7 +45,7 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -54,6 +54,7 @@ import sqlite_utils
 
 from specbrowser import __version__
 from specbrowser.errors import SpecbrowserError
+from specbrowser.progress import Progress
 from specbrowser.search.tokens import token_info
 from specbrowser.store import active_version, get_document, iter_chunks, resolve_version
 from specbrowser.store.vectors import chunk_hash_map, stored_model
@@ -257,10 +258,6 @@ def require_pyarrow() -> None:
         raise ExportError(PYARROW_HINT) from None
 
 
-Progress = Callable[[int, int], None]
-"""``progress(done, total)``: records written so far, of ``total``."""
-
-
 def export_chunk_set(
     db: sqlite_utils.Database,
     path: Path | str,
@@ -419,9 +416,9 @@ def _write_jsonl(
         handle.write(b"\n")
         count += 1
         if progress is not None and count % PROGRESS_EVERY == 0:
-            progress(count, total)
+            progress("exporting", count, total)
     if progress is not None:
-        progress(count, total)
+        progress("exporting", count, total)
     return count
 
 
@@ -477,10 +474,10 @@ def _write_parquet(
                 count += len(batch)
                 batch = []
                 if progress is not None:
-                    progress(count, total)
+                    progress("exporting", count, total)
         if batch or count == 0:
             writer.write_batch(pa.RecordBatch.from_pylist(batch, schema=schema))
             count += len(batch)
     if progress is not None:
-        progress(count, total)
+        progress("exporting", count, total)
     return count

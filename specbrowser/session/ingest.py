@@ -26,12 +26,9 @@ from specbrowser.formats import ParsedSpec, load_spec
 from specbrowser.formats.html import parse_fragment
 from specbrowser.formats.toc import load_toc_file
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Section
+from specbrowser.progress import Progress
 from specbrowser.store import count_chunk_sets, open_database, store_ingest
 from specbrowser.store.cache import save_markdown
-
-Progress = Callable[[str, int, int], None]
-"""``progress(stage, done, total)``: called as sections are chunked (stage "chunking", sections
-done of all), then once as the chunk set is stored (stage "storing", ``total`` 0: not counted)."""
 
 
 @dataclass

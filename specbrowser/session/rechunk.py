@@ -22,7 +22,7 @@ from __future__ import annotations
 import gc
 import json
 import time
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Container, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -37,15 +37,11 @@ from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.stats import compute_stats
 from specbrowser.errors import DatabaseError, NotFoundError
 from specbrowser.model import Section
+from specbrowser.progress import Progress
 from specbrowser.session.ingest import chunk_sections
 from specbrowser.store.cache import load_details, load_markdown, save_markdown
 from specbrowser.store.connection import OPERATIONAL_ERRORS
 from specbrowser.store.reuse import CopyPlan, plan_copies, stored_facts
-
-Progress = Callable[[str, int, int], None]
-"""``progress(stage, done, total)``: stages ``loading``, ``chunking`` (sections done of all),
-``storing``; ``total`` 0 for a stage that is not counted (loading, storing). Raising in it (any
-exception) cancels the re-chunk with nothing written."""
 
 
 @dataclass

@@ -31,7 +31,8 @@ from typing import Any
 
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import error_report, raise_reported
-from specbrowser.session.rechunk import Progress, RechunkResult
+from specbrowser.progress import CancelToken, JobCancelled, Progress, checked
+from specbrowser.session.rechunk import RechunkResult
 
 POLL_S = 0.05
 """How often (seconds) the parent checks for a stop request while the child is silent."""
@@ -51,14 +52,6 @@ def _context() -> multiprocessing.context.BaseContext:
         context.set_forkserver_preload(PRELOAD)
         return context
     return multiprocessing.get_context("spawn")
-
-
-class RechunkCancelled(Exception):
-    """The run was stopped on request; the database is unchanged."""
-
-
-class _Stop(Exception):
-    """Raised inside the child's progress callback when the parent asked it to stop."""
 
 
 def prepare() -> None:
@@ -91,7 +84,8 @@ def rechunk_in_subprocess(
     asked to stop.
 
     Raises:
-        RechunkCancelled: ``cancelled()`` turned true before the child finished.
+        JobCancelled: ``cancelled()`` turned true before the child finished; the database is
+            unchanged.
         SpecbrowserError: what :func:`~specbrowser.session.rechunk.rechunk` raised in the child (the
             same class, e.g. ``NotFoundError``, ``DatabaseError``).
         RuntimeError: the child failed unexpectedly or died (the message names the error).
@@ -122,7 +116,7 @@ def rechunk_in_subprocess(
             elif kind == "done":
                 return payload
             elif kind == "cancelled":
-                raise RechunkCancelled
+                raise JobCancelled
             else:
                 raise_reported(kind, payload, "the re-chunk process")
     finally:
@@ -162,11 +156,10 @@ def _child(db_path: str, settings: dict[str, Any], sender: Connection, stop: Any
     from specbrowser.session.rechunk import rechunk
     from specbrowser.store import open_database
 
-    def progress(stage: str, done: int, total: int) -> None:
-        if stop.is_set():
-            raise _Stop
+    def send(stage: str, done: int, total: int) -> None:
         sender.send(("progress", (stage, done, total)))
 
+    progress = checked(send, CancelToken(stop))  # stops at the next report once asked to
     try:
         db = open_database(db_path)
         try:
@@ -174,7 +167,7 @@ def _child(db_path: str, settings: dict[str, Any], sender: Connection, stop: Any
         finally:
             db.close()
         sender.send(("done", result))
-    except _Stop:
+    except JobCancelled:
         sender.send(("cancelled", None))
     except BaseException as error:
         sender.send(error_report(error))

@@ -21,11 +21,13 @@ from textual.worker import get_current_worker
 from specbrowser import store
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
 from specbrowser.errors import SpecbrowserError
-from specbrowser.session import rechunk_process
+from specbrowser.progress import CancelToken, JobCancelled
+from specbrowser.session import jobs, rechunk_process
 from specbrowser.tui.commands import JumpProvider, SpecPalette
 from specbrowser.tui.messages import IngestFailed, IngestFinished, IngestProgress
 from specbrowser.tui.screens.browser import BrowserScreen
 from specbrowser.tui.screens.progress import ProgressScreen
+from specbrowser.tui.widgets.job_bar import WorkerFlag
 
 JUMP_PLACEHOLDER = "Jump to section: id, number or title…"
 
@@ -133,27 +135,24 @@ class SpecBrowserApp(App[None]):
 
     @work(thread=True, exclusive=True, group="ingest")
     def _ingest(self) -> None:
-        """Run the ingest in a thread; report through messages, never touching widgets."""
-        from specbrowser.session.ingest import ingest
-
+        """Run the session's ingest job in a thread; report through messages, never touching
+        widgets. Quitting the app cancels the worker, and with it the job (nothing is
+        written)."""
         assert self.ingest_spec is not None
 
-        worker = get_current_worker()
-
         def progress(stage: str, done: int, total: int) -> None:
-            if worker.is_cancelled:  # the app is quitting: stop at once, nothing is written
-                raise _IngestCancelled
             self.post_message(IngestProgress(stage, done, total))  # thread-safe
 
         try:
-            ingest(
+            jobs.run_ingest(
                 self.ingest_spec,
                 self.db_path,
                 self.policy,
-                progress=progress,
                 policy_for_kind=self.policy_for_kind,
+                progress=progress,
+                cancel=CancelToken(WorkerFlag(get_current_worker())),
             )
-        except _IngestCancelled:
+        except JobCancelled:
             return
         except SpecbrowserError as error:
             self.ingest_failed = True
@@ -239,10 +238,6 @@ class SpecBrowserApp(App[None]):
                     cursor_blink=self.cursor_blink,
                 )
             )
-
-
-class _IngestCancelled(Exception):
-    """Raised inside the ingest's progress callback when the app quits mid-ingest."""
 
 
 def make_app(

@@ -1,10 +1,11 @@
-"""Background jobs of the browser and their progress rows: re-chunk, count tokens, embed.
+"""The browser's background jobs and their progress rows: re-chunk, count tokens, embed.
 
-Each job runs in a thread worker on a connection of its own (SQLite connections stay in the
-thread that opened them), touches no widget, and reports through messages that flow up to the
+The jobs themselves are the session's (:mod:`specbrowser.session.jobs`); this widget runs each
+in a thread worker, touches no widget from it, and reports through messages that flow up to the
 screen. A job of the same kind started again cancels the one in flight (``exclusive`` worker
-groups): the cancelled worker's progress callback raises, so a re-chunk rolls back its one
-transaction and an embedding run stops after its last committed batch.
+groups): the worker's cancel state is the job's :class:`~specbrowser.progress.CancelToken`, so
+a re-chunk rolls back its one transaction and an embedding run stops after its last committed
+batch.
 
 While a job runs, the bar shows one row per job: what it does, a progress bar and the ETA.
 """
@@ -12,6 +13,7 @@ While a job runs, the bar shows one row per job: what it does, a progress bar an
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.text import Text
@@ -22,38 +24,38 @@ from textual.message import Message
 from textual.widgets import Label, ProgressBar
 from textual.worker import NoActiveWorker, Worker, get_current_worker
 
-from specbrowser import store
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import SpecbrowserError
-from specbrowser.session import rechunk_process
-from specbrowser.session.rechunk_process import RechunkCancelled
+from specbrowser.progress import CancelToken, JobCancelled
+from specbrowser.session import jobs
+from specbrowser.session.jobs import JOB_TITLES, JobKind, job_title
 from specbrowser.store.connection import DB_ERRORS
 
 log = logging.getLogger(__name__)
 
-RECHUNK, TOKENS, EMBED = "rechunk", "tokens", "embed"
-"""Job kinds, also their worker group names."""
-
-JOB_TITLES = {RECHUNK: "Re-chunking", TOKENS: "Counting tokens", EMBED: "Embedding"}
-
-
-def job_title(kind: str, stage: str = "") -> str:
-    """A job row's title: the job, then the stage it reports, if any ("Re-chunking · storing";
-    the chunking stage counts sections: "Re-chunking · chunking sections")."""
-    if not stage:
-        return JOB_TITLES[kind]
-    return f"{JOB_TITLES[kind]} · {stage}{' sections' if stage == 'chunking' else ''}"
+RECHUNK: JobKind = "rechunk"
+TOKENS: JobKind = "tokens"
+EMBED: JobKind = "embed"
 
 
-class JobCancelled(Exception):
-    """Raised inside a job's progress callback when its worker was cancelled."""
+class WorkerFlag:
+    """The current worker's cancel state as a :class:`~specbrowser.progress.Flag`."""
+
+    def __init__(self, worker: Worker) -> None:
+        self._worker = worker
+
+    def set(self) -> None:
+        self._worker.cancel()
+
+    def is_set(self) -> bool:
+        return self._worker.is_cancelled
 
 
 class JobProgress(Message):
     """A job made progress: ``done`` of ``total`` units (sections, texts; ``total`` 0: not
     counted) of its ``stage`` ("" for a job of one stage)."""
 
-    def __init__(self, kind: str, done: int, total: int, stage: str = "") -> None:
+    def __init__(self, kind: JobKind, done: int, total: int, stage: str = "") -> None:
         super().__init__()
         self.kind = kind
         self.done = done
@@ -66,7 +68,12 @@ class JobFinished(Message):
     when a newer job of its kind replaced it; ``result`` is the job's own result object."""
 
     def __init__(
-        self, kind: str, *, result: object = None, error: str | None = None, cancelled: bool = False
+        self,
+        kind: JobKind,
+        *,
+        result: object = None,
+        error: str | None = None,
+        cancelled: bool = False,
     ) -> None:
         super().__init__()
         self.worker = _worker_or_none()
@@ -80,7 +87,7 @@ class JobFinished(Message):
 class JobRow(Horizontal):
     """One running job: its title and a progress bar with ETA."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: JobKind) -> None:
         # a class, not an id: the kind's finished row may still be leaving the DOM when the
         # next job of the kind reports (two ids: the app crashed with DuplicateIds)
         super().__init__(classes=f"job-row job-{kind}")
@@ -114,7 +121,7 @@ class JobBar(Vertical):
 
     # --- rows ---------------------------------------------------------------------------------
 
-    def _row(self, kind: str) -> JobRow:
+    def _row(self, kind: JobKind) -> JobRow:
         row = self._rows.get(kind)
         if row is None:
             row = self._rows[kind] = JobRow(kind)
@@ -122,7 +129,7 @@ class JobBar(Vertical):
             self.display = True
         return row
 
-    def starting(self, kind: str) -> None:
+    def starting(self, kind: JobKind) -> None:
         """Show the kind's row at once, before its worker thread reports (on a busy main loop
         that first report came up to 1.4 s after Apply, with nothing on screen meanwhile)."""
         self._row(kind).update_progress(0, 0, "starting")
@@ -140,7 +147,7 @@ class JobBar(Vertical):
             row.remove()
         self.display = bool(self._rows)
 
-    def running(self, kind: str, besides: Worker | None = None) -> bool:
+    def running(self, kind: JobKind, besides: Worker | None = None) -> bool:
         """Whether a job of ``kind`` (other than ``besides``) is pending or running, not
         cancelled."""
         return any(
@@ -149,7 +156,7 @@ class JobBar(Vertical):
             if w.node is self and w is not besides
         )
 
-    def cancel(self, kind: str) -> None:
+    def cancel(self, kind: JobKind) -> None:
         """Cancel the jobs of ``kind`` (their progress callback stops them)."""
         for worker in self.app.workers:
             if worker.node is self and worker.group == kind:
@@ -157,33 +164,19 @@ class JobBar(Vertical):
 
     # --- jobs ---------------------------------------------------------------------------------
 
-    def _progress(self, kind: str):
-        worker = get_current_worker()
-
-        def progress(*args: object) -> None:
-            if worker.is_cancelled:
-                raise JobCancelled
-            done, total = int(args[-2]), int(args[-1])  # (stage, done, total) or (done, total)
-            stage = str(args[0]) if len(args) == 3 else ""
-            self.post_message(JobProgress(kind, done, total, stage))
+    def _report(self, kind: JobKind) -> jobs.Progress:
+        def progress(stage: str, done: int, total: int) -> None:
+            self.post_message(JobProgress(kind, done, total, stage))  # thread-safe
 
         return progress
 
-    def _run(self, kind: str, job, *, connect: bool = True) -> None:
-        """Run ``job(db, progress)`` on a fresh connection (``job(progress)`` without
-        ``connect``); post the outcome."""
+    def _run(self, kind: JobKind, job: Callable[[jobs.Progress, CancelToken], object]) -> None:
+        """Run ``job(progress, cancel)`` in this worker thread; post the outcome."""
         worker = get_current_worker()
         self.post_message(JobProgress(kind, 0, 0))
         try:
-            if not connect:
-                result = job(self._progress(kind))
-            else:
-                db = store.open_database(self.db_path)
-                try:
-                    result = job(db, self._progress(kind))
-                finally:
-                    db.close()
-        except (JobCancelled, RechunkCancelled):
+            result = job(self._report(kind), CancelToken(WorkerFlag(worker)))
+        except JobCancelled:
             self.post_message(JobFinished(kind, cancelled=True))
             return
         except SpecbrowserError as error:
@@ -211,51 +204,40 @@ class JobBar(Vertical):
 
     @work(thread=True, exclusive=True, group=RECHUNK, exit_on_error=False)
     def rechunk(self, policy: ChunkPolicy) -> None:
-        """Re-chunk the stored sections under ``policy`` and make the set active, in a child
-        process (:mod:`specbrowser.session.rechunk_process`: a thread would starve the app's event
-        loop of the GIL); a newer call cancels this one, and the child then rolls back."""
-        worker = get_current_worker()
-
-        def job(progress):
-            return rechunk_process.rechunk_in_subprocess(
-                self.db_path, policy, progress=progress, cancelled=lambda: worker.is_cancelled
-            )
-
-        self._run(RECHUNK, job, connect=False)
+        """Re-chunk the stored sections under ``policy`` and make the set active
+        (:func:`specbrowser.session.jobs.run_rechunk`, in a child process: a thread would
+        starve the app's event loop of the GIL); a newer call cancels this one, and the child
+        then rolls back."""
+        self._run(
+            RECHUNK,
+            lambda progress, cancel: jobs.run_rechunk(
+                self.db_path, policy, progress=progress, cancel=cancel
+            ),
+        )
 
     @work(thread=True, exclusive=True, group=TOKENS, exit_on_error=False)
     def count_tokens(self) -> None:
-        """Count the tokens of the active set's texts that have none (the default model's
-        tokenizer); the result is the set's :class:`~specbrowser.search.tokens.TokenInfo`."""
-        from specbrowser.search.tokens import (
-            count_missing_tokens,
-            default_token_counter,
-            token_info,
+        """Count the tokens of the active set's texts that have none
+        (:func:`specbrowser.session.jobs.run_count_tokens`); the result is the set's
+        :class:`~specbrowser.search.tokens.TokenInfo`."""
+        self._run(
+            TOKENS,
+            lambda progress, cancel: jobs.run_count_tokens(
+                self.db_path, progress=progress, cancel=cancel
+            ),
         )
-
-        def job(db, progress):
-            counter = default_token_counter()
-            if counter is None:
-                return None
-            version = store.active_version(db)
-            count_missing_tokens(db, counter, version, progress=progress)
-            return token_info(db, version, counter.model)
-
-        self._run(TOKENS, job)
 
     @work(thread=True, exclusive=True, group=EMBED, exit_on_error=False)
     def embed(self, model: str | None = None) -> None:
-        """Embed the active set's texts that have no vector (``model``: the stored one, else
-        the default); the result is an :class:`~specbrowser.search.embed.EmbedReport`."""
-        from specbrowser.search.embed import embed_missing, load_embedder
-        from specbrowser.store.vectors import require_vectors
-
-        def job(db, progress):
-            require_vectors(db)
-            embedder = load_embedder(model)
-            return embed_missing(db, embedder, store.active_version(db), progress=progress)
-
-        self._run(EMBED, job)
+        """Embed the active set's texts that have no vector
+        (:func:`specbrowser.session.jobs.run_embed`); the result is an
+        :class:`~specbrowser.search.embed.EmbedReport`."""
+        self._run(
+            EMBED,
+            lambda progress, cancel: jobs.run_embed(
+                self.db_path, model=model, progress=progress, cancel=cancel
+            ),
+        )
 
 
 def _worker_or_none() -> Worker | None:

@@ -1,0 +1,193 @@
+"""The long operations as jobs: ingest, re-chunk, count tokens, embed.
+
+Every front end runs them the same way. A job is a function of its inputs, a :class:`Progress`
+callback and a :class:`CancelToken`; it opens its own connection from the database's path
+(SQLite connections stay in the thread that opened them), so the CLI runs it in the foreground
+and the app in a worker thread.
+
+Cancelling works one way for all of them: the job's progress callback is wrapped by
+:func:`checked`, which raises :class:`JobCancelled` at the next report once the token is set.
+Each pipeline is written to stop there safely: an ingest or a re-chunk rolls back its one
+transaction (nothing is written), an embedding or token-counting run keeps the batches it
+committed. A re-chunk runs in a child process (:mod:`specbrowser.session.rechunk_process`),
+which checks a token of its own the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, get_args
+
+from specbrowser.progress import CancelToken, JobCancelled, Progress, checked
+
+__all__ = [
+    "JOB_KINDS",
+    "JOB_TITLES",
+    "CancelToken",
+    "JobCancelled",
+    "JobKind",
+    "Progress",
+    "checked",
+    "job_title",
+    "run_count_tokens",
+    "run_embed",
+    "run_ingest",
+    "run_rechunk",
+]
+
+if TYPE_CHECKING:
+    from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
+    from specbrowser.search.embed import EmbedReport
+    from specbrowser.search.tokens import TokenInfo
+    from specbrowser.session.ingest import IngestResult
+    from specbrowser.session.rechunk import RechunkResult
+
+JobKind = Literal["ingest", "rechunk", "tokens", "embed"]
+"""What a job does; the app also uses it as the job's worker group."""
+
+JOB_KINDS: tuple[JobKind, ...] = get_args(JobKind)
+
+JOB_TITLES: dict[JobKind, str] = {
+    "ingest": "Ingesting",
+    "rechunk": "Re-chunking",
+    "tokens": "Counting tokens",
+    "embed": "Embedding",
+}
+"""How a front end names a running job."""
+
+STAGED_JOBS: frozenset[JobKind] = frozenset({"ingest", "rechunk"})
+"""The jobs that report several stages worth naming (parsing, chunking, storing …); the
+others report one stage, named by the job itself."""
+
+
+def job_title(kind: JobKind, stage: str = "") -> str:
+    """A running job's title: the job, then the stage it reports when it has several
+    ("Re-chunking · storing"; the chunking stage counts sections: "Re-chunking · chunking
+    sections")."""
+    if not stage or kind not in STAGED_JOBS:
+        return JOB_TITLES[kind]
+    return f"{JOB_TITLES[kind]} · {stage}{' sections' if stage == 'chunking' else ''}"
+
+
+def run_ingest(
+    spec_paths: list[Path],
+    db_path: Path,
+    policy: ChunkPolicy,
+    *,
+    policy_for_kind: PolicyForKind | None = None,
+    toc_file: Path | None = None,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+) -> IngestResult:
+    """Parse, chunk and store a spec (:func:`specbrowser.session.ingest.ingest`).
+
+    Raises:
+        JobCancelled: ``cancel`` was set; the database is as it was.
+        SpecbrowserError: what the ingest raises for bad input or an unusable database.
+    """
+    from specbrowser.session.ingest import ingest
+
+    return ingest(
+        spec_paths,
+        db_path,
+        policy,
+        checked(progress, cancel),
+        toc_file=toc_file,
+        policy_for_kind=policy_for_kind,
+    )
+
+
+def run_rechunk(
+    db_path: Path,
+    policy: ChunkPolicy,
+    *,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+    in_subprocess: bool = True,
+) -> RechunkResult:
+    """Re-chunk the stored spec under ``policy`` and make the set active.
+
+    With ``in_subprocess`` (the app's way) the work runs in a child process
+    (:func:`specbrowser.session.rechunk_process.rechunk_in_subprocess`), so the caller's
+    threads keep the interpreter; without, in this thread.
+
+    Raises:
+        JobCancelled: ``cancel`` was set; the database is as it was.
+        SpecbrowserError: what :func:`specbrowser.session.rechunk.rechunk` raises.
+    """
+    if in_subprocess:
+        from specbrowser.session.rechunk_process import rechunk_in_subprocess
+
+        return rechunk_in_subprocess(
+            db_path,
+            policy,
+            progress=progress,
+            cancelled=(lambda: cancel.cancelled) if cancel is not None else (lambda: False),
+        )
+    from specbrowser.session.rechunk import rechunk
+    from specbrowser.store import open_database
+
+    db = open_database(db_path)
+    try:
+        return rechunk(db, policy, progress=checked(progress, cancel))
+    finally:
+        db.close()
+
+
+def run_count_tokens(
+    db_path: Path,
+    *,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+) -> TokenInfo | None:
+    """Count the tokens of the active set's texts that have none, with the default model's
+    tokenizer; the set's token counts afterwards, or None when no tokenizer is installed.
+
+    Raises:
+        JobCancelled: ``cancel`` was set; the counts of finished batches are kept.
+    """
+    from specbrowser.search.tokens import count_missing_tokens, default_token_counter, token_info
+    from specbrowser.store import active_version, open_database
+
+    counter = default_token_counter()
+    if counter is None:
+        return None
+    db = open_database(db_path)
+    try:
+        version = active_version(db)
+        count_missing_tokens(db, counter, version, progress=checked(progress, cancel))
+        return token_info(db, version, counter.model)
+    finally:
+        db.close()
+
+
+def run_embed(
+    db_path: Path,
+    *,
+    model: str | None = None,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+) -> EmbedReport:
+    """Embed the active set's texts that have no vector (``model``: the stored one, else the
+    default).
+
+    Raises:
+        JobCancelled: ``cancel`` was set; the finished batches are kept.
+        EmbeddingError: no vector extension, or the model cannot be loaded.
+    """
+    from specbrowser.search.embed import embed_missing, load_embedder
+    from specbrowser.store import active_version, open_database
+    from specbrowser.store.vectors import require_vectors
+
+    db = open_database(db_path)
+    try:
+        require_vectors(db)
+        embedder = load_embedder(model)
+        return embed_missing(db, embedder, active_version(db), progress=checked(progress, cancel))
+    finally:
+        db.close()
+
+
+JobFunction = Callable[..., object]
+"""A job entry point: one of the ``run_*`` functions of this module."""
