@@ -642,7 +642,9 @@ def test_cli_ingest_keeps_ecmarkup_defaults_for_ecmarkup(tmp_path):
 
 def test_open_spec_uses_the_kind_defaults_in_app_and_from_the_cache(tmp_path, monkeypatch):
     launched: list[tuple] = []
-    monkeypatch.setattr(cli.app, "_cache_db_for", lambda paths: tmp_path / "cache.db")
+    from specbrowser.session import opening
+
+    monkeypatch.setattr(opening, "cache_db_for", lambda paths: tmp_path / "cache.db")
     monkeypatch.setattr(cli.app, "_run_app", lambda *args: launched.append(args) or 0)
     assert cli.main(["open", str(WIDGET_SAMPLE)]) == 0
     db_path, spec, policy, for_kind = launched[-1]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 from pathlib import Path
 
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
@@ -15,7 +14,7 @@ from specbrowser.cli._common import (
     policy_from_args,
     print_summary,
 )
-from specbrowser.errors import SpecbrowserError, SpecInputError
+from specbrowser.errors import SpecInputError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,97 +31,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_demo)
 
 
-def _cache_db_for(spec_paths: list[Path]) -> Path:
-    """The cache database for a spec: one file per set of resolved input paths."""
-    import platformdirs
-
-    key = "\n".join(str(p.resolve()) for p in spec_paths)
-    folder = Path(platformdirs.user_cache_dir("specbrowser"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"spec-{hashlib.sha256(key.encode()).hexdigest()[:16]}.db"
-
-
-def _drop_unreadable_cache(db_path: Path) -> None:
-    """Delete a cache database this specbrowser cannot read (an older schema, a damaged file),
-    so that an ingest can create it afresh. Only for the cache folder, which is specbrowser's own."""
-    from specbrowser.errors import NotASpecbrowserDatabase
-    from specbrowser.store import open_database
-
-    if not db_path.exists():
-        return
-    try:
-        open_database(db_path).close()
-    except NotASpecbrowserDatabase:
-        db_path.unlink(missing_ok=True)
-
-
-def _use_cache(
-    db_path: Path,
-    spec_paths: list[Path],
-    policy: ChunkPolicy,
-    policy_for_kind: PolicyForKind | None = None,
-) -> bool:
-    """Whether the cache database can be opened as it is for this spec and policy.
-
-    True when it holds this exact spec (same bytes) and a chunk set of ``policy``'s version
-    (with ``policy_for_kind``, of the policy it gives for the stored spec's kind), which is then
-    made the active one; False means: ingest first (which adds the set).
-    """
-    from specbrowser.formats.ecmarkup import spec_sha256
-    from specbrowser.store import activate_chunk_set, get_document, list_chunk_sets, open_database
-
-    _drop_unreadable_cache(db_path)
-    if not db_path.exists():
-        return False
-    try:
-        db = open_database(db_path)
-        try:
-            document = get_document(db)
-            if document.sha256 != spec_sha256(spec_paths):
-                return False
-            if policy_for_kind is not None:
-                policy = policy_for_kind(document.kind)
-            if not any(s.version == policy.version for s in list_chunk_sets(db)):
-                return False
-            activate_chunk_set(db, policy.version)
-            return True
-        finally:
-            db.close()
-    except SpecbrowserError:
-        return False
-
-
-DATABASE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
-"""A target with one of these names is taken for a database even when it is not one (missing, or
-another kind of file): it gets the database's error, not "is not HTML"."""
-
-
-def _is_database(path: Path) -> bool:
-    if not path.is_file():
-        return False
-    with path.open("rb") as handle:
-        return handle.read(16) == b"SQLite format 3\x00"
-
-
 def cmd_open(args: argparse.Namespace) -> int:
-    from specbrowser.store import open_database
+    from specbrowser.session.opening import plan_open
 
-    targets: list[Path] = args.target
-    if len(targets) == 1 and (
-        _is_database(targets[0]) or targets[0].suffix.lower() in DATABASE_SUFFIXES
-    ):
-        open_database(targets[0]).close()  # a bad database fails here, before the screen changes
-        return _run_app(targets[0], None, None)
-    if any(_is_database(path) for path in targets):
-        raise SpecInputError("open takes one database, or the files of one spec")
-    from specbrowser.formats.ecmarkup import check_spec_inputs
-
-    check_spec_inputs(targets)  # a wrong path fails here, before the app takes the screen
-    policy, for_kind = policy_from_args(args), policy_for_kind_from_args(args)
-    db_path = _cache_db_for(targets)
-    if _use_cache(db_path, targets, policy, for_kind):
-        return _run_app(db_path, None, None)
-    return _run_app(db_path, targets, policy, for_kind)
+    plan = plan_open(args.target, policy_from_args(args), policy_for_kind_from_args(args))
+    if plan.ingest is None:
+        return _run_app(plan.db_path, None, None)
+    return _run_app(
+        plan.db_path, plan.ingest, policy_from_args(args), policy_for_kind_from_args(args)
+    )
 
 
 def _run_app(
@@ -147,14 +64,16 @@ def sample_spec_path() -> Path:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    from specbrowser.session import opening
+
     spec = [sample_spec_path()]
     policy = ChunkPolicy()
-    db_path = _cache_db_for(spec)
+    db_path = opening.cache_db_for(spec)
     if args.no_open:
-        from specbrowser.session.ingest import ingest
+        from specbrowser.session.jobs import run_ingest
 
-        _drop_unreadable_cache(db_path)
-        result = ingest(spec, db_path, policy)
+        opening.drop_unreadable_cache(db_path)
+        result = run_ingest(spec, db_path, policy)
         print_summary(
             result.parsed.document.title,
             db_path,
@@ -164,6 +83,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
             outcome_line(result.outcome, result.chunk_sets),
         )
         return 0
-    if _use_cache(db_path, spec, policy):
+    if opening.use_cache(db_path, spec, policy):
         return _run_app(db_path, None, None)
     return _run_app(db_path, spec, policy)

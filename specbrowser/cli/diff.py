@@ -49,16 +49,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     from specbrowser.errors import PolicyError
-    from specbrowser.session.diff import diff_chunk_sets
-    from specbrowser.store import open_database
+    from specbrowser.session import Session
 
     if args.limit < 0:
         raise PolicyError(f"--limit must be 0 or more, not {args.limit}")
-    db = open_database(args.db)
-    try:
-        diff = diff_chunk_sets(db, args.version_a, args.version_b)
-    finally:
-        db.close()
+    with Session.open(args.db) as session:
+        diff = session.diff(args.version_a, args.version_b)
     if args.json:  # the same sections as the tables: most changed first, --limit or --all
         print(diff.to_json(limit=None if args.all else args.limit, ranked=True))
         return 0

@@ -61,20 +61,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_export(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    from specbrowser.session.export import (
-        check_output_path,
-        export_chunk_set,
-        is_stream,
-        require_pyarrow,
-    )
-    from specbrowser.store import open_database
+    from specbrowser.session import Session
+    from specbrowser.session.export import check_output_path, is_stream, require_pyarrow
 
     check_output_path(args.output)  # the cheap mistakes first, before the progress bar starts
     if args.format == "parquet":
         require_pyarrow()
-    db = open_database(args.db)
-    try:
-        total = int(db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+    with Session.open(args.db) as session:
+        total = session.chunk_count(args.policy)
         with Progress(
             "[progress.description]{task.description}",
             BarColumn(),
@@ -85,16 +79,13 @@ def cmd_export(args: argparse.Namespace) -> int:
             disable=total < PROGRESS_MIN_RECORDS or not err.is_terminal,
         ) as bar:
             task = bar.add_task("exporting", total=None)
-            result = export_chunk_set(
-                db,
+            result = session.export(
                 args.output,
                 format=args.format,
                 policy_version=args.policy,
                 content=args.content,
                 progress=lambda _stage, done, of: bar.update(task, completed=done, total=of),
             )
-    finally:
-        db.close()
     content = "retrieval text" if args.content == "retrieval" else "chunk Markdown"
     console = err if is_stream(args.output) else out  # standard output may be the records
     console.print(

@@ -50,12 +50,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from specbrowser.session.ingest import ingest
+    from specbrowser.session.jobs import run_ingest
 
     policy, for_kind = policy_from_args(args), policy_for_kind_from_args(args)
     with stage_progress("parsing") as progress:
-        result = ingest(
-            args.spec, args.db, policy, progress, toc_file=args.toc, policy_for_kind=for_kind
+        result = run_ingest(
+            args.spec,
+            args.db,
+            policy,
+            toc_file=args.toc,
+            policy_for_kind=for_kind,
+            progress=progress,
         )
     if for_kind is not None:
         policy = for_kind(result.parsed.document.kind)

@@ -46,16 +46,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from specbrowser.search.tokens import token_info
-    from specbrowser.store import active_version, get_chunk, iter_descendants, open_database
+    from specbrowser.session import Session
 
-    db = open_database(args.db)
-    try:
-        chunk_id = _chunk_id(db, args.id)
+    with Session.open(args.db) as session:
+        chunk_id = session.chunk_id_for(args.id)
         chunks = (
-            iter_descendants(db, chunk_id) if args.recursive else iter([get_chunk(db, chunk_id)])
+            session.descendants(chunk_id) if args.recursive else iter([session.chunk(chunk_id)])
         )
-        tokens = token_info(db, active_version(db))
+        tokens = session.token_info()
         for chunk in chunks:
             flag = (
                 f" [red]over threshold: {chunk.over_threshold}[/]" if chunk.over_threshold else ""
@@ -72,18 +70,15 @@ def cmd_show(args: argparse.Namespace) -> int:
             )
             text = chunk.retrieval_text if args.retrieval_text else chunk.text
             out.print(text, markup=False, highlight=False, soft_wrap=True)
-    finally:
-        db.close()
     return 0
 
 
 def cmd_subsections(args: argparse.Namespace) -> int:
-    from specbrowser.store import get_chunk, get_section, open_database, subsections_of
+    from specbrowser.session import Session
 
-    db = open_database(args.db)
-    try:
-        chunk = get_chunk(db, _chunk_id(db, args.id))
-        children = subsections_of(db, chunk)
+    with Session.open(args.db) as session:
+        chunk = session.chunk(session.chunk_id_for(args.id))
+        children = session.subsections(chunk)
         if not children:
             out.print(f"{escape(chunk.id)} has no subsections.")
             return 0
@@ -95,7 +90,7 @@ def cmd_subsections(args: argparse.Namespace) -> int:
             table.add_column(name, justify="right" if name == "chars" else "left")
         for child in children:
             kind = child.breakdown_tag or (
-                _section_kind_label(get_section(db, child.section_id).kind)
+                _section_kind_label(session.section(child.section_id).kind)
                 if child.section_id
                 else child.layer
             )
@@ -107,28 +102,7 @@ def cmd_subsections(args: argparse.Namespace) -> int:
                 escape(child.over_threshold or ""),
             )
         out.print(table)
-    finally:
-        db.close()
     return 0
-
-
-def _chunk_id(db, text: str) -> str:
-    """``text`` when a chunk of the active set has that id, else the id of the section whose
-    number it is (``14.6``).
-
-    Raises:
-        NotFoundError: neither (the message names the chunk id).
-    """
-    from specbrowser.errors import NotFoundError
-    from specbrowser.store import get_chunk, resolve_section
-
-    try:
-        return get_chunk(db, text).id
-    except NotFoundError:
-        try:
-            return resolve_section(db, text)
-        except NotFoundError:
-            raise NotFoundError(f"no chunk or section with id or number {text!r}") from None
 
 
 def _section_kind_label(kind: str) -> str:
@@ -140,24 +114,15 @@ def _section_kind_label(kind: str) -> str:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from specbrowser.search.tokens import token_info, token_summary
-    from specbrowser.store import (
-        active_policy,
-        active_version,
-        chunk_stats,
-        get_document,
-        open_database,
-    )
+    from specbrowser.search.tokens import token_summary
+    from specbrowser.session import Session
 
-    db = open_database(args.db)
-    try:
-        document = get_document(db)
-        policy, _ = active_policy(db)
-        version = active_version(db)
-        stats = chunk_stats(db)
-        stats["tokens"] = token_summary(token_info(db, version))
-    finally:
-        db.close()
+    with Session.open(args.db) as session:
+        document = session.document()
+        policy, _ = session.active_policy()
+        version = session.active_version()
+        stats = session.stats()
+        stats["tokens"] = token_summary(session.token_info(version))
     if args.json:
         payload = {
             "document": document.title,
@@ -171,16 +136,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_mismatches(args: argparse.Namespace) -> int:
-    from specbrowser.store import open_database
-    from specbrowser.store.toc import list_mismatches, mismatch_counts, toc_size
+    from specbrowser.session import Session
 
-    db = open_database(args.db)
-    try:
-        found = list_mismatches(db, args.kind)
-        counts = mismatch_counts(db)
-        entries = toc_size(db)
-    finally:
-        db.close()
+    with Session.open(args.db) as session:
+        found = session.mismatches(args.kind)
+        counts = session.mismatch_counts()
+        entries = session.toc_size()
     if args.json:
         print(
             json.dumps(

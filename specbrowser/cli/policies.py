@@ -38,41 +38,30 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_policies(args: argparse.Namespace) -> int:
-    from specbrowser.store import (
-        activate_chunk_set,
-        active_version,
-        delete_chunk_sets,
-        get_document,
-        list_chunk_sets,
-        open_database,
-        vacuum,
-    )
+    from specbrowser.session import Session
 
-    db = open_database(args.db)
-    try:
-        document = get_document(db)
+    with Session.open(args.db) as session:
+        document = session.document()
         activated, deleted = None, []
         if args.delete:  # with --activate, both in one transaction: all or nothing
             said = err if args.json else out  # stdout stays one JSON object
             size = args.db.stat().st_size
-            deleted = delete_chunk_sets(db, args.delete, activate=args.activate)
-            activated = active_version(db) if args.activate is not None else None
+            deleted = session.delete_chunk_sets(args.delete, activate=args.activate)
+            activated = session.active_version() if args.activate is not None else None
             for version, chunks, texts in deleted:
                 said.print(
                     f"deleted chunk set {escape(version)}: {chunks:,} chunks, {texts:,} "
                     "texts no other set used",
                     soft_wrap=True,
                 )
-            vacuum(db)  # said after the deletions: they stand even if the file cannot shrink
+            session.compact()  # said after the deletions: they stand if the file cannot shrink
             said.print(
                 f"database: {size / 1e6:,.1f} MB → {args.db.stat().st_size / 1e6:,.1f} MB",
                 soft_wrap=True,
             )
         elif args.activate is not None:
-            activated = activate_chunk_set(db, args.activate)
-        sets = list_chunk_sets(db)
-    finally:
-        db.close()
+            activated = session.activate(args.activate)
+        sets = session.chunk_sets()
     if args.json:
         print(
             json.dumps(

@@ -34,18 +34,16 @@ def cmd_rechunk(args: argparse.Namespace) -> int:
     """Re-chunk with a progress bar on stderr, then print the diff summary against the set that
     was active (or a note when the policy's set was already stored)."""
     from specbrowser.cli.diff import print_diff_summary
-    from specbrowser.session.diff import diff_chunk_sets
-    from specbrowser.session.rechunk import rechunk
-    from specbrowser.store import get_document, open_database
+    from specbrowser.session import Session
+    from specbrowser.session.jobs import run_rechunk
 
     policy = policy_from_args(args)  # checks the options before the database is opened
-    db = open_database(args.db)
-    try:
+    with Session.open(args.db) as session:
         for_kind = policy_for_kind_from_args(args)
         if for_kind is not None:
-            policy = for_kind(get_document(db).kind)
+            policy = for_kind(session.document().kind)
         with stage_progress("loading") as progress:
-            result = rechunk(db, policy, progress=progress)
+            result = run_rechunk(session.path, policy, progress=progress, in_subprocess=False)
         timings = ", ".join(f"{k} {v:.2f} s" for k, v in result.timings.items())
         if not result.already_stored:
             sections = int(result.stats.get("sections", 0))  # type: ignore[call-overload]
@@ -73,7 +71,5 @@ def cmd_rechunk(args: argparse.Namespace) -> int:
         if result.previous_version is None:
             out.print(Text("nothing to compare: no other set was active"), highlight=False)
         elif result.previous_version != result.version:
-            print_diff_summary(diff_chunk_sets(db, result.previous_version, result.version))
-    finally:
-        db.close()
+            print_diff_summary(session.diff(result.previous_version, result.version))
     return 0

@@ -100,20 +100,15 @@ def cmd_search(args: argparse.Namespace) -> int:
         HIGHLIGHT_END,
         HIGHLIGHT_START,
         SearchFilter,
-        coverage_note,
-        run_search,
     )
-    from specbrowser.store import open_database, resolve_section
+    from specbrowser.session import Session
 
     query = " ".join(args.query)
-    db = open_database(args.db)
-    try:
-        section = resolve_section(db, args.section) if args.section else None
+    with Session.open(args.db) as session:
+        section = session.resolve_section(args.section) if args.section else None
         where = SearchFilter(section=section, layer=args.layer, over_threshold=args.over_threshold)
-        hits = run_search(db, query, args.mode, limit=args.limit, advanced=args.fts, where=where)
-        note = coverage_note(db, mode=args.mode) if args.mode != "lexical" else ""
-    finally:
-        db.close()
+        hits = session.search(query, args.mode, limit=args.limit, advanced=args.fts, where=where)
+        note = session.coverage_note(args.mode) if args.mode != "lexical" else ""
     if note and not args.json:
         err.print(Text(note), soft_wrap=True)
     if args.json:
@@ -171,17 +166,11 @@ def cmd_embed(args: argparse.Namespace) -> int:
         TimeRemainingColumn,
     )
 
-    from specbrowser.search.embed import embed_missing, load_embedder
-    from specbrowser.store import active_version, open_database
-    from specbrowser.store.vectors import require_vectors
+    from specbrowser.session.jobs import run_embed
 
-    db = open_database(args.db)
     done = [0]
     start = time.perf_counter()
     try:
-        require_vectors(db)
-        version = active_version(db)
-        embedder = load_embedder(args.model, args.model_dir, threads=args.threads)
         with Progress(
             TextColumn("embedding"),
             BarColumn(),
@@ -199,14 +188,15 @@ def cmd_embed(args: argparse.Namespace) -> int:
                 done[0] = count
                 bar.update(task, completed=count, total=total)
 
-            report = embed_missing(
-                db,
-                embedder,
-                version,
+            report = run_embed(
+                args.db,
+                model=args.model,
+                model_dir=args.model_dir,
+                threads=args.threads,
                 batch_size=args.batch,
                 limit=args.limit,
-                progress=progress,
                 rebuild=args.rebuild,
+                progress=progress,
             )
     except KeyboardInterrupt:
         err.print(
@@ -215,11 +205,9 @@ def cmd_embed(args: argparse.Namespace) -> int:
             soft_wrap=True,
         )
         return EXIT_INTERRUPTED
-    finally:
-        db.close()
     rate = f", {report.texts_per_second:.1f} texts/s" if report.embedded else ""
     out.print(
-        f"{escape(report.model)} ({embedder.dim} dims, {escape(embedder.source)}): "
+        f"{escape(report.model)} ({report.dim} dims, {escape(report.source)}): "
         f"{report.embedded:,} texts embedded in {report.seconds:.1f} s{rate}; "
         f"{report.cached:,} of {report.total_texts:,} were already embedded",
         soft_wrap=True,
@@ -232,7 +220,7 @@ def cmd_embed(args: argparse.Namespace) -> int:
         more = " …" if len(report.truncated_chunks) > 5 else ""
         out.print(
             f"[yellow]truncated: {len(report.truncated_chunks):,} chunks over the model's "
-            f"{embedder.max_tokens} tokens[/] ({escape(shown)}{more})",
+            f"{report.max_tokens} tokens[/] ({escape(shown)}{more})",
             soft_wrap=True,
         )
     else:

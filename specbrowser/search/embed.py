@@ -388,6 +388,9 @@ class EmbedReport:
         embedded: embedded and committed by this run.
         truncated_chunks: ids of the chunks whose text this run embedded truncated.
         seconds: wall time of the embedding loop (model loading excluded).
+        dim: the model's vector dimension.
+        source: where the model's files came from (:attr:`Embedder.source`).
+        max_tokens: the model's token window (:attr:`Embedder.max_tokens`), or None.
     """
 
     model: str
@@ -396,6 +399,9 @@ class EmbedReport:
     embedded: int = 0
     truncated_chunks: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    dim: int = 0
+    source: str = ""
+    max_tokens: int | None = None
 
     @property
     def texts_per_second(self) -> float:
@@ -437,7 +443,14 @@ def embed_missing(
         )
     pending = store_vectors.missing_texts(db, embedder.name, policy_version)
     total = store_vectors.distinct_text_count(db, policy_version)
-    report = EmbedReport(embedder.name, total_texts=total, cached=total - len(pending))
+    report = EmbedReport(
+        embedder.name,
+        total_texts=total,
+        cached=total - len(pending),
+        dim=embedder.dim,
+        source=embedder.source,
+        max_tokens=embedder.max_tokens,
+    )
     pending.sort(key=lambda item: len(item.text))
     if limit is not None:
         pending = pending[: max(0, limit)]

@@ -15,7 +15,6 @@ which checks a token of its own the same way.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, get_args
 
@@ -166,28 +165,39 @@ def run_embed(
     db_path: Path,
     *,
     model: str | None = None,
+    model_dir: Path | None = None,
+    threads: int | None = None,
+    batch_size: int | None = None,
+    limit: int | None = None,
+    rebuild: bool = False,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
 ) -> EmbedReport:
     """Embed the active set's texts that have no vector (``model``: the stored one, else the
-    default).
+    default; ``model_dir``, ``threads``: see :func:`specbrowser.search.embed.load_embedder`;
+    ``batch_size``, ``limit``, ``rebuild``: see :func:`specbrowser.search.embed.embed_missing`).
 
     Raises:
         JobCancelled: ``cancel`` was set; the finished batches are kept.
         EmbeddingError: no vector extension, or the model cannot be loaded.
     """
-    from specbrowser.search.embed import embed_missing, load_embedder
+    from specbrowser.search.embed import DEFAULT_BATCH, embed_missing, load_embedder
     from specbrowser.store import active_version, open_database
     from specbrowser.store.vectors import require_vectors
 
     db = open_database(db_path)
     try:
         require_vectors(db)
-        embedder = load_embedder(model)
-        return embed_missing(db, embedder, active_version(db), progress=checked(progress, cancel))
+        version = active_version(db)
+        embedder = load_embedder(model, model_dir, threads=threads)
+        return embed_missing(
+            db,
+            embedder,
+            version,
+            batch_size=batch_size or DEFAULT_BATCH,
+            limit=limit,
+            progress=checked(progress, cancel),
+            rebuild=rebuild,
+        )
     finally:
         db.close()
-
-
-JobFunction = Callable[..., object]
-"""A job entry point: one of the ``run_*`` functions of this module."""

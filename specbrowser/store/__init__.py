@@ -368,6 +368,14 @@ def delete_chunk_sets(
     return deleted
 
 
+def count_chunks(db: sqlite_utils.Database, policy_version: str | None = None) -> int:
+    """How many chunks the active (or given) chunk set holds, the document chunk included."""
+    row = db.execute(
+        "SELECT count(*) FROM chunk_rows WHERE policy_version = ?", [_version(db, policy_version)]
+    ).fetchone()
+    return int(row[0])
+
+
 def vacuum(db: sqlite_utils.Database) -> None:
     """Rebuild the database file without its free pages (after :func:`delete_chunk_sets`), so
     that it shrinks. Needs free disk space about the size of the database.

@@ -1,0 +1,360 @@
+"""The application layer: one open spec database, as every front end reads and changes it.
+
+The CLI, the app (and any later front end: an agent server, a web view) hold a
+:class:`Session` and call its methods; they never reach the store directly. A session reads the
+active chunk set unless a method is given a ``policy_version`` (a full version; see
+:meth:`Session.resolve_version` for prefixes). The long operations are jobs that open their own
+connections from :attr:`Session.path` (:mod:`specbrowser.session.jobs`).
+
+A session's connection stays in the thread that opened it (SQLite's rule): a worker thread
+calls :meth:`Session.reopen` and closes what it gets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from specbrowser import store
+from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.chunking.toc_paths import Mismatch
+from specbrowser.model import Chunk, Document, Section
+from specbrowser.progress import Progress
+from specbrowser.store import ChunkSetInfo
+from specbrowser.store import toc as store_toc
+from specbrowser.store import vectors as store_vectors
+from specbrowser.store.connection import DB_ERRORS
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+    from specbrowser.search.query import Hit, SearchFilter
+    from specbrowser.search.tokens import TokenInfo
+    from specbrowser.session.diff import ChunkBrief, ChunkSetDiff
+    from specbrowser.session.export import ExportResult
+    from specbrowser.session.filters import FilteredTree
+    from specbrowser.session.report import StatsReport
+
+
+class Session:
+    """One open specbrowser database.
+
+    Use :meth:`open`; close it with :meth:`close` or a ``with`` block.
+
+    Attributes:
+        path: the database file.
+    """
+
+    def __init__(self, db: sqlite_utils.Database, path: Path) -> None:
+        self._db = db
+        self.path = path
+
+    # --- life ---------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: Path | str, *, create: bool = False) -> Session:
+        """Open the database at ``path`` (created when ``create`` and the file is new).
+
+        Raises:
+            DatabaseError: missing file (without ``create``), a folder, not SQLite, locked, or
+                not writable.
+            NotASpecbrowserDatabase: a SQLite file specbrowser did not write, or a newer schema.
+        """
+        path = Path(path)
+        return cls(store.open_database(path, create=create), path)
+
+    def reopen(self) -> Session:
+        """A new session on the same file, for another thread (close it there)."""
+        return Session.open(self.path)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._db.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- the spec and its chunk sets ---------------------------------------------------------
+
+    def document(self) -> Document:
+        """The spec held by the database.
+
+        Raises:
+            NotFoundError: the database holds no spec yet.
+        """
+        return store.get_document(self._db)
+
+    def active_policy(self) -> tuple[ChunkPolicy, dict[str, object]]:
+        """The active set's policy and the stats stored with it (see
+        :func:`specbrowser.store.active_policy`)."""
+        return store.active_policy(self._db)
+
+    def active_version(self) -> str:
+        """The active chunk set's policy version.
+
+        Raises:
+            NotFoundError: no chunk set exists.
+        """
+        return store.active_version(self._db)
+
+    def chunk_sets(self) -> list[ChunkSetInfo]:
+        """Every chunk set, oldest first."""
+        return store.list_chunk_sets(self._db)
+
+    def resolve_version(self, version: str) -> str:
+        """The full policy version a full version or unique prefix names.
+
+        Raises:
+            NotFoundError: none, or several.
+        """
+        return store.resolve_version(self._db, version)
+
+    def activate(self, version: str) -> str:
+        """Make a chunk set the active one; returns its full version.
+
+        Raises:
+            NotFoundError: no set has that version (or the prefix names several).
+            DatabaseError: the database is locked or read-only.
+        """
+        return store.activate_chunk_set(self._db, version)
+
+    def delete_chunk_sets(
+        self, versions: list[str], *, activate: str | None = None
+    ) -> list[tuple[str, int, int]]:
+        """Delete chunk sets other than the active one, in one transaction
+        (:func:`specbrowser.store.delete_chunk_sets`: ``(version, chunks, texts)`` per set
+        deleted); the file keeps its size until :meth:`compact`."""
+        return store.delete_chunk_sets(self._db, versions, activate=activate)
+
+    def compact(self) -> None:
+        """Give the pages deleted sets left back to the file system (SQLite ``VACUUM``)."""
+        store.vacuum(self._db)
+
+    def chunk_count(self, policy_version: str | None = None) -> int:
+        """How many chunks a chunk set (a full version or unique prefix; the active one by
+        default) holds, the document chunk included; 0 when no set has that version."""
+        from specbrowser.errors import NotFoundError
+
+        try:
+            version = self.resolve_version(policy_version) if policy_version else None
+            return store.count_chunks(self._db, version)
+        except NotFoundError:
+            return 0
+
+    def stats(self, policy_version: str | None = None) -> dict[str, object]:
+        """Counts, sizes and overruns of a chunk set (:func:`specbrowser.store.chunk_stats`)."""
+        return store.chunk_stats(self._db, policy_version)
+
+    def report(
+        self, policy_version: str | None = None, threshold_chars: int | None = None
+    ) -> StatsReport:
+        """The statistics report of a chunk set (:func:`specbrowser.session.report.build_report`)."""
+        from specbrowser.session.report import build_report
+
+        return build_report(self._db, policy_version, threshold_chars)
+
+    def diff(self, version_a: str, version_b: str) -> ChunkSetDiff:
+        """Compare two chunk sets (:func:`specbrowser.session.diff.diff_chunk_sets`)."""
+        from specbrowser.session.diff import diff_chunk_sets
+
+        return diff_chunk_sets(self._db, version_a, version_b)
+
+    def section_briefs(self, policy_version: str, section_id: str) -> list[ChunkBrief]:
+        """One section's chunks in a set, as the diff shows them."""
+        from specbrowser.session.diff import section_chunks
+
+        return section_chunks(self._db, policy_version, section_id)
+
+    def export(
+        self,
+        path: Path | str,
+        *,
+        format: str = "jsonl",
+        policy_version: str | None = None,
+        content: str = "retrieval",
+        progress: Progress | None = None,
+    ) -> ExportResult:
+        """Write a chunk set's records (:func:`specbrowser.session.export.export_chunk_set`)."""
+        from specbrowser.session.export import export_chunk_set
+
+        return export_chunk_set(
+            self._db,
+            path,
+            format=format,
+            policy_version=policy_version,
+            content=content,
+            progress=progress,
+        )
+
+    # --- chunks and sections ------------------------------------------------------------------
+
+    def chunk(self, chunk_id: str, policy_version: str | None = None) -> Chunk:
+        """One chunk.
+
+        Raises:
+            NotFoundError: no chunk with that id.
+        """
+        return store.get_chunk(self._db, chunk_id, policy_version)
+
+    def chunks(self, chunk_ids: list[str], policy_version: str | None = None) -> list[Chunk]:
+        """Chunks by id, in the order given; unknown ids are left out."""
+        return store.get_chunks(self._db, chunk_ids, policy_version)
+
+    def chunk_id_for(self, text: str) -> str:
+        """``text`` when a chunk of the active set has that id, else the id of the section
+        whose id or number (``14.6``) it is.
+
+        Raises:
+            NotFoundError: neither (the message names what was asked for).
+        """
+        from specbrowser.errors import NotFoundError
+
+        try:
+            return self.chunk(text).id
+        except NotFoundError:
+            try:
+                return self.resolve_section(text)
+            except NotFoundError:
+                raise NotFoundError(f"no chunk or section with id or number {text!r}") from None
+
+    def document_chunk(self) -> Chunk | None:
+        """The active set's document (synopsis) chunk, or None."""
+        return store.document_chunk(self._db)
+
+    def top_level_chunks(self) -> list[Chunk]:
+        """The root chunks of the top-level sections, in document order."""
+        return store.top_level_chunks(self._db)
+
+    def subsections(self, chunk: Chunk) -> list[Chunk]:
+        """A chunk's direct subsections, in marker order."""
+        return store.subsections_of(self._db, chunk)
+
+    def descendants(self, chunk_id: str) -> Iterator[Chunk]:
+        """A chunk and all its descendants in pre-order.
+
+        Raises:
+            NotFoundError: no chunk with that id.
+        """
+        return store.iter_descendants(self._db, chunk_id)
+
+    def tree_parent_id(self, chunk_id: str) -> str | None:
+        """The chunk whose subsections list ``chunk_id`` (:func:`specbrowser.store.tree_parent_id`)."""
+        return store.tree_parent_id(self._db, chunk_id)
+
+    def next_over_threshold(self, after_ordinal: int) -> Chunk | None:
+        """The first chunk over the threshold after ``after_ordinal``, wrapping around; None
+        when no chunk is over."""
+        return store.next_over_threshold(self._db, after_ordinal) or store.next_over_threshold(
+            self._db, -1
+        )
+
+    def section(self, section_id: str) -> Section:
+        """One section.
+
+        Raises:
+            NotFoundError: no section with that id.
+        """
+        return store.get_section(self._db, section_id)
+
+    def resolve_section(self, text: str) -> str:
+        """The id of the section ``text`` names by id or number (``14.6``, ``Annex B``).
+
+        Raises:
+            NotFoundError: no such section.
+        """
+        return store.resolve_section(self._db, text)
+
+    def find_sections(self, query: str, limit: int = 50) -> list[tuple[str, str]]:
+        """``(section id, display title)`` of the sections whose id, number or title holds
+        ``query`` (case-insensitive, literal)."""
+        return store.find_sections(self._db, query, limit)
+
+    def section_titles(self) -> list[tuple[str, str]]:
+        """Every section as ``(section id, display title)``, in document order."""
+        return store.section_titles(self._db)
+
+    def filtered_tree(self, kind: str) -> FilteredTree:
+        """The active set's tree cut down to one filter (:mod:`specbrowser.session.filters`)."""
+        from specbrowser.session.filters import filtered_tree
+
+        return filtered_tree(self._db, kind, self.active_version())
+
+    # --- the TOC ------------------------------------------------------------------------------
+
+    def toc_size(self) -> int:
+        """How many TOC entries the document has (0: no TOC)."""
+        return store_toc.toc_size(self._db)
+
+    def mismatches(self, kind: str | None = None) -> list[Mismatch]:
+        """Where the section tree and the TOC disagree (one kind, or all)."""
+        return store_toc.list_mismatches(self._db, kind)
+
+    def mismatch_counts(self) -> dict[str, int]:
+        """Mismatches counted by kind."""
+        return store_toc.mismatch_counts(self._db)
+
+    # --- search, embeddings, tokens -----------------------------------------------------------
+
+    def search(
+        self,
+        text: str,
+        mode: str = "lexical",
+        *,
+        limit: int = 20,
+        advanced: bool = False,
+        where: SearchFilter | None = None,
+    ) -> list[Hit]:
+        """Search the active set (:func:`specbrowser.search.query.run_search`).
+
+        Raises:
+            PolicyError: an empty query, or a filter naming nothing.
+            EmbeddingError: semantic or hybrid search cannot run.
+        """
+        from specbrowser.search.query import NO_FILTER, run_search
+
+        return run_search(
+            self._db, text, mode, limit=limit, advanced=advanced, where=where or NO_FILTER
+        )
+
+    def coverage_note(self, mode: str) -> str:
+        """One line on what semantic search covers in ``mode`` ("" when all is embedded)."""
+        from specbrowser.search.query import coverage_note
+
+        return coverage_note(self._db, mode=mode)
+
+    @property
+    def vector_error(self) -> str | None:
+        """Why this connection cannot run vector search (no sqlite-vec), or None."""
+        return getattr(self._db, "vector_error", None)
+
+    def vectors_off(self) -> str | None:
+        """Why semantic and hybrid search cannot run (no sqlite-vec, no embeddings), or None."""
+        if self.vector_error:
+            return self.vector_error
+        try:
+            if store_vectors.stored_model(self._db) is None:
+                return "no embeddings yet (run: specbrowser embed DB)"
+        except DB_ERRORS as error:
+            return f"cannot read the embeddings ({error})"
+        return None
+
+    def embedding_model(self) -> str | None:
+        """The model the stored embeddings were made with, or None."""
+        stored = store_vectors.stored_model(self._db)
+        return stored[0] if stored else None
+
+    def token_info(self, policy_version: str | None = None) -> TokenInfo | None:
+        """The stored token counts of a chunk set, or None when never counted."""
+        from specbrowser.search.tokens import token_info
+
+        return token_info(self._db, policy_version or self.active_version())

@@ -1,0 +1,127 @@
+"""What ``open`` does with its targets: a database as it is, or a spec through its cache
+database in the user cache folder.
+
+The rules, for every front end: one database file opens as it is (a bad one fails before any
+screen changes); spec files map to one cache database per set of resolved input paths, reused
+while it holds the same spec bytes and a chunk set of the asked policy (which is then made the
+active one); otherwise the spec is ingested into it first (adding a set beside the others). A
+cache database this specbrowser cannot read (an older schema, a damaged file) is deleted: the
+cache folder is specbrowser's own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
+from specbrowser.errors import NotASpecbrowserDatabase, SpecbrowserError, SpecInputError
+
+DATABASE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+"""A target with one of these names is taken for a database even when it is not one (missing,
+or another kind of file): it gets the database's error, not "is not HTML"."""
+
+
+@dataclass(frozen=True)
+class OpenPlan:
+    """How to open a target.
+
+    Attributes:
+        db_path: the database to open (after the ingest, if any).
+        ingest: the spec files to ingest into ``db_path`` first, or None to open it as it is.
+    """
+
+    db_path: Path
+    ingest: list[Path] | None = None
+
+
+def is_database(path: Path) -> bool:
+    """Whether ``path`` is a SQLite file (by its header)."""
+    if not path.is_file():
+        return False
+    with path.open("rb") as handle:
+        return handle.read(16) == b"SQLite format 3\x00"
+
+
+def plan_open(
+    targets: list[Path], policy: ChunkPolicy, policy_for_kind: PolicyForKind | None = None
+) -> OpenPlan:
+    """The plan for ``specbrowser open TARGET...`` (see the module docstring).
+
+    Raises:
+        SpecInputError: a database among several targets, or spec paths that cannot be read.
+        DatabaseError, NotASpecbrowserDatabase: one database target that cannot be opened.
+    """
+    from specbrowser.formats.ecmarkup import check_spec_inputs
+    from specbrowser.session.core import Session
+
+    if len(targets) == 1 and (
+        is_database(targets[0]) or targets[0].suffix.lower() in DATABASE_SUFFIXES
+    ):
+        Session.open(targets[0]).close()  # a bad database fails here, before the screen changes
+        return OpenPlan(targets[0])
+    if any(is_database(path) for path in targets):
+        raise SpecInputError("open takes one database, or the files of one spec")
+    check_spec_inputs(targets)  # a wrong path fails here, before the app takes the screen
+    db_path = cache_db_for(targets)
+    if use_cache(db_path, targets, policy, policy_for_kind):
+        return OpenPlan(db_path)
+    return OpenPlan(db_path, list(targets))
+
+
+def cache_db_for(spec_paths: list[Path]) -> Path:
+    """The cache database for a spec: one file per set of resolved input paths, in the user
+    cache folder (created if missing)."""
+    import platformdirs
+
+    key = "\n".join(str(p.resolve()) for p in spec_paths)
+    folder = Path(platformdirs.user_cache_dir("specbrowser"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"spec-{hashlib.sha256(key.encode()).hexdigest()[:16]}.db"
+
+
+def drop_unreadable_cache(db_path: Path) -> None:
+    """Delete a cache database this specbrowser cannot read (an older schema, a damaged file),
+    so that an ingest can create it afresh. Only for the cache folder, which is specbrowser's."""
+    from specbrowser.session.core import Session
+
+    if not db_path.exists():
+        return
+    try:
+        Session.open(db_path).close()
+    except NotASpecbrowserDatabase:
+        db_path.unlink(missing_ok=True)
+
+
+def use_cache(
+    db_path: Path,
+    spec_paths: list[Path],
+    policy: ChunkPolicy,
+    policy_for_kind: PolicyForKind | None = None,
+) -> bool:
+    """Whether the cache database can be opened as it is for this spec and policy.
+
+    True when it holds this exact spec (same bytes) and a chunk set of ``policy``'s version
+    (with ``policy_for_kind``, of the policy it gives for the stored spec's kind), which is then
+    made the active one; False means: ingest first (which adds the set).
+    """
+    from specbrowser.formats.ecmarkup import spec_sha256
+    from specbrowser.session.core import Session
+
+    drop_unreadable_cache(db_path)
+    if not db_path.exists():
+        return False
+    try:
+        with Session.open(db_path) as session:
+            document = session.document()
+            if document.sha256 != spec_sha256(spec_paths):
+                return False
+            if policy_for_kind is not None:
+                policy = policy_for_kind(document.kind)
+            if not any(s.version == policy.version for s in session.chunk_sets()):
+                return False
+            session.activate(policy.version)
+            return True
+    except SpecbrowserError:
+        return False
