@@ -954,17 +954,17 @@ async def test_search_runs_in_a_worker_and_a_newer_search_wins(
 ) -> None:
     import threading
 
-    from specbrowser.tui.screens import browser as browser_module
+    from specbrowser.session import Session
 
     release = threading.Event()
-    real_search = browser_module.SEARCHERS["lexical"]
+    real_search = Session.search
 
-    def held_search(db, query, **kwargs):
+    def held_search(session, query, mode="lexical", **kwargs):
         if query == "slow":
             release.wait(10)  # held until the test has used the UI meanwhile
-        return real_search(db, query, **kwargs)
+        return real_search(session, query, mode, **kwargs)
 
-    monkeypatch.setitem(browser_module.SEARCHERS, "lexical", held_search)
+    monkeypatch.setattr(Session, "search", held_search)
     app = app_for(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -996,12 +996,16 @@ async def test_mode_key_stays_lexical_without_embeddings_and_says_why(toylang_db
 
 @run_async
 async def test_mode_key_cycles_modes_and_searches_again(toylang_db: Path, monkeypatch) -> None:
-    from specbrowser.tui.screens import browser as browser_module
+    from specbrowser.session import Session
 
-    def fake_semantic(db, query, **kwargs):
+    real_search = Session.search
+
+    def fake_semantic(session, query, mode="lexical", **kwargs):
+        if mode != "semantic":
+            return real_search(session, query, mode, **kwargs)
         return [Hit("sec-scope", "sec-scope", "1 Scope", ["1 Scope"], 0.5, "", "semantic")]
 
-    monkeypatch.setitem(browser_module.SEARCHERS, "semantic", fake_semantic)
+    monkeypatch.setattr(Session, "search", fake_semantic)
     monkeypatch.setattr(BrowserScreen, "vectors_off", lambda self: None)
     app = app_for(toylang_db)
     async with app.run_test(size=SIZE) as pilot:

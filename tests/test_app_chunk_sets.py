@@ -89,14 +89,14 @@ async def test_apply_new_threshold_rechunks_keeps_section_and_changes_tree(
         screen = browser(app)
         assert screen.go_to_chunk("sec-notational-conventions")
         await settle(pilot)
-        before_sets = store.list_chunk_sets(app.db)
+        before_sets = store.list_chunk_sets(app.session.store)
         before_chunks = before_sets[0].chunks
         await apply_threshold(pilot, "300")
         await settle(pilot)
         await wait_until(pilot, lambda: screen.policy.threshold_chars == 300)
         await settle(pilot)
-        sets = {s.version: s for s in store.list_chunk_sets(app.db)}
-        active = store.active_version(app.db)
+        sets = {s.version: s for s in store.list_chunk_sets(app.session.store)}
+        active = store.active_version(app.session.store)
         assert len(sets) == 2 and active == ChunkPolicy(threshold_chars=300).version
         assert sets[active].chunks > before_chunks
         assert screen.chunk_view.chunk.id == "sec-notational-conventions"
@@ -104,7 +104,7 @@ async def test_apply_new_threshold_rechunks_keeps_section_and_changes_tree(
         assert "threshold 300" in app.sub_title
         assert screen.previous_version == before_sets[0].version
         # the tree shows the new set: a section that is now split has subsection children
-        root = store.get_chunk(app.db, "sec-notational-conventions")
+        root = store.get_chunk(app.session.store, "sec-notational-conventions")
         assert screen.chunk_tree.node_for(root.id).allow_expand == bool(root.subsections)
         # the notification counts the sections copied and those broken down
         note = next(n.message for n in app._notifications if n.title == "Re-chunked")
@@ -255,10 +255,10 @@ async def test_applying_again_cancels_the_run_in_flight(toylang_db: Path, slow_r
         release.set()
         await wait_until(pilot, lambda: screen.policy.threshold_chars == 500)
         await settle(pilot)
-        versions = {s.version for s in store.list_chunk_sets(app.db)}
+        versions = {s.version for s in store.list_chunk_sets(app.session.store)}
         assert ChunkPolicy(threshold_chars=500).version in versions
         assert ChunkPolicy(threshold_chars=300).version not in versions  # rolled back
-        assert store.active_version(app.db) == ChunkPolicy(threshold_chars=500).version
+        assert store.active_version(app.session.store) == ChunkPolicy(threshold_chars=500).version
 
 
 @needs_toylang
@@ -305,7 +305,7 @@ async def test_editor_refuses_bad_values_and_edits_tags(toylang_db: Path) -> Non
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, BrowserScreen)
-        assert len(store.list_chunk_sets(app.db)) == 1  # cancelled: nothing re-chunked
+        assert len(store.list_chunk_sets(app.session.store)) == 1  # cancelled: nothing re-chunked
 
 
 @needs_toylang
@@ -322,7 +322,7 @@ async def test_switch_chunk_sets_from_the_list(toylang_db: Path) -> None:
         await pilot.press("up")  # the older set, at 800
         await pilot.press("enter")
         await settle(pilot)
-        assert store.active_version(app.db) == ChunkPolicy(threshold_chars=THRESHOLD).version
+        assert store.active_version(app.session.store) == ChunkPolicy(threshold_chars=THRESHOLD).version
         assert screen.policy.threshold_chars == THRESHOLD
         assert screen.previous_version == ChunkPolicy(threshold_chars=300).version
 
@@ -372,11 +372,11 @@ async def test_embed_runs_in_the_background_and_search_says_what_is_covered(
         await settle(pilot)
         assert browser(app).vectors_off() is not None
         await pilot.press("E")
-        await wait_until(pilot, lambda: store_vectors.stored_model(app.db) is not None, 120)
+        await wait_until(pilot, lambda: store_vectors.stored_model(app.session.store) is not None, 120)
         await wait_until(pilot, lambda: not browser(app).query_one(JobBar).running("embed"), 120)
-        version = store.active_version(app.db)
+        version = store.active_version(app.session.store)
         assert (
-            store_vectors.embedded_fraction(app.db, store_vectors.stored_model(app.db)[0], version)
+            store_vectors.embedded_fraction(app.session.store, store_vectors.stored_model(app.session.store)[0], version)
             == 1.0
         )
         assert browser(app).vectors_off() is None
@@ -413,9 +413,9 @@ async def test_chunks_asked_for_during_a_render_end_on_the_last_one(toylang_db: 
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = browser(app)
-        ids = [c.id for c in store.top_level_chunks(app.db)]
+        ids = [c.id for c in store.top_level_chunks(app.session.store)]
         for chunk_id in ids * 2:  # faster than any render finishes
-            screen.chunk_view.show_chunk(store.get_chunk(app.db, chunk_id), THRESHOLD)
+            screen.chunk_view.show_chunk(store.get_chunk(app.session.store, chunk_id), THRESHOLD)
         await settle(pilot)
         view = screen.chunk_view
         assert view.chunk.id == ids[-1] and view._rendered and not view._rendering

@@ -304,7 +304,7 @@ def tree_ids(screen: DiffScreen, side: str) -> list[str]:
 
 async def open_diff(pilot, a: str, b: str, results: list) -> DiffScreen:
     await settle(pilot)
-    screen = DiffScreen(pilot.app.db, a, b)
+    screen = DiffScreen(pilot.app.session, a, b)
     pilot.app.push_screen(screen, results.append)
     await settle(pilot)
     return screen

@@ -45,7 +45,7 @@ async def open_stats(pilot, results: list, **options: Any) -> StatsScreen:
     await pilot.pause()
     await app.workers.wait_for_complete()
     await pilot.pause()
-    screen = StatsScreen(app.db, **options)
+    screen = StatsScreen(app.session, **options)
     app.push_screen(screen, results.append)
     await pilot.pause()
     return screen
@@ -116,7 +116,7 @@ async def test_screen_shows_the_numbers_of_store_chunk_stats(toylang_db: Path) -
     app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_stats(pilot, [])
-        stats = store.chunk_stats(app.db)
+        stats = store.chunk_stats(app.session.store)
         assert app.screen is screen
         summary = str(screen.query_one("#stats-summary", Static).render())
         sizes = stats["sizes"]
@@ -174,8 +174,8 @@ async def test_other_policy_by_prefix_and_unknown_version(tmp_path: Path) -> Non
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_stats(pilot, [], policy_version=other[:6])
         assert screen.report.policy_version == other and screen.report.threshold_chars == 1000
-        assert screen.report.stats == store.chunk_stats(app.db, other)
-        assert store.active_version(app.db) != other  # not activated
+        assert screen.report.stats == store.chunk_stats(app.session.store, other)
+        assert store.active_version(app.session.store) != other  # not activated
         await pilot.press("escape")
         screen = await open_stats(pilot, [], policy_version="nope")
         assert screen.report is None
@@ -196,7 +196,7 @@ async def test_mismatched_sections_are_listed_and_chosen(tmp_path: Path) -> None
         screen = await open_stats(pilot, results)
         from specbrowser.store.toc import mismatch_counts
 
-        assert rows_of(screen, "stats-mismatches") == mismatch_counts(app.db)
+        assert rows_of(screen, "stats-mismatches") == mismatch_counts(app.session.store)
         mismatched = screen.report.mismatched
         assert mismatched and all(e.detail for e in mismatched)
         # the mismatched sections are the last group (a section may also be listed above)

@@ -51,6 +51,12 @@ class Session:
         self._db = db
         self.path = path
 
+    @property
+    def store(self) -> sqlite_utils.Database:
+        """The store under this session, for tests and tools below the front ends (the CLI and
+        the app use the session's methods)."""
+        return self._db
+
     # --- life ---------------------------------------------------------------------------------
 
     @classmethod

@@ -9,7 +9,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import ClassVar
 
-import sqlite_utils
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
@@ -18,11 +17,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import get_current_worker
 
-from specbrowser import store
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
 from specbrowser.errors import SpecbrowserError
 from specbrowser.progress import CancelToken, JobCancelled
-from specbrowser.session import jobs, rechunk_process
+from specbrowser.session import Session, jobs, rechunk_process
 from specbrowser.tui.commands import JumpProvider, SpecPalette
 from specbrowser.tui.messages import IngestFailed, IngestFinished, IngestProgress
 from specbrowser.tui.screens.browser import BrowserScreen
@@ -74,7 +72,8 @@ class SpecBrowserApp(App[None]):
         self.ingest_failed = False
         """Set when the in-app ingest failed; the CLI then exits with status 2."""
         self.cursor_blink = cursor_blink
-        self.db: sqlite_utils.Database | None = None
+        self.session: Session | None = None
+        """The open database (None until opened)."""
         rechunk_process.prepare()  # before Textual captures stderr (see its docstring)
 
     def compose(self) -> ComposeResult:
@@ -93,8 +92,8 @@ class SpecBrowserApp(App[None]):
 
     def on_unmount(self) -> None:
         """Close the database connection."""
-        if self.db is not None:
-            self.db.close()
+        if self.session is not None:
+            self.session.close()
 
     def open_database(self, db_path: Path) -> bool:
         """Open a database and show the browser; errors become a notification.
@@ -102,12 +101,12 @@ class SpecBrowserApp(App[None]):
         Returns False (and stays on the current screen) when the database cannot be read.
         """
         try:
-            db = store.open_database(db_path)
+            session = Session.open(db_path)
             try:
-                document = store.get_document(db)
-                policy, _stats = store.active_policy(db)
+                document = session.document()
+                policy, _stats = session.active_policy()
             except BaseException:
-                db.close()
+                session.close()
                 raise
         except SpecbrowserError as error:
             self.notify(
@@ -115,13 +114,12 @@ class SpecBrowserApp(App[None]):
             )
             self.query_one("#app-message", Static).update(f"Cannot open {db_path}:\n{error}")
             return False
-        self.db = db
+        self.session = session
         self.title = document.title
         self.sub_title = policy.describe()
         browser = BrowserScreen(
-            db,
+            session,
             policy,
-            db_path=db_path,
             cursor_blink=self.cursor_blink,
             count_tokens=self.count_tokens,
         )

@@ -16,7 +16,6 @@ from textual.command import CommandInput, CommandPalette, DiscoveryHit, Hit, Hit
 from textual.content import Content
 from textual.fuzzy import FuzzySearch
 
-from specbrowser import store
 from specbrowser.errors import NotFoundError
 from specbrowser.session import filters
 
@@ -69,9 +68,9 @@ def _fuzzy_matches(
 
 
 class JumpProvider(Provider):
-    """ "Jump to section": the section an id or number names (:func:`store.resolve_section`:
+    """ "Jump to section": the section an id or number names (:meth:`Session.resolve_section`:
     ``14.6``, ``B.1``, ``Annex B``) on top, then substring matches from
-    :func:`store.find_sections`, then fuzzy matches over every section id and title to fill up
+    :meth:`Session.find_sections`, then fuzzy matches over every section id and title to fill up
     the list (scores: see :func:`_unit`)."""
 
     def _browser(self) -> BrowserScreen | None:
@@ -85,7 +84,7 @@ class JumpProvider(Provider):
         browser = self._browser()
         if browser is None:
             return
-        for chunk in store.top_level_chunks(browser.db)[:DISCOVER_LIMIT]:
+        for chunk in browser.session.top_level_chunks()[:DISCOVER_LIMIT]:
             yield DiscoveryHit(
                 Content(f"{chunk.title}  {chunk.id}"),
                 partial(browser.go_to_chunk, chunk.id),
@@ -102,12 +101,12 @@ class JumpProvider(Provider):
         matcher = self.matcher(query)
         seen: set[str] = set()
         try:  # an id or a number as the CLI takes it (14.6, 14.6., B.1, Annex B): the top hit
-            exact_id: str | None = store.resolve_section(browser.db, query)
+            exact_id: str | None = browser.session.resolve_section(query)
         except NotFoundError:
             exact_id = None
         if exact_id is not None:
             seen.add(exact_id)
-            title = store.get_section(browser.db, exact_id).display_title
+            title = browser.session.section(exact_id).display_title
             candidate = f"{title}  {exact_id}"
             yield Hit(
                 1.0,
@@ -116,7 +115,7 @@ class JumpProvider(Provider):
                 text=title,
                 help=f"Jump to {exact_id}",
             )
-        for section_id, title in store.find_sections(browser.db, query, limit=SEARCH_LIMIT):
+        for section_id, title in browser.session.find_sections(query, limit=SEARCH_LIMIT):
             if section_id in seen:
                 continue
             seen.add(section_id)
@@ -130,7 +129,7 @@ class JumpProvider(Provider):
             )
         if len(seen) >= SEARCH_LIMIT:
             return
-        sections = store.section_titles(browser.db)
+        sections = browser.session.section_titles()
         fuzzy = await asyncio.to_thread(
             _fuzzy_matches, query, sections, seen, SEARCH_LIMIT - len(seen)
         )

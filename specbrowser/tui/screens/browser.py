@@ -17,10 +17,8 @@ once Escape ends it).
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import ClassVar
 
-import sqlite_utils
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -31,20 +29,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Tree
 from textual.worker import get_current_worker
 
-from specbrowser import store
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import SpecbrowserError
-from specbrowser.search.query import (
-    Hit,
-    coverage_note,
-    hybrid_search,
-    lexical_search,
-    semantic_search,
-)
-from specbrowser.session import filters
-from specbrowser.store import toc as store_toc
-from specbrowser.store import vectors as store_vectors
-from specbrowser.store.connection import DB_ERRORS
+from specbrowser.search.query import Hit
+from specbrowser.session import DB_ERRORS, Session, filters
 from specbrowser.tui.commands import FilterProvider
 from specbrowser.tui.highlight import match_terms
 from specbrowser.tui.messages import SearchFinished
@@ -69,16 +57,10 @@ FILTER_TITLES = {
 }
 """What each tree filter shows, as the tree's border title and in notifications."""
 
-SEARCHERS: dict[str, Callable[..., list[Hit]]] = {
-    "lexical": lexical_search,
-    "semantic": semantic_search,
-    "hybrid": hybrid_search,
-}
-"""Search function of each mode the app offers, the first by default; each is called as
-``f(db, query, limit=N)`` in the worker. ``ctrl+r`` in the search bar cycles them; the modes
-after the first need embeddings (:meth:`BrowserScreen.vectors_off` says why they are off)."""
-
-SEARCH_MODES = tuple(SEARCHERS)
+SEARCH_MODES = ("lexical", "semantic", "hybrid")
+"""The search modes the app offers (:meth:`Session.search`), the first by default. ``ctrl+r``
+in the search bar cycles them; the modes after the first need embeddings
+(:meth:`BrowserScreen.vectors_off` says why they are off)."""
 
 SEARCH_LIMIT = 50
 """Hits per search: a screenful or two of results, instant on ECMA-262."""
@@ -128,19 +110,17 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
 
     def __init__(
         self,
-        db: sqlite_utils.Database,
+        session: Session,
         policy: ChunkPolicy,
         *,
-        db_path: Path | None = None,
         cursor_blink: bool = True,
         count_tokens: bool = True,
     ) -> None:
         super().__init__(id="browser")
         self.count_tokens = count_tokens
         """Count the active set's tokens in the background on open and after each change."""
-        self.db = db
-        self.db_path = db_path
-        """The database file, which search workers open on their own (None: no search)."""
+        self.session = session
+        """The open database; workers open their own sessions on :attr:`Session.path`."""
         self.policy = policy
         self.cursor_blink = cursor_blink
         self.tree_filter: str | None = None
@@ -156,11 +136,10 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="browser-panes"):
-            yield ChunkTree(self.db, id="chunk-tree")
+            yield ChunkTree(self.session, id="chunk-tree")
             yield ChunkView(id="chunk-view")
         yield SearchBar(cursor_blink=self.cursor_blink, id="search-bar")
-        if self.db_path is not None:
-            yield JobBar(self.db_path, id="job-bar")
+        yield JobBar(self.session.path, id="job-bar")
         yield Footer(compact=True)
 
     @property
@@ -181,7 +160,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
     def on_mount(self) -> None:
         """Start on the first top-level section, the search bar hidden."""
         self.search_bar.display = False
-        first = store.top_level_chunks(self.db)[:1]
+        first = self.session.top_level_chunks()[:1]
         if first:
             self.go_to_chunk(first[0].id)
         self.start_token_count()
@@ -201,7 +180,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
                 if self.tree_filter is None:
                     self._error(f"{chunk_id} is not in the tree")
                     return False
-                store.get_chunk(self.db, chunk_id)  # a missing id is an error, not a note
+                self.session.chunk(chunk_id)  # a missing id is an error, not a note
                 self.notify(
                     f"{chunk_id} is hidden by the filter "
                     f"({FILTER_TITLES[self.tree_filter]}); the tree cursor stays",
@@ -217,7 +196,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         current = self.chunk_view.chunk
         if current is not None and current.id == chunk_id:
             return
-        self.chunk_view.show_chunk(store.get_chunk(self.db, chunk_id), self.policy.threshold_chars)
+        self.chunk_view.show_chunk(self.session.chunk(chunk_id), self.policy.threshold_chars)
 
     @on(Tree.NodeHighlighted, "#chunk-tree")
     def _node_highlighted(self, event: Tree.NodeHighlighted[str]) -> None:
@@ -255,7 +234,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         if chunk is None:
             return
         try:
-            parent = store.tree_parent_id(self.db, chunk.id)
+            parent = self.session.tree_parent_id(chunk.id)
         except SpecbrowserError as error:
             self._error(error)
             return
@@ -278,7 +257,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
     def action_next_over_threshold(self) -> None:
         """Go to the next chunk over the threshold in document order, wrapping around."""
         after = self.chunk_view.chunk.ordinal if self.chunk_view.chunk is not None else -1
-        chunk = store.next_over_threshold(self.db, after) or store.next_over_threshold(self.db, -1)
+        chunk = self.session.next_over_threshold(after)
         if chunk is None:
             self.notify("no chunk is over the threshold", markup=False)
             return
@@ -306,7 +285,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         filtered: filters.FilteredTree | None = None
         if kind is not None:
             try:
-                filtered = filters.filtered_tree(self.db, kind, store.active_version(self.db))
+                filtered = self.session.filtered_tree(kind)
             except SpecbrowserError as error:
                 self._error(error)
                 return False
@@ -333,7 +312,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         """Why filter ``kind`` has nothing to show (no TOC at all, or a TOC that agrees)."""
         if kind == filters.OVER_THRESHOLD:
             return "no chunk is over the threshold"
-        if store_toc.toc_size(self.db) == 0:
+        if self.session.toc_size() == 0:
             return "no mismatched sections: the document has no table of contents"
         return "no mismatched sections: every section's heading path agrees with the TOC"
 
@@ -359,15 +338,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
 
     def vectors_off(self) -> str | None:
         """Why semantic and hybrid search cannot run (no sqlite-vec, no embeddings), or None."""
-        reason = getattr(self.db, "vector_error", None)
-        if reason:
-            return reason
-        try:
-            if store_vectors.stored_model(self.db) is None:
-                return "no embeddings yet (run: specbrowser embed DB)"
-        except DB_ERRORS as error:
-            return f"cannot read the embeddings ({error})"
-        return None
+        return self.session.vectors_off()
 
     def action_cycle_search_mode(self) -> None:
         """ctrl+r in the search bar: the next search mode, and the query again in it. With
@@ -425,9 +396,6 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
                 )
             )
             return
-        if self.db_path is None:
-            self.search_bar.set_status("search needs the database file, and this screen has none")
-            return
         self._search_serial += 1
         self.search_bar.set_status(
             Text.assemble((f"{self.search_mode} · ", "dim"), "searching ", (query, "italic"), " …")
@@ -437,15 +405,11 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
     @work(thread=True, exclusive=True, group="search")
     def _run_search(self, serial: int, query: str, mode: str) -> None:
         """Search in a thread, on a connection of its own; post the hits, touch no widget."""
-        assert self.db_path is not None
         worker = get_current_worker()
         try:
-            db = store.open_database(self.db_path)
-            try:
-                hits = SEARCHERS[mode](db, query, limit=SEARCH_LIMIT)
-                note = coverage_note(db, mode=mode) if mode != SEARCH_MODES[0] else ""
-            finally:
-                db.close()
+            with self.session.reopen() as session:
+                hits = session.search(query, mode, limit=SEARCH_LIMIT)
+                note = session.coverage_note(mode) if mode != SEARCH_MODES[0] else ""
         except SpecbrowserError as error:
             self.post_message(SearchFinished(serial, query, mode, [], error=str(error)))
             return

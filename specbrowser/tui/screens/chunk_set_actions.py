@@ -19,11 +19,9 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from specbrowser import store
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import NotFoundError, SpecbrowserError
-from specbrowser.store import vectors as store_vectors
-from specbrowser.store.connection import DB_ERRORS
+from specbrowser.session import DB_ERRORS
 from specbrowser.tui.screens.chunk_sets import ACTIVATE, DIFF, ChunkSetsScreen
 from specbrowser.tui.screens.policy_editor import PolicyEditor
 from specbrowser.tui.widgets.job_bar import EMBED, RECHUNK, TOKENS, JobBar, JobFinished
@@ -63,7 +61,7 @@ class ChunkSetActions:
             self.notify("re-chunking needs the database file", severity="warning")
             return
         try:
-            kind = store.get_document(self.db).kind
+            kind = self.session.document().kind
         except SpecbrowserError:
             kind = None
         await self.app.push_screen(PolicyEditor(self.policy, kind), self.apply_policy)
@@ -72,7 +70,7 @@ class ChunkSetActions:
         """Re-chunk under ``policy`` in the background (a run in flight is cancelled)."""
         if policy is None or self.job_bar is None:
             return
-        if policy.version == store.active_version(self.db):
+        if policy.version == self.session.active_version():
             self.notify("that is the active policy already", markup=False)
             return
         self.job_bar.cancel(EMBED)  # embedding the set being replaced is wasted work
@@ -83,7 +81,7 @@ class ChunkSetActions:
 
     def action_chunk_sets(self: BrowserScreen) -> None:
         """List the stored chunk sets: make one active, or diff it with the active one."""
-        self.app.push_screen(ChunkSetsScreen(self.db), self._chunk_set_chosen)
+        self.app.push_screen(ChunkSetsScreen(self.session), self._chunk_set_chosen)
 
     def _chunk_set_chosen(self: BrowserScreen, choice: tuple[str, str] | None) -> None:
         if choice is None:
@@ -96,11 +94,11 @@ class ChunkSetActions:
 
     def activate_set(self: BrowserScreen, version: str) -> None:
         """Make a stored set the active one and show it."""
-        before = store.active_version(self.db)
+        before = self.session.active_version()
         if version == before:
             return
         try:
-            store.activate_chunk_set(self.db, version)
+            self.session.activate(version)
         except SpecbrowserError as error:
             self._error(error)
             return
@@ -111,7 +109,7 @@ class ChunkSetActions:
         """The active set changed: new policy, tree built again, the cursor kept on the same
         chunk (or its section), the search hits dropped (they named the old set's chunks)."""
         shown = self.chunk_view.chunk
-        self.policy, _stats = store.active_policy(self.db)
+        self.policy, _stats = self.session.active_policy()
         self.app.sub_title = self.policy.describe()
         self.search_hits = []
         self.end_hit_navigation()
@@ -124,11 +122,11 @@ class ChunkSetActions:
         target = None
         if shown is not None:
             for candidate in (shown.id, shown.section_id):
-                if candidate and store.get_chunks(self.db, [candidate]):
+                if candidate and self.session.chunks([candidate]):
                     target = candidate
                     break
         if target is None:
-            first = store.top_level_chunks(self.db)[:1]
+            first = self.session.top_level_chunks()[:1]
             target = first[0].id if first else None
         if target is not None:
             self.go_to_chunk(target)
@@ -141,21 +139,21 @@ class ChunkSetActions:
         from specbrowser.tui.screens.diff import DiffScreen
 
         other = version or self.previous_version
-        active = store.active_version(self.db)
+        active = self.session.active_version()
         if other is None or other == active:
-            if len(store.list_chunk_sets(self.db)) < 2:
+            if len(self.session.chunk_sets()) < 2:
                 self.notify("only one chunk set: edit the policy (e) to make another", markup=False)
             else:
                 self.action_chunk_sets()  # pick the set to compare with
             return
-        self.app.push_screen(DiffScreen(self.db, other, active), self._jump_back)
+        self.app.push_screen(DiffScreen(self.session, other, active), self._jump_back)
 
     def action_stats(self: BrowserScreen) -> None:
         """The active set's statistics; choosing a listed chunk jumps to it."""
         from specbrowser.tui.screens.stats import StatsScreen
 
         self.app.push_screen(
-            StatsScreen(self.db, None, self.policy.threshold_chars), self._jump_back
+            StatsScreen(self.session, None, self.policy.threshold_chars), self._jump_back
         )
 
     def _jump_back(self: BrowserScreen, chunk_id: str | None) -> None:
@@ -180,10 +178,9 @@ class ChunkSetActions:
 
     def _stored_model(self: BrowserScreen) -> str | None:
         try:
-            stored = store_vectors.stored_model(self.db)
+            return self.session.embedding_model()
         except DB_ERRORS:
             return None
-        return stored[0] if stored else None
 
     # --- job outcomes ---------------------------------------------------------------------------
 
@@ -220,7 +217,7 @@ class ChunkSetActions:
         self.previous_version = before
         stats = result.stats
         try:
-            old = store.list_chunk_sets(self.db)
+            old = self.session.chunk_sets()
         except DB_ERRORS:
             old = []
         previous = next((s for s in old if s.version == before), None)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import sqlite_utils
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -20,8 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
-from specbrowser import store
-from specbrowser.store import ChunkSetInfo
+from specbrowser.session import ChunkSetInfo, Session
 
 ACTIVATE, DIFF = "activate", "diff"
 """What the screen asks the browser to do with the chosen set."""
@@ -51,7 +49,7 @@ class ChunkSetsScreen(ModalScreen[tuple[str, str] | None]):
     """Pick a chunk set: Enter activates it, ``d`` compares it with the active one.
 
     Args:
-        db: the open database.
+        session: the open database.
     """
 
     CSS_PATH = "chunk_sets.tcss"
@@ -60,9 +58,9 @@ class ChunkSetsScreen(ModalScreen[tuple[str, str] | None]):
         Binding("d", "diff", "Diff with active"),
     ]
 
-    def __init__(self, db: sqlite_utils.Database) -> None:
+    def __init__(self, session: Session) -> None:
         super().__init__(id="chunk-sets")
-        self.sets = store.list_chunk_sets(db)
+        self.sets = session.chunk_sets()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="chunk-sets-box"):

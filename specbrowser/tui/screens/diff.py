@@ -14,10 +14,8 @@ indexed rows at a time.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar
 
-import sqlite_utils
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -27,9 +25,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
-from specbrowser import store
 from specbrowser.errors import SpecbrowserError
-from specbrowser.session.diff import ChunkSetDiff, SectionDiff, diff_chunk_sets, section_chunks
+from specbrowser.session import Session
+from specbrowser.session.diff import ChunkSetDiff, SectionDiff
 from specbrowser.tui.widgets.chunk_set_trees import ChunkSetTrees, SetTree, legend
 
 SECTION_COLUMNS = ("added", "removed", "changed", "overruns", "largest (ch)", "section")
@@ -99,8 +97,8 @@ class DiffScreen(Screen[str | None]):
     or None (Escape). An unknown version is shown as an error; Escape still leaves.
 
     Args:
-        db: the open database (the screen reads section trees through it; the diff itself is
-            computed on a connection of its own in a worker).
+        session: the open database (the screen reads section trees through it; the diff
+            itself is computed on a session of its own in a worker).
         version_a, version_b: the chunk sets to compare.
     """
 
@@ -125,9 +123,9 @@ class DiffScreen(Screen[str | None]):
             super().__init__()
             self.error = error
 
-    def __init__(self, db: sqlite_utils.Database, version_a: str, version_b: str) -> None:
+    def __init__(self, session: Session, version_a: str, version_b: str) -> None:
         super().__init__(id="diff")
-        self.db = db
+        self.session = session
         self.version_a = version_a
         self.version_b = version_b
         self.diff: ChunkSetDiff | None = None
@@ -136,8 +134,6 @@ class DiffScreen(Screen[str | None]):
         """Whether the list is in document order (else most changed first)."""
         self.section_id: str | None = None
         """The section whose trees are shown."""
-        row = db.execute("PRAGMA database_list").fetchone()
-        self._db_file = Path(row[2]) if row and row[2] else None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -171,13 +167,8 @@ class DiffScreen(Screen[str | None]):
         widgets."""
         worker = get_current_worker()
         try:
-            if self._db_file is None:  # an in-memory database: no second connection can see it
-                raise SpecbrowserError("the database has no file to compare chunk sets in")
-            db = store.open_database(self._db_file)
-            try:
-                diff = diff_chunk_sets(db, self.version_a, self.version_b)
-            finally:
-                db.close()
+            with self.session.reopen() as session:
+                diff = session.diff(self.version_a, self.version_b)
         except SpecbrowserError as error:
             if not worker.is_cancelled:
                 self.post_message(self.DiffFailed(str(error)))
@@ -220,8 +211,8 @@ class DiffScreen(Screen[str | None]):
         self.section_id = section_id
         versions = (self.diff.version_a, self.diff.version_b)
         self.trees.show_section(
-            section_chunks(self.db, versions[0], section_id),
-            section_chunks(self.db, versions[1], section_id),
+            self.session.section_briefs(versions[0], section_id),
+            self.session.section_briefs(versions[1], section_id),
             self.diff.section(section_id),
             versions,
         )

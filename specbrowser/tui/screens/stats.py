@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import sqlite_utils
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -34,7 +33,8 @@ from textual.widgets import Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from specbrowser.errors import SpecbrowserError
-from specbrowser.session.report import ChunkEntry, HistogramBin, StatsReport, build_report
+from specbrowser.session import Session
+from specbrowser.session.report import ChunkEntry, HistogramBin, StatsReport
 from specbrowser.tui.widgets.bar_chart import BarChart, BarRow
 
 LIST_LIMIT = 200
@@ -92,12 +92,12 @@ class StatsScreen(Screen[str | None]):
 
     def __init__(
         self,
-        db: sqlite_utils.Database,
+        session: Session,
         policy_version: str | None = None,
         threshold_chars: int | None = None,
     ) -> None:
         super().__init__(id="stats")
-        self.db = db
+        self.session = session
         self.policy_version = policy_version
         self.threshold_chars = threshold_chars
         self.report: StatsReport | None = None
@@ -130,7 +130,7 @@ class StatsScreen(Screen[str | None]):
     def on_mount(self) -> None:
         """Build the report and fill the charts and the list (an error becomes a notification)."""
         try:
-            report = build_report(self.db, self.policy_version, self.threshold_chars)
+            report = self.session.report(self.policy_version, self.threshold_chars)
         except SpecbrowserError as error:
             self.notify(str(error), title="No statistics", severity="error", markup=False)
             self.query_one("#stats-summary", Static).update(f"No statistics: {error}")

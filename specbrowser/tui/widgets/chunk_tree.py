@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import re
 
-import sqlite_utils
 from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from specbrowser import store
 from specbrowser.chunking.enrich import DOCUMENT_LAYER, DOCUMENT_TREE_LABEL
 from specbrowser.model import Chunk
+from specbrowser.session import Session
 from specbrowser.session.filters import FilteredTree
 
 _TRAILING_NUMBER = re.compile(r"-(\d+)$")
@@ -85,16 +84,14 @@ class ChunkTree(Tree[str]):
     """A ``Tree`` whose nodes hold chunk ids in ``node.data``; children load on first expand.
 
     Args:
-        db: the open database (read only through :mod:`specbrowser.store`).
+        session: the open database.
         label: the (hidden) root label, e.g. the document title.
     """
 
-    def __init__(
-        self, db: sqlite_utils.Database, label: str = "", *, id: str | None = None
-    ) -> None:
+    def __init__(self, session: Session, label: str = "", *, id: str | None = None) -> None:
         super().__init__(Text(label), id=id)
         self.show_root = False
-        self._db = db
+        self._session = session
         self._chunk_nodes: dict[str, TreeNode[str]] = {}
         self._loaded_nodes: set[int] = set()
         self.filtered: FilteredTree | None = None
@@ -108,9 +105,9 @@ class ChunkTree(Tree[str]):
 
     def _build_top_level(self) -> None:
         """Add the document synopsis, then the top-level sections (only them)."""
-        document = store.document_chunk(self._db)
+        document = self._session.document_chunk()
         self._add_chunk_nodes(
-            self.root, [*([document] if document else []), *store.top_level_chunks(self._db)]
+            self.root, [*([document] if document else []), *self._session.top_level_chunks()]
         )
         self._loaded_nodes.add(self.root.id)
 
@@ -141,7 +138,7 @@ class ChunkTree(Tree[str]):
             self._build_top_level()
             return
         matches = set(filtered.matches)
-        chunks = {c.id: c for c in store.get_chunks(self._db, sorted(filtered.shown))}
+        chunks = {c.id: c for c in self._session.chunks(sorted(filtered.shown))}
         pending: list[tuple[TreeNode[str], str | None]] = [(self.root, None)]
         while pending:
             parent, parent_id = pending.pop()
@@ -168,7 +165,7 @@ class ChunkTree(Tree[str]):
         changed = self.truncated ^ chunk_ids
         self.truncated = set(chunk_ids)
         built = [cid for cid in changed if cid in self._chunk_nodes]
-        for chunk in store.get_chunks(self._db, built) if built else []:
+        for chunk in self._session.chunks(built) if built else []:
             node = self._chunk_nodes[chunk.id]
             context = self.filtered is not None and chunk.id not in set(self.filtered.matches)
             node.set_label(
@@ -180,8 +177,8 @@ class ChunkTree(Tree[str]):
         if node.id in self._loaded_nodes or node.data is None:
             return
         self._loaded_nodes.add(node.id)
-        chunk = store.get_chunk(self._db, node.data)
-        self._add_chunk_nodes(node, store.subsections_of(self._db, chunk))
+        chunk = self._session.chunk(node.data)
+        self._add_chunk_nodes(node, self._session.subsections(chunk))
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[str]) -> None:
         """Build the children of a node the first time it expands."""
@@ -206,10 +203,10 @@ class ChunkTree(Tree[str]):
             self.call_after_refresh(self._move_to, target)
             return True
         chain = [chunk_id]
-        parent = store.tree_parent_id(self._db, chunk_id)
+        parent = self._session.tree_parent_id(chunk_id)
         while parent is not None:
             chain.append(parent)
-            parent = store.tree_parent_id(self._db, parent)
+            parent = self._session.tree_parent_id(parent)
         for ancestor_id in reversed(chain[1:]):
             node = self._chunk_nodes.get(ancestor_id)
             if node is None:

@@ -27,9 +27,8 @@ from textual.worker import NoActiveWorker, Worker, get_current_worker
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import SpecbrowserError
 from specbrowser.progress import CancelToken, JobCancelled
-from specbrowser.session import jobs
+from specbrowser.session import DB_ERRORS, jobs
 from specbrowser.session.jobs import JOB_TITLES, JobKind, job_title
-from specbrowser.store.connection import DB_ERRORS
 
 log = logging.getLogger(__name__)
 
