@@ -74,7 +74,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         require_pyarrow()
     db = open_database(args.db)
     try:
-        total = int(db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+        total = int(db.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
         with Progress(
             "[progress.description]{task.description}",
             BarColumn(),

@@ -9,7 +9,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import ClassVar
 
-import sqlite_utils
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
@@ -22,6 +21,7 @@ from specbrowser import store
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
 from specbrowser.errors import SpecbrowserError
 from specbrowser.session import rechunk_process
+from specbrowser.store import SpecStore
 from specbrowser.tui.commands import JumpProvider, SpecPalette
 from specbrowser.tui.messages import IngestFailed, IngestFinished, IngestProgress
 from specbrowser.tui.screens.browser import BrowserScreen
@@ -72,7 +72,7 @@ class SpecBrowserApp(App[None]):
         self.ingest_failed = False
         """Set when the in-app ingest failed; the CLI then exits with status 2."""
         self.cursor_blink = cursor_blink
-        self.db: sqlite_utils.Database | None = None
+        self.db: SpecStore | None = None
         rechunk_process.prepare()  # before Textual captures stderr (see its docstring)
 
     def compose(self) -> ComposeResult:

@@ -20,7 +20,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
-import sqlite_utils
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -42,6 +41,7 @@ from specbrowser.search.query import (
     semantic_search,
 )
 from specbrowser.session import filters
+from specbrowser.store import SpecStore
 from specbrowser.store import toc as store_toc
 from specbrowser.store import vectors as store_vectors
 from specbrowser.store.connection import DB_ERRORS
@@ -128,7 +128,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
 
     def __init__(
         self,
-        db: sqlite_utils.Database,
+        db: SpecStore,
         policy: ChunkPolicy,
         *,
         db_path: Path | None = None,
@@ -359,7 +359,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
 
     def vectors_off(self) -> str | None:
         """Why semantic and hybrid search cannot run (no sqlite-vec, no embeddings), or None."""
-        reason = getattr(self.db, "vector_error", None)
+        reason = self.db.vector_error
         if reason:
             return reason
         try:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import sqlite_utils
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -21,7 +20,7 @@ from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from specbrowser import store
-from specbrowser.store import ChunkSetInfo
+from specbrowser.store import ChunkSetInfo, SpecStore
 
 ACTIVATE, DIFF = "activate", "diff"
 """What the screen asks the browser to do with the chosen set."""
@@ -60,7 +59,7 @@ class ChunkSetsScreen(ModalScreen[tuple[str, str] | None]):
         Binding("d", "diff", "Diff with active"),
     ]
 
-    def __init__(self, db: sqlite_utils.Database) -> None:
+    def __init__(self, db: SpecStore) -> None:
         super().__init__(id="chunk-sets")
         self.sets = store.list_chunk_sets(db)
 

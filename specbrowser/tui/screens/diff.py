@@ -14,10 +14,8 @@ indexed rows at a time.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar
 
-import sqlite_utils
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -27,9 +25,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
-from specbrowser import store
 from specbrowser.errors import SpecbrowserError
 from specbrowser.session.diff import ChunkSetDiff, SectionDiff, diff_chunk_sets, section_chunks
+from specbrowser.store import SpecStore
 from specbrowser.tui.widgets.chunk_set_trees import ChunkSetTrees, SetTree, legend
 
 SECTION_COLUMNS = ("added", "removed", "changed", "overruns", "largest (ch)", "section")
@@ -125,7 +123,7 @@ class DiffScreen(Screen[str | None]):
             super().__init__()
             self.error = error
 
-    def __init__(self, db: sqlite_utils.Database, version_a: str, version_b: str) -> None:
+    def __init__(self, db: SpecStore, version_a: str, version_b: str) -> None:
         super().__init__(id="diff")
         self.db = db
         self.version_a = version_a
@@ -136,8 +134,6 @@ class DiffScreen(Screen[str | None]):
         """Whether the list is in document order (else most changed first)."""
         self.section_id: str | None = None
         """The section whose trees are shown."""
-        row = db.execute("PRAGMA database_list").fetchone()
-        self._db_file = Path(row[2]) if row and row[2] else None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -171,9 +167,7 @@ class DiffScreen(Screen[str | None]):
         widgets."""
         worker = get_current_worker()
         try:
-            if self._db_file is None:  # an in-memory database: no second connection can see it
-                raise SpecbrowserError("the database has no file to compare chunk sets in")
-            db = store.open_database(self._db_file)
+            db = self.db.reopen()
             try:
                 diff = diff_chunk_sets(db, self.version_a, self.version_b)
             finally:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import sqlite_utils
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -35,6 +34,7 @@ from textual.widgets.option_list import Option
 
 from specbrowser.errors import SpecbrowserError
 from specbrowser.session.report import ChunkEntry, HistogramBin, StatsReport, build_report
+from specbrowser.store import SpecStore
 from specbrowser.tui.widgets.bar_chart import BarChart, BarRow
 
 LIST_LIMIT = 200
@@ -92,7 +92,7 @@ class StatsScreen(Screen[str | None]):
 
     def __init__(
         self,
-        db: sqlite_utils.Database,
+        db: SpecStore,
         policy_version: str | None = None,
         threshold_chars: int | None = None,
     ) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 
-import sqlite_utils
 from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -22,6 +21,7 @@ from specbrowser import store
 from specbrowser.chunking.enrich import DOCUMENT_LAYER, DOCUMENT_TREE_LABEL
 from specbrowser.model import Chunk
 from specbrowser.session.filters import FilteredTree
+from specbrowser.store import SpecStore
 
 _TRAILING_NUMBER = re.compile(r"-(\d+)$")
 
@@ -89,9 +89,7 @@ class ChunkTree(Tree[str]):
         label: the (hidden) root label, e.g. the document title.
     """
 
-    def __init__(
-        self, db: sqlite_utils.Database, label: str = "", *, id: str | None = None
-    ) -> None:
+    def __init__(self, db: SpecStore, label: str = "", *, id: str | None = None) -> None:
         super().__init__(Text(label), id=id)
         self.show_root = False
         self._db = db
