@@ -322,7 +322,10 @@ async def test_switch_chunk_sets_from_the_list(toylang_db: Path) -> None:
         await pilot.press("up")  # the older set, at 800
         await pilot.press("enter")
         await settle(pilot)
-        assert store.active_version(app.session.store) == ChunkPolicy(threshold_chars=THRESHOLD).version
+        assert (
+            store.active_version(app.session.store)
+            == ChunkPolicy(threshold_chars=THRESHOLD).version
+        )
         assert screen.policy.threshold_chars == THRESHOLD
         assert screen.previous_version == ChunkPolicy(threshold_chars=300).version
 
@@ -372,11 +375,15 @@ async def test_embed_runs_in_the_background_and_search_says_what_is_covered(
         await settle(pilot)
         assert browser(app).vectors_off() is not None
         await pilot.press("E")
-        await wait_until(pilot, lambda: store_vectors.stored_model(app.session.store) is not None, 120)
+        await wait_until(
+            pilot, lambda: store_vectors.stored_model(app.session.store) is not None, 120
+        )
         await wait_until(pilot, lambda: not browser(app).query_one(JobBar).running("embed"), 120)
         version = store.active_version(app.session.store)
         assert (
-            store_vectors.embedded_fraction(app.session.store, store_vectors.stored_model(app.session.store)[0], version)
+            store_vectors.embedded_fraction(
+                app.session.store, store_vectors.stored_model(app.session.store)[0], version
+            )
             == 1.0
         )
         assert browser(app).vectors_off() is None

@@ -51,17 +51,17 @@ def test_ingest_prints_summary_and_writes_db(tmp_path, spec, capsys):
     output = capsys.readouterr().out
     assert "sections" in output and "over threshold" in output and "time" in output
     database = open_database(path)
-    assert database["sections"].count == 2
-    assert database["chunks"].count == 8  # document + sec-a + 5 paragraphs + sec-b
+    assert database.db["sections"].count == 2
+    assert database.db["chunks"].count == 8  # document + sec-a + 5 paragraphs + sec-b
 
 
 def test_reingest_replaces(tmp_path, spec, db):
     spec.write_text(spec.read_text().replace("sec-b", "sec-c"))
     assert main(["ingest", str(spec), "--db", str(db)]) == 0
     database = open_database(db)
-    ids = [r[0] for r in database.execute("SELECT id FROM sections ORDER BY ordinal")]
+    ids = [r[0] for r in database.db.execute("SELECT id FROM sections ORDER BY ordinal")]
     assert ids == ["sec-a", "sec-c"]
-    assert database["policies"].count == 1
+    assert database.db["policies"].count == 1
 
 
 def test_ingest_with_a_new_policy_adds_a_chunk_set(spec, db, capsys):
@@ -73,7 +73,7 @@ def test_ingest_with_a_new_policy_adds_a_chunk_set(spec, db, capsys):
         output.replace("│", " ").split()
     )
     database = open_database(db)
-    assert database["policies"].count == 2
+    assert database.db["policies"].count == 2
     assert store.active_version(database) == version
 
 
@@ -102,9 +102,9 @@ def test_policies_lists_every_chunk_set(spec, db, capsys):
 def _texts_and_sets(path) -> tuple[set[str], set[str]]:
     database = open_database(path)
     try:
-        database.execute("INSERT INTO texts_fts(texts_fts) VALUES ('integrity-check')")
-        texts = {r[0] for r in database.execute("SELECT text_hash FROM texts")}
-        return texts, {r[0] for r in database.execute("SELECT version FROM policies")}
+        database.db.execute("INSERT INTO texts_fts(texts_fts) VALUES ('integrity-check')")
+        texts = {r[0] for r in database.db.execute("SELECT text_hash FROM texts")}
+        return texts, {r[0] for r in database.db.execute("SELECT version FROM policies")}
     finally:
         database.close()
 
@@ -116,13 +116,13 @@ def test_policies_delete_drops_a_set_and_the_texts_only_it_used(spec, db, capsys
     database = open_database(db)
     kept = {
         r[0]
-        for r in database.execute(
+        for r in database.db.execute(
             "SELECT t.text_hash FROM texts t JOIN chunk_rows r ON r.text_id = t.id "
             "WHERE r.policy_version != ?",
             [whole],
         )
     }
-    whole_chunks = database.execute(
+    whole_chunks = database.db.execute(
         "SELECT count(*) FROM chunk_rows WHERE policy_version = ?", [whole]
     ).fetchone()[0]
     database.close()
@@ -168,11 +168,13 @@ def test_policies_json_and_stale(spec, db, capsys):
     first, second = two_sets(spec, db)
     database = open_database(db)
     settings = json.loads(
-        database.execute("SELECT settings FROM policies WHERE version = ?", [first]).fetchone()[0]
+        database.db.execute("SELECT settings FROM policies WHERE version = ?", [first]).fetchone()[
+            0
+        ]
     )
     settings["converter_version"] = CONVERTER_VERSION + 1
-    with database.atomic():
-        database.execute(
+    with database.db.atomic():
+        database.db.execute(
             "UPDATE policies SET settings = ? WHERE version = ?", [json.dumps(settings), first]
         )
     database.close()
@@ -188,7 +190,7 @@ def test_policies_json_and_stale(spec, db, capsys):
     assert (
         sets[second]["chunks"]
         == open_database(db)
-        .execute("SELECT count(*) FROM chunks WHERE policy_version = ?", [second])
+        .db.execute("SELECT count(*) FROM chunks WHERE policy_version = ?", [second])
         .fetchone()[0]
     )
     assert set(sets[second]) >= {"created_at", "over_threshold", "converter_version"}
@@ -311,7 +313,7 @@ def test_locked_database(db, spec, capsys, monkeypatch):
 
 
 def test_failed_ingest_leaves_database_as_it_was(db, spec, monkeypatch):
-    before = open_database(db)["chunks"].count
+    before = open_database(db).db["chunks"].count
 
     def boom(*args, **kwargs):
         raise KeyboardInterrupt
@@ -320,8 +322,10 @@ def test_failed_ingest_leaves_database_as_it_was(db, spec, monkeypatch):
     spec.write_text(spec.read_text().replace("sec-b", "sec-c"))
     assert main(["ingest", str(spec), "--db", str(db)]) == 130
     database = open_database(db)
-    assert database["chunks"].count == before
-    assert database.execute("SELECT count(*) FROM sections WHERE id = 'sec-b'").fetchone()[0] == 1
+    assert database.db["chunks"].count == before
+    assert (
+        database.db.execute("SELECT count(*) FROM sections WHERE id = 'sec-b'").fetchone()[0] == 1
+    )
 
 
 def test_commands_without_the_app_do_not_import_textual():

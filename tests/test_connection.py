@@ -45,7 +45,7 @@ def test_C22_python_without_enable_load_extension(tmp_path, monkeypatch, capsys)
     assert main(["ingest", str(spec), "--db", str(db_path)]) == 0
     db = open_database(db_path)
     assert "semantic search is off" in db.vector_error
-    assert db.execute("select count(*) from chunks").fetchone()[0] == 2
+    assert db.db.execute("select count(*) from chunks").fetchone()[0] == 2
 
 
 def test_a_locked_database_is_reported_after_one_busy_wait_not_two(tmp_path, monkeypatch):

@@ -172,8 +172,8 @@ def test_truncated_counts_come_from_the_stored_model(two_sets) -> None:
     sec-code (the same in both sets) and of set A's sec-big marked as cut by the tokenizer."""
     db_path, a, b = two_sets
     db = store.open_database(db_path)
-    if db.vector_error:  # type: ignore[attr-defined]
-        pytest.skip(db.vector_error)  # type: ignore[attr-defined]
+    if db.vector_error:
+        pytest.skip(db.vector_error)
     store_vectors.prepare(db, "fake-model", 4)
     texts = {c.retrieval_text for v in (a, b) for c in store.iter_chunks(db, v)}
     cut = {c.retrieval_text for c in store.iter_chunks(db, a) if c.id in ("sec-code", "sec-big")}

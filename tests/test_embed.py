@@ -239,15 +239,15 @@ def test_c26_other_dimension_refused_before_writing(tmp_path: Path) -> None:
     try:
         version = active_version(db)
         embed_missing(db, FakeEmbedder("small/model", 4), version, limit=3)
-        before = db.execute("SELECT count(*) FROM embeddings").fetchone()[0]
+        before = db.db.execute("SELECT count(*) FROM embeddings").fetchone()[0]
         with pytest.raises(EmbeddingError, match=r"small/model \(4 dims\).*8 dims.*--rebuild"):
             embed_missing(db, FakeEmbedder("big/model", 8), version)
-        assert db.execute("SELECT count(*) FROM embeddings").fetchone()[0] == before == 3
+        assert db.db.execute("SELECT count(*) FROM embeddings").fetchone()[0] == before == 3
         assert store_vectors.stored_model(db) == ("small/model", 4)
-        assert db.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0] == 3
+        assert db.db.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0] == 3
         report = embed_missing(db, FakeEmbedder("big/model", 8), version, limit=2, rebuild=True)
         assert report.embedded == 2 and store_vectors.stored_model(db) == ("big/model", 8)
-        assert db.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0] == 2
+        assert db.db.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0] == 2
     finally:
         db.close()
 
@@ -263,7 +263,7 @@ def test_c15_knn_k_clamped_joined_and_zero(tmp_path: Path) -> None:
         three = store_vectors.nearest(db, query, 3, version)
         assert len(three) == 3 and [d for _, d in three] == sorted(d for _, d in three)
         everything = store_vectors.nearest(db, query, 10_000, version)
-        chunks = db.execute(
+        chunks = db.db.execute(
             "SELECT count(*) FROM chunks WHERE policy_version = ?", [version]
         ).fetchone()[0]
         assert len(everything) == chunks and report.total_texts <= chunks
@@ -289,7 +289,7 @@ def test_c15_knn_only_returns_chunks_of_the_active_set(tmp_path: Path) -> None:
         embed_missing(db, fake, version)
         ids = {
             row[0]
-            for row in db.execute("SELECT id FROM chunks WHERE policy_version = ?", [version])
+            for row in db.db.execute("SELECT id FROM chunks WHERE policy_version = ?", [version])
         }
         hits = store_vectors.nearest(db, fake.embed(["q"]).vectors[0], 5, version)
         assert len(hits) == 5 and {chunk_id for chunk_id, _ in hits} <= ids
@@ -305,7 +305,7 @@ def test_interrupted_run_keeps_finished_batches_and_resumes(tmp_path: Path) -> N
         version = active_version(db)
         with pytest.raises(KeyboardInterrupt):
             embed_missing(db, FakeEmbedder(fail_after=1), version, batch_size=4)
-        assert db.execute("SELECT count(*) FROM embeddings").fetchone()[0] == 4
+        assert db.db.execute("SELECT count(*) FROM embeddings").fetchone()[0] == 4
         done, total = store_vectors.embedding_counts(db, "fake/model", version)
         assert 4 <= done < total
         resumed = embed_missing(db, FakeEmbedder(), version, batch_size=4)
@@ -319,7 +319,7 @@ def test_without_sqlite_vec_embed_refused_with_one_line(tmp_path: Path) -> None:
     db_path = _sample_db(tmp_path)
     db = open_database(db_path)
     try:
-        db.vector_error = "sqlite-vec is not installed; semantic search is off"  # type: ignore[attr-defined]
+        db.vector_error = "sqlite-vec is not installed; semantic search is off"
         with pytest.raises(VectorsUnavailable, match="semantic search is off"):
             embed_missing(db, FakeEmbedder(), active_version(db))
         assert store_vectors.embedded_fraction(db, "fake/model", active_version(db)) == 0.0

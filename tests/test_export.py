@@ -167,8 +167,8 @@ def test_unknown_policy_version_is_one_error_line_and_no_file(two_sets, tmp_path
             export.resolve_policy_version(db, "zzzz")
         assert export.resolve_policy_version(db, None) == store.active_version(db)
         active = store.active_version(db)
-        with db.atomic():  # a second version sharing the active one's first 3 digits
-            db.execute(
+        with db.db.atomic():  # a second version sharing the active one's first 3 digits
+            db.db.execute(
                 "INSERT INTO policies (version, settings, created_at, stats, active) "
                 "VALUES (?, '{}', '', '{}', 0)",
                 [active[:3] + "z" * 9],
@@ -268,7 +268,7 @@ def test_embedding_fields_come_from_the_stored_vectors(two_sets, tmp_path):
     db_path, active, _ = two_sets
     db = open_database(db_path)
     try:
-        if getattr(db, "vector_error", None):
+        if db.vector_error:
             pytest.skip(db.vector_error)
         first, second, third = list(iter_chunks(db))[1:4]
         store_vectors.prepare(db, "fake-model", 2)
@@ -291,7 +291,7 @@ def test_embedding_fields_come_from_the_stored_vectors(two_sets, tmp_path):
                 ),
             ],
         )
-        with db.atomic():  # counted by the tokenizer (specbrowser.search.tokens), never embedded
+        with db.db.atomic():  # counted by the tokenizer (specbrowser.search.tokens), never embedded
             tokens.store_counts(
                 db, "fake-model", {store_vectors.content_hash(third.retrieval_text): 77}
             )
@@ -331,7 +331,7 @@ def test_real_ecma262_default_set_exports_every_chunk(tmp_path):
     result = _export(db_path, out)
     db = open_database(db_path)
     try:
-        expected = db.execute(
+        expected = db.db.execute(
             "SELECT count(*) FROM chunks WHERE policy_version = ?", [store.active_version(db)]
         ).fetchone()[0]
     finally:

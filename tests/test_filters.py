@@ -10,12 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import sqlite_utils
 
 from specbrowser import store
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.session import filters
 from specbrowser.session.ingest import ingest
+from specbrowser.store import SpecStore
 
 ROOT = Path(__file__).resolve().parent.parent
 MISMATCHED_TOC = ROOT / "sample_specs" / "mismatched-toc.html"
@@ -32,7 +32,7 @@ MISMATCHED_SECTIONS = [
 """The sections of mismatched-toc.html whose heading path differs from its TOC's, in order."""
 
 
-def _open(tmp_path: Path, spec: Path, policy: ChunkPolicy) -> sqlite_utils.Database:
+def _open(tmp_path: Path, spec: Path, policy: ChunkPolicy) -> SpecStore:
     if not spec.is_file():
         pytest.skip(f"{spec.name} absent")
     db_path = tmp_path / f"{spec.stem}.db"
@@ -41,20 +41,18 @@ def _open(tmp_path: Path, spec: Path, policy: ChunkPolicy) -> sqlite_utils.Datab
 
 
 @pytest.fixture
-def mismatch_db(tmp_path: Path) -> sqlite_utils.Database:
+def mismatch_db(tmp_path: Path) -> SpecStore:
     """mismatched-toc.html with the default policy."""
     return _open(tmp_path, MISMATCHED_TOC, ChunkPolicy())
 
 
 @pytest.fixture
-def toylang_db(tmp_path: Path) -> sqlite_utils.Database:
+def toylang_db(tmp_path: Path) -> SpecStore:
     """toylang.html at an 800-character threshold."""
     return _open(tmp_path, TOYLANG, ChunkPolicy(threshold_chars=800))
 
 
-def _expected_children(
-    db: sqlite_utils.Database, matches: list[str]
-) -> dict[str | None, list[str]]:
+def _expected_children(db: SpecStore, matches: list[str]) -> dict[str | None, list[str]]:
     """The filtered tree built the slow way: each match's chain of :func:`store.tree_parent_id`,
     children ordered as the parent's subsections (top level: document order)."""
     shown: set[str] = set()

@@ -76,7 +76,8 @@ def test_the_knn_join_goes_from_each_neighbour_to_its_rows_by_index(db):
     from specbrowser.store.vectors import nearest_sql
 
     plan = " | ".join(
-        row[3] for row in db.execute("EXPLAIN QUERY PLAN " + nearest_sql(), [b"\0" * 16, 3, "v", 3])
+        row[3]
+        for row in db.db.execute("EXPLAIN QUERY PLAN " + nearest_sql(), [b"\0" * 16, 3, "v", 3])
     )
     assert "texts_content (content_hash=?)" in plan, plan
     assert "chunk_rows_text (text_id=? AND policy_version=?)" in plan, plan

@@ -138,7 +138,7 @@ def test_a_reingest_with_another_toc_updates_every_sets_mismatch_counts(db, tmp_
     database = open_database(db)
     counts = {
         row[0]: json.loads(row[1])["heading_mismatches"]
-        for row in database.execute("SELECT version, stats FROM policies")
+        for row in database.db.execute("SELECT version, stats FROM policies")
     }
     assert len(counts) == 2  # the first set (own TOC) was kept beside the new one
     assert list(counts.values()) == [{"title_differs": 1, "ancestor_differs": 1}] * 2

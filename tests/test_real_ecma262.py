@@ -49,7 +49,7 @@ def test_every_marker_resolves_and_every_parent_exists(single_db):
     path, _ = single_db
     db = open_database(path)
     chunks = {c.id: c for c in iter_chunks(db)}
-    sections = {r[0]: r[1] for r in db.execute("SELECT id, parent_id FROM sections")}
+    sections = {r[0]: r[1] for r in db.db.execute("SELECT id, parent_id FROM sections")}
     assert chunks[DOCUMENT_CHUNK_ID].layer == "document"
     for chunk in chunks.values():
         targets = [m.target_id for m in find_markers(chunk.text)]

@@ -24,10 +24,10 @@ ROW_GROUPS = ChunkPolicy(threshold_chars=300, breakdown_tags=("emu-table", "tr",
 
 def _snapshot(db) -> tuple:
     """Everything a re-chunk may change: policies (without creation time) and every chunk row."""
-    policies = db.execute(
+    policies = db.db.execute(
         "SELECT version, settings, stats, active FROM policies ORDER BY version"
     ).fetchall()
-    chunks = db.execute("SELECT * FROM chunks ORDER BY policy_version, ordinal").fetchall()
+    chunks = db.db.execute("SELECT * FROM chunks ORDER BY policy_version, ordinal").fetchall()
     return policies, chunks
 
 
@@ -131,7 +131,7 @@ CACHE_POLICIES = [
 
 
 def _chunk_rows(db, version: str) -> list[tuple]:
-    return db.execute(
+    return db.db.execute(
         "SELECT * FROM chunks WHERE policy_version = ? ORDER BY ordinal", [version]
     ).fetchall()
 
@@ -141,7 +141,7 @@ def test_cached_and_uncached_rechunks_store_identical_chunk_sets(tmp_path, polic
     for name in ("cached", "uncached"):
         ingest([SAMPLE], tmp_path / f"{name}.db", ChunkPolicy(threshold_chars=2000))
     cached, uncached = (store.open_database(tmp_path / f"{n}.db") for n in ("cached", "uncached"))
-    assert cached.execute("SELECT count(*) FROM markdown_cache").fetchone()[0] == 37
+    assert cached.db.execute("SELECT count(*) FROM markdown_cache").fetchone()[0] == 37
     with_cache = rechunk(cached, policy, rebuild=True)
     without = rechunk(uncached, policy, rebuild=True, use_cache=False, copy_stored=False)
     assert _chunk_rows(cached, policy.version) == _chunk_rows(uncached, policy.version)
@@ -149,10 +149,10 @@ def test_cached_and_uncached_rechunks_store_identical_chunk_sets(tmp_path, polic
 
 
 def test_a_cold_cache_is_filled_by_the_rechunk_and_gives_the_same_set(sample_db):
-    with sample_db.atomic():
-        sample_db.execute("DELETE FROM markdown_cache")
+    with sample_db.db.atomic():
+        sample_db.db.execute("DELETE FROM markdown_cache")
     first = rechunk(sample_db, SMALL)
-    assert sample_db.execute("SELECT count(*) FROM markdown_cache").fetchone()[0] > 0
+    assert sample_db.db.execute("SELECT count(*) FROM markdown_cache").fetchone()[0] > 0
     rows = _chunk_rows(sample_db, SMALL.version)
     again = rechunk(sample_db, SMALL, rebuild=True)
     assert _chunk_rows(sample_db, SMALL.version) == rows and again.stats == first.stats
@@ -160,13 +160,13 @@ def test_a_cold_cache_is_filled_by_the_rechunk_and_gives_the_same_set(sample_db)
 
 def test_cached_detail_that_does_not_match_the_tree_is_ignored(sample_db):
     expected = _chunk_rows(sample_db, ChunkPolicy().version)
-    with sample_db.atomic():  # a detail recorded for another tree: restore must refuse it
-        details = sample_db.execute(
+    with sample_db.db.atomic():  # a detail recorded for another tree: restore must refuse it
+        details = sample_db.db.execute(
             "SELECT section_id, detail FROM markdown_cache WHERE detail IS NOT NULL"
         ).fetchall()
         assert details
         for section_id, _ in details:
-            sample_db.execute(
+            sample_db.db.execute(
                 "UPDATE markdown_cache SET detail = ? WHERE section_id = ?",
                 [details[0][1], section_id],
             )
@@ -185,8 +185,10 @@ def test_cached_detail_that_does_not_match_the_tree_is_ignored(sample_db):
 )
 def test_cached_detail_of_another_layout_is_ignored(sample_db, detail):
     expected = _chunk_rows(sample_db, ChunkPolicy().version)
-    with sample_db.atomic():
-        sample_db.execute("UPDATE markdown_cache SET detail = ? WHERE detail IS NOT NULL", [detail])
+    with sample_db.db.atomic():
+        sample_db.db.execute(
+            "UPDATE markdown_cache SET detail = ? WHERE detail IS NOT NULL", [detail]
+        )
     rechunk(sample_db, ChunkPolicy(), rebuild=True)
     assert _chunk_rows(sample_db, ChunkPolicy().version) == expected
 
@@ -194,23 +196,23 @@ def test_cached_detail_of_another_layout_is_ignored(sample_db, detail):
 def test_cache_rows_are_keyed_by_the_converter_version(sample_db, monkeypatch):
     from specbrowser.store import cache as store_cache
 
-    digest = sample_db.execute("SELECT sections_sha256 FROM documents").fetchone()[0]
+    digest = sample_db.db.execute("SELECT sections_sha256 FROM documents").fetchone()[0]
     assert len(store_cache.load_markdown(sample_db, digest, SMALL.markdown)) == 37
     monkeypatch.setattr(store_cache, "CONVERTER_VERSION", 999)
     assert store_cache.load_markdown(sample_db, digest, SMALL.markdown) == {}
-    with sample_db.atomic():
+    with sample_db.db.atomic():
         store_cache.drop_stale(sample_db, digest)
     monkeypatch.undo()
     assert store_cache.load_markdown(sample_db, digest, SMALL.markdown) == {}
 
 
 def test_cache_rows_of_a_replaced_spec_are_dropped(tmp_path, sample_db):
-    path = sample_db.execute("PRAGMA database_list").fetchone()[2]
+    path = sample_db.path
     other = write_spec(tmp_path, "<emu-clause id='sec-x'><h1>X</h1><p>x</p></emu-clause>")
     ingest([other], tmp_path / path, ChunkPolicy())
-    rows = sample_db.execute("SELECT DISTINCT sections_sha256 FROM markdown_cache").fetchall()
-    assert rows == [sample_db.execute("SELECT sections_sha256 FROM documents").fetchone()]
-    assert sample_db.execute("SELECT section_id FROM markdown_cache").fetchall() == [("sec-x",)]
+    rows = sample_db.db.execute("SELECT DISTINCT sections_sha256 FROM markdown_cache").fetchall()
+    assert rows == [sample_db.db.execute("SELECT sections_sha256 FROM documents").fetchone()]
+    assert sample_db.db.execute("SELECT section_id FROM markdown_cache").fetchall() == [("sec-x",)]
 
 
 def test_a_nearby_threshold_copies_broken_down_trees_and_equals_a_full_rechunk(tmp_path):
@@ -421,11 +423,11 @@ def test_real_cached_and_uncached_rechunks_are_identical(ecma262_db, policy):
     assert 0 < cached.new_texts < cached.stats["chunks"] and uncached.new_texts == 0
     db = ecma262_db
     assert (
-        db.execute("SELECT count(*) FROM texts").fetchone()[0]
-        == db.execute("SELECT count(DISTINCT text_id) FROM chunk_rows").fetchone()[0]
+        db.db.execute("SELECT count(*) FROM texts").fetchone()[0]
+        == db.db.execute("SELECT count(DISTINCT text_id) FROM chunk_rows").fetchone()[0]
     )
-    with db.atomic():
-        db.execute("INSERT INTO texts_fts(texts_fts) VALUES('integrity-check')")
+    with db.db.atomic():
+        db.db.execute("INSERT INTO texts_fts(texts_fts) VALUES('integrity-check')")
 
 
 @pytest.mark.real
@@ -467,12 +469,12 @@ def test_real_rechunk_split_over_processes_equals_one_process(ecma262_db, monkey
 
 
 def test_a_database_without_the_cache_table_gets_it_from_the_rechunk(sample_db):
-    with sample_db.atomic():
-        sample_db.execute("DROP TABLE markdown_cache")
+    with sample_db.db.atomic():
+        sample_db.db.execute("DROP TABLE markdown_cache")
     first = rechunk(sample_db, SMALL)  # copied trees are not converted, so not cached
     assert 0 < first.copied_sections < 37
     assert (
-        sample_db.execute("SELECT count(*) FROM markdown_cache").fetchone()[0]
+        sample_db.db.execute("SELECT count(*) FROM markdown_cache").fetchone()[0]
         == 37 - first.copied_sections
     )
     rows = _chunk_rows(sample_db, SMALL.version)
@@ -502,8 +504,8 @@ def test_a_source_set_that_changed_meanwhile_rolls_the_rechunk_back(sample_db, m
 
     def plan_then_lose_a_row(db, policy):
         plan = planned(db, policy)
-        with db.atomic():
-            db.execute(
+        with db.db.atomic():
+            db.db.execute(
                 "DELETE FROM chunk_rows WHERE policy_version = ? AND id = ?",
                 [ChunkPolicy().version, next(iter(plan.trees))],
             )

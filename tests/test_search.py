@@ -113,18 +113,18 @@ def test_fts_stays_in_sync_with_chunks_on_reingest_and_new_chunk_sets(tmp_path):
     ingest([spec], path, ChunkPolicy())
     ingest([spec], path, ChunkPolicy(threshold_chars=10))  # a second chunk set
     db = open_database(path)
-    texts = db.execute("SELECT count(DISTINCT text_id) FROM chunk_rows").fetchone()[0]
-    assert db.execute("SELECT count(*) FROM texts_fts").fetchone()[0] == texts
-    assert db.execute("SELECT count(*) FROM texts").fetchone()[0] == texts
+    texts = db.db.execute("SELECT count(DISTINCT text_id) FROM chunk_rows").fetchone()[0]
+    assert db.db.execute("SELECT count(*) FROM texts_fts").fetchone()[0] == texts
+    assert db.db.execute("SELECT count(*) FROM texts").fetchone()[0] == texts
     spec.write_text(spec.read_text().replace("OLDWORD", "NEWWORD"))
     ingest([spec], path, ChunkPolicy())  # another spec: everything replaced
     db = open_database(path)
     assert lexical_search(db, "OLDWORD") == []
     assert [h.chunk_id for h in lexical_search(db, "NEWWORD")] == ["a"]
     assert (
-        db.execute("SELECT count(*) FROM texts_fts").fetchone()[0]
-        == db.execute("SELECT count(*) FROM texts").fetchone()[0]
-        == db.execute("SELECT count(DISTINCT text_id) FROM chunk_rows").fetchone()[0]
+        db.db.execute("SELECT count(*) FROM texts_fts").fetchone()[0]
+        == db.db.execute("SELECT count(*) FROM texts").fetchone()[0]
+        == db.db.execute("SELECT count(DISTINCT text_id) FROM chunk_rows").fetchone()[0]
     )
 
 
@@ -298,10 +298,10 @@ def test_snippets_come_from_the_chunk_text_not_the_retrieval_header(tmp_path):
     )
     hits = lexical_search(db, "clause")
     assert hits and all("Content:" not in h.snippet and "Section:" not in h.snippet for h in hits)
-    stored = db.execute("SELECT retrieval_header, retrieval_body FROM texts").fetchall()
+    stored = db.db.execute("SELECT retrieval_header, retrieval_body FROM texts").fetchall()
     assert all(
         header.endswith("Content:\n") and header.startswith("Document:") for header, _body in stored
     )
-    assert {r for r in db.execute("SELECT retrieval_text FROM chunks").fetchall()} == {
+    assert {r for r in db.db.execute("SELECT retrieval_text FROM chunks").fetchall()} == {
         (header + body,) for header, body in stored
     }

@@ -214,7 +214,7 @@ async def test_mismatched_sections_are_listed_and_chosen(tmp_path: Path) -> None
 async def test_truncated_embeddings_are_listed(toylang_db: Path) -> None:
     db = store.open_database(toylang_db)
     try:
-        if getattr(db, "vector_error", None):
+        if db.vector_error:
             pytest.skip(db.vector_error)
         chunk = next(c for c in store.iter_chunks(db) if c.layer == "section")
         store_vectors.prepare(db, "fake-model", 2)
@@ -252,7 +252,7 @@ async def test_token_counts_without_embeddings_list_the_chunks_over_the_window(
     db = store.open_database(toylang_db)
     try:
         chunks = [c for c in store.iter_chunks(db) if c.layer == "section"][:2]
-        with db.atomic():
+        with db.db.atomic():
             tokens.store_counts(
                 db,
                 "fake-model",
@@ -261,7 +261,7 @@ async def test_token_counts_without_embeddings_list_the_chunks_over_the_window(
                     store_vectors.content_hash(chunks[1].retrieval_text): 20,
                 },
             )
-            db.execute(
+            db.db.execute(
                 "INSERT INTO meta (key, value) VALUES (?, ?)", ["token_window:fake-model", "512"]
             )
     finally:

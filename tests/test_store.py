@@ -72,7 +72,7 @@ def test_new_policy_adds_a_chunk_set_and_makes_it_active(tmp_path, spec):
     assert sets[SMALLER.version].active and not sets[SMALL.version].active
     assert sets[SMALL.version].chunks == len(first.chunks)
     assert sets[SMALLER.version].over_threshold == second.stats["over_threshold"]
-    assert db["sections"].count == 37
+    assert db.db["sections"].count == 37
 
 
 def test_same_policy_replaces_only_its_own_set(tmp_path, spec):
@@ -90,7 +90,7 @@ def test_same_policy_replaces_only_its_own_set(tmp_path, spec):
 def _text_counts(db) -> tuple[int, int, int]:
     """(texts rows, FTS5 rows, distinct texts the chunk rows use)."""
     return tuple(
-        db.execute(sql).fetchone()[0]
+        db.db.execute(sql).fetchone()[0]
         for sql in (
             "SELECT count(*) FROM texts",
             "SELECT count(*) FROM texts_fts",
@@ -121,12 +121,12 @@ def test_overwriting_or_replacing_sets_drops_the_texts_no_set_uses(tmp_path, spe
     db = store.open_database(db_path)
     before = _text_counts(db)
     doc = store.document_chunk(db, SMALL.version)
-    with db.atomic():  # the SMALL set rewritten with another synopsis: its old text is unused
+    with db.db.atomic():  # the SMALL set rewritten with another synopsis: its old text is unused
         chunks = list(store.iter_chunks(db, SMALL.version))
         chunks[0] = replace(chunks[0], text=doc.text + "\n\nrewritten")
         store.insert_chunk_set(db, SMALL, chunks, {}, "now", activate=False)
     assert _text_counts(db) == before  # one text swapped for another, none left over
-    assert db.execute("SELECT count(*) FROM texts WHERE text = ?", [doc.text]).fetchone()[0] == 0
+    assert db.db.execute("SELECT count(*) FROM texts WHERE text = ?", [doc.text]).fetchone()[0] == 0
     spec.write_text(
         spec.read_text(encoding="utf-8").replace("sec-scope", "sec-range"), encoding="utf-8"
     )
@@ -145,7 +145,7 @@ def test_sections_hold_what_their_chunks_share(tmp_path, spec):
     db = store.open_database(db_path)
     rows = {
         r[0]: r[1:]
-        for r in db.execute(
+        for r in db.db.execute(
             "SELECT id, heading_path, toc_path, mismatch, section_ordinal FROM sections"
         )
     }
@@ -170,15 +170,16 @@ def test_changed_spec_replaces_every_set(tmp_path, spec):
     db = store.open_database(db_path)
     assert [s.version for s in store.list_chunk_sets(db)] == [SMALL.version]
     assert (
-        db.execute("SELECT count(*) FROM sections WHERE id = ?", ["sec-range"]).fetchone()[0] == 1
+        db.db.execute("SELECT count(*) FROM sections WHERE id = ?", ["sec-range"]).fetchone()[0]
+        == 1
     )
     assert (
-        db.execute(
+        db.db.execute(
             "SELECT count(*) FROM chunks WHERE policy_version = ?", [SMALLER.version]
         ).fetchone()[0]
         == 0
     )
-    assert db["documents"].count == 1
+    assert db.db["documents"].count == 1
 
 
 def test_same_bytes_parsed_differently_replaces_every_set(tmp_path, spec):
@@ -186,8 +187,8 @@ def test_same_bytes_parsed_differently_replaces_every_set(tmp_path, spec):
     db_path = tmp_path / "t.db"
     ingest([spec], db_path, SMALL)
     db = store.open_database(db_path)
-    with db.atomic():
-        db.execute("UPDATE documents SET sections_sha256 = ?", ["from-an-older-parser"])
+    with db.db.atomic():
+        db.db.execute("UPDATE documents SET sections_sha256 = ?", ["from-an-older-parser"])
     db.close()
     assert ingest([spec], db_path, SMALLER).outcome == store.INGEST_REPLACED_SPEC
 
@@ -234,17 +235,17 @@ def make_stale(db, version: str) -> str:
     names the previous converter version, and (as for a real one) it is stored under the hash
     of those settings. Returns that version."""
     settings = json.loads(
-        db.execute("SELECT settings FROM policies WHERE version = ?", [version]).fetchone()[0]
+        db.db.execute("SELECT settings FROM policies WHERE version = ?", [version]).fetchone()[0]
     )
     settings["converter_version"] = CONVERTER_VERSION - 1
     canonical = json.dumps(settings, sort_keys=True, separators=(",", ":"))
     old_version = hashlib.sha256(canonical.encode()).hexdigest()[:12]
-    with db.atomic():
-        db.execute(
+    with db.db.atomic():
+        db.db.execute(
             "UPDATE policies SET settings = ?, version = ? WHERE version = ?",
             [json.dumps(settings), old_version, version],
         )
-        db.execute(
+        db.db.execute(
             "UPDATE chunk_rows SET policy_version = ? WHERE policy_version = ?",
             [old_version, version],
         )
@@ -277,8 +278,8 @@ def test_old_schema_is_refused_with_a_re_ingest_message(tmp_path, spec):
     db_path = tmp_path / "t.db"
     ingest([spec], db_path, SMALL)
     db = store.open_database(db_path)
-    with db.atomic():
-        db.execute("UPDATE meta SET value = ? WHERE key = ?", ["1", "schema_version"])
+    with db.db.atomic():
+        db.db.execute("UPDATE meta SET value = ? WHERE key = ?", ["1", "schema_version"])
     db.close()
     with pytest.raises(NotASpecbrowserDatabase, match="re-ingest"):
         store.open_database(db_path)
@@ -552,30 +553,30 @@ def _downgrade_to_schema_4(path: Path) -> None:
     """Rewrite a schema-5 database the way specbrowser 4 stored it: one ``chunks`` table with
     every column, ``chunks_fts`` with its triggers, ``chunk_hashes``; no ``texts``."""
     db = store.open_database(path)
-    with db.atomic():
-        db.execute(
+    with db.db.atomic():
+        db.db.execute(
             "CREATE TABLE chunks_v4 AS SELECT policy_version, id, section_id, parent_id, "
             "subsections, depth, layer, breakdown_tag, title, heading_path, text, size, "
             "over_threshold, ordinal, section_ordinal, retrieval_text, toc_path, mismatch "
             "FROM chunks"
         )
-        db.execute("DROP VIEW chunks")
-        db.execute("DROP TABLE chunk_rows")
-        db.table("texts").disable_fts()
-        db.execute("DROP TABLE texts")
-        db.execute("ALTER TABLE chunks_v4 RENAME TO chunks")
-        db.table("chunks").enable_fts(
+        db.db.execute("DROP VIEW chunks")
+        db.db.execute("DROP TABLE chunk_rows")
+        db.db.table("texts").disable_fts()
+        db.db.execute("DROP TABLE texts")
+        db.db.execute("ALTER TABLE chunks_v4 RENAME TO chunks")
+        db.db.table("chunks").enable_fts(
             ["title", "retrieval_text"],
             fts_version="FTS5",
             tokenize=store.FTS_TOKENIZER,
             create_triggers=True,
         )
         for column in ("heading_path", "toc_path", "mismatch", "section_ordinal"):
-            db.execute(f"ALTER TABLE sections DROP COLUMN [{column}]")
-        db.execute(
+            db.db.execute(f"ALTER TABLE sections DROP COLUMN [{column}]")
+        db.db.execute(
             "CREATE TABLE chunk_hashes (policy_version TEXT, chunk_id TEXT, content_hash TEXT)"
         )
-        db.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+        db.db.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
     db.close()
 
 
@@ -620,21 +621,21 @@ def test_a_schema_5_database_gains_the_threshold_ranges_it_can_know(tmp_path, sp
     assert any(
         c["holds_for"] and c["holds_for"][1] is not None for cs in before.values() for c in cs
     )
-    with db.atomic():
-        db.execute("DROP VIEW chunks")
+    with db.db.atomic():
+        db.db.execute("DROP VIEW chunks")
         for column in ("threshold_lo", "threshold_hi"):
-            db.execute(f"ALTER TABLE chunk_rows DROP COLUMN [{column}]")
-        db.execute(
+            db.db.execute(f"ALTER TABLE chunk_rows DROP COLUMN [{column}]")
+        db.db.execute(
             "CREATE VIEW chunks AS "
             + store_schema.CHUNKS_VIEW.replace(", r.threshold_lo, r.threshold_hi", "")
         )
-        db.execute("DROP INDEX sections_outline")
-        db.execute("CREATE INDEX sections_ordinal ON sections (ordinal)")
-        db.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+        db.db.execute("DROP INDEX sections_outline")
+        db.db.execute("CREATE INDEX sections_ordinal ON sections (ordinal)")
+        db.db.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     db.close()
     db = store.open_database(db_path)
     assert f"{db_path} was upgraded from schema 5 to {store.SCHEMA_VERSION}" in caplog.text
-    indexes = {row[1] for row in db.execute("PRAGMA index_list(sections)")}
+    indexes = {row[1] for row in db.db.execute("PRAGMA index_list(sections)")}
     assert "sections_outline" in indexes and "sections_ordinal" not in indexes
     assert {
         v: [vars(c) for c in store.iter_chunks(db, v)] for v in before
@@ -651,7 +652,7 @@ def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_pat
     db_path, before = _two_sets(tmp_path, spec)
     db = store.open_database(db_path)
     counts = tuple(
-        db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("texts", "texts_fts")
+        db.db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("texts", "texts_fts")
     )
     hits = [h.chunk_id for h in lexical_search(db, "scope")]
     db.close()
@@ -663,18 +664,20 @@ def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_pat
             "embedding and token count kept); older specbrowser versions no longer open it"
         )
     ]
-    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == str(
-        store.SCHEMA_VERSION
-    )
+    assert db.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[
+        0
+    ] == str(store.SCHEMA_VERSION)
     assert {
         v: [vars(c) for c in store.iter_chunks(db, v)] for v in before
     } == _ranges_known_after_an_upgrade(before)
     assert (
-        tuple(db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("texts", "texts_fts"))
+        tuple(
+            db.db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("texts", "texts_fts")
+        )
         == counts
     )
     assert [h.chunk_id for h in lexical_search(db, "scope")] == hits and hits
-    assert "chunk_hashes" not in db.table_names() and "chunks_fts" not in db.table_names()
+    assert "chunk_hashes" not in db.db.table_names() and "chunks_fts" not in db.db.table_names()
     assert store.active_version(db) == SMALLER.version
 
 
@@ -703,7 +706,7 @@ def test_listing_sections_without_html_reads_the_outline_index_only(tmp_path, sp
     """A re-chunk lists every section; the rows hold the HTML, the index does not."""
     ingest([spec], tmp_path / "t.db", SMALL)
     db = store.open_database(tmp_path / "t.db")
-    plan = db.execute(
+    plan = db.db.execute(
         "EXPLAIN QUERY PLAN SELECT id, parent_id, ordinal, depth, kind, secnum, "
         "title, '', source_file FROM sections ORDER BY ordinal"
     ).fetchall()

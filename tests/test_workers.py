@@ -230,7 +230,7 @@ def test_a_queue_the_pipe_cannot_hold_runs_here(always_split, monkeypatch):
 
 def _chunk_rows(db, version: str) -> list[tuple]:
     return list(
-        db.execute("SELECT * FROM chunks WHERE policy_version = ? ORDER BY ordinal", [version])
+        db.db.execute("SELECT * FROM chunks WHERE policy_version = ? ORDER BY ordinal", [version])
     )
 
 
@@ -256,8 +256,8 @@ def test_split_ingests_and_rechunks_equal_single_process_ones(
     a, b = open_database(alone), open_database(split)
     try:
         assert _chunk_rows(a, policy.version) == _chunk_rows(b, policy.version)
-        assert list(a.execute("SELECT * FROM markdown_cache ORDER BY section_id")) == list(
-            b.execute("SELECT * FROM markdown_cache ORDER BY section_id")
+        assert list(a.db.execute("SELECT * FROM markdown_cache ORDER BY section_id")) == list(
+            b.db.execute("SELECT * FROM markdown_cache ORDER BY section_id")
         )
         other = ChunkPolicy(
             threshold_chars=policy.threshold_chars + 97, breakdown_tags=("emu-table", "li", "p")

@@ -35,11 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
 from specbrowser.errors import EmbeddingError
 from specbrowser.progress import Progress
 from specbrowser.search.tokens import TokenCounter, count_missing_tokens
+from specbrowser.store import SpecStore
 
 log = logging.getLogger(__name__)
 
@@ -409,7 +408,7 @@ class EmbedReport:
 
 
 def embed_missing(
-    db: sqlite_utils.Database,
+    db: SpecStore,
     embedder: Embedder,
     policy_version: str,
     batch_size: int = DEFAULT_BATCH,
@@ -437,7 +436,7 @@ def embed_missing(
     if counter is not None:  # every chunk's token count first (seconds), then the slow part
         count_missing_tokens(db, counter, policy_version)
         known = dict(
-            db.execute(
+            db.db.execute(
                 "SELECT content_hash, tokens FROM token_counts WHERE model = ?", [counter.model]
             )
         )

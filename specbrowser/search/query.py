@@ -19,9 +19,7 @@ import json
 import re
 from dataclasses import dataclass
 
-import sqlite_utils
-
-from specbrowser.store import active_version
+from specbrowser.store import SpecStore, active_version
 from specbrowser.store.connection import DB_ERRORS
 
 HIGHLIGHT_START = "\x02"
@@ -93,7 +91,7 @@ class SearchFilter:
             parts.append(f"{alias}.over_threshold IS NOT NULL")
         return "".join(f" AND {part}" for part in parts), params
 
-    def check(self, db: sqlite_utils.Database) -> None:
+    def check(self, db: SpecStore) -> None:
         """Refuse a filter that names what does not exist.
 
         Raises:
@@ -105,7 +103,8 @@ class SearchFilter:
 
         if (
             self.section
-            and db.execute("SELECT 1 FROM sections WHERE id = ?", [self.section]).fetchone() is None
+            and db.db.execute("SELECT 1 FROM sections WHERE id = ?", [self.section]).fetchone()
+            is None
         ):
             raise NotFoundError(f"no section with id {self.section!r} to search in")
         if self.layer and self.layer not in LAYERS:
@@ -132,7 +131,7 @@ def literal_query(text: str) -> str | None:
 
 
 def lexical_search(
-    db: sqlite_utils.Database,
+    db: SpecStore,
     text: str,
     *,
     limit: int = 20,
@@ -166,10 +165,10 @@ def lexical_search(
 
 
 def _run(
-    db: sqlite_utils.Database, query: str, version: str, limit: int, where: SearchFilter = NO_FILTER
+    db: SpecStore, query: str, version: str, limit: int, where: SearchFilter = NO_FILTER
 ) -> list[Hit]:
     restrict, params = where.sql("c")  # SQL text of this module; values are parameters
-    rows = db.execute(
+    rows = db.db.execute(
         f"SELECT c.id, c.section_id, c.title, c.heading_path, c.toc_path, "
         f"bm25({FTS_TABLE}, ?, ?, ?) AS rank, "
         f"snippet({FTS_TABLE}, 2, ?, ?, '…', 16) "
@@ -266,7 +265,7 @@ def query_embedder(model: str):  # -> specbrowser.search.embed.Embedder
 
 
 def semantic_search(
-    db: sqlite_utils.Database,
+    db: SpecStore,
     text: str,
     *,
     limit: int = 20,
@@ -319,7 +318,7 @@ at 3)."""
 
 
 def hybrid_search(
-    db: sqlite_utils.Database,
+    db: SpecStore,
     text: str,
     *,
     limit: int = 20,
@@ -345,7 +344,7 @@ def hybrid_search(
 
 
 def run_search(
-    db: sqlite_utils.Database,
+    db: SpecStore,
     text: str,
     mode: str = "lexical",
     *,
@@ -374,15 +373,13 @@ def run_search(
     raise ValueError(f"unknown search mode {mode!r}")
 
 
-def coverage_note(
-    db: sqlite_utils.Database, policy_version: str | None = None, mode: str = "hybrid"
-) -> str:
+def coverage_note(db: SpecStore, policy_version: str | None = None, mode: str = "hybrid") -> str:
     """One line on what semantic search covers in ``mode``: why it is off, or the embedded
     fraction (hybrid finds the rest lexically; semantic cannot find it); "" when all is
     embedded."""
     from specbrowser.store.vectors import embedded_fraction, stored_model
 
-    vector_error = getattr(db, "vector_error", None)
+    vector_error = db.vector_error
     if vector_error:
         return f"lexical results only: {vector_error}"
     current = stored_model(db)

@@ -26,10 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
 from specbrowser.errors import EmbeddingError
 from specbrowser.progress import Progress
+from specbrowser.store import SpecStore
 from specbrowser.store.vectors import chunk_hash_map
 
 COUNT_BATCH = 256
@@ -103,8 +102,8 @@ def default_token_counter() -> TokenCounter | None:
         return None
 
 
-def _create_table(db: sqlite_utils.Database) -> None:
-    db.execute(
+def _create_table(db: SpecStore) -> None:
+    db.db.execute(
         "CREATE TABLE IF NOT EXISTS token_counts (model TEXT NOT NULL, "
         "content_hash TEXT NOT NULL, tokens INTEGER NOT NULL, "
         "PRIMARY KEY (model, content_hash)) WITHOUT ROWID"
@@ -112,7 +111,7 @@ def _create_table(db: sqlite_utils.Database) -> None:
 
 
 def count_missing_tokens(
-    db: sqlite_utils.Database,
+    db: SpecStore,
     counter: TokenCounter,
     policy_version: str,
     progress: Progress | None = None,
@@ -124,15 +123,15 @@ def count_missing_tokens(
     raise to stop the run. Returns how many texts were counted.
     """
     _create_table(db)
-    with db.atomic():
-        db.execute(
+    with db.db.atomic():
+        db.db.execute(
             "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
             [
                 _META_WINDOW + counter.model,
                 "" if counter.max_tokens is None else str(counter.max_tokens),
             ],
         )
-    items: list[tuple[str, str]] = db.execute(
+    items: list[tuple[str, str]] = db.db.execute(
         "SELECT c.content_hash, min(c.retrieval_text) FROM chunks c "
         "LEFT JOIN token_counts t ON t.model = ? AND t.content_hash = c.content_hash "
         "WHERE c.policy_version = ? AND t.content_hash IS NULL GROUP BY c.content_hash",
@@ -141,7 +140,7 @@ def count_missing_tokens(
     for first in range(0, len(items), COUNT_BATCH):
         batch = items[first : first + COUNT_BATCH]
         counts = counter.count([text for _digest, text in batch])
-        with db.atomic():
+        with db.db.atomic():
             db.conn.executemany(
                 "INSERT OR IGNORE INTO token_counts (model, content_hash, tokens) VALUES (?, ?, ?)",
                 [(counter.model, digest, n) for (digest, _text), n in zip(batch, counts)],
@@ -151,7 +150,7 @@ def count_missing_tokens(
     return len(items)
 
 
-def store_counts(db: sqlite_utils.Database, model: str, counts: dict[str, int]) -> None:
+def store_counts(db: SpecStore, model: str, counts: dict[str, int]) -> None:
     """Store token counts already known (``content hash → tokens``, e.g. from an embedding run);
     the caller commits."""
     _create_table(db)
@@ -190,14 +189,12 @@ class TokenInfo:
         return len(self.counts) >= self.total_chunks
 
 
-def token_info(
-    db: sqlite_utils.Database, policy_version: str, model: str | None = None
-) -> TokenInfo | None:
+def token_info(db: SpecStore, policy_version: str, model: str | None = None) -> TokenInfo | None:
     """The stored token counts of a chunk set, or None when nothing was ever counted.
 
     ``model`` defaults to the model of the stored vectors, else the one model with counts.
     """
-    if "token_counts" not in db.table_names():
+    if "token_counts" not in db.db.table_names():
         return None
     if model is None:
         from specbrowser.store.vectors import stored_model
@@ -205,17 +202,17 @@ def token_info(
         stored = stored_model(db)
         model = stored[0] if stored else None
     if model is None:
-        row = db.execute("SELECT model FROM token_counts LIMIT 1").fetchone()
+        row = db.db.execute("SELECT model FROM token_counts LIMIT 1").fetchone()
         if row is None:
             return None
         model = row[0]
-    window_row = db.execute(
+    window_row = db.db.execute(
         "SELECT value FROM meta WHERE key = ?", [_META_WINDOW + model]
     ).fetchone()
     window = int(window_row[0]) if window_row and window_row[0] else None
     hashes = chunk_hash_map(db, policy_version)
     by_hash = dict(
-        db.execute("SELECT content_hash, tokens FROM token_counts WHERE model = ?", [model])
+        db.db.execute("SELECT content_hash, tokens FROM token_counts WHERE model = ?", [model])
     )
     counts = {chunk_id: by_hash[digest] for chunk_id, digest in hashes.items() if digest in by_hash}
     return TokenInfo(model=model, max_tokens=window, counts=counts, total_chunks=len(hashes))

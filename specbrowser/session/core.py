@@ -22,14 +22,12 @@ from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.model import Chunk, Document, Section
 from specbrowser.progress import Progress
-from specbrowser.store import ChunkSetInfo
+from specbrowser.store import ChunkSetInfo, SpecStore
 from specbrowser.store import toc as store_toc
 from specbrowser.store import vectors as store_vectors
 from specbrowser.store.connection import DB_ERRORS
 
 if TYPE_CHECKING:
-    import sqlite_utils
-
     from specbrowser.search.query import Hit, SearchFilter
     from specbrowser.search.tokens import TokenInfo
     from specbrowser.session.diff import ChunkBrief, ChunkSetDiff
@@ -43,16 +41,15 @@ class Session:
 
     Use :meth:`open`; close it with :meth:`close` or a ``with`` block.
 
-    Attributes:
-        path: the database file.
+    Args:
+        store: the open store (:meth:`open` makes it).
     """
 
-    def __init__(self, db: sqlite_utils.Database, path: Path) -> None:
-        self._db = db
-        self.path = path
+    def __init__(self, store: SpecStore) -> None:
+        self._db = store
 
     @property
-    def store(self) -> sqlite_utils.Database:
+    def store(self) -> SpecStore:
         """The store under this session, for tests and tools below the front ends (the CLI and
         the app use the session's methods)."""
         return self._db
@@ -68,12 +65,16 @@ class Session:
                 not writable.
             NotASpecbrowserDatabase: a SQLite file specbrowser did not write, or a newer schema.
         """
-        path = Path(path)
-        return cls(store.open_database(path, create=create), path)
+        return cls(SpecStore.open(path, create=create))
+
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        return self._db.path
 
     def reopen(self) -> Session:
         """A new session on the same file, for another thread (close it there)."""
-        return Session.open(self.path)
+        return Session(self._db.reopen())
 
     def close(self) -> None:
         """Close the connection."""
@@ -341,7 +342,7 @@ class Session:
     @property
     def vector_error(self) -> str | None:
         """Why this connection cannot run vector search (no sqlite-vec), or None."""
-        return getattr(self._db, "vector_error", None)
+        return self._db.vector_error
 
     def vectors_off(self) -> str | None:
         """Why semantic and hybrid search cannot run (no sqlite-vec, no embeddings), or None."""

@@ -17,10 +17,9 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Generic, TypeVar
 
-import sqlite_utils
-
 from specbrowser import store
 from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.store import SpecStore
 from specbrowser.store import vectors as store_vectors
 
 T = TypeVar("T")
@@ -227,12 +226,10 @@ def _brief(row: tuple) -> ChunkBrief:
     )
 
 
-def section_chunks(
-    db: sqlite_utils.Database, policy_version: str, section_id: str
-) -> list[ChunkBrief]:
+def section_chunks(db: SpecStore, policy_version: str, section_id: str) -> list[ChunkBrief]:
     """The chunks of one section in one chunk set (full version), in pre-order (the root chunk
     first; child sections' chunks are not included)."""
-    rows = db.execute(
+    rows = db.db.execute(
         f"SELECT {_BRIEF_COLUMNS} FROM chunks WHERE policy_version = ? "
         "AND section_id = ? ORDER BY ordinal",
         [policy_version, section_id],
@@ -240,23 +237,23 @@ def section_chunks(
     return [_brief(r) for r in rows]
 
 
-def _read_set(db: sqlite_utils.Database, policy_version: str) -> list[ChunkBrief]:
+def _read_set(db: SpecStore, policy_version: str) -> list[ChunkBrief]:
     """A chunk set's chunks, in order, without their text."""
     return [
         _brief(row)
-        for row in db.execute(
+        for row in db.db.execute(
             f"SELECT {_BRIEF_COLUMNS} FROM chunks WHERE policy_version = ? ORDER BY ordinal",
             [policy_version],
         )
     ]
 
 
-def _text_changed(db: sqlite_utils.Database, version_a: str, version_b: str) -> set[str]:
+def _text_changed(db: SpecStore, version_a: str, version_b: str) -> set[str]:
     """Ids of the chunks in both sets whose text differs (compared in SQLite, where the texts
     stay: two chunks with one stored text are equal without reading it)."""
     return {
         row[0]
-        for row in db.execute(
+        for row in db.db.execute(
             "SELECT a.id FROM chunk_rows a JOIN chunk_rows b ON b.policy_version = ? AND b.id = a.id "
             "JOIN texts ta ON ta.id = a.text_id JOIN texts tb ON tb.id = b.text_id "
             "WHERE a.policy_version = ? AND a.text_id != b.text_id AND ta.text IS NOT tb.text",
@@ -265,8 +262,8 @@ def _text_changed(db: sqlite_utils.Database, version_a: str, version_b: str) -> 
     }
 
 
-def _policy_line(db: sqlite_utils.Database, version: str) -> str:
-    row = db.execute("SELECT settings FROM policies WHERE version = ?", [version]).fetchone()
+def _policy_line(db: SpecStore, version: str) -> str:
+    row = db.db.execute("SELECT settings FROM policies WHERE version = ?", [version]).fetchone()
     try:
         return ChunkPolicy.from_settings(json.loads(row[0])).describe()
     except (TypeError, KeyError, ValueError):  # settings an older specbrowser wrote
@@ -274,11 +271,11 @@ def _policy_line(db: sqlite_utils.Database, version: str) -> str:
 
 
 def _embedding_counts(
-    db: sqlite_utils.Database, versions: tuple[str, str]
+    db: SpecStore, versions: tuple[str, str]
 ) -> tuple[str | None, Change[int] | None, Change[int] | None]:
     """(model, truncated A → B, embedded A → B); Nones when the database holds no vectors."""
     stored = store_vectors.stored_model(db)
-    if stored is None or "embeddings" not in db.table_names():
+    if stored is None or "embeddings" not in db.db.table_names():
         return None, None, None
     model = stored[0]
     truncated = [len(store_vectors.truncated_chunks(db, model, v)) for v in versions]
@@ -289,7 +286,7 @@ def _embedding_counts(
 # --- comparing ----------------------------------------------------------------------------------
 
 
-def diff_chunk_sets(db: sqlite_utils.Database, version_a: str, version_b: str) -> ChunkSetDiff:
+def diff_chunk_sets(db: SpecStore, version_a: str, version_b: str) -> ChunkSetDiff:
     """Compare chunk set A (``version_a``) with chunk set B (``version_b``) of one database.
 
     Versions are full policy versions or unique prefixes (:func:`specbrowser.store.resolve_version`); the active
@@ -313,7 +310,7 @@ def diff_chunk_sets(db: sqlite_utils.Database, version_a: str, version_b: str) -
 
     changed_sections: list[SectionDiff] = []
     unchanged = 0
-    for section_id, title, ordinal in db.execute(
+    for section_id, title, ordinal in db.db.execute(
         "SELECT id, trim(secnum || ' ' || title), ordinal FROM sections ORDER BY ordinal"
     ):
         in_a, in_b = per_section.get(section_id, ([], []))

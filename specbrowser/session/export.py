@@ -50,13 +50,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-import sqlite_utils
-
 from specbrowser import __version__
 from specbrowser.errors import SpecbrowserError
 from specbrowser.progress import Progress
 from specbrowser.search.tokens import token_info
-from specbrowser.store import active_version, get_document, iter_chunks, resolve_version
+from specbrowser.store import SpecStore, active_version, get_document, iter_chunks, resolve_version
 from specbrowser.store.vectors import chunk_hash_map, stored_model
 
 FORMATS = ("jsonl", "parquet")
@@ -141,7 +139,7 @@ class ExportResult:
     seconds: float
 
 
-def resolve_policy_version(db: sqlite_utils.Database, version: str | None) -> str:
+def resolve_policy_version(db: SpecStore, version: str | None) -> str:
     """The full policy version a user's ``--policy`` names; the active one when None or "".
 
     ``version`` is a full version or a prefix of exactly one. The active set is not changed.
@@ -155,7 +153,7 @@ def resolve_policy_version(db: sqlite_utils.Database, version: str | None) -> st
 
 
 def embedding_info(
-    db: sqlite_utils.Database,
+    db: SpecStore,
 ) -> tuple[str | None, dict[str, tuple[bool, int | None]]]:
     """The stored embedding model and, per retrieval-text hash, ``(truncated, token count)``.
 
@@ -164,17 +162,17 @@ def embedding_info(
     ``content_hash``).
     """
     current = stored_model(db)
-    if current is None or "embeddings" not in db.table_names():
+    if current is None or "embeddings" not in db.db.table_names():
         return None, {}
     model = current[0]
-    rows = db.execute(
+    rows = db.db.execute(
         "SELECT content_hash, truncated, tokens FROM embeddings WHERE model = ?", [model]
     )
     return model, {digest: (bool(truncated), tokens) for digest, truncated, tokens in rows}
 
 
 def iter_records(
-    db: sqlite_utils.Database, policy_version: str, content: str = "retrieval"
+    db: SpecStore, policy_version: str, content: str = "retrieval"
 ) -> Iterator[dict[str, Any]]:
     """The chunk set's records in chunk ordinal order: ``{"id", "page_content", "metadata",
     "type": "Document"}`` with the metadata of :data:`METADATA_FIELDS`.
@@ -187,9 +185,9 @@ def iter_records(
     if content not in CONTENT_KINDS:
         raise ValueError(f"content must be one of {CONTENT_KINDS}, not {content!r}")
     title = get_document(db).title
-    source_files = dict(db.execute("SELECT id, source_file FROM sections").fetchall())
+    source_files = dict(db.db.execute("SELECT id, source_file FROM sections").fetchall())
     first_file = next(
-        iter(db.execute("SELECT source_file FROM sections ORDER BY ordinal LIMIT 1")), ("",)
+        iter(db.db.execute("SELECT source_file FROM sections ORDER BY ordinal LIMIT 1")), ("",)
     )[0]
     model, embedded = embedding_info(db)
     hashes = chunk_hash_map(db, policy_version) if embedded else {}
@@ -259,7 +257,7 @@ def require_pyarrow() -> None:
 
 
 def export_chunk_set(
-    db: sqlite_utils.Database,
+    db: SpecStore,
     path: Path | str,
     *,
     format: str = "jsonl",
@@ -287,14 +285,15 @@ def export_chunk_set(
         raise ValueError(f"content must be one of {CONTENT_KINDS}, not {content!r}")
     path = Path(path)
     check_output_path(path)
-    database_file = db.execute("PRAGMA database_list").fetchone()[2]
-    if database_file and path.exists() and path.samefile(database_file):
+    if path.exists() and path.samefile(db.path):
         raise ExportError(f"{path} is the database itself; give another file name for the export")
     if format == "parquet":
         require_pyarrow()
     version = resolve_policy_version(db, policy_version)
     total = int(
-        db.execute("SELECT count(*) FROM chunks WHERE policy_version = ?", [version]).fetchone()[0]
+        db.db.execute("SELECT count(*) FROM chunks WHERE policy_version = ?", [version]).fetchone()[
+            0
+        ]
     )
     start = time.perf_counter()
     records = iter_records(db, version, content)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-import sqlite_utils
+from specbrowser.store import SpecStore
 
 MISMATCHED = "mismatched"
 """Filter kind: sections whose root chunk has a heading mismatch."""
@@ -25,11 +25,11 @@ FILTER_KINDS = (MISMATCHED, OVER_THRESHOLD)
 """The filter kinds :func:`filtered_tree` accepts."""
 
 
-def mismatched_section_ids(db: sqlite_utils.Database, policy_version: str) -> list[str]:
+def mismatched_section_ids(db: SpecStore, policy_version: str) -> list[str]:
     """Root chunk ids (equal to their section ids) of the sections whose parser heading path and
     TOC path disagree, in document order. Subsections carry their section's mismatch; they are
     left out, so each mismatched section counts once."""
-    rows = db.execute(
+    rows = db.db.execute(
         "SELECT id FROM chunks WHERE policy_version = ? AND parent_id IS NULL "
         "AND section_id IS NOT NULL AND mismatch IS NOT NULL ORDER BY ordinal",
         [policy_version],
@@ -37,9 +37,9 @@ def mismatched_section_ids(db: sqlite_utils.Database, policy_version: str) -> li
     return [row[0] for row in rows]
 
 
-def over_threshold_chunk_ids(db: sqlite_utils.Database, policy_version: str) -> list[str]:
+def over_threshold_chunk_ids(db: SpecStore, policy_version: str) -> list[str]:
     """Ids of the chunks that stayed over the threshold (any reason), in chunk ordinal order."""
-    rows = db.execute(
+    rows = db.db.execute(
         "SELECT id FROM chunks WHERE policy_version = ? AND over_threshold IS NOT NULL "
         "ORDER BY ordinal",
         [policy_version],
@@ -68,7 +68,7 @@ class FilteredTree:
         return {chunk_id for ids in self.children.values() for chunk_id in ids}
 
 
-def filtered_tree(db: sqlite_utils.Database, kind: str, policy_version: str) -> FilteredTree:
+def filtered_tree(db: SpecStore, kind: str, policy_version: str) -> FilteredTree:
     """The matches of filter ``kind`` in chunk set ``policy_version``, with the ancestors that
     connect them to the top level, arranged as the browser's tree arranges them.
 
@@ -98,7 +98,7 @@ def filtered_tree(db: sqlite_utils.Database, kind: str, policy_version: str) -> 
 
 
 def _tree_parents(
-    db: sqlite_utils.Database, policy_version: str
+    db: SpecStore, policy_version: str
 ) -> tuple[dict[str, str], dict[str, tuple[int, int, int]]]:
     """Each chunk's tree parent (as :func:`specbrowser.store.tree_parent_id` gives it, for the
     whole set at once), and a sort key per chunk: siblings in their parent's subsection order.
@@ -106,8 +106,8 @@ def _tree_parents(
     A subsection's parent is its ``parent_id``; a section's root chunk sits under the first chunk
     (by ordinal) of the enclosing section that lists it, else under that section's root chunk.
     """
-    section_parent = dict(db.execute("SELECT id, parent_id FROM sections").fetchall())
-    rows = db.execute(
+    section_parent = dict(db.db.execute("SELECT id, parent_id FROM sections").fetchall())
+    rows = db.db.execute(
         "SELECT id, section_id, parent_id, subsections, ordinal FROM chunk_rows "  # no text needed
         "WHERE policy_version = ? ORDER BY ordinal",
         [policy_version],

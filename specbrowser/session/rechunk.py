@@ -27,8 +27,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-import sqlite_utils
-
 from specbrowser import store
 from specbrowser.chunking.breakdown import breakdown_applies
 from specbrowser.chunking.enrich import finish_chunk_set
@@ -39,8 +37,8 @@ from specbrowser.errors import DatabaseError, NotFoundError
 from specbrowser.model import Section
 from specbrowser.progress import Progress
 from specbrowser.session.ingest import chunk_sections
+from specbrowser.store import SpecStore
 from specbrowser.store.cache import load_details, load_markdown, save_markdown
-from specbrowser.store.connection import OPERATIONAL_ERRORS
 from specbrowser.store.reuse import CopyPlan, plan_copies, stored_facts
 
 
@@ -81,7 +79,7 @@ class RechunkResult:
 
 
 def rechunk(
-    db: sqlite_utils.Database,
+    db: SpecStore,
     policy: ChunkPolicy,
     *,
     progress: Progress | None = None,
@@ -112,7 +110,7 @@ def rechunk(
     start = time.perf_counter()
     previous = _active_version_or_none(db)
     version = policy.version
-    already = db.execute("SELECT 1 FROM policies WHERE version = ?", [version]).fetchone()
+    already = db.db.execute("SELECT 1 FROM policies WHERE version = ?", [version]).fetchone()
     already = already is not None
     if already and not rebuild:
         return _activate_stored(db, version, previous, activate, start)
@@ -123,7 +121,7 @@ def rechunk(
 
 
 def _build(
-    db: sqlite_utils.Database,
+    db: SpecStore,
     policy: ChunkPolicy,
     progress: Progress | None,
     activate: bool,
@@ -171,19 +169,16 @@ def _build(
     if progress:
         progress("storing", 0, 0)
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    try:
-        with db.atomic():
-            if _sections_sha256(db) != digest:
-                raise DatabaseError(
-                    "the database's spec was replaced during the re-chunk; run it again"
-                )
-            new_texts = store.insert_chunk_set(
-                db, policy, chunks, stats, now, activate=activate, copies=copies
+    with db.transaction():
+        if _sections_sha256(db) != digest:
+            raise DatabaseError(
+                "the database's spec was replaced during the re-chunk; run it again"
             )
-            if learned and digest:
-                save_markdown(db, digest, policy.markdown, learned)
-    except OPERATIONAL_ERRORS as exc:
-        raise store.database_error_for(db, exc) from None
+        new_texts = store.insert_chunk_set(
+            db, policy, chunks, stats, now, activate=activate, copies=copies
+        )
+        if learned and digest:
+            save_markdown(db, digest, policy.markdown, learned)
     timings["store"] = time.perf_counter() - mark
     timings["total"] = time.perf_counter() - start
     return RechunkResult(
@@ -219,7 +214,7 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _load_sections(
-    db: sqlite_utils.Database, digest: str | None, policy: ChunkPolicy, copied: Container[str]
+    db: SpecStore, digest: str | None, policy: ChunkPolicy, copied: Container[str]
 ) -> tuple[list[Section], dict[str, SectionMarkdown]]:
     """The stored sections and the cached conversions of those not ``copied`` (none without
     ``digest``). Of the sections not copied, only those the cache does not cover get their HTML
@@ -239,12 +234,12 @@ def _load_sections(
 
 
 def _activate_stored(
-    db: sqlite_utils.Database, version: str, previous: str | None, activate: bool, start: float
+    db: SpecStore, version: str, previous: str | None, activate: bool, start: float
 ) -> RechunkResult:
     """Activate the stored set of ``version`` (when asked) and report its stored stats."""
     if activate and previous != version:
         store.activate_chunk_set(db, version)
-    row = db.execute("SELECT stats FROM policies WHERE version = ?", [version]).fetchone()
+    row = db.db.execute("SELECT stats FROM policies WHERE version = ?", [version]).fetchone()
     stats = json.loads(row[0] or "{}") if row else {}
     elapsed = time.perf_counter() - start
     return RechunkResult(
@@ -256,13 +251,13 @@ def _activate_stored(
     )
 
 
-def _active_version_or_none(db: sqlite_utils.Database) -> str | None:
+def _active_version_or_none(db: SpecStore) -> str | None:
     try:
         return store.active_version(db)
     except NotFoundError:
         return None
 
 
-def _sections_sha256(db: sqlite_utils.Database) -> str | None:
-    row = db.execute("SELECT sections_sha256 FROM documents LIMIT 1").fetchone()
+def _sections_sha256(db: SpecStore) -> str | None:
+    row = db.db.execute("SELECT sections_sha256 FROM documents LIMIT 1").fetchone()
     return row[0] if row else None

@@ -13,14 +13,12 @@ import json
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-import sqlite_utils
-
 from specbrowser.chunking.stats import compute_stats
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.model import Chunk
 from specbrowser.search.tokens import token_info
 from specbrowser.session.export import resolve_policy_version
-from specbrowser.store import iter_chunks
+from specbrowser.store import SpecStore, iter_chunks
 from specbrowser.store import vectors as store_vectors
 from specbrowser.store.toc import list_mismatches, mismatch_counts, toc_size
 
@@ -149,16 +147,18 @@ class StatsReport:
     over_window: list[ChunkEntry] = field(default_factory=list)
 
 
-def set_threshold(db: sqlite_utils.Database, policy_version: str) -> int:
+def set_threshold(db: SpecStore, policy_version: str) -> int:
     """The threshold (characters) a chunk set was made with, from its stored settings."""
-    row = db.execute("SELECT settings FROM policies WHERE version = ?", [policy_version]).fetchone()
+    row = db.db.execute(
+        "SELECT settings FROM policies WHERE version = ?", [policy_version]
+    ).fetchone()
     settings = json.loads(row[0] or "{}") if row else {}
     value = settings.get("threshold_chars")
     return int(value) if isinstance(value, int) else 0
 
 
 def build_report(
-    db: sqlite_utils.Database, policy_version: str | None = None, threshold_chars: int | None = None
+    db: SpecStore, policy_version: str | None = None, threshold_chars: int | None = None
 ) -> StatsReport:
     """The report of a chunk set: the active one, or a version (or unique prefix).
 
@@ -172,7 +172,7 @@ def build_report(
     version = resolve_policy_version(db, policy_version)
     threshold = threshold_chars if threshold_chars is not None else set_threshold(db, version)
     chunks = list(iter_chunks(db, version))
-    sections = int(db.execute("SELECT count(*) FROM sections").fetchone()[0])
+    sections = int(db.db.execute("SELECT count(*) FROM sections").fetchone()[0])
     by_id = {chunk.id: chunk for chunk in chunks}
     by_size = sorted(chunks, key=lambda c: (-c.size, c.ordinal))
     report = StatsReport(

@@ -17,17 +17,14 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
-from pathlib import Path
-
-import sqlite_utils
 
 from specbrowser.chunking.enrich import section_ordinal
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.chunking.toc_paths import Mismatch
-from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase, NotFoundError, PolicyError
+from specbrowser.errors import NotFoundError, PolicyError
 from specbrowser.model import Chunk, Document, Section, TocNode
-from specbrowser.store.connection import DATABASE_ERRORS, OPERATIONAL_ERRORS, connect
-from specbrowser.store.connection import database_error as _database_error
+from specbrowser.store.connection import OPERATIONAL_ERRORS
+from specbrowser.store.database import SpecStore
 from specbrowser.store.reuse import CopyPlan, copy_trees
 from specbrowser.store.rows import (
     chunk_row,
@@ -37,12 +34,9 @@ from specbrowser.store.rows import (
     select_in,
     store_texts,
 )
-from specbrowser.store.schema import (  # noqa: F401  (FTS_TOKENIZER, SCHEMA_VERSION: re-exported)
-    APP_ID,
+from specbrowser.store.schema import (  # noqa: F401  (re-exported)
     FTS_TOKENIZER,
     SCHEMA_VERSION,
-    create_schema,
-    migrate,
 )
 from specbrowser.store.toc import replace_toc
 
@@ -57,59 +51,8 @@ INGEST_REPLACED_SPEC = "replaced_spec"
 INGEST_OUTCOMES = (INGEST_CREATED, INGEST_ADDED, INGEST_REPLACED_SET, INGEST_REPLACED_SPEC)
 
 
-def open_database(path: Path | str, *, create: bool = False) -> sqlite_utils.Database:
-    """Open a specbrowser database, creating the schema when ``create`` and the file is new.
-
-    Raises:
-        DatabaseError: missing file (without ``create``), a folder, not SQLite, locked, or not
-            writable.
-        NotASpecbrowserDatabase: a SQLite file specbrowser did not write, or a newer schema.
-    """
-    path = Path(path)
-    if not create and not path.exists():
-        raise DatabaseError(
-            f"{path} does not exist (create it with: specbrowser ingest SPEC --db {path})"
-        )
-    connected = connect(path)
-    db = sqlite_utils.Database(connected.conn)
-    db.vector_error = connected.vector_error  # type: ignore[attr-defined]
-    try:
-        names = set(db.table_names())
-        if "meta" not in names:
-            if names or not create:
-                raise NotASpecbrowserDatabase(f"{path} is not a specbrowser database")
-            create_schema(db)
-        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-        if meta.get("app") != APP_ID:
-            raise NotASpecbrowserDatabase(f"{path} is not a specbrowser database")
-        version = int(meta.get("schema_version", 0))
-        if version != SCHEMA_VERSION and not _upgrade(db, path, version):
-            raise NotASpecbrowserDatabase(
-                f"{path} has schema version {meta.get('schema_version')}, this specbrowser reads "
-                f"{SCHEMA_VERSION}: re-ingest the spec into a new database"
-            )
-    except DATABASE_ERRORS as exc:
-        db.close()
-        raise _database_error(path, exc) from None
-    except BaseException:
-        db.close()
-        raise
-    return db
-
-
-def _upgrade(db: sqlite_utils.Database, path: Path, version: int) -> bool:
-    """:func:`specbrowser.store.schema.migrate`, with a database that cannot be written (a
-    read-only file or folder) named for what it is: an older schema that needs writing."""
-    try:
-        return migrate(db, version)
-    except DATABASE_ERRORS as exc:
-        if "readonly" not in str(exc):
-            raise
-        raise DatabaseError(
-            f"{path} was written by an older specbrowser (schema {version}) and is upgraded in "
-            "place when opened, which needs write access: open it once where it can be "
-            "written (or copy it)"
-        ) from None
+open_database = SpecStore.open
+"""The same as :meth:`SpecStore.open`."""
 
 
 # --- writes ---------------------------------------------------------------------------------
@@ -126,7 +69,7 @@ def sections_digest(sections: list[Section]) -> str:
 
 
 def store_ingest(
-    db: sqlite_utils.Database,
+    store: SpecStore,
     document: Document,
     sections: list[Section],
     policy: ChunkPolicy,
@@ -134,7 +77,7 @@ def store_ingest(
     stats: dict[str, object],
     toc: list[TocNode] | None = None,
     mismatches: list[Mismatch] | None = None,
-    cache_writer: Callable[[sqlite_utils.Database, str], None] | None = None,
+    cache_writer: Callable[[SpecStore, str], None] | None = None,
 ) -> str:
     """Store an ingest's chunk set and make it the active one, in one transaction.
 
@@ -146,7 +89,7 @@ def store_ingest(
 
     The document's TOC and mismatches are replaced by this ingest's (``toc``, ``mismatches``),
     and so are the other sets' ``heading_mismatches`` counts (they count the same sections).
-    ``cache_writer(db, sections_digest)``, when given, runs last in the same transaction (ingest
+    ``cache_writer(store, sections_digest)``, when given, runs last in the same transaction (ingest
     stores its Markdown cache that way: :func:`specbrowser.store.cache.save_markdown`).
     Readers see the old state or the new one, never half; an exception (Ctrl-C included) rolls
     back and leaves the database as it was.
@@ -159,71 +102,58 @@ def store_ingest(
     """
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     digest = sections_digest(sections)
-    try:
-        with db.atomic():
-            row = db.execute("SELECT sha256, sections_sha256 FROM documents LIMIT 1").fetchone()
-            if row is None:
-                outcome = INGEST_CREATED
-            elif tuple(row) != (document.sha256, digest):
-                outcome = INGEST_REPLACED_SPEC
-            elif db.execute(
-                "SELECT 1 FROM policies WHERE version = ?", [policy.version]
-            ).fetchone():
-                outcome = INGEST_REPLACED_SET
-            else:
-                outcome = INGEST_ADDED
-            shared = section_columns(sections, chunks)
-            if outcome in (INGEST_CREATED, INGEST_REPLACED_SPEC):
-                for table in ("chunk_rows", "texts", "policies", "sections", "documents"):
-                    db.execute(f"DELETE FROM [{table}]")  # table names are constants, not input
-                insert_rows(
-                    db,
-                    "sections",
-                    [{**vars(s), "document_id": document.id, **shared[s.id]} for s in sections],
-                )
-            else:  # same sections; this ingest's TOC (an external one, maybe) gives their paths
-                db.conn.executemany(
-                    "UPDATE sections SET toc_path = ?, mismatch = ? WHERE id = ?",
-                    [(v["toc_path"], v["mismatch"], k) for k, v in shared.items()],
-                )
-            db.table("documents").upsert(
-                {
-                    **asdict(document),
-                    "source_paths": json.dumps(document.source_paths),
-                    "sections_sha256": digest,
-                    "ingested_at": now,
-                },
-                pk="id",
+    with store.transaction():
+        row = store.db.execute("SELECT sha256, sections_sha256 FROM documents LIMIT 1").fetchone()
+        if row is None:
+            outcome = INGEST_CREATED
+        elif tuple(row) != (document.sha256, digest):
+            outcome = INGEST_REPLACED_SPEC
+        elif store.db.execute(
+            "SELECT 1 FROM policies WHERE version = ?", [policy.version]
+        ).fetchone():
+            outcome = INGEST_REPLACED_SET
+        else:
+            outcome = INGEST_ADDED
+        shared = section_columns(sections, chunks)
+        if outcome in (INGEST_CREATED, INGEST_REPLACED_SPEC):
+            for table in ("chunk_rows", "texts", "policies", "sections", "documents"):
+                store.db.execute(f"DELETE FROM [{table}]")  # table names are constants, not input
+            insert_rows(
+                store.db,
+                "sections",
+                [{**vars(s), "document_id": document.id, **shared[s.id]} for s in sections],
             )
-            _insert_chunk_set(db, policy, chunks, stats, now)
-            if outcome not in (INGEST_CREATED, INGEST_REPLACED_SPEC):
-                # the sections' mismatches may have changed (another TOC); every set counts
-                # the same sections, so the kept sets' counts become this ingest's
-                db.execute(
-                    "UPDATE policies SET stats = json_set(stats, '$.heading_mismatches', "
-                    "json(?)) WHERE version != ?",
-                    [json.dumps(stats.get("heading_mismatches") or {}), policy.version],
-                )
-            replace_toc(db, toc or [], mismatches or [])
-            if cache_writer is not None:
-                cache_writer(db, digest)
-    except OPERATIONAL_ERRORS as exc:
-        raise _database_error(Path(_database_file(db)), exc) from None
+        else:  # same sections; this ingest's TOC (an external one, maybe) gives their paths
+            store.db.conn.executemany(
+                "UPDATE sections SET toc_path = ?, mismatch = ? WHERE id = ?",
+                [(v["toc_path"], v["mismatch"], k) for k, v in shared.items()],
+            )
+        store.db.table("documents").upsert(
+            {
+                **asdict(document),
+                "source_paths": json.dumps(document.source_paths),
+                "sections_sha256": digest,
+                "ingested_at": now,
+            },
+            pk="id",
+        )
+        _insert_chunk_set(store, policy, chunks, stats, now)
+        if outcome not in (INGEST_CREATED, INGEST_REPLACED_SPEC):
+            # the sections' mismatches may have changed (another TOC); every set counts
+            # the same sections, so the kept sets' counts become this ingest's
+            store.db.execute(
+                "UPDATE policies SET stats = json_set(stats, '$.heading_mismatches', "
+                "json(?)) WHERE version != ?",
+                [json.dumps(stats.get("heading_mismatches") or {}), policy.version],
+            )
+        replace_toc(store, toc or [], mismatches or [])
+        if cache_writer is not None:
+            cache_writer(store, digest)
     return outcome
 
 
-def database_error_for(db: sqlite_utils.Database, exc: Exception) -> DatabaseError:
-    """The one-line :class:`DatabaseError` for a SQLite error raised while writing ``db``."""
-    return _database_error(Path(_database_file(db)), exc)
-
-
-def _database_file(db: sqlite_utils.Database) -> str:
-    row = db.execute("PRAGMA database_list").fetchone()
-    return row[2] if row and row[2] else "the database"
-
-
 def insert_chunk_set(
-    db: sqlite_utils.Database,
+    store: SpecStore,
     policy: ChunkPolicy,
     chunks: list[Chunk],
     stats: dict[str, object],
@@ -248,12 +178,14 @@ def insert_chunk_set(
     """
     version = policy.version  # a hash over the settings: computed once, not once per chunk
     was_active = (
-        db.execute("SELECT 1 FROM policies WHERE version = ? AND active = 1", [version]).fetchone()
+        store.db.execute(
+            "SELECT 1 FROM policies WHERE version = ? AND active = 1", [version]
+        ).fetchone()
         is not None
     )
     if activate:
-        db.execute("UPDATE policies SET active = 0")
-    db.table("policies").upsert(
+        store.db.execute("UPDATE policies SET active = 0")
+    store.db.table("policies").upsert(
         {
             "version": version,
             "settings": json.dumps(policy.settings()),
@@ -263,13 +195,17 @@ def insert_chunk_set(
         },
         pk="version",
     )
-    replaced = db.execute("DELETE FROM chunk_rows WHERE policy_version = ?", [version]).rowcount
-    text_ids, new_texts = store_texts(db, chunks)
-    insert_rows(db, "chunk_rows", [chunk_row(version, c, i) for c, i in zip(chunks, text_ids)])
+    replaced = store.db.execute(
+        "DELETE FROM chunk_rows WHERE policy_version = ?", [version]
+    ).rowcount
+    text_ids, new_texts = store_texts(store.db, chunks)
+    insert_rows(
+        store.db, "chunk_rows", [chunk_row(version, c, i) for c, i in zip(chunks, text_ids)]
+    )
     if copies is not None:
-        copy_trees(db, version, copies)
+        copy_trees(store, version, copies)
     if replaced:
-        drop_unused_texts(db)
+        drop_unused_texts(store.db)
     return new_texts
 
 
@@ -277,7 +213,7 @@ _insert_chunk_set = insert_chunk_set
 """What :func:`store_ingest` calls, looked up at call time (tests patch it to fail mid-write)."""
 
 
-def resolve_version(db: sqlite_utils.Database, version: str) -> str:
+def resolve_version(store: SpecStore, version: str) -> str:
     """The full policy version that ``version`` (a full version or a unique prefix) names,
     without activating anything.
 
@@ -287,7 +223,7 @@ def resolve_version(db: sqlite_utils.Database, version: str) -> str:
     rows = (
         [
             r[0]
-            for r in db.execute(
+            for r in store.db.execute(
                 "SELECT version FROM policies WHERE substr(version, 1, ?) = ? ORDER BY version = ? DESC, version",
                 [len(version), version, version],
             )
@@ -302,7 +238,7 @@ def resolve_version(db: sqlite_utils.Database, version: str) -> str:
     raise NotFoundError(f"{what} {version!r} ({known})")
 
 
-def activate_chunk_set(db: sqlite_utils.Database, version: str) -> str:
+def activate_chunk_set(store: SpecStore, version: str) -> str:
     """Make the chunk set of a policy version the active one; returns its full version.
 
     ``version`` is a full policy version or a prefix of exactly one.
@@ -310,22 +246,19 @@ def activate_chunk_set(db: sqlite_utils.Database, version: str) -> str:
     Raises:
         NotFoundError: no chunk set has that version (or the prefix names several).
     """
-    chosen = resolve_version(db, version)
-    try:
-        with db.atomic():
-            _set_active(db, chosen)
-    except OPERATIONAL_ERRORS as exc:
-        raise _database_error(Path(_database_file(db)), exc) from None
+    chosen = resolve_version(store, version)
+    with store.transaction():
+        _set_active(store, chosen)
     return chosen
 
 
-def _set_active(db: sqlite_utils.Database, version: str) -> None:
+def _set_active(store: SpecStore, version: str) -> None:
     """Make ``version`` (a full version) the one active set (inside the caller's transaction)."""
-    db.execute("UPDATE policies SET active = (version = ?)", [version])
+    store.db.execute("UPDATE policies SET active = (version = ?)", [version])
 
 
 def delete_chunk_sets(
-    db: sqlite_utils.Database, versions: list[str], *, activate: str | None = None
+    store: SpecStore, versions: list[str], *, activate: str | None = None
 ) -> list[tuple[str, int, int]]:
     """Delete stored chunk sets other than the active one, all in one transaction: their chunk
     rows, their ``policies`` rows, and the texts no remaining set uses (their FTS5 entries go
@@ -343,8 +276,8 @@ def delete_chunk_sets(
         PolicyError: one is the set that is (or would be made) active; nothing changes.
         DatabaseError: the database is locked or read-only; nothing changes.
     """
-    active = resolve_version(db, activate) if activate is not None else active_version(db)
-    chosen = list(dict.fromkeys(resolve_version(db, version) for version in versions))
+    active = resolve_version(store, activate) if activate is not None else active_version(store)
+    chosen = list(dict.fromkeys(resolve_version(store, version) for version in versions))
     if active in chosen:
         why = (
             "the set --activate makes active"
@@ -353,30 +286,28 @@ def delete_chunk_sets(
         )
         raise PolicyError(f"cannot delete {active}: it is {why}")
     deleted: list[tuple[str, int, int]] = []
-    try:
-        with db.atomic():
-            if activate is not None:
-                _set_active(db, active)
-            for version in chosen:
-                chunks = db.execute(
-                    "DELETE FROM chunk_rows WHERE policy_version = ?", [version]
-                ).rowcount
-                db.execute("DELETE FROM policies WHERE version = ?", [version])
-                deleted.append((version, chunks, drop_unused_texts(db)))
-    except OPERATIONAL_ERRORS as exc:
-        raise _database_error(Path(_database_file(db)), exc) from None
+    with store.transaction():
+        if activate is not None:
+            _set_active(store, active)
+        for version in chosen:
+            chunks = store.db.execute(
+                "DELETE FROM chunk_rows WHERE policy_version = ?", [version]
+            ).rowcount
+            store.db.execute("DELETE FROM policies WHERE version = ?", [version])
+            deleted.append((version, chunks, drop_unused_texts(store.db)))
     return deleted
 
 
-def count_chunks(db: sqlite_utils.Database, policy_version: str | None = None) -> int:
+def count_chunks(store: SpecStore, policy_version: str | None = None) -> int:
     """How many chunks the active (or given) chunk set holds, the document chunk included."""
-    row = db.execute(
-        "SELECT count(*) FROM chunk_rows WHERE policy_version = ?", [_version(db, policy_version)]
+    row = store.db.execute(
+        "SELECT count(*) FROM chunk_rows WHERE policy_version = ?",
+        [_version(store, policy_version)],
     ).fetchone()
     return int(row[0])
 
 
-def vacuum(db: sqlite_utils.Database) -> None:
+def vacuum(store: SpecStore) -> None:
     """Rebuild the database file without its free pages (after :func:`delete_chunk_sets`), so
     that it shrinks. Needs free disk space about the size of the database.
 
@@ -385,29 +316,29 @@ def vacuum(db: sqlite_utils.Database) -> None:
             then as it was).
     """
     try:
-        db.execute("VACUUM")
+        store.db.execute("VACUUM")
     except OPERATIONAL_ERRORS as exc:
-        raise _database_error(Path(_database_file(db)), exc) from None
+        raise store.error(exc) from None
 
 
-def section_mismatches(db: sqlite_utils.Database) -> dict[str, str]:
+def section_mismatches(store: SpecStore) -> dict[str, str]:
     """Section id → mismatch kind, for the sections whose parser and TOC paths disagree (as the
     ingest reconciled them; a re-chunk's stats count them: they never depend on the policy)."""
     return dict(
-        db.execute("SELECT id, mismatch FROM sections WHERE mismatch IS NOT NULL").fetchall()
+        store.db.execute("SELECT id, mismatch FROM sections WHERE mismatch IS NOT NULL").fetchall()
     )
 
 
 # --- reads ----------------------------------------------------------------------------------
 
 
-def get_document(db: sqlite_utils.Database) -> Document:
+def get_document(store: SpecStore) -> Document:
     """The spec held by this database.
 
     Raises:
         NotFoundError: the database holds no spec yet.
     """
-    row = db.execute(
+    row = store.db.execute(
         "SELECT id, title, kind, source_paths, sha256 FROM documents LIMIT 1"
     ).fetchone()
     if row is None:
@@ -422,7 +353,7 @@ def get_document(db: sqlite_utils.Database) -> Document:
 _NO_CHUNK_SET = "the database holds no chunk set (run: specbrowser ingest SPEC --db FILE)"
 
 
-def active_policy(db: sqlite_utils.Database) -> tuple[ChunkPolicy, dict[str, object]]:
+def active_policy(store: SpecStore) -> tuple[ChunkPolicy, dict[str, object]]:
     """The policy whose chunk set is active, and the stats recorded when it was made.
 
     The policy is rebuilt from its stored settings; for a stale set (made by another converter
@@ -432,7 +363,9 @@ def active_policy(db: sqlite_utils.Database) -> tuple[ChunkPolicy, dict[str, obj
     Raises:
         NotFoundError: no chunk set exists.
     """
-    row = db.execute("SELECT settings, stats FROM policies WHERE active = 1 LIMIT 1").fetchone()
+    row = store.db.execute(
+        "SELECT settings, stats FROM policies WHERE active = 1 LIMIT 1"
+    ).fetchone()
     if row is None:
         raise NotFoundError(_NO_CHUNK_SET)
     settings = json.loads(row[0])
@@ -440,13 +373,13 @@ def active_policy(db: sqlite_utils.Database) -> tuple[ChunkPolicy, dict[str, obj
     return policy, json.loads(row[1] or "{}")
 
 
-def active_version(db: sqlite_utils.Database) -> str:
+def active_version(store: SpecStore) -> str:
     """The stored policy version (12 hex digits) of the active chunk set.
 
     Raises:
         NotFoundError: no chunk set exists.
     """
-    row = db.execute("SELECT version FROM policies WHERE active = 1 LIMIT 1").fetchone()
+    row = store.db.execute("SELECT version FROM policies WHERE active = 1 LIMIT 1").fetchone()
     if row is None:
         raise NotFoundError(_NO_CHUNK_SET)
     return str(row[0])
@@ -486,14 +419,16 @@ class ChunkSetInfo:
         return self.converter_version != CONVERTER_VERSION
 
 
-def list_chunk_sets(db: sqlite_utils.Database) -> list[ChunkSetInfo]:
+def list_chunk_sets(store: SpecStore) -> list[ChunkSetInfo]:
     """Every chunk set in the database, oldest first (then by version)."""
     counts = {
         r[0]: r[1]
-        for r in db.execute("SELECT policy_version, count(*) FROM chunks GROUP BY policy_version")
+        for r in store.db.execute(
+            "SELECT policy_version, count(*) FROM chunks GROUP BY policy_version"
+        )
     }
     overruns: dict[str, dict[str, int]] = {}
-    for version, reason, count in db.execute(
+    for version, reason, count in store.db.execute(
         "SELECT policy_version, over_threshold, count(*) FROM chunks "
         "WHERE over_threshold IS NOT NULL GROUP BY policy_version, over_threshold "
         "ORDER BY count(*) DESC, over_threshold"
@@ -508,16 +443,16 @@ def list_chunk_sets(db: sqlite_utils.Database) -> list[ChunkSetInfo]:
             chunks=counts.get(version, 0),
             over_threshold=overruns.get(version, {}),
         )
-        for version, settings, created_at, active in db.execute(
+        for version, settings, created_at, active in store.db.execute(
             "SELECT version, settings, created_at, active FROM policies "
             "ORDER BY created_at, version"
         )
     ]
 
 
-def count_chunk_sets(db: sqlite_utils.Database) -> int:
+def count_chunk_sets(store: SpecStore) -> int:
     """How many chunk sets (policy versions) the database holds."""
-    return int(db.execute("SELECT count(*) FROM policies").fetchone()[0])
+    return int(store.db.execute("SELECT count(*) FROM policies").fetchone()[0])
 
 
 def _row_to_chunk(row: sqlite3.Row | tuple) -> Chunk:
@@ -569,19 +504,19 @@ _CHUNK_COLUMNS = (
 )
 
 
-def _version(db: sqlite_utils.Database, policy_version: str | None) -> str:
-    return policy_version or active_version(db)
+def _version(store: SpecStore, policy_version: str | None) -> str:
+    return policy_version or active_version(store)
 
 
-def get_chunk(db: sqlite_utils.Database, chunk_id: str, policy_version: str | None = None) -> Chunk:
+def get_chunk(store: SpecStore, chunk_id: str, policy_version: str | None = None) -> Chunk:
     """One chunk of the active (or given) chunk set.
 
     Raises:
         NotFoundError: no chunk with that id.
     """
-    row = db.execute(
+    row = store.db.execute(
         f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND id = ?",
-        [_version(db, policy_version), chunk_id],
+        [_version(store, policy_version), chunk_id],
     ).fetchone()
     if row is None:
         raise NotFoundError(f"no chunk or section with id {chunk_id!r}")
@@ -589,59 +524,59 @@ def get_chunk(db: sqlite_utils.Database, chunk_id: str, policy_version: str | No
 
 
 def get_chunks(
-    db: sqlite_utils.Database, chunk_ids: list[str], policy_version: str | None = None
+    store: SpecStore, chunk_ids: list[str], policy_version: str | None = None
 ) -> list[Chunk]:
     """Chunks by id, in the order of ``chunk_ids``; ids that do not exist are left out."""
     rows = select_in(
-        db,
+        store.db,
         f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND id IN",
-        [_version(db, policy_version)],
+        [_version(store, policy_version)],
         chunk_ids,
     )
     found = {chunk.id: chunk for chunk in map(_row_to_chunk, rows)}
     return [found[i] for i in chunk_ids if i in found]
 
 
-def document_chunk(db: sqlite_utils.Database, policy_version: str | None = None) -> Chunk | None:
+def document_chunk(store: SpecStore, policy_version: str | None = None) -> Chunk | None:
     """The document (synopsis) chunk of the active (or given) chunk set, or None if it has none."""
-    row = db.execute(
+    row = store.db.execute(
         f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND layer = ? "
         "ORDER BY ordinal LIMIT 1",
-        [_version(db, policy_version), "document"],
+        [_version(store, policy_version), "document"],
     ).fetchone()
     return _row_to_chunk(row) if row else None
 
 
-def top_level_chunks(db: sqlite_utils.Database, policy_version: str | None = None) -> list[Chunk]:
+def top_level_chunks(store: SpecStore, policy_version: str | None = None) -> list[Chunk]:
     """The root chunks of the top-level sections, in document order (never the document
     chunk, which has no section)."""
-    rows = db.execute(
+    rows = store.db.execute(
         f"SELECT {', '.join('c.' + c.strip() for c in _CHUNK_COLUMNS.split(','))} FROM chunks c "
         "JOIN sections s ON s.id = c.section_id "
         "WHERE c.policy_version = ? AND c.parent_id IS NULL AND s.parent_id IS NULL "
         "ORDER BY s.ordinal",
-        [_version(db, policy_version)],
+        [_version(store, policy_version)],
     ).fetchall()
     return [_row_to_chunk(r) for r in rows]
 
 
 def subsections_of(
-    db: sqlite_utils.Database, chunk: Chunk, policy_version: str | None = None
+    store: SpecStore, chunk: Chunk, policy_version: str | None = None
 ) -> list[Chunk]:
     """The direct subsections of a chunk, in the order their markers appear in its text."""
-    return get_chunks(db, chunk.subsections, policy_version)
+    return get_chunks(store, chunk.subsections, policy_version)
 
 
 def iter_descendants(
-    db: sqlite_utils.Database, chunk_id: str, policy_version: str | None = None
+    store: SpecStore, chunk_id: str, policy_version: str | None = None
 ) -> Iterator[Chunk]:
     """A chunk and all its descendants in pre-order (seed 000's fetch_section_chunks).
 
     Raises:
         NotFoundError: no chunk with that id.
     """
-    version = _version(db, policy_version)
-    stack = [get_chunk(db, chunk_id, version)]
+    version = _version(store, policy_version)
+    stack = [get_chunk(store, chunk_id, version)]
     seen: set[str] = set()
     while stack:
         chunk = stack.pop()
@@ -649,25 +584,25 @@ def iter_descendants(
             continue
         seen.add(chunk.id)
         yield chunk
-        stack.extend(reversed(get_chunks(db, chunk.subsections, version)))
+        stack.extend(reversed(get_chunks(store, chunk.subsections, version)))
 
 
-def iter_chunks(db: sqlite_utils.Database, policy_version: str | None = None) -> Iterator[Chunk]:
+def iter_chunks(store: SpecStore, policy_version: str | None = None) -> Iterator[Chunk]:
     """Every chunk of the active (or given) chunk set, in chunk ordinal order."""
-    for row in db.execute(
+    for row in store.db.execute(
         f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? ORDER BY ordinal",
-        [_version(db, policy_version)],
+        [_version(store, policy_version)],
     ):
         yield _row_to_chunk(row)
 
 
-def get_section(db: sqlite_utils.Database, section_id: str) -> Section:
+def get_section(store: SpecStore, section_id: str) -> Section:
     """One section row.
 
     Raises:
         NotFoundError: no section with that id.
     """
-    row = db.execute(
+    row = store.db.execute(
         "SELECT id, parent_id, ordinal, depth, kind, secnum, title, html, source_file "
         "FROM sections WHERE id = ?",
         [section_id],
@@ -677,25 +612,25 @@ def get_section(db: sqlite_utils.Database, section_id: str) -> Section:
     return Section(*row)
 
 
-def list_sections(db: sqlite_utils.Database, *, html: bool = True) -> list[Section]:
+def list_sections(store: SpecStore, *, html: bool = True) -> list[Section]:
     """Every stored section in document order (parents before children): the input of a
     re-chunk (:func:`specbrowser.session.ingest.chunk_sections`). With ``html=False`` each
     :attr:`Section.html` is "" (read it where needed with :func:`section_html`)."""
     html_column = "html" if html else "''"  # a constant either way, never input
     # without the HTML, the sections_outline index covers the query
-    rows = db.execute(
+    rows = store.db.execute(
         "SELECT id, parent_id, ordinal, depth, kind, secnum, title, "
         f"{html_column}, source_file FROM sections ORDER BY ordinal"
     )
     return [Section(*row) for row in rows]
 
 
-def section_html(db: sqlite_utils.Database, section_ids: list[str]) -> dict[str, str]:
+def section_html(store: SpecStore, section_ids: list[str]) -> dict[str, str]:
     """The stored own HTML of the given sections (ids that do not exist are left out)."""
-    return dict(select_in(db, "SELECT id, html FROM sections WHERE id IN", [], section_ids))
+    return dict(select_in(store.db, "SELECT id, html FROM sections WHERE id IN", [], section_ids))
 
 
-def resolve_section(db: sqlite_utils.Database, text: str) -> str:
+def resolve_section(store: SpecStore, text: str) -> str:
     """The id of the section that ``text`` names: its id, else its number as the spec prints it
     (``14.6``, ``14.6.``, ``B.1.2``, ``Annex B``; matched against the stored section number,
     :func:`specbrowser.chunking.enrich.section_ordinal`), the first in document order.
@@ -703,11 +638,11 @@ def resolve_section(db: sqlite_utils.Database, text: str) -> str:
     Raises:
         NotFoundError: no section has that id or number.
     """
-    if db.execute("SELECT 1 FROM sections WHERE id = ?", [text]).fetchone():
+    if store.db.execute("SELECT 1 FROM sections WHERE id = ?", [text]).fetchone():
         return text
     number = section_ordinal(text.strip())
     row = (
-        db.execute(
+        store.db.execute(
             "SELECT id FROM sections WHERE section_ordinal = ? ORDER BY ordinal LIMIT 1", [number]
         ).fetchone()
         if number
@@ -718,13 +653,13 @@ def resolve_section(db: sqlite_utils.Database, text: str) -> str:
     return str(row[0])
 
 
-def find_sections(db: sqlite_utils.Database, query: str, limit: int = 50) -> list[tuple[str, str]]:
+def find_sections(store: SpecStore, query: str, limit: int = 50) -> list[tuple[str, str]]:
     """Sections whose id, number or title contains ``query`` (case-insensitive, literal).
 
     Returns ``(section id, display title)`` pairs, exact id matches first, then document order.
     """
     pattern = "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-    rows = db.execute(
+    rows = store.db.execute(
         "SELECT id, trim(secnum || ' ' || title) FROM sections "
         "WHERE id LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\' OR (secnum || ' ' || title) LIKE ? ESCAPE '\\' "
         "ORDER BY (id = ?) DESC, ordinal LIMIT ?",
@@ -733,20 +668,20 @@ def find_sections(db: sqlite_utils.Database, query: str, limit: int = 50) -> lis
     return [(r[0], r[1]) for r in rows]
 
 
-def chunk_stats(db: sqlite_utils.Database, policy_version: str | None = None) -> dict[str, object]:
+def chunk_stats(store: SpecStore, policy_version: str | None = None) -> dict[str, object]:
     """Counts for ``specbrowser stats``: sections, chunks, sizes, overruns, unresolved markers."""
     from specbrowser.chunking.stats import compute_stats
 
-    version = _version(db, policy_version)
-    sections = db.execute("SELECT count(*) FROM sections").fetchone()[0]
-    return compute_stats(list(iter_chunks(db, version)), sections)
+    version = _version(store, policy_version)
+    sections = store.db.execute("SELECT count(*) FROM sections").fetchone()[0]
+    return compute_stats(list(iter_chunks(store, version)), sections)
 
 
 # --- queries for the browser (tree navigation, filters, the jump palette) -------------------
 
 
 def tree_parent_id(
-    db: sqlite_utils.Database, chunk_id: str, policy_version: str | None = None
+    store: SpecStore, chunk_id: str, policy_version: str | None = None
 ) -> str | None:
     """The chunk whose ``subsections`` list ``chunk_id``: its parent in the browser's tree.
 
@@ -758,16 +693,16 @@ def tree_parent_id(
     Raises:
         NotFoundError: no chunk with that id.
     """
-    version = _version(db, policy_version)
-    chunk = get_chunk(db, chunk_id, version)
+    version = _version(store, policy_version)
+    chunk = get_chunk(store, chunk_id, version)
     if chunk.parent_id is not None:
         return chunk.parent_id
     if chunk.section_id is None:  # the document chunk sits beside the top-level sections
         return None
-    parent_section = get_section(db, chunk.section_id).parent_id
+    parent_section = get_section(store, chunk.section_id).parent_id
     if parent_section is None:
         return None
-    row = db.execute(
+    row = store.db.execute(
         "SELECT c.id FROM chunks c, json_each(c.subsections) j "
         "WHERE c.policy_version = ? AND c.section_id = ? AND j.value = ? "
         "ORDER BY c.ordinal LIMIT 1",
@@ -777,21 +712,23 @@ def tree_parent_id(
 
 
 def next_over_threshold(
-    db: sqlite_utils.Database, after_ordinal: int, policy_version: str | None = None
+    store: SpecStore, after_ordinal: int, policy_version: str | None = None
 ) -> Chunk | None:
     """The first chunk over the threshold whose ordinal is greater than ``after_ordinal``.
 
     Pass -1 to start from the beginning; None when there is no such chunk (callers wrap around).
     """
-    row = db.execute(
+    row = store.db.execute(
         f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND ordinal > ? "
         "AND over_threshold IS NOT NULL ORDER BY ordinal LIMIT 1",
-        [_version(db, policy_version), after_ordinal],
+        [_version(store, policy_version), after_ordinal],
     ).fetchone()
     return _row_to_chunk(row) if row else None
 
 
-def section_titles(db: sqlite_utils.Database) -> list[tuple[str, str]]:
+def section_titles(store: SpecStore) -> list[tuple[str, str]]:
     """Every section as ``(section id, display title)``, in document order (the fuzzy jump list)."""
-    rows = db.execute("SELECT id, trim(secnum || ' ' || title) FROM sections ORDER BY ordinal")
+    rows = store.db.execute(
+        "SELECT id, trim(secnum || ' ' || title) FROM sections ORDER BY ordinal"
+    )
     return [(r[0], r[1]) for r in rows]

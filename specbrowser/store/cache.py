@@ -20,13 +20,15 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from specbrowser.chunking.markdown_cache import SectionMarkdown
 from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.chunking.policy import CONVERTER_VERSION
 from specbrowser.store.rows import select_in
+
+if TYPE_CHECKING:
+    from specbrowser.store.database import SpecStore
 
 TABLE = "markdown_cache"
 
@@ -61,9 +63,9 @@ def config_key(config: MarkdownConfig) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 
-def _exists(db: sqlite_utils.Database) -> bool:
+def _exists(store: SpecStore) -> bool:
     return (
-        db.execute(
+        store.db.execute(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [TABLE]
         ).fetchone()
         is not None
@@ -71,7 +73,7 @@ def _exists(db: sqlite_utils.Database) -> bool:
 
 
 def load_markdown(
-    db: sqlite_utils.Database,
+    store: SpecStore,
     digest: str,
     config: MarkdownConfig,
     section_ids: Iterable[str] | None = None,
@@ -79,7 +81,7 @@ def load_markdown(
     """Every cached section (section id → conversion, ``detail`` not loaded) for the stored
     sections of ``digest`` under ``config``, or only those of ``section_ids``; {} when nothing
     is cached."""
-    if not _exists(db):
+    if not _exists(store):
         return {}
     select = (
         f"SELECT section_id, markdown, subsections FROM [{TABLE}] "
@@ -87,9 +89,9 @@ def load_markdown(
     )
     params: list[object] = [digest, config_key(config)]
     rows = (
-        db.execute(select, params).fetchall()
+        store.db.execute(select, params).fetchall()
         if section_ids is None
-        else select_in(db, select + " AND section_id IN", params, list(section_ids))
+        else select_in(store.db, select + " AND section_id IN", params, list(section_ids))
     )
     return {
         section_id: SectionMarkdown(markdown, json.loads(subsections))
@@ -98,7 +100,7 @@ def load_markdown(
 
 
 def load_details(
-    db: sqlite_utils.Database,
+    store: SpecStore,
     digest: str,
     config: MarkdownConfig,
     cached: Mapping[str, SectionMarkdown],
@@ -108,7 +110,7 @@ def load_details(
     have one)."""
     ids = [i for i in section_ids if i in cached]
     for section_id, detail in select_in(
-        db,
+        store.db,
         f"SELECT section_id, detail FROM [{TABLE}] WHERE sections_sha256 = ? AND "
         "config_key = ? AND detail IS NOT NULL AND section_id IN",
         [digest, config_key(config)],
@@ -118,19 +120,19 @@ def load_details(
 
 
 def save_markdown(
-    db: sqlite_utils.Database,
+    store: SpecStore,
     digest: str,
     config: MarkdownConfig,
     learned: Mapping[str, SectionMarkdown],
 ) -> None:
     """Store conversions of the sections of ``digest`` (call inside a transaction); rows of
     other sections digests or converter versions are dropped first (a replaced spec's)."""
-    db.execute(_CREATE)
-    drop_stale(db, digest)
+    store.db.execute(_CREATE)
+    drop_stale(store, digest)
     if not learned:
         return
     key = config_key(config)
-    db.conn.executemany(
+    store.db.conn.executemany(
         f"INSERT OR REPLACE INTO [{TABLE}] (sections_sha256, config_key, section_id, markdown, "
         "subsections, detail, converter_version) VALUES (?, ?, ?, ?, ?, ?, ?)",
         [
@@ -148,11 +150,11 @@ def save_markdown(
     )
 
 
-def drop_stale(db: sqlite_utils.Database, digest: str) -> None:
+def drop_stale(store: SpecStore, digest: str) -> None:
     """Delete cached rows of any other sections digest or converter version (call inside a
     transaction)."""
-    if _exists(db):
-        db.execute(
+    if _exists(store):
+        store.db.execute(
             f"DELETE FROM [{TABLE}] WHERE sections_sha256 != ? OR converter_version != ?",
             [digest, CONVERTER_VERSION],
         )

@@ -22,13 +22,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
-
-import sqlite_utils
+from typing import TYPE_CHECKING, NamedTuple
 
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.chunking.stats import ChunkFacts
 from specbrowser.errors import DatabaseError
+
+if TYPE_CHECKING:
+    from specbrowser.store.database import SpecStore
 
 _ROW_COLUMNS = (
     "policy_version, id, section_id, parent_id, subsections, depth, layer, "
@@ -75,13 +76,13 @@ class CopyPlan:
         return sum(tree.chunks for tree in self.trees.values())
 
 
-def plan_copies(db: sqlite_utils.Database, policy: ChunkPolicy) -> CopyPlan:
+def plan_copies(store: SpecStore, policy: ChunkPolicy) -> CopyPlan:
     """Every section for which a stored set holds the chunk tree that breaking it down under
     ``policy`` would make again (see the module's rules). A set of ``policy.version`` itself is
     never a source (a rebuild makes it again). Sources are tried active set first, then newest
     first. An empty plan when no stored set qualifies."""
     same_cut: dict[str, bool] = {}
-    for version, settings_json, stats_json in db.execute(
+    for version, settings_json, stats_json in store.db.execute(
         "SELECT version, settings, stats FROM policies WHERE version != ? "
         "ORDER BY active DESC, created_at DESC, version",
         [policy.version],
@@ -96,7 +97,7 @@ def plan_copies(db: sqlite_utils.Database, policy: ChunkPolicy) -> CopyPlan:
     found: dict[str, StoredTree] = {}
     for version, cut in same_cut.items():
         # a root row's range holds for the whole tree; its chunks are counted per section
-        rows = db.execute(
+        rows = store.db.execute(
             "SELECT r.section_id, r.ordinal, n.count FROM chunk_rows r JOIN (SELECT section_id, "
             "count(*) AS count FROM chunk_rows WHERE policy_version = ? GROUP BY section_id) n "
             "ON n.section_id = r.section_id WHERE r.policy_version = ? AND r.id = r.section_id "
@@ -126,7 +127,7 @@ def _compatible(settings: dict[str, object], stats: dict[str, object], policy: C
 
 
 def stored_facts(
-    db: sqlite_utils.Database, plan: CopyPlan, mismatches: Mapping[str, str]
+    store: SpecStore, plan: CopyPlan, mismatches: Mapping[str, str]
 ) -> list[ChunkFacts]:
     """What :func:`specbrowser.chunking.stats.compute_stats` counts of the chunks ``plan`` copies, as
     they will be in the new set (``mismatches``: each section's heading-path mismatch kind).
@@ -139,7 +140,17 @@ def stored_facts(
     facts: list[ChunkFacts] = []
     checked: list[str] = []  # no marker left to count (see above); shared, never changed
     for source, deltas in _deltas(plan).items():
-        for chunk_id, section_id, parent_id, depth, layer, tag, over, size, ordinal in db.execute(
+        for (
+            chunk_id,
+            section_id,
+            parent_id,
+            depth,
+            layer,
+            tag,
+            over,
+            size,
+            ordinal,
+        ) in store.db.execute(
             "SELECT r.id, r.section_id, r.parent_id, r.depth, r.layer, r.breakdown_tag, "
             "r.over_threshold, t.size, r.ordinal + j.value "
             "FROM json_each(?) j CROSS JOIN chunk_rows r ON r.policy_version = ? "
@@ -164,7 +175,7 @@ def stored_facts(
     return facts
 
 
-def copy_trees(db: sqlite_utils.Database, version: str, plan: CopyPlan) -> int:
+def copy_trees(store: SpecStore, version: str, plan: CopyPlan) -> int:
     """Insert the rows of the trees ``plan`` copies into the set ``version``, each section's
     chunks renumbered from its new first ordinal; returns how many rows. Call inside a
     transaction, after the set's old rows were deleted.
@@ -175,7 +186,7 @@ def copy_trees(db: sqlite_utils.Database, version: str, plan: CopyPlan) -> int:
     """
     copied = 0
     for source, deltas in _deltas(plan).items():
-        copied += db.execute(
+        copied += store.db.execute(
             f"INSERT INTO chunk_rows ({_ROW_COLUMNS}) SELECT ?, r.id, r.section_id, r.parent_id, "
             "r.subsections, r.depth, r.layer, r.breakdown_tag, r.ordinal + j.value, "
             "r.over_threshold, r.text_id, r.threshold_lo, r.threshold_hi "

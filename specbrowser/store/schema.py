@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+from pathlib import Path
 
 import sqlite_utils
 
@@ -185,7 +186,7 @@ def create_chunk_tables(db: sqlite_utils.Database) -> None:
     db.create_view("chunks", CHUNKS_VIEW)
 
 
-def migrate(db: sqlite_utils.Database, version: int) -> bool:
+def migrate(db: sqlite_utils.Database, version: int, path: Path) -> bool:
     """Upgrade a database of schema ``version`` to :data:`SCHEMA_VERSION`, in one transaction;
     False when there is no upgrade from that version (the caller refuses the database).
 
@@ -221,11 +222,10 @@ def migrate(db: sqlite_utils.Database, version: int) -> bool:
         db.execute(
             "UPDATE meta SET value = ? WHERE key = ?", [str(SCHEMA_VERSION), "schema_version"]
         )
-    row = db.execute("PRAGMA database_list").fetchone()
     log.info(
         "%s was upgraded from schema %d to %d (every chunk set, embedding and token count "
         "kept); older specbrowser versions no longer open it",
-        row[2] if row else "the database",
+        path,
         version,
         SCHEMA_VERSION,
     )

@@ -9,11 +9,15 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import sqlite_utils
 
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.model import TocNode
+
+if TYPE_CHECKING:
+    from specbrowser.store.database import SpecStore
 
 
 def create_toc_tables(db: sqlite_utils.Database) -> None:
@@ -46,12 +50,12 @@ def create_toc_tables(db: sqlite_utils.Database) -> None:
     db.table("mismatches").create_index(["kind"], index_name="mismatches_kind")
 
 
-def replace_toc(db: sqlite_utils.Database, toc: list[TocNode], mismatches: list[Mismatch]) -> None:
+def replace_toc(store: SpecStore, toc: list[TocNode], mismatches: list[Mismatch]) -> None:
     """Replace the stored TOC and mismatches (call inside a transaction)."""
-    db.execute("DELETE FROM toc_nodes")
-    db.execute("DELETE FROM mismatches")
-    db.table("toc_nodes").insert_all(_toc_rows(toc), batch_size=500)
-    db.table("mismatches").insert_all(
+    store.db.execute("DELETE FROM toc_nodes")
+    store.db.execute("DELETE FROM mismatches")
+    store.db.table("toc_nodes").insert_all(_toc_rows(toc), batch_size=500)
+    store.db.table("mismatches").insert_all(
         (
             {
                 "id": i,
@@ -86,11 +90,11 @@ def _toc_rows(toc: list[TocNode]) -> Iterator[dict[str, object]]:
         stack.extend((child, row_id, depth + 1) for child in reversed(node.children))
 
 
-def load_toc(db: sqlite_utils.Database) -> list[TocNode]:
+def load_toc(store: SpecStore) -> list[TocNode]:
     """The stored TOC as a tree (top-level nodes)."""
     nodes: dict[int, TocNode] = {}
     roots: list[TocNode] = []
-    for row_id, parent, title, secnum, target, start, end in db.execute(
+    for row_id, parent, title, secnum, target, start, end in store.db.execute(
         "SELECT id, parent_id, title, secnum, target_id, start, [end] FROM toc_nodes ORDER BY id"
     ):
         node = TocNode(title=title, secnum=secnum or "", target_id=target, start=start, end=end)
@@ -99,7 +103,7 @@ def load_toc(db: sqlite_utils.Database) -> list[TocNode]:
     return roots
 
 
-def list_mismatches(db: sqlite_utils.Database, kind: str | None = None) -> list[Mismatch]:
+def list_mismatches(store: SpecStore, kind: str | None = None) -> list[Mismatch]:
     """The stored mismatches in document order, all or of one ``kind``."""
     query = "SELECT kind, section_id, parser_path, toc_path FROM mismatches"
     args: list[object] = []
@@ -108,15 +112,17 @@ def list_mismatches(db: sqlite_utils.Database, kind: str | None = None) -> list[
         args.append(kind)
     return [
         Mismatch(k, s, json.loads(p), json.loads(t))
-        for k, s, p, t in db.execute(query + " ORDER BY id", args)
+        for k, s, p, t in store.db.execute(query + " ORDER BY id", args)
     ]
 
 
-def mismatch_counts(db: sqlite_utils.Database) -> dict[str, int]:
+def mismatch_counts(store: SpecStore) -> dict[str, int]:
     """How many mismatches of each kind (kinds with none are left out)."""
-    return dict(Counter(k for (k,) in db.execute("SELECT kind FROM mismatches")).most_common())
+    return dict(
+        Counter(k for (k,) in store.db.execute("SELECT kind FROM mismatches")).most_common()
+    )
 
 
-def toc_size(db: sqlite_utils.Database) -> int:
+def toc_size(store: SpecStore) -> int:
     """How many TOC entries are stored (0: the document had no TOC)."""
-    return int(db.execute("SELECT count(*) FROM toc_nodes").fetchone()[0])
+    return int(store.db.execute("SELECT count(*) FROM toc_nodes").fetchone()[0])

@@ -21,11 +21,13 @@ All SQL is parameterized; writes commit per batch (resumable runs).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from specbrowser.errors import EmbeddingError, VectorsUnavailable
 from specbrowser.store.rows import content_hash  # noqa: F401  (re-exported: the vector key)
+
+if TYPE_CHECKING:
+    from specbrowser.store.database import SpecStore
 
 KNN_MAX_K = 4096
 """sqlite-vec refuses ``k`` above 4096 on vec0 KNN queries (asg017/sqlite-vec#157, case C15)."""
@@ -34,18 +36,18 @@ META_MODEL = "embedding_model"
 META_DIM = "embedding_dim"
 
 
-def require_vectors(db: sqlite_utils.Database) -> None:
+def require_vectors(store: SpecStore) -> None:
     """Raise :class:`VectorsUnavailable` with the connection's one-line reason when sqlite-vec is
     not loaded (case C22)."""
-    reason = getattr(db, "vector_error", None)
+    reason = store.vector_error
     if reason:
         raise VectorsUnavailable(reason)
 
 
-def stored_model(db: sqlite_utils.Database) -> tuple[str, int] | None:
+def stored_model(store: SpecStore) -> tuple[str, int] | None:
     """``(model name, dimension)`` of the vectors in the database, or None when it holds none."""
     rows = dict(
-        db.execute(
+        store.db.execute(
             "SELECT key, value FROM meta WHERE key IN (?, ?)", [META_MODEL, META_DIM]
         ).fetchall()
     )
@@ -54,19 +56,19 @@ def stored_model(db: sqlite_utils.Database) -> tuple[str, int] | None:
     return rows[META_MODEL], int(rows[META_DIM])
 
 
-def _create_tables(db: sqlite_utils.Database, dim: int) -> None:
-    db.execute(
+def _create_tables(store: SpecStore, dim: int) -> None:
+    store.db.execute(
         "CREATE TABLE IF NOT EXISTS embeddings (id INTEGER PRIMARY KEY, model TEXT NOT NULL, "
         "content_hash TEXT NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL, "
         "truncated INTEGER NOT NULL DEFAULT 0, tokens INTEGER, UNIQUE (model, content_hash))"
     )
     # dim is an int validated by the caller; vec0 takes no parameter for the column type
-    db.execute(
+    store.db.execute(
         f"CREATE VIRTUAL TABLE IF NOT EXISTS chunk_vectors USING vec0(embedding float[{int(dim)}])"
     )
 
 
-def prepare(db: sqlite_utils.Database, model: str, dim: int, *, rebuild: bool = False) -> None:
+def prepare(store: SpecStore, model: str, dim: int, *, rebuild: bool = False) -> None:
     """Make the database ready for ``model``'s ``dim``-sized vectors, or refuse (case C26).
 
     A database without vectors records ``model`` and ``dim`` in ``meta`` and creates the
@@ -78,12 +80,12 @@ def prepare(db: sqlite_utils.Database, model: str, dim: int, *, rebuild: bool = 
         VectorsUnavailable: sqlite-vec is not loaded.
         EmbeddingError: another model's vectors are stored and ``rebuild`` is False.
     """
-    require_vectors(db)
+    require_vectors(store)
     if dim <= 0:
         raise EmbeddingError(f"model {model} gives vectors of dimension {dim}")
-    current = stored_model(db)
+    current = stored_model(store)
     if current == (model, dim):
-        _create_tables(db, dim)  # no-op when they exist
+        _create_tables(store, dim)  # no-op when they exist
         return
     if current is not None and not rebuild:
         old_model, old_dim = current
@@ -92,23 +94,27 @@ def prepare(db: sqlite_utils.Database, model: str, dim: int, *, rebuild: bool = 
             "vectors of two models cannot be mixed; add --rebuild to drop the old vectors "
             "(or use another database)"
         )
-    with db.atomic():
-        db.execute("DROP TABLE IF EXISTS chunk_vectors")
-        if "embeddings" in db.table_names():
-            db.execute("DELETE FROM embeddings")
-        _create_tables(db, dim)
-        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [META_MODEL, model])
-        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [META_DIM, str(dim)])
+    with store.db.atomic():
+        store.db.execute("DROP TABLE IF EXISTS chunk_vectors")
+        if "embeddings" in store.db.table_names():
+            store.db.execute("DELETE FROM embeddings")
+        _create_tables(store, dim)
+        store.db.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [META_MODEL, model]
+        )
+        store.db.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [META_DIM, str(dim)]
+        )
 
 
-def _fingerprint(db: sqlite_utils.Database, policy_version: str) -> str:
+def _fingerprint(store: SpecStore, policy_version: str) -> str:
     """What identifies a chunk set's contents: the spec's hashes, the set's creation time and
     size (the same spec and policy always give the same chunks)."""
-    doc = db.execute("SELECT sha256, sections_sha256 FROM documents LIMIT 1").fetchone()
-    created = db.execute(
+    doc = store.db.execute("SELECT sha256, sections_sha256 FROM documents LIMIT 1").fetchone()
+    created = store.db.execute(
         "SELECT created_at FROM policies WHERE version = ?", [policy_version]
     ).fetchone()
-    count = db.execute(
+    count = store.db.execute(
         "SELECT count(*) FROM chunk_rows WHERE policy_version = ?", [policy_version]
     ).fetchone()
     return "|".join(
@@ -116,10 +122,10 @@ def _fingerprint(db: sqlite_utils.Database, policy_version: str) -> str:
     )
 
 
-def chunk_hash_map(db: sqlite_utils.Database, policy_version: str) -> dict[str, str]:
+def chunk_hash_map(store: SpecStore, policy_version: str) -> dict[str, str]:
     """Chunk id → content hash (sha256 of the retrieval text) for a chunk set; read only."""
     return dict(
-        db.execute(
+        store.db.execute(
             "SELECT id, content_hash FROM chunks WHERE policy_version = ?", [policy_version]
         ).fetchall()
     )
@@ -140,22 +146,22 @@ class MissingText:
     chunk_ids: list[str] = field(default_factory=list)
 
 
-def missing_texts(db: sqlite_utils.Database, model: str, policy_version: str) -> list[MissingText]:
+def missing_texts(store: SpecStore, model: str, policy_version: str) -> list[MissingText]:
     """The chunk set's distinct retrieval texts that have no ``model`` embedding, chunk order.
 
     Raises:
         VectorsUnavailable: sqlite-vec is not loaded (the tables may not exist).
     """
-    require_vectors(db)
-    if stored_model(db) is None:  # no vectors yet: every text is missing
+    require_vectors(store)
+    if stored_model(store) is None:  # no vectors yet: every text is missing
         return _group(
-            db.execute(
+            store.db.execute(
                 "SELECT id, content_hash, retrieval_text FROM chunks "
                 "WHERE policy_version = ? ORDER BY ordinal",
                 [policy_version],
             ).fetchall()
         )
-    rows = db.execute(
+    rows = store.db.execute(
         "SELECT c.id, c.content_hash, c.retrieval_text FROM chunks c "
         "LEFT JOIN embeddings e ON e.model = ? AND e.content_hash = c.content_hash "
         "WHERE c.policy_version = ? AND e.id IS NULL ORDER BY c.ordinal",
@@ -171,10 +177,10 @@ def _group(rows: list[tuple[str, str, str | None]]) -> list[MissingText]:
     return list(by_hash.values())
 
 
-def distinct_text_count(db: sqlite_utils.Database, policy_version: str) -> int:
+def distinct_text_count(store: SpecStore, policy_version: str) -> int:
     """How many distinct retrieval texts the chunk set has."""
     return int(
-        db.execute(
+        store.db.execute(
             "SELECT count(DISTINCT content_hash) FROM chunks WHERE policy_version = ?",
             [policy_version],
         ).fetchone()[0]
@@ -191,9 +197,7 @@ class NewEmbedding:
     tokens: int
 
 
-def store_embeddings(
-    db: sqlite_utils.Database, model: str, dim: int, items: list[NewEmbedding]
-) -> None:
+def store_embeddings(store: SpecStore, model: str, dim: int, items: list[NewEmbedding]) -> None:
     """Store one batch of vectors and their KNN index rows, committed as one transaction.
 
     Every vector's size is checked before the first write; hashes already stored are skipped.
@@ -202,35 +206,35 @@ def store_embeddings(
         EmbeddingError: ``model``/``dim`` are not the database's (call :func:`prepare` first),
             or a vector is not ``dim * 4`` bytes.
     """
-    if stored_model(db) != (model, dim):
+    if stored_model(store) != (model, dim):
         raise EmbeddingError(f"the database is not prepared for {model} ({dim} dims)")
     bad = [item.content_hash for item in items if len(item.vector) != dim * 4]
     if bad:
         raise EmbeddingError(f"model {model}: {len(bad)} vectors are not {dim} float32s")
-    with db.atomic():
+    with store.db.atomic():
         for item in items:
-            cursor = db.execute(
+            cursor = store.db.execute(
                 "INSERT OR IGNORE INTO embeddings (model, content_hash, dim, vector, truncated, tokens) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 [model, item.content_hash, dim, item.vector, int(item.truncated), item.tokens],
             )
             if cursor.rowcount:
-                db.execute(
+                store.db.execute(
                     "INSERT INTO chunk_vectors (rowid, embedding) VALUES (?, ?)",
                     [cursor.lastrowid, item.vector],
                 )
 
 
-def embedding_counts(db: sqlite_utils.Database, model: str, policy_version: str) -> tuple[int, int]:
+def embedding_counts(store: SpecStore, model: str, policy_version: str) -> tuple[int, int]:
     """``(chunks with a vector, chunks)`` of a chunk set for ``model``; (0, n) without vectors."""
     total = int(
-        db.execute(
+        store.db.execute(
             "SELECT count(*) FROM chunks WHERE policy_version = ?", [policy_version]
         ).fetchone()[0]
     )
-    if getattr(db, "vector_error", None) or "embeddings" not in db.table_names():
+    if store.vector_error or "embeddings" not in store.db.table_names():
         return 0, total
-    done = db.execute(
+    done = store.db.execute(
         "SELECT count(*) FROM chunks c JOIN embeddings e "
         "ON e.model = ? AND e.content_hash = c.content_hash WHERE c.policy_version = ?",
         [model, policy_version],
@@ -238,20 +242,20 @@ def embedding_counts(db: sqlite_utils.Database, model: str, policy_version: str)
     return int(done), total
 
 
-def embedded_fraction(db: sqlite_utils.Database, model: str, policy_version: str) -> float:
+def embedded_fraction(store: SpecStore, model: str, policy_version: str) -> float:
     """Share of the chunk set's chunks that have a ``model`` vector (0.0–1.0; 0.0 when empty)."""
-    done, total = embedding_counts(db, model, policy_version)
+    done, total = embedding_counts(store, model, policy_version)
     return done / total if total else 0.0
 
 
-def truncated_chunks(db: sqlite_utils.Database, model: str, policy_version: str) -> dict[str, int]:
+def truncated_chunks(store: SpecStore, model: str, policy_version: str) -> dict[str, int]:
     """Chunks whose retrieval text was cut by the tokenizer when embedded (case C27):
     chunk id → full token count."""
-    if "embeddings" not in db.table_names():
+    if "embeddings" not in store.db.table_names():
         return {}
     return {
         chunk_id: tokens
-        for chunk_id, tokens in db.execute(
+        for chunk_id, tokens in store.db.execute(
             "SELECT c.id, e.tokens FROM chunks c JOIN embeddings e "
             "ON e.model = ? AND e.content_hash = c.content_hash "
             "WHERE c.policy_version = ? AND e.truncated = 1",
@@ -265,21 +269,24 @@ _IN_SET: dict[tuple[str, str, str, int, str], int] = {}
 fingerprint): the count only changes when vectors are added or the set is rebuilt."""
 
 
-def _embedded_in_set(
-    db: sqlite_utils.Database, model: str, policy_version: str, stored: int
-) -> int:
+def _embedded_in_set(store: SpecStore, model: str, policy_version: str, stored: int) -> int:
     """How many of the ``stored`` vectors of ``model`` belong to the chunk set (distinct texts).
 
     The count is a join over every text of the set (~20 ms on ECMA-262, as much as the KNN and
     the query embedding together), so it is remembered until the vectors or the set change.
     """
-    row = db.execute("PRAGMA database_list").fetchone()
-    key = (row[2] if row else "", model, policy_version, stored, _fingerprint(db, policy_version))
+    key = (
+        str(store.path),
+        model,
+        policy_version,
+        stored,
+        _fingerprint(store, policy_version),
+    )
     if key not in _IN_SET:
         if len(_IN_SET) > 64:
             _IN_SET.clear()
         _IN_SET[key] = int(
-            db.execute(
+            store.db.execute(
                 "SELECT count(DISTINCT c.content_hash) FROM chunks c JOIN embeddings e "
                 "ON e.model = ? AND e.content_hash = c.content_hash WHERE c.policy_version = ?",
                 [model, policy_version],
@@ -289,7 +296,7 @@ def _embedded_in_set(
 
 
 def nearest(
-    db: sqlite_utils.Database,
+    store: SpecStore,
     query_vector: bytes,
     k: int,
     policy_version: str,
@@ -313,8 +320,8 @@ def nearest(
         VectorsUnavailable: sqlite-vec is not loaded.
         EmbeddingError: the query vector's size is not the stored dimension.
     """
-    require_vectors(db)
-    current = stored_model(db)
+    require_vectors(store)
+    current = stored_model(store)
     if k <= 0 or current is None:
         return []
     model, dim = current
@@ -324,18 +331,18 @@ def nearest(
             f"{model} vectors have {dim}"
         )
     stored = int(
-        db.execute("SELECT count(*) FROM embeddings WHERE model = ?", [model]).fetchone()[0]
+        store.db.execute("SELECT count(*) FROM embeddings WHERE model = ?", [model]).fetchone()[0]
     )
     if restrict is not None:
         fetch = min(KNN_MAX_K, stored)
     else:
         fetch = min(
-            KNN_MAX_K, stored, k + (stored - _embedded_in_set(db, model, policy_version, stored))
+            KNN_MAX_K, stored, k + (stored - _embedded_in_set(store, model, policy_version, stored))
         )
     if fetch <= 0:
         return []
     condition, params = restrict or ("", [])
-    rows = db.execute(
+    rows = store.db.execute(
         nearest_sql(condition), [query_vector, fetch, policy_version, *params, min(k, KNN_MAX_K)]
     ).fetchall()
     return [(chunk_id, float(distance)) for chunk_id, distance in rows]

@@ -1,0 +1,160 @@
+""":class:`SpecStore`: one open specbrowser database, the object every caller of the store holds.
+
+It owns the ``sqlite_utils.Database`` (and its connection), the file's ``path`` and whether
+sqlite-vec could be loaded (``vector_error``), so nothing has to be recovered from the connection
+or patched onto it. Reads go through the store's query functions and methods; writes go through
+:meth:`SpecStore.transaction`, which turns a SQLite error into the project's one-line
+:class:`~specbrowser.errors.DatabaseError`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+
+import sqlite_utils
+
+from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase
+from specbrowser.store.connection import (
+    DATABASE_ERRORS,
+    OPERATIONAL_ERRORS,
+    connect,
+    database_error,
+)
+from specbrowser.store.schema import APP_ID, SCHEMA_VERSION, create_schema, migrate
+
+
+class SpecStore:
+    """One open specbrowser database (one spec, its chunk sets, caches and vectors).
+
+    Attributes:
+        db: the ``sqlite_utils.Database`` on the connection; used inside :mod:`specbrowser.store`
+            only (every SQL statement of the project lives there).
+        path: the database file.
+        vector_error: None when sqlite-vec is loaded in this connection, else one line saying
+            why semantic search is off.
+
+    Open one with :meth:`open`; a worker thread opens its own with :meth:`reopen` (a SQLite
+    connection belongs to the thread that made it). Usable as a context manager that closes it.
+    """
+
+    def __init__(self, db: sqlite_utils.Database, path: Path, vector_error: str | None) -> None:
+        self.db = db
+        self.path = path
+        self.vector_error = vector_error
+
+    @classmethod
+    def open(cls, path: Path | str, *, create: bool = False) -> SpecStore:
+        """Open a specbrowser database, creating the schema when ``create`` and the file is new;
+        a database of an older schema is upgraded in place
+        (:func:`specbrowser.store.schema.migrate`).
+
+        Raises:
+            DatabaseError: missing file (without ``create``), a folder, not SQLite, locked, or
+                not writable (an older schema needs writing to be upgraded).
+            NotASpecbrowserDatabase: a SQLite file specbrowser did not write, or a newer schema.
+        """
+        path = Path(path)
+        if not create and not path.exists():
+            raise DatabaseError(
+                f"{path} does not exist (create it with: specbrowser ingest SPEC --db {path})"
+            )
+        connected = connect(path)
+        store = cls(sqlite_utils.Database(connected.conn), path, connected.vector_error)
+        try:
+            store._check_schema(create)
+        except DATABASE_ERRORS as exc:
+            store.close()
+            raise database_error(path, exc) from None
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def _check_schema(self, create: bool) -> None:
+        """Create the schema of a new file, refuse a foreign one, upgrade an older one."""
+        db, path = self.db, self.path
+        names = set(db.table_names())
+        if "meta" not in names:
+            if names or not create:
+                raise NotASpecbrowserDatabase(f"{path} is not a specbrowser database")
+            create_schema(db)
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        if meta.get("app") != APP_ID:
+            raise NotASpecbrowserDatabase(f"{path} is not a specbrowser database")
+        version = int(meta.get("schema_version", 0))
+        if version != SCHEMA_VERSION and not self._upgrade(version):
+            raise NotASpecbrowserDatabase(
+                f"{path} has schema version {meta.get('schema_version')}, this specbrowser reads "
+                f"{SCHEMA_VERSION}: re-ingest the spec into a new database"
+            )
+
+    def _upgrade(self, version: int) -> bool:
+        """:func:`specbrowser.store.schema.migrate`, with a database that cannot be written (a
+        read-only file or folder) named for what it is: an older schema that needs writing."""
+        try:
+            return migrate(self.db, version, self.path)
+        except DATABASE_ERRORS as exc:
+            if "readonly" not in str(exc):
+                raise
+            raise DatabaseError(
+                f"{self.path} was written by an older specbrowser (schema {version}) and is "
+                "upgraded in place when opened, which needs write access: open it once where "
+                "it can be written (or copy it)"
+            ) from None
+
+    def reopen(self) -> SpecStore:
+        """A new connection to the same file (for a worker thread); the caller closes it.
+
+        Raises:
+            DatabaseError: the file can no longer be opened (see :meth:`open`).
+        """
+        return type(self).open(self.path)
+
+    def close(self) -> None:
+        """Close the connection (the object is unusable afterwards)."""
+        self.db.close()
+
+    def __enter__(self) -> SpecStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<SpecStore {self.path}>"
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The DB-API connection (``sqlite3``'s or sqlean's, which has the same interface), for
+        the store's own bulk statements."""
+        return self.db.conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite_utils.Database]:
+        """A write transaction: everything inside commits together or not at all (an exception,
+        Ctrl-C included, rolls it back). Nested use becomes a savepoint of the outer one.
+
+        Yields the ``sqlite_utils.Database`` (for the store's own statements).
+
+        Raises:
+            DatabaseError: SQLite could not write (locked by another process, read-only, disk
+                full), as one line naming the file; the transaction is rolled back.
+        """
+        try:
+            with self.db.atomic():
+                yield self.db
+        except OPERATIONAL_ERRORS as exc:
+            raise self.error(exc) from None
+
+    def error(self, exc: Exception) -> DatabaseError:
+        """The one-line :class:`DatabaseError` for a SQLite error raised on this database."""
+        return database_error(self.path, exc)
