@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.search import query as search
 from specbrowser.search.embed import embed_missing
 from specbrowser.search.query import hybrid_search, lexical_search, semantic_search
-from specbrowser.search import query as search
 from specbrowser.session.ingest import ingest
 from specbrowser.store import active_version, open_database
 from tests.helpers import write_spec

@@ -126,7 +126,8 @@ _ROLE_ORDER = (
 )
 _WS = re.compile(r"[ \t\n\r\f\v]+")
 _HARD_BREAK = "\x00"
-"""Stands for ``<br>`` until whitespace is collapsed: a newline in a paragraph, ``<br>`` in a cell."""
+"""Stands for ``<br>`` until whitespace is collapsed: a newline in a paragraph, ``<br>`` in a
+cell."""
 _MULTIPAGE_HREF = re.compile(r"^[\w.%-]+\.html(#.*)$")
 _NEEDS_ANGLE_BRACKETS = re.compile(r"[ ()<>]")
 _ESCAPE_TEXT = re.compile(r"\\(?=[!-/:-@\[-`{-~])|<|&(?=#?\w+;)")

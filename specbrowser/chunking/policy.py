@@ -213,7 +213,8 @@ def check_selector_tag(tag: str) -> None:
 
 def default_tags_for(kind: str | None) -> tuple[str, ...]:
     """The default breakdown tag order for a document kind (``html-headings`` →
-    :data:`PLAIN_HTML_BREAKDOWN_TAGS`); None or an ecmarkup kind → :data:`DEFAULT_BREAKDOWN_TAGS`."""
+    :data:`PLAIN_HTML_BREAKDOWN_TAGS`); None or an ecmarkup kind →
+    :data:`DEFAULT_BREAKDOWN_TAGS`."""
     return DEFAULT_TAGS_BY_KIND.get(kind or "", DEFAULT_BREAKDOWN_TAGS)
 
 

@@ -127,7 +127,7 @@ def _spans(
     starts = [n.start for n in nodes]
     spans: list[_Span] = []
     for index, node in enumerate(nodes):
-        own_path = path + (node.display_title,) if node.title else path
+        own_path = (*path, node.display_title) if node.title else path
         end = node.end
         if end is None:
             following = next((s for s in starts[index + 1 :] if s is not None), None)

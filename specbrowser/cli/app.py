@@ -44,7 +44,8 @@ def _cache_db_for(spec_paths: list[Path]) -> Path:
 
 def _drop_unreadable_cache(db_path: Path) -> None:
     """Delete a cache database this specbrowser cannot read (an older schema, a damaged file),
-    so that an ingest can create it afresh. Only for the cache folder, which is specbrowser's own."""
+    so that an ingest can create it afresh. Only for the cache folder, which is specbrowser's
+    own."""
     from specbrowser.errors import NotASpecbrowserDatabase
     from specbrowser.store import open_database
 

@@ -12,10 +12,10 @@ Rules (case C10 of ``shared/cases/cases.md`` and issue 4):
   headings that are not structure: inside a table of contents, inside the document's title
   block (a ``header`` or ``div.head`` child of ``body`` before any section heading: Bikeshed,
   ReSpec, W3C and WHATWG put the title and status there), the ``h1``s that come before every
-  other heading when no ``h1`` comes after (the document title), a second heading of an ``hgroup`` (a
-  subtitle), a heading inside content such as a table cell, list or quote (only structural
-  wrappers, :data:`WRAPPER_TAGS`, are looked into), and a heading with no text at all. Those
-  stay in the current section's content.
+  other heading when no ``h1`` comes after (the document title), a second heading of an
+  ``hgroup`` (a subtitle), a heading inside content such as a table cell, list or quote (only
+  structural wrappers, :data:`WRAPPER_TAGS`, are looked into), and a heading with no text at
+  all. Those stay in the current section's content.
 - **Levels.** Nesting follows the heading level (h2 → h4 makes the h4 a child of the h2);
   ``<section>`` wrappers never change the level (C10). A ``<section>`` or ``<article>`` that
   opens with a heading does close that heading's section where it ends, so content after the

@@ -143,7 +143,10 @@ def count_missing_tokens(
         with db.atomic():
             db.conn.executemany(
                 "INSERT OR IGNORE INTO token_counts (model, content_hash, tokens) VALUES (?, ?, ?)",
-                [(counter.model, digest, n) for (digest, _text), n in zip(batch, counts)],
+                [
+                    (counter.model, digest, n)
+                    for (digest, _text), n in zip(batch, counts, strict=True)
+                ],
             )
         if progress:
             progress(first + len(batch), len(items))
@@ -222,7 +225,8 @@ def token_info(
 
 def token_summary(info: TokenInfo | None) -> dict[str, object] | None:
     """A JSON-ready summary of :func:`token_info` for ``stats``: ``model``, ``window``,
-    ``counted``/``chunks``, ``median``/``max`` tokens and ``over_window`` (chunks the model cuts)."""
+    ``counted``/``chunks``, ``median``/``max`` tokens and ``over_window`` (chunks the model
+    cuts)."""
     if info is None:
         return None
     values = sorted(info.counts.values())

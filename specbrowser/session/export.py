@@ -25,8 +25,9 @@ Formats:
   a dict per row) and ``type``. ``pyarrow.parquet.read_table(path).to_pylist()`` gives the same
   records as the JSONL lines; ``pandas.read_parquet`` gives a dict per row too, with the list
   fields as numpy arrays (pydantic's ``Document`` accepts them; ``to_pylist`` gives plain lists).
-  Checked with langchain-core 1.x: ``Document(**record)`` loads every JSONL line and Parquet row. The file's key-value metadata holds ``specbrowser.*`` keys
-  (policy version, document title, content kind).
+  Checked with langchain-core 1.x: ``Document(**record)`` loads every JSONL line and Parquet
+  row. The file's key-value metadata holds ``specbrowser.*`` keys (policy version, document
+  title, content kind).
 
 Files are written atomically: a temporary file in the output's folder, renamed over the output
 once complete; any failure (Ctrl-C included) removes it and leaves an existing output untouched.
@@ -107,8 +108,9 @@ METADATA_FIELDS = (
 - ``ordinal`` (pre-order position in the set), ``section_ordinal`` (``14.6.1``, ``B.2``, "");
 - ``embedding_truncated``: True when the stored model's tokenizer cut the retrieval text, None
   when the chunk has no vector; ``embedding_model``: the vectors' model, or None without them;
-- ``token_count``: the retrieval text's full token count (:func:`specbrowser.search.tokens.token_info`,
-  else the embedding run's count), None when never counted; ``token_model``: whose tokenizer;
+- ``token_count``: the retrieval text's full token count
+  (:func:`specbrowser.search.tokens.token_info`, else the embedding run's count), None when
+  never counted; ``token_model``: whose tokenizer;
 - ``policy_version`` (full), ``document_title``, ``source`` (``<file>#<section id>``: the
   section's anchor in the spec file; the file alone for the document chunk), ``content``
   (``retrieval`` or ``text``: what ``page_content`` holds).

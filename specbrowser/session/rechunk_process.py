@@ -6,9 +6,9 @@ gives the GIL up for a system call: keys then took about 2 s to be handled while
 re-chunked. In a child process the parent's thread only waits on a pipe.
 
 The child opens its own connection and writes the chunk set in one transaction, as
-:func:`~specbrowser.session.rechunk.rechunk` does; a stop request is checked at each progress report,
-and a stopped child rolls back before it exits, so a cancelled run leaves the database as it
-was.
+:func:`~specbrowser.session.rechunk.rechunk` does; a stop request is checked at each progress
+report, and a stopped child rolls back before it exits, so a cancelled run leaves the database
+as it was.
 
 The child is forked from multiprocessing's fork server where the platform has one (Linux,
 macOS): a clean single-threaded process started once, by :func:`prepare`, with specbrowser's

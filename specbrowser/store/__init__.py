@@ -265,7 +265,9 @@ def insert_chunk_set(
     )
     replaced = db.execute("DELETE FROM chunk_rows WHERE policy_version = ?", [version]).rowcount
     text_ids, new_texts = store_texts(db, chunks)
-    insert_rows(db, "chunk_rows", [chunk_row(version, c, i) for c, i in zip(chunks, text_ids)])
+    insert_rows(
+        db, "chunk_rows", [chunk_row(version, c, i) for c, i in zip(chunks, text_ids, strict=True)]
+    )
     if copies is not None:
         copy_trees(db, version, copies)
     if replaced:
@@ -288,7 +290,8 @@ def resolve_version(db: sqlite_utils.Database, version: str) -> str:
         [
             r[0]
             for r in db.execute(
-                "SELECT version FROM policies WHERE substr(version, 1, ?) = ? ORDER BY version = ? DESC, version",
+                "SELECT version FROM policies WHERE substr(version, 1, ?) = ? "
+                "ORDER BY version = ? DESC, version",
                 [len(version), version, version],
             )
         ]
@@ -718,7 +721,8 @@ def find_sections(db: sqlite_utils.Database, query: str, limit: int = 50) -> lis
     pattern = "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     rows = db.execute(
         "SELECT id, trim(secnum || ' ' || title) FROM sections "
-        "WHERE id LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\' OR (secnum || ' ' || title) LIKE ? ESCAPE '\\' "
+        "WHERE id LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\' "
+        "OR (secnum || ' ' || title) LIKE ? ESCAPE '\\' "
         "ORDER BY (id = ?) DESC, ordinal LIMIT ?",
         [pattern, pattern, pattern, query, limit],
     ).fetchall()

@@ -40,7 +40,7 @@ def store_texts(db: sqlite_utils.Database, chunks: list[Chunk]) -> tuple[list[in
     known = _text_ids(db, keys, next_id - 1)
     new_rows: list[dict[str, object]] = []
     ids: list[int] = []
-    for chunk, key in zip(chunks, keys):
+    for chunk, key in zip(chunks, keys, strict=True):
         text_id = known.get(key)
         if text_id is None:
             text_id = known[key] = next_id
