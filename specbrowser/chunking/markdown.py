@@ -36,6 +36,7 @@ import re
 import textwrap
 from collections.abc import Callable
 from functools import lru_cache
+from typing import cast
 from urllib.parse import unquote
 
 from lxml import etree
@@ -156,7 +157,7 @@ def resolve_roles(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG) -
     """
     roles: Roles = {}
     for role, selector in _selectors(config):
-        for match in selector(el):
+        for match in cast("list[etree._Element]", selector(el)):  # a CSS selector selects elements
             roles.setdefault(match, role)
     return roles
 

@@ -166,7 +166,7 @@ def _queue(order: list[int]) -> int | None:
     read_fd, write_fd = os.pipe()
     try:
         if len(data) > _PIPE_DEFAULT_BYTES:
-            fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, len(data))  # type: ignore[attr-defined]
+            fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, len(data))
         os.set_blocking(write_fd, False)
         written = os.write(write_fd, data)
     except OSError:
@@ -261,7 +261,7 @@ def _collect(pid: int, fd: int) -> list:
     finally:
         os.waitpid(pid, 0)
     if kind == "done":
-        return payload  # type: ignore[return-value]
+        return payload
     raise_reported(kind, payload, f"a worker process (pid {pid})")
 
 

@@ -56,6 +56,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             iter_descendants(db, chunk_id) if args.recursive else iter([get_chunk(db, chunk_id)])
         )
         tokens = token_info(db, active_version(db))
+        window = tokens.max_tokens if tokens else None
         for chunk in chunks:
             flag = (
                 f" [red]over threshold: {chunk.over_threshold}[/]" if chunk.over_threshold else ""
@@ -63,8 +64,8 @@ def cmd_show(args: argparse.Namespace) -> int:
             count = tokens.counts.get(chunk.id) if tokens else None
             if count is not None:
                 flag = f" · {count:,} tokens" + flag
-                if tokens.max_tokens is not None and count > tokens.max_tokens:
-                    flag += f" [yellow]embedding truncated (> {tokens.max_tokens})[/]"
+                if window is not None and count > window:
+                    flag += f" [yellow]embedding truncated (> {window})[/]"
             out.rule(
                 f"[bold]{escape(chunk.id)}[/] · depth {chunk.depth} · "
                 f"{escape(chunk.breakdown_tag or chunk.layer)} · {chunk.size:,} chars{flag}",

@@ -47,6 +47,7 @@ from typing import TypeAlias
 from lxml import etree
 
 from specbrowser.formats.ecmarkup import SECTION_REF_TAG
+from specbrowser.formats.html import element_text
 from specbrowser.model import Section
 
 HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
@@ -157,7 +158,7 @@ def heading_parts(heading: etree._Element) -> tuple[str, str]:
             if isinstance(child.tag, str):
                 classes = _classes(child)
                 if classes & _SECNUM_CLASSES and not secnum:
-                    secnum = " ".join("".join(child.itertext()).split()).rstrip(".").strip()
+                    secnum = " ".join(element_text(child).split()).rstrip(".").strip()
                 elif not (child.tag == "a" and classes & _SELF_LINK_CLASSES):
                     visit(child)
             parts.append(child.tail or "")
@@ -183,7 +184,7 @@ def _classes(el: etree._Element) -> set[str]:
 def _is_toc_heading(heading: etree._Element) -> bool:
     return (
         heading.get("id") in TOC_IDS
-        or " ".join("".join(heading.itertext()).split()).lower() in TOC_TITLES
+        or " ".join(element_text(heading).split()).lower() in TOC_TITLES
     )
 
 
@@ -293,8 +294,9 @@ def _wrapper_id(heading: etree._Element) -> str | None:
             continue
         if ancestor.tag != "section" or _first_heading(ancestor) is not heading:
             return None
-        if (ancestor.get("id") or "").strip():
-            return ancestor.get("id").strip()
+        wrapper_id = (ancestor.get("id") or "").strip()
+        if wrapper_id:
+            return wrapper_id
     return None
 
 
@@ -391,7 +393,7 @@ class _Builder:
 
     def finish(self) -> list[tuple[Section, etree._Element]]:
         """The sections in document order, front matter first when it holds text."""
-        if "".join(self.front.itertext()).strip():
+        if element_text(self.front).strip():
             section = Section(
                 id=self.ids.take(FRONT_MATTER_ID, generated=False),
                 parent_id=None,

@@ -450,10 +450,9 @@ def embed_missing(
         for first in range(0, len(pending), batch_size):
             batch = pending[first : first + batch_size]
             texts = [item.text for item in batch]
-            counts = [known.get(item.content_hash) for item in batch]
-            result = (
-                embedder.embed(texts) if None in counts else embedder.embed(texts, counts)
-            )  # each text tokenized once to count
+            counts = [n for item in batch if (n := known.get(item.content_hash)) is not None]
+            known_all = len(counts) == len(batch)  # else each text is tokenized once to count
+            result = embedder.embed(texts, counts) if known_all else embedder.embed(texts)
             store_vectors.store_embeddings(
                 db,
                 embedder.name,

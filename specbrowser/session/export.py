@@ -196,6 +196,7 @@ def iter_records(
     hashes = chunk_hash_map(db, policy_version) if embedded else {}
     tokens = token_info(db, policy_version)
     token_counts = tokens.counts if tokens else {}
+    token_model = tokens.model if tokens else None
     for chunk in iter_chunks(db, policy_version):
         vector = embedded.get(hashes.get(chunk.id, "")) if embedded else None
         token_count = token_counts.get(chunk.id, vector[1] if vector else None)
@@ -222,7 +223,7 @@ def iter_records(
             "section_ordinal": chunk.section_ordinal,
             "embedding_truncated": vector[0] if vector else None,
             "token_count": token_count,
-            "token_model": (tokens.model if chunk.id in token_counts else model)
+            "token_model": (token_model if chunk.id in token_counts else model)
             if token_count is not None
             else None,
             "embedding_model": model,
@@ -254,7 +255,7 @@ def check_output_path(path: Path) -> None:
 def require_pyarrow() -> None:
     """Raise :class:`ExportError` with :data:`PYARROW_HINT` when pyarrow cannot be imported."""
     try:
-        import pyarrow.parquet  # type: ignore[import-untyped]  # noqa: F401
+        import pyarrow.parquet  # noqa: F401
     except ImportError:
         raise ExportError(PYARROW_HINT) from None
 
@@ -434,7 +435,7 @@ PARQUET_BATCH = 1000
 def parquet_schema() -> Any:
     """The Parquet file's ``pyarrow.Schema`` (needs pyarrow): ``id``, ``page_content``,
     ``metadata`` (struct of :data:`METADATA_FIELDS`, typed, nullable) and ``type``."""
-    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow as pa
 
     text, strings, integer = pa.string(), pa.list_(pa.string()), pa.int64()
     types = {
@@ -465,8 +466,8 @@ def _write_parquet(
     progress: Progress | None,
     file_metadata: dict[str, str],
 ) -> int:
-    import pyarrow as pa  # type: ignore[import-untyped]
-    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
     schema = parquet_schema().with_metadata(file_metadata)
     count = 0

@@ -27,7 +27,7 @@ import multiprocessing
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import error_report, raise_reported
@@ -43,8 +43,14 @@ STOP_GRACE_S = 10.0
 PRELOAD = ["specbrowser.session.rechunk", "specbrowser.store"]
 """What the fork server imports once, so that each child starts with it."""
 
+if TYPE_CHECKING:  # ForkServerContext exists only where the platform has a fork server
+    from multiprocessing.context import ForkServerContext, SpawnContext
 
-def _context() -> multiprocessing.context.BaseContext:
+    _Context: TypeAlias = ForkServerContext | SpawnContext
+    """The contexts a child is started from (:func:`_context`); both have ``Process``."""
+
+
+def _context() -> _Context:
     """The fork server's context where the platform has one, else ``spawn``."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
@@ -134,9 +140,7 @@ def rechunk_in_subprocess(
         receiver.close()
 
 
-def _start(
-    context: multiprocessing.context.BaseContext, db_path: Path, policy: ChunkPolicy
-) -> tuple[Any, Connection, Any]:
+def _start(context: _Context, db_path: Path, policy: ChunkPolicy) -> tuple[Any, Connection, Any]:
     """Start the child in ``context``: the process, the end of its pipe to read, the stop
     event."""
     receiver, sender = context.Pipe(duplex=False)

@@ -130,7 +130,7 @@ def insert_rows(db: sqlite_utils.Database, table: str, rows: list[dict[str, obje
 
 
 _to_json = json.JSONEncoder(ensure_ascii=False).encode
-_json_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_json_string = json.encoder.encode_basestring
 
 
 def json_strings(values: list[str]) -> str:

@@ -160,7 +160,7 @@ class JobBar(Vertical):
     def _progress(self, kind: str):
         worker = get_current_worker()
 
-        def progress(*args: object) -> None:
+        def progress(*args: str | int) -> None:
             if worker.is_cancelled:
                 raise JobCancelled
             done, total = int(args[-2]), int(args[-1])  # (stage, done, total) or (done, total)
