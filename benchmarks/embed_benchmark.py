@@ -30,11 +30,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 DEFAULT_SPEC = ROOT.parent / "shared" / "specs" / "ecma262" / "index.html"
 
-from specbrowser.chunking.policy import ChunkPolicy
-from specbrowser.search.embed import DEFAULT_MODEL, embed_missing, load_embedder
-from specbrowser.session.ingest import ingest
-from specbrowser.store import active_version, open_database
-from specbrowser.store.vectors import content_hash
+# After the sys.path line: the script runs from a checkout, the package need not be installed.
+from specbrowser.chunking.policy import ChunkPolicy  # noqa: E402
+from specbrowser.search.embed import DEFAULT_MODEL, embed_missing, load_embedder  # noqa: E402
+from specbrowser.session.ingest import ingest  # noqa: E402
+from specbrowser.store import active_version, open_database  # noqa: E402
+from specbrowser.store.vectors import content_hash  # noqa: E402
 
 
 def sample_database(spec: Path, workdir: Path, size: int) -> tuple[Path, list[str], int]:
@@ -61,7 +62,8 @@ def sample_database(spec: Path, workdir: Path, size: int) -> tuple[Path, list[st
             db.execute("CREATE TEMP TABLE keep (id TEXT PRIMARY KEY)")
             db.conn.executemany("INSERT INTO keep VALUES (?)", [(i,) for i in keep])
             db.execute(
-                "DELETE FROM chunk_rows WHERE policy_version = ? AND id NOT IN (SELECT id FROM keep)",
+                "DELETE FROM chunk_rows "
+                "WHERE policy_version = ? AND id NOT IN (SELECT id FROM keep)",
                 [version],
             )
         texts = [rows[i][1] or "" for i in chosen]
@@ -122,7 +124,8 @@ def main() -> int:
         ordered = sorted(texts, key=len)
         sorted_direct = time_fastembed(embedder.model, ordered, args.batch)
         print(
-            f"(a') fastembed directly, texts sorted by length: {len(texts) / sorted_direct:.1f} texts/s"
+            "(a') fastembed directly, texts sorted by length: "
+            f"{len(texts) / sorted_direct:.1f} texts/s"
         )
         for threads in (int(t) for t in args.threads.split(",") if t.strip()):
             threaded = load_embedder(threads=threads)

@@ -101,7 +101,8 @@ def expected_rank(hits: list, expect: str) -> int | None:
 
 
 def prepare(candidate: Candidate, base: Path, builds: int) -> None:
-    """Copy ``base``, recreate the FTS table with the candidate tokenizer, time rebuilds, measure."""
+    """Copy ``base``, recreate the FTS table with the candidate tokenizer, time rebuilds and
+    measure."""
     from specbrowser.store import FTS_TOKENIZER, open_database
 
     shutil.copyfile(base, candidate.path)

@@ -27,7 +27,8 @@ DEFAULT_SPEC = ROOT.parent / "shared" / "specs" / "ecma262" / "index.html"
 
 FLOOR = """
 import sys, lxml.html
-root = lxml.html.fromstring(open(sys.argv[1], 'rb').read(), parser=lxml.html.HTMLParser(huge_tree=True))
+parser = lxml.html.HTMLParser(huge_tree=True)
+root = lxml.html.fromstring(open(sys.argv[1], 'rb').read(), parser=parser)
 text = root.text_content()
 """
 

@@ -153,9 +153,12 @@ def main() -> int:
                     k: statistics.median(r.timings[k] for r in runs)
                     for k in ("load", "chunk", "store", "total")
                 }
-                ratio = statistics.median(r.timings["total"] / p for r, p in zip(runs, parses))
+                ratio = statistics.median(
+                    r.timings["total"] / p for r, p in zip(runs, parses, strict=True)
+                )
                 compute = statistics.median(
-                    (r.timings["load"] + r.timings["chunk"]) / p for r, p in zip(runs, parses)
+                    (r.timings["load"] + r.timings["chunk"]) / p
+                    for r, p in zip(runs, parses, strict=True)
                 )
                 first = runs[0]
                 table.add_row(

@@ -89,7 +89,8 @@ def main() -> int:
         for mode, search in modes.items():
             r = evaluate(search, queries, args.repeat)
             print(
-                f"| {mode} | {r['recall@5']:.2f} | {r['mrr']:.2f} | {r['p50_ms']:.1f} | {r['p95_ms']:.1f} |"
+                f"| {mode} | {r['recall@5']:.2f} | {r['mrr']:.2f} "
+                f"| {r['p50_ms']:.1f} | {r['p95_ms']:.1f} |"
             )
         misses = [
             q

@@ -6,7 +6,7 @@ and exits with status 2, the app shows it as a notification. Anything else is a 
 
 from __future__ import annotations
 
-from typing import NoReturn
+from typing import NoReturn, cast
 
 
 class SpecbrowserError(Exception):
@@ -32,7 +32,7 @@ def raise_reported(kind: str, payload: object, process: str) -> NoReturn:
         RuntimeError: ``"<process> failed: <payload>"`` for anything else.
     """
     if kind == "error":
-        name, message = payload  # type: ignore[misc]
+        name, message = cast("tuple[str, str]", payload)  # as error_report builds it
         found = globals().get(name)
         cls = (
             found

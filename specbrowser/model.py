@@ -128,15 +128,15 @@ class Chunk:
         retrieval_text: what text search and embeddings index: a short header (document title,
             heading path, part) then :attr:`text`; see :mod:`specbrowser.chunking.enrich`.
         toc_path: the canonical heading path from the document's TOC (see
-            :func:`specbrowser.chunking.toc_paths.build_heading_paths`), or None when the TOC gives none
-            (then :attr:`heading_path`, the parser's, is the one to use).
+            :func:`specbrowser.chunking.toc_paths.build_heading_paths`), or None when the TOC
+            gives none (then :attr:`heading_path`, the parser's, is the one to use).
         mismatch: how the section's parser path and TOC path disagree (one of
             :data:`specbrowser.chunking.toc_paths.MISMATCH_KINDS`), or None.
         holds_for: on a section's root chunk, the thresholds ``(lo, hi)`` in characters for
             which the breakdown makes this same chunk tree of the section: ``lo <= threshold <
             hi`` (``hi`` None: no upper bound), the other settings equal (see
-            :mod:`specbrowser.chunking.breakdown`). With ``hi`` None the section is one chunk that fits,
-            whatever the tags and depth. None on other chunks and when unknown.
+            :mod:`specbrowser.chunking.breakdown`). With ``hi`` None the section is one chunk
+            that fits, whatever the tags and depth. None on other chunks and when unknown.
     """
 
     id: str

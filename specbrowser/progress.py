@@ -18,7 +18,7 @@ class Progress(Protocol):
     of the named ``stage``; ``total`` 0 for a stage that is not counted (loading, storing).
     Raising in it stops the job (see the module docstring)."""
 
-    def __call__(self, stage: str, done: int, total: int) -> None: ...
+    def __call__(self, stage: str, done: int, total: int, /) -> None: ...
 
 
 class JobCancelled(Exception):

@@ -38,7 +38,8 @@ def test_tags_tried_in_order_and_stop_once_within_threshold(tmp_path):
     body = (
         f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", [LONG * 3])}'
         f'{para("p1")}<emu-grammar><emu-production name="G"><emu-nt>G</emu-nt>'
-        f"<emu-geq>:</emu-geq><emu-rhs><emu-t>{'g ' * 100}</emu-t></emu-rhs></emu-production></emu-grammar>"
+        f"<emu-geq>:</emu-geq><emu-rhs><emu-t>{'g ' * 100}</emu-t></emu-rhs>"
+        "</emu-production></emu-grammar>"
         "</emu-clause>"
     )
     chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=700)))
@@ -48,7 +49,10 @@ def test_tags_tried_in_order_and_stop_once_within_threshold(tmp_path):
 
 
 def test_next_tag_tried_when_first_is_not_enough(tmp_path):
-    body = f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", ["c"])}{para("p1", 2)}{para("p2", 2)}</emu-clause>'
+    body = (
+        f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", ["c"])}'
+        f"{para('p1', 2)}{para('p2', 2)}</emu-clause>"
+    )
     chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=500)))
     assert {"sec-a-emu-table-1", "sec-a-p-1", "sec-a-p-2"} <= set(chunks)
 
@@ -101,7 +105,10 @@ def test_only_outermost_matches_are_extracted(tmp_path):
 def test_nested_match_never_extracted_twice(tmp_path):
     # p inside an extracted td is not extracted again by the section's p pass
     cell = "<p>in cell " + LONG + "</p>"
-    body = f'<emu-clause id="sec-a"><h1>A</h1><table><tr><td>{cell}</td></tr></table>{para("tail", 2)}</emu-clause>'
+    body = (
+        f'<emu-clause id="sec-a"><h1>A</h1><table><tr><td>{cell}</td></tr></table>'
+        f"{para('tail', 2)}</emu-clause>"
+    )
     chunks = chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300))
     holding = [c.id for c in chunks if "in cell" in re.sub(r"\[Subsection[^\]]*\]", "", c.text)]
     assert len(holding) == 1
@@ -121,7 +128,10 @@ def test_marker_is_never_a_breakdown_candidate(tmp_path):
 
 
 def test_table_marker_title_comes_from_figcaption(tmp_path):
-    body = f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 4: Widget Kinds", [LONG * 2])}</emu-clause>'
+    body = (
+        f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 4: Widget Kinds", [LONG * 2])}'
+        "</emu-clause>"
+    )
     chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300)))
     assert (
         '[Subsection available: title "Table 4: Widget Kinds" at sectionid: `sec-a-emu-table-1`]'
@@ -135,7 +145,8 @@ def test_grammar_marker_title_is_production_names(tmp_path):
     body = (
         f'<emu-clause id="sec-a"><h1>A</h1><emu-grammar><emu-production name="Alpha">'
         f"<emu-nt>Alpha</emu-nt><emu-geq>:</emu-geq>{rhs}</emu-production>"
-        f'<emu-production name="Beta"><emu-nt>Beta</emu-nt><emu-geq>:</emu-geq>{rhs}</emu-production>'
+        f'<emu-production name="Beta"><emu-nt>Beta</emu-nt><emu-geq>:</emu-geq>{rhs}'
+        "</emu-production>"
         "</emu-grammar></emu-clause>"
     )
     chunks = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300)))
@@ -226,7 +237,8 @@ def test_C11_unsplittable_block_and_small_section(tmp_path):
     lines = "\n".join(" ".join(f"tok{i:04d}" for i in range(j, j + 10)) for j in range(1, 751, 10))
     body = (
         '<emu-clause id="sec-small"><h1>Small</h1><p>Short text SMALLWORD.</p></emu-clause>'
-        f'<emu-clause id="sec-big"><h1>Big</h1><pre><code class="javascript">{lines}</code></pre></emu-clause>'
+        f'<emu-clause id="sec-big"><h1>Big</h1><pre><code class="javascript">{lines}</code></pre>'
+        "</emu-clause>"
     )
     chunks = chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=1000, max_depth=3))
     small = [c for c in chunks if c.section_id == "sec-small"]

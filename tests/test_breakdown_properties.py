@@ -62,7 +62,10 @@ def spec_html(draw) -> str:
             items = "".join(f"<li>{words(8)}</li>" for _ in range(draw(st.integers(1, 4))))
             return f"<emu-alg><ol>{items}</ol></emu-alg>"
         if kind == "note":
-            return f'<emu-note><span class="note">Note</span><div class="note-contents"><p>{words()}</p></div></emu-note>'
+            return (
+                '<emu-note><span class="note">Note</span>'
+                f'<div class="note-contents"><p>{words()}</p></div></emu-note>'
+            )
         if kind == "pre":
             return f"<pre><code>{words(20)}</code></pre>"
         inner = (

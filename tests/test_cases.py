@@ -31,7 +31,7 @@ def test_C01_algorithm_steps_are_numbered_once(tmp_path):
     </ol></li>
   <li><span aria-hidden="true" class="list-marker">3. </span>Return <var>n</var>.</li>
 </ol></emu-alg>
-</emu-clause>"""
+</emu-clause>"""  # noqa: E501 (ecmarkup's output, verbatim)
     (chunk,) = chunk_html(tmp_path, body)
     assert not re.search(r"^\s*(\d+|[a-z]+)\.\s+(\d+|[a-z]+)\.\s", chunk.text, re.MULTILINE)
     assert chunk.text.count("Let `n` be 0.") == 1
@@ -52,7 +52,7 @@ def test_C02_grammar_and_code_blocks_hold_no_links(tmp_path):
 </emu-production></emu-grammar>
 <pre><code class="javascript">let x = <a href="#sec-foo">foo</a>();
 </code></pre>
-</emu-clause>"""
+</emu-clause>"""  # noqa: E501 (ecmarkup's output, verbatim)
     (chunk,) = chunk_html(tmp_path, body)
     fence = re.search(r"```bnf\n(.*?)\n```", chunk.text, re.DOTALL)
     assert fence
@@ -106,7 +106,8 @@ def test_C05_list_directly_inside_a_list_nests_under_the_previous_item(tmp_path)
 
 def test_C06_pipes_in_cells_are_escaped_inside_code_too(tmp_path):
     body = """<emu-clause id="sec-c06"><h1>Operators</h1>
-<emu-table id="table-c06" caption="Binary operators"><figure><figcaption>Table 1: Binary operators</figcaption>
+<emu-table id="table-c06" caption="Binary operators"><figure><figcaption
+  >Table 1: Binary operators</figcaption>
 <table><thead><tr><th>Syntax</th><th>Meaning</th></tr></thead>
 <tbody>
 <tr><td><code>a || b</code></td><td>logical OR of <var>a</var> | <var>b</var></td></tr>
@@ -132,7 +133,8 @@ def test_C07_block_content_and_br_stay_in_one_row_line(tmp_path):
 <tbody>
 <tr><td>[[Target]]</td><td>an Object</td><td><p>First PARAONE.</p>
 <p>Second PARATWO.</p></td></tr>
-<tr><td>[[Kind]]</td><td><emu-const>key</emu-const><br><emu-const>value</emu-const></td><td>Line one<br>
+<tr><td>[[Kind]]</td><td><emu-const>key</emu-const><br><emu-const>value</emu-const></td><td
+  >Line one<br>
 line two</td></tr>
 </tbody></table></figure></emu-table>
 </emu-clause>"""
@@ -161,7 +163,8 @@ def test_C11_unsplittable_block_is_whole_flagged_and_small_section_untouched(tmp
     lines = "\n".join(" ".join(f"tok{i:04d}" for i in range(j, j + 10)) for j in range(1, 751, 10))
     body = (
         '<emu-clause id="sec-small"><h1>Small</h1><p>Short text SMALLWORD.</p></emu-clause>'
-        f'<emu-clause id="sec-big"><h1>Big</h1><pre><code class="javascript">{lines}</code></pre></emu-clause>'
+        f'<emu-clause id="sec-big"><h1>Big</h1><pre><code class="javascript">{lines}</code></pre>'
+        "</emu-clause>"
     )
     chunks = chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=1000, max_depth=3))
     assert len([c for c in chunks if c.section_id == "sec-small"]) == 1
@@ -180,9 +183,11 @@ def c12_body() -> str:
         for i in range(1, 41)
     )
     return (
-        f'<emu-clause id="sec-c12"><h1>Big record</h1><emu-table id="table-c12" caption="Big record fields">'
-        "<figure><figcaption>Table 3: Big record fields</figcaption><table><thead><tr><th>Field Name</th>"
-        f"<th>Value</th><th>Meaning</th></tr></thead><tbody>\n{rows}\n</tbody></table></figure></emu-table>"
+        '<emu-clause id="sec-c12"><h1>Big record</h1>'
+        '<emu-table id="table-c12" caption="Big record fields">'
+        "<figure><figcaption>Table 3: Big record fields</figcaption>"
+        "<table><thead><tr><th>Field Name</th><th>Value</th><th>Meaning</th></tr></thead>"
+        f"<tbody>\n{rows}\n</tbody></table></figure></emu-table>"
         "</emu-clause>"
     )
 

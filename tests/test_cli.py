@@ -7,9 +7,11 @@ import os
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+import specbrowser
 from specbrowser import store
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.cli import main
@@ -334,6 +336,45 @@ def test_commands_without_the_app_do_not_import_textual():
         "sys.exit(1 if any(m.startswith('textual') for m in sys.modules) else 0)"
     )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+CORE = ("model", "errors", "store", "chunking", "formats", "search", "session")
+"""The core's modules and packages (as in the import-linter contract in pyproject.toml): none
+of their modules may load Textual or Rich."""
+
+IMPORT_EACH = """
+import importlib, sys
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+    loaded = sorted({m.split(".")[0] for m in sys.modules} & {"textual", "rich"})
+    if loaded:
+        sys.exit(f"importing {name} loads {', '.join(loaded)}")
+"""
+"""Imports each module named on the command line in turn and stops at the first that loads
+Textual or Rich. Imports only add to ``sys.modules``, so one interpreter that passes them all
+shows that each of them, imported alone, loads neither."""
+
+
+def core_modules() -> list[str]:
+    """Every module of the core, found from the files (nothing imported): a name of
+    :data:`CORE` is a module file or a package, whose ``__init__`` comes first."""
+    root = Path(specbrowser.__file__).parent
+    names = []
+    for name in CORE:
+        files = [root / f"{name}.py", *sorted((root / name).rglob("*.py"))]
+        for path in filter(Path.is_file, files):
+            parts = path.relative_to(root.parent).with_suffix("").parts
+            names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return names
+
+
+def test_core_modules_do_not_import_textual_or_rich():
+    names = core_modules()
+    assert {"specbrowser.model", "specbrowser.store"} <= set(names) and len(names) > 25
+    result = subprocess.run(
+        [sys.executable, "-c", IMPORT_EACH, *names], check=False, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
 
 
 def test_python_dash_m(db):

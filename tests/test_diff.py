@@ -1,4 +1,5 @@
-"""Comparing two chunk sets: the core (specbrowser.session.diff), ``specbrowser diff`` and the DiffScreen.
+"""Comparing two chunk sets: the core (specbrowser.session.diff), ``specbrowser diff`` and the
+DiffScreen.
 
 The small spec below is ingested twice into one database: set A with the default policy
 (threshold 5000: every section one chunk) and set B at threshold 200. Its numbers, worked out by
@@ -48,15 +49,19 @@ from tests.helpers import ECMA262, write_spec
 SIZE = (120, 36)
 
 BODY = f"""
-<emu-clause id="sec-small"><h1><span class="secnum">1</span> Small</h1><p>Short text.</p></emu-clause>
+<emu-clause id="sec-small"><h1><span class="secnum">1</span> Small</h1><p>Short text.</p
+></emu-clause>
 <emu-clause id="sec-big"><h1><span class="secnum">2</span> Big [bold]</h1>
 <p>{"Alpha " * 25}</p>
 <emu-table id="table-1"><figure><figcaption>Table 1: Cells</figcaption><table>
-<tr><th>Name</th><th>Value</th></tr><tr><td>one</td><td>{"gamma " * 10}</td></tr></table></figure></emu-table>
+<tr><th>Name</th><th>Value</th></tr><tr><td>one</td><td>{"gamma " * 10}</td></tr></table></figure
+></emu-table>
 <p>{"Beta " * 30}</p>
-<emu-clause id="sec-child"><h1><span class="secnum">2.1</span> Child</h1><p>Child text.</p></emu-clause>
+<emu-clause id="sec-child"><h1><span class="secnum">2.1</span> Child</h1><p>Child text.</p
+></emu-clause>
 </emu-clause>
-<emu-clause id="sec-code"><h1><span class="secnum">3</span> Code</h1><pre><code>{"x = 1;  " * 30}</code></pre></emu-clause>
+<emu-clause id="sec-code"><h1><span class="secnum">3</span> Code</h1><pre><code
+>{"x = 1;  " * 30}</code></pre></emu-clause>
 """
 """Four sections; ``Big [bold]`` checks that spec text is never read as Rich markup."""
 

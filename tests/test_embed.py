@@ -387,7 +387,8 @@ def test_cli_import_does_not_load_fastembed() -> None:
 
     code = (
         "import sys, specbrowser.cli, specbrowser.search.embed, specbrowser.store.vectors; "
-        "print(any(m.split('.')[0] in ('fastembed', 'onnxruntime', 'textual') for m in sys.modules))"
+        "print(any(m.split('.')[0] in ('fastembed', 'onnxruntime', 'textual') "
+        "for m in sys.modules))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

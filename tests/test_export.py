@@ -1,5 +1,5 @@
-"""``specbrowser export`` and :mod:`specbrowser.session.export`: LangChain-shaped records in JSON Lines
-and Parquet, read back and compared with the chunk set they came from.
+"""``specbrowser export`` and :mod:`specbrowser.session.export`: LangChain-shaped records in JSON
+Lines and Parquet, read back and compared with the chunk set they came from.
 
 The sample spec is ingested at a 300-character threshold (subsections and overruns exist), and
 again at 600 for a second chunk set, so ``--policy`` has something to choose.
@@ -64,7 +64,7 @@ def test_jsonl_round_trip_one_record_per_chunk_in_langchain_shape(two_sets, tmp_
     records = read_jsonl(out)
     chunks = chunks_of(db_path)
     assert len(records) == len(chunks) > 10
-    for record, chunk in zip(records, chunks):
+    for record, chunk in zip(records, chunks, strict=True):
         assert set(record) == LANGCHAIN_FIELDS and record["type"] == "Document"
         assert record["id"] == chunk.id and record["page_content"] == chunk.retrieval_text
         meta = record["metadata"]

@@ -1,5 +1,5 @@
-"""The browser's tree filters in the core (:mod:`specbrowser.session.filters`): which chunks match, and
-which ancestors connect them to the top level, in the browser's tree order.
+"""The browser's tree filters in the core (:mod:`specbrowser.session.filters`): which chunks
+match, and which ancestors connect them to the top level, in the browser's tree order.
 
 Databases: ``sample_specs/mismatched-toc.html`` (six sections disagree with its TOC, one agrees)
 and ``sample_specs/toylang.html`` at an 800-character threshold (four chunks stay over it).

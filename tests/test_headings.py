@@ -67,7 +67,8 @@ def test_straddling_section_lands_on_the_common_parent_else_best_overlap():
     # section a (0..3) straddles A1 (0..1) and A2 (2..3): their parent P contains it
     toc = [node("P", 0, 5, node("A1", 0, 1), node("A2", 2, 3))]
     assert build_heading_paths(TREE, toc)["a"] == ["P"]
-    # without a containing node the larger overlap wins: a (0..3) overlaps X (0..2) by 3, Y (3..5) by 1
+    # without a containing node the larger overlap wins:
+    # a (0..3) overlaps X (0..2) by 3, Y (3..5) by 1
     toc = [node("X", 0, 2), node("Y", 3, 5)]
     assert build_heading_paths(TREE, toc)["a"] == ["X"]
 

@@ -28,8 +28,9 @@ def test_section_heading_on_top():
 
 def test_multipage_links_lose_the_page_name_and_anchors_are_decoded():
     html = (
-        '<emu-xref href="#sec-tonumber"><a href="abstract-operations.html#sec-tonumber">ToNumber</a>'
-        '</emu-xref> and <a href="#%E2%84%9D">ℝ</a> and <a href="https://tc39.es/">x</a>'
+        '<emu-xref href="#sec-tonumber">'
+        '<a href="abstract-operations.html#sec-tonumber">ToNumber</a></emu-xref>'
+        ' and <a href="#%E2%84%9D">ℝ</a> and <a href="https://tc39.es/">x</a>'
     )
     assert md(f"<p>{html}</p>") == "[ToNumber](#sec-tonumber) and [ℝ](#ℝ) and [x](https://tc39.es/)"
 
@@ -37,7 +38,8 @@ def test_multipage_links_lose_the_page_name_and_anchors_are_decoded():
 def test_inline_code_for_var_value_const_and_backticks_get_longer_delimiters():
     assert (
         md(
-            "<p><var>a</var> <emu-val>true</emu-val> <emu-const>sync</emu-const> <code>a`b</code></p>"
+            "<p><var>a</var> <emu-val>true</emu-val> <emu-const>sync</emu-const> "
+            "<code>a`b</code></p>"
         )
         == "`a` `true` `sync` ``a`b``"
     )
@@ -57,7 +59,8 @@ def test_list_written_directly_inside_a_list_nests():
 def test_table_rows_one_per_line_with_escaped_pipes():
     html = (
         "<figure><figcaption>Table 1: Ops</figcaption><table><thead><tr><th>op</th><th>x</th></tr>"
-        "</thead><tbody><tr><td><code>a|b</code></td><td>y<br>z</td></tr><tr><td colspan=2>w</td></tr>"
+        "</thead><tbody><tr><td><code>a|b</code></td><td>y<br>z</td></tr>"
+        "<tr><td colspan=2>w</td></tr>"
         "</tbody></table></figure>"
     )
     assert md(html) == ("Table 1: Ops\n\n| op | x |\n|---|---|\n| `a\\|b` | y<br>z |\n| w |  |")
@@ -65,9 +68,11 @@ def test_table_rows_one_per_line_with_escaped_pipes():
 
 def test_grammar_becomes_a_bnf_block():
     html = (
-        '<emu-grammar><emu-production name="If"><emu-nt>If<emu-mods><emu-params>[Yield]</emu-params>'
-        '</emu-mods></emu-nt> <emu-geq>:</emu-geq> <emu-rhs><emu-t>if</emu-t> <emu-nt><a href="#prod-E">E'
-        "</a></emu-nt></emu-rhs><emu-rhs><emu-t>else</emu-t></emu-rhs></emu-production></emu-grammar>"
+        '<emu-grammar><emu-production name="If">'
+        "<emu-nt>If<emu-mods><emu-params>[Yield]</emu-params></emu-mods></emu-nt> "
+        "<emu-geq>:</emu-geq> <emu-rhs><emu-t>if</emu-t> "
+        '<emu-nt><a href="#prod-E">E</a></emu-nt></emu-rhs>'
+        "<emu-rhs><emu-t>else</emu-t></emu-rhs></emu-production></emu-grammar>"
     )
     assert md(html) == "```bnf\nIf[Yield] :\n    if E\n    else\n```"
 
@@ -80,7 +85,10 @@ def test_pre_is_fenced_with_language_and_whitespace_kept():
 
 
 def test_note_is_a_blockquote_with_its_label():
-    html = '<emu-note><span class="note">Note 2</span><div class="note-contents"><p>Careful.</p></div></emu-note>'
+    html = (
+        '<emu-note><span class="note">Note 2</span>'
+        '<div class="note-contents"><p>Careful.</p></div></emu-note>'
+    )
     assert md(html) == "> **Note 2**\n>\n> Careful."
 
 
@@ -103,7 +111,8 @@ def test_example_label_and_figure_caption():
 
 def test_rowspan_and_colspan_pad_every_row():
     html = (
-        "<table><tr><th>a</th><th>b</th><th>c</th></tr><tr><td rowspan=2>x</td><td colspan=2>y</td></tr>"
+        "<table><tr><th>a</th><th>b</th><th>c</th></tr>"
+        "<tr><td rowspan=2>x</td><td colspan=2>y</td></tr>"
         "<tr><td>z</td><td>w</td></tr></table>"
     )
     assert md(html) == "| a | b | c |\n|---|---|---|\n| x | y |  |\n|  | z | w |"

@@ -136,7 +136,7 @@ def test_missing_path(tmp_path):
 
 def test_folder_without_html(tmp_path):
     (tmp_path / "notes.txt").write_text("hi")
-    with pytest.raises(SpecInputError, match="without .html"):
+    with pytest.raises(SpecInputError, match=r"without \.html"):
         load_spec(tmp_path)
 
 
@@ -157,7 +157,7 @@ def test_binary_file_is_not_html(tmp_path):
 def test_html_without_sections(tmp_path):
     path = tmp_path / "page.html"
     path.write_text("<html><body><p>no sections</p></body></html>")
-    with pytest.raises(SpecParseError, match="no sections in .*nor h1-h6 headings"):
+    with pytest.raises(SpecParseError, match=r"no sections in .*nor h1-h6 headings"):
         load_spec(path)
 
 

@@ -60,15 +60,18 @@ def own_words(parsed: ParsedSpec) -> dict[str, str]:
 
 C10_BODY = """
 <p>Status: draft PREAMBLEWORD.</p>
-<h2 id="intro"><span class="secno">1. </span><span class="content">Intro</span><a class="self-link" href="#intro"></a></h2>
+<h2 id="intro"><span class="secno">1. </span><span class="content">Intro</span><a class="self-link"
+  href="#intro"></a></h2>
 <p>Intro text INTROWORD.</p>
-<h3 id="s1"><span class="secno">1.1. </span><span class="content">Section One</span><a class="self-link" href="#s1"></a></h3>
+<h3 id="s1"><span class="secno">1.1. </span><span class="content">Section One</span><a
+  class="self-link" href="#s1"></a></h3>
 <p>One text ONEWORD.</p>
 <h4 id="s1a"><span class="secno">1.1.1. </span>Detail</h4>
 <p>Detail text DETAILWORD.</p>
 <h3 id="s2"><span class="secno">1.2. </span>Section Two</h3>
 <p>Two text TWOWORD.</p>
-<section><h3 id="s3"><span class="secno">1.3. </span>Section Three</h3><p>Three text THREEWORD.</p></section>
+<section><h3 id="s3"><span class="secno">1.3. </span>Section Three</h3><p>Three text THREEWORD.</p
+></section>
 """
 
 
@@ -258,7 +261,8 @@ def test_id_from_wrapping_section_then_heading_then_slug(tmp_path):
   <a class=self-link href="#sec-wrap"></a></div><p>w</p></section>
 <section><h2 id=head-id>Heading id</h2></section>
 <p>between</p>
-<section id=outer><p>x</p><h2 id=second>Second</h2><h3 id=third>Third</h3><h2>Fourth one!</h2></section>
+<section id=outer><p>x</p><h2 id=second>Second</h2><h3 id=third>Third</h3><h2>Fourth one!</h2
+></section>
 <h2>Plain   Title: with *symbols*</h2>""",
     )
     assert [s.id for s in parsed.sections] == [
@@ -398,7 +402,8 @@ def test_title_block_and_title_h1s_go_to_front_matter(tmp_path):
     bikeshed = parse_plain(
         tmp_path,
         """<div class="head"><h1 id=title>Widget Spec</h1>
-<h2 id=profile-and-date>Editor's Draft, 1 May 2026</h2><dl><dt>Editor</dt><dd>Someone</dd></dl></div>
+<h2 id=profile-and-date>Editor's Draft, 1 May 2026</h2><dl><dt>Editor</dt><dd>Someone</dd></dl
+></div>
 <h2 id=abstract>Abstract</h2><p>abs</p><h2 id=intro>Intro</h2>""",
         name="b.html",
         title="",
@@ -444,8 +449,9 @@ def test_document_title_is_never_front_matter(tmp_path):
     [
         # Bikeshed
         (
-            '<nav data-fill-with="table-of-contents" id="toc"><h2 class="no-num no-toc" id="contents">'
-            'Table of Contents</h2><ol class="toc"><li><a href="#a">TOCWORD</a></li></ol></nav>'
+            '<nav data-fill-with="table-of-contents" id="toc">'
+            '<h2 class="no-num no-toc" id="contents">Table of Contents</h2>'
+            '<ol class="toc"><li><a href="#a">TOCWORD</a></li></ol></nav>'
         ),
         # WHATWG: a bare heading and list
         (
@@ -455,13 +461,16 @@ def test_document_title_is_never_front_matter(tmp_path):
         # ReSpec
         (
             '<nav id="toc"><h2 class="introductory" id="table-of-contents">Table of Contents</h2>'
-            '<ol class="toc"><li class="tocline"><a class="tocxref" href="#a">TOCWORD</a></li></ol></nav>'
+            '<ol class="toc"><li class="tocline"><a class="tocxref" href="#a">TOCWORD</a></li></ol>'
+            "</nav>"
         ),
         # xml2rfc
         (
             '<div id="toc"><section id="section-toc.1"><h2 id="name-table-of-contents">'
-            '<a href="#name-table-of-contents" class="section-name selfRef">Table of Contents</a></h2>'
-            '<nav class="toc"><ul class="compact toc ulBare"><li><a href="#a">TOCWORD</a></li></ul></nav>'
+            '<a href="#name-table-of-contents" class="section-name selfRef">Table of Contents</a>'
+            "</h2>"
+            '<nav class="toc"><ul class="compact toc ulBare"><li><a href="#a">TOCWORD</a></li></ul>'
+            "</nav>"
             "</section></div>"
         ),
         # a plain list, no heading

@@ -101,7 +101,7 @@ def test_multipage_gives_the_same_sections(single_db):
     multi_chunks = chunk_spec(multi, ChunkPolicy())
     single_chunks = section_chunks(result.chunks)
     assert [c.id for c in multi_chunks] == [c.id for c in single_chunks]
-    differing = [a.id for a, b in zip(multi_chunks, single_chunks) if a.text != b.text]
+    differing = [a.id for a, b in zip(multi_chunks, single_chunks, strict=True) if a.text != b.text]
     assert not differing, differing[:5]
 
 

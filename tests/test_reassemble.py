@@ -63,7 +63,8 @@ def test_cell_subsections_come_back_as_cell_text(tmp_path):
 
 def test_list_item_subsections_keep_their_indentation(tmp_path):
     body = (
-        '<emu-clause id="sec-a"><h1>A</h1><emu-alg><ol><li>step<ol><li>inner<figure><figcaption>T</figcaption>'
+        '<emu-clause id="sec-a"><h1>A</h1><emu-alg><ol><li>step<ol><li>inner<figure>'
+        "<figcaption>T</figcaption>"
         "<table><tr><th>a</th></tr><tr><td>"
         + "v "
         * 100

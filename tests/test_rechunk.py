@@ -1,4 +1,5 @@
-"""Re-chunking from stored sections (specbrowser.session.rechunk), its cache and ``specbrowser rechunk``."""
+"""Re-chunking from stored sections (specbrowser.session.rechunk), its cache and
+``specbrowser rechunk``."""
 
 from __future__ import annotations
 

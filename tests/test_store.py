@@ -99,15 +99,19 @@ def _text_counts(db) -> tuple[int, int, int]:
     )
 
 
+def _text_keys(chunks):
+    """The (title, text, retrieval text) of each chunk: what the texts table holds once."""
+    return {(c.title, c.text, c.retrieval_text) for c in chunks}
+
+
 def test_chunk_sets_share_the_texts_they_have_in_common(tmp_path, spec):
     db_path = tmp_path / "t.db"
     first = ingest([spec], db_path, SMALL)
     second = ingest([spec], db_path, SMALLER)
     db = store.open_database(db_path)
-    by_text = lambda chunks: {(c.title, c.text, c.retrieval_text) for c in chunks}
-    distinct = by_text(first.chunks) | by_text(second.chunks)
+    distinct = _text_keys(first.chunks) | _text_keys(second.chunks)
     assert _text_counts(db) == (len(distinct),) * 3
-    shared = by_text(first.chunks) & by_text(second.chunks)
+    shared = _text_keys(first.chunks) & _text_keys(second.chunks)
     assert 0 < len(shared) < len(distinct)  # most sections fit both thresholds
     for version, result in ((SMALL.version, first), (SMALLER.version, second)):
         stored = list(store.iter_chunks(db, version))

@@ -21,8 +21,10 @@ def root_of(html: str) -> etree._Element:
 def test_ecmarkup_menu_titles_numbers_targets_and_nesting():
     root = root_of(
         '<div id="menu-toc"><ol class="toc"><li><span class="item-toggle">+</span>'
-        '<a href="#sec-a" title="Static Semantics: Alpha"><span class="secnum">1</span> SS: Alpha</a>'
-        '<ol class="toc"><li><a href="other.html#sec-%E2%84%9D" title="Beta"><span class="secnum">1.1</span> Beta</a></li>'
+        '<a href="#sec-a" title="Static Semantics: Alpha"><span class="secnum">1</span> SS: Alpha'
+        "</a>"
+        '<ol class="toc"><li><a href="other.html#sec-%E2%84%9D" title="Beta">'
+        '<span class="secnum">1.1</span> Beta</a></li>'
         '</ol></li><li><a href="./#sec-intro" title="Intro">Intro</a></li></ol></div>'
     )
     assert extract_toc(root) == [

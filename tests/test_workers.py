@@ -1,5 +1,5 @@
-"""Breakdown spread over processes (specbrowser.chunking.parallel): same results, errors and interrupts
-handled, no child left behind."""
+"""Breakdown spread over processes (specbrowser.chunking.parallel): same results, errors and
+interrupts handled, no child left behind."""
 
 from __future__ import annotations
 

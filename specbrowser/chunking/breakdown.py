@@ -29,6 +29,7 @@ import re
 from copy import deepcopy
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import cast
 
 from lxml import etree
 
@@ -270,7 +271,8 @@ def _candidates(el: etree._Element, tag: str) -> list[etree._Element]:
     or for a selector tag by the compiled CSS selector."""
     if not is_selector_tag(tag):
         return list(el.iter(tag))
-    return [found for found in _selector_xpath(tag)(el) if isinstance(found.tag, str)]
+    found = cast("list[etree._Element]", _selector_xpath(tag)(el))  # the XPath selects nodes
+    return [node for node in found if isinstance(node.tag, str)]
 
 
 @lru_cache(maxsize=64)
@@ -285,11 +287,14 @@ def replace_with_marker(el: etree._Element, chunk_id: str, title: str) -> etree.
     # makeelement: a new element in the same document, about twice as fast as etree.Element
     marker = el.makeelement(MARKER_TAG, {"data-id": chunk_id, "data-title": title})
     for span in ("colspan", "rowspan"):  # a table cell's marker keeps the cell's place in the grid
-        if el.get(span):
-            marker.set(span, el.get(span))
+        value = el.get(span)
+        if value:
+            marker.set(span, value)
     marker.tail = el.tail
     el.tail = None
-    el.getparent().replace(el, marker)
+    parent = el.getparent()
+    assert parent is not None, "a candidate is never the section's root"
+    parent.replace(el, marker)
     return marker
 
 
@@ -355,7 +360,9 @@ def extract_row_groups(
             group_el, marker = _group_element(
                 caption, rows[0], [body[i] for i in group], chunk_id, title
             )
-            group_el.find("table").set(COLUMNS_ATTR, columns)
+            group_table = group_el.find("table")
+            assert group_table is not None, "_group_element builds figure > table"
+            group_table.set(COLUMNS_ATTR, columns)
             for element, role in resolve_roles(group_el, run.policy.markdown).items():
                 run.roles.setdefault(element, role)
             pending.append(
@@ -380,9 +387,7 @@ def _rowspan_blocks(rows: list[etree._Element]) -> list[range]:
         end = start
         index = start
         while index <= end:
-            spans = [
-                int(c.get("rowspan")) for c in rows[index] if (c.get("rowspan") or "").isdigit()
-            ]
+            spans = [int(span) for c in rows[index] if (span := c.get("rowspan") or "").isdigit()]
             end = min(len(rows) - 1, max([end, *(index + s - 1 for s in spans)]))
             index += 1
         blocks.append(range(start, end + 1))

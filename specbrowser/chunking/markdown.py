@@ -36,6 +36,7 @@ import re
 import textwrap
 from collections.abc import Callable
 from functools import lru_cache
+from typing import cast
 from urllib.parse import unquote
 
 from lxml import etree
@@ -126,7 +127,8 @@ _ROLE_ORDER = (
 )
 _WS = re.compile(r"[ \t\n\r\f\v]+")
 _HARD_BREAK = "\x00"
-"""Stands for ``<br>`` until whitespace is collapsed: a newline in a paragraph, ``<br>`` in a cell."""
+"""Stands for ``<br>`` until whitespace is collapsed: a newline in a paragraph, ``<br>`` in a
+cell."""
 _MULTIPAGE_HREF = re.compile(r"^[\w.%-]+\.html(#.*)$")
 _NEEDS_ANGLE_BRACKETS = re.compile(r"[ ()<>]")
 _ESCAPE_TEXT = re.compile(r"\\(?=[!-/:-@\[-`{-~])|<|&(?=#?\w+;)")
@@ -155,7 +157,7 @@ def resolve_roles(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG) -
     """
     roles: Roles = {}
     for role, selector in _selectors(config):
-        for match in selector(el):
+        for match in cast("list[etree._Element]", selector(el)):  # a CSS selector selects elements
             roles.setdefault(match, role)
     return roles
 

@@ -71,7 +71,7 @@ def capture(
         return SectionMarkdown(markdown, markers)
     tags = sorted({node.tag for node in roles} | {node.tag for node in cache})
     nodes = list(element.iter(*tags))
-    position = dict(zip(nodes, range(len(nodes))))
+    position = dict(zip(nodes, range(len(nodes)), strict=True))
     role_names = sorted(set(roles.values()))
     role_code = {name: code for code, name in enumerate(role_names)}
     head = json.dumps(
@@ -118,13 +118,14 @@ def restore(element: etree._Element, detail: bytes) -> tuple[Roles, BlockCache] 
             return None
         cache: BlockCache = {}
         at = 0
-        for node, count in zip(cached, counts):
+        for node, count in zip(cached, counts, strict=True):
             cache[node] = texts[at : at + count]
             at += count
         roles: Roles = dict(
             zip(
                 map(nodes.__getitem__, payload["role_at"]),
                 map(payload["role_names"].__getitem__, payload["role"]),
+                strict=True,
             )
         )
     except (ValueError, KeyError, IndexError, TypeError, AttributeError):

@@ -1,5 +1,5 @@
-"""GFM table helpers of the Markdown converter (:mod:`specbrowser.chunking.markdown`): rows of a table,
-colspan/rowspan padding, the table's lines."""
+"""GFM table helpers of the Markdown converter (:mod:`specbrowser.chunking.markdown`): rows of a
+table, colspan/rowspan padding, the table's lines."""
 
 from __future__ import annotations
 

@@ -8,9 +8,9 @@ empty; only each child's results come back, pickled, over its own pipe. Forking 
 cost 10–20 ms, so small jobs run in this process alone (:data:`MIN_WEIGHT`).
 
 ``os.fork`` and not :mod:`multiprocessing`: the re-chunk already runs in a daemonic
-multiprocessing child (:mod:`specbrowser.session.rechunk_process`), and multiprocessing forbids daemonic
-processes children; its forked ``Process`` also flushes the inherited stdio buffers on exit,
-which can print the parent's pending output twice. A child here only computes, writes its
+multiprocessing child (:mod:`specbrowser.session.rechunk_process`), and multiprocessing forbids
+daemonic processes children; its forked ``Process`` also flushes the inherited stdio buffers on
+exit, which can print the parent's pending output twice. A child here only computes, writes its
 results and leaves with ``os._exit``: no stdio, no atexit handlers, no database connection.
 Forking is only used where it is safe and cheap: on Linux (macOS's system libraries are not
 fork-safe; Windows has no fork), from the main thread. A call from another thread (the app's
@@ -166,7 +166,7 @@ def _queue(order: list[int]) -> int | None:
     read_fd, write_fd = os.pipe()
     try:
         if len(data) > _PIPE_DEFAULT_BYTES:
-            fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, len(data))  # type: ignore[attr-defined]
+            fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, len(data))
         os.set_blocking(write_fd, False)
         written = os.write(write_fd, data)
     except OSError:
@@ -261,7 +261,7 @@ def _collect(pid: int, fd: int) -> list:
     finally:
         os.waitpid(pid, 0)
     if kind == "done":
-        return payload  # type: ignore[return-value]
+        return payload
     raise_reported(kind, payload, f"a worker process (pid {pid})")
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.errors import PolicyError
@@ -125,14 +126,15 @@ class ChunkPolicy:
         }
 
     @classmethod
-    def from_settings(cls, settings: dict[str, object]) -> ChunkPolicy:
-        """Inverse of :meth:`settings` (the converter version is not part of the policy)."""
+    def from_settings(cls, settings: Mapping[str, Any]) -> ChunkPolicy:
+        """Inverse of :meth:`settings` (the converter version is not part of the policy);
+        ``settings`` is decoded JSON, so its values are converted here."""
         return cls(
-            threshold_chars=int(settings["threshold_chars"]),  # type: ignore[call-overload]
-            breakdown_tags=tuple(settings["breakdown_tags"]),  # type: ignore[arg-type]
-            max_depth=int(settings["max_depth"]),  # type: ignore[call-overload]
+            threshold_chars=int(settings["threshold_chars"]),
+            breakdown_tags=tuple(settings["breakdown_tags"]),
+            max_depth=int(settings["max_depth"]),
             markdown=MarkdownConfig.from_settings(settings.get("markdown")),
-        )  # type: ignore[arg-type]
+        )
 
     @property
     def version(self) -> str:
@@ -213,7 +215,8 @@ def check_selector_tag(tag: str) -> None:
 
 def default_tags_for(kind: str | None) -> tuple[str, ...]:
     """The default breakdown tag order for a document kind (``html-headings`` →
-    :data:`PLAIN_HTML_BREAKDOWN_TAGS`); None or an ecmarkup kind → :data:`DEFAULT_BREAKDOWN_TAGS`."""
+    :data:`PLAIN_HTML_BREAKDOWN_TAGS`); None or an ecmarkup kind →
+    :data:`DEFAULT_BREAKDOWN_TAGS`."""
     return DEFAULT_TAGS_BY_KIND.get(kind or "", DEFAULT_BREAKDOWN_TAGS)
 
 

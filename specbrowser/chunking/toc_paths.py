@@ -127,7 +127,7 @@ def _spans(
     starts = [n.start for n in nodes]
     spans: list[_Span] = []
     for index, node in enumerate(nodes):
-        own_path = path + (node.display_title,) if node.title else path
+        own_path = (*path, node.display_title) if node.title else path
         end = node.end
         if end is None:
             following = next((s for s in starts[index + 1 :] if s is not None), None)
@@ -139,8 +139,13 @@ def _spans(
                 end = document_end
         if parent_end is not None:
             end = min(end, parent_end)  # an open-ended last child never leaks past its parent
-        has_range = node.start is not None and end >= node.start
-        entry = _Entry(node, own_path, depth, node.start, end) if has_range and node.title else None
+        start = node.start
+        has_range = start is not None and end >= start
+        entry = (
+            _Entry(node, own_path, depth, start, end)
+            if start is not None and has_range and node.title
+            else None
+        )
         children = _spans(
             node.children,
             own_path,

@@ -117,7 +117,8 @@ def at_least(minimum: int):
 
 
 def add_policy_options(p: argparse.ArgumentParser) -> None:
-    """``--threshold N`` (characters), ``--tags A,B,C`` (breakdown tags in order), ``--max-depth N``."""
+    """``--threshold N`` (characters), ``--tags A,B,C`` (breakdown tags in order),
+    ``--max-depth N``."""
     p.add_argument(
         "--threshold",
         type=int,
@@ -153,7 +154,8 @@ def unused_tags(policy: ChunkPolicy, stats: dict) -> list[str]:
 
 
 def policy_from_args(args: argparse.Namespace) -> ChunkPolicy:
-    """The policy the ``--threshold``/``--tags``/``--max-depth`` options give (ecmarkup defaults)."""
+    """The policy the ``--threshold``/``--tags``/``--max-depth`` options give (ecmarkup
+    defaults)."""
     return ChunkPolicy.from_tag_list(args.threshold, args.tags, args.max_depth)
 
 

@@ -152,7 +152,8 @@ def print_diff_summary(diff: ChunkSetDiff, console: Console | None = None) -> No
         (
             "embeddings: none in the database"
             if summary.embedding_model is None
-            else f"embeddings: {summary.embedding_model} (only embedded chunks can count as truncated)"
+            else f"embeddings: {summary.embedding_model} "
+            "(only embedded chunks can count as truncated)"
         ),
     ]
     for note in notes:
@@ -186,7 +187,10 @@ def section_table(diff: ChunkSetDiff, limit: int | None) -> Table:
     """The most changed sections (all with ``limit`` None) as a Rich table, most changed first."""
     shown = diff.top_sections(limit)
     total = len(diff.sections)
-    caption = "overruns: chunks over the threshold, A → B · largest: the largest chunk's characters, A → B"
+    caption = (
+        "overruns: chunks over the threshold, A → B · "
+        "largest: the largest chunk's characters, A → B"
+    )
     if any(s.reflagged for s in shown):
         caption += "\n⚑ reflagged: same text, another overrun reason"
     table = Table(

@@ -1,7 +1,7 @@
 """``specbrowser export``: a chunk set as LangChain-shaped records in JSON Lines or Parquet.
 
-The records and formats are :mod:`specbrowser.session.export`'s; this module parses the options, shows
-a progress bar on stderr for large sets and prints one summary line.
+The records and formats are :mod:`specbrowser.session.export`'s; this module parses the
+options, shows a progress bar on stderr for large sets and prints one summary line.
 """
 
 from __future__ import annotations

@@ -54,6 +54,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             session.descendants(chunk_id) if args.recursive else iter([session.chunk(chunk_id)])
         )
         tokens = session.token_info()
+        window = tokens.max_tokens if tokens else None
         for chunk in chunks:
             flag = (
                 f" [red]over threshold: {chunk.over_threshold}[/]" if chunk.over_threshold else ""
@@ -61,8 +62,8 @@ def cmd_show(args: argparse.Namespace) -> int:
             count = tokens.counts.get(chunk.id) if tokens else None
             if count is not None:
                 flag = f" · {count:,} tokens" + flag
-                if tokens.max_tokens is not None and count > tokens.max_tokens:
-                    flag += f" [yellow]embedding truncated (> {tokens.max_tokens})[/]"
+                if window is not None and count > window:
+                    flag += f" [yellow]embedding truncated (> {window})[/]"
             out.rule(
                 f"[bold]{escape(chunk.id)}[/] · depth {chunk.depth} · "
                 f"{escape(chunk.breakdown_tag or chunk.layer)} · {chunk.size:,} chars{flag}",

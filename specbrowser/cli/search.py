@@ -34,7 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--fts",
         action="store_true",
-        help="advanced: FTS5 syntax (phrases, prefix*, AND/OR/NEAR); literal when it does not parse",
+        help=(
+            "advanced: FTS5 syntax (phrases, prefix*, AND/OR/NEAR); literal when it does not parse"
+        ),
     )
     p.add_argument(
         "--mode",

@@ -13,11 +13,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from lxml import etree
 
 from specbrowser.errors import SpecInputError, SpecParseError
-from specbrowser.formats.html import check_html_head, read_html
+from specbrowser.formats.html import check_html_head, element_text, read_html
 from specbrowser.formats.toc import extract_toc
 from specbrowser.model import SECTION_TAGS, Document, Section, TocNode
 
@@ -178,7 +179,7 @@ def _order_pages(
 ) -> list[tuple[Path, etree._Element, bytes]]:
     order: dict[str, int] = {}
     for _path, root, _data in pages:
-        links = root.xpath("//*[@id='menu-toc']//a/@href")
+        links = cast("list[str]", root.xpath("//*[@id='menu-toc']//a/@href"))  # attribute values
         for href in links:
             page = href.split("#", 1)[0]
             page = "index.html" if page in ("", "./", ".") else page.rsplit("/", 1)[-1]
@@ -207,16 +208,16 @@ def _document_title(root: etree._Element) -> str:
     title = root.findtext(".//title")
     if title and title.strip():
         return " ".join(title.split())
-    heading = root.xpath("//h1[contains(@class,'title')]")
+    heading = cast("list[etree._Element]", root.xpath("//h1[contains(@class,'title')]"))
     if heading:
-        return " ".join("".join(heading[0].itertext()).split())
+        return " ".join(element_text(heading[0]).split())
     metadata = root.find(".//pre[@class='metadata']")
     for line in (metadata.text or "").splitlines() if metadata is not None else []:
         key, _, value = line.partition(":")
         if key.strip() == "title" and value.strip():
             return value.strip()
     first_h1 = root.find(".//body//h1")  # a plain page's title heading
-    return " ".join("".join(first_h1.itertext()).split()) if first_h1 is not None else ""
+    return " ".join(element_text(first_h1).split()) if first_h1 is not None else ""
 
 
 def _collect_sections(
@@ -232,14 +233,15 @@ def _collect_sections(
         parent_el = next((a for a in el.iterancestors(*SECTION_TAGS) if a in records), None)
         parent = records[parent_el] if parent_el is not None else None
         secnum, title = heading_of(el)
+        section_id = el.get("id", "")
         section = Section(
-            id=el.get("id"),
+            id=section_id,
             parent_id=parent.id if parent else None,
             ordinal=len(sections),
             depth=parent.depth + 1 if parent else 0,
             kind=SECTION_TAGS[el.tag],
             secnum=secnum,
-            title=title or el.get("id"),
+            title=title or section_id,
             html="",
             source_file=source_file,
         )
@@ -249,14 +251,14 @@ def _collect_sections(
     for el in reversed(found):
         section = records[el]
         section.html = etree.tostring(el, encoding="unicode", method="html", with_tail=False)
-        parent = el.getparent()
+        parent_el = el.getparent()
         ref = etree.Element(
             SECTION_REF_TAG, {"data-id": section.id, "data-title": section.display_title}
         )
         ref.tail = el.tail
         el.tail = None
-        if parent is not None:
-            parent.replace(el, ref)
+        if parent_el is not None:
+            parent_el.replace(el, ref)
         elements[section.id] = el
     if len(elements) != len(sections):
         files_of: dict[str, list[str]] = {}
@@ -283,9 +285,9 @@ def heading_of(el: etree._Element) -> tuple[str, str]:
     for child in h1:
         classes = (child.get("class") or "").split() if isinstance(child.tag, str) else []
         if _SECNUM_CLASS in classes and not secnum:
-            secnum = " ".join("".join(child.itertext()).split())
+            secnum = " ".join(element_text(child).split())
         elif isinstance(child.tag, str):
-            parts.append("".join(child.itertext()))
+            parts.append(element_text(child))
         parts.append(child.tail or "")
     return secnum, " ".join("".join(parts).split())
 

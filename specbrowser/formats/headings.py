@@ -12,10 +12,10 @@ Rules (case C10 of ``shared/cases/cases.md`` and issue 4):
   headings that are not structure: inside a table of contents, inside the document's title
   block (a ``header`` or ``div.head`` child of ``body`` before any section heading: Bikeshed,
   ReSpec, W3C and WHATWG put the title and status there), the ``h1``s that come before every
-  other heading when no ``h1`` comes after (the document title), a second heading of an ``hgroup`` (a
-  subtitle), a heading inside content such as a table cell, list or quote (only structural
-  wrappers, :data:`WRAPPER_TAGS`, are looked into), and a heading with no text at all. Those
-  stay in the current section's content.
+  other heading when no ``h1`` comes after (the document title), a second heading of an
+  ``hgroup`` (a subtitle), a heading inside content such as a table cell, list or quote (only
+  structural wrappers, :data:`WRAPPER_TAGS`, are looked into), and a heading with no text at
+  all. Those stay in the current section's content.
 - **Levels.** Nesting follows the heading level (h2 → h4 makes the h4 a child of the h2);
   ``<section>`` wrappers never change the level (C10). A ``<section>`` or ``<article>`` that
   opens with a heading does close that heading's section where it ends, so content after the
@@ -47,6 +47,7 @@ from typing import TypeAlias
 from lxml import etree
 
 from specbrowser.formats.ecmarkup import SECTION_REF_TAG
+from specbrowser.formats.html import element_text
 from specbrowser.model import Section
 
 HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
@@ -157,7 +158,7 @@ def heading_parts(heading: etree._Element) -> tuple[str, str]:
             if isinstance(child.tag, str):
                 classes = _classes(child)
                 if classes & _SECNUM_CLASSES and not secnum:
-                    secnum = " ".join("".join(child.itertext()).split()).rstrip(".").strip()
+                    secnum = " ".join(element_text(child).split()).rstrip(".").strip()
                 elif not (child.tag == "a" and classes & _SELF_LINK_CLASSES):
                     visit(child)
             parts.append(child.tail or "")
@@ -183,7 +184,7 @@ def _classes(el: etree._Element) -> set[str]:
 def _is_toc_heading(heading: etree._Element) -> bool:
     return (
         heading.get("id") in TOC_IDS
-        or " ".join("".join(heading.itertext()).split()).lower() in TOC_TITLES
+        or " ".join(element_text(heading).split()).lower() in TOC_TITLES
     )
 
 
@@ -293,8 +294,9 @@ def _wrapper_id(heading: etree._Element) -> str | None:
             continue
         if ancestor.tag != "section" or _first_heading(ancestor) is not heading:
             return None
-        if (ancestor.get("id") or "").strip():
-            return ancestor.get("id").strip()
+        wrapper_id = (ancestor.get("id") or "").strip()
+        if wrapper_id:
+            return wrapper_id
     return None
 
 
@@ -391,7 +393,7 @@ class _Builder:
 
     def finish(self) -> list[tuple[Section, etree._Element]]:
         """The sections in document order, front matter first when it holds text."""
-        if "".join(self.front.itertext()).strip():
+        if element_text(self.front).strip():
             section = Section(
                 id=self.ids.take(FRONT_MATTER_ID, generated=False),
                 parent_id=None,

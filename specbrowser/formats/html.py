@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 from lxml import etree
 
@@ -85,6 +87,12 @@ def read_html(path: Path) -> tuple[etree._Element, bytes]:
     if root is None:
         raise SpecParseError(f"{path} holds no HTML elements")
     return root, data
+
+
+def element_text(el: etree._Element) -> str:
+    """The text inside ``el`` and its descendants, in document order (its own tail excluded)."""
+    # lxml yields str here; lxml-stubs declares str | bytes for every text it returns.
+    return "".join(cast("Iterator[str]", el.itertext()))
 
 
 def parse_fragment(html: str) -> etree._Element:

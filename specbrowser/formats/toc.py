@@ -18,6 +18,7 @@ from urllib.parse import unquote
 from lxml import etree
 
 from specbrowser.errors import SpecInputError
+from specbrowser.formats.html import element_text
 from specbrowser.model import TocNode
 
 _NUMBER_CLASSES = frozenset({"secnum", "secno"})
@@ -65,7 +66,7 @@ def _entries(list_el: etree._Element) -> list[TocNode]:
         parts = [link.text or ""]
         for child in link:
             classes = set((child.get("class") or "").split())
-            text = "".join(child.itertext())
+            text = element_text(child)
             if classes & _NUMBER_CLASSES and not secnum:
                 secnum = " ".join(text.split()).rstrip(".")
             else:

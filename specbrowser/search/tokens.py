@@ -119,8 +119,8 @@ def count_missing_tokens(
     """Count and store the tokens of the chunk set's texts that have no count for this model.
 
     Each batch of :data:`COUNT_BATCH` texts is committed on its own (an interrupted run keeps
-    what it finished). ``progress("counting", done, total)`` is called after each batch, in texts; it may
-    raise to stop the run. Returns how many texts were counted.
+    what it finished). ``progress("counting", done, total)`` is called after each batch, in
+    texts; it may raise to stop the run. Returns how many texts were counted.
     """
     _create_table(db)
     with db.db.atomic():
@@ -143,7 +143,10 @@ def count_missing_tokens(
         with db.db.atomic():
             db.conn.executemany(
                 "INSERT OR IGNORE INTO token_counts (model, content_hash, tokens) VALUES (?, ?, ?)",
-                [(counter.model, digest, n) for (digest, _text), n in zip(batch, counts)],
+                [
+                    (counter.model, digest, n)
+                    for (digest, _text), n in zip(batch, counts, strict=True)
+                ],
             )
         if progress:
             progress("counting", first + len(batch), len(items))
@@ -220,7 +223,8 @@ def token_info(db: SpecStore, policy_version: str, model: str | None = None) -> 
 
 def token_summary(info: TokenInfo | None) -> dict[str, object] | None:
     """A JSON-ready summary of :func:`token_info` for ``stats``: ``model``, ``window``,
-    ``counted``/``chunks``, ``median``/``max`` tokens and ``over_window`` (chunks the model cuts)."""
+    ``counted``/``chunks``, ``median``/``max`` tokens and ``over_window`` (chunks the model
+    cuts)."""
     if info is None:
         return None
     values = sorted(info.counts.values())

@@ -165,7 +165,8 @@ class Session:
     def report(
         self, policy_version: str | None = None, threshold_chars: int | None = None
     ) -> StatsReport:
-        """The statistics report of a chunk set (:func:`specbrowser.session.report.build_report`)."""
+        """The statistics report of a chunk set
+        (:func:`specbrowser.session.report.build_report`)."""
         from specbrowser.session.report import build_report
 
         return build_report(self._db, policy_version, threshold_chars)
@@ -255,7 +256,8 @@ class Session:
         return store.iter_descendants(self._db, chunk_id)
 
     def tree_parent_id(self, chunk_id: str) -> str | None:
-        """The chunk whose subsections list ``chunk_id`` (:func:`specbrowser.store.tree_parent_id`)."""
+        """The chunk whose subsections list ``chunk_id``
+        (:func:`specbrowser.store.tree_parent_id`)."""
         return store.tree_parent_id(self._db, chunk_id)
 
     def next_over_threshold(self, after_ordinal: int) -> Chunk | None:

@@ -254,7 +254,8 @@ def _text_changed(db: SpecStore, version_a: str, version_b: str) -> set[str]:
     return {
         row[0]
         for row in db.db.execute(
-            "SELECT a.id FROM chunk_rows a JOIN chunk_rows b ON b.policy_version = ? AND b.id = a.id "
+            "SELECT a.id FROM chunk_rows a "
+            "JOIN chunk_rows b ON b.policy_version = ? AND b.id = a.id "
             "JOIN texts ta ON ta.id = a.text_id JOIN texts tb ON tb.id = b.text_id "
             "WHERE a.policy_version = ? AND a.text_id != b.text_id AND ta.text IS NOT tb.text",
             [version_b, version_a],
@@ -289,9 +290,9 @@ def _embedding_counts(
 def diff_chunk_sets(db: SpecStore, version_a: str, version_b: str) -> ChunkSetDiff:
     """Compare chunk set A (``version_a``) with chunk set B (``version_b``) of one database.
 
-    Versions are full policy versions or unique prefixes (:func:`specbrowser.store.resolve_version`); the active
-    set is not changed. Reads both sets once (about 0.1 s for two ECMA-262 sets); writes
-    nothing.
+    Versions are full policy versions or unique prefixes
+    (:func:`specbrowser.store.resolve_version`); the active set is not changed. Reads both sets
+    once (about 0.1 s for two ECMA-262 sets); writes nothing.
 
     Raises:
         NotFoundError: a version names no chunk set (or several).

@@ -25,8 +25,9 @@ Formats:
   a dict per row) and ``type``. ``pyarrow.parquet.read_table(path).to_pylist()`` gives the same
   records as the JSONL lines; ``pandas.read_parquet`` gives a dict per row too, with the list
   fields as numpy arrays (pydantic's ``Document`` accepts them; ``to_pylist`` gives plain lists).
-  Checked with langchain-core 1.x: ``Document(**record)`` loads every JSONL line and Parquet row. The file's key-value metadata holds ``specbrowser.*`` keys
-  (policy version, document title, content kind).
+  Checked with langchain-core 1.x: ``Document(**record)`` loads every JSONL line and Parquet
+  row. The file's key-value metadata holds ``specbrowser.*`` keys (policy version, document
+  title, content kind).
 
 Files are written atomically: a temporary file in the output's folder, renamed over the output
 once complete; any failure (Ctrl-C included) removes it and leaves an existing output untouched.
@@ -106,8 +107,9 @@ METADATA_FIELDS = (
 - ``ordinal`` (pre-order position in the set), ``section_ordinal`` (``14.6.1``, ``B.2``, "");
 - ``embedding_truncated``: True when the stored model's tokenizer cut the retrieval text, None
   when the chunk has no vector; ``embedding_model``: the vectors' model, or None without them;
-- ``token_count``: the retrieval text's full token count (:func:`specbrowser.search.tokens.token_info`,
-  else the embedding run's count), None when never counted; ``token_model``: whose tokenizer;
+- ``token_count``: the retrieval text's full token count
+  (:func:`specbrowser.search.tokens.token_info`, else the embedding run's count), None when
+  never counted; ``token_model``: whose tokenizer;
 - ``policy_version`` (full), ``document_title``, ``source`` (``<file>#<section id>``: the
   section's anchor in the spec file; the file alone for the document chunk), ``content``
   (``retrieval`` or ``text``: what ``page_content`` holds).
@@ -193,6 +195,7 @@ def iter_records(
     hashes = chunk_hash_map(db, policy_version) if embedded else {}
     tokens = token_info(db, policy_version)
     token_counts = tokens.counts if tokens else {}
+    token_model = tokens.model if tokens else None
     for chunk in iter_chunks(db, policy_version):
         vector = embedded.get(hashes.get(chunk.id, "")) if embedded else None
         token_count = token_counts.get(chunk.id, vector[1] if vector else None)
@@ -219,7 +222,7 @@ def iter_records(
             "section_ordinal": chunk.section_ordinal,
             "embedding_truncated": vector[0] if vector else None,
             "token_count": token_count,
-            "token_model": (tokens.model if chunk.id in token_counts else model)
+            "token_model": (token_model if chunk.id in token_counts else model)
             if token_count is not None
             else None,
             "embedding_model": model,
@@ -251,7 +254,7 @@ def check_output_path(path: Path) -> None:
 def require_pyarrow() -> None:
     """Raise :class:`ExportError` with :data:`PYARROW_HINT` when pyarrow cannot be imported."""
     try:
-        import pyarrow.parquet  # type: ignore[import-untyped]  # noqa: F401
+        import pyarrow.parquet  # noqa: F401
     except ImportError:
         raise ExportError(PYARROW_HINT) from None
 
@@ -428,7 +431,7 @@ PARQUET_BATCH = 1000
 def parquet_schema() -> Any:
     """The Parquet file's ``pyarrow.Schema`` (needs pyarrow): ``id``, ``page_content``,
     ``metadata`` (struct of :data:`METADATA_FIELDS`, typed, nullable) and ``type``."""
-    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow as pa
 
     text, strings, integer = pa.string(), pa.list_(pa.string()), pa.int64()
     types = {
@@ -459,8 +462,8 @@ def _write_parquet(
     progress: Progress | None,
     file_metadata: dict[str, str],
 ) -> int:
-    import pyarrow as pa  # type: ignore[import-untyped]
-    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
     schema = parquet_schema().with_metadata(file_metadata)
     count = 0

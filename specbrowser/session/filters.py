@@ -2,10 +2,10 @@
 reach them.
 
 Two filters: *mismatched sections* (root chunks whose parser heading path and TOC path disagree,
-see :mod:`specbrowser.chunking.toc_paths`) and *over-threshold chunks* (any chunk that stayed over the
-size threshold). Part of the pure core: reads the database through parameterized queries, never
-imports Textual. The tree shape is the browser's: a chunk's children are its ``subsections``, in
-order (see :func:`specbrowser.store.tree_parent_id`).
+see :mod:`specbrowser.chunking.toc_paths`) and *over-threshold chunks* (any chunk that stayed
+over the size threshold). Part of the pure core: reads the database through parameterized
+queries, never imports Textual. The tree shape is the browser's: a chunk's children are its
+``subsections``, in order (see :func:`specbrowser.store.tree_parent_id`).
 """
 
 from __future__ import annotations

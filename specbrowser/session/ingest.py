@@ -93,9 +93,9 @@ def chunk_sections(
     ``known`` (section id → its cached conversion under ``policy.markdown``) saves work with
     the same result: a section whose cached Markdown the breakdown cannot change is not parsed
     at all (:func:`whole_section_chunk`), and one with cached detail is parsed but not
-    converted again (:func:`specbrowser.chunking.markdown_cache.restore`). The html of a section that
-    ``known`` covers that way may be "". ``learned`` receives the conversions made here that
-    ``known`` lacked.
+    converted again (:func:`specbrowser.chunking.markdown_cache.restore`). The html of a
+    section that ``known`` covers that way may be "". ``learned`` receives the conversions made
+    here that ``known`` lacked.
 
     ``copied`` (section id → chunk count) names sections whose chunk trees the caller copies
     from a stored set (:mod:`specbrowser.store.reuse`): they are not chunked, but their chunks
@@ -103,7 +103,8 @@ def chunk_sections(
     ``broken_down`` receives the ids of the sections whose elements went through the breakdown
     (the others were copied, or made one chunk from the cache without a parse).
 
-    The sections to break down are spread over the cores (:func:`specbrowser.chunking.parallel.split_map`).
+    The sections to break down are spread over the cores
+    (:func:`specbrowser.chunking.parallel.split_map`).
 
     Raises:
         SpecParseError: a section's stored HTML holds no element.
@@ -135,8 +136,8 @@ def _chunk_sections(
     broken_down: list[str] | None = None,
 ) -> list[Chunk]:
     """Chunk every section not ``copied``: first the ones the cache makes whole (no parse),
-    then the rest, spread over the cores (:func:`specbrowser.chunking.parallel.split_map`, weighted by
-    their HTML's length); ordinals are given in document order at the end."""
+    then the rest, spread over the cores (:func:`specbrowser.chunking.parallel.split_map`,
+    weighted by their HTML's length); ordinals are given in document order at the end."""
     by_id = {section.id: section for section in sections}
     copied = copied or {}
     done: dict[str, list[Chunk]] = {}
@@ -172,7 +173,7 @@ def _chunk_sections(
     if progress:
         progress("chunking", quick, total)
     broken = split_map(chunk_one, to_break, [len(section.html) for section, _ in to_break], report)
-    for (section, _), (chunks, conversion) in zip(to_break, broken):
+    for (section, _), (chunks, conversion) in zip(to_break, broken, strict=True):
         done[section.id] = chunks
         if conversion is not None and learned is not None:
             learned[section.id] = conversion

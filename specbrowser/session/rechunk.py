@@ -2,8 +2,8 @@
 
 The result equals what ``specbrowser ingest`` stores for the same policy: the same breakdown
 (:func:`specbrowser.session.ingest.chunk_sections`), the same document chunk and retrieval texts
-(:func:`specbrowser.chunking.enrich.finish_chunk_set`), the same TOC paths and mismatches (reconciled
-once, at ingest, and stored with the sections, which the ``chunks`` view joins).
+(:func:`specbrowser.chunking.enrich.finish_chunk_set`), the same TOC paths and mismatches
+(reconciled once, at ingest, and stored with the sections, which the ``chunks`` view joins).
 
 Only the sections whose chunk trees no stored set holds are broken down: the others' rows are
 copied from a stored set (:mod:`specbrowser.store.reuse` says when a stored tree is the one the
@@ -49,10 +49,12 @@ class RechunkResult:
     Attributes:
         version: the new chunk set's policy version (active unless ``activate=False``).
         previous_version: the version that was active before, or None (no set was active).
-        stats: :func:`specbrowser.chunking.stats.compute_stats` of the new set (sizes in characters).
+        stats: :func:`specbrowser.chunking.stats.compute_stats` of the new set (sizes in
+            characters).
         timings: seconds per stage: ``load`` (sections, TOC, Markdown cache), ``chunk``
             (breakdown, document chunk, TOC paths, stats), ``store`` (the write transaction:
-            the chunk rows, the new texts with their FTS5 index, and new Markdown cache rows), ``total``.
+            the chunk rows, the new texts with their FTS5 index, and new Markdown cache rows),
+            ``total``.
         already_stored: the database held a set of this policy version before the call; it is
             then only activated (its stored stats returned, ``chunk`` and ``store`` ~0), unless
             ``rebuild=True``. A policy version hashes the settings and the converter version, so

@@ -6,9 +6,9 @@ gives the GIL up for a system call: keys then took about 2 s to be handled while
 re-chunked. In a child process the parent's thread only waits on a pipe.
 
 The child opens its own connection and writes the chunk set in one transaction, as
-:func:`~specbrowser.session.rechunk.rechunk` does; a stop request is checked at each progress report,
-and a stopped child rolls back before it exits, so a cancelled run leaves the database as it
-was.
+:func:`~specbrowser.session.rechunk.rechunk` does; a stop request is checked at each progress
+report, and a stopped child rolls back before it exits, so a cancelled run leaves the database
+as it was.
 
 The child is forked from multiprocessing's fork server where the platform has one (Linux,
 macOS): a clean single-threaded process started once, by :func:`prepare`, with specbrowser's
@@ -27,7 +27,7 @@ import multiprocessing
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import error_report, raise_reported
@@ -44,8 +44,14 @@ STOP_GRACE_S = 10.0
 PRELOAD = ["specbrowser.session.rechunk", "specbrowser.store"]
 """What the fork server imports once, so that each child starts with it."""
 
+if TYPE_CHECKING:  # ForkServerContext exists only where the platform has a fork server
+    from multiprocessing.context import ForkServerContext, SpawnContext
 
-def _context() -> multiprocessing.context.BaseContext:
+    _Context: TypeAlias = ForkServerContext | SpawnContext
+    """The contexts a child is started from (:func:`_context`); both have ``Process``."""
+
+
+def _context() -> _Context:
     """The fork server's context where the platform has one, else ``spawn``."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
@@ -128,9 +134,7 @@ def rechunk_in_subprocess(
         receiver.close()
 
 
-def _start(
-    context: multiprocessing.context.BaseContext, db_path: Path, policy: ChunkPolicy
-) -> tuple[Any, Connection, Any]:
+def _start(context: _Context, db_path: Path, policy: ChunkPolicy) -> tuple[Any, Connection, Any]:
     """Start the child in ``context``: the process, the end of its pipe to read, the stop
     event."""
     receiver, sender = context.Pipe(duplex=False)

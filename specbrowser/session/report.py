@@ -1,9 +1,10 @@
 """What the statistics screen shows about one chunk set, computed without any UI.
 
-:func:`build_report` gathers, for a chunk set: :func:`specbrowser.chunking.stats.compute_stats`' counts
-(the same numbers as ``specbrowser stats``), a size histogram split at the threshold, the
-largest chunks, the overruns, the TOC mismatches, the chunks whose embedding was truncated and,
-from the token counts (:mod:`specbrowser.search.tokens`), the chunks over the model's window.
+:func:`build_report` gathers, for a chunk set:
+:func:`specbrowser.chunking.stats.compute_stats`' counts (the same numbers as
+``specbrowser stats``), a size histogram split at the threshold, the largest chunks, the
+overruns, the TOC mismatches, the chunks whose embedding was truncated and, from the token
+counts (:mod:`specbrowser.search.tokens`), the chunks over the model's window.
 Entries that name chunks (:class:`ChunkEntry`) are what the screen lets the user jump to.
 """
 
@@ -80,7 +81,7 @@ def size_histogram(
         counts[index] += 1
     return [
         HistogramBin(lo, hi, n, over=i >= parts)
-        for i, ((lo, hi), n) in enumerate(zip(ranges, counts))
+        for i, ((lo, hi), n) in enumerate(zip(ranges, counts, strict=True))
     ]
 
 
@@ -109,7 +110,8 @@ class StatsReport:
     Attributes:
         policy_version: the chunk set's full version.
         threshold_chars: the threshold the histogram and overruns are drawn against.
-        stats: :func:`specbrowser.chunking.stats.compute_stats` of the set (same as ``specbrowser stats``).
+        stats: :func:`specbrowser.chunking.stats.compute_stats` of the set (same as
+            ``specbrowser stats``).
         histogram: :func:`size_histogram` of the chunk sizes.
         largest: the :data:`LARGEST_COUNT` largest chunks, largest first.
         overruns: every chunk over the threshold, largest first; ``detail`` is the reason.

@@ -200,7 +200,9 @@ def insert_chunk_set(
     ).rowcount
     text_ids, new_texts = store_texts(store.db, chunks)
     insert_rows(
-        store.db, "chunk_rows", [chunk_row(version, c, i) for c, i in zip(chunks, text_ids)]
+        store.db,
+        "chunk_rows",
+        [chunk_row(version, c, i) for c, i in zip(chunks, text_ids, strict=True)],
     )
     if copies is not None:
         copy_trees(store, version, copies)
@@ -224,7 +226,8 @@ def resolve_version(store: SpecStore, version: str) -> str:
         [
             r[0]
             for r in store.db.execute(
-                "SELECT version FROM policies WHERE substr(version, 1, ?) = ? ORDER BY version = ? DESC, version",
+                "SELECT version FROM policies WHERE substr(version, 1, ?) = ? "
+                "ORDER BY version = ? DESC, version",
                 [len(version), version, version],
             )
         ]
@@ -661,7 +664,8 @@ def find_sections(store: SpecStore, query: str, limit: int = 50) -> list[tuple[s
     pattern = "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     rows = store.db.execute(
         "SELECT id, trim(secnum || ' ' || title) FROM sections "
-        "WHERE id LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\' OR (secnum || ' ' || title) LIKE ? ESCAPE '\\' "
+        "WHERE id LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\' "
+        "OR (secnum || ' ' || title) LIKE ? ESCAPE '\\' "
         "ORDER BY (id = ?) DESC, ordinal LIMIT ?",
         [pattern, pattern, pattern, query, limit],
     ).fetchall()

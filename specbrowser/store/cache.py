@@ -2,7 +2,8 @@
 
 One table, ``markdown_cache``, created lazily (``CREATE TABLE IF NOT EXISTS``) so the schema
 version does not change and older databases simply start without a cache. A row is one
-section's :class:`~specbrowser.chunking.markdown_cache.SectionMarkdown` under one Markdown config, keyed by
+section's :class:`~specbrowser.chunking.markdown_cache.SectionMarkdown` under one Markdown
+config, keyed by
 
 - ``sections_sha256``: :func:`specbrowser.store.sections_digest` of the stored sections, so rows
   of a replaced spec (or of a newer parser's sections) are never read; writes drop them;
@@ -44,8 +45,9 @@ _CREATE = f"""CREATE TABLE IF NOT EXISTS [{TABLE}] (
 )"""
 
 CACHE_FORMAT = 2
-"""The layout of a cached detail (:func:`specbrowser.chunking.markdown_cache.capture`); bumped when it
-changes, so rows of another layout are never read (they are dropped like another converter's)."""
+"""The layout of a cached detail (:func:`specbrowser.chunking.markdown_cache.capture`); bumped
+when it changes, so rows of another layout are never read (they are dropped like another
+converter's)."""
 
 
 def config_key(config: MarkdownConfig) -> str:

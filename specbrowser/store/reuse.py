@@ -6,8 +6,9 @@ out the same (``threshold_lo <= threshold < threshold_hi``, see
 :attr:`specbrowser.model.Chunk.holds_for`). So under a new policy a section's tree is the one a
 stored set already holds when
 
-- the set was made by this converter (:data:`~specbrowser.chunking.policy.CONVERTER_VERSION`) with the
-  same Markdown settings, and its stats found every marker of its texts in their subsections;
+- the set was made by this converter (:data:`~specbrowser.chunking.policy.CONVERTER_VERSION`)
+  with the same Markdown settings, and its stats found every marker of its texts in their
+  subsections;
 - the new threshold is in the root row's range;
 - and either the set has the same breakdown tags and max depth, or the section is one chunk
   within the threshold there (``threshold_hi`` NULL), which no tag or depth changes.
@@ -129,8 +130,9 @@ def _compatible(settings: dict[str, object], stats: dict[str, object], policy: C
 def stored_facts(
     store: SpecStore, plan: CopyPlan, mismatches: Mapping[str, str]
 ) -> list[ChunkFacts]:
-    """What :func:`specbrowser.chunking.stats.compute_stats` counts of the chunks ``plan`` copies, as
-    they will be in the new set (``mismatches``: each section's heading-path mismatch kind).
+    """What :func:`specbrowser.chunking.stats.compute_stats` counts of the chunks ``plan``
+    copies, as they will be in the new set (``mismatches``: each section's heading-path mismatch
+    kind).
 
     Their markers are not read again: their source set's stats found every marker resolved and
     equal to its chunk's subsections (:func:`plan_copies` takes no other source), and what they

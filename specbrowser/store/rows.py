@@ -40,7 +40,7 @@ def store_texts(db: sqlite_utils.Database, chunks: list[Chunk]) -> tuple[list[in
     known = _text_ids(db, keys, next_id - 1)
     new_rows: list[dict[str, object]] = []
     ids: list[int] = []
-    for chunk, key in zip(chunks, keys):
+    for chunk, key in zip(chunks, keys, strict=True):
         text_id = known.get(key)
         if text_id is None:
             text_id = known[key] = next_id
@@ -130,7 +130,7 @@ def insert_rows(db: sqlite_utils.Database, table: str, rows: list[dict[str, obje
 
 
 _to_json = json.JSONEncoder(ensure_ascii=False).encode
-_json_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_json_string = json.encoder.encode_basestring
 
 
 def json_strings(values: list[str]) -> str:

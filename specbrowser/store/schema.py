@@ -36,9 +36,9 @@ mismatch, section number); ``chunks`` is a view joining the three; ``texts_fts``
 retrieval header, retrieval body: snippets come from the body) replaces ``chunks_fts``;
 ``chunk_hashes`` is gone (``texts.content_hash`` is the embedding key).
 6: a section's root row in ``chunk_rows`` holds ``threshold_lo`` and ``threshold_hi``, the
-thresholds under which the section's chunk tree is the same (:attr:`specbrowser.model.Chunk.holds_for`),
-so a re-chunk copies the trees a stored set already has; the ``sections_outline`` index lists
-the sections without reading their HTML."""
+thresholds under which the section's chunk tree is the same
+(:attr:`specbrowser.model.Chunk.holds_for`), so a re-chunk copies the trees a stored set
+already has; the ``sections_outline`` index lists the sections without reading their HTML."""
 
 FTS_TOKENIZER = "unicode61 remove_diacritics 2"
 """FTS5's Unicode word tokenizer, folding case and diacritics. Spec tokens such as
@@ -236,10 +236,11 @@ def _whole_section_ranges(db: sqlite_utils.Database) -> None:
     """Set the threshold range of every root row whose section is one chunk within the
     threshold (no over-threshold flag, no chunk extracted from it): from its size up."""
     db.execute(
-        "UPDATE chunk_rows SET threshold_lo = (SELECT size FROM texts WHERE id = chunk_rows.text_id) "
+        "UPDATE chunk_rows "
+        "SET threshold_lo = (SELECT size FROM texts WHERE id = chunk_rows.text_id) "
         "WHERE id = section_id AND parent_id IS NULL AND over_threshold IS NULL "
-        "AND NOT EXISTS (SELECT 1 FROM chunk_rows c WHERE c.policy_version = chunk_rows.policy_version "
-        "AND c.parent_id = chunk_rows.id)"
+        "AND NOT EXISTS (SELECT 1 FROM chunk_rows c "
+        "WHERE c.policy_version = chunk_rows.policy_version AND c.parent_id = chunk_rows.id)"
     )
 
 
@@ -299,4 +300,8 @@ def _texts_from_chunks(db: sqlite_utils.Database) -> None:
         )
     for version_, chunks in by_version.items():
         text_ids, _new = store_texts(db, chunks)
-        insert_rows(db, "chunk_rows", [chunk_row(version_, c, i) for c, i in zip(chunks, text_ids)])
+        insert_rows(
+            db,
+            "chunk_rows",
+            [chunk_row(version_, c, i) for c, i in zip(chunks, text_ids, strict=True)],
+        )

@@ -90,7 +90,8 @@ def prepare(store: SpecStore, model: str, dim: int, *, rebuild: bool = False) ->
     if current is not None and not rebuild:
         old_model, old_dim = current
         raise EmbeddingError(
-            f"the database holds vectors of {old_model} ({old_dim} dims); {model} gives {dim} dims: "
+            f"the database holds vectors of {old_model} ({old_dim} dims); "
+            f"{model} gives {dim} dims: "
             "vectors of two models cannot be mixed; add --rebuild to drop the old vectors "
             "(or use another database)"
         )
@@ -214,7 +215,8 @@ def store_embeddings(store: SpecStore, model: str, dim: int, items: list[NewEmbe
     with store.db.atomic():
         for item in items:
             cursor = store.db.execute(
-                "INSERT OR IGNORE INTO embeddings (model, content_hash, dim, vector, truncated, tokens) "
+                "INSERT OR IGNORE INTO embeddings "
+                "(model, content_hash, dim, vector, truncated, tokens) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 [model, item.content_hash, dim, item.vector, int(item.truncated), item.tokens],
             )
@@ -311,10 +313,11 @@ def nearest(
     (the cache), so it fetches enough extra neighbours to still give ``k`` chunks of this set;
     k is capped at :data:`KNN_MAX_K` (sqlite-vec's limit) and at what exists; ``k <= 0`` gives [].
 
-    ``query_vector`` is ``dim`` float32s as bytes (:meth:`specbrowser.search.embed.Embedder.embed_query`).
-    ``restrict`` is ``(" AND …", params)`` on the chunk row ``c`` (a
-    :meth:`specbrowser.search.query.SearchFilter.sql`): the KNN then takes every neighbour it may (the
-    brute-force scan costs the same) and the filter picks the ``k`` nearest that pass.
+    ``query_vector`` is ``dim`` float32s as bytes
+    (:meth:`specbrowser.search.embed.Embedder.embed_query`). ``restrict`` is
+    ``(" AND …", params)`` on the chunk row ``c`` (a
+    :meth:`specbrowser.search.query.SearchFilter.sql`): the KNN then takes every neighbour it
+    may (the brute-force scan costs the same) and the filter picks the ``k`` nearest that pass.
 
     Raises:
         VectorsUnavailable: sqlite-vec is not loaded.

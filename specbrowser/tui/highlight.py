@@ -2,8 +2,8 @@
 chunk's text.
 
 Pure functions (Rich ``Text`` only, no Textual). Spec text is never parsed as markup: a snippet is
-split on :data:`~specbrowser.search.query.HIGHLIGHT_START` / :data:`~specbrowser.search.query.HIGHLIGHT_END`
-and each piece appended as plain text.
+split on :data:`~specbrowser.search.query.HIGHLIGHT_START` /
+:data:`~specbrowser.search.query.HIGHLIGHT_END` and each piece appended as plain text.
 
 Which words to highlight in the chunk view: the words FTS5 marked in the snippet, plus the
 query's own words. FTS5's ``unicode61`` tokenizer splits on everything but letters and digits, so
@@ -102,7 +102,8 @@ has no FTS5 marks, and "how does the … work" would light up every "the" of the
 def match_terms(query: str, snippet: str = "") -> list[str]:
     """The words to highlight for a hit: its snippet's marked words, then the query's words
     other than :data:`STOPWORDS` (all of them when the query is only stopwords; a spec token
-    such as ``for-in`` keeps all its words), case-folded, no repeats. ``[bold]`` gives ``bold``; ``"`` gives nothing."""
+    such as ``for-in`` keeps all its words), case-folded, no repeats. ``[bold]`` gives
+    ``bold``; ``"`` gives nothing."""
     words = _WORDS.findall(query)
     content = [
         word

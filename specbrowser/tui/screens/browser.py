@@ -124,7 +124,8 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         self.policy = policy
         self.cursor_blink = cursor_blink
         self.tree_filter: str | None = None
-        """The tree filter on (a :data:`specbrowser.session.filters.FILTER_KINDS` value), or None."""
+        """The tree filter on (a :data:`specbrowser.session.filters.FILTER_KINDS` value), or
+        None."""
         self.search_mode = SEARCH_MODES[0]
         self.search_query = ""
         """The query whose hits :attr:`search_hits` holds."""

@@ -21,17 +21,25 @@ from rich.text import Text
 
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import NotFoundError, SpecbrowserError
+from specbrowser.search.embed import EmbedReport
+from specbrowser.search.tokens import TokenInfo
 from specbrowser.session import DB_ERRORS
 from specbrowser.tui.screens.chunk_sets import ACTIVATE, DIFF, ChunkSetsScreen
 from specbrowser.tui.screens.policy_editor import PolicyEditor
 from specbrowser.tui.widgets.job_bar import EMBED, RECHUNK, TOKENS, JobBar, JobFinished
 
 if TYPE_CHECKING:
+    from specbrowser.search.query import Hit
     from specbrowser.tui.screens.browser import BrowserScreen
 
 
 class ChunkSetActions:
-    """Actions and job handlers of the browser screen for chunk sets (a mixin)."""
+    """Actions and job handlers of the browser screen for chunk sets (a mixin).
+
+    Its methods take ``self: BrowserScreen`` so that their bodies are checked against the
+    screen they run on; mypy wants an explicit self type to be a supertype of the class, which
+    a mixin's host is not, hence the ``type: ignore[misc]`` on each.
+    """
 
     count_tokens: bool = True
     """Whether token counts start on their own (the browser sets it)."""
@@ -40,12 +48,12 @@ class ChunkSetActions:
     """The set that was active before the last re-chunk or switch (``d`` diffs against it)."""
 
     @property
-    def job_bar(self: BrowserScreen) -> JobBar | None:
+    def job_bar(self: BrowserScreen) -> JobBar | None:  # type: ignore[misc]
         """The background jobs' bar (None when the screen has no database file)."""
         found = self.query(JobBar)
         return found.first() if found else None
 
-    def start_token_count(self: BrowserScreen) -> None:
+    def start_token_count(self: BrowserScreen) -> None:  # type: ignore[misc]
         """Count the active set's tokens in the background (shown as they arrive), unless the
         screen was made with ``count_tokens=False``."""
         if self.job_bar is not None and self.count_tokens:
@@ -53,7 +61,7 @@ class ChunkSetActions:
 
     # --- policy editor and re-chunk -------------------------------------------------------------
 
-    async def action_edit_policy(self: BrowserScreen) -> None:
+    async def action_edit_policy(self: BrowserScreen) -> None:  # type: ignore[misc]
         """Open the policy editor on the active policy; Apply re-chunks. Waits until the editor
         is mounted with its threshold field focused, so that the keys typed right after ``e``
         go to that field (the binding has priority: the app waits for this action)."""
@@ -66,7 +74,7 @@ class ChunkSetActions:
             kind = None
         await self.app.push_screen(PolicyEditor(self.policy, kind), self.apply_policy)
 
-    def apply_policy(self: BrowserScreen, policy: ChunkPolicy | None) -> None:
+    def apply_policy(self: BrowserScreen, policy: ChunkPolicy | None) -> None:  # type: ignore[misc]
         """Re-chunk under ``policy`` in the background (a run in flight is cancelled)."""
         if policy is None or self.job_bar is None:
             return
@@ -79,11 +87,11 @@ class ChunkSetActions:
 
     # --- chunk sets -------------------------------------------------------------------------------
 
-    def action_chunk_sets(self: BrowserScreen) -> None:
+    def action_chunk_sets(self: BrowserScreen) -> None:  # type: ignore[misc]
         """List the stored chunk sets: make one active, or diff it with the active one."""
         self.app.push_screen(ChunkSetsScreen(self.session), self._chunk_set_chosen)
 
-    def _chunk_set_chosen(self: BrowserScreen, choice: tuple[str, str] | None) -> None:
+    def _chunk_set_chosen(self: BrowserScreen, choice: tuple[str, str] | None) -> None:  # type: ignore[misc]
         if choice is None:
             return
         what, version = choice
@@ -92,7 +100,7 @@ class ChunkSetActions:
         elif what == ACTIVATE:
             self.activate_set(version)
 
-    def activate_set(self: BrowserScreen, version: str) -> None:
+    def activate_set(self: BrowserScreen, version: str) -> None:  # type: ignore[misc]
         """Make a stored set the active one and show it."""
         before = self.session.active_version()
         if version == before:
@@ -105,13 +113,13 @@ class ChunkSetActions:
         self.previous_version = before
         self.chunk_set_changed()
 
-    def chunk_set_changed(self: BrowserScreen) -> None:
+    def chunk_set_changed(self: BrowserScreen) -> None:  # type: ignore[misc]
         """The active set changed: new policy, tree built again, the cursor kept on the same
         chunk (or its section), the search hits dropped (they named the old set's chunks)."""
         shown = self.chunk_view.chunk
         self.policy, _stats = self.session.active_policy()
         self.app.sub_title = self.policy.describe()
-        self.search_hits = []
+        self.search_hits: list[Hit] = []
         self.end_hit_navigation()
         self.chunk_view.set_token_info(None)
         self.chunk_tree.truncated = set()
@@ -134,7 +142,7 @@ class ChunkSetActions:
 
     # --- compare and statistics -----------------------------------------------------------------
 
-    def action_diff(self: BrowserScreen, version: str | None = None) -> None:
+    def action_diff(self: BrowserScreen, version: str | None = None) -> None:  # type: ignore[misc]
         """Compare a set (default: the one active before the last change) with the active one."""
         from specbrowser.tui.screens.diff import DiffScreen
 
@@ -148,7 +156,7 @@ class ChunkSetActions:
             return
         self.app.push_screen(DiffScreen(self.session, other, active), self._jump_back)
 
-    def action_stats(self: BrowserScreen) -> None:
+    def action_stats(self: BrowserScreen) -> None:  # type: ignore[misc]
         """The active set's statistics; choosing a listed chunk jumps to it."""
         from specbrowser.tui.screens.stats import StatsScreen
 
@@ -156,13 +164,13 @@ class ChunkSetActions:
             StatsScreen(self.session, None, self.policy.threshold_chars), self._jump_back
         )
 
-    def _jump_back(self: BrowserScreen, chunk_id: str | None) -> None:
+    def _jump_back(self: BrowserScreen, chunk_id: str | None) -> None:  # type: ignore[misc]
         if chunk_id:
             self.go_to_chunk(chunk_id)
 
     # --- embeddings -------------------------------------------------------------------------------
 
-    def action_embed(self: BrowserScreen) -> None:
+    def action_embed(self: BrowserScreen) -> None:  # type: ignore[misc]
         """Embed the active set's texts that have no vector, in the background."""
         if self.job_bar is None:
             return
@@ -176,7 +184,7 @@ class ChunkSetActions:
             markup=False,
         )
 
-    def _stored_model(self: BrowserScreen) -> str | None:
+    def _stored_model(self: BrowserScreen) -> str | None:  # type: ignore[misc]
         try:
             return self.session.embedding_model()
         except DB_ERRORS:
@@ -184,7 +192,7 @@ class ChunkSetActions:
 
     # --- job outcomes ---------------------------------------------------------------------------
 
-    def on_job_finished(self: BrowserScreen, message: JobFinished) -> None:
+    def on_job_finished(self: BrowserScreen, message: JobFinished) -> None:  # type: ignore[misc]
         """A background job ended: show its outcome (a plain-named handler: the ``on``
         decorator does not register methods of a mixin)."""
         if message.cancelled:
@@ -200,11 +208,11 @@ class ChunkSetActions:
             return
         if message.kind == RECHUNK:
             self._rechunked(message.result)
-        elif message.kind == TOKENS and message.result is not None:
+        elif message.kind == TOKENS and isinstance(message.result, TokenInfo):
             info = message.result
             self.chunk_view.set_token_info(info)
             self.chunk_tree.set_truncated(set(info.over_window))
-        elif message.kind == EMBED and message.result is not None:
+        elif message.kind == EMBED and isinstance(message.result, EmbedReport):
             report = message.result
             self.notify(
                 f"{report.embedded:,} texts embedded ({report.cached:,} were already); "
@@ -212,7 +220,7 @@ class ChunkSetActions:
                 markup=False,
             )
 
-    def _rechunked(self: BrowserScreen, result) -> None:
+    def _rechunked(self: BrowserScreen, result) -> None:  # type: ignore[misc]
         before = result.previous_version
         self.previous_version = before
         stats = result.stats

@@ -30,7 +30,9 @@ def chunk_set_line(info: ChunkSetInfo) -> Text:
     emu-table → …`` (Text, never markup: tags may be CSS selectors with brackets). The counts
     come before the tags, so that a line cut at the screen's edge keeps them."""
     settings = info.settings
-    tags = " → ".join(str(t) for t in settings.get("breakdown_tags") or []) or "(no tags)"
+    stored_tags = settings.get("breakdown_tags")
+    tag_list = stored_tags if isinstance(stored_tags, list) else []
+    tags = " → ".join(str(t) for t in tag_list) or "(no tags)"
     threshold = settings.get("threshold_chars")
     over = sum(info.over_threshold.values())
     line = Text()

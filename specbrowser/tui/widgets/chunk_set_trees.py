@@ -1,9 +1,10 @@
 """Two chunk trees side by side: one section's chunks in chunk set A and in chunk set B.
 
-Each node shows the chunk's id (a subsection's after its parent's), its size in characters and a ⚠ when it stayed over the
-threshold, marked as added (only in B), removed (only in A), changed (other text) or reflagged
-(same text, another overrun reason) against the other set. A section's chunks are few (at most
-a few hundred in ECMA-262), so both trees are built whole and expanded.
+Each node shows the chunk's id (a subsection's after its parent's), its size in characters and
+a ⚠ when it stayed over the threshold, marked as added (only in B), removed (only in A),
+changed (other text) or reflagged (same text, another overrun reason) against the other set. A
+section's chunks are few (at most a few hundred in ECMA-262), so both trees are built whole and
+expanded.
 """
 
 from __future__ import annotations

@@ -107,8 +107,9 @@ def header_text(
 
     Lines: id (and the retrieval-text badge when ``retrieval``); layer, section number, depth,
     tag and parent; size against the threshold and overrun reason, then the token count (when
-    counted) and the embedding-truncated badge when it is over ``token_window``; heading path (two lines,
-    ``parser:`` and ``TOC:``, when the TOC's path differs; see :func:`heading_lines`); markers;
+    counted) and the embedding-truncated badge when it is over ``token_window``; heading path
+    (two lines, ``parser:`` and ``TOC:``, when the TOC's path differs; see
+    :func:`heading_lines`); markers;
     then ``search_note`` when a search's hits are being stepped through.
     """
     text = Text()
