@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from specbrowser.chunking.markers import marker_ids
 from specbrowser.model import Chunk
+from specbrowser.types import Layer, MismatchKind, OverrunReason
 
 
 class ChunkFacts(NamedTuple):
@@ -21,11 +22,11 @@ class ChunkFacts(NamedTuple):
     id: str
     parent_id: str | None
     depth: int
-    layer: str
+    layer: Layer
     breakdown_tag: str | None
-    over_threshold: str | None
+    over_threshold: OverrunReason | None
     size: int
-    mismatch: str | None
+    mismatch: MismatchKind | None
     targets: list[str]
     subsections: list[str]
     ordinal: int

@@ -22,6 +22,7 @@ from specbrowser.chunking.policy import (
     ChunkPolicy,
     PolicyForKind,
 )
+from specbrowser.types import IngestOutcome
 
 EXIT_USER_ERROR = 2
 
@@ -165,17 +166,17 @@ def policy_for_kind_from_args(args: argparse.Namespace) -> PolicyForKind | None:
     return lambda kind: ChunkPolicy.from_tag_list(args.threshold, None, args.max_depth, kind=kind)
 
 
-def outcome_line(outcome: str, chunk_sets: int) -> str:
+def outcome_line(outcome: IngestOutcome, chunk_sets: int) -> str:
     """What the ingest did to the database, for the summary's ``chunk sets`` row."""
     from specbrowser import store
 
-    done = {
+    done: dict[IngestOutcome, str] = {
         store.INGEST_CREATED: "new database",
         store.INGEST_ADDED: "added beside the other policies' sets",
         store.INGEST_REPLACED_SET: "replaced this policy's set",
         store.INGEST_REPLACED_SPEC: "another spec: old sets dropped",
-    }.get(outcome, outcome)
-    return f"{done}; {chunk_sets} in the database, this one active"
+    }
+    return f"{done.get(outcome, outcome)}; {chunk_sets} in the database, this one active"
 
 
 def print_summary(

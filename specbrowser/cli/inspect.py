@@ -9,8 +9,8 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from specbrowser.chunking.toc_paths import MISMATCH_KINDS
 from specbrowser.cli._common import out, print_summary
+from specbrowser.types import MISMATCH_KINDS
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -28,6 +28,7 @@ from specbrowser.formats.toc import load_toc_file
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Section
 from specbrowser.store import count_chunk_sets, open_database, store_ingest
 from specbrowser.store.cache import save_markdown
+from specbrowser.types import IngestOutcome
 
 Progress = Callable[[str, int, int], None]
 """``progress(stage, done, total)``: called as sections are chunked (stage "chunking", sections
@@ -43,7 +44,7 @@ class IngestResult:
         chunks: the stored chunk set: the document chunk, then the section chunks in pre-order.
         stats: :func:`compute_stats` of ``chunks``.
         timings: seconds per stage (``parse``, ``chunk``, ``store``, ``total``).
-        outcome: what happened to the database (:data:`specbrowser.store.INGEST_OUTCOMES`).
+        outcome: what happened to the database (:data:`specbrowser.types.IngestOutcome`).
         chunk_sets: how many chunk sets the database holds afterwards.
         mismatches: disagreements between the section tree and the TOC (empty without a TOC).
     """
@@ -52,7 +53,7 @@ class IngestResult:
     chunks: list[Chunk]
     stats: dict[str, object]
     timings: dict[str, float]
-    outcome: str = ""
+    outcome: IngestOutcome
     chunk_sets: int = 1
     mismatches: list[Mismatch] = field(default_factory=list)
 

@@ -45,16 +45,16 @@ from specbrowser.store.schema import (  # noqa: F401  (FTS_TOKENIZER, SCHEMA_VER
     migrate,
 )
 from specbrowser.store.toc import replace_toc
+from specbrowser.types import IngestOutcome, MismatchKind
 
-INGEST_CREATED = "created"
+INGEST_CREATED: IngestOutcome = "created"
 """The database held no spec: document, sections and the first chunk set written."""
-INGEST_ADDED = "added"
+INGEST_ADDED: IngestOutcome = "added"
 """Same spec, a policy version the database did not hold: its chunk set added beside the others."""
-INGEST_REPLACED_SET = "replaced_set"
+INGEST_REPLACED_SET: IngestOutcome = "replaced_set"
 """Same spec, same policy version: that chunk set replaced, the others kept."""
-INGEST_REPLACED_SPEC = "replaced_spec"
+INGEST_REPLACED_SPEC: IngestOutcome = "replaced_spec"
 """Another spec (other bytes, or the same bytes parsed differently): everything replaced."""
-INGEST_OUTCOMES = (INGEST_CREATED, INGEST_ADDED, INGEST_REPLACED_SET, INGEST_REPLACED_SPEC)
 
 
 def open_database(path: Path | str, *, create: bool = False) -> sqlite_utils.Database:
@@ -135,7 +135,7 @@ def store_ingest(
     toc: list[TocNode] | None = None,
     mismatches: list[Mismatch] | None = None,
     cache_writer: Callable[[sqlite_utils.Database, str], None] | None = None,
-) -> str:
+) -> IngestOutcome:
     """Store an ingest's chunk set and make it the active one, in one transaction.
 
     - The database holds this spec already (same ``sha256`` of the source bytes and same
@@ -152,7 +152,7 @@ def store_ingest(
     back and leaves the database as it was.
 
     Returns:
-        one of :data:`INGEST_OUTCOMES`.
+        one of :data:`specbrowser.types.INGEST_OUTCOMES`.
 
     Raises:
         DatabaseError: the database is locked or cannot be written.
@@ -382,7 +382,7 @@ def vacuum(db: sqlite_utils.Database) -> None:
         raise _database_error(Path(_database_file(db)), exc) from None
 
 
-def section_mismatches(db: sqlite_utils.Database) -> dict[str, str]:
+def section_mismatches(db: sqlite_utils.Database) -> dict[str, MismatchKind]:
     """Section id → mismatch kind, for the sections whose parser and TOC paths disagree (as the
     ingest reconciled them; a re-chunk's stats count them: they never depend on the policy)."""
     return dict(

@@ -29,6 +29,7 @@ import sqlite_utils
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.chunking.stats import ChunkFacts
 from specbrowser.errors import DatabaseError
+from specbrowser.types import MismatchKind
 
 _ROW_COLUMNS = (
     "policy_version, id, section_id, parent_id, subsections, depth, layer, "
@@ -126,7 +127,7 @@ def _compatible(settings: dict[str, object], stats: dict[str, object], policy: C
 
 
 def stored_facts(
-    db: sqlite_utils.Database, plan: CopyPlan, mismatches: Mapping[str, str]
+    db: sqlite_utils.Database, plan: CopyPlan, mismatches: Mapping[str, MismatchKind]
 ) -> list[ChunkFacts]:
     """What :func:`specbrowser.chunking.stats.compute_stats` counts of the chunks ``plan`` copies, as
     they will be in the new set (``mismatches``: each section's heading-path mismatch kind).
