@@ -23,6 +23,7 @@ from specbrowser.session.export import resolve_policy_version
 from specbrowser.store import iter_chunks
 from specbrowser.store import vectors as store_vectors
 from specbrowser.store.toc import list_mismatches, mismatch_counts, toc_size
+from specbrowser.types import MismatchKind
 
 BINS_UP_TO_THRESHOLD = 8
 """Equal-width histogram bins from 0 to the threshold: enough to see the shape, few enough to
@@ -138,7 +139,7 @@ class StatsReport:
     largest: list[ChunkEntry]
     overruns: list[ChunkEntry]
     toc_entries: int
-    mismatch_counts: dict[str, int]
+    mismatch_counts: dict[MismatchKind, int]
     mismatched: list[ChunkEntry]
     embedding_model: str | None = None
     embedded: tuple[int, int] = (0, 0)

@@ -14,6 +14,7 @@ import sqlite_utils
 
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.model import TocNode
+from specbrowser.types import MismatchKind
 
 
 def create_toc_tables(db: sqlite_utils.Database) -> None:
@@ -99,7 +100,7 @@ def load_toc(db: sqlite_utils.Database) -> list[TocNode]:
     return roots
 
 
-def list_mismatches(db: sqlite_utils.Database, kind: str | None = None) -> list[Mismatch]:
+def list_mismatches(db: sqlite_utils.Database, kind: MismatchKind | None = None) -> list[Mismatch]:
     """The stored mismatches in document order, all or of one ``kind``."""
     query = "SELECT kind, section_id, parser_path, toc_path FROM mismatches"
     args: list[object] = []
@@ -112,7 +113,7 @@ def list_mismatches(db: sqlite_utils.Database, kind: str | None = None) -> list[
     ]
 
 
-def mismatch_counts(db: sqlite_utils.Database) -> dict[str, int]:
+def mismatch_counts(db: sqlite_utils.Database) -> dict[MismatchKind, int]:
     """How many mismatches of each kind (kinds with none are left out)."""
     return dict(Counter(k for (k,) in db.execute("SELECT kind FROM mismatches")).most_common())
 

@@ -21,7 +21,8 @@ Spec text (ids, titles, tags) is shown as ``Text``, never parsed as markup.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import ClassVar, TypeVar
 
 import sqlite_utils
 from rich.text import Text
@@ -54,7 +55,12 @@ def histogram_rows(bins: list[HistogramBin], threshold_chars: int) -> list[BarRo
     return rows
 
 
-def count_rows(counts: dict[str, int], *, alert: bool = False, prefix: str = "") -> list[BarRow]:
+_Key = TypeVar("_Key", bound=str)
+
+
+def count_rows(
+    counts: Mapping[_Key, int], *, alert: bool = False, prefix: str = ""
+) -> list[BarRow]:
     """One bar row per key of ``counts`` (in its order)."""
     return [BarRow(f"{prefix}{key}", int(value), alert=alert) for key, value in counts.items()]
 
