@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from specbrowser.cli._common import out, print_summary
+from specbrowser.cli._common import out, print_summary, tokens_row
 from specbrowser.types import MISMATCH_KINDS
 
 
@@ -155,18 +155,19 @@ def cmd_stats(args: argparse.Namespace) -> int:
         policy, _ = active_policy(db)
         version = active_version(db)
         stats = chunk_stats(db)
-        stats["tokens"] = token_summary(token_info(db, version))
+        tokens = token_summary(token_info(db, version))
     finally:
         db.close()
     if args.json:
         payload = {
             "document": document.title,
             "policy": {**policy.settings(), "version": version},
-            **stats,
+            **stats.to_dict(),
+            "tokens": tokens,
         }
         print(json.dumps(payload, ensure_ascii=False, indent=2))
         return 0
-    print_summary(document.title, args.db, policy, stats, {})
+    print_summary(document.title, args.db, policy, stats, {}, extra_rows=[tokens_row(tokens)])
     return 0
 
 

@@ -48,7 +48,7 @@ def cmd_rechunk(args: argparse.Namespace) -> int:
             result = rechunk(db, policy, progress=progress)
         timings = ", ".join(f"{k} {v:.2f} s" for k, v in result.timings.items())
         if not result.already_stored:
-            sections = int(result.stats.get("sections", 0))  # type: ignore[call-overload]
+            sections = result.stats.sections
             line = (
                 f"re-chunked: {policy.describe()} (version {result.version})\n"
                 f"  time: {timings}\n"
@@ -56,7 +56,7 @@ def cmd_rechunk(args: argparse.Namespace) -> int:
                 f"stored sets: {result.copied_sections:,}, one chunk from the cache: "
                 f"{sections - result.copied_sections - result.parsed_sections:,}\n"
                 f"  texts written: {result.new_texts:,} new for "
-                f"{result.stats.get('chunks', 0):,} chunks (their other texts were already "
+                f"{result.stats.chunks:,} chunks (their other texts were already "
                 "stored)"
             )
         elif result.previous_version == result.version:

@@ -19,7 +19,7 @@ from specbrowser.chunking.markdown import resolve_roles, to_markdown
 from specbrowser.chunking.markdown_cache import SectionMarkdown, capture, restore
 from specbrowser.chunking.parallel import split_map
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
-from specbrowser.chunking.stats import compute_stats
+from specbrowser.chunking.stats import ChunkSetStats, compute_stats
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.errors import DatabaseError, SpecParseError
 from specbrowser.formats import ParsedSpec, load_spec
@@ -51,7 +51,7 @@ class IngestResult:
 
     parsed: ParsedSpec
     chunks: list[Chunk]
-    stats: dict[str, object]
+    stats: ChunkSetStats
     timings: dict[str, float]
     outcome: IngestOutcome
     chunk_sets: int = 1

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import sqlite_utils
 
-from specbrowser.chunking.stats import compute_stats
+from specbrowser.chunking.stats import ChunkSetStats, compute_stats
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.model import Chunk
 from specbrowser.search.tokens import token_info
@@ -112,7 +112,8 @@ class StatsReport:
     Attributes:
         policy_version: the chunk set's full version.
         threshold_chars: the threshold the histogram and overruns are drawn against.
-        stats: :func:`specbrowser.chunking.stats.compute_stats` of the set (same as ``specbrowser stats``).
+        stats: :func:`specbrowser.chunking.stats.compute_stats` of the set (as ``specbrowser
+            stats`` shows them).
         histogram: :func:`size_histogram` of the chunk sizes.
         largest: the :data:`LARGEST_COUNT` largest chunks, largest first.
         overruns: every chunk over the threshold, largest first; ``detail`` is the reason.
@@ -134,7 +135,7 @@ class StatsReport:
 
     policy_version: str
     threshold_chars: int
-    stats: dict[str, object]
+    stats: ChunkSetStats
     histogram: list[HistogramBin]
     largest: list[ChunkEntry]
     overruns: list[ChunkEntry]

@@ -23,6 +23,7 @@ import sqlite_utils
 
 from specbrowser.chunking.enrich import section_ordinal
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
+from specbrowser.chunking.stats import ChunkSetStats
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase, NotFoundError, PolicyError
 from specbrowser.model import Chunk, Document, Section, TocNode
@@ -131,7 +132,7 @@ def store_ingest(
     sections: list[Section],
     policy: ChunkPolicy,
     chunks: list[Chunk],
-    stats: dict[str, object],
+    stats: ChunkSetStats,
     toc: list[TocNode] | None = None,
     mismatches: list[Mismatch] | None = None,
     cache_writer: Callable[[sqlite_utils.Database, str], None] | None = None,
@@ -202,7 +203,7 @@ def store_ingest(
                 db.execute(
                     "UPDATE policies SET stats = json_set(stats, '$.heading_mismatches', "
                     "json(?)) WHERE version != ?",
-                    [json.dumps(stats.get("heading_mismatches") or {}), policy.version],
+                    [json.dumps(stats.heading_mismatches), policy.version],
                 )
             replace_toc(db, toc or [], mismatches or [])
             if cache_writer is not None:
@@ -226,7 +227,7 @@ def insert_chunk_set(
     db: sqlite_utils.Database,
     policy: ChunkPolicy,
     chunks: list[Chunk],
-    stats: dict[str, object],
+    stats: ChunkSetStats,
     now: str,
     *,
     activate: bool = True,
@@ -258,7 +259,7 @@ def insert_chunk_set(
             "version": version,
             "settings": json.dumps(policy.settings()),
             "created_at": now,
-            "stats": json.dumps(stats),
+            "stats": stats.to_json(),
             "active": int(activate or was_active),
         },
         pk="version",
@@ -414,7 +415,7 @@ def get_document(db: sqlite_utils.Database) -> Document:
 _NO_CHUNK_SET = "the database holds no chunk set (run: specbrowser ingest SPEC --db FILE)"
 
 
-def active_policy(db: sqlite_utils.Database) -> tuple[ChunkPolicy, dict[str, object]]:
+def active_policy(db: sqlite_utils.Database) -> tuple[ChunkPolicy, ChunkSetStats]:
     """The policy whose chunk set is active, and the stats recorded when it was made.
 
     The policy is rebuilt from its stored settings; for a stale set (made by another converter
@@ -429,7 +430,7 @@ def active_policy(db: sqlite_utils.Database) -> tuple[ChunkPolicy, dict[str, obj
         raise NotFoundError(_NO_CHUNK_SET)
     settings = json.loads(row[0])
     policy = ChunkPolicy.from_settings(settings)
-    return policy, json.loads(row[1] or "{}")
+    return policy, ChunkSetStats.from_json(row[1])
 
 
 def active_version(db: sqlite_utils.Database) -> str:
@@ -725,7 +726,7 @@ def find_sections(db: sqlite_utils.Database, query: str, limit: int = 50) -> lis
     return [(r[0], r[1]) for r in rows]
 
 
-def chunk_stats(db: sqlite_utils.Database, policy_version: str | None = None) -> dict[str, object]:
+def chunk_stats(db: sqlite_utils.Database, policy_version: str | None = None) -> ChunkSetStats:
     """Counts for ``specbrowser stats``: sections, chunks, sizes, overruns, unresolved markers."""
     from specbrowser.chunking.stats import compute_stats
 
