@@ -131,9 +131,9 @@ class Chunk:
         toc_path: the canonical heading path from the document's TOC (see
             :func:`specbrowser.chunking.toc_paths.build_heading_paths`), or None when the TOC gives none
             (then :attr:`heading_path`, the parser's, is the one to use).
-        mismatch: how the section's parser path and TOC path disagree (one of
-            :data:`specbrowser.types.MISMATCH_KINDS` but the TOC entry's own
-            ``toc_entry_without_section``), or None.
+        mismatch: how the section's parser path and TOC path disagree (a
+            :data:`specbrowser.types.MismatchKind` other than ``toc_entry_without_section``,
+            which only a TOC entry has), or None.
         holds_for: on a section's root chunk, the thresholds ``(lo, hi)`` in characters for
             which the breakdown makes this same chunk tree of the section: ``lo <= threshold <
             hi`` (``hi`` None: no upper bound), the other settings equal (see
