@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from specbrowser.types import Layer, MismatchKind, OverrunReason
+
 DOCUMENT_CHUNK_ID = "specbrowser:document"
 """Id of the document (synopsis) chunk of every chunk set. Section ids are ecmarkup element ids
 and subsection ids end in ``-<tag>-<n>``; ingest refuses a spec with a section of this id, so it
 never collides. The colon survives markers (backtick-delimited) and app links (%-quoted)."""
-
-LAYERS = ("document", "section", "subsection", "table_row")
-"""The values of :attr:`Chunk.layer`."""
 
 SECTION_TAGS: dict[str, str] = {"emu-clause": "clause", "emu-annex": "annex", "emu-intro": "intro"}
 """ecmarkup elements that make a section, mapped to the section kind stored for them."""
@@ -110,7 +109,8 @@ class Chunk:
             (breakdown subsections and child sections' root chunks alike).
         depth: 0 for a root chunk, parent depth + 1 for a subsection.
         layer: ``section`` for a root chunk, ``subsection`` for an extracted one, ``table_row``
-            for a row group of a table, ``document`` for the one synopsis chunk of a chunk set.
+            for a row group of a table, ``document`` for the one synopsis chunk of a chunk set
+            (:data:`specbrowser.types.Layer`).
         breakdown_tag: the tag that extracted this chunk; None for a root chunk.
         title: the section's display title, or the subsection's title (table caption, grammar
             production names), or "" when it has none.
@@ -119,7 +119,8 @@ class Chunk:
         text: Markdown, markers included.
         size: ``len(text)`` in characters (code points): the unit of the threshold.
         over_threshold: None, or why the chunk stayed over the threshold: ``max_depth`` (no
-            breakdown below the policy's max depth) or ``unsplittable`` (no remaining tag matched).
+            breakdown below the policy's max depth) or ``unsplittable`` (no remaining tag matched);
+            see :data:`specbrowser.types.OverrunReason`.
         ordinal: 0-based position among all chunks of the chunk set in pre-order: the document
             chunk is 0, then sections in document order, each chunk before its subsections.
         section_ordinal: the section number as a dotted string (``14.6.1``, ``B.1.2``; an
@@ -130,8 +131,9 @@ class Chunk:
         toc_path: the canonical heading path from the document's TOC (see
             :func:`specbrowser.chunking.toc_paths.build_heading_paths`), or None when the TOC
             gives none (then :attr:`heading_path`, the parser's, is the one to use).
-        mismatch: how the section's parser path and TOC path disagree (one of
-            :data:`specbrowser.chunking.toc_paths.MISMATCH_KINDS`), or None.
+        mismatch: how the section's parser path and TOC path disagree (a
+            :data:`specbrowser.types.MismatchKind` other than ``toc_entry_without_section``,
+            which only a TOC entry has), or None.
         holds_for: on a section's root chunk, the thresholds ``(lo, hi)`` in characters for
             which the breakdown makes this same chunk tree of the section: ``lo <= threshold <
             hi`` (``hi`` None: no upper bound), the other settings equal (see
@@ -143,18 +145,18 @@ class Chunk:
     section_id: str | None
     parent_id: str | None
     depth: int
-    layer: str
+    layer: Layer
     breakdown_tag: str | None
     title: str
     heading_path: list[str]
     text: str
-    over_threshold: str | None = None
+    over_threshold: OverrunReason | None = None
     subsections: list[str] = field(default_factory=list)
     ordinal: int = 0
     section_ordinal: str = ""
     retrieval_text: str = ""
     toc_path: list[str] | None = None
-    mismatch: str | None = None
+    mismatch: MismatchKind | None = None
     holds_for: tuple[int, int | None] | None = None
 
     @property

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import specbrowser
-from specbrowser import store
+from specbrowser import store, types
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.cli import main
 from specbrowser.model import DOCUMENT_CHUNK_ID
@@ -569,3 +569,28 @@ def test_ingest_and_rechunk_report_the_store_stage_uncounted(tmp_path, spec):
         progress=lambda *call: calls.append(call),
     )
     assert calls[0] == ("loading", 0, 0) and calls[-1] == ("storing", 0, 0)
+
+
+@pytest.mark.parametrize(
+    ("command", "option", "values"),
+    [
+        ("search", "--mode", types.SEARCH_MODES),
+        ("search", "--layer", types.LAYERS),
+        ("mismatches", "--kind", types.MISMATCH_KINDS),
+        ("export", "--format", types.EXPORT_FORMATS),
+        ("export", "--content", types.CONTENT_KINDS),
+    ],
+)
+def test_option_choices_are_the_vocabulary(command, option, values):
+    """Each closed set of words is defined once (specbrowser.types); the options offer it."""
+    from specbrowser.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    action = next(a for a in sub.choices[command]._actions if option in a.option_strings)
+    assert tuple(action.choices) == values
+    assert action.default in (None, values[0])
+
+
+def test_every_overrun_reason_and_mismatch_kind_is_explained():
+    assert set(types.OVERRUN_EXPLANATIONS) == set(types.OVERRUN_REASONS)
+    assert set(types.MISMATCH_EXPLANATIONS) == set(types.MISMATCH_KINDS)

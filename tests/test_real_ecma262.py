@@ -74,8 +74,8 @@ def test_no_chunk_over_threshold_unless_flagged(single_db):
     _, result = single_db
     for chunk in result.chunks:
         assert (chunk.size > 5000) == (chunk.over_threshold is not None), chunk.id
-    assert result.stats["unresolved_markers"] == 0
-    assert result.stats["marker_mismatches"] == 0
+    assert result.stats.unresolved_markers == 0
+    assert result.stats.marker_mismatches == 0
 
 
 def test_known_section_shape(single_db):

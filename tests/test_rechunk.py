@@ -93,7 +93,7 @@ def test_the_garbage_collector_is_paused_during_the_rechunk_only(sample_db):
     seen: list[bool] = []
     result = rechunk(sample_db, SMALL, progress=lambda *_: seen.append(gc.isenabled()))
     assert seen and not any(seen) and gc.isenabled()
-    assert 0 < result.new_texts <= result.stats["chunks"]
+    assert 0 < result.new_texts <= result.stats.chunks
     gc.disable()
     try:  # a caller that had it off keeps it off
         rechunk(sample_db, ChunkPolicy(threshold_chars=300))
@@ -116,7 +116,7 @@ def test_rechunk_of_hand_written_html(tmp_path):
     result = rechunk(db, ChunkPolicy(threshold_chars=700))
     ids = [c.id for c in store.iter_chunks(db)]
     assert ids == ["specbrowser:document", "sec-a", "sec-a-p-1", "sec-a-p-2"]
-    assert result.stats["chunks"] == 4
+    assert result.stats.chunks == 4
 
 
 # --- the Markdown cache: cached and uncached re-chunks are identical ----------------------------
@@ -231,6 +231,16 @@ def test_a_nearby_threshold_copies_broken_down_trees_and_equals_a_full_rechunk(t
     assert full.copied_sections == 0 and copied.new_texts < len(rows) // 4
 
 
+def test_a_stored_set_whose_stats_never_counted_markers_is_no_copy_source(tmp_path):
+    path = tmp_path / "s.db"
+    ingest([SAMPLE], path, ChunkPolicy(threshold_chars=400))
+    db = store.open_database(path)
+    with db.db.atomic():
+        db.db.execute("UPDATE policies SET stats = json_remove(stats, '$.marker_mismatches')")
+    copied = rechunk(db, ChunkPolicy(threshold_chars=420))
+    assert copied.copied_sections == 0 and copied.stats.marker_mismatches == 0
+
+
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -306,7 +316,7 @@ def test_cli_rechunk_prints_the_diff_against_the_previous_set(sample_path, capsy
     assert "chunks" in output and "sections changed" in output
     assert re.search(r"texts written: \d+ new for \d+ chunks", output)
     db = store.open_database(sample_path)
-    sections = store.chunk_stats(db)["sections"]
+    sections = store.chunk_stats(db).sections
     parsed, copied, whole = _section_counts(output)
     assert parsed > 0 and copied > 0 and parsed + copied + whole == sections
     assert store.active_version(db) == SMALL.version
@@ -401,7 +411,7 @@ def test_real_rechunk_from_the_cache_equals_the_ingest(ecma262_db):
     result = rechunk(ecma262_db, ChunkPolicy(), rebuild=True)
     assert result.already_stored and result.previous_version == version
     assert _chunk_rows(ecma262_db, version) == stored
-    assert result.stats == stats and stats["chunks"] == len(stored) > 2253
+    assert result.stats == stats and stats.chunks == len(stored) > 2253
 
 
 @pytest.mark.real
@@ -414,14 +424,14 @@ def test_real_cached_and_uncached_rechunks_are_identical(ecma262_db, policy):
         ecma262_db, policy, activate=False, rebuild=True, use_cache=False, copy_stored=False
     )
     assert _chunk_rows(ecma262_db, policy.version) == rows
-    assert cached.stats == uncached.stats and cached.stats["unresolved_markers"] == 0
+    assert cached.stats == uncached.stats and cached.stats.unresolved_markers == 0
     # other tags: only the sections that are one chunk within both thresholds are copied
     assert cached.copied_sections == cached.copied_chunks > 1000  # 1,848 and 1,315
     assert uncached.copied_sections == 0
     assert cached.timings["chunk"] < uncached.timings["chunk"]
     # schema 5 on the real spec: the new set shares the default set's unchanged texts, a rebuild
     # of the same set writes none, and no text is left unused or unindexed
-    assert 0 < cached.new_texts < cached.stats["chunks"] and uncached.new_texts == 0
+    assert 0 < cached.new_texts < cached.stats.chunks and uncached.new_texts == 0
     db = ecma262_db
     assert (
         db.db.execute("SELECT count(*) FROM texts").fetchone()[0]

@@ -92,7 +92,7 @@ def test_report_numbers_are_store_chunk_stats(toylang_db: Path) -> None:
         report = build_report(db)
         assert report.stats == store.chunk_stats(db)
         assert report.threshold_chars == THRESHOLD
-        assert sum(b.count for b in report.histogram) == report.stats["chunks"]
+        assert sum(b.count for b in report.histogram) == report.stats.chunks
         assert sum(b.count for b in report.histogram if b.over) == len(report.overruns)
         assert [e.size for e in report.overruns] == sorted(
             (e.size for e in report.overruns), reverse=True
@@ -119,19 +119,19 @@ async def test_screen_shows_the_numbers_of_store_chunk_stats(toylang_db: Path) -
         stats = store.chunk_stats(app.session.store)
         assert app.screen is screen
         summary = str(screen.query_one("#stats-summary", Static).render())
-        sizes = stats["sizes"]
-        assert f"{stats['chunks']:,} chunks in {stats['sections']:,} sections" in summary
-        assert f"median {sizes['median']:,}, p90 {sizes['p90']:,}, max {sizes['max']:,}" in summary
+        sizes = stats.sizes
+        assert f"{stats.chunks:,} chunks in {stats.sections:,} sections" in summary
+        assert f"median {sizes.median:,}, p90 {sizes.p90:,}, max {sizes.max:,}" in summary
         assert f"threshold {THRESHOLD:,} chars" in summary
         assert rows_of(screen, "stats-depth") == {
-            f"depth {k}": v for k, v in stats["by_depth"].items()
+            f"depth {k}": v for k, v in stats.by_depth.items()
         }
-        assert rows_of(screen, "stats-tags") == stats["by_tag"]
-        assert rows_of(screen, "stats-layers") == stats["by_layer"]
-        assert rows_of(screen, "stats-overruns") == stats["over_threshold"]
-        assert set(stats["over_threshold"]) == {"unsplittable", "max_depth"}
+        assert rows_of(screen, "stats-tags") == stats.by_tag
+        assert rows_of(screen, "stats-layers") == stats.by_layer
+        assert rows_of(screen, "stats-overruns") == stats.over_threshold
+        assert set(stats.over_threshold) == {"unsplittable", "max_depth"}
         histogram = screen.query_one("#stats-histogram", BarChart).rows
-        assert sum(row.value for row in histogram) == stats["chunks"]
+        assert sum(row.value for row in histogram) == stats.chunks
         assert [row.label for row in histogram if row.rule] == [f"threshold {THRESHOLD} chars"]
         assert str(screen.query_one("#stats-embeddings", Static).render()).startswith(
             "not embedded"

@@ -31,7 +31,7 @@ from specbrowser.chunking.enrich import (
 )
 from specbrowser.chunking.markers import find_markers
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
-from specbrowser.chunking.stats import compute_stats
+from specbrowser.chunking.stats import ChunkSetStats, compute_stats
 from specbrowser.errors import NotASpecbrowserDatabase, NotFoundError, SpecParseError
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Document, Section
 from specbrowser.session.ingest import chunk_sections, ingest
@@ -71,7 +71,7 @@ def test_new_policy_adds_a_chunk_set_and_makes_it_active(tmp_path, spec):
     sets = {s.version: s for s in store.list_chunk_sets(db)}
     assert sets[SMALLER.version].active and not sets[SMALL.version].active
     assert sets[SMALL.version].chunks == len(first.chunks)
-    assert sets[SMALLER.version].over_threshold == second.stats["over_threshold"]
+    assert sets[SMALLER.version].over_threshold == second.stats.over_threshold
     assert db.db["sections"].count == 37
 
 
@@ -128,7 +128,7 @@ def test_overwriting_or_replacing_sets_drops_the_texts_no_set_uses(tmp_path, spe
     with db.db.atomic():  # the SMALL set rewritten with another synopsis: its old text is unused
         chunks = list(store.iter_chunks(db, SMALL.version))
         chunks[0] = replace(chunks[0], text=doc.text + "\n\nrewritten")
-        store.insert_chunk_set(db, SMALL, chunks, {}, "now", activate=False)
+        store.insert_chunk_set(db, SMALL, chunks, ChunkSetStats(), "now", activate=False)
     assert _text_counts(db) == before  # one text swapped for another, none left over
     assert db.db.execute("SELECT count(*) FROM texts WHERE text = ?", [doc.text]).fetchone()[0] == 0
     spec.write_text(
@@ -220,7 +220,7 @@ def test_activate_switches_the_set_every_read_uses(tmp_path, spec):
     assert store.active_version(db) == SMALL.version
     assert store.active_policy(db)[0] == SMALL
     assert [c.id for c in store.iter_chunks(db)] == [c.id for c in small.chunks]
-    assert store.chunk_stats(db)["chunks"] == len(small.chunks)
+    assert store.chunk_stats(db).chunks == len(small.chunks)
     assert [s.version for s in store.list_chunk_sets(db) if s.active] == [SMALL.version]
 
 
@@ -273,7 +273,7 @@ def test_stale_set_is_detected_and_still_readable(tmp_path, spec):
     assert store.get_chunk(db, "sec-long-prose").text == next(
         c.text for c in small.chunks if c.id == "sec-long-prose"
     )
-    assert store.chunk_stats(db)["chunks"] == len(small.chunks)
+    assert store.chunk_stats(db).chunks == len(small.chunks)
     # re-ingesting with the same options adds a current set beside the stale one
     assert ingest([spec], db_path, SMALL).outcome == store.INGEST_ADDED
 
@@ -505,18 +505,53 @@ def test_document_chunk_keeps_the_stores_invariants(tmp_path, spec):
     assert [c.id for c in store.iter_descendants(db, DOCUMENT_CHUNK_ID)] == [DOCUMENT_CHUNK_ID]
     assert not find_markers(result.chunks[0].text)
     stats = store.chunk_stats(db)
-    assert stats["unresolved_markers"] == 0 and stats["marker_mismatches"] == 0
-    assert stats["by_layer"]["document"] == 1 and stats["by_tag"]["(document)"] == 1
+    assert stats.unresolved_markers == 0 and stats.marker_mismatches == 0
+    assert stats.by_layer["document"] == 1 and stats.by_tag["(document)"] == 1
     ids = {c.id for c in result.chunks}
     for chunk in result.chunks:
         assert chunk.parent_id is None or chunk.parent_id in ids
         assert all(target in ids for target in chunk.subsections)
 
 
+STATS_KEYS = [
+    "sections",
+    "chunks",
+    "by_depth",
+    "by_layer",
+    "by_tag",
+    "sizes",
+    "over_threshold",
+    "largest",
+    "unresolved_markers",
+    "marker_mismatches",
+    "heading_mismatches",
+]
+
+
+def test_stored_stats_are_the_json_of_chunk_set_stats_and_read_back_equal(tmp_path, spec):
+    result = ingest([spec], tmp_path / "t.db", SMALLER)
+    db = store.open_database(tmp_path / "t.db")
+    (stored,) = db.execute("SELECT stats FROM policies").fetchone()
+    assert list(json.loads(stored)) == STATS_KEYS  # the keys existing databases hold
+    assert stored == result.stats.to_json() and json.loads(stored)["by_depth"]["0"] > 1
+    assert ChunkSetStats.from_json(stored) == result.stats == store.chunk_stats(db)
+    assert store.active_policy(db)[1] == result.stats
+
+
+def test_stats_of_an_older_set_read_back_with_what_they_lack_empty():
+    older = {"sections": 3, "chunks": 5, "by_depth": {"0": 4, "1": 1}, "sizes": {"max": 9}}
+    stats = ChunkSetStats.from_json(json.dumps({**older, "unknown": 1}))
+    assert (stats.sections, stats.chunks, stats.by_depth) == (3, 5, {0: 4, 1: 1})
+    assert (stats.sizes.max, stats.sizes.median, stats.largest) == (9, 0, None)
+    assert stats.by_layer == stats.heading_mismatches == stats.over_threshold == {}
+    assert stats.unresolved_markers is None and not stats.markers_sound  # never counted
+    assert ChunkSetStats.from_json(None) == ChunkSetStats.from_json("{}") == ChunkSetStats()
+
+
 def test_document_chunk_over_the_threshold_is_flagged(tmp_path, spec):
     result = ingest([spec], tmp_path / "t.db", ChunkPolicy(threshold_chars=100))
     assert result.chunks[0].size > 100 and result.chunks[0].over_threshold == "unsplittable"
-    assert compute_stats(result.chunks, 37)["over_threshold"]["unsplittable"] >= 1
+    assert compute_stats(result.chunks, 37).over_threshold["unsplittable"] >= 1
 
 
 def test_synopsis_escapes_markdown_in_titles():
@@ -701,7 +736,7 @@ def test_a_read_only_database_is_read_and_an_old_one_says_it_needs_writing(tmp_p
     for path in (current, old):
         path.chmod(0o444)
     db = store.open_database(current)
-    assert store.chunk_stats(db)["chunks"] > 1 and lexical_search(db, "scope")
+    assert store.chunk_stats(db).chunks > 1 and lexical_search(db, "scope")
     with pytest.raises(DatabaseError, match=r"older specbrowser \(schema 4\).*needs write access"):
         store.open_database(old)
 

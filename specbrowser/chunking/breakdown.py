@@ -45,12 +45,13 @@ from specbrowser.chunking.markdown import (
 )
 from specbrowser.chunking.policy import ChunkPolicy, is_selector_tag, tag_slug
 from specbrowser.model import Chunk, Section
+from specbrowser.types import Layer, OverrunReason
 
 MARKER_TAG = "sb-marker"
 """The placeholder element the breakdown leaves where it extracted a subsection."""
 
-OVER_MAX_DEPTH = "max_depth"
-OVER_UNSPLITTABLE = "unsplittable"
+OVER_MAX_DEPTH: OverrunReason = "max_depth"
+OVER_UNSPLITTABLE: OverrunReason = "unsplittable"
 
 _PRODUCTION_LHS = re.compile(r"^\s*([A-Za-z_][\w]*)\s*(?:\[[^\]]*\])?\s*:", re.MULTILINE)
 
@@ -62,7 +63,7 @@ class _Pending:
     title: str
     tag: str
     next_tags: tuple[str, ...]
-    layer: str = "subsection"
+    layer: Layer = "subsection"
     marker: etree._Element | None = None
     """The marker that stands for the element in its parent's tree (None for the section)."""
 
@@ -124,7 +125,7 @@ def whole_section_chunk(
     size = len(markdown)
     if breakdown_applies(size, policy):
         return None
-    reason: str | None = None
+    reason: OverrunReason | None = None
     holds_for: tuple[int, int | None] = (size, None)
     if size > policy.threshold_chars:
         reason = OVER_MAX_DEPTH if policy.max_depth <= 0 else OVER_UNSPLITTABLE
@@ -191,7 +192,7 @@ class _Breakdown:
         el = item.element
         text = self.markdown(el)
         pending: list[_Pending] = []
-        reason: str | None = None
+        reason: OverrunReason | None = None
         if not self.fits(len(text)):
             if depth >= self.policy.max_depth:
                 reason = OVER_MAX_DEPTH

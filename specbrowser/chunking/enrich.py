@@ -18,8 +18,9 @@ from collections.abc import Iterable
 
 from specbrowser.chunking.toc_paths import Mismatch, build_heading_paths, classify_mismatches
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Document, Section, TocNode
+from specbrowser.types import Layer
 
-DOCUMENT_LAYER = "document"
+DOCUMENT_LAYER: Layer = "document"
 DOCUMENT_TREE_LABEL = "Document synopsis"
 """How the app labels the document chunk (first node of the tree)."""
 

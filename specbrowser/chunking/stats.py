@@ -1,13 +1,21 @@
-"""Chunk-set statistics shared by ``ingest``, ``rechunk``, ``stats`` and the app header."""
+"""Chunk-set statistics shared by ``ingest``, ``rechunk``, ``stats`` and the app header.
+
+:func:`compute_stats` counts a chunk set into a :class:`ChunkSetStats`, which the store keeps
+as JSON in ``policies.stats`` (:meth:`ChunkSetStats.to_json`) and reads back with
+:meth:`ChunkSetStats.from_json`.
+"""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
-from collections.abc import Iterable
-from typing import NamedTuple
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, NamedTuple, TypeVar
 
 from specbrowser.chunking.markers import marker_ids
 from specbrowser.model import Chunk
+from specbrowser.types import Layer, MismatchKind, OverrunReason
 
 
 class ChunkFacts(NamedTuple):
@@ -21,11 +29,11 @@ class ChunkFacts(NamedTuple):
     id: str
     parent_id: str | None
     depth: int
-    layer: str
+    layer: Layer
     breakdown_tag: str | None
-    over_threshold: str | None
+    over_threshold: OverrunReason | None
     size: int
-    mismatch: str | None
+    mismatch: MismatchKind | None
     targets: list[str]
     subsections: list[str]
     ordinal: int
@@ -48,19 +56,128 @@ def chunk_facts(chunk: Chunk) -> ChunkFacts:
     )
 
 
+@dataclass(frozen=True)
+class SizeStats:
+    """Chunk sizes over a chunk set, in characters; all 0 for an empty set."""
+
+    min: int = 0
+    median: int = 0
+    p90: int = 0
+    max: int = 0
+    mean: int = 0
+
+
+@dataclass(frozen=True)
+class LargestChunk:
+    """The largest chunk of a chunk set: its id and size in characters."""
+
+    id: str
+    size: int
+
+
+@dataclass(frozen=True)
+class ChunkSetStats:
+    """Counts over one chunk set (:func:`compute_stats`). Sizes are in characters.
+
+    Count dicts list the most common key first (ties in chunk set order) and leave out keys
+    with no chunk.
+
+    Attributes:
+        sections: sections in the document.
+        chunks: chunks in the set, the document chunk included.
+        by_depth: chunks per depth, shallowest first.
+        by_layer: chunks per layer.
+        by_tag: chunks per breakdown tag; a chunk no tag made counts as ``(<layer>)``.
+        sizes: min, median, p90, max and mean size.
+        over_threshold: chunks that stayed over the threshold, per reason.
+        largest: the largest chunk (the first of equal ones), or None for an empty set.
+        unresolved_markers: markers naming no chunk of the set (0 in a sound set); None when
+            stored statistics did not count them.
+        marker_mismatches: chunks whose markers differ from their stored subsections (0 in a
+            sound set); None when stored statistics did not count them.
+        heading_mismatches: sections whose parser and TOC heading paths disagree, per kind.
+
+    Stored as the JSON object of :meth:`to_dict` (keys as the attribute names, ``by_depth``
+    keys as strings); :meth:`from_dict` reads any such object back, filling keys an older
+    object lacks with empty values and ignoring keys it does not know.
+    """
+
+    sections: int = 0
+    chunks: int = 0
+    by_depth: dict[int, int] = field(default_factory=dict)
+    by_layer: dict[Layer, int] = field(default_factory=dict)
+    by_tag: dict[str, int] = field(default_factory=dict)
+    sizes: SizeStats = field(default_factory=SizeStats)
+    over_threshold: dict[OverrunReason, int] = field(default_factory=dict)
+    largest: LargestChunk | None = None
+    unresolved_markers: int | None = None
+    marker_mismatches: int | None = None
+    heading_mismatches: dict[MismatchKind, int] = field(default_factory=dict)
+
+    @property
+    def markers_sound(self) -> bool:
+        """Whether every marker was counted and resolves to the chunk's own subsections."""
+        return self.unresolved_markers == 0 and self.marker_mismatches == 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready dict: attribute names as keys, in order; nested objects as dicts."""
+        data = asdict(self)
+        data["by_depth"] = {str(depth): count for depth, count in self.by_depth.items()}
+        return data
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text, as ``policies.stats`` stores it."""
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ChunkSetStats:
+        """Read a :meth:`to_dict` object (or an older one lacking some keys) back.
+
+        Raises:
+            ValueError, TypeError, KeyError: a value of the wrong shape.
+        """
+        sizes = data.get("sizes") or {}
+        largest = data.get("largest")
+        return cls(
+            sections=int(data.get("sections", 0)),
+            chunks=int(data.get("chunks", 0)),
+            by_depth={int(k): int(v) for k, v in (data.get("by_depth") or {}).items()},
+            by_layer=dict(data.get("by_layer") or {}),
+            by_tag=dict(data.get("by_tag") or {}),
+            sizes=SizeStats(**{k: int(v) for k, v in sizes.items() if k in _SIZE_KEYS}),
+            over_threshold=dict(data.get("over_threshold") or {}),
+            largest=LargestChunk(str(largest["id"]), int(largest["size"])) if largest else None,
+            unresolved_markers=_count_or_none(data.get("unresolved_markers")),
+            marker_mismatches=_count_or_none(data.get("marker_mismatches")),
+            heading_mismatches=dict(data.get("heading_mismatches") or {}),
+        )
+
+    @classmethod
+    def from_json(cls, text: str | None) -> ChunkSetStats:
+        """Read ``policies.stats`` (JSON text; None or "" read as ``{}``) back.
+
+        Raises:
+            ValueError: not JSON, or not a JSON object; as :meth:`from_dict` for its values.
+        """
+        data = json.loads(text) if text else {}
+        if not isinstance(data, dict):
+            raise ValueError(f"chunk set statistics must be a JSON object, not {text!r}")
+        return cls.from_dict(data)
+
+
+_SIZE_KEYS = frozenset(SizeStats.__dataclass_fields__)
+
+
+def _count_or_none(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
 def compute_stats(
     chunks: list[Chunk], section_count: int, stored: Iterable[ChunkFacts] = ()
-) -> dict[str, object]:
+) -> ChunkSetStats:
     """Counts over one chunk set: ``chunks`` plus, for a re-chunk that copies stored chunk
-    trees, their ``stored`` facts. Sizes are in characters.
-
-    Returns a JSON-ready dict: ``sections``, ``chunks`` (the document chunk included),
-    ``by_depth``, ``by_layer``, ``by_tag`` (a chunk no tag made counts as ``(<layer>)``), ``sizes``
-    (min, median, p90, max, mean), ``over_threshold`` (count per reason), ``largest`` (id and
-    size), ``unresolved_markers`` (markers naming no chunk; should be 0) and
-    ``marker_mismatches`` (chunks whose markers differ from their stored subsections; should be 0)
-    and ``heading_mismatches`` (sections whose parser and TOC heading paths disagree, by kind).
-    """
+    trees, their ``stored`` facts; ``section_count`` is the document's number of sections.
+    See :class:`ChunkSetStats` for what is counted."""
     facts = [*map(chunk_facts, chunks), *stored]
     facts.sort(key=lambda f: f.ordinal)  # counts list ties in set order, however facts came
     ids = {f.id for f in facts}
@@ -77,29 +194,32 @@ def compute_stats(
     def at(fraction: float) -> int:
         return sizes[min(len(sizes) - 1, int(fraction * len(sizes)))] if sizes else 0
 
-    return {
-        "sections": section_count,
-        "chunks": len(facts),
-        "by_depth": {str(k): v for k, v in sorted(Counter(f.depth for f in facts).items())},
-        "by_layer": _by_count(f.layer for f in facts),
-        "by_tag": _by_count(f.breakdown_tag or f"({f.layer})" for f in facts),
-        "sizes": {
-            "min": at(0),
-            "median": at(0.5),
-            "p90": at(0.9),
-            "max": sizes[-1] if sizes else 0,
-            "mean": round(sum(sizes) / len(sizes)) if sizes else 0,
-        },
-        "over_threshold": _by_count(f.over_threshold for f in facts if f.over_threshold),
-        "largest": {"id": largest.id, "size": largest.size} if largest else None,
-        "unresolved_markers": unresolved,
-        "marker_mismatches": mismatched,
-        "heading_mismatches": _by_count(
+    return ChunkSetStats(
+        sections=section_count,
+        chunks=len(facts),
+        by_depth=dict(sorted(Counter(f.depth for f in facts).items())),
+        by_layer=_by_count(f.layer for f in facts),
+        by_tag=_by_count(f.breakdown_tag or f"({f.layer})" for f in facts),
+        sizes=SizeStats(
+            min=at(0),
+            median=at(0.5),
+            p90=at(0.9),
+            max=sizes[-1] if sizes else 0,
+            mean=round(sum(sizes) / len(sizes)) if sizes else 0,
+        ),
+        over_threshold=_by_count(f.over_threshold for f in facts if f.over_threshold),
+        largest=LargestChunk(largest.id, largest.size) if largest else None,
+        unresolved_markers=unresolved,
+        marker_mismatches=mismatched,
+        heading_mismatches=_by_count(
             f.mismatch for f in facts if f.mismatch and f.parent_id is None
         ),
-    }
+    )
 
 
-def _by_count(values: Iterable[str]) -> dict[str, int]:
+_Key = TypeVar("_Key", bound=str)
+
+
+def _by_count(values: Iterable[_Key]) -> dict[_Key, int]:
     """Count per value, most common first (ties in order of first appearance)."""
     return dict(Counter(values).most_common())

@@ -17,15 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from specbrowser.model import Section, TocNode
-
-MISMATCH_KINDS = (
-    "missing_from_toc",
-    "title_differs",
-    "depth_differs",
-    "ancestor_differs",
-    "toc_entry_without_section",
-)
-"""The classes of disagreement, in the order a section is tested for them (first wins)."""
+from specbrowser.types import MismatchKind
 
 
 @dataclass(frozen=True)
@@ -199,10 +191,10 @@ def normalize_title(title: str, secnum: str = "") -> str:
 
 @dataclass(frozen=True)
 class Mismatch:
-    """One disagreement: its kind (see :data:`MISMATCH_KINDS`), the section (or, for
-    ``toc_entry_without_section``, the TOC entry's target id or title), and both paths."""
+    """One disagreement: its kind (see :data:`specbrowser.types.MISMATCH_KINDS`), the section
+    (or, for ``toc_entry_without_section``, the TOC entry's target id or title), and both paths."""
 
-    kind: str
+    kind: MismatchKind
     section_id: str
     parser_path: list[str]
     toc_path: list[str]
@@ -217,10 +209,11 @@ def classify_mismatches(
     """Every disagreement between the section tree and the TOC, sections in document order,
     then TOC entries without a section. Nothing is reported when ``toc`` is empty.
 
-    A section is tested in :data:`MISMATCH_KINDS` order and gets the first kind that applies:
-    ``missing_from_toc`` (no entry links to or starts at it), ``title_differs`` (its own entry's
-    normalised title differs), ``depth_differs`` (the two paths have different lengths),
-    ``ancestor_differs`` (same length, an ancestor's normalised title differs).
+    A section is tested in :data:`specbrowser.types.MISMATCH_KINDS` order and gets the first
+    kind that applies: ``missing_from_toc`` (no entry links to or starts at it),
+    ``title_differs`` (its own entry's normalised title differs), ``depth_differs`` (the two
+    paths have different lengths), ``ancestor_differs`` (same length, an ancestor's normalised
+    title differs).
     """
     if not toc:
         return []
@@ -239,7 +232,7 @@ def classify_mismatches(
         parser_path = parser_paths.get(section.id, [section.display_title])
         toc_path = toc_paths.get(section.id, [])
         entry = own_entry.get(section.ordinal)
-        kind = None
+        kind: MismatchKind | None = None
         if entry is None:
             kind = "missing_from_toc"
         elif normalize_title(entry.title, entry.secnum) != normalize_title(

@@ -6,9 +6,10 @@ import argparse
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -22,6 +23,10 @@ from specbrowser.chunking.policy import (
     ChunkPolicy,
     PolicyForKind,
 )
+from specbrowser.types import IngestOutcome
+
+if TYPE_CHECKING:
+    from specbrowser.chunking.stats import ChunkSetStats
 
 EXIT_USER_ERROR = 2
 
@@ -143,14 +148,14 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def unused_tags(policy: ChunkPolicy, stats: dict) -> list[str]:
+def unused_tags(policy: ChunkPolicy, stats: ChunkSetStats) -> list[str]:
     """The breakdown tags that extracted nothing although some chunk stayed over the
     threshold after every tag was tried on it (``unsplittable``): a typo such as ``emu_table``,
     or a tag the spec does not use. [] when nothing was left unsplittable (with max depth 0,
     say, no tag was tried at all)."""
-    if not (stats.get("over_threshold") or {}).get("unsplittable"):
+    if not stats.over_threshold.get("unsplittable"):
         return []
-    return [tag for tag in policy.breakdown_tags if tag not in (stats.get("by_tag") or {})]
+    return [tag for tag in policy.breakdown_tags if tag not in stats.by_tag]
 
 
 def policy_from_args(args: argparse.Namespace) -> ChunkPolicy:
@@ -167,86 +172,64 @@ def policy_for_kind_from_args(args: argparse.Namespace) -> PolicyForKind | None:
     return lambda kind: ChunkPolicy.from_tag_list(args.threshold, None, args.max_depth, kind=kind)
 
 
-def outcome_line(outcome: str, chunk_sets: int) -> str:
+def outcome_line(outcome: IngestOutcome, chunk_sets: int) -> str:
     """What the ingest did to the database, for the summary's ``chunk sets`` row."""
-    from specbrowser import store
-
-    done = {
-        store.INGEST_CREATED: "new database",
-        store.INGEST_ADDED: "added beside the other policies' sets",
-        store.INGEST_REPLACED_SET: "replaced this policy's set",
-        store.INGEST_REPLACED_SPEC: "another spec: old sets dropped",
-    }.get(outcome, outcome)
-    return f"{done}; {chunk_sets} in the database, this one active"
+    done: dict[IngestOutcome, str] = {
+        "created": "new database",
+        "added": "added beside the other policies' sets",
+        "replaced_set": "replaced this policy's set",
+        "replaced_spec": "another spec: old sets dropped",
+    }
+    return f"{done.get(outcome, outcome)}; {chunk_sets} in the database, this one active"
 
 
 def print_summary(
     title: str,
     db: Path,
     policy: ChunkPolicy,
-    stats: dict,
+    stats: ChunkSetStats,
     timings: dict[str, float],
     outcome: str = "",
+    *,
+    extra_rows: Sequence[tuple[str, str]] = (),
 ) -> None:
-    """Print a chunk set's statistics (``store.chunk_stats``) as a two-column Rich table."""
+    """Print a chunk set's statistics (``store.chunk_stats``) as a two-column Rich table;
+    ``extra_rows`` (name, Rich markup) come after the counts, before unused tags and timings."""
     table = Table(
         title=f"{escape(title)} → {escape(str(db))}", show_header=False, title_justify="left"
     )
     table.add_column(style="bold", no_wrap=True)
     table.add_column(overflow="fold")
-    sizes = stats["sizes"]
-    overruns = stats["over_threshold"] or {}
+    sizes = stats.sizes
+    overruns = stats.over_threshold
+    largest = stats.largest
     rows = [
         ("policy", f"{escape(policy.describe())} (version {policy.version})"),
         *([("chunk sets", escape(outcome))] if outcome else []),
-        ("sections", f"{stats['sections']:,}"),
+        ("sections", f"{stats.sections:,}"),
         (
             "chunks",
-            f"{stats['chunks']:,}  by depth "
-            + ", ".join(f"{k}: {v:,}" for k, v in stats["by_depth"].items()),
+            f"{stats.chunks:,}  by depth "
+            + ", ".join(f"{k}: {v:,}" for k, v in stats.by_depth.items()),
         ),
-        (
-            "by layer",
-            ", ".join(f"{escape(k)}: {v:,}" for k, v in (stats.get("by_layer") or {}).items())
-            or "-",
-        ),
-        (
-            "by tag",
-            ", ".join(f"{escape(k)}: {v:,}" for k, v in (stats.get("by_tag") or {}).items()) or "-",
-        ),
+        ("by layer", ", ".join(f"{escape(k)}: {v:,}" for k, v in stats.by_layer.items()) or "-"),
+        ("by tag", ", ".join(f"{escape(k)}: {v:,}" for k, v in stats.by_tag.items()) or "-"),
         (
             "sizes (chars)",
-            f"median {sizes['median']:,}, p90 {sizes['p90']:,}, max {sizes['max']:,}",
+            f"median {sizes.median:,}, p90 {sizes.p90:,}, max {sizes.max:,}",
         ),
         (
             "largest chunk",
-            escape(f"{stats['largest']['id']} ({stats['largest']['size']:,} chars)")
-            if stats["largest"]
-            else "-",
+            escape(f"{largest.id} ({largest.size:,} chars)") if largest else "-",
         ),
         ("over threshold", ", ".join(f"{k}: {v}" for k, v in overruns.items()) or "none"),
-        ("unresolved markers", str(stats["unresolved_markers"])),
+        ("unresolved markers", str(stats.unresolved_markers)),
         (
             "TOC mismatches",
-            ", ".join(f"{k}: {v:,}" for k, v in (stats.get("heading_mismatches") or {}).items())
-            or "none",
+            ", ".join(f"{k}: {v:,}" for k, v in stats.heading_mismatches.items()) or "none",
         ),
+        *extra_rows,
     ]
-    tokens = stats.get("tokens")
-    if tokens:
-        window = (
-            f"over the {tokens['window']}-token window: {tokens['over_window']:,}"
-            if tokens["window"]
-            else "window unknown"
-        )
-        counted = (
-            f"{tokens['counted']:,} of {tokens['chunks']:,} counted, {escape(tokens['model'])}"
-        )
-        rows.append(
-            ("tokens", f"median {tokens['median']:,}, max {tokens['max']:,}; {window} ({counted})")
-        )
-    elif "tokens" in stats:
-        rows.append(("tokens", "not counted (specbrowser embed counts them)"))
     unused = unused_tags(policy, stats)
     if unused:
         rows.append(("unused tags", escape(", ".join(unused)) + " (extracted nothing)"))
@@ -256,3 +239,17 @@ def print_summary(
         style = "yellow" if name == "over threshold" and overruns else ""
         table.add_row(name, f"[{style}]{value}[/]" if style else value)
     out.print(table)
+
+
+def tokens_row(tokens: dict[str, Any] | None) -> tuple[str, str]:
+    """The summary's ``tokens`` row for :func:`specbrowser.search.tokens.token_summary`'s
+    dict, or for None (nothing counted yet)."""
+    if not tokens:
+        return ("tokens", "not counted (specbrowser embed counts them)")
+    window = (
+        f"over the {tokens['window']}-token window: {tokens['over_window']:,}"
+        if tokens["window"]
+        else "window unknown"
+    )
+    counted = f"{tokens['counted']:,} of {tokens['chunks']:,} counted, {escape(tokens['model'])}"
+    return ("tokens", f"median {tokens['median']:,}, max {tokens['max']:,}; {window} ({counted})")

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
 from pathlib import Path
 
 from rich import box
@@ -108,7 +109,10 @@ def print_diff_summary(diff: ChunkSetDiff, console: Console | None = None) -> No
         f"{summary.chunks.after:,}",
         Text(f"{summary.chunks.after - summary.chunks.before:+,}"),
     )
-    for reason, change in (summary.overruns or {"(none)": Change(0, 0)}).items():
+    overruns: Iterable[tuple[str, Change[int]]] = summary.overruns.items() or [
+        ("(none)", Change(0, 0))
+    ]
+    for reason, change in overruns:
         table.add_row(
             Text(f"over threshold: {reason}"),
             f"{change.before:,}",

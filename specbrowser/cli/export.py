@@ -12,6 +12,7 @@ from pathlib import Path
 from rich.markup import escape
 
 from specbrowser.cli._common import err, out
+from specbrowser.types import CONTENT_KINDS, EXPORT_FORMATS
 
 PROGRESS_MIN_RECORDS = 2000
 """Sets smaller than this export in well under a second: no progress bar for them."""
@@ -34,15 +35,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--format",
-        choices=("jsonl", "parquet"),
+        choices=EXPORT_FORMATS,
         required=True,
         help="jsonl: one JSON object per line (UTF-8); parquet: needs pyarrow "
         "(pip install 'specbrowser[export]')",
     )
     p.add_argument(
         "--content",
-        choices=("retrieval", "text"),
-        default="retrieval",
+        choices=CONTENT_KINDS,
+        default=CONTENT_KINDS[0],
         help="page_content: the retrieval text, as search and embeddings index it "
         "(default), or the chunk's bare Markdown",
     )

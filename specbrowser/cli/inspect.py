@@ -9,8 +9,8 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from specbrowser.chunking.toc_paths import MISMATCH_KINDS
-from specbrowser.cli._common import out, print_summary
+from specbrowser.cli._common import out, print_summary, tokens_row
+from specbrowser.types import MISMATCH_KINDS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -123,16 +123,17 @@ def cmd_stats(args: argparse.Namespace) -> int:
         policy, _ = session.active_policy()
         version = session.active_version()
         stats = session.stats()
-        stats["tokens"] = token_summary(session.token_info(version))
+        tokens = token_summary(session.token_info(version))
     if args.json:
         payload = {
             "document": document.title,
             "policy": {**policy.settings(), "version": version},
-            **stats,
+            **stats.to_dict(),
+            "tokens": tokens,
         }
         print(json.dumps(payload, ensure_ascii=False, indent=2))
         return 0
-    print_summary(document.title, args.db, policy, stats, {})
+    print_summary(document.title, args.db, policy, stats, {}, extra_rows=[tokens_row(tokens)])
     return 0
 
 

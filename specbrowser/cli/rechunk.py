@@ -46,7 +46,7 @@ def cmd_rechunk(args: argparse.Namespace) -> int:
             result = run_rechunk(session.path, policy, progress=progress, in_subprocess=False)
         timings = ", ".join(f"{k} {v:.2f} s" for k, v in result.timings.items())
         if not result.already_stored:
-            sections = int(result.stats.get("sections", 0))  # type: ignore[call-overload]
+            sections = result.stats.sections
             line = (
                 f"re-chunked: {policy.describe()} (version {result.version})\n"
                 f"  time: {timings}\n"
@@ -54,7 +54,7 @@ def cmd_rechunk(args: argparse.Namespace) -> int:
                 f"stored sets: {result.copied_sections:,}, one chunk from the cache: "
                 f"{sections - result.copied_sections - result.parsed_sections:,}\n"
                 f"  texts written: {result.new_texts:,} new for "
-                f"{result.stats.get('chunks', 0):,} chunks (their other texts were already "
+                f"{result.stats.chunks:,} chunks (their other texts were already "
                 "stored)"
             )
         elif result.previous_version == result.version:

@@ -10,9 +10,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from specbrowser.cli._common import EXIT_INTERRUPTED, at_least, err, out
-from specbrowser.model import LAYERS
+from specbrowser.types import LAYERS, SEARCH_MODES, SearchMode
 
-SCORE_DECIMALS = {"lexical": 2, "semantic": 3, "hybrid": 4}
+SCORE_DECIMALS: dict[SearchMode, int] = {"lexical": 2, "semantic": 3, "hybrid": 4}
 """Decimals a score is printed with, per mode: BM25 (units), minus an L2 distance (under 2),
 an RRF sum (hundredths); one format per column (``.3g`` wrote ``3.01`` beside ``3``)."""
 
@@ -40,8 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--mode",
-        choices=("lexical", "semantic", "hybrid"),
-        default="lexical",
+        choices=SEARCH_MODES,
+        default=SEARCH_MODES[0],
         help="lexical (FTS5, default), semantic (embeddings; run `specbrowser embed` "
         "first) or hybrid (reciprocal rank fusion of both)",
     )

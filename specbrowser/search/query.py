@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from specbrowser.store import SpecStore, active_version
 from specbrowser.store.connection import DB_ERRORS
+from specbrowser.types import LAYERS, Layer, SearchMode
 
 HIGHLIGHT_START = "\x02"
 """Opens a matched term in :attr:`Hit.snippet` (a control character no spec text contains)."""
@@ -57,7 +58,7 @@ class Hit:
     heading_path: list[str]
     score: float
     snippet: str
-    mode: str = "lexical"
+    mode: SearchMode = "lexical"
 
 
 @dataclass(frozen=True)
@@ -66,12 +67,12 @@ class SearchFilter:
 
     Attributes:
         section: a section id: only chunks of that section and of its descendant sections.
-        layer: only chunks of this layer (:data:`specbrowser.model.LAYERS`).
+        layer: only chunks of this layer (:data:`specbrowser.types.LAYERS`).
         over_threshold: only chunks still over the threshold (any reason).
     """
 
     section: str | None = None
-    layer: str | None = None
+    layer: Layer | None = None
     over_threshold: bool = False
 
     def sql(self, alias: str = "c") -> tuple[str, list[object]]:
@@ -97,10 +98,9 @@ class SearchFilter:
 
         Raises:
             NotFoundError: no section with that id.
-            PolicyError: a layer that is not one of :data:`specbrowser.model.LAYERS`.
+            PolicyError: a layer that is not one of :data:`specbrowser.types.LAYERS`.
         """
         from specbrowser.errors import NotFoundError, PolicyError
-        from specbrowser.model import LAYERS
 
         if (
             self.section
@@ -347,7 +347,7 @@ def hybrid_search(
 def run_search(
     db: SpecStore,
     text: str,
-    mode: str = "lexical",
+    mode: SearchMode = "lexical",
     *,
     limit: int = 20,
     advanced: bool = False,
@@ -374,7 +374,9 @@ def run_search(
     raise ValueError(f"unknown search mode {mode!r}")
 
 
-def coverage_note(db: SpecStore, policy_version: str | None = None, mode: str = "hybrid") -> str:
+def coverage_note(
+    db: SpecStore, policy_version: str | None = None, mode: SearchMode = "hybrid"
+) -> str:
     """One line on what semantic search covers in ``mode``: why it is off, or the embedded
     fraction (hybrid finds the rest lexically; semantic cannot find it); "" when all is
     embedded."""

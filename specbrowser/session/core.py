@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from specbrowser import store
 from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.chunking.stats import ChunkSetStats
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.model import Chunk, Document, Section
 from specbrowser.progress import Progress
@@ -26,6 +27,7 @@ from specbrowser.store import ChunkSetInfo, SpecStore
 from specbrowser.store import toc as store_toc
 from specbrowser.store import vectors as store_vectors
 from specbrowser.store.connection import DB_ERRORS
+from specbrowser.types import ContentKind, ExportFormat, FilterKind, MismatchKind, SearchMode
 
 if TYPE_CHECKING:
     from specbrowser.search.query import Hit, SearchFilter
@@ -101,7 +103,7 @@ class Session:
         """
         return store.get_document(self._db)
 
-    def active_policy(self) -> tuple[ChunkPolicy, dict[str, object]]:
+    def active_policy(self) -> tuple[ChunkPolicy, ChunkSetStats]:
         """The active set's policy and the stats stored with it (see
         :func:`specbrowser.store.active_policy`)."""
         return store.active_policy(self._db)
@@ -158,7 +160,7 @@ class Session:
         except NotFoundError:
             return 0
 
-    def stats(self, policy_version: str | None = None) -> dict[str, object]:
+    def stats(self, policy_version: str | None = None) -> ChunkSetStats:
         """Counts, sizes and overruns of a chunk set (:func:`specbrowser.store.chunk_stats`)."""
         return store.chunk_stats(self._db, policy_version)
 
@@ -187,9 +189,9 @@ class Session:
         self,
         path: Path | str,
         *,
-        format: str = "jsonl",
+        format: ExportFormat = "jsonl",
         policy_version: str | None = None,
-        content: str = "retrieval",
+        content: ContentKind = "retrieval",
         progress: Progress | None = None,
     ) -> ExportResult:
         """Write a chunk set's records (:func:`specbrowser.session.export.export_chunk_set`)."""
@@ -292,7 +294,7 @@ class Session:
         """Every section as ``(section id, display title)``, in document order."""
         return store.section_titles(self._db)
 
-    def filtered_tree(self, kind: str) -> FilteredTree:
+    def filtered_tree(self, kind: FilterKind) -> FilteredTree:
         """The active set's tree cut down to one filter (:mod:`specbrowser.session.filters`)."""
         from specbrowser.session.filters import filtered_tree
 
@@ -304,11 +306,11 @@ class Session:
         """How many TOC entries the document has (0: no TOC)."""
         return store_toc.toc_size(self._db)
 
-    def mismatches(self, kind: str | None = None) -> list[Mismatch]:
+    def mismatches(self, kind: MismatchKind | None = None) -> list[Mismatch]:
         """Where the section tree and the TOC disagree (one kind, or all)."""
         return store_toc.list_mismatches(self._db, kind)
 
-    def mismatch_counts(self) -> dict[str, int]:
+    def mismatch_counts(self) -> dict[MismatchKind, int]:
         """Mismatches counted by kind."""
         return store_toc.mismatch_counts(self._db)
 
@@ -317,7 +319,7 @@ class Session:
     def search(
         self,
         text: str,
-        mode: str = "lexical",
+        mode: SearchMode = "lexical",
         *,
         limit: int = 20,
         advanced: bool = False,
@@ -335,7 +337,7 @@ class Session:
             self._db, text, mode, limit=limit, advanced=advanced, where=where or NO_FILTER
         )
 
-    def coverage_note(self, mode: str) -> str:
+    def coverage_note(self, mode: SearchMode) -> str:
         """One line on what semantic search covers in ``mode`` ("" when all is embedded)."""
         from specbrowser.search.query import coverage_note
 

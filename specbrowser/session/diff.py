@@ -21,6 +21,7 @@ from specbrowser import store
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.store import SpecStore
 from specbrowser.store import vectors as store_vectors
+from specbrowser.types import OverrunReason
 
 T = TypeVar("T")
 
@@ -63,7 +64,7 @@ class ChunkBrief:
     breakdown_tag: str | None
     title: str
     size: int
-    over_threshold: str | None
+    over_threshold: OverrunReason | None
     ordinal: int
 
 
@@ -134,7 +135,7 @@ class DiffSummary:
     removed: int
     changed: int
     reflagged: int
-    overruns: dict[str, Change[int]]
+    overruns: dict[OverrunReason, Change[int]]
     truncated: Change[int] | None
     embedded: Change[int] | None
     embedding_model: str | None

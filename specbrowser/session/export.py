@@ -57,12 +57,7 @@ from specbrowser.progress import Progress
 from specbrowser.search.tokens import token_info
 from specbrowser.store import SpecStore, active_version, get_document, iter_chunks, resolve_version
 from specbrowser.store.vectors import chunk_hash_map, stored_model
-
-FORMATS = ("jsonl", "parquet")
-"""Output formats :func:`export_chunk_set` writes."""
-
-CONTENT_KINDS = ("retrieval", "text")
-"""What ``page_content`` holds: the retrieval text (default) or the chunk's bare Markdown."""
+from specbrowser.types import CONTENT_KINDS, EXPORT_FORMATS, ContentKind, ExportFormat
 
 PYARROW_HINT = "parquet export needs pyarrow: pip install 'specbrowser[export]'"
 """The one-line message when pyarrow is missing."""
@@ -134,7 +129,7 @@ class ExportResult:
     """
 
     path: Path
-    format: str
+    format: ExportFormat
     policy_version: str
     records: int
     size_bytes: int
@@ -174,7 +169,7 @@ def embedding_info(
 
 
 def iter_records(
-    db: SpecStore, policy_version: str, content: str = "retrieval"
+    db: SpecStore, policy_version: str, content: ContentKind = "retrieval"
 ) -> Iterator[dict[str, Any]]:
     """The chunk set's records in chunk ordinal order: ``{"id", "page_content", "metadata",
     "type": "Document"}`` with the metadata of :data:`METADATA_FIELDS`.
@@ -182,7 +177,7 @@ def iter_records(
     ``policy_version`` must be a full stored version (see :func:`resolve_policy_version`).
 
     Raises:
-        ValueError: ``content`` is not one of :data:`CONTENT_KINDS`.
+        ValueError: ``content`` is not one of :data:`specbrowser.types.CONTENT_KINDS`.
     """
     if content not in CONTENT_KINDS:
         raise ValueError(f"content must be one of {CONTENT_KINDS}, not {content!r}")
@@ -263,9 +258,9 @@ def export_chunk_set(
     db: SpecStore,
     path: Path | str,
     *,
-    format: str = "jsonl",
+    format: ExportFormat = "jsonl",
     policy_version: str | None = None,
-    content: str = "retrieval",
+    content: ContentKind = "retrieval",
     progress: Progress | None = None,
 ) -> ExportResult:
     """Write every chunk of a chunk set to ``path`` as ``format`` records (see the module doc).
@@ -282,8 +277,8 @@ def export_chunk_set(
         NotFoundError: no chunk set with that version (or an ambiguous prefix).
         ValueError: an unknown ``format`` or ``content``.
     """
-    if format not in FORMATS:
-        raise ValueError(f"format must be one of {FORMATS}, not {format!r}")
+    if format not in EXPORT_FORMATS:
+        raise ValueError(f"format must be one of {EXPORT_FORMATS}, not {format!r}")
     if content not in CONTENT_KINDS:
         raise ValueError(f"content must be one of {CONTENT_KINDS}, not {content!r}")
     path = Path(path)

@@ -14,15 +14,13 @@ import json
 from dataclasses import dataclass
 
 from specbrowser.store import SpecStore
+from specbrowser.types import FILTER_KINDS, FilterKind
 
-MISMATCHED = "mismatched"
+MISMATCHED: FilterKind = "mismatched"
 """Filter kind: sections whose root chunk has a heading mismatch."""
 
-OVER_THRESHOLD = "over_threshold"
+OVER_THRESHOLD: FilterKind = "over_threshold"
 """Filter kind: chunks that stayed over the threshold."""
-
-FILTER_KINDS = (MISMATCHED, OVER_THRESHOLD)
-"""The filter kinds :func:`filtered_tree` accepts."""
 
 
 def mismatched_section_ids(db: SpecStore, policy_version: str) -> list[str]:
@@ -58,7 +56,7 @@ class FilteredTree:
             tree order; every shown chunk appears exactly once, under its tree parent.
     """
 
-    kind: str
+    kind: FilterKind
     matches: list[str]
     children: dict[str | None, list[str]]
 
@@ -68,7 +66,7 @@ class FilteredTree:
         return {chunk_id for ids in self.children.values() for chunk_id in ids}
 
 
-def filtered_tree(db: SpecStore, kind: str, policy_version: str) -> FilteredTree:
+def filtered_tree(db: SpecStore, kind: FilterKind, policy_version: str) -> FilteredTree:
     """The matches of filter ``kind`` in chunk set ``policy_version``, with the ancestors that
     connect them to the top level, arranged as the browser's tree arranges them.
 
@@ -76,7 +74,7 @@ def filtered_tree(db: SpecStore, kind: str, policy_version: str) -> FilteredTree
     ECMA-262's ~3 750 chunks.
 
     Raises:
-        ValueError: ``kind`` is not one of :data:`FILTER_KINDS`.
+        ValueError: ``kind`` is not one of :data:`specbrowser.types.FILTER_KINDS`.
     """
     if kind == MISMATCHED:
         matches = mismatched_section_ids(db, policy_version)

@@ -19,7 +19,7 @@ from specbrowser.chunking.markdown import resolve_roles, to_markdown
 from specbrowser.chunking.markdown_cache import SectionMarkdown, capture, restore
 from specbrowser.chunking.parallel import split_map
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
-from specbrowser.chunking.stats import compute_stats
+from specbrowser.chunking.stats import ChunkSetStats, compute_stats
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.errors import DatabaseError, SpecParseError
 from specbrowser.formats import ParsedSpec, load_spec
@@ -29,6 +29,7 @@ from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Section
 from specbrowser.progress import Progress
 from specbrowser.store import count_chunk_sets, open_database, store_ingest
 from specbrowser.store.cache import save_markdown
+from specbrowser.types import IngestOutcome
 
 
 @dataclass
@@ -40,16 +41,16 @@ class IngestResult:
         chunks: the stored chunk set: the document chunk, then the section chunks in pre-order.
         stats: :func:`compute_stats` of ``chunks``.
         timings: seconds per stage (``parse``, ``chunk``, ``store``, ``total``).
-        outcome: what happened to the database (:data:`specbrowser.store.INGEST_OUTCOMES`).
+        outcome: what happened to the database (:data:`specbrowser.types.IngestOutcome`).
         chunk_sets: how many chunk sets the database holds afterwards.
         mismatches: disagreements between the section tree and the TOC (empty without a TOC).
     """
 
     parsed: ParsedSpec
     chunks: list[Chunk]
-    stats: dict[str, object]
+    stats: ChunkSetStats
     timings: dict[str, float]
-    outcome: str = ""
+    outcome: IngestOutcome
     chunk_sets: int = 1
     mismatches: list[Mismatch] = field(default_factory=list)
 

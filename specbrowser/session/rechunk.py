@@ -20,7 +20,6 @@ Thread use: everything lives in the call; pass a connection of the calling threa
 from __future__ import annotations
 
 import gc
-import json
 import time
 from collections.abc import Container, Iterator
 from contextlib import contextmanager
@@ -32,7 +31,7 @@ from specbrowser.chunking.breakdown import breakdown_applies
 from specbrowser.chunking.enrich import finish_chunk_set
 from specbrowser.chunking.markdown_cache import SectionMarkdown
 from specbrowser.chunking.policy import ChunkPolicy
-from specbrowser.chunking.stats import compute_stats
+from specbrowser.chunking.stats import ChunkSetStats, compute_stats
 from specbrowser.errors import DatabaseError, NotFoundError
 from specbrowser.model import Section
 from specbrowser.progress import Progress
@@ -71,7 +70,7 @@ class RechunkResult:
 
     version: str
     previous_version: str | None
-    stats: dict[str, object]
+    stats: ChunkSetStats
     timings: dict[str, float] = field(default_factory=dict)
     already_stored: bool = False
     new_texts: int = 0
@@ -242,7 +241,7 @@ def _activate_stored(
     if activate and previous != version:
         store.activate_chunk_set(db, version)
     row = db.db.execute("SELECT stats FROM policies WHERE version = ?", [version]).fetchone()
-    stats = json.loads(row[0] or "{}") if row else {}
+    stats = ChunkSetStats.from_json(row[0] if row else None)
     elapsed = time.perf_counter() - start
     return RechunkResult(
         version=version,

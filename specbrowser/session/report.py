@@ -14,7 +14,7 @@ import json
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from specbrowser.chunking.stats import compute_stats
+from specbrowser.chunking.stats import ChunkSetStats, compute_stats
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.model import Chunk
 from specbrowser.search.tokens import token_info
@@ -22,6 +22,7 @@ from specbrowser.session.export import resolve_policy_version
 from specbrowser.store import SpecStore, iter_chunks
 from specbrowser.store import vectors as store_vectors
 from specbrowser.store.toc import list_mismatches, mismatch_counts, toc_size
+from specbrowser.types import MismatchKind
 
 BINS_UP_TO_THRESHOLD = 8
 """Equal-width histogram bins from 0 to the threshold: enough to see the shape, few enough to
@@ -110,8 +111,8 @@ class StatsReport:
     Attributes:
         policy_version: the chunk set's full version.
         threshold_chars: the threshold the histogram and overruns are drawn against.
-        stats: :func:`specbrowser.chunking.stats.compute_stats` of the set (same as
-            ``specbrowser stats``).
+        stats: :func:`specbrowser.chunking.stats.compute_stats` of the set (as ``specbrowser
+            stats`` shows them).
         histogram: :func:`size_histogram` of the chunk sizes.
         largest: the :data:`LARGEST_COUNT` largest chunks, largest first.
         overruns: every chunk over the threshold, largest first; ``detail`` is the reason.
@@ -133,12 +134,12 @@ class StatsReport:
 
     policy_version: str
     threshold_chars: int
-    stats: dict[str, object]
+    stats: ChunkSetStats
     histogram: list[HistogramBin]
     largest: list[ChunkEntry]
     overruns: list[ChunkEntry]
     toc_entries: int
-    mismatch_counts: dict[str, int]
+    mismatch_counts: dict[MismatchKind, int]
     mismatched: list[ChunkEntry]
     embedding_model: str | None = None
     embedded: tuple[int, int] = (0, 0)

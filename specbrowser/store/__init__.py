@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 
 from specbrowser.chunking.enrich import section_ordinal
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
+from specbrowser.chunking.stats import ChunkSetStats
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.errors import NotFoundError, PolicyError
 from specbrowser.model import Chunk, Document, Section, TocNode
@@ -39,16 +40,16 @@ from specbrowser.store.schema import (  # noqa: F401  (re-exported)
     SCHEMA_VERSION,
 )
 from specbrowser.store.toc import replace_toc
+from specbrowser.types import IngestOutcome, MismatchKind
 
-INGEST_CREATED = "created"
+INGEST_CREATED: IngestOutcome = "created"
 """The database held no spec: document, sections and the first chunk set written."""
-INGEST_ADDED = "added"
+INGEST_ADDED: IngestOutcome = "added"
 """Same spec, a policy version the database did not hold: its chunk set added beside the others."""
-INGEST_REPLACED_SET = "replaced_set"
+INGEST_REPLACED_SET: IngestOutcome = "replaced_set"
 """Same spec, same policy version: that chunk set replaced, the others kept."""
-INGEST_REPLACED_SPEC = "replaced_spec"
+INGEST_REPLACED_SPEC: IngestOutcome = "replaced_spec"
 """Another spec (other bytes, or the same bytes parsed differently): everything replaced."""
-INGEST_OUTCOMES = (INGEST_CREATED, INGEST_ADDED, INGEST_REPLACED_SET, INGEST_REPLACED_SPEC)
 
 
 open_database = SpecStore.open
@@ -74,11 +75,11 @@ def store_ingest(
     sections: list[Section],
     policy: ChunkPolicy,
     chunks: list[Chunk],
-    stats: dict[str, object],
+    stats: ChunkSetStats,
     toc: list[TocNode] | None = None,
     mismatches: list[Mismatch] | None = None,
     cache_writer: Callable[[SpecStore, str], None] | None = None,
-) -> str:
+) -> IngestOutcome:
     """Store an ingest's chunk set and make it the active one, in one transaction.
 
     - The database holds this spec already (same ``sha256`` of the source bytes and same
@@ -95,7 +96,7 @@ def store_ingest(
     back and leaves the database as it was.
 
     Returns:
-        one of :data:`INGEST_OUTCOMES`.
+        one of :data:`specbrowser.types.INGEST_OUTCOMES`.
 
     Raises:
         DatabaseError: the database is locked or cannot be written.
@@ -144,7 +145,7 @@ def store_ingest(
             store.db.execute(
                 "UPDATE policies SET stats = json_set(stats, '$.heading_mismatches', "
                 "json(?)) WHERE version != ?",
-                [json.dumps(stats.get("heading_mismatches") or {}), policy.version],
+                [json.dumps(stats.heading_mismatches), policy.version],
             )
         replace_toc(store, toc or [], mismatches or [])
         if cache_writer is not None:
@@ -156,7 +157,7 @@ def insert_chunk_set(
     store: SpecStore,
     policy: ChunkPolicy,
     chunks: list[Chunk],
-    stats: dict[str, object],
+    stats: ChunkSetStats,
     now: str,
     *,
     activate: bool = True,
@@ -190,7 +191,7 @@ def insert_chunk_set(
             "version": version,
             "settings": json.dumps(policy.settings()),
             "created_at": now,
-            "stats": json.dumps(stats),
+            "stats": stats.to_json(),
             "active": int(activate or was_active),
         },
         pk="version",
@@ -324,7 +325,7 @@ def vacuum(store: SpecStore) -> None:
         raise store.error(exc) from None
 
 
-def section_mismatches(store: SpecStore) -> dict[str, str]:
+def section_mismatches(store: SpecStore) -> dict[str, MismatchKind]:
     """Section id → mismatch kind, for the sections whose parser and TOC paths disagree (as the
     ingest reconciled them; a re-chunk's stats count them: they never depend on the policy)."""
     return dict(
@@ -356,7 +357,7 @@ def get_document(store: SpecStore) -> Document:
 _NO_CHUNK_SET = "the database holds no chunk set (run: specbrowser ingest SPEC --db FILE)"
 
 
-def active_policy(store: SpecStore) -> tuple[ChunkPolicy, dict[str, object]]:
+def active_policy(store: SpecStore) -> tuple[ChunkPolicy, ChunkSetStats]:
     """The policy whose chunk set is active, and the stats recorded when it was made.
 
     The policy is rebuilt from its stored settings; for a stale set (made by another converter
@@ -373,7 +374,7 @@ def active_policy(store: SpecStore) -> tuple[ChunkPolicy, dict[str, object]]:
         raise NotFoundError(_NO_CHUNK_SET)
     settings = json.loads(row[0])
     policy = ChunkPolicy.from_settings(settings)
-    return policy, json.loads(row[1] or "{}")
+    return policy, ChunkSetStats.from_json(row[1])
 
 
 def active_version(store: SpecStore) -> str:
@@ -672,7 +673,7 @@ def find_sections(store: SpecStore, query: str, limit: int = 50) -> list[tuple[s
     return [(r[0], r[1]) for r in rows]
 
 
-def chunk_stats(store: SpecStore, policy_version: str | None = None) -> dict[str, object]:
+def chunk_stats(store: SpecStore, policy_version: str | None = None) -> ChunkSetStats:
     """Counts for ``specbrowser stats``: sections, chunks, sizes, overruns, unresolved markers."""
     from specbrowser.chunking.stats import compute_stats
 

@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
-from specbrowser.chunking.stats import ChunkFacts
+from specbrowser.chunking.stats import ChunkFacts, ChunkSetStats
 from specbrowser.errors import DatabaseError
+from specbrowser.types import MismatchKind
 
 if TYPE_CHECKING:
     from specbrowser.store.database import SpecStore
@@ -89,7 +90,7 @@ def plan_copies(store: SpecStore, policy: ChunkPolicy) -> CopyPlan:
         [policy.version],
     ):
         settings = json.loads(settings_json or "{}")
-        if _compatible(settings, json.loads(stats_json or "{}"), policy):
+        if _compatible(settings, ChunkSetStats.from_json(stats_json), policy):
             same_cut[version] = (
                 settings.get("breakdown_tags") == list(policy.breakdown_tags)
                 and settings.get("max_depth") == policy.max_depth
@@ -116,19 +117,18 @@ def plan_copies(store: SpecStore, policy: ChunkPolicy) -> CopyPlan:
     return CopyPlan(found)
 
 
-def _compatible(settings: dict[str, object], stats: dict[str, object], policy: ChunkPolicy) -> bool:
+def _compatible(settings: dict[str, object], stats: ChunkSetStats, policy: ChunkPolicy) -> bool:
     """Whether a stored set's texts are what this code makes under ``policy``'s Markdown
     settings, with every marker of its texts in its subsections."""
     return (
         settings.get("converter_version") == CONVERTER_VERSION
         and settings.get("markdown") == policy.markdown.settings()
-        and stats.get("marker_mismatches") == 0
-        and stats.get("unresolved_markers") == 0
+        and stats.markers_sound
     )
 
 
 def stored_facts(
-    store: SpecStore, plan: CopyPlan, mismatches: Mapping[str, str]
+    store: SpecStore, plan: CopyPlan, mismatches: Mapping[str, MismatchKind]
 ) -> list[ChunkFacts]:
     """What :func:`specbrowser.chunking.stats.compute_stats` counts of the chunks ``plan``
     copies, as they will be in the new set (``mismatches``: each section's heading-path mismatch

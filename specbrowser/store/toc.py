@@ -15,6 +15,7 @@ import sqlite_utils
 
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.model import TocNode
+from specbrowser.types import MismatchKind
 
 if TYPE_CHECKING:
     from specbrowser.store.database import SpecStore
@@ -103,7 +104,7 @@ def load_toc(store: SpecStore) -> list[TocNode]:
     return roots
 
 
-def list_mismatches(store: SpecStore, kind: str | None = None) -> list[Mismatch]:
+def list_mismatches(store: SpecStore, kind: MismatchKind | None = None) -> list[Mismatch]:
     """The stored mismatches in document order, all or of one ``kind``."""
     query = "SELECT kind, section_id, parser_path, toc_path FROM mismatches"
     args: list[object] = []
@@ -116,7 +117,7 @@ def list_mismatches(store: SpecStore, kind: str | None = None) -> list[Mismatch]
     ]
 
 
-def mismatch_counts(store: SpecStore) -> dict[str, int]:
+def mismatch_counts(store: SpecStore) -> dict[MismatchKind, int]:
     """How many mismatches of each kind (kinds with none are left out)."""
     return dict(
         Counter(k for (k,) in store.db.execute("SELECT kind FROM mismatches")).most_common()

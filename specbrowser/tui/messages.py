@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
+from specbrowser.types import SearchMode
+
 if TYPE_CHECKING:
     from specbrowser.search.query import Hit
 
@@ -46,7 +48,7 @@ class SearchFinished(Message):
         self,
         serial: int,
         query: str,
-        mode: str,
+        mode: SearchMode,
         hits: list[Hit],
         error: str | None = None,
         note: str = "",

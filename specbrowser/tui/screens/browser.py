@@ -41,6 +41,7 @@ from specbrowser.tui.widgets.chunk_tree import ChunkTree
 from specbrowser.tui.widgets.chunk_view import ChunkView
 from specbrowser.tui.widgets.job_bar import JobBar
 from specbrowser.tui.widgets.search_results import SearchBar, SearchResults
+from specbrowser.types import SEARCH_MODES, FilterKind, SearchMode
 
 FILTER_GROUP = Binding.Group("Only ≠/⚠")
 """The two filter keys share one footer entry: the marks they keep."""
@@ -51,16 +52,12 @@ MARKER_GROUP = Binding.Group("Markers")
 HIT_GROUP = Binding.Group("Hits")
 """``n`` and ``N`` during hit navigation (``p`` is off until Escape ends it)."""
 
-FILTER_TITLES = {
+FILTER_TITLES: dict[FilterKind, str] = {
     filters.MISMATCHED: "only mismatched sections",
     filters.OVER_THRESHOLD: "only over-threshold chunks",
 }
 """What each tree filter shows, as the tree's border title and in notifications."""
 
-SEARCH_MODES = ("lexical", "semantic", "hybrid")
-"""The search modes the app offers (:meth:`Session.search`), the first by default. ``ctrl+r``
-in the search bar cycles them; the modes after the first need embeddings
-(:meth:`BrowserScreen.vectors_off` says why they are off)."""
 
 SEARCH_LIMIT = 50
 """Hits per search: a screenful or two of results, instant on ECMA-262."""
@@ -123,10 +120,9 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         """The open database; workers open their own sessions on :attr:`Session.path`."""
         self.policy = policy
         self.cursor_blink = cursor_blink
-        self.tree_filter: str | None = None
-        """The tree filter on (a :data:`specbrowser.session.filters.FILTER_KINDS` value), or
-        None."""
-        self.search_mode = SEARCH_MODES[0]
+        self.tree_filter: FilterKind | None = None
+        """The tree filter on, or None."""
+        self.search_mode: SearchMode = SEARCH_MODES[0]
         self.search_query = ""
         """The query whose hits :attr:`search_hits` holds."""
         self.search_hits: list[Hit] = []
@@ -272,11 +268,11 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         """Toggle the tree filter that shows only chunks over the threshold."""
         self.toggle_tree_filter(filters.OVER_THRESHOLD)
 
-    def toggle_tree_filter(self, kind: str) -> bool:
+    def toggle_tree_filter(self, kind: FilterKind) -> bool:
         """Turn filter ``kind`` on (replacing another one) or, if it is on, off."""
         return self.set_tree_filter(None if self.tree_filter == kind else kind)
 
-    def set_tree_filter(self, kind: str | None) -> bool:
+    def set_tree_filter(self, kind: FilterKind | None) -> bool:
         """Show only what filter ``kind`` keeps (None: the whole tree) and keep the view's chunk
         selected when the new tree shows it (else select the first match).
 
@@ -309,7 +305,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             self.go_to_chunk(filtered.matches[0])
         return True
 
-    def _nothing_matches(self, kind: str) -> str:
+    def _nothing_matches(self, kind: FilterKind) -> str:
         """Why filter ``kind`` has nothing to show (no TOC at all, or a TOC that agrees)."""
         if kind == filters.OVER_THRESHOLD:
             return "no chunk is over the threshold"
@@ -404,7 +400,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         self._run_search(self._search_serial, query, self.search_mode)
 
     @work(thread=True, exclusive=True, group="search")
-    def _run_search(self, serial: int, query: str, mode: str) -> None:
+    def _run_search(self, serial: int, query: str, mode: SearchMode) -> None:
         """Search in a thread, on a connection of its own; post the hits, touch no widget."""
         worker = get_current_worker()
         try:

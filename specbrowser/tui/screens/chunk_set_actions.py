@@ -229,9 +229,9 @@ class ChunkSetActions:
         except DB_ERRORS:
             old = []
         previous = next((s for s in old if s.version == before), None)
-        over_after = sum((stats.get("over_threshold") or {}).values())
+        over_after = sum(stats.over_threshold.values())
         line = Text(
-            f"chunk set {result.version}: {stats.get('chunks', 0):,} chunks, "
+            f"chunk set {result.version}: {stats.chunks:,} chunks, "
             f"{over_after:,} over the threshold"
         )
         if previous is not None:
@@ -243,7 +243,7 @@ class ChunkSetActions:
             line.append(" · stored already: switched to it")
         elif result.copied_sections:
             line.append(
-                f" · {result.copied_sections:,} of {stats.get('sections', 0):,} sections "
+                f" · {result.copied_sections:,} of {stats.sections:,} sections "
                 f"copied from stored sets, {result.parsed_sections:,} broken down"
             )
         self.notify(line.plain, title="Re-chunked", markup=False, timeout=10)

@@ -21,7 +21,8 @@ Spec text (ids, titles, tags) is shown as ``Text``, never parsed as markup.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import ClassVar, TypeVar
 
 from rich.text import Text
 from textual import on
@@ -54,7 +55,12 @@ def histogram_rows(bins: list[HistogramBin], threshold_chars: int) -> list[BarRo
     return rows
 
 
-def count_rows(counts: dict[str, int], *, alert: bool = False, prefix: str = "") -> list[BarRow]:
+_Key = TypeVar("_Key", bound=str | int)
+
+
+def count_rows(
+    counts: Mapping[_Key, int], *, alert: bool = False, prefix: str = ""
+) -> list[BarRow]:
     """One bar row per key of ``counts`` (in its order)."""
     return [BarRow(f"{prefix}{key}", int(value), alert=alert) for key, value in counts.items()]
 
@@ -141,21 +147,20 @@ class StatsScreen(Screen[str | None]):
         """Show ``report``: summary line, charts, embedding line and the chunk list."""
         self.report = report
         stats = report.stats
-        sizes = stats["sizes"]
-        assert isinstance(sizes, dict)
+        sizes = stats.sizes
         self.sub_title = f"Statistics · chunk set {report.policy_version}"
         self.query_one("#stats-summary", Static).update(
             f"Chunk set {report.policy_version} · threshold {report.threshold_chars:,} chars · "
-            f"{stats['chunks']:,} chunks in {stats['sections']:,} sections · sizes median "
-            f"{sizes['median']:,}, p90 {sizes['p90']:,}, max {sizes['max']:,} · "
-            f"unresolved markers {stats['unresolved_markers']}"
+            f"{stats.chunks:,} chunks in {stats.sections:,} sections · sizes median "
+            f"{sizes.median:,}, p90 {sizes.p90:,}, max {sizes.max:,} · "
+            f"unresolved markers {stats.unresolved_markers}"
         )
         charts = {
             "stats-histogram": histogram_rows(report.histogram, report.threshold_chars),
-            "stats-depth": count_rows(_counts(stats["by_depth"]), prefix="depth "),
-            "stats-tags": count_rows(_counts(stats["by_tag"])),
-            "stats-layers": count_rows(_counts(stats["by_layer"])),
-            "stats-overruns": count_rows(_counts(stats["over_threshold"]), alert=True),
+            "stats-depth": count_rows(stats.by_depth, prefix="depth "),
+            "stats-tags": count_rows(stats.by_tag),
+            "stats-layers": count_rows(stats.by_layer),
+            "stats-overruns": count_rows(stats.over_threshold, alert=True),
             "stats-mismatches": count_rows(report.mismatch_counts, alert=True),
         }
         for chart_id, rows in charts.items():
@@ -228,10 +233,6 @@ class StatsScreen(Screen[str | None]):
     def action_back(self) -> None:
         """Escape: back to the browser, nowhere to go."""
         self.dismiss(None)
-
-
-def _counts(value: object) -> dict[str, int]:
-    return {str(k): int(v) for k, v in value.items()} if isinstance(value, dict) else {}
 
 
 def _embedding_line(report: StatsReport) -> str:

@@ -37,21 +37,7 @@ from specbrowser.tui.marker_links import (
     marker_label,
     rewrite_markers,
 )
-
-OVER_THRESHOLD_REASONS = {
-    "max_depth": "at the policy's max depth, so not broken down further",
-    "unsplittable": "the breakdown tags left cannot bring it under the threshold",
-}
-"""One-line explanations of :attr:`Chunk.over_threshold` values, shown in the header."""
-
-MISMATCH_EXPLANATIONS = {
-    "missing_from_toc": "no TOC entry links to this section",
-    "title_differs": "its TOC entry has another title",
-    "depth_differs": "the TOC nests it at another depth",
-    "ancestor_differs": "the TOC puts it under another heading",
-}
-"""One-line explanations of :attr:`Chunk.mismatch` values (see
-:data:`specbrowser.chunking.toc_paths.MISMATCH_KINDS`), shown in the header."""
+from specbrowser.types import MISMATCH_EXPLANATIONS, OVERRUN_EXPLANATIONS, MismatchKind
 
 MISMATCH_BADGE_STYLE = "bold black on yellow"
 """The mismatch kind badge; yellow like the tree's ≠ mark."""
@@ -135,7 +121,7 @@ def header_text(
         style="bold red" if over else "",
     )
     if chunk.over_threshold:
-        reason = OVER_THRESHOLD_REASONS.get(chunk.over_threshold, "")
+        reason = OVERRUN_EXPLANATIONS.get(chunk.over_threshold, "")
         text.append("  ")
         text.append(f" over threshold: {chunk.over_threshold} ", style="bold white on dark_red")
         if reason:
@@ -199,7 +185,7 @@ def heading_lines(chunk: Chunk) -> Text:
     return text
 
 
-def _mismatch_badge(kind: str) -> Text:
+def _mismatch_badge(kind: MismatchKind) -> Text:
     """``≠ kind`` as a badge, then its explanation when the kind is known."""
     badge = Text()
     badge.append(f" ≠ {kind} ", style=MISMATCH_BADGE_STYLE)

@@ -17,6 +17,7 @@ from textual.widgets import Input, OptionList, Static
 from specbrowser.search.query import Hit
 from specbrowser.tui.highlight import snippet_text
 from specbrowser.tui.widgets.ordered_input import OrderedInput
+from specbrowser.types import SearchMode
 
 PATH_SEPARATOR = " › "
 """Between the titles of a hit's heading path (as in the chunk view's header)."""
@@ -95,7 +96,7 @@ class SearchBar(Vertical):
             Text(status) if isinstance(status, str) else status
         )
 
-    def show_hits(self, query: str, mode: str, hits: list[Hit], note: str = "") -> None:
+    def show_hits(self, query: str, mode: SearchMode, hits: list[Hit], note: str = "") -> None:
         """List ``hits`` of ``query`` and say how many, then ``note`` (what semantic search
         covers); "no hits" hides the list."""
         self.hits = list(hits)
