@@ -68,7 +68,7 @@ def _use_cache(
     (with ``policy_for_kind``, of the policy it gives for the stored spec's kind), which is then
     made the active one; False means: ingest first (which adds the set).
     """
-    from specbrowser.formats.ecmarkup import spec_sha256
+    from specbrowser.formats import spec_sha256
     from specbrowser.store import activate_chunk_set, get_document, list_chunk_sets, open_database
 
     _drop_unreadable_cache(db_path)
@@ -115,7 +115,7 @@ def cmd_open(args: argparse.Namespace) -> int:
         return _run_app(targets[0], None, None)
     if any(_is_database(path) for path in targets):
         raise SpecInputError("open takes one database, or the files of one spec")
-    from specbrowser.formats.ecmarkup import check_spec_inputs
+    from specbrowser.formats import check_spec_inputs
 
     check_spec_inputs(targets)  # a wrong path fails here, before the app takes the screen
     policy, for_kind = policy_from_args(args), policy_for_kind_from_args(args)
