@@ -172,3 +172,8 @@ def test_chunking_imports_no_format_and_no_outer_layer():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_page_opening_with_a_custom_element_looks_like_html(tmp_path):
+    path = page(tmp_path, "<emu-clause id='a'><h1>A</h1></emu-clause>", "part.html")
+    assert check_spec_inputs([path]) == [path]

@@ -18,11 +18,14 @@ _META_CHARSET = re.compile(
     rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE
 )
 _LOOKS_LIKE_HTML = re.compile(
-    r"<\s*(!doctype|html|head|body|meta|title|div|p|h[1-6]|section|emu-[a-z]+)\b", re.IGNORECASE
+    r"<\s*(!doctype|html|head|body|meta|title|div|p|h[1-6]|section|[a-z][a-z0-9]*-[a-z0-9-]+)\b",
+    re.IGNORECASE,
 )
+"""The start tag of a common HTML element, or of a custom element (a name with a hyphen, as the
+HTML standard's custom elements are: a source spec's page may open with ``<emu-clause>``)."""
 _SNIFF_BYTES = 4096
 """How far to look for a BOM, a meta charset and HTML tags: the HTML standard's prescan uses 1024
-bytes; ecmarkup puts a long <style> before nothing, so 4 KiB is a safe margin."""
+bytes; a rendered page may open with a long <style>, so 4 KiB is a safe margin."""
 
 
 def detect_encoding(data: bytes) -> str:
