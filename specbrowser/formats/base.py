@@ -82,12 +82,13 @@ class SpecFormat(Protocol):
         ...
 
     def parse(self, pages: Sequence[Page], kind: str, sha256: str) -> ParsedSpec:
-        """The spec in ``pages`` (input order) as a :class:`ParsedSpec` of document ``kind``
-        and identity ``sha256`` (hex digest of the pages' bytes in input order).
+        """The spec in ``pages`` (in document order) as a :class:`ParsedSpec` of document
+        ``kind`` and identity ``sha256`` (hex digest of the pages' bytes in input order).
 
-        Consumes the pages' trees. Returns a spec with no sections when the pages hold none in
-        this format (the registry then asks the next format, with the trees as this call left
-        them).
+        Consumes the pages' trees. The document's title is the pages' own, or ""; the registry
+        fills in ``Document.source_paths`` and a missing title. Returns a spec with no sections
+        when the pages hold none in this format (the registry then asks the next format, with
+        the trees as this call left them).
 
         Raises:
             SpecParseError: malformed input in this format (a section id used twice).
