@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lxml import etree
 
 from specbrowser.types import Layer, MismatchKind, OverrunReason
 
 DOCUMENT_CHUNK_ID = "specbrowser:document"
-"""Id of the document (synopsis) chunk of every chunk set. Section ids are ecmarkup element ids
-and subsection ids end in ``-<tag>-<n>``; ingest refuses a spec with a section of this id, so it
-never collides. The colon survives markers (backtick-delimited) and app links (%-quoted)."""
+"""Id of the document (synopsis) chunk of every chunk set. Section ids are the spec's element
+ids (or ids a format makes up) and subsection ids end in ``-<tag>-<n>``; ingest refuses a spec
+with a section of this id, so it never collides. The colon survives markers (backtick-delimited)
+and app links (%-quoted)."""
 
-SECTION_TAGS: dict[str, str] = {"emu-clause": "clause", "emu-annex": "annex", "emu-intro": "intro"}
-"""ecmarkup elements that make a section, mapped to the section kind stored for them."""
+SECTION_REF_TAG = "sb-section-ref"
+"""Placeholder element for a child section inside its parent's own HTML (every format writes it;
+the Markdown converter renders it as a "Subsection available" marker)."""
 
 
 @dataclass
@@ -22,7 +28,8 @@ class Document:
     Attributes:
         id: a short stable id (the sha256 prefix of the inputs).
         title: the document title (``<title>``, else the first heading).
-        kind: ``ecmarkup-rendered`` (one page), ``ecmarkup-multipage`` or ``ecmarkup-source``.
+        kind: the spec format's name for what was read (one of a format's
+            :attr:`~specbrowser.formats.base.SpecFormat.kinds`; ``html-headings`` for plain HTML).
         source_paths: the files read, in document order.
         sha256: hash over the raw bytes of all source files, in order.
     """
@@ -36,15 +43,16 @@ class Document:
 
 @dataclass
 class Section:
-    """One ``emu-clause``, ``emu-annex`` or ``emu-intro`` element with an id.
+    """One section of a spec, as its format found it (a clause element, a heading …).
 
     Attributes:
         id: the element id exactly as written.
         parent_id: the id of the nearest enclosing section, or None at top level.
         ordinal: 0-based position in document order over all sections.
         depth: 0 for a top-level section.
-        kind: ``clause``, ``annex`` or ``intro`` (see :data:`SECTION_TAGS`).
-        secnum: the ``<span class="secnum">`` text (``14.6.1``, ``Annex A (informative)``) or "".
+        kind: what made the section, named by its format (``clause``, ``annex``, ``heading`` …).
+        secnum: the section number as the spec writes it (``14.6.1``, ``Annex A (informative)``)
+            or "".
         title: the heading text without the section number, inline code text kept.
         html: the section's own HTML: its element with every child section replaced by an empty
             ``<sb-section-ref data-id=… data-title=…>`` placeholder.
@@ -163,3 +171,19 @@ class Chunk:
     def size(self) -> int:
         """Length of :attr:`text` in characters."""
         return len(self.text)
+
+
+@dataclass
+class ParsedSpec:
+    """The result of parsing a spec (:func:`specbrowser.formats.load_spec`): one document and
+    its sections in document order.
+
+    ``elements`` maps a section id to its own-content element (child sections already replaced
+    by placeholders). The breakdown may mutate these elements; they are not needed afterwards.
+    """
+
+    document: Document
+    sections: list[Section]
+    elements: dict[str, etree._Element] = field(repr=False, default_factory=dict)
+    toc: list[TocNode] = field(default_factory=list)
+    """The document's own table of contents (top-level entries), or [] when it has none."""

@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.formats import load_spec
+from specbrowser.formats.ecmarkup import CHUNKING_RULES
 from specbrowser.model import Chunk
-from specbrowser.session.ingest import chunk_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_specs" / "toylang.html"
@@ -31,7 +32,7 @@ def write_spec(tmp_path: Path, body: str, name: str = "spec.html") -> Path:
 def chunk_html(tmp_path: Path, body: str, policy: ChunkPolicy | None = None) -> list[Chunk]:
     """Parse and chunk ``body`` (section elements) under ``policy`` (default policy if None)."""
     parsed = load_spec(write_spec(tmp_path, body))
-    return chunk_spec(parsed, policy or ChunkPolicy())
+    return chunk_spec(parsed, policy or ChunkPolicy(), rules=CHUNKING_RULES).chunks
 
 
 def by_id(chunks: list[Chunk]) -> dict[str, Chunk]:

@@ -17,9 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from specbrowser.chunking.markers import MARKER_RE, find_markers
+from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.formats import load_spec
-from specbrowser.session.ingest import chunk_spec
+from specbrowser.formats.ecmarkup import CHUNKING_RULES
 from tests.helpers import write_spec
 
 WORD = re.compile(r"\bw\d+\b")
@@ -111,7 +112,7 @@ def test_breakdown_invariants(tmp_path, html, policy):
     source_words = WORD.findall(html)
     parsed = load_spec(write_spec(tmp_path, html))
     section_parent = {s.id: s.parent_id for s in parsed.sections}
-    chunks = chunk_spec(parsed, policy)
+    chunks = chunk_spec(parsed, policy, rules=CHUNKING_RULES).chunks
     chunk_by_id = {c.id: c for c in chunks}
     assert len(chunk_by_id) == len(chunks), "chunk ids are unique"
 
@@ -174,7 +175,7 @@ def test_a_section_tree_is_the_same_under_every_threshold_of_its_range(
     """The rule re-chunks copy stored trees by (specbrowser.store.reuse): under any threshold in
     a root chunk's ``holds_for`` range, the other settings equal, the section's tree is the same."""
     path = write_spec(tmp_path, html)
-    first = _trees(chunk_spec(load_spec(path), policy))
+    first = _trees(chunk_spec(load_spec(path), policy, rules=CHUNKING_RULES).chunks)
     section_id = data.draw(st.sampled_from(sorted(first)))
     lo, hi = first[section_id][0][-1]
     other = data.draw(st.integers(max(lo, 1), (hi - 1) if hi is not None else lo + 2000))
@@ -186,6 +187,7 @@ def test_a_section_tree_is_the_same_under_every_threshold_of_its_range(
                 breakdown_tags=policy.breakdown_tags,
                 max_depth=policy.max_depth,
             ),
-        )
+            rules=CHUNKING_RULES,
+        ).chunks
     )
     assert again[section_id] == first[section_id]

@@ -5,13 +5,15 @@ from __future__ import annotations
 from lxml import etree
 
 from specbrowser.chunking.markdown import to_markdown
+from specbrowser.formats.ecmarkup import MARKDOWN_ELEMENTS
 
 
 def md(html: str) -> str:
     return to_markdown(
         etree.fromstring(f"<html><body><div>{html}</div></body></html>", etree.HTMLParser()).find(
             ".//div"
-        )
+        ),
+        elements=MARKDOWN_ELEMENTS,
     )
 
 

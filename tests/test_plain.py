@@ -12,17 +12,15 @@ from pathlib import Path
 import pytest
 
 from specbrowser import cli
-from specbrowser.chunking.policy import (
-    DEFAULT_BREAKDOWN_TAGS,
-    PLAIN_HTML_BREAKDOWN_TAGS,
-    ChunkPolicy,
-    default_tags_for,
-)
+from specbrowser.chunking.pipeline import chunk_spec
+from specbrowser.chunking.policy import DEFAULT_BREAKDOWN_TAGS, ChunkPolicy
+from specbrowser.chunking.rules import HTML_RULES
 from specbrowser.errors import SpecParseError
-from specbrowser.formats import ParsedSpec, load_spec
+from specbrowser.formats import ParsedSpec, format_for_kind, load_spec, policy_for
+from specbrowser.formats.headings import BREAKDOWN_TAGS as PLAIN_HTML_BREAKDOWN_TAGS
 from specbrowser.formats.headings import FRONT_MATTER_ID, slugify
 from specbrowser.model import Section
-from specbrowser.session.ingest import chunk_spec, ingest
+from specbrowser.session.ingest import ingest
 from specbrowser.store import active_policy, get_chunk, get_document, open_database
 from tests.helpers import ROOT
 
@@ -91,7 +89,8 @@ def test_C10_parent_heading_kept_in_paths_and_preamble_kept(tmp_path):
         ("Section Three", "Intro"),
     ]
 
-    chunks = chunk_spec(parsed, ChunkPolicy.from_tag_list(5000, None, 3, kind=parsed.document.kind))
+    policy = policy_for(parsed.document.kind, 5000, None, 3)
+    chunks = chunk_spec(parsed, policy, rules=HTML_RULES).chunks
 
     def holding(word: str) -> list:
         return [c for c in chunks if word in c.text]
@@ -568,7 +567,8 @@ def test_widget_protocol_sample_sections():
 
 def test_widget_protocol_sample_plain_defaults_keep_tables_whole():
     parsed = load_spec(WIDGET_SAMPLE)
-    chunks = chunk_spec(parsed, ChunkPolicy(breakdown_tags=PLAIN_HTML_BREAKDOWN_TAGS))
+    policy = ChunkPolicy(breakdown_tags=PLAIN_HTML_BREAKDOWN_TAGS)
+    chunks = chunk_spec(parsed, policy, rules=HTML_RULES).chunks
     assert len(chunks) == 31
     (table,) = [c for c in chunks if c.depth > 0]
     assert (table.id, table.breakdown_tag, table.title) == (
@@ -584,16 +584,17 @@ def test_widget_protocol_sample_plain_defaults_keep_tables_whole():
 
 def test_default_tags_depend_on_the_kind():
     assert (
-        default_tags_for("html-headings")
+        format_for_kind("html-headings").breakdown_tags
         == PLAIN_HTML_BREAKDOWN_TAGS
         == ("table", "pre", "ol", "ul", "p")
     )
-    assert default_tags_for("ecmarkup-rendered") == default_tags_for(None) == DEFAULT_BREAKDOWN_TAGS
     assert (
-        ChunkPolicy.from_tag_list(100, None, 2, kind="html-headings").breakdown_tags
-        == PLAIN_HTML_BREAKDOWN_TAGS
+        format_for_kind("ecmarkup-rendered").breakdown_tags
+        == format_for_kind(None).breakdown_tags
+        == DEFAULT_BREAKDOWN_TAGS
     )
-    assert ChunkPolicy.from_tag_list(100, "td,p", 2, kind="html-headings").breakdown_tags == (
+    assert policy_for("html-headings", 100, None, 2).breakdown_tags == PLAIN_HTML_BREAKDOWN_TAGS
+    assert policy_for("html-headings", 100, "td,p", 2).breakdown_tags == (
         "td",
         "p",
     )
@@ -606,7 +607,7 @@ def test_ingest_policy_for_kind_hook(tmp_path):
         [WIDGET_SAMPLE],
         db_path,
         ChunkPolicy(),
-        policy_for_kind=lambda kind: ChunkPolicy.from_tag_list(5000, None, 3, kind=kind),
+        policy_for_kind=lambda kind: policy_for(kind, 5000, None, 3),
     )
     db = open_database(db_path)
     try:

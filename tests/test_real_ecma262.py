@@ -9,10 +9,12 @@ import pytest
 
 from specbrowser.chunking.enrich import add_heading_paths, finish_chunk_set, section_chunks
 from specbrowser.chunking.markers import find_markers
+from specbrowser.chunking.pipeline import chunk_sections, chunk_spec
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.formats import load_spec
+from specbrowser.formats.ecmarkup import CHUNKING_RULES
 from specbrowser.model import DOCUMENT_CHUNK_ID
-from specbrowser.session.ingest import chunk_sections, chunk_spec, ingest
+from specbrowser.session.ingest import ingest
 from specbrowser.store import get_document, iter_chunks, list_sections, open_database
 from specbrowser.store.toc import load_toc
 from tests.helpers import ECMA262
@@ -98,7 +100,7 @@ def test_multipage_gives_the_same_sections(single_db):
     assert multi.document.kind == "ecmarkup-multipage"
     single_key = [(s.id, s.title, s.parent_id, s.ordinal) for s in result.parsed.sections]
     assert [(s.id, s.title, s.parent_id, s.ordinal) for s in multi.sections] == single_key
-    multi_chunks = chunk_spec(multi, ChunkPolicy())
+    multi_chunks = chunk_spec(multi, ChunkPolicy(), rules=CHUNKING_RULES).chunks
     single_chunks = section_chunks(result.chunks)
     assert [c.id for c in multi_chunks] == [c.id for c in single_chunks]
     differing = [a.id for a, b in zip(multi_chunks, single_chunks, strict=True) if a.text != b.text]
@@ -111,7 +113,7 @@ def test_chunk_sections_from_stored_sections_equals_the_ingest(single_db):
     db = open_database(path)
     sections = list_sections(db)
     stored = list(iter_chunks(db))
-    again = chunk_sections(sections, ChunkPolicy())
+    again = chunk_sections(sections, ChunkPolicy(), rules=CHUNKING_RULES).chunks
     assert again == [
         replace(c, retrieval_text="", toc_path=None, mismatch=None) for c in section_chunks(stored)
     ]

@@ -5,19 +5,22 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 
 from specbrowser.chunking.markdown import to_markdown
+from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.reassemble import normalize_whitespace, reassemble
 from specbrowser.formats import load_spec
-from specbrowser.session.ingest import chunk_spec
+from specbrowser.formats.ecmarkup import CHUNKING_RULES, MARKDOWN_ELEMENTS
 from tests.helpers import SAMPLE, write_spec
 from tests.test_breakdown_properties import policies, spec_html
 
 
 def assert_lossless(path, policy: ChunkPolicy) -> int:
     whole = load_spec(path)
-    chunks = {c.id: c for c in chunk_spec(load_spec(path), policy)}
+    chunks = {c.id: c for c in chunk_spec(load_spec(path), policy, rules=CHUNKING_RULES).chunks}
     for section in whole.sections:
-        expected = normalize_whitespace(to_markdown(whole.elements[section.id], policy.markdown))
+        expected = normalize_whitespace(
+            to_markdown(whole.elements[section.id], policy.markdown, elements=MARKDOWN_ELEMENTS)
+        )
         assert normalize_whitespace(reassemble(section.id, chunks)) == expected, section.id
     return len(whole.sections)
 

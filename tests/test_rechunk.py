@@ -494,7 +494,7 @@ def test_a_database_without_the_cache_table_gets_it_from_the_rechunk(sample_db):
 
 
 def test_cli_rechunk_without_tags_takes_the_default_tags_of_the_stored_spec_kind(tmp_path):
-    from specbrowser.chunking.policy import PLAIN_HTML_BREAKDOWN_TAGS
+    from specbrowser.formats.headings import BREAKDOWN_TAGS as PLAIN_HTML_BREAKDOWN_TAGS
 
     path = tmp_path / "plain.db"
     ingest([SAMPLE.parent / "widget-protocol.html"], path, ChunkPolicy(breakdown_tags=("p",)))

@@ -30,11 +30,13 @@ from specbrowser.chunking.enrich import (
     synopsis,
 )
 from specbrowser.chunking.markers import find_markers
+from specbrowser.chunking.pipeline import chunk_sections
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.chunking.stats import ChunkSetStats, compute_stats
 from specbrowser.errors import NotASpecbrowserDatabase, NotFoundError, SpecParseError
+from specbrowser.formats.ecmarkup import CHUNKING_RULES
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Document, Section
-from specbrowser.session.ingest import chunk_sections, ingest
+from specbrowser.session.ingest import ingest
 from specbrowser.store.toc import load_toc
 from tests.helpers import SAMPLE, SAMPLE_MULTIPAGE, write_spec
 
@@ -301,7 +303,7 @@ def test_chunk_sections_from_stored_sections_equals_the_ingest(tmp_path, spec, t
     db = store.open_database(db_path)
     sections = store.list_sections(db)
     stored = list(store.iter_chunks(db))
-    again = chunk_sections(sections, policy)
+    again = chunk_sections(sections, policy, rules=CHUNKING_RULES).chunks
     assert again == [
         replace(c, retrieval_text="", toc_path=None, mismatch=None) for c in section_chunks(stored)
     ]
@@ -316,7 +318,7 @@ def test_chunk_sections_of_the_multipage_sample(tmp_path):
     db_path = tmp_path / "t.db"
     result = ingest([SAMPLE_MULTIPAGE], db_path, SMALL)
     db = store.open_database(db_path)
-    again = chunk_sections(store.list_sections(db), SMALL)
+    again = chunk_sections(store.list_sections(db), SMALL, rules=CHUNKING_RULES).chunks
     assert [(c.id, c.text, c.parent_id, c.over_threshold) for c in again] == [
         (c.id, c.text, c.parent_id, c.over_threshold) for c in section_chunks(result.chunks)
     ]
@@ -531,7 +533,7 @@ STATS_KEYS = [
 def test_stored_stats_are_the_json_of_chunk_set_stats_and_read_back_equal(tmp_path, spec):
     result = ingest([spec], tmp_path / "t.db", SMALLER)
     db = store.open_database(tmp_path / "t.db")
-    (stored,) = db.execute("SELECT stats FROM policies").fetchone()
+    (stored,) = db.db.execute("SELECT stats FROM policies").fetchone()
     assert list(json.loads(stored)) == STATS_KEYS  # the keys existing databases hold
     assert stored == result.stats.to_json() and json.loads(stored)["by_depth"]["0"] > 1
     assert ChunkSetStats.from_json(stored) == result.stats == store.chunk_stats(db)

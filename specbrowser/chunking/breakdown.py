@@ -19,13 +19,14 @@ instead of breaking the section down again (:mod:`specbrowser.session.rechunk`).
 
 Defects of the seed's sample code avoided here, each covered by a test: querying the original
 document while mutating a copy; recursion restarting from the first tag; nested matches
-extracted twice; marker paragraphs extracted again; ``caption`` instead of ecmarkup's
-``figcaption``; annexes and intro ignored; no overrun flag.
+extracted twice; marker paragraphs extracted again; ``caption`` instead of a figure's
+``figcaption``; annexes and introductions ignored; no overrun flag.
+
+Subsection titles are the spec format's (:class:`specbrowser.chunking.rules.ChunkingRules`).
 """
 
 from __future__ import annotations
 
-import re
 from copy import deepcopy
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -44,6 +45,7 @@ from specbrowser.chunking.markdown import (
     to_markdown,
 )
 from specbrowser.chunking.policy import ChunkPolicy, is_selector_tag, tag_slug
+from specbrowser.chunking.rules import ChunkingRules, SubsectionTitle
 from specbrowser.model import Chunk, Section
 from specbrowser.types import Layer, OverrunReason
 
@@ -52,8 +54,6 @@ MARKER_TAG = "sb-marker"
 
 OVER_MAX_DEPTH: OverrunReason = "max_depth"
 OVER_UNSPLITTABLE: OverrunReason = "unsplittable"
-
-_PRODUCTION_LHS = re.compile(r"^\s*([A-Za-z_][\w]*)\s*(?:\[[^\]]*\])?\s*:", re.MULTILINE)
 
 
 @dataclass
@@ -74,6 +74,7 @@ def break_down(
     policy: ChunkPolicy,
     heading_path: list[str],
     *,
+    rules: ChunkingRules,
     roles: Roles | None = None,
     cache: BlockCache | None = None,
 ) -> list[Chunk]:
@@ -81,15 +82,18 @@ def break_down(
 
     ``element`` is the section's own-content element (child sections as placeholders); it is
     mutated (extracted elements are replaced by markers), so pass a fresh one per call.
-    ``heading_path`` is the display titles of the section's ancestors and itself.
-    Chunk ordinals are 0-based within the returned list; the caller offsets them.
+    ``heading_path`` is the display titles of the section's ancestors and itself; ``rules``
+    are the spec format's (subsection titles). Chunk ordinals are 0-based within the returned
+    list; the caller offsets them.
     ``roles`` (:func:`resolve_roles` of ``element``) and ``cache`` (blocks of the pristine
     ``element``) may be passed when already known: the breakdown takes them over and changes
     them; the chunks are the same (see :mod:`specbrowser.chunking.markdown_cache`).
     """
     if roles is None:
         roles = resolve_roles(element, policy.markdown)
-    run = _Breakdown(section, policy, roles, heading_path, cache={} if cache is None else cache)
+    run = _Breakdown(
+        section, policy, roles, heading_path, rules, cache={} if cache is None else cache
+    )
     run.chunk(
         _Pending(
             element, section.id, section.display_title, "", policy.breakdown_tags, layer="section"
@@ -154,6 +158,7 @@ class _Breakdown:
     policy: ChunkPolicy
     roles: Roles
     heading_path: list[str]
+    rules: ChunkingRules
     out: list[Chunk] = field(default_factory=list)
     cache: BlockCache = field(default_factory=dict)
     fit_max: int = 0
@@ -173,7 +178,9 @@ class _Breakdown:
         return False
 
     def markdown(self, el: etree._Element) -> str:
-        return to_markdown(el, self.policy.markdown, self.roles, self.cache)
+        return to_markdown(
+            el, self.policy.markdown, self.roles, self.cache, self.rules.markdown_elements
+        )
 
     def forget(self, extracted: list[_Pending], el: etree._Element) -> None:
         """Drop the cached blocks of every element whose subtree an extraction changed: the
@@ -202,7 +209,9 @@ class _Breakdown:
                     if tag == ROW_GROUP_TAG:
                         extracted = extract_row_groups(el, item.chunk_id, rest, self)
                     else:
-                        extracted = _extract(el, tag, item.chunk_id, rest)
+                        extracted = _extract(
+                            el, tag, item.chunk_id, rest, self.rules.subsection_title
+                        )
                     if extracted:
                         pending.extend(extracted)
                         self.forget(extracted, el)
@@ -233,9 +242,14 @@ class _Breakdown:
 
 
 def _extract(
-    el: etree._Element, tag: str, parent_chunk_id: str, next_tags: tuple[str, ...]
+    el: etree._Element,
+    tag: str,
+    parent_chunk_id: str,
+    next_tags: tuple[str, ...],
+    subsection_title: SubsectionTitle,
 ) -> list[_Pending]:
-    """Replace the outermost ``tag`` elements with text inside ``el`` by markers.
+    """Replace the outermost ``tag`` elements with text inside ``el`` by markers, each titled
+    by ``subsection_title``.
 
     An element that holds a marker of an earlier pass is left in place: extracting it would move
     that subsection under a chunk its id and parent do not name.
@@ -423,7 +437,7 @@ def _group_element(
 
 
 def _caption_of(table: etree._Element) -> etree._Element | None:
-    """ecmarkup's ``figcaption`` of the figure around a table, else the table's ``caption``."""
+    """The ``figcaption`` of the figure around a table, else the table's ``caption``."""
     parent = table.getparent()
     if parent is not None and parent.tag == "figure":
         found = parent.find("figcaption")
@@ -450,27 +464,3 @@ def _inside(candidate: etree._Element, root: etree._Element, chosen: set[etree._
         if ancestor in chosen or ancestor.get(REPEATED_ATTR):
             return True
     return False
-
-
-def subsection_title(el: etree._Element, tag: str) -> str:
-    """The title a marker gives an extracted element, or "" when it has none.
-
-    - ``emu-table`` (and ``figure``/``table``): the ``figcaption`` text ecmarkup renders
-      ("Table 3: Attributes of an Object property"), else a ``caption`` element, else the
-      ``caption`` attribute of the source form.
-    - ``emu-grammar``: the names of its productions, in order, without repeats; in source form,
-      the left-hand sides of its text.
-    - anything else: "".
-    """
-    if tag in ("emu-table", "figure", "table"):
-        for name in ("figcaption", "caption"):
-            found = next(el.iter(name), None)
-            if found is not None and text_of(found).strip():
-                return " ".join(text_of(found).split())
-        return " ".join((el.get("caption") or "").split())
-    if tag == "emu-grammar":
-        names = [p.get("name") or "" for p in el.iter("emu-production")]
-        if not names:
-            names = _PRODUCTION_LHS.findall(text_of(el) or "")
-        return ", ".join(dict.fromkeys(n for n in names if n))
-    return ""

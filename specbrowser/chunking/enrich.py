@@ -35,7 +35,9 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<])|&(?=#?\w+;)")
 
 
 def section_ordinal(secnum: str) -> str:
-    """The section number as a dotted string, from ecmarkup's ``secnum`` text.
+    """The section number as a dotted string, from a section's ``secnum`` as specs write it
+    (the default :attr:`specbrowser.chunking.rules.ChunkingRules.section_ordinal`; the store
+    reads typed section numbers with it too).
 
     ``"14.6.1"`` → ``"14.6.1"``; ``"Annex B (normative)"`` → ``"B"``; ``"B.1.2"`` → ``"B.1.2"``;
     a trailing dot is dropped (``"3."`` → ``"3"``); anything else (``""``, ``"Introduction"``)

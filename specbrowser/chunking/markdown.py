@@ -5,7 +5,10 @@ block, table, list, note, link, inline code, skip); other elements keep their HT
 Block elements become blocks separated by one blank line; list items and table rows take one
 line each; inline content is folded into its paragraph with HTML whitespace collapsing.
 
-Rules (ecmarkup element names; the case ids refer to ``shared/cases/cases.md``):
+A spec format adds the element names of its own vocabulary (:class:`MarkdownElements`: block
+elements, algorithm steps, examples, grammar productions); the examples below use ecmarkup's.
+
+Rules (the case ids refer to ``shared/cases/cases.md``):
 
 - links: ``[text](#id)``; a multipage page name is dropped (``abstract-operations.html#x`` →
   ``#x``) and percent-encoded anchors decoded; absolute URLs kept as written.
@@ -35,6 +38,7 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import cast
 from urllib.parse import unquote
@@ -45,10 +49,11 @@ from lxml.cssselect import CSSSelector
 from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.chunking.markdown_tables import cell_span, fill_carried, format_table, own_rows
 from specbrowser.chunking.markers import format_marker
+from specbrowser.model import SECTION_REF_TAG
 
 DEFAULT_CONFIG = MarkdownConfig()
 
-MARKER_TAGS = frozenset({"sb-section-ref", "sb-marker"})
+MARKER_TAGS = frozenset({SECTION_REF_TAG, "sb-marker"})
 """Placeholders for a child section (written by the parser) and an extracted element (written by
 the breakdown); both render as a marker and are never breakdown candidates."""
 
@@ -89,23 +94,50 @@ BLOCK_TAGS = frozenset(
         "pre",
         "blockquote",
         "hr",
-        "emu-alg",
-        "emu-grammar",
-        "emu-production",
-        "emu-note",
-        "emu-example",
-        "emu-table",
-        "emu-figure",
-        "emu-clause",
-        "emu-annex",
-        "emu-intro",
-        "emu-import",
         "details",
         "summary",
         *MARKER_TAGS,
     }
 )
-"""Elements that start a block of their own when they stand among inline content."""
+"""HTML elements that start a block of their own when they stand among inline content (a
+format adds its own: :attr:`MarkdownElements.block_tags`)."""
+
+
+@dataclass(frozen=True)
+class GrammarElements:
+    """The element names of an expanded grammar production: one production holds its left-hand
+    nonterminal, its ``:``/``::``/``:::`` sign, an optional "one of", and right-hand sides."""
+
+    production: str
+    nonterminal: str
+    geq: str
+    one_of: str
+    rhs: str
+
+
+@dataclass(frozen=True)
+class MarkdownElements:
+    """A spec format's own element names, which the converter needs beyond the roles of a
+    :class:`MarkdownConfig`. Not part of a policy: a format's fixed vocabulary
+    (:attr:`specbrowser.chunking.rules.ChunkingRules.markdown_elements`).
+
+    Attributes:
+        block_tags: elements that start a block (besides :data:`BLOCK_TAGS`).
+        algorithm_tags: algorithm containers: their list renders as a list, and without one
+            (source form) their text is already a Markdown list, kept as written.
+        example_tags: notes labelled "Example" when they carry no label of their own.
+        grammar: the production elements a ``grammar`` role element holds when expanded; None
+            when the format has none (grammar text is then kept as written).
+    """
+
+    block_tags: frozenset[str] = frozenset()
+    algorithm_tags: frozenset[str] = frozenset()
+    example_tags: frozenset[str] = frozenset()
+    grammar: GrammarElements | None = None
+
+
+HTML_ELEMENTS = MarkdownElements()
+"""Plain HTML: no elements beyond HTML's own."""
 
 COLUMNS_ATTR = "data-sb-columns"
 """Set by the ``tr`` breakdown on a split table and its row groups: the column count of the whole
@@ -172,6 +204,7 @@ def to_markdown(
     config: MarkdownConfig = DEFAULT_CONFIG,
     roles: Roles | None = None,
     cache: BlockCache | None = None,
+    elements: MarkdownElements = HTML_ELEMENTS,
 ) -> str:
     """The Markdown of one element and everything in it.
 
@@ -179,9 +212,10 @@ def to_markdown(
     element the breakdown extracted (a table, a cell, a paragraph, a grammar). Returns text with
     blocks separated by one blank line and no leading or trailing whitespace. ``roles`` from
     :func:`resolve_roles` on ``el`` or an ancestor may be passed to save resolving them again;
-    a ``cache`` kept across calls on the same tree saves rendering unchanged blocks again.
+    a ``cache`` kept across calls on the same tree saves rendering unchanged blocks again (with
+    the same ``elements``, the spec format's vocabulary).
     """
-    return "\n\n".join(to_blocks(el, config, roles, cache))
+    return "\n\n".join(to_blocks(el, config, roles, cache, elements))
 
 
 def to_blocks(
@@ -189,10 +223,12 @@ def to_blocks(
     config: MarkdownConfig = DEFAULT_CONFIG,
     roles: Roles | None = None,
     cache: BlockCache | None = None,
+    elements: MarkdownElements = HTML_ELEMENTS,
 ) -> list[str]:
     """The Markdown blocks of one element, in order (what :func:`to_markdown` joins)."""
     out: list[str] = []
-    _Converter(resolve_roles(el, config) if roles is None else roles, cache).block(el, out)
+    roles = resolve_roles(el, config) if roles is None else roles
+    _Converter(roles, cache, elements).block(el, out)
     return [b for b in out if b]
 
 
@@ -241,11 +277,13 @@ def code_span(text: str) -> str:
 class _Converter:
     """Walks one element tree with the roles resolved for it."""
 
-    __slots__ = ("cache", "roles")
+    __slots__ = ("block_tags", "cache", "elements", "roles", "tag_handlers")
 
-    def __init__(self, roles: Roles, cache: BlockCache | None = None) -> None:
+    def __init__(self, roles: Roles, cache: BlockCache | None, elements: MarkdownElements) -> None:
         self.roles = roles
         self.cache = cache
+        self.elements = elements
+        self.block_tags, self.tag_handlers = _vocabulary(elements)
 
     # --- blocks -----------------------------------------------------------------------------
 
@@ -282,10 +320,10 @@ class _Converter:
             if handler is not None:
                 handler(self, el, out)
                 return
-        handler = _TAG_HANDLERS.get(tag)
+        handler = self.tag_handlers.get(tag)
         if handler is not None:
             handler(self, el, out)
-        elif tag in BLOCK_TAGS:
+        elif tag in self.block_tags:
             self.container(el, out)
         else:
             self.paragraph_of(self.inline(el), out)
@@ -297,7 +335,7 @@ class _Converter:
         role = self.roles.get(el)
         if role is not None:
             return role in _BLOCK_ROLES
-        return tag in BLOCK_TAGS
+        return tag in self.block_tags
 
     def container(self, el: etree._Element, out: list[str]) -> None:
         """Children in order: runs of inline content become paragraphs, block children render."""
@@ -374,7 +412,7 @@ class _Converter:
     def algorithm(self, el: etree._Element, out: list[str]) -> None:
         if any(self.roles.get(c) in ("ordered_list", "unordered_list") for c in el):
             self.container(el, out)
-        else:  # ecmarkup source: the steps are plain text, already a Markdown list
+        else:  # source form: the steps are plain text, already a Markdown list
             text = textwrap.dedent(text_of(el).strip("\n")).strip()
             if text:
                 out.append(text)
@@ -386,7 +424,7 @@ class _Converter:
             source = code if code is not None else el
             language = next(iter((source.get("class") or "").split()), "").removeprefix("language-")
             text = text_of(el).strip("\n")
-        elif any(self.is_block(child) for child in el):  # block emu-eqn: one line per block child
+        elif any(self.is_block(child) for child in el):  # a block equation: a line per block
             text = "\n".join(
                 filter(None, (" ".join(text_of(c).split()) for c in el if isinstance(c.tag, str)))
             )
@@ -396,13 +434,17 @@ class _Converter:
             out.append(fence(text, language))
 
     def grammar(self, el: etree._Element, out: list[str]) -> None:
-        productions = [el] if el.tag == "emu-production" else list(el.iter("emu-production"))
-        if productions:
+        names = self.elements.grammar
+        productions = []
+        if names is not None:
+            tag = names.production
+            productions = [el] if el.tag == tag else list(el.iter(tag))
+        if names is not None and productions:
             lines: list[str] = []
             for production in productions:
-                lines.extend(_production_lines(production))
+                lines.extend(_production_lines(production, names))
             text = "\n".join(lines)
-        else:  # ecmarkup source: the grammar is plain text
+        else:  # source form: the grammar is plain text
             text = textwrap.dedent(text_of(el).strip("\n")).strip()
         if text:
             out.append(fence(text, "bnf"))
@@ -413,7 +455,9 @@ class _Converter:
         if label_el is not None and "note" in (label_el.get("class") or "").split():
             label = _collapse(text_of(label_el))
             self.roles[label_el] = "skip"
-        is_example = el.tag == "emu-example" or "example" in (el.get("class") or "").split()
+        is_example = (
+            el.tag in self.elements.example_tags or "example" in (el.get("class") or "").split()
+        )
         label = label or ("Example" if is_example else "Note")
         blocks: list[str] = []
         self.container(el, blocks)
@@ -536,10 +580,19 @@ _ROLE_HANDLERS: dict[str, Callable[[_Converter, etree._Element, list[str]], None
 _TAG_HANDLERS: dict[str, Callable[[_Converter, etree._Element, list[str]], None]] = {
     **{f"h{n}": _Converter.heading for n in range(1, 7)},
     "p": _Converter.paragraph,
-    "emu-alg": _Converter.algorithm,
     "hr": _Converter.hr,
     **{tag: _Converter.marker for tag in MARKER_TAGS},
 }
+
+
+@lru_cache(maxsize=8)
+def _vocabulary(
+    elements: MarkdownElements,
+) -> tuple[frozenset[str], dict[str, Callable[[_Converter, etree._Element, list[str]], None]]]:
+    """The block tags and tag handlers with a format's elements added (once per format)."""
+    handlers = dict(_TAG_HANDLERS)
+    handlers.update({tag: _Converter.algorithm for tag in elements.algorithm_tags})
+    return BLOCK_TAGS | elements.block_tags, handlers
 
 
 def _join_item_blocks(blocks: list[str]) -> str:
@@ -586,17 +639,17 @@ def _escape_block_start(text: str) -> str:
     return "\\" + text
 
 
-def _production_lines(production: etree._Element) -> list[str]:
+def _production_lines(production: etree._Element, names: GrammarElements) -> list[str]:
     lhs, geq, one_of, rhs = "", ":", "", []
     for child in production:
         tag = child.tag
-        if tag == "emu-nt" and not lhs:
+        if tag == names.nonterminal and not lhs:
             lhs = _token_text(child)
-        elif tag == "emu-geq":
+        elif tag == names.geq:
             geq = _token_text(child)
-        elif tag == "emu-oneof":
+        elif tag == names.one_of:
             one_of = " one of"
-        elif tag == "emu-rhs":
+        elif tag == names.rhs:
             tokens = [_token_text(t) for t in child if isinstance(t.tag, str)]
             if child.text and child.text.strip():
                 tokens.insert(0, " ".join(child.text.split()))

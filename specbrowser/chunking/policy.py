@@ -21,15 +21,10 @@ DEFAULT_THRESHOLD_CHARS = 5000
 """Seed 000's LARGE_DOC_THRESHOLD: a section whose Markdown is longer is broken down."""
 
 DEFAULT_BREAKDOWN_TAGS: tuple[str, ...] = ("emu-table", "emu-grammar", "td", "p")
-"""Seed 000's BREAKDOWN_TAGS, tried in this order: whole tables, grammar, cells, paragraphs."""
-
-PLAIN_HTML_BREAKDOWN_TAGS: tuple[str, ...] = ("table", "pre", "ol", "ul", "p")
-"""Issue 4's order for plain heading-structured HTML (no ecmarkup elements): whole tables,
-code and IDL blocks, lists, paragraphs."""
-
-DEFAULT_TAGS_BY_KIND: dict[str, tuple[str, ...]] = {"html-headings": PLAIN_HTML_BREAKDOWN_TAGS}
-"""Default breakdown tags per :attr:`specbrowser.model.Document.kind`; kinds not listed (the
-ecmarkup ones) use :data:`DEFAULT_BREAKDOWN_TAGS`."""
+"""Seed 000's BREAKDOWN_TAGS, tried in this order: whole tables, grammar, cells, paragraphs.
+These are ECMA-262's (ecmarkup element names): a :class:`ChunkPolicy` built without naming its
+tags is the ecmarkup format's default policy, which stored policy versions and the tests hash.
+Each format's own defaults: :attr:`specbrowser.formats.base.SpecFormat.breakdown_tags`."""
 
 DEFAULT_MAX_DEPTH = 3
 """Seed 000's MAX_RECURSION_DEPTH: section (0) > table (1) > cell (2) > paragraph (3)."""
@@ -87,19 +82,19 @@ class ChunkPolicy:
         tags: str | None,
         max_depth: int,
         markdown: MarkdownConfig | None = None,
-        kind: str | None = None,
+        default_tags: tuple[str, ...] = DEFAULT_BREAKDOWN_TAGS,
     ) -> ChunkPolicy:
         """Build a policy from a comma-separated tag list as typed on the command line.
 
-        ``tags=None`` (the user typed no ``--tags``) takes the default order for the spec
-        ``kind`` (:func:`default_tags_for`).
+        ``tags=None`` (the user typed no ``--tags``) takes ``default_tags`` (a spec format's,
+        :func:`specbrowser.formats.policy_for`).
 
         Raises:
             PolicyError: ``tags`` names no tag (``''``, ``','``: an empty shell variable, most
                 likely; "no breakdown" is max depth 0), or a tag is malformed or repeated.
         """
         parsed = (
-            default_tags_for(kind)
+            tuple(default_tags)
             if tags is None
             else tuple(_normal_tag(t) for t in tags.split(",") if t.strip())
         )
@@ -143,7 +138,7 @@ class ChunkPolicy:
         return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
     def describe(self) -> str:
-        """One line for headers and summaries: ``threshold 5000 · emu-table → … · max depth 3``."""
+        """One line for headers and summaries: ``threshold 5000 · table → … · max depth 3``."""
         tags = " → ".join(self.breakdown_tags) or "(no tags)"
         return f"threshold {self.threshold_chars} · {tags} · max depth {self.max_depth}"
 
@@ -153,8 +148,8 @@ _QUOTED = re.compile(r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
 
 def _normal_tag(typed: str) -> str:
     """An element name in lower case; a CSS selector as typed (class names are case-sensitive)
-    but with each run of whitespace outside quotes as one space, so that ``emu-alg  >  ol``
-    and ``emu-alg > ol`` are one tag and one policy version."""
+    but with each run of whitespace outside quotes as one space, so that ``div  >  ol``
+    and ``div > ol`` are one tag and one policy version."""
     typed = typed.strip()
     if _TAG_RE.match(typed.lower()):
         return typed.lower()
@@ -163,15 +158,15 @@ def _normal_tag(typed: str) -> str:
 
 
 def is_selector_tag(tag: str) -> bool:
-    """Whether a breakdown tag is a CSS selector (``div.note``, ``emu-alg > ol``) rather than a
-    plain element name (``emu-table``, ``p``)."""
+    """Whether a breakdown tag is a CSS selector (``div.note``, ``div > ol``) rather than a
+    plain element name (``table``, ``p``)."""
     return not _TAG_RE.match(tag)
 
 
 def tag_slug(tag: str) -> str:
     """The part of a subsection id a breakdown tag gives (``<parent id>-<slug>-<n>``): the tag
     itself for an element name; for a CSS selector its letters and digits joined by ``-``
-    (``div.note`` → ``div-note``, ``emu-alg > ol`` → ``emu-alg-ol``)."""
+    (``div.note`` → ``div-note``, ``div > ol`` → ``div-ol``)."""
     if _TAG_RE.match(tag):
         return tag
     return re.sub(r"[^a-z0-9]+", "-", tag.lower()).strip("-") or "sel"
@@ -200,7 +195,7 @@ def check_selector_tag(tag: str) -> None:
         parsed = cssselect.parse(tag)
     except cssselect.SelectorError as exc:
         raise PolicyError(
-            f"breakdown tag {tag!r} is neither an element name (like emu-table or p) "
+            f"breakdown tag {tag!r} is neither an element name (like table or p) "
             f"nor a CSS selector: {exc}"
         ) from None
     if len(parsed) != 1 or parsed[0].pseudo_element is not None:
@@ -211,13 +206,6 @@ def check_selector_tag(tag: str) -> None:
             f"breakdown tag {tag!r}: {state.group(0)} is a browser state, which no "
             "element of a document has: it would match nothing"
         )
-
-
-def default_tags_for(kind: str | None) -> tuple[str, ...]:
-    """The default breakdown tag order for a document kind (``html-headings`` →
-    :data:`PLAIN_HTML_BREAKDOWN_TAGS`); None or an ecmarkup kind →
-    :data:`DEFAULT_BREAKDOWN_TAGS`."""
-    return DEFAULT_TAGS_BY_KIND.get(kind or "", DEFAULT_BREAKDOWN_TAGS)
 
 
 PolicyForKind = Callable[[str], ChunkPolicy]

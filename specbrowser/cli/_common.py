@@ -19,7 +19,6 @@ from specbrowser.__main__ import EXIT_INTERRUPTED, INTERRUPTED  # noqa: F401 - r
 from specbrowser.chunking.policy import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_THRESHOLD_CHARS,
-    PLAIN_HTML_BREAKDOWN_TAGS,
     ChunkPolicy,
     PolicyForKind,
 )
@@ -131,14 +130,13 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"break down chunks longer than N characters (default {DEFAULT_THRESHOLD_CHARS})",
     )
-    p.add_argument(
+    tags = p.add_argument(
         "--tags",
         default=None,
         metavar="A,B,C",
-        help="breakdown tags in order: element names or CSS selectors (default "
-        "emu-table,emu-grammar,td,p; for plain HTML specs "
-        f"{','.join(PLAIN_HTML_BREAKDOWN_TAGS)})",
+        help="breakdown tags in order: element names or CSS selectors (default %(format_tags)s)",
     )
+    tags.format_tags = _FormatTags()  # type: ignore[attr-defined]
     p.add_argument(
         "--max-depth",
         type=int,
@@ -158,18 +156,42 @@ def unused_tags(policy: ChunkPolicy, stats: ChunkSetStats) -> list[str]:
     return [tag for tag in policy.breakdown_tags if tag not in stats.by_tag]
 
 
+class _FormatTags:
+    """The ``--tags`` help's defaults, per spec format (``emu-table,…; for plain HTML specs
+    table,…``): formatted only when help is shown, so that building the parser does not import
+    the formats (and lxml)."""
+
+    def __str__(self) -> str:
+        from specbrowser.formats import DEFAULT_FORMAT, FORMATS
+
+        parts = [",".join(DEFAULT_FORMAT.breakdown_tags)]
+        parts += [
+            f"for {f.title} specs {','.join(f.breakdown_tags)}"
+            for f in FORMATS
+            if f is not DEFAULT_FORMAT
+        ]
+        return "; ".join(parts)
+
+
 def policy_from_args(args: argparse.Namespace) -> ChunkPolicy:
-    """The policy the ``--threshold``/``--tags``/``--max-depth`` options give (ecmarkup
-    defaults)."""
+    """The policy the ``--threshold``/``--tags``/``--max-depth`` options give, for a spec of no
+    known kind yet (the default format's tags when ``--tags`` is not given)."""
     return ChunkPolicy.from_tag_list(args.threshold, args.tags, args.max_depth)
 
 
 def policy_for_kind_from_args(args: argparse.Namespace) -> PolicyForKind | None:
     """None when the user typed ``--tags`` (their order wins for every kind of spec); else the
-    hook that gives the parsed spec's kind its default tags (issue 4: plain HTML specs)."""
+    hook that gives the parsed spec's kind its format's default tags
+    (:func:`specbrowser.formats.policy_for`)."""
     if args.tags is not None:
         return None
-    return lambda kind: ChunkPolicy.from_tag_list(args.threshold, None, args.max_depth, kind=kind)
+
+    def for_kind(kind: str) -> ChunkPolicy:
+        from specbrowser.formats import policy_for
+
+        return policy_for(kind, args.threshold, None, args.max_depth)
+
+    return for_kind
 
 
 def outcome_line(outcome: IngestOutcome, chunk_sets: int) -> str:

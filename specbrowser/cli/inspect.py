@@ -107,11 +107,11 @@ def cmd_subsections(args: argparse.Namespace) -> int:
 
 
 def _section_kind_label(kind: str) -> str:
-    """A child section's kind as ``subsections`` shows it: the ecmarkup element that made it
-    (``emu-clause`` …), else the kind itself (``heading`` for plain HTML)."""
-    from specbrowser.model import SECTION_TAGS
+    """A child section's kind as ``subsections`` shows it: the element that made it, as its
+    format names it, else the kind itself (``heading`` for plain HTML)."""
+    from specbrowser.formats import section_kind_label
 
-    return next((tag for tag, name in SECTION_TAGS.items() if name == kind), kind)
+    return section_kind_label(kind)
 
 
 def cmd_stats(args: argparse.Namespace) -> int:

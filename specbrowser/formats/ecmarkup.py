@@ -1,89 +1,181 @@
-"""ecmarkup specs (rendered single page, rendered multipage, or source) → section tree.
+"""The ecmarkup format: rendered single page, rendered multipage, or source → section tree.
 
 Sections are the ``emu-clause``, ``emu-annex`` and ``emu-intro`` elements that carry an id
 (ecmarkup's clause elements). A section's own content is its element with every child section
 replaced by an empty ``<sb-section-ref>`` placeholder, which the Markdown converter renders as a
 "Subsection available" marker; so no text of a child section is ever part of its parent's chunks.
+
+Document kinds: ``ecmarkup-rendered`` (one rendered page), ``ecmarkup-multipage`` (a folder or
+list of rendered pages) and ``ecmarkup-source`` (the ``spec.html`` that ecmarkup renders, its
+``<emu-import>`` files expanded in place).
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
-from typing import cast
 
 from lxml import etree
 
-from specbrowser.errors import SpecInputError, SpecParseError
-from specbrowser.formats.html import check_html_head, element_text, read_html
+from specbrowser.chunking.markdown import GrammarElements, MarkdownElements, text_of
+from specbrowser.chunking.markdown_config import MarkdownConfig
+from specbrowser.chunking.policy import DEFAULT_BREAKDOWN_TAGS
+from specbrowser.chunking.rules import ChunkingRules, caption_title, html_subsection_title
+from specbrowser.errors import SpecParseError
+from specbrowser.formats.base import Page, ParsedSpec
+from specbrowser.formats.html import document_title, element_text, read_html
 from specbrowser.formats.toc import extract_toc
-from specbrowser.model import SECTION_TAGS, Document, Section, TocNode
+from specbrowser.model import SECTION_REF_TAG, Document, Section
 
-SECTION_REF_TAG = "sb-section-ref"
-"""Placeholder element for a child section inside its parent's own HTML."""
+RENDERED = "ecmarkup-rendered"
+MULTIPAGE = "ecmarkup-multipage"
+SOURCE = "ecmarkup-source"
+KINDS = (RENDERED, MULTIPAGE, SOURCE)
+"""The document kinds of this format."""
+
+SECTION_TAGS: dict[str, str] = {"emu-clause": "clause", "emu-annex": "annex", "emu-intro": "intro"}
+"""ecmarkup elements that make a section, mapped to the section kind stored for them."""
+
+BREAKDOWN_TAGS: tuple[str, ...] = DEFAULT_BREAKDOWN_TAGS
+"""Whole tables, grammar, cells, paragraphs: :class:`ChunkPolicy`'s own defaults, which are
+ECMA-262's (so a policy built without a format is this format's)."""
+
+SUGGESTED_TAGS: tuple[str, ...] = (
+    "tr",
+    "li",
+    "emu-alg",
+    "emu-note",
+    "pre",
+    "table",
+    "ol",
+    "ul",
+    "div",
+)
+"""Tags the policy editor offers after the defaults: rows, items, algorithms, notes, blocks."""
+
+MARKDOWN_CONFIG = MarkdownConfig()
+"""The converter's default selectors, which name ecmarkup's grammar, notes and inline code."""
 
 _SECNUM_CLASS = "secnum"
+_PRODUCTION_LHS = re.compile(r"^\s*([A-Za-z_][\w]*)\s*(?:\[[^\]]*\])?\s*:", re.MULTILINE)
 
 
-@dataclass
-class ParsedSpec:
-    """The result of parsing: one document and its sections in document order.
+def subsection_title(el: etree._Element, tag: str) -> str:
+    """The title a marker gives an extracted element, or "" when it has none.
 
-    ``elements`` maps a section id to its own-content element (child sections already replaced
-    by placeholders). The breakdown may mutate these elements; they are not needed afterwards.
+    - ``emu-table``: the ``figcaption`` text ecmarkup renders ("Table 3: Attributes of an
+      Object property"), else a ``caption`` element, else the ``caption`` attribute of the
+      source form (:func:`~specbrowser.chunking.rules.caption_title`).
+    - ``emu-grammar``: the names of its productions, in order, without repeats; in source form,
+      the left-hand sides of its text.
+    - anything else: as plain HTML (:func:`~specbrowser.chunking.rules.html_subsection_title`:
+      a ``figure`` or ``table`` by its caption, else "").
     """
-
-    document: Document
-    sections: list[Section]
-    elements: dict[str, etree._Element] = field(repr=False, default_factory=dict)
-    toc: list[TocNode] = field(default_factory=list)
-    """The document's own table of contents (top-level entries), or [] when it has none."""
-
-
-def resolve_inputs(paths: list[Path]) -> tuple[list[Path], str | None]:
-    """Expand the user's spec arguments into HTML files.
-
-    A folder holding an ecmarkup source ``spec.html`` means that source; any other folder means all
-    its ``*.html`` files (a multipage rendering). Returns the files and, for a folder, the kind
-    implied by its layout (None when the files decide).
-
-    Raises:
-        SpecInputError: a path that does not exist, or a folder without HTML files.
-    """
-    files: list[Path] = []
-    for path in paths:
-        if not path.exists():
-            raise SpecInputError(f"{path} does not exist")
-        if path.is_dir():
-            pages = sorted(p for p in path.glob("*.html") if p.is_file())
-            if not pages:
-                raise SpecInputError(f"{path} is a folder without .html files")
-            source = path / "spec.html"
-            if source in pages and _is_source(source):
-                files.append(source)
-            else:
-                files.extend(pages)
-        else:
-            files.append(path)
-    unique = list(dict.fromkeys(p.resolve() for p in files))
-    if len(unique) != len(files):  # the same file named twice would repeat every section
-        files = [next(f for f in files if f.resolve() == u) for u in unique]
-    return files, None
+    if tag == "emu-table":
+        return caption_title(el)
+    if tag == "emu-grammar":
+        names = [p.get("name") or "" for p in el.iter("emu-production")]
+        if not names:
+            names = _PRODUCTION_LHS.findall(text_of(el) or "")
+        return ", ".join(dict.fromkeys(n for n in names if n))
+    return html_subsection_title(el, tag)
 
 
-def check_spec_inputs(paths: list[Path]) -> list[Path]:
-    """Resolve the spec arguments and check each file looks like HTML, without parsing them.
+MARKDOWN_ELEMENTS = MarkdownElements(
+    block_tags=frozenset(
+        {
+            "emu-alg",
+            "emu-grammar",
+            "emu-production",
+            "emu-note",
+            "emu-example",
+            "emu-table",
+            "emu-figure",
+            "emu-clause",
+            "emu-annex",
+            "emu-intro",
+            "emu-import",
+        }
+    ),
+    algorithm_tags=frozenset({"emu-alg"}),
+    example_tags=frozenset({"emu-example"}),
+    grammar=GrammarElements(
+        production="emu-production",
+        nonterminal="emu-nt",
+        geq="emu-geq",
+        one_of="emu-oneof",
+        rhs="emu-rhs",
+    ),
+)
+"""ecmarkup's elements for the Markdown converter: its block elements, algorithms (``emu-alg``,
+plain text steps in source), examples, and expanded grammar productions."""
 
-    Raises:
-        SpecInputError: as :func:`resolve_inputs`, or a file that is not HTML.
-    """
-    files, _ = resolve_inputs(paths)
-    for path in files:
-        check_html_head(path)
-    return files
+CHUNKING_RULES = ChunkingRules(
+    markdown_elements=MARKDOWN_ELEMENTS, subsection_title=subsection_title
+)
+"""ecmarkup's elements, grammar and table titles; section numbers as ecmarkup writes them
+(``Annex B``)."""
+
+
+class EcmarkupFormat:
+    """The ecmarkup :class:`~specbrowser.formats.base.SpecFormat`."""
+
+    name = "ecmarkup"
+    title = "ecmarkup"
+    kinds: tuple[str, ...] = KINDS
+    section_description = "ecmarkup clauses (emu-clause, emu-annex, emu-intro with an id)"
+    markdown_config = MARKDOWN_CONFIG
+    breakdown_tags: tuple[str, ...] = BREAKDOWN_TAGS
+    suggested_tags: tuple[str, ...] = SUGGESTED_TAGS
+    chunking_rules = CHUNKING_RULES
+
+    def entry_file(self, folder: Path) -> Path | None:
+        """A folder's ``spec.html`` when it is ecmarkup source (a source folder means that
+        file, its imports expanded; the other pages are imported parts)."""
+        source = folder / "spec.html"
+        return source if source.is_file() and _is_source(source) else None
+
+    def detect(self, pages: Sequence[Page]) -> str | None:
+        """The kind when any page holds a section element with an id or, in source, an
+        ``emu-import`` (its file may hold the sections); else None. The first page decides
+        rendered or source by a byte search (milliseconds, where an XPath over the tree takes a
+        third of a second): rendered output has a spec container and expanded grammar, source
+        has neither."""
+        kind = _kind([page.data for page in pages])
+        tags = (*SECTION_TAGS, "emu-import") if kind == SOURCE else tuple(SECTION_TAGS)
+        for page in pages:
+            if any(
+                el.get("id", "").strip() or el.tag == "emu-import" for el in page.root.iter(*tags)
+            ):
+                return kind
+        return None
+
+    def parse(self, pages: Sequence[Page], kind: str, sha256: str) -> ParsedSpec:
+        """Section ids, titles, parents and order are the same for the single page and the
+        multipage rendering of one spec (the registry puts pages in document order).
+
+        Raises:
+            SpecParseError: a section id used twice.
+        """
+        if kind == SOURCE:
+            for page in pages:
+                _expand_imports(page.root, page.path.parent)
+        toc = extract_toc(pages[0].root)
+        title = document_title(pages[0].root)  # before the sections move out of the page
+        sections: list[Section] = []
+        elements: dict[str, etree._Element] = {}
+        for page in pages:
+            _collect_sections(page.root, page.path.name, sections, elements)
+        document = Document(id=sha256[:16], title=title, kind=kind, source_paths=[], sha256=sha256)
+        return ParsedSpec(document=document, sections=sections, elements=elements, toc=toc)
+
+    def section_kind_label(self, kind: str) -> str | None:
+        """The element that made a section of this kind (``clause`` → ``emu-clause``)."""
+        return next((tag for tag, name in SECTION_TAGS.items() if name == kind), None)
+
+
+FORMAT = EcmarkupFormat()
 
 
 def _is_source(path: Path) -> bool:
@@ -93,100 +185,11 @@ def _is_source(path: Path) -> bool:
     )
 
 
-def load_spec(paths: list[Path] | Path) -> ParsedSpec:
-    """Read a spec from a file, a multipage folder, a source folder, or a list of pages.
-
-    Multipage pages are put in document order by the TOC menu that every page repeats; pages the
-    TOC does not link come last, by name. Section ids, titles, parents and order are the same for
-    the single page and the multipage rendering of one spec.
-
-    Raises:
-        SpecInputError: missing path, folder without HTML, a file that is not HTML.
-        SpecParseError: HTML without any section element with an id.
-    """
-    if isinstance(paths, Path):
-        paths = [paths]
-    files, _ = resolve_inputs(paths)
-    pages = [(path, *read_html(path)) for path in files]
-    sha = bytes_sha256(data for _p, _r, data in pages)  # input order, as spec_sha256 reads it
-    if len(pages) > 1:
-        pages = _order_pages(pages)
-    roots = [root for _p, root, _d in pages]
-    kind = _detect_kind([data for _p, _r, data in pages])
-    if kind == "ecmarkup-source":
-        for path, root, _data in pages:
-            _expand_imports(root, path.parent)
-
-    toc = extract_toc(roots[0])
-    title = _document_title(roots[0])  # before the parsers move headings out of the page
-    sections: list[Section] = []
-    elements: dict[str, etree._Element] = {}
-    for path, root, _data in pages:
-        _collect_sections(root, path.name, sections, elements)
-    if not sections:
-        from specbrowser.formats.headings import collect_heading_sections
-
-        for path, root, _data in pages:
-            collect_heading_sections(root, path.name, sections, elements)
-        kind = "html-headings"
-    if not sections:
-        names = ", ".join(str(p) for p in files[:3])
-        raise SpecParseError(
-            f"no sections in {names}: neither ecmarkup clauses "
-            "(emu-clause, emu-annex, emu-intro with an id) nor h1-h6 headings"
-        )
-    title = title or next(
-        (s.title for s in sections if s.kind != "front-matter"), sections[0].title
-    )
-    document = Document(
-        id=sha[:16], title=title, kind=kind, source_paths=[str(p) for p in files], sha256=sha
-    )
-    return ParsedSpec(document=document, sections=sections, elements=elements, toc=toc)
-
-
-def bytes_sha256(chunks: Iterable[bytes]) -> str:
-    """sha256 (hex) over byte strings in order: a spec's identity in ``Document.sha256``."""
-    digest = hashlib.sha256()
-    for chunk in chunks:
-        digest.update(chunk)
-    return digest.hexdigest()
-
-
-def spec_sha256(paths: list[Path]) -> str:
-    """The ``Document.sha256`` that :func:`load_spec` would give these inputs, without parsing
-    (to tell whether a cached database still holds this exact spec).
-
-    Raises:
-        SpecInputError: as :func:`resolve_inputs`.
-    """
-    files, _ = resolve_inputs(paths)
-    return bytes_sha256(path.read_bytes() for path in files)
-
-
-def _detect_kind(pages: list[bytes]) -> str:
-    """Rendered output has a spec container and expanded grammar; source has neither.
-
-    A byte search (milliseconds) rather than an XPath over the tree (a third of a second).
-    """
+def _kind(pages: list[bytes]) -> str:
     data = pages[0]
     if not (b"spec-container" in data or b"<emu-production" in data):
-        return "ecmarkup-source"
-    return "ecmarkup-multipage" if len(pages) > 1 else "ecmarkup-rendered"
-
-
-def _order_pages(
-    pages: list[tuple[Path, etree._Element, bytes]],
-) -> list[tuple[Path, etree._Element, bytes]]:
-    order: dict[str, int] = {}
-    for _path, root, _data in pages:
-        links = cast("list[str]", root.xpath("//*[@id='menu-toc']//a/@href"))  # attribute values
-        for href in links:
-            page = href.split("#", 1)[0]
-            page = "index.html" if page in ("", "./", ".") else page.rsplit("/", 1)[-1]
-            order.setdefault(page, len(order))
-        if order:
-            break
-    return sorted(pages, key=lambda page: (order.get(page[0].name, len(order)), page[0].name))
+        return SOURCE
+    return MULTIPAGE if len(pages) > 1 else RENDERED
 
 
 def _expand_imports(root: etree._Element, folder: Path) -> None:
@@ -202,22 +205,6 @@ def _expand_imports(root: etree._Element, folder: Path) -> None:
         body = imported.find("body")
         for child in list(body if body is not None else imported):
             imp.append(child)
-
-
-def _document_title(root: etree._Element) -> str:
-    title = root.findtext(".//title")
-    if title and title.strip():
-        return " ".join(title.split())
-    heading = cast("list[etree._Element]", root.xpath("//h1[contains(@class,'title')]"))
-    if heading:
-        return " ".join(element_text(heading[0]).split())
-    metadata = root.find(".//pre[@class='metadata']")
-    for line in (metadata.text or "").splitlines() if metadata is not None else []:
-        key, _, value = line.partition(":")
-        if key.strip() == "title" and value.strip():
-            return value.strip()
-    first_h1 = root.find(".//body//h1")  # a plain page's title heading
-    return " ".join(element_text(first_h1).split()) if first_h1 is not None else ""
 
 
 def _collect_sections(
@@ -290,6 +277,3 @@ def heading_of(el: etree._Element) -> tuple[str, str]:
             parts.append(element_text(child))
         parts.append(child.tail or "")
     return secnum, " ".join("".join(parts).split())
-
-
-_WS = re.compile(r"\s+")

@@ -1,12 +1,11 @@
-"""Plain heading-structured HTML (Bikeshed, ReSpec, xml2rfc, WHATWG …) → section tree.
+"""The headings format: plain heading-structured HTML (Bikeshed, ReSpec, xml2rfc, WHATWG …).
 
-Used by :func:`specbrowser.formats.ecmarkup.load_spec` when a page has no ecmarkup clauses. The
-result has the ecmarkup parser's shape, so the breakdown, the store and the app need no change:
-one :class:`Section` per heading, and per section an own-content element
+Document kind ``html-headings``. The registry tries it after the formats with their own section
+elements. One :class:`Section` per heading, and per section an own-content element
 (``<div class="sb-section" data-id=…>``) holding its heading and the content up to the next
 section heading, each child section replaced by one ``<sb-section-ref>`` placeholder.
 
-Rules (case C10 of ``shared/cases/cases.md`` and issue 4):
+Rules:
 
 - **Sections.** Every ``h1``–``h6`` in the body, in document order, starts a section, except
   headings that are not structure: inside a table of contents, inside the document's title
@@ -17,7 +16,7 @@ Rules (case C10 of ``shared/cases/cases.md`` and issue 4):
   structural wrappers, :data:`WRAPPER_TAGS`, are looked into), and a heading with no text at
   all. Those stay in the current section's content.
 - **Levels.** Nesting follows the heading level (h2 → h4 makes the h4 a child of the h2);
-  ``<section>`` wrappers never change the level (C10). A ``<section>`` or ``<article>`` that
+  ``<section>`` wrappers never change the level. A ``<section>`` or ``<article>`` that
   opens with a heading does close that heading's section where it ends, so content after the
   wrapper goes back to the enclosing section (ReSpec and xml2rfc wrap every section this way);
   after a top-level section's wrapper, content up to the next heading stays in that section.
@@ -29,7 +28,7 @@ Rules (case C10 of ``shared/cases/cases.md`` and issue 4):
   (``1.2.`` → ``1.2``, as Bikeshed's own TOC writes it); the title is the rest of the heading
   text without self-links (``a.self-link``), whitespace collapsed.
 - **Front matter.** Content before the first section heading is kept as a section
-  ``front-matter`` titled "Front matter" when it holds any text (C10: the preamble is not
+  ``front-matter`` titled "Front matter" when it holds any text (the preamble is not
   dropped).
 - **Not content.** The TOC (``nav#toc``, ``ol.toc``/``ul.toc``/``nav.toc``, an element with id
   ``toc``/``contents``/``table-of-contents`` that holds no other heading, a heading titled
@@ -41,14 +40,32 @@ The page tree is consumed: content elements are moved into the section elements.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeAlias
 
 from lxml import etree
 
-from specbrowser.formats.ecmarkup import SECTION_REF_TAG
-from specbrowser.formats.html import element_text
-from specbrowser.model import Section
+from specbrowser.chunking.markdown_config import MarkdownConfig
+from specbrowser.chunking.rules import HTML_RULES
+from specbrowser.formats.base import Page, ParsedSpec
+from specbrowser.formats.html import document_title, element_text
+from specbrowser.formats.toc import extract_toc
+from specbrowser.model import SECTION_REF_TAG, Document, Section
+
+KIND = "html-headings"
+"""The document kind of this format."""
+
+BREAKDOWN_TAGS: tuple[str, ...] = ("table", "pre", "ol", "ul", "p")
+"""Default breakdown tags: whole tables, code and IDL blocks, lists, paragraphs."""
+
+SUGGESTED_TAGS: tuple[str, ...] = ("tr", "li", "pre", "table", "ol", "ul", "div")
+"""Tags the policy editor offers after the defaults: rows, items, blocks."""
+
+MARKDOWN_CONFIG = MarkdownConfig()
+"""The converter's default selectors (their ecmarkup selectors match nothing in plain HTML;
+keeping them keeps the policy versions of stored plain-HTML chunk sets)."""
 
 HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
@@ -103,6 +120,49 @@ _SLUG_MAX = 60
 """Longest slug part of a generated id, in characters (long titles still give readable ids)."""
 
 
+class HeadingsFormat:
+    """The plain-HTML :class:`~specbrowser.formats.base.SpecFormat` (rules: module docstring)."""
+
+    name = "headings"
+    title = "plain HTML"
+    kinds: tuple[str, ...] = (KIND,)
+    section_description = "h1-h6 headings"
+    markdown_config = MARKDOWN_CONFIG
+    breakdown_tags: tuple[str, ...] = BREAKDOWN_TAGS
+    suggested_tags: tuple[str, ...] = SUGGESTED_TAGS
+    chunking_rules = HTML_RULES
+
+    def entry_file(self, folder: Path) -> Path | None:
+        """None: a folder of plain pages means all of them."""
+        return None
+
+    def detect(self, pages: Sequence[Page]) -> str | None:
+        """``html-headings`` when any page holds an ``h1``–``h6`` element, else None."""
+        for page in pages:
+            if next(page.root.iter(*HEADING_TAGS), None) is not None:
+                return KIND
+        return None
+
+    def parse(self, pages: Sequence[Page], kind: str, sha256: str) -> ParsedSpec:
+        """Each page's sections in turn (ids unique across pages); the document's own TOC and
+        title from the first page."""
+        toc = extract_toc(pages[0].root)
+        title = document_title(pages[0].root)  # before the sections move out of the page
+        sections: list[Section] = []
+        elements: dict[str, etree._Element] = {}
+        for page in pages:
+            collect_heading_sections(page.root, page.path.name, sections, elements)
+        document = Document(id=sha256[:16], title=title, kind=kind, source_paths=[], sha256=sha256)
+        return ParsedSpec(document=document, sections=sections, elements=elements, toc=toc)
+
+    def section_kind_label(self, kind: str) -> str | None:
+        """None: a heading section is listed by its kind (``heading``, ``front-matter``)."""
+        return None
+
+
+FORMAT = HeadingsFormat()
+
+
 def collect_heading_sections(
     root: etree._Element,
     source_file: str,
@@ -115,7 +175,7 @@ def collect_heading_sections(
     from ``len(sections)`` and new ids avoid the ids already used. Each new section gets its
     own-content element in ``elements[section.id]`` and that element's HTML in
     :attr:`Section.html`. A page without any section heading adds nothing, not even front
-    matter: it is not heading-structured, and :func:`load_spec` then reports "no sections".
+    matter: it is not heading-structured.
     """
     body = root.find("body")
     if body is None:

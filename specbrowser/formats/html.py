@@ -1,26 +1,32 @@
-"""Reading HTML bytes: encoding detection and an lxml parser that accepts ECMA-262-sized trees."""
+"""Reading HTML bytes: encoding detection and an lxml parser that accepts ECMA-262-sized trees;
+what every format shares about pages (identity hash, order, document title)."""
 
 from __future__ import annotations
 
 import codecs
+import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import cast
 
 from lxml import etree
 
 from specbrowser.errors import SpecInputError, SpecParseError
+from specbrowser.formats.base import Page
 
 _META_CHARSET = re.compile(
     rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE
 )
 _LOOKS_LIKE_HTML = re.compile(
-    r"<\s*(!doctype|html|head|body|meta|title|div|p|h[1-6]|section|emu-[a-z]+)\b", re.IGNORECASE
+    r"<\s*(!doctype|html|head|body|meta|title|div|p|h[1-6]|section|[a-z][a-z0-9]*-[a-z0-9-]+)\b",
+    re.IGNORECASE,
 )
+"""The start tag of a common HTML element, or of a custom element (a name with a hyphen, as the
+HTML standard's custom elements are: a source spec's page may open with ``<emu-clause>``)."""
 _SNIFF_BYTES = 4096
 """How far to look for a BOM, a meta charset and HTML tags: the HTML standard's prescan uses 1024
-bytes; ecmarkup puts a long <style> before nothing, so 4 KiB is a safe margin."""
+bytes; a rendered page may open with a long <style>, so 4 KiB is a safe margin."""
 
 
 def detect_encoding(data: bytes) -> str:
@@ -95,19 +101,44 @@ def element_text(el: etree._Element) -> str:
     return "".join(cast("Iterator[str]", el.itertext()))
 
 
-def parse_fragment(html: str) -> etree._Element:
-    """Parse a stored section's own HTML back into one element (the section element).
-
-    Raises:
-        SpecParseError: the text holds no element.
-    """
-    root = etree.fromstring(f"<html><body>{html}</body></html>".encode(), parser=_FRAGMENT_PARSER)
-    body = root.find("body") if root is not None else None
-    if body is None or len(body) == 0:
-        raise SpecParseError("stored section HTML holds no element")
-    return body[0]
+def bytes_sha256(chunks: Iterable[bytes]) -> str:
+    """sha256 (hex) over byte strings in order: a spec's identity in ``Document.sha256``."""
+    digest = hashlib.sha256()
+    for chunk in chunks:
+        digest.update(chunk)
+    return digest.hexdigest()
 
 
-_FRAGMENT_PARSER = etree.HTMLParser(huge_tree=True, encoding="utf-8", collect_ids=False)
-"""``collect_ids=False``: nothing looks elements up by id in a section's tree, and building the
-id table costs about a sixth of the parse on ECMA-262's large sections."""
+def order_pages(pages: list[Page]) -> list[Page]:
+    """Pages in document order: by the links of the first table-of-contents menu
+    (``#menu-toc``) a page holds, as a multipage rendering repeats it on every page; pages it
+    does not link come last, and without a menu all go by file name."""
+    order: dict[str, int] = {}
+    for page in pages:
+        links = cast("list[str]", page.root.xpath("//*[@id='menu-toc']//a/@href"))
+        for href in links:  # attribute values
+            name = href.split("#", 1)[0]
+            name = "index.html" if name in ("", "./", ".") else name.rsplit("/", 1)[-1]
+            order.setdefault(name, len(order))
+        if order:
+            break
+    return sorted(pages, key=lambda page: (order.get(page.path.name, len(order)), page.path.name))
+
+
+def document_title(root: etree._Element) -> str:
+    """A page's title: ``<title>``, else an ``h1.title`` (a rendered title page), else the
+    ``title:`` line of a Bikeshed-style ``pre.metadata`` block, else the first ``h1`` of the
+    body; whitespace collapsed, "" when there is none."""
+    title = root.findtext(".//title")
+    if title and title.strip():
+        return " ".join(title.split())
+    heading = cast("list[etree._Element]", root.xpath("//h1[contains(@class,'title')]"))
+    if heading:
+        return " ".join(element_text(heading[0]).split())
+    metadata = root.find(".//pre[@class='metadata']")
+    for line in (metadata.text or "").splitlines() if metadata is not None else []:
+        key, _, value = line.partition(":")
+        if key.strip() == "title" and value.strip():
+            return value.strip()
+    first_h1 = root.find(".//body//h1")  # a plain page's title heading
+    return " ".join(element_text(first_h1).split()) if first_h1 is not None else ""

@@ -53,7 +53,7 @@ def plan_open(
         SpecInputError: a database among several targets, or spec paths that cannot be read.
         DatabaseError, NotASpecbrowserDatabase: one database target that cannot be opened.
     """
-    from specbrowser.formats.ecmarkup import check_spec_inputs
+    from specbrowser.formats import check_spec_inputs
     from specbrowser.session.core import Session
 
     if len(targets) == 1 and (
@@ -106,7 +106,7 @@ def use_cache(
     (with ``policy_for_kind``, of the policy it gives for the stored spec's kind), which is then
     made the active one; False means: ingest first (which adds the set).
     """
-    from specbrowser.formats.ecmarkup import spec_sha256
+    from specbrowser.formats import spec_sha256
     from specbrowser.session.core import Session
 
     drop_unreadable_cache(db_path)

@@ -1,7 +1,8 @@
 """Re-chunk a stored spec under another policy, from its stored sections (no source file).
 
 The result equals what ``specbrowser ingest`` stores for the same policy: the same breakdown
-(:func:`specbrowser.session.ingest.chunk_sections`), the same document chunk and retrieval texts
+(:func:`specbrowser.chunking.pipeline.chunk_sections`, with the rules of the stored spec's
+format), the same document chunk and retrieval texts
 (:func:`specbrowser.chunking.enrich.finish_chunk_set`), the same TOC paths and mismatches
 (reconciled once, at ingest, and stored with the sections, which the ``chunks`` view joins).
 
@@ -30,12 +31,13 @@ from specbrowser import store
 from specbrowser.chunking.breakdown import breakdown_applies
 from specbrowser.chunking.enrich import finish_chunk_set
 from specbrowser.chunking.markdown_cache import SectionMarkdown
+from specbrowser.chunking.pipeline import chunk_sections
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.stats import ChunkSetStats, compute_stats
 from specbrowser.errors import DatabaseError, NotFoundError
+from specbrowser.formats import format_for_kind
 from specbrowser.model import Section
 from specbrowser.progress import Progress
-from specbrowser.session.ingest import chunk_sections
 from specbrowser.store import SpecStore
 from specbrowser.store.cache import load_details, load_markdown, save_markdown
 from specbrowser.store.reuse import CopyPlan, plan_copies, stored_facts
@@ -144,23 +146,19 @@ def _build(
     mismatches = store.section_mismatches(db)
     timings["load"] = time.perf_counter() - start
     mark = time.perf_counter()
-    learned: dict[str, SectionMarkdown] = {}
-    broken_down: list[str] = []
-    chunks = finish_chunk_set(
-        document,
+    chunked = chunk_sections(
         sections,
-        chunk_sections(
-            sections,
-            policy,
-            progress,
-            known=known,
-            learned=learned if use_cache else None,
-            copied=copies.counts,
-            copied_at=copies.ordinals,
-            broken_down=broken_down,
-        ),
-        policy.threshold_chars,
-        copied=copies.chunk_count,
+        policy,
+        progress,
+        rules=format_for_kind(document.kind).chunking_rules,
+        known=known,
+        learn=use_cache,
+        copied=copies.counts,
+    )
+    copies.ordinals.update(chunked.copied_at)
+    learned, broken_down = chunked.learned, chunked.broken_down
+    chunks = finish_chunk_set(
+        document, sections, chunked.chunks, policy.threshold_chars, copied=copies.chunk_count
     )
     for chunk in chunks:  # the TOC paths are the sections' (stored); the stats count mismatches
         chunk.mismatch = mismatches.get(chunk.section_id)  # type: ignore[arg-type]

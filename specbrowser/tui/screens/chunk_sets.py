@@ -27,7 +27,7 @@ ACTIVATE, DIFF = "activate", "diff"
 
 def chunk_set_line(info: ChunkSetInfo) -> Text:
     """One option: ``● 1a2b3c4d5e6f  5,000 chars · 3,747 chunks · 49 over · depth 3 ·
-    emu-table → …`` (Text, never markup: tags may be CSS selectors with brackets). The counts
+    table → …`` (Text, never markup: tags may be CSS selectors with brackets). The counts
     come before the tags, so that a line cut at the screen's edge keeps them."""
     settings = info.settings
     stored_tags = settings.get("breakdown_tags")

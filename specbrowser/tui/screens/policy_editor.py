@@ -27,13 +27,10 @@ from textual.widgets import Button, Collapsible, Input, Label, SelectionList, St
 from textual.widgets.selection_list import Selection
 
 from specbrowser.chunking.markdown_config import MarkdownConfig
-from specbrowser.chunking.policy import ChunkPolicy, default_tags_for
+from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import PolicyError
+from specbrowser.formats import format_for_kind
 from specbrowser.tui.widgets.ordered_input import OrderedInput
-
-EXTRA_TAGS: tuple[str, ...] = ("tr", "li", "emu-alg", "emu-note", "pre", "table", "ol", "ul", "div")
-"""Tags offered unchecked beside the policy's own: row groups, list items, algorithms, notes,
-and the plain-HTML defaults."""
 
 MARKDOWN_ROLES: tuple[tuple[str, str], ...] = (
     ("skip", "Skip (dropped)"),
@@ -51,7 +48,8 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
 
     Args:
         policy: the policy to start from (the active one).
-        kind: the spec's document kind, whose default tags are offered too.
+        kind: the spec's document kind: its format's default and suggested tags are offered
+            unchecked beside the policy's own.
     """
 
     CSS_PATH = "policy_editor.tcss"
@@ -65,9 +63,9 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
     def __init__(self, policy: ChunkPolicy, kind: str | None = None) -> None:
         super().__init__(id="policy-editor")
         self.policy = policy
-        others = [
-            t for t in (*default_tags_for(kind), *EXTRA_TAGS) if t not in policy.breakdown_tags
-        ]
+        spec_format = format_for_kind(kind)
+        offered = (*spec_format.breakdown_tags, *spec_format.suggested_tags)
+        others = [t for t in offered if t not in policy.breakdown_tags]
         self._tags: list[tuple[str, bool]] = [(t, True) for t in policy.breakdown_tags]
         self._tags += [(t, False) for t in dict.fromkeys(others)]
 

@@ -53,7 +53,7 @@ def brief_label(chunk: ChunkBrief, change: str | None) -> Text:
     """A node label, never markup: ``<mark> <id>  <size> ch ⚠``.
 
     A root chunk shows its full id (the section id); a subsection the part of its id after its
-    parent's (``emu-table-1``, ``td-3``), the tree giving the rest. ``change`` is a key of
+    parent's (``table-1``, ``td-3``), the tree giving the rest. ``change`` is a key of
     :data:`CHANGE_MARKS`, or None for a chunk equal in both sets.
     """
     prefix, style = CHANGE_MARKS.get(change or "", ("  ", ""))
