@@ -74,7 +74,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         require_pyarrow()
     db = open_database(args.db)
     try:
-        total = int(db.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+        total = db.chunk_count()
         with Progress(
             "[progress.description]{task.description}",
             BarColumn(),

@@ -488,11 +488,28 @@ def _row_to_chunk(row: sqlite3.Row | tuple) -> Chunk:
     )
 
 
-_CHUNK_COLUMNS = (
-    "id, section_id, parent_id, subsections, depth, layer, breakdown_tag, title, "
-    "heading_path, text, over_threshold, ordinal, section_ordinal, retrieval_text, "
-    "toc_path, mismatch, threshold_lo, threshold_hi"
+CHUNK_COLUMNS = (
+    "id",
+    "section_id",
+    "parent_id",
+    "subsections",
+    "depth",
+    "layer",
+    "breakdown_tag",
+    "title",
+    "heading_path",
+    "text",
+    "over_threshold",
+    "ordinal",
+    "section_ordinal",
+    "retrieval_text",
+    "toc_path",
+    "mismatch",
+    "threshold_lo",
+    "threshold_hi",
 )
+"""The ``chunks`` view's columns a :class:`Chunk` is read from, in :func:`_row_to_chunk`'s order."""
+_CHUNK_COLUMNS = ", ".join(CHUNK_COLUMNS)
 
 
 def _version(store: SpecStore, policy_version: str | None) -> str:
@@ -542,7 +559,7 @@ def top_level_chunks(store: SpecStore, policy_version: str | None = None) -> lis
     """The root chunks of the top-level sections, in document order (never the document
     chunk, which has no section)."""
     rows = store.db.execute(
-        f"SELECT {', '.join('c.' + c.strip() for c in _CHUNK_COLUMNS.split(','))} FROM chunks c "
+        f"SELECT {', '.join('c.' + c for c in CHUNK_COLUMNS)} FROM chunks c "
         "JOIN sections s ON s.id = c.section_id "
         "WHERE c.policy_version = ? AND c.parent_id IS NULL AND s.parent_id IS NULL "
         "ORDER BY s.ordinal",
@@ -674,32 +691,14 @@ def chunk_stats(store: SpecStore, policy_version: str | None = None) -> dict[str
 def tree_parent_id(
     store: SpecStore, chunk_id: str, policy_version: str | None = None
 ) -> str | None:
-    """The chunk whose ``subsections`` list ``chunk_id``: its parent in the browser's tree.
-
-    A subsection's tree parent is its ``parent_id``. A section's root chunk sits under the chunk
-    of the enclosing section whose text holds its marker (usually that section's root chunk, but
-    a marker may have moved into a breakdown subsection); None for a top-level section and for
-    the document chunk.
+    """The chunk whose ``subsections`` list ``chunk_id``: its parent in the browser's tree, None
+    for a top-level section and for the document chunk (the rule:
+    :func:`specbrowser.store.tree.tree_parent`).
 
     Raises:
         NotFoundError: no chunk with that id.
     """
-    version = _version(store, policy_version)
-    chunk = get_chunk(store, chunk_id, version)
-    if chunk.parent_id is not None:
-        return chunk.parent_id
-    if chunk.section_id is None:  # the document chunk sits beside the top-level sections
-        return None
-    parent_section = get_section(store, chunk.section_id).parent_id
-    if parent_section is None:
-        return None
-    row = store.db.execute(
-        "SELECT c.id FROM chunks c, json_each(c.subsections) j "
-        "WHERE c.policy_version = ? AND c.section_id = ? AND j.value = ? "
-        "ORDER BY c.ordinal LIMIT 1",
-        [version, parent_section, chunk_id],
-    ).fetchone()
-    return row[0] if row else parent_section
+    return store.tree_parent_id(chunk_id, _version(store, policy_version))
 
 
 def next_over_threshold(
