@@ -103,7 +103,8 @@ class TreeQueries:
             listings = [
                 (c, s, int(p))
                 for c, s, p in self.db.execute(
-                    "SELECT c.id, c.section_id, j.key FROM chunk_rows c, json_each(c.subsections) j "
+                    "SELECT c.id, c.section_id, j.key "
+                    "FROM chunk_rows c, json_each(c.subsections) j "
                     "WHERE c.policy_version = ? AND c.section_id = ? AND j.value = ? "
                     "ORDER BY c.ordinal",
                     [policy_version, enclosing, chunk_id],
