@@ -1,4 +1,9 @@
-"""The SQLite file: the one open function, writes and the queries everyone reads by.
+"""The SQLite file, and every SQL statement of specbrowser: :class:`SpecStore` (open one with
+:func:`open_database`), the writes of ingest and chunk-set management, and the reads of sections
+and chunk sets. Modules: ``database`` (SpecStore), ``schema`` (tables, named migrations),
+``chunks``/``queries``/``tree``/``tokens`` (SpecStore's query methods), ``vectors`` (embeddings,
+KNN), ``cache`` (Markdown cache), ``reuse`` (chunk trees a re-chunk copies), ``toc``, ``rows``
+(row building), ``connection`` (the driver, sqlite-vec, one-line errors).
 
 One database holds one spec: its document row, its sections (own HTML kept, so re-chunking never
 needs the source; and what all chunks of a section share: heading path, TOC path, mismatch,
