@@ -51,7 +51,7 @@ def sample_database(spec: Path, workdir: Path, size: int) -> tuple[Path, list[st
     db = open_database(sample)
     try:
         version = active_version(db)
-        rows = db.execute(
+        rows = db.db.execute(
             "SELECT id, retrieval_text FROM chunks WHERE policy_version = ? ORDER BY ordinal",
             [version],
         ).fetchall()
@@ -59,9 +59,9 @@ def sample_database(spec: Path, workdir: Path, size: int) -> tuple[Path, list[st
         chosen = sorted(random.Random(0).sample(range(len(rows)), min(size, len(rows))))
         keep = [rows[i][0] for i in chosen]
         with db.atomic():
-            db.execute("CREATE TEMP TABLE keep (id TEXT PRIMARY KEY)")
+            db.db.execute("CREATE TEMP TABLE keep (id TEXT PRIMARY KEY)")
             db.conn.executemany("INSERT INTO keep VALUES (?)", [(i,) for i in keep])
-            db.execute(
+            db.db.execute(
                 "DELETE FROM chunk_rows "
                 "WHERE policy_version = ? AND id NOT IN (SELECT id FROM keep)",
                 [version],

@@ -107,24 +107,28 @@ def prepare(candidate: Candidate, base: Path, builds: int) -> None:
 
     shutil.copyfile(base, candidate.path)
     db = open_database(candidate.path)
-    table = db.table("texts")
-    old_sql = db.execute("SELECT sql FROM sqlite_master WHERE name = ?", [FTS_TABLE]).fetchone()[0]
-    columns = [row[1] for row in db.execute(f"PRAGMA table_info({FTS_TABLE})").fetchall()]
+    table = db.db.table("texts")
+    old_sql = db.db.execute("SELECT sql FROM sqlite_master WHERE name = ?", [FTS_TABLE]).fetchone()[
+        0
+    ]
+    columns = [row[1] for row in db.db.execute(f"PRAGMA table_info({FTS_TABLE})").fetchall()]
     start = time.perf_counter()
     table.disable_fts()  # drops the triggers too, so the control's rewrite below skips them
     if candidate.label == CONTROL:
-        rows = db.execute("SELECT rowid, retrieval_body FROM texts").fetchall()
+        rows = db.db.execute("SELECT rowid, retrieval_body FROM texts").fetchall()
         with db.atomic():
             for rowid, text in rows:
                 if text and LINK_TARGET.search(text):
-                    db.execute(
+                    db.db.execute(
                         "UPDATE texts SET retrieval_body = ? WHERE rowid = ?",
                         [LINK_TARGET.sub("]", text), rowid],
                     )
     # mirror store._create_schema: same columns, FTS5, triggers; only the tokenizer differs
     table.enable_fts(columns, fts_version="FTS5", tokenize=candidate.tokenize, create_triggers=True)
     candidate.create_s = time.perf_counter() - start
-    new_sql = db.execute("SELECT sql FROM sqlite_master WHERE name = ?", [FTS_TABLE]).fetchone()[0]
+    new_sql = db.db.execute("SELECT sql FROM sqlite_master WHERE name = ?", [FTS_TABLE]).fetchone()[
+        0
+    ]
     expected_sql = old_sql.replace(
         f"tokenize={db.quote(FTS_TOKENIZER)}", f"tokenize={db.quote(candidate.tokenize)}"
     )
@@ -133,7 +137,7 @@ def prepare(candidate: Candidate, base: Path, builds: int) -> None:
             f"{candidate.label}: recreated FTS table differs from store.py's:\n{new_sql}"
         )
     triggers = {
-        row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+        row[0] for row in db.db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
     }
     if not triggers >= TRIGGERS:
         raise SystemExit(f"{candidate.label}: triggers missing: {sorted(TRIGGERS - triggers)}")
@@ -144,14 +148,14 @@ def prepare(candidate: Candidate, base: Path, builds: int) -> None:
         timings.append(time.perf_counter() - start)
     candidate.build_s = statistics.median(timings)
     with db.atomic():
-        db.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES('integrity-check')")
+        db.db.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES('integrity-check')")
     marks = ", ".join("?" for _ in SHADOW_TABLES)
-    candidate.index_bytes = db.execute(
+    candidate.index_bytes = db.db.execute(
         f"SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN ({marks})", list(SHADOW_TABLES)
     ).fetchone()[0]
-    db.execute(f"CREATE VIRTUAL TABLE temp.fts_vocab USING fts5vocab(main, {FTS_TABLE}, row)")
-    candidate.terms = db.execute("SELECT COUNT(*) FROM temp.fts_vocab").fetchone()[0]
-    db.execute("DROP TABLE temp.fts_vocab")
+    db.db.execute(f"CREATE VIRTUAL TABLE temp.fts_vocab USING fts5vocab(main, {FTS_TABLE}, row)")
+    candidate.terms = db.db.execute("SELECT COUNT(*) FROM temp.fts_vocab").fetchone()[0]
+    db.db.execute("DROP TABLE temp.fts_vocab")
     candidate.db = db
 
 
@@ -222,7 +226,7 @@ def main() -> int:
                 candidate.ranks[item["query"]] = expected_rank(hits, expect[item["query"]])
                 candidate.latencies[item["query"]] = []
             for probe in PROBES:
-                candidate.probes[probe] = candidate.db.execute(
+                candidate.probes[probe] = candidate.db.db.execute(
                     f"SELECT COUNT(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?",
                     [literal_query(probe)],
                 ).fetchone()[0]

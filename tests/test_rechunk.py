@@ -479,9 +479,14 @@ def test_real_rechunk_split_over_processes_equals_one_process(ecma262_db, monkey
     assert alone.stats == split.stats
 
 
-def test_a_database_without_the_cache_table_gets_it_from_the_rechunk(sample_db):
+def test_a_database_without_the_cache_table_gets_it_from_the_rechunk(tmp_path, sample_db):
+    """A schema-6 file that never cached a conversion gets the table when upgraded, and the
+    re-chunk fills it."""
     with sample_db.db.atomic():
         sample_db.db.execute("DROP TABLE markdown_cache")
+        sample_db.db.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
+    sample_db.close()
+    sample_db = store.open_database(tmp_path / "sample.db")
     first = rechunk(sample_db, SMALL)  # copied trees are not converted, so not cached
     assert 0 < first.copied_sections < 37
     assert (

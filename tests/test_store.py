@@ -683,6 +683,56 @@ def test_a_schema_5_database_gains_the_threshold_ranges_it_can_know(tmp_path, sp
     } == _ranges_known_after_an_upgrade(before)
 
 
+def test_a_schema_6_database_gets_the_cache_tables_and_keeps_their_rows(tmp_path, spec, caplog):
+    """Schema 6 made the caches on first use: a file that used them keeps every row, one that
+    never did gets them empty; either is schema 7 afterwards."""
+    import logging
+
+    from specbrowser.store import schema as store_schema
+
+    caplog.set_level(logging.INFO, logger="specbrowser")
+    used, unused = tmp_path / "used.db", tmp_path / "unused.db"
+    for path in (used, unused):
+        ingest([spec], path, SMALL)
+    db = store.open_database(used)
+    with db.db.atomic():
+        db.db.execute(
+            "INSERT INTO embeddings (model, content_hash, dim, vector, truncated, tokens) "
+            "VALUES ('m', 'h', 1, x'00000000', 1, 600)"
+        )
+        db.db.execute("INSERT INTO token_counts VALUES ('m', 'h', 600)")
+        db.db.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
+    cached = db.db.execute("SELECT count(*) FROM markdown_cache").fetchone()[0]
+    assert cached > 0
+    db.close()
+    db = store.open_database(unused)
+    with db.db.atomic():
+        for table in ("markdown_cache", "embeddings", "token_counts"):
+            db.db.execute(f"DROP TABLE {table}")
+        db.db.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
+    db.close()
+
+    with store.open_database(used) as db:
+        assert f"{used} was upgraded from schema 6 to 7" in caplog.text
+        assert db.db.execute("SELECT count(*) FROM markdown_cache").fetchone()[0] == cached
+        assert db.db.execute("SELECT model, truncated, tokens FROM embeddings").fetchall() == [
+            ("m", 1, 600)
+        ]
+        assert db.token_counts("m") == {"h": 600}
+    with store.open_database(unused) as db:
+        assert {"markdown_cache", "embeddings", "token_counts"} <= set(db.db.table_names())
+        assert db.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[
+            0
+        ] == str(store_schema.SCHEMA_VERSION)
+        assert not db.tokens_recorded()
+    assert [m.name for m in store_schema.MIGRATIONS] == [
+        "texts_shared_by_sets",
+        "threshold_ranges",
+        "caches_in_schema",
+    ]
+    assert store_schema.MIGRATIONS[-1].version == store_schema.SCHEMA_VERSION == 7
+
+
 def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_path, spec, caplog):
     import logging
 

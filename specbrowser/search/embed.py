@@ -437,11 +437,7 @@ def embed_missing(
     known: dict[str, int] = {}
     if counter is not None:  # every chunk's token count first (seconds), then the slow part
         count_missing_tokens(db, counter, policy_version)
-        known = dict(
-            db.db.execute(
-                "SELECT content_hash, tokens FROM token_counts WHERE model = ?", [counter.model]
-            )
-        )
+        known = db.token_counts(counter.model)
     pending = store_vectors.missing_texts(db, embedder.name, policy_version)
     total = store_vectors.distinct_text_count(db, policy_version)
     report = EmbedReport(

@@ -22,16 +22,14 @@ from dataclasses import dataclass
 
 from specbrowser.store import SpecStore, active_version
 from specbrowser.store.connection import DB_ERRORS
-from specbrowser.types import LAYERS, Layer, SearchMode
+from specbrowser.store.queries import ChunkFilter
+from specbrowser.types import LAYERS, SearchMode
 
 HIGHLIGHT_START = "\x02"
 """Opens a matched term in :attr:`Hit.snippet` (a control character no spec text contains)."""
 HIGHLIGHT_END = "\x03"
 """Closes a matched term in :attr:`Hit.snippet`."""
 
-FTS_TABLE = "texts_fts"
-"""The FTS5 index over every stored text (``texts``: each distinct text once, whatever the sets
-sharing it); a hit becomes the chunks of the searched set that have the text."""
 TITLE_WEIGHT, HEADER_WEIGHT, TEXT_WEIGHT = 2.0, 1.0, 1.0
 """BM25 column weights: a term in a chunk's title counts twice a term in its retrieval header
 (document, heading path, part) or body (the Markdown); snippets come from the body."""
@@ -62,36 +60,11 @@ class Hit:
 
 
 @dataclass(frozen=True)
-class SearchFilter:
-    """Optional restrictions of a search (issue 5); each one narrows the hits, in SQL.
-
-    Attributes:
-        section: a section id: only chunks of that section and of its descendant sections.
-        layer: only chunks of this layer (:data:`specbrowser.types.LAYERS`).
-        over_threshold: only chunks still over the threshold (any reason).
+class SearchFilter(ChunkFilter):
+    """Optional restrictions of a search; each one narrows the hits, in SQL
+    (:class:`specbrowser.store.queries.ChunkFilter`: ``section``, ``layer``,
+    ``over_threshold``).
     """
-
-    section: str | None = None
-    layer: Layer | None = None
-    over_threshold: bool = False
-
-    def sql(self, alias: str = "c") -> tuple[str, list[object]]:
-        """``(" AND …", params)`` restricting the chunk row ``alias``; ("", []) for no filter."""
-        parts: list[str] = []
-        params: list[object] = []
-        if self.section:
-            parts.append(
-                f"{alias}.section_id IN (WITH RECURSIVE subtree(id) AS (SELECT ? UNION "
-                "ALL SELECT s.id FROM sections s JOIN subtree ON s.parent_id = subtree.id) "
-                "SELECT id FROM subtree)"
-            )
-            params.append(self.section)
-        if self.layer:
-            parts.append(f"{alias}.layer = ?")
-            params.append(self.layer)
-        if self.over_threshold:
-            parts.append(f"{alias}.over_threshold IS NOT NULL")
-        return "".join(f" AND {part}" for part in parts), params
 
     def check(self, db: SpecStore) -> None:
         """Refuse a filter that names what does not exist.
@@ -102,17 +75,10 @@ class SearchFilter:
         """
         from specbrowser.errors import NotFoundError, PolicyError
 
-        if (
-            self.section
-            and db.db.execute("SELECT 1 FROM sections WHERE id = ?", [self.section]).fetchone()
-            is None
-        ):
+        if self.section and not db.section_exists(self.section):
             raise NotFoundError(f"no section with id {self.section!r} to search in")
         if self.layer and self.layer not in LAYERS:
             raise PolicyError(f"unknown layer {self.layer!r} (one of {', '.join(LAYERS)})")
-
-    def __bool__(self) -> bool:
-        return bool(self.section or self.layer or self.over_threshold)
 
 
 NO_FILTER = SearchFilter()
@@ -168,33 +134,22 @@ def lexical_search(
 def _run(
     db: SpecStore, query: str, version: str, limit: int, where: SearchFilter = NO_FILTER
 ) -> list[Hit]:
-    restrict, params = where.sql("c")  # SQL text of this module; values are parameters
-    rows = db.db.execute(
-        f"SELECT c.id, c.section_id, c.title, c.heading_path, c.toc_path, "
-        f"bm25({FTS_TABLE}, ?, ?, ?) AS rank, "
-        f"snippet({FTS_TABLE}, 2, ?, ?, '…', 16) "
-        f"FROM {FTS_TABLE} JOIN chunks c ON c.text_id = {FTS_TABLE}.rowid "
-        f"WHERE {FTS_TABLE} MATCH ? AND c.policy_version = ?{restrict} ORDER BY rank LIMIT ?",
-        [
-            TITLE_WEIGHT,
-            HEADER_WEIGHT,
-            TEXT_WEIGHT,
-            HIGHLIGHT_START,
-            HIGHLIGHT_END,
-            query,
-            version,
-            *params,
-            max(1, limit),
-        ],
-    ).fetchall()
+    rows = db.fts_search(
+        query,
+        version,
+        limit,
+        weights=(TITLE_WEIGHT, HEADER_WEIGHT, TEXT_WEIGHT),
+        highlight=(HIGHLIGHT_START, HIGHLIGHT_END),
+        where=where,
+    )
     return [
         Hit(
-            chunk_id=r[0],
-            section_id=r[1],
-            title=r[2],
-            heading_path=json.loads(r[4]) if r[4] else json.loads(r[3]),
-            score=-r[5],
-            snippet=r[6],
+            chunk_id=r.chunk_id,
+            section_id=r.section_id,
+            title=r.title,
+            heading_path=json.loads(r.toc_path) if r.toc_path else json.loads(r.heading_path),
+            score=-r.rank,
+            snippet=r.snippet,
         )
         for r in rows
     ]
@@ -294,8 +249,7 @@ def semantic_search(
         raise EmbeddingError("the database holds no embeddings yet (run: specbrowser embed DB)")
     version = policy_version or active_version(db)
     vector = query_embedder(current[0]).embed_query(text)
-    restrict = where.sql("c") if where else None
-    found = nearest(db, vector, limit, version, restrict=restrict)
+    found = nearest(db, vector, limit, version, where=where)
     chunks = {c.id: c for c in get_chunks(db, [chunk_id for chunk_id, _ in found], version)}
     return [
         Hit(

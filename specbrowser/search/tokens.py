@@ -11,11 +11,8 @@ Counting ECMA-262's 3,747 texts takes about 1.8 s on 2 cores, too slow to run in
 ingest, so it runs after one: ``specbrowser embed`` counts first, and the app counts in a
 background worker when it opens a chunk set that has no counts.
 
-Table (created on first use): ``token_counts (model, content_hash, tokens)``, keyed by the
-sha256 of the retrieval text like the embedding cache, so a re-chunk counts only new texts; a
-chunk finds its count through its text's stored ``content_hash`` (reading never hashes nor
-writes).
-``meta`` row ``token_window:<model>`` keeps the window. All SQL is parameterized.
+The counts are stored per model and retrieval text (:mod:`specbrowser.store.tokens`), so a
+re-chunk counts only new texts; reading them never hashes nor writes.
 """
 
 from __future__ import annotations
@@ -33,8 +30,6 @@ from specbrowser.store.vectors import chunk_hash_map
 
 COUNT_BATCH = 256
 """Texts per ``encode_batch`` call and per committed batch."""
-
-_META_WINDOW = "token_window:"
 
 
 @dataclass
@@ -102,14 +97,6 @@ def default_token_counter() -> TokenCounter | None:
         return None
 
 
-def _create_table(db: SpecStore) -> None:
-    db.db.execute(
-        "CREATE TABLE IF NOT EXISTS token_counts (model TEXT NOT NULL, "
-        "content_hash TEXT NOT NULL, tokens INTEGER NOT NULL, "
-        "PRIMARY KEY (model, content_hash)) WITHOUT ROWID"
-    )
-
-
 def count_missing_tokens(
     db: SpecStore,
     counter: TokenCounter,
@@ -122,31 +109,16 @@ def count_missing_tokens(
     what it finished). ``progress("counting", done, total)`` is called after each batch, in
     texts; it may raise to stop the run. Returns how many texts were counted.
     """
-    _create_table(db)
-    with db.db.atomic():
-        db.db.execute(
-            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-            [
-                _META_WINDOW + counter.model,
-                "" if counter.max_tokens is None else str(counter.max_tokens),
-            ],
-        )
-    items: list[tuple[str, str]] = db.db.execute(
-        "SELECT c.content_hash, min(c.retrieval_text) FROM chunks c "
-        "LEFT JOIN token_counts t ON t.model = ? AND t.content_hash = c.content_hash "
-        "WHERE c.policy_version = ? AND t.content_hash IS NULL GROUP BY c.content_hash",
-        [counter.model, policy_version],
-    ).fetchall()
+    with db.transaction():
+        db.set_token_window(counter.model, counter.max_tokens)
+    items = db.texts_without_tokens(counter.model, policy_version)
     for first in range(0, len(items), COUNT_BATCH):
         batch = items[first : first + COUNT_BATCH]
         counts = counter.count([text for _digest, text in batch])
-        with db.db.atomic():
-            db.conn.executemany(
-                "INSERT OR IGNORE INTO token_counts (model, content_hash, tokens) VALUES (?, ?, ?)",
-                [
-                    (counter.model, digest, n)
-                    for (digest, _text), n in zip(batch, counts, strict=True)
-                ],
+        with db.transaction():
+            db.add_token_counts(
+                counter.model,
+                [(digest, n) for (digest, _text), n in zip(batch, counts, strict=True)],
             )
         if progress:
             progress("counting", first + len(batch), len(items))
@@ -156,11 +128,7 @@ def count_missing_tokens(
 def store_counts(db: SpecStore, model: str, counts: dict[str, int]) -> None:
     """Store token counts already known (``content hash → tokens``, e.g. from an embedding run);
     the caller commits."""
-    _create_table(db)
-    db.conn.executemany(
-        "INSERT OR IGNORE INTO token_counts (model, content_hash, tokens) VALUES (?, ?, ?)",
-        [(model, digest, n) for digest, n in counts.items()],
-    )
+    db.add_token_counts(model, counts.items())
 
 
 @dataclass
@@ -197,26 +165,18 @@ def token_info(db: SpecStore, policy_version: str, model: str | None = None) -> 
 
     ``model`` defaults to the model of the stored vectors, else the one model with counts.
     """
-    if "token_counts" not in db.db.table_names():
+    if not db.tokens_recorded():
         return None
     if model is None:
         from specbrowser.store.vectors import stored_model
 
         stored = stored_model(db)
-        model = stored[0] if stored else None
+        model = stored[0] if stored else db.token_count_model()
     if model is None:
-        row = db.db.execute("SELECT model FROM token_counts LIMIT 1").fetchone()
-        if row is None:
-            return None
-        model = row[0]
-    window_row = db.db.execute(
-        "SELECT value FROM meta WHERE key = ?", [_META_WINDOW + model]
-    ).fetchone()
-    window = int(window_row[0]) if window_row and window_row[0] else None
+        return None
+    window = db.token_window(model)
     hashes = chunk_hash_map(db, policy_version)
-    by_hash = dict(
-        db.db.execute("SELECT content_hash, tokens FROM token_counts WHERE model = ?", [model])
-    )
+    by_hash = db.token_counts(model)
     counts = {chunk_id: by_hash[digest] for chunk_id, digest in hashes.items() if digest in by_hash}
     return TokenInfo(model=model, max_tokens=window, counts=counts, total_chunks=len(hashes))
 

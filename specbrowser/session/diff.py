@@ -7,7 +7,7 @@ overrun reason: the threshold moved but nothing could be cut). Sizes are in char
 of the threshold. The document (synopsis) chunk belongs to no section: it counts in the chunk
 totals only.
 
-Pure core: reads the database through parameterized SQL, never imports Textual.
+Pure core: reads the database through the store, never imports Textual.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from specbrowser import store
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.store import SpecStore
 from specbrowser.store import vectors as store_vectors
+from specbrowser.store.queries import ChunkBrief
 from specbrowser.types import OverrunReason
 
 T = TypeVar("T")
@@ -37,35 +38,6 @@ class Change(Generic[T]):
     def changed(self) -> bool:
         """Whether the two values differ."""
         return self.before != self.after
-
-
-@dataclass(frozen=True)
-class ChunkBrief:
-    """What the diff keeps of a chunk (no text): enough for labels and the side-by-side trees.
-
-    Attributes:
-        id: the chunk id.
-        section_id: its section (None for the document chunk).
-        parent_id: the chunk it was extracted from; None for a section's root chunk.
-        subsections: ids of the chunks whose markers its text holds, in text order.
-        depth: 0 for a root chunk.
-        breakdown_tag: the tag that extracted it; None for a root chunk.
-        title: its title ("" when it has none).
-        size: its text's length in characters.
-        over_threshold: None, or why it stayed over the threshold (``unsplittable``, ``max_depth``).
-        ordinal: its position in its chunk set (pre-order).
-    """
-
-    id: str
-    section_id: str | None
-    parent_id: str | None
-    subsections: tuple[str, ...]
-    depth: int
-    breakdown_tag: str | None
-    title: str
-    size: int
-    over_threshold: OverrunReason | None
-    ordinal: int
 
 
 @dataclass
@@ -205,71 +177,18 @@ class ChunkSetDiff:
 # --- reading ------------------------------------------------------------------------------------
 
 
-_BRIEF_COLUMNS = (
-    "id, section_id, parent_id, subsections, depth, breakdown_tag, title, "
-    "size, over_threshold, ordinal"
-)
-
-
-def _brief(row: tuple) -> ChunkBrief:
-    (chunk_id, section_id, parent_id, subsections, depth, tag, title, size, over, ordinal) = row
-    return ChunkBrief(
-        id=chunk_id,
-        section_id=section_id,
-        parent_id=parent_id,
-        subsections=tuple(json.loads(subsections or "[]")),
-        depth=depth,
-        breakdown_tag=tag,
-        title=title or "",
-        size=size or 0,
-        over_threshold=over,
-        ordinal=ordinal,
-    )
-
-
 def section_chunks(db: SpecStore, policy_version: str, section_id: str) -> list[ChunkBrief]:
     """The chunks of one section in one chunk set (full version), in pre-order (the root chunk
     first; child sections' chunks are not included)."""
-    rows = db.db.execute(
-        f"SELECT {_BRIEF_COLUMNS} FROM chunks WHERE policy_version = ? "
-        "AND section_id = ? ORDER BY ordinal",
-        [policy_version, section_id],
-    )
-    return [_brief(r) for r in rows]
-
-
-def _read_set(db: SpecStore, policy_version: str) -> list[ChunkBrief]:
-    """A chunk set's chunks, in order, without their text."""
-    return [
-        _brief(row)
-        for row in db.db.execute(
-            f"SELECT {_BRIEF_COLUMNS} FROM chunks WHERE policy_version = ? ORDER BY ordinal",
-            [policy_version],
-        )
-    ]
-
-
-def _text_changed(db: SpecStore, version_a: str, version_b: str) -> set[str]:
-    """Ids of the chunks in both sets whose text differs (compared in SQLite, where the texts
-    stay: two chunks with one stored text are equal without reading it)."""
-    return {
-        row[0]
-        for row in db.db.execute(
-            "SELECT a.id FROM chunk_rows a "
-            "JOIN chunk_rows b ON b.policy_version = ? AND b.id = a.id "
-            "JOIN texts ta ON ta.id = a.text_id JOIN texts tb ON tb.id = b.text_id "
-            "WHERE a.policy_version = ? AND a.text_id != b.text_id AND ta.text IS NOT tb.text",
-            [version_b, version_a],
-        )
-    }
+    return db.chunk_briefs(policy_version, section_id)
 
 
 def _policy_line(db: SpecStore, version: str) -> str:
-    row = db.db.execute("SELECT settings FROM policies WHERE version = ?", [version]).fetchone()
+    settings = db.policy_settings(version)
     try:
-        return ChunkPolicy.from_settings(json.loads(row[0])).describe()
-    except (TypeError, KeyError, ValueError):  # settings an older specbrowser wrote
-        return str(row[0]) if row else ""
+        return ChunkPolicy.from_settings(settings).describe()  # type: ignore[arg-type]
+    except (TypeError, KeyError, ValueError, AttributeError):  # settings an older specbrowser wrote
+        return json.dumps(settings) if settings is not None else ""
 
 
 def _embedding_counts(
@@ -277,7 +196,7 @@ def _embedding_counts(
 ) -> tuple[str | None, Change[int] | None, Change[int] | None]:
     """(model, truncated A → B, embedded A → B); Nones when the database holds no vectors."""
     stored = store_vectors.stored_model(db)
-    if stored is None or "embeddings" not in db.db.table_names():
+    if stored is None:
         return None, None, None
     model = stored[0]
     truncated = [len(store_vectors.truncated_chunks(db, model, v)) for v in versions]
@@ -299,8 +218,8 @@ def diff_chunk_sets(db: SpecStore, version_a: str, version_b: str) -> ChunkSetDi
         NotFoundError: a version names no chunk set (or several).
     """
     full_a, full_b = store.resolve_version(db, version_a), store.resolve_version(db, version_b)
-    briefs_a, briefs_b = _read_set(db, full_a), _read_set(db, full_b)
-    text_changed = _text_changed(db, full_a, full_b)
+    briefs_a, briefs_b = db.chunk_briefs(full_a), db.chunk_briefs(full_b)
+    text_changed = db.text_changed_ids(full_a, full_b)
     by_id_a = {c.id: c for c in briefs_a}
     by_id_b = {c.id: c for c in briefs_b}
 
@@ -312,9 +231,7 @@ def diff_chunk_sets(db: SpecStore, version_a: str, version_b: str) -> ChunkSetDi
 
     changed_sections: list[SectionDiff] = []
     unchanged = 0
-    for section_id, title, ordinal in db.db.execute(
-        "SELECT id, trim(secnum || ' ' || title), ordinal FROM sections ORDER BY ordinal"
-    ):
+    for section_id, title, ordinal in db.section_order():
         in_a, in_b = per_section.get(section_id, ([], []))
         section = SectionDiff(
             section_id=section_id,

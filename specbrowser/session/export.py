@@ -56,7 +56,7 @@ from specbrowser.errors import SpecbrowserError
 from specbrowser.progress import Progress
 from specbrowser.search.tokens import token_info
 from specbrowser.store import SpecStore, active_version, get_document, iter_chunks, resolve_version
-from specbrowser.store.vectors import chunk_hash_map, stored_model
+from specbrowser.store.vectors import chunk_hash_map, embedding_flags, stored_model
 from specbrowser.types import CONTENT_KINDS, EXPORT_FORMATS, ContentKind, ExportFormat
 
 PYARROW_HINT = "parquet export needs pyarrow: pip install 'specbrowser[export]'"
@@ -159,13 +159,10 @@ def embedding_info(
     ``content_hash``).
     """
     current = stored_model(db)
-    if current is None or "embeddings" not in db.db.table_names():
+    if current is None:
         return None, {}
     model = current[0]
-    rows = db.db.execute(
-        "SELECT content_hash, truncated, tokens FROM embeddings WHERE model = ?", [model]
-    )
-    return model, {digest: (bool(truncated), tokens) for digest, truncated, tokens in rows}
+    return model, embedding_flags(db, model)
 
 
 def iter_records(
@@ -182,10 +179,8 @@ def iter_records(
     if content not in CONTENT_KINDS:
         raise ValueError(f"content must be one of {CONTENT_KINDS}, not {content!r}")
     title = get_document(db).title
-    source_files = dict(db.db.execute("SELECT id, source_file FROM sections").fetchall())
-    first_file = next(
-        iter(db.db.execute("SELECT source_file FROM sections ORDER BY ordinal LIMIT 1")), ("",)
-    )[0]
+    source_files = db.source_files()
+    first_file = db.first_source_file()
     model, embedded = embedding_info(db)
     hashes = chunk_hash_map(db, policy_version) if embedded else {}
     tokens = token_info(db, policy_version)
@@ -288,11 +283,7 @@ def export_chunk_set(
     if format == "parquet":
         require_pyarrow()
     version = resolve_policy_version(db, policy_version)
-    total = int(
-        db.db.execute("SELECT count(*) FROM chunks WHERE policy_version = ?", [version]).fetchone()[
-            0
-        ]
-    )
+    total = db.chunk_count(version)
     start = time.perf_counter()
     records = iter_records(db, version, content)
     writer = _write_jsonl if format == "jsonl" else _write_parquet

@@ -113,8 +113,7 @@ def rechunk(
     start = time.perf_counter()
     previous = _active_version_or_none(db)
     version = policy.version
-    already = db.db.execute("SELECT 1 FROM policies WHERE version = ?", [version]).fetchone()
-    already = already is not None
+    already = db.has_chunk_set(version)
     if already and not rebuild:
         return _activate_stored(db, version, previous, activate, start)
     with _collector_paused():
@@ -140,7 +139,7 @@ def _build(
     document = store.get_document(db)
     if progress:
         progress("loading", 0, 0)
-    digest = _sections_sha256(db)
+    digest = db.sections_sha256()
     copies = plan_copies(db, policy) if copy_stored else CopyPlan({})
     sections, known = _load_sections(db, digest if use_cache else None, policy, copies.trees)
     mismatches = store.section_mismatches(db)
@@ -169,7 +168,7 @@ def _build(
         progress("storing", 0, 0)
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     with db.transaction():
-        if _sections_sha256(db) != digest:
+        if db.sections_sha256() != digest:
             raise DatabaseError(
                 "the database's spec was replaced during the re-chunk; run it again"
             )
@@ -238,8 +237,7 @@ def _activate_stored(
     """Activate the stored set of ``version`` (when asked) and report its stored stats."""
     if activate and previous != version:
         store.activate_chunk_set(db, version)
-    row = db.db.execute("SELECT stats FROM policies WHERE version = ?", [version]).fetchone()
-    stats = ChunkSetStats.from_json(row[0] if row else None)
+    stats = ChunkSetStats.from_dict(db.policy_stats(version) or {})
     elapsed = time.perf_counter() - start
     return RechunkResult(
         version=version,
@@ -255,8 +253,3 @@ def _active_version_or_none(db: SpecStore) -> str | None:
         return store.active_version(db)
     except NotFoundError:
         return None
-
-
-def _sections_sha256(db: SpecStore) -> str | None:
-    row = db.db.execute("SELECT sections_sha256 FROM documents LIMIT 1").fetchone()
-    return row[0] if row else None

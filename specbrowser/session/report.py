@@ -10,7 +10,6 @@ Entries that name chunks (:class:`ChunkEntry`) are what the screen lets the user
 
 from __future__ import annotations
 
-import json
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
@@ -152,11 +151,7 @@ class StatsReport:
 
 def set_threshold(db: SpecStore, policy_version: str) -> int:
     """The threshold (characters) a chunk set was made with, from its stored settings."""
-    row = db.db.execute(
-        "SELECT settings FROM policies WHERE version = ?", [policy_version]
-    ).fetchone()
-    settings = json.loads(row[0] or "{}") if row else {}
-    value = settings.get("threshold_chars")
+    value = (db.policy_settings(policy_version) or {}).get("threshold_chars")
     return int(value) if isinstance(value, int) else 0
 
 
@@ -175,7 +170,7 @@ def build_report(
     version = resolve_policy_version(db, policy_version)
     threshold = threshold_chars if threshold_chars is not None else set_threshold(db, version)
     chunks = list(iter_chunks(db, version))
-    sections = int(db.db.execute("SELECT count(*) FROM sections").fetchone()[0])
+    sections = db.section_count()
     by_id = {chunk.id: chunk for chunk in chunks}
     by_size = sorted(chunks, key=lambda c: (-c.size, c.ordinal))
     report = StatsReport(

@@ -1,4 +1,9 @@
-"""The SQLite file: the one open function, writes and the queries everyone reads by.
+"""The SQLite file, and every SQL statement of specbrowser: :class:`SpecStore` (open one with
+:func:`open_database`), the writes of ingest and chunk-set management, and the reads of sections
+and chunk sets. Modules: ``database`` (SpecStore), ``schema`` (tables, named migrations),
+``chunks``/``queries``/``tree``/``tokens`` (SpecStore's query methods), ``vectors`` (embeddings,
+KNN), ``cache`` (Markdown cache), ``reuse`` (chunk trees a re-chunk copies), ``toc``, ``rows``
+(row building), ``connection`` (the driver, sqlite-vec, one-line errors).
 
 One database holds one spec: its document row, its sections (own HTML kept, so re-chunking never
 needs the source; and what all chunks of a section share: heading path, TOC path, mismatch,
@@ -13,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -24,6 +28,7 @@ from specbrowser.chunking.stats import ChunkSetStats
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.errors import NotFoundError, PolicyError
 from specbrowser.model import Chunk, Document, Section, TocNode
+from specbrowser.store.chunks import CHUNK_COLUMNS, NO_CHUNK_SET  # noqa: F401  (re-exported)
 from specbrowser.store.connection import OPERATIONAL_ERRORS
 from specbrowser.store.database import SpecStore
 from specbrowser.store.reuse import CopyPlan, copy_trees
@@ -354,9 +359,6 @@ def get_document(store: SpecStore) -> Document:
     )
 
 
-_NO_CHUNK_SET = "the database holds no chunk set (run: specbrowser ingest SPEC --db FILE)"
-
-
 def active_policy(store: SpecStore) -> tuple[ChunkPolicy, ChunkSetStats]:
     """The policy whose chunk set is active, and the stats recorded when it was made.
 
@@ -371,22 +373,10 @@ def active_policy(store: SpecStore) -> tuple[ChunkPolicy, ChunkSetStats]:
         "SELECT settings, stats FROM policies WHERE active = 1 LIMIT 1"
     ).fetchone()
     if row is None:
-        raise NotFoundError(_NO_CHUNK_SET)
+        raise NotFoundError(NO_CHUNK_SET)
     settings = json.loads(row[0])
     policy = ChunkPolicy.from_settings(settings)
     return policy, ChunkSetStats.from_json(row[1])
-
-
-def active_version(store: SpecStore) -> str:
-    """The stored policy version (12 hex digits) of the active chunk set.
-
-    Raises:
-        NotFoundError: no chunk set exists.
-    """
-    row = store.db.execute("SELECT version FROM policies WHERE active = 1 LIMIT 1").fetchone()
-    if row is None:
-        raise NotFoundError(_NO_CHUNK_SET)
-    return str(row[0])
 
 
 @dataclass
@@ -459,145 +449,61 @@ def count_chunk_sets(store: SpecStore) -> int:
     return int(store.db.execute("SELECT count(*) FROM policies").fetchone()[0])
 
 
-def _row_to_chunk(row: sqlite3.Row | tuple) -> Chunk:
-    (
-        chunk_id,
-        section_id,
-        parent_id,
-        subsections,
-        depth,
-        layer,
-        tag,
-        title,
-        heading_path,
-        text,
-        over,
-        ordinal,
-        section_ordinal,
-        retrieval_text,
-        toc_path,
-        mismatch,
-        lo,
-        hi,
-    ) = row
-    return Chunk(
-        id=chunk_id,
-        section_id=section_id,
-        parent_id=parent_id,
-        depth=depth,
-        layer=layer,
-        breakdown_tag=tag,
-        title=title,
-        heading_path=json.loads(heading_path),
-        text=text,
-        over_threshold=over,
-        subsections=json.loads(subsections),
-        ordinal=ordinal,
-        section_ordinal=section_ordinal or "",
-        retrieval_text=retrieval_text or "",
-        toc_path=json.loads(toc_path) if toc_path else None,
-        mismatch=mismatch,
-        holds_for=None if lo is None else (lo, hi),
-    )
-
-
-_CHUNK_COLUMNS = (
-    "id, section_id, parent_id, subsections, depth, layer, breakdown_tag, title, "
-    "heading_path, text, over_threshold, ordinal, section_ordinal, retrieval_text, "
-    "toc_path, mismatch, threshold_lo, threshold_hi"
-)
-
-
-def _version(store: SpecStore, policy_version: str | None) -> str:
-    return policy_version or active_version(store)
+def active_version(store: SpecStore) -> str:
+    """:meth:`SpecStore.active_version`."""
+    return store.active_version()
 
 
 def get_chunk(store: SpecStore, chunk_id: str, policy_version: str | None = None) -> Chunk:
-    """One chunk of the active (or given) chunk set.
-
-    Raises:
-        NotFoundError: no chunk with that id.
-    """
-    row = store.db.execute(
-        f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND id = ?",
-        [_version(store, policy_version), chunk_id],
-    ).fetchone()
-    if row is None:
-        raise NotFoundError(f"no chunk or section with id {chunk_id!r}")
-    return _row_to_chunk(row)
+    """:meth:`SpecStore.chunk`."""
+    return store.chunk(chunk_id, policy_version)
 
 
 def get_chunks(
     store: SpecStore, chunk_ids: list[str], policy_version: str | None = None
 ) -> list[Chunk]:
-    """Chunks by id, in the order of ``chunk_ids``; ids that do not exist are left out."""
-    rows = select_in(
-        store.db,
-        f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND id IN",
-        [_version(store, policy_version)],
-        chunk_ids,
-    )
-    found = {chunk.id: chunk for chunk in map(_row_to_chunk, rows)}
-    return [found[i] for i in chunk_ids if i in found]
+    """:meth:`SpecStore.chunks`."""
+    return store.chunks(chunk_ids, policy_version)
 
 
 def document_chunk(store: SpecStore, policy_version: str | None = None) -> Chunk | None:
-    """The document (synopsis) chunk of the active (or given) chunk set, or None if it has none."""
-    row = store.db.execute(
-        f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND layer = ? "
-        "ORDER BY ordinal LIMIT 1",
-        [_version(store, policy_version), "document"],
-    ).fetchone()
-    return _row_to_chunk(row) if row else None
+    """:meth:`SpecStore.document_chunk`."""
+    return store.document_chunk(policy_version)
 
 
 def top_level_chunks(store: SpecStore, policy_version: str | None = None) -> list[Chunk]:
-    """The root chunks of the top-level sections, in document order (never the document
-    chunk, which has no section)."""
-    rows = store.db.execute(
-        f"SELECT {', '.join('c.' + c.strip() for c in _CHUNK_COLUMNS.split(','))} FROM chunks c "
-        "JOIN sections s ON s.id = c.section_id "
-        "WHERE c.policy_version = ? AND c.parent_id IS NULL AND s.parent_id IS NULL "
-        "ORDER BY s.ordinal",
-        [_version(store, policy_version)],
-    ).fetchall()
-    return [_row_to_chunk(r) for r in rows]
+    """:meth:`SpecStore.top_level_chunks`."""
+    return store.top_level_chunks(policy_version)
 
 
 def subsections_of(
     store: SpecStore, chunk: Chunk, policy_version: str | None = None
 ) -> list[Chunk]:
-    """The direct subsections of a chunk, in the order their markers appear in its text."""
-    return get_chunks(store, chunk.subsections, policy_version)
+    """:meth:`SpecStore.subsections`."""
+    return store.subsections(chunk, policy_version)
 
 
 def iter_descendants(
     store: SpecStore, chunk_id: str, policy_version: str | None = None
 ) -> Iterator[Chunk]:
-    """A chunk and all its descendants in pre-order (seed 000's fetch_section_chunks).
-
-    Raises:
-        NotFoundError: no chunk with that id.
-    """
-    version = _version(store, policy_version)
-    stack = [get_chunk(store, chunk_id, version)]
-    seen: set[str] = set()
-    while stack:
-        chunk = stack.pop()
-        if chunk.id in seen:
-            continue
-        seen.add(chunk.id)
-        yield chunk
-        stack.extend(reversed(get_chunks(store, chunk.subsections, version)))
+    """:meth:`SpecStore.descendants`."""
+    return store.descendants(chunk_id, policy_version)
 
 
 def iter_chunks(store: SpecStore, policy_version: str | None = None) -> Iterator[Chunk]:
-    """Every chunk of the active (or given) chunk set, in chunk ordinal order."""
-    for row in store.db.execute(
-        f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? ORDER BY ordinal",
-        [_version(store, policy_version)],
-    ):
-        yield _row_to_chunk(row)
+    """:meth:`SpecStore.iter_chunks`."""
+    return store.iter_chunks(policy_version)
+
+
+def next_over_threshold(
+    store: SpecStore, after_ordinal: int, policy_version: str | None = None
+) -> Chunk | None:
+    """:meth:`SpecStore.next_over_threshold`."""
+    return store.next_over_threshold(after_ordinal, policy_version)
+
+
+def _version(store: SpecStore, policy_version: str | None) -> str:
+    return policy_version or store.active_version()
 
 
 def get_section(store: SpecStore, section_id: str) -> Section:
@@ -688,47 +594,14 @@ def chunk_stats(store: SpecStore, policy_version: str | None = None) -> ChunkSet
 def tree_parent_id(
     store: SpecStore, chunk_id: str, policy_version: str | None = None
 ) -> str | None:
-    """The chunk whose ``subsections`` list ``chunk_id``: its parent in the browser's tree.
-
-    A subsection's tree parent is its ``parent_id``. A section's root chunk sits under the chunk
-    of the enclosing section whose text holds its marker (usually that section's root chunk, but
-    a marker may have moved into a breakdown subsection); None for a top-level section and for
-    the document chunk.
+    """The chunk whose ``subsections`` list ``chunk_id``: its parent in the browser's tree, None
+    for a top-level section and for the document chunk (the rule:
+    :func:`specbrowser.store.tree.tree_parent`).
 
     Raises:
         NotFoundError: no chunk with that id.
     """
-    version = _version(store, policy_version)
-    chunk = get_chunk(store, chunk_id, version)
-    if chunk.parent_id is not None:
-        return chunk.parent_id
-    if chunk.section_id is None:  # the document chunk sits beside the top-level sections
-        return None
-    parent_section = get_section(store, chunk.section_id).parent_id
-    if parent_section is None:
-        return None
-    row = store.db.execute(
-        "SELECT c.id FROM chunks c, json_each(c.subsections) j "
-        "WHERE c.policy_version = ? AND c.section_id = ? AND j.value = ? "
-        "ORDER BY c.ordinal LIMIT 1",
-        [version, parent_section, chunk_id],
-    ).fetchone()
-    return row[0] if row else parent_section
-
-
-def next_over_threshold(
-    store: SpecStore, after_ordinal: int, policy_version: str | None = None
-) -> Chunk | None:
-    """The first chunk over the threshold whose ordinal is greater than ``after_ordinal``.
-
-    Pass -1 to start from the beginning; None when there is no such chunk (callers wrap around).
-    """
-    row = store.db.execute(
-        f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE policy_version = ? AND ordinal > ? "
-        "AND over_threshold IS NOT NULL ORDER BY ordinal LIMIT 1",
-        [_version(store, policy_version), after_ordinal],
-    ).fetchone()
-    return _row_to_chunk(row) if row else None
+    return store.tree_parent_id(chunk_id, _version(store, policy_version))
 
 
 def section_titles(store: SpecStore) -> list[tuple[str, str]]:

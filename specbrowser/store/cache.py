@@ -1,7 +1,6 @@
 """The Markdown cache in the database: each section's conversion, reused by re-chunks.
 
-One table, ``markdown_cache``, created lazily (``CREATE TABLE IF NOT EXISTS``) so the schema
-version does not change and older databases simply start without a cache. A row is one
+One table, ``markdown_cache`` (:data:`specbrowser.store.schema.CACHE_TABLES`). A row is one
 section's :class:`~specbrowser.chunking.markdown_cache.SectionMarkdown` under one Markdown
 config, keyed by
 
@@ -33,17 +32,6 @@ if TYPE_CHECKING:
 
 TABLE = "markdown_cache"
 
-_CREATE = f"""CREATE TABLE IF NOT EXISTS [{TABLE}] (
-    sections_sha256 TEXT NOT NULL,
-    config_key TEXT NOT NULL,
-    section_id TEXT NOT NULL,
-    markdown TEXT NOT NULL,
-    subsections TEXT NOT NULL,
-    detail BLOB,
-    converter_version INTEGER NOT NULL,
-    PRIMARY KEY (sections_sha256, config_key, section_id)
-)"""
-
 CACHE_FORMAT = 2
 """The layout of a cached detail (:func:`specbrowser.chunking.markdown_cache.capture`); bumped
 when it changes, so rows of another layout are never read (they are dropped like another
@@ -65,15 +53,6 @@ def config_key(config: MarkdownConfig) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 
-def _exists(store: SpecStore) -> bool:
-    return (
-        store.db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [TABLE]
-        ).fetchone()
-        is not None
-    )
-
-
 def load_markdown(
     store: SpecStore,
     digest: str,
@@ -83,8 +62,6 @@ def load_markdown(
     """Every cached section (section id → conversion, ``detail`` not loaded) for the stored
     sections of ``digest`` under ``config``, or only those of ``section_ids``; {} when nothing
     is cached."""
-    if not _exists(store):
-        return {}
     select = (
         f"SELECT section_id, markdown, subsections FROM [{TABLE}] "
         "WHERE sections_sha256 = ? AND config_key = ?"
@@ -129,7 +106,6 @@ def save_markdown(
 ) -> None:
     """Store conversions of the sections of ``digest`` (call inside a transaction); rows of
     other sections digests or converter versions are dropped first (a replaced spec's)."""
-    store.db.execute(_CREATE)
     drop_stale(store, digest)
     if not learned:
         return
@@ -155,8 +131,7 @@ def save_markdown(
 def drop_stale(store: SpecStore, digest: str) -> None:
     """Delete cached rows of any other sections digest or converter version (call inside a
     transaction)."""
-    if _exists(store):
-        store.db.execute(
-            f"DELETE FROM [{TABLE}] WHERE sections_sha256 != ? OR converter_version != ?",
-            [digest, CONVERTER_VERSION],
-        )
+    store.db.execute(
+        f"DELETE FROM [{TABLE}] WHERE sections_sha256 != ? OR converter_version != ?",
+        [digest, CONVERTER_VERSION],
+    )

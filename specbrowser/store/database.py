@@ -18,16 +18,20 @@ from types import TracebackType
 import sqlite_utils
 
 from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase
+from specbrowser.store.chunks import ChunkReads
 from specbrowser.store.connection import (
     DATABASE_ERRORS,
     OPERATIONAL_ERRORS,
     connect,
     database_error,
 )
+from specbrowser.store.queries import SetQueries
 from specbrowser.store.schema import APP_ID, SCHEMA_VERSION, create_schema, migrate
+from specbrowser.store.tokens import TokenCounts
+from specbrowser.store.tree import TreeQueries
 
 
-class SpecStore:
+class SpecStore(ChunkReads, SetQueries, TreeQueries, TokenCounts):
     """One open specbrowser database (one spec, its chunk sets, caches and vectors).
 
     Attributes:
@@ -39,6 +43,13 @@ class SpecStore:
 
     Open one with :meth:`open`; a worker thread opens its own with :meth:`reopen` (a SQLite
     connection belongs to the thread that made it). Usable as a context manager that closes it.
+
+    The query methods come by topic: :class:`~specbrowser.store.chunks.ChunkReads` (chunks),
+    :class:`~specbrowser.store.queries.SetQueries` (sets, sections, policies, full-text search),
+    :class:`~specbrowser.store.tree.TreeQueries` (the browser's tree) and
+    :class:`~specbrowser.store.tokens.TokenCounts`. The module functions of
+    :mod:`specbrowser.store` (writes, sections, chunk sets) and of
+    :mod:`specbrowser.store.vectors` take the store as their first argument.
     """
 
     def __init__(self, db: sqlite_utils.Database, path: Path, vector_error: str | None) -> None:

@@ -1,4 +1,5 @@
-"""The database schema: its version, the tables, the ``chunks`` view, the upgrade from 4.
+"""The database schema: its version, every table, the ``chunks`` view, and the named migrations
+that upgrade a database of schema 4, 5 or 6 in place.
 
 See :mod:`specbrowser.store` for what the tables hold and how they are written.
 """
@@ -7,7 +8,9 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import sqlite_utils
 
@@ -20,9 +23,9 @@ APP_ID = "specbrowser"
 log = logging.getLogger("specbrowser")
 """Where an upgrade is reported (level INFO); the command line prints it as one line."""
 
-SCHEMA_VERSION = 6
-"""Stored in ``meta``. A database of version 4 or 5 is upgraded when opened (:func:`migrate`);
-any other version is refused with a clear message.
+SCHEMA_VERSION = 7
+"""Stored in ``meta``; describes every table of the file. A database of version 4, 5 or 6 is
+upgraded when opened (:data:`MIGRATIONS`); any other version is refused with a clear message.
 2: several chunk sets per database; chunks gained ``retrieval_text``, ``section_ordinal`` and
 the document chunk; documents gained ``sections_sha256``.
 3: the document's TOC (``toc_nodes``) and its ``mismatches``; chunks gained ``toc_path`` and
@@ -38,7 +41,12 @@ retrieval header, retrieval body: snippets come from the body) replaces ``chunks
 6: a section's root row in ``chunk_rows`` holds ``threshold_lo`` and ``threshold_hi``, the
 thresholds under which the section's chunk tree is the same
 (:attr:`specbrowser.model.Chunk.holds_for`), so a re-chunk copies the trees a stored set
-already has; the ``sections_outline`` index lists the sections without reading their HTML."""
+already has; the ``sections_outline`` index lists the sections without reading their HTML.
+7: the caches that were created on first use are part of the schema: ``markdown_cache`` (each
+section's Markdown conversion, :mod:`specbrowser.store.cache`), ``embeddings`` (vectors by
+model and retrieval text, :mod:`specbrowser.store.vectors`) and ``token_counts``
+(:mod:`specbrowser.store.tokens`). Only ``chunk_vectors``, the sqlite-vec index, is still made
+on first use: its column type holds the embedding model's dimension."""
 
 FTS_TOKENIZER = "unicode61 remove_diacritics 2"
 """FTS5's Unicode word tokenizer, folding case and diacritics. Spec tokens such as
@@ -118,6 +126,7 @@ def create_schema(db: sqlite_utils.Database) -> None:
         )
         create_chunk_tables(db)
         create_toc_tables(db)
+        create_cache_tables(db)
 
 
 OUTLINE_COLUMNS = ("ordinal", "id", "parent_id", "depth", "kind", "secnum", "title", "source_file")
@@ -186,50 +195,74 @@ def create_chunk_tables(db: sqlite_utils.Database) -> None:
     db.create_view("chunks", CHUNKS_VIEW)
 
 
-def migrate(db: sqlite_utils.Database, version: int, path: Path) -> bool:
-    """Upgrade a database of schema ``version`` to :data:`SCHEMA_VERSION`, in one transaction;
-    False when there is no upgrade from that version (the caller refuses the database).
+CACHE_TABLES = (
+    """CREATE TABLE IF NOT EXISTS markdown_cache (
+    sections_sha256 TEXT NOT NULL,
+    config_key TEXT NOT NULL,
+    section_id TEXT NOT NULL,
+    markdown TEXT NOT NULL,
+    subsections TEXT NOT NULL,
+    detail BLOB,
+    converter_version INTEGER NOT NULL,
+    PRIMARY KEY (sections_sha256, config_key, section_id)
+)""",
+    """CREATE TABLE IF NOT EXISTS embeddings (
+    id INTEGER PRIMARY KEY,
+    model TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    dim INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    truncated INTEGER NOT NULL DEFAULT 0,
+    tokens INTEGER,
+    UNIQUE (model, content_hash)
+)""",
+    """CREATE TABLE IF NOT EXISTS token_counts (
+    model TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    tokens INTEGER NOT NULL,
+    PRIMARY KEY (model, content_hash)
+) WITHOUT ROWID""",
+)
+"""The caches keyed by what they cache, so losing or sharing them is safe:
 
-    5 → 6 adds the root rows' threshold range. It is known without the breakdown only for a
-    section that is one chunk within the threshold (from its size up); the others stay NULL, so
-    a re-chunk breaks them down again rather than copy them.
+- ``markdown_cache``: one section's conversion under one Markdown config, keyed by the stored
+  sections' digest, the config key and the section id (:mod:`specbrowser.store.cache`);
+- ``embeddings``: one vector per (model, sha256 of a retrieval text), with its dimension,
+  whether the tokenizer cut the text and its full token count; ``id`` is an aliased rowid
+  (it survives VACUUM), the rowid of the text's ``chunk_vectors`` row
+  (:mod:`specbrowser.store.vectors`);
+- ``token_counts``: a retrieval text's token count under one model
+  (:mod:`specbrowser.store.tokens`).
 
-    4 → 6 keeps every chunk set, the Markdown cache, embeddings and token counts: each set's
-    chunks move to ``chunk_rows`` and ``texts`` (texts shared by sets stored once), the sections
-    take their heading path, TOC path, mismatch and number from the active set's root chunks (a
-    TOC is the database's, not a set's), and ``chunks_fts``, ``chunk_hashes`` and
-    ``chunk_hash_sets`` are dropped. About a second per ECMA-262 chunk set.
+``IF NOT EXISTS``: a schema-6 file may hold them already, made on first use with the same
+statements."""
 
-    Raises:
-        sqlite3.Error (sqlean's): the database cannot be written (the caller turns it into a
-            one-line DatabaseError); nothing is changed then.
-    """
-    if version not in (4, 5):
-        return False
-    with db.atomic():
-        current = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        if current and current[0] == str(SCHEMA_VERSION):  # another process upgraded it meanwhile
-            return True
-        if version == 4:
-            _texts_from_chunks(db)
-        else:
-            for column in ("threshold_lo", "threshold_hi"):
-                db.execute(f"ALTER TABLE chunk_rows ADD COLUMN [{column}] INTEGER")  # constants
-            db.execute("DROP VIEW chunks")
-            db.create_view("chunks", CHUNKS_VIEW)
-        _whole_section_ranges(db)
-        create_sections_outline(db)
-        db.execute(
-            "UPDATE meta SET value = ? WHERE key = ?", [str(SCHEMA_VERSION), "schema_version"]
-        )
-    log.info(
-        "%s was upgraded from schema %d to %d (every chunk set, embedding and token count "
-        "kept); older specbrowser versions no longer open it",
-        path,
-        version,
-        SCHEMA_VERSION,
-    )
-    return True
+
+def create_cache_tables(db: sqlite_utils.Database) -> None:
+    """``markdown_cache``, ``embeddings`` and ``token_counts`` (:data:`CACHE_TABLES`)."""
+    for statement in CACHE_TABLES:
+        db.execute(statement)
+
+
+def _threshold_ranges(db: sqlite_utils.Database) -> None:
+    """5 → 6: root rows gain their threshold range. It is known without the breakdown only for
+    a section that is one chunk within the threshold (from its size up); the others stay NULL,
+    so a re-chunk breaks them down again rather than copy them. The sections gain the
+    ``sections_outline`` index."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(chunk_rows)")}
+    for column in ("threshold_lo", "threshold_hi"):
+        if column not in columns:  # made by 4 → 5 already
+            db.execute(f"ALTER TABLE chunk_rows ADD COLUMN [{column}] INTEGER")  # constants
+    db.execute("DROP VIEW chunks")
+    db.create_view("chunks", CHUNKS_VIEW)
+    _whole_section_ranges(db)
+    create_sections_outline(db)
+
+
+def _caches_in_schema(db: sqlite_utils.Database) -> None:
+    """6 → 7: the caches made on first use become part of the schema (rows already cached are
+    kept)."""
+    create_cache_tables(db)
 
 
 def _whole_section_ranges(db: sqlite_utils.Database) -> None:
@@ -245,8 +278,10 @@ def _whole_section_ranges(db: sqlite_utils.Database) -> None:
 
 
 def _texts_from_chunks(db: sqlite_utils.Database) -> None:
-    """Schema 4 → 5 (inside :func:`migrate`'s transaction): every set's ``chunks`` rows become
-    ``chunk_rows`` and shared ``texts``; the sections take the active set's shared columns."""
+    """4 → 5: every set's chunks move to ``chunk_rows`` and ``texts`` (texts shared by sets
+    stored once); the sections take their heading path, TOC path, mismatch and number from the
+    active set's root chunks (a TOC is the database's, not a set's); ``chunks_fts``,
+    ``chunk_hashes`` and ``chunk_hash_sets`` are dropped. About a second per ECMA-262 set."""
     for column in ("heading_path", "toc_path", "mismatch", "section_ordinal"):
         db.execute(f"ALTER TABLE sections ADD COLUMN [{column}] TEXT")  # constants
     db.execute(
@@ -305,3 +340,59 @@ def _texts_from_chunks(db: sqlite_utils.Database) -> None:
             "chunk_rows",
             [chunk_row(version_, c, i) for c, i in zip(chunks, text_ids, strict=True)],
         )
+
+
+class Migration(NamedTuple):
+    """One schema upgrade: from ``version - 1`` to ``version``, by ``apply`` (inside the
+    transaction that also records ``version`` in ``meta``)."""
+
+    version: int
+    name: str
+    apply: Callable[[sqlite_utils.Database], None]
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(5, "texts_shared_by_sets", _texts_from_chunks),
+    Migration(6, "threshold_ranges", _threshold_ranges),
+    Migration(7, "caches_in_schema", _caches_in_schema),
+)
+"""Every upgrade, in order; the last one's version is :data:`SCHEMA_VERSION`. A database of
+schema ``v`` gets those above ``v``, each in its own transaction (an interrupted upgrade leaves a
+database of the last version reached, which the next open continues from)."""
+
+OLDEST_UPGRADABLE = MIGRATIONS[0].version - 1
+"""The oldest schema :func:`migrate` upgrades (older ones are refused)."""
+
+
+def migrate(db: sqlite_utils.Database, version: int, path: Path) -> bool:
+    """Upgrade a database of schema ``version`` to :data:`SCHEMA_VERSION` by the
+    :data:`MIGRATIONS` above it; False when there is no upgrade from that version (the caller
+    refuses the database). Every chunk set, cached conversion, embedding and token count is
+    kept. Reported once, on :data:`log`.
+
+    Raises:
+        sqlite3.Error (sqlean's): the database cannot be written (the caller turns it into a
+            one-line DatabaseError); the migration that failed changed nothing.
+    """
+    if not OLDEST_UPGRADABLE <= version < SCHEMA_VERSION:
+        return False
+    for migration in MIGRATIONS:
+        if migration.version <= version:
+            continue
+        with db.atomic():
+            current = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            if current and int(current[0]) >= migration.version:  # another process did it
+                continue
+            migration.apply(db)
+            db.execute(
+                "UPDATE meta SET value = ? WHERE key = ?",
+                [str(migration.version), "schema_version"],
+            )
+    log.info(
+        "%s was upgraded from schema %d to %d (every chunk set, embedding and token count "
+        "kept); older specbrowser versions no longer open it",
+        path,
+        version,
+        SCHEMA_VERSION,
+    )
+    return True

@@ -1,6 +1,6 @@
 """Embeddings in the database: the cache keyed by (model, content hash), the sqlite-vec index, KNN.
 
-Tables (created on first use, beside :mod:`specbrowser.store`'s):
+Tables (:data:`specbrowser.store.schema.CACHE_TABLES`, except ``chunk_vectors``):
 
 - ``embeddings``: one row per (model, sha256 of a chunk's retrieval text): ``dim``, ``vector``
   (float32 bytes), ``truncated`` (1 when the tokenizer cut the text: case C27) and ``tokens``
@@ -8,7 +8,8 @@ Tables (created on first use, beside :mod:`specbrowser.store`'s):
   content_hash): an aliased rowid survives VACUUM, so ``chunk_vectors`` can point at it.
   Re-ingesting or re-chunking embeds only texts not seen before.
 - ``chunk_vectors``: a sqlite-vec ``vec0`` table, ``embedding float[dim]``, rowid =
-  ``embeddings.id``: the KNN index.
+  ``embeddings.id``: the KNN index. Made by :func:`prepare`, not by the schema: its column type
+  holds the model's dimension, and it needs sqlite-vec loaded.
 - a KNN hit maps to chunks through ``texts.content_hash`` (stored with each text, see
   :mod:`specbrowser.store`), so nothing is hashed at query time.
 - ``meta`` rows ``embedding_model`` and ``embedding_dim``: the one model whose vectors the
@@ -28,6 +29,7 @@ from specbrowser.store.rows import content_hash  # noqa: F401  (re-exported: the
 
 if TYPE_CHECKING:
     from specbrowser.store.database import SpecStore
+    from specbrowser.store.queries import ChunkFilter
 
 KNN_MAX_K = 4096
 """sqlite-vec refuses ``k`` above 4096 on vec0 KNN queries (asg017/sqlite-vec#157, case C15)."""
@@ -56,12 +58,9 @@ def stored_model(store: SpecStore) -> tuple[str, int] | None:
     return rows[META_MODEL], int(rows[META_DIM])
 
 
-def _create_tables(store: SpecStore, dim: int) -> None:
-    store.db.execute(
-        "CREATE TABLE IF NOT EXISTS embeddings (id INTEGER PRIMARY KEY, model TEXT NOT NULL, "
-        "content_hash TEXT NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL, "
-        "truncated INTEGER NOT NULL DEFAULT 0, tokens INTEGER, UNIQUE (model, content_hash))"
-    )
+def _create_index(store: SpecStore, dim: int) -> None:
+    """The ``chunk_vectors`` KNN index for ``dim``-sized vectors, when missing. Made here, not by
+    the schema: a vec0 column's type holds the dimension, which the embedding model gives."""
     # dim is an int validated by the caller; vec0 takes no parameter for the column type
     store.db.execute(
         f"CREATE VIRTUAL TABLE IF NOT EXISTS chunk_vectors USING vec0(embedding float[{int(dim)}])"
@@ -79,13 +78,14 @@ def prepare(store: SpecStore, model: str, dim: int, *, rebuild: bool = False) ->
     Raises:
         VectorsUnavailable: sqlite-vec is not loaded.
         EmbeddingError: another model's vectors are stored and ``rebuild`` is False.
+        DatabaseError: the database is locked or cannot be written.
     """
     require_vectors(store)
     if dim <= 0:
         raise EmbeddingError(f"model {model} gives vectors of dimension {dim}")
     current = stored_model(store)
     if current == (model, dim):
-        _create_tables(store, dim)  # no-op when they exist
+        _create_index(store, dim)  # no-op when it exists
         return
     if current is not None and not rebuild:
         old_model, old_dim = current
@@ -95,11 +95,10 @@ def prepare(store: SpecStore, model: str, dim: int, *, rebuild: bool = False) ->
             "vectors of two models cannot be mixed; add --rebuild to drop the old vectors "
             "(or use another database)"
         )
-    with store.db.atomic():
+    with store.transaction():
         store.db.execute("DROP TABLE IF EXISTS chunk_vectors")
-        if "embeddings" in store.db.table_names():
-            store.db.execute("DELETE FROM embeddings")
-        _create_tables(store, dim)
+        store.db.execute("DELETE FROM embeddings")
+        _create_index(store, dim)
         store.db.execute(
             "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [META_MODEL, model]
         )
@@ -206,13 +205,14 @@ def store_embeddings(store: SpecStore, model: str, dim: int, items: list[NewEmbe
     Raises:
         EmbeddingError: ``model``/``dim`` are not the database's (call :func:`prepare` first),
             or a vector is not ``dim * 4`` bytes.
+        DatabaseError: the database is locked or cannot be written.
     """
     if stored_model(store) != (model, dim):
         raise EmbeddingError(f"the database is not prepared for {model} ({dim} dims)")
     bad = [item.content_hash for item in items if len(item.vector) != dim * 4]
     if bad:
         raise EmbeddingError(f"model {model}: {len(bad)} vectors are not {dim} float32s")
-    with store.db.atomic():
+    with store.transaction():
         for item in items:
             cursor = store.db.execute(
                 "INSERT OR IGNORE INTO embeddings "
@@ -234,7 +234,7 @@ def embedding_counts(store: SpecStore, model: str, policy_version: str) -> tuple
             "SELECT count(*) FROM chunks WHERE policy_version = ?", [policy_version]
         ).fetchone()[0]
     )
-    if store.vector_error or "embeddings" not in store.db.table_names():
+    if store.vector_error:
         return 0, total
     done = store.db.execute(
         "SELECT count(*) FROM chunks c JOIN embeddings e "
@@ -242,6 +242,15 @@ def embedding_counts(store: SpecStore, model: str, policy_version: str) -> tuple
         [model, policy_version],
     ).fetchone()[0]
     return int(done), total
+
+
+def embedding_flags(store: SpecStore, model: str) -> dict[str, tuple[bool, int | None]]:
+    """Per retrieval-text hash that ``model`` embedded: ``(truncated, full token count)``. Read
+    only, no sqlite-vec needed."""
+    rows = store.db.execute(
+        "SELECT content_hash, truncated, tokens FROM embeddings WHERE model = ?", [model]
+    )
+    return {digest: (bool(truncated), tokens) for digest, truncated, tokens in rows}
 
 
 def embedded_fraction(store: SpecStore, model: str, policy_version: str) -> float:
@@ -253,8 +262,6 @@ def embedded_fraction(store: SpecStore, model: str, policy_version: str) -> floa
 def truncated_chunks(store: SpecStore, model: str, policy_version: str) -> dict[str, int]:
     """Chunks whose retrieval text was cut by the tokenizer when embedded (case C27):
     chunk id → full token count."""
-    if "embeddings" not in store.db.table_names():
-        return {}
     return {
         chunk_id: tokens
         for chunk_id, tokens in store.db.execute(
@@ -303,7 +310,7 @@ def nearest(
     k: int,
     policy_version: str,
     *,
-    restrict: tuple[str, list[object]] | None = None,
+    where: ChunkFilter | None = None,
 ) -> list[tuple[str, float]]:
     """The ``k`` chunks of a chunk set nearest to ``query_vector``: ``(chunk id, distance)``,
     nearest first (L2 distance on the stored float32 vectors).
@@ -314,10 +321,10 @@ def nearest(
     k is capped at :data:`KNN_MAX_K` (sqlite-vec's limit) and at what exists; ``k <= 0`` gives [].
 
     ``query_vector`` is ``dim`` float32s as bytes
-    (:meth:`specbrowser.search.embed.Embedder.embed_query`). ``restrict`` is
-    ``(" AND …", params)`` on the chunk row ``c`` (a
-    :meth:`specbrowser.search.query.SearchFilter.sql`): the KNN then takes every neighbour it
-    may (the brute-force scan costs the same) and the filter picks the ``k`` nearest that pass.
+    (:meth:`specbrowser.search.embed.Embedder.embed_query`). A non-empty ``where``
+    (:class:`~specbrowser.store.queries.ChunkFilter`) restricts the chunks: the KNN then takes
+    every neighbour it may (the brute-force scan costs the same) and the filter picks the ``k``
+    nearest that pass.
 
     Raises:
         VectorsUnavailable: sqlite-vec is not loaded.
@@ -336,6 +343,7 @@ def nearest(
     stored = int(
         store.db.execute("SELECT count(*) FROM embeddings WHERE model = ?", [model]).fetchone()[0]
     )
+    restrict = where.sql("c") if where else None
     if restrict is not None:
         fetch = min(KNN_MAX_K, stored)
     else:

@@ -1,0 +1,198 @@
+"""Reading chunks: one, some, a set's, a chunk's subsections and descendants.
+
+The :class:`ChunkReads` methods of :class:`~specbrowser.store.SpecStore`; ``policy_version``
+None means the active chunk set. Every statement is parameterized.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import sqlite_utils
+
+from specbrowser.errors import NotFoundError
+from specbrowser.model import Chunk
+from specbrowser.store.rows import select_in
+
+NO_CHUNK_SET = "the database holds no chunk set (run: specbrowser ingest SPEC --db FILE)"
+"""What :meth:`ChunkReads.active_version` says when the database holds no chunk set."""
+
+
+def row_to_chunk(row: Sequence[Any]) -> Chunk:
+    """A :class:`Chunk` from a row of :data:`CHUNK_COLUMNS`."""
+    (
+        chunk_id,
+        section_id,
+        parent_id,
+        subsections,
+        depth,
+        layer,
+        tag,
+        title,
+        heading_path,
+        text,
+        over,
+        ordinal,
+        section_ordinal,
+        retrieval_text,
+        toc_path,
+        mismatch,
+        lo,
+        hi,
+    ) = row
+    return Chunk(
+        id=chunk_id,
+        section_id=section_id,
+        parent_id=parent_id,
+        depth=depth,
+        layer=layer,
+        breakdown_tag=tag,
+        title=title,
+        heading_path=json.loads(heading_path),
+        text=text,
+        over_threshold=over,
+        subsections=json.loads(subsections),
+        ordinal=ordinal,
+        section_ordinal=section_ordinal or "",
+        retrieval_text=retrieval_text or "",
+        toc_path=json.loads(toc_path) if toc_path else None,
+        mismatch=mismatch,
+        holds_for=None if lo is None else (lo, hi),
+    )
+
+
+CHUNK_COLUMNS = (
+    "id",
+    "section_id",
+    "parent_id",
+    "subsections",
+    "depth",
+    "layer",
+    "breakdown_tag",
+    "title",
+    "heading_path",
+    "text",
+    "over_threshold",
+    "ordinal",
+    "section_ordinal",
+    "retrieval_text",
+    "toc_path",
+    "mismatch",
+    "threshold_lo",
+    "threshold_hi",
+)
+"""The ``chunks`` view's columns a :class:`Chunk` is read from, in :func:`row_to_chunk`'s order."""
+_COLUMNS = ", ".join(CHUNK_COLUMNS)
+
+
+class ChunkReads:
+    """:class:`~specbrowser.store.SpecStore` methods reading chunks."""
+
+    db: sqlite_utils.Database
+
+    def active_version(self) -> str:
+        """The stored policy version (12 hex digits) of the active chunk set.
+
+        Raises:
+            NotFoundError: no chunk set exists.
+        """
+        row = self.db.execute("SELECT version FROM policies WHERE active = 1 LIMIT 1").fetchone()
+        if row is None:
+            raise NotFoundError(NO_CHUNK_SET)
+        return str(row[0])
+
+    def _version(self, policy_version: str | None) -> str:
+        return policy_version or self.active_version()
+
+    def chunk(self, chunk_id: str, policy_version: str | None = None) -> Chunk:
+        """One chunk of the active (or given) chunk set.
+
+        Raises:
+            NotFoundError: no chunk with that id.
+        """
+        row = self.db.execute(
+            f"SELECT {_COLUMNS} FROM chunks WHERE policy_version = ? AND id = ?",
+            [self._version(policy_version), chunk_id],
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(f"no chunk or section with id {chunk_id!r}")
+        return row_to_chunk(row)
+
+    def chunks(self, chunk_ids: list[str], policy_version: str | None = None) -> list[Chunk]:
+        """Chunks by id, in the order of ``chunk_ids``; ids that do not exist are left out."""
+        rows = select_in(
+            self.db,
+            f"SELECT {_COLUMNS} FROM chunks WHERE policy_version = ? AND id IN",
+            [self._version(policy_version)],
+            chunk_ids,
+        )
+        found = {chunk.id: chunk for chunk in map(row_to_chunk, rows)}
+        return [found[i] for i in chunk_ids if i in found]
+
+    def document_chunk(self, policy_version: str | None = None) -> Chunk | None:
+        """The document (synopsis) chunk of the active (or given) chunk set, or None if it has
+        none."""
+        row = self.db.execute(
+            f"SELECT {_COLUMNS} FROM chunks WHERE policy_version = ? AND layer = ? "
+            "ORDER BY ordinal LIMIT 1",
+            [self._version(policy_version), "document"],
+        ).fetchone()
+        return row_to_chunk(row) if row else None
+
+    def top_level_chunks(self, policy_version: str | None = None) -> list[Chunk]:
+        """The root chunks of the top-level sections, in document order (never the document
+        chunk, which has no section)."""
+        rows = self.db.execute(
+            f"SELECT {', '.join('c.' + c for c in CHUNK_COLUMNS)} FROM chunks c "
+            "JOIN sections s ON s.id = c.section_id "
+            "WHERE c.policy_version = ? AND c.parent_id IS NULL AND s.parent_id IS NULL "
+            "ORDER BY s.ordinal",
+            [self._version(policy_version)],
+        ).fetchall()
+        return [row_to_chunk(r) for r in rows]
+
+    def subsections(self, chunk: Chunk, policy_version: str | None = None) -> list[Chunk]:
+        """The direct subsections of a chunk, in the order their markers appear in its text."""
+        return self.chunks(chunk.subsections, policy_version)
+
+    def descendants(self, chunk_id: str, policy_version: str | None = None) -> Iterator[Chunk]:
+        """A chunk and all its descendants in pre-order.
+
+        Raises:
+            NotFoundError: no chunk with that id.
+        """
+        version = self._version(policy_version)
+        stack = [self.chunk(chunk_id, version)]
+        seen: set[str] = set()
+        while stack:
+            chunk = stack.pop()
+            if chunk.id in seen:
+                continue
+            seen.add(chunk.id)
+            yield chunk
+            stack.extend(reversed(self.chunks(chunk.subsections, version)))
+
+    def iter_chunks(self, policy_version: str | None = None) -> Iterator[Chunk]:
+        """Every chunk of the active (or given) chunk set, in chunk ordinal order."""
+        for row in self.db.execute(
+            f"SELECT {_COLUMNS} FROM chunks WHERE policy_version = ? ORDER BY ordinal",
+            [self._version(policy_version)],
+        ):
+            yield row_to_chunk(row)
+
+    def next_over_threshold(
+        self, after_ordinal: int, policy_version: str | None = None
+    ) -> Chunk | None:
+        """The first chunk over the threshold whose ordinal is greater than ``after_ordinal``.
+
+        Pass -1 to start from the beginning; None when there is no such chunk (callers wrap
+        around).
+        """
+        row = self.db.execute(
+            f"SELECT {_COLUMNS} FROM chunks WHERE policy_version = ? AND ordinal > ? "
+            "AND over_threshold IS NOT NULL ORDER BY ordinal LIMIT 1",
+            [self._version(policy_version), after_ordinal],
+        ).fetchone()
+        return row_to_chunk(row) if row else None

@@ -1,0 +1,281 @@
+"""Reads of chunk sets, sections and policies that the session layer and search build on:
+filter matches, the rows a diff compares, what an export adds to each chunk, policy settings
+and stats, full-text search. Every statement is parameterized; nothing here writes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sqlite_utils
+
+from specbrowser.types import OverrunReason
+
+FTS_TABLE = "texts_fts"
+"""The FTS5 index over every stored text (``texts``: each distinct text once, whatever the sets
+sharing it); a hit becomes the chunks of the searched set that have the text."""
+
+
+@dataclass(frozen=True)
+class ChunkBrief:
+    """What the diff keeps of a chunk (no text): enough for labels and the side-by-side trees.
+
+    Attributes:
+        id: the chunk id.
+        section_id: its section (None for the document chunk).
+        parent_id: the chunk it was extracted from; None for a section's root chunk.
+        subsections: ids of the chunks whose markers its text holds, in text order.
+        depth: 0 for a root chunk.
+        breakdown_tag: the tag that extracted it; None for a root chunk.
+        title: its title ("" when it has none).
+        size: its text's length in characters.
+        over_threshold: None, or why it stayed over the threshold (``unsplittable``, ``max_depth``).
+        ordinal: its position in its chunk set (pre-order).
+    """
+
+    id: str
+    section_id: str | None
+    parent_id: str | None
+    subsections: tuple[str, ...]
+    depth: int
+    breakdown_tag: str | None
+    title: str
+    size: int
+    over_threshold: OverrunReason | None
+    ordinal: int
+
+
+_BRIEF_COLUMNS = (
+    "id, section_id, parent_id, subsections, depth, breakdown_tag, title, "
+    "size, over_threshold, ordinal"
+)
+
+
+def _brief(row: Sequence[Any]) -> ChunkBrief:
+    (chunk_id, section_id, parent_id, subsections, depth, tag, title, size, over, ordinal) = row
+    return ChunkBrief(
+        id=chunk_id,
+        section_id=section_id,
+        parent_id=parent_id,
+        subsections=tuple(json.loads(subsections or "[]")),
+        depth=depth,
+        breakdown_tag=tag,
+        title=title or "",
+        size=size or 0,
+        over_threshold=over,
+        ordinal=ordinal,
+    )
+
+
+@dataclass(frozen=True)
+class ChunkFilter:
+    """Optional restrictions of a chunk query; each one narrows the chunks, in SQL.
+
+    Attributes:
+        section: a section id: only chunks of that section and of its descendant sections.
+        layer: only chunks of this layer (:data:`specbrowser.model.LAYERS`).
+        over_threshold: only chunks still over the threshold (any reason).
+    """
+
+    section: str | None = None
+    layer: str | None = None
+    over_threshold: bool = False
+
+    def sql(self, alias: str = "c") -> tuple[str, list[object]]:
+        """``(" AND …", params)`` restricting the chunk row ``alias``; ("", []) for no filter."""
+        parts: list[str] = []
+        params: list[object] = []
+        if self.section:
+            parts.append(
+                f"{alias}.section_id IN (WITH RECURSIVE subtree(id) AS (SELECT ? UNION "
+                "ALL SELECT s.id FROM sections s JOIN subtree ON s.parent_id = subtree.id) "
+                "SELECT id FROM subtree)"
+            )
+            params.append(self.section)
+        if self.layer:
+            parts.append(f"{alias}.layer = ?")
+            params.append(self.layer)
+        if self.over_threshold:
+            parts.append(f"{alias}.over_threshold IS NOT NULL")
+        return "".join(f" AND {part}" for part in parts), params
+
+    def __bool__(self) -> bool:
+        return bool(self.section or self.layer or self.over_threshold)
+
+
+@dataclass(frozen=True)
+class FtsRow:
+    """One full-text match: a chunk of the searched set and how well it matched.
+
+    Attributes:
+        chunk_id, section_id, title: which chunk.
+        heading_path: its heading path as stored (JSON list text).
+        toc_path: its TOC path (JSON list text), or None.
+        rank: FTS5's BM25 rank (lower is better).
+        snippet: the highlighted snippet of the matching body.
+    """
+
+    chunk_id: str
+    section_id: str | None
+    title: str
+    heading_path: str
+    toc_path: str | None
+    rank: float
+    snippet: str
+
+
+class SetQueries:
+    """:class:`~specbrowser.store.SpecStore` methods reading chunk sets, sections and policies."""
+
+    db: sqlite_utils.Database
+
+    # --- policies and the document ---------------------------------------------------------
+
+    def has_chunk_set(self, policy_version: str) -> bool:
+        """Whether a chunk set of this full policy version is stored."""
+        return (
+            self.db.execute("SELECT 1 FROM policies WHERE version = ?", [policy_version]).fetchone()
+            is not None
+        )
+
+    def policy_settings(self, policy_version: str) -> dict[str, Any] | None:
+        """The stored settings of a chunk set's policy (as its code wrote them), None when no
+        such set is stored."""
+        row = self.db.execute(
+            "SELECT settings FROM policies WHERE version = ?", [policy_version]
+        ).fetchone()
+        return json.loads(row[0] or "{}") if row else None
+
+    def policy_stats(self, policy_version: str) -> dict[str, Any] | None:
+        """The stats recorded when a chunk set was made, None when no such set is stored."""
+        row = self.db.execute(
+            "SELECT stats FROM policies WHERE version = ?", [policy_version]
+        ).fetchone()
+        return json.loads(row[0] or "{}") if row else None
+
+    def sections_sha256(self) -> str | None:
+        """The stored spec's sections digest (:func:`specbrowser.store.sections_digest`), None
+        when the database holds no spec."""
+        row = self.db.execute("SELECT sections_sha256 FROM documents LIMIT 1").fetchone()
+        return row[0] if row else None
+
+    # --- sections ----------------------------------------------------------------------------
+
+    def section_count(self) -> int:
+        """How many sections the stored spec has."""
+        return int(self.db.execute("SELECT count(*) FROM sections").fetchone()[0])
+
+    def section_exists(self, section_id: str) -> bool:
+        """Whether a section has this id."""
+        return (
+            self.db.execute("SELECT 1 FROM sections WHERE id = ?", [section_id]).fetchone()
+            is not None
+        )
+
+    def section_order(self) -> list[tuple[str, str, int]]:
+        """Every section as ``(id, display title, ordinal)``, in document order."""
+        return [
+            (r[0], r[1], r[2])
+            for r in self.db.execute(
+                "SELECT id, trim(secnum || ' ' || title), ordinal FROM sections ORDER BY ordinal"
+            )
+        ]
+
+    def source_files(self) -> dict[str, str]:
+        """Section id → the source file it came from."""
+        return dict(self.db.execute("SELECT id, source_file FROM sections").fetchall())
+
+    def first_source_file(self) -> str:
+        """The source file of the first section ("" when there is none)."""
+        row = self.db.execute(
+            "SELECT source_file FROM sections ORDER BY ordinal LIMIT 1"
+        ).fetchone()
+        return row[0] if row else ""
+
+    # --- chunks ------------------------------------------------------------------------------
+
+    def chunk_count(self, policy_version: str | None = None) -> int:
+        """How many chunks a set has; of every stored set together when ``policy_version`` is
+        None."""
+        if policy_version is None:
+            return int(self.db.execute("SELECT count(*) FROM chunk_rows").fetchone()[0])
+        return int(
+            self.db.execute(
+                "SELECT count(*) FROM chunk_rows WHERE policy_version = ?", [policy_version]
+            ).fetchone()[0]
+        )
+
+    def mismatched_root_ids(self, policy_version: str) -> list[str]:
+        """Root chunk ids (equal to their section ids) of the sections whose parser heading
+        path and TOC path disagree, in document order (subsections, which carry their
+        section's mismatch, are left out)."""
+        rows = self.db.execute(
+            "SELECT id FROM chunks WHERE policy_version = ? AND parent_id IS NULL "
+            "AND section_id IS NOT NULL AND mismatch IS NOT NULL ORDER BY ordinal",
+            [policy_version],
+        )
+        return [row[0] for row in rows]
+
+    def over_threshold_ids(self, policy_version: str) -> list[str]:
+        """Ids of the chunks that stayed over the threshold (any reason), in ordinal order."""
+        rows = self.db.execute(
+            "SELECT id FROM chunk_rows WHERE policy_version = ? AND over_threshold IS NOT NULL "
+            "ORDER BY ordinal",
+            [policy_version],
+        )
+        return [row[0] for row in rows]
+
+    def chunk_briefs(self, policy_version: str, section_id: str | None = None) -> list[ChunkBrief]:
+        """A set's chunks without their text, in ordinal order: all, or one section's (its
+        root chunk first; child sections' chunks are not included)."""
+        sql = f"SELECT {_BRIEF_COLUMNS} FROM chunks WHERE policy_version = ?"
+        params: list[object] = [policy_version]
+        if section_id is not None:
+            sql += " AND section_id = ?"
+            params.append(section_id)
+        return [_brief(row) for row in self.db.execute(sql + " ORDER BY ordinal", params)]
+
+    def text_changed_ids(self, version_a: str, version_b: str) -> set[str]:
+        """Ids of the chunks in both sets whose text differs (compared in SQLite, where the
+        texts stay: two chunks with one stored text are equal without reading it)."""
+        return {
+            row[0]
+            for row in self.db.execute(
+                "SELECT a.id FROM chunk_rows a "
+                "JOIN chunk_rows b ON b.policy_version = ? AND b.id = a.id "
+                "JOIN texts ta ON ta.id = a.text_id JOIN texts tb ON tb.id = b.text_id "
+                "WHERE a.policy_version = ? AND a.text_id != b.text_id AND ta.text IS NOT tb.text",
+                [version_b, version_a],
+            )
+        }
+
+    def fts_search(
+        self,
+        query: str,
+        policy_version: str,
+        limit: int,
+        *,
+        weights: tuple[float, float, float],
+        highlight: tuple[str, str],
+        where: ChunkFilter | None = None,
+    ) -> list[FtsRow]:
+        """The set's chunks whose text matches the FTS5 ``query``, best first (BM25 with column
+        ``weights`` for title, retrieval header and body), at most ``limit`` (at least 1); each
+        with a snippet of up to 16 tokens of the body, matches between the ``highlight`` marks.
+
+        Raises:
+            sqlite3.Error (the driver's): ``query`` is not valid FTS5 syntax.
+        """
+        restrict, params = where.sql("c") if where else ("", [])
+        rows = self.db.execute(
+            f"SELECT c.id, c.section_id, c.title, c.heading_path, c.toc_path, "
+            f"bm25({FTS_TABLE}, ?, ?, ?) AS rank, "
+            f"snippet({FTS_TABLE}, 2, ?, ?, '…', 16) "
+            f"FROM {FTS_TABLE} JOIN chunks c ON c.text_id = {FTS_TABLE}.rowid "
+            f"WHERE {FTS_TABLE} MATCH ? AND c.policy_version = ?{restrict} ORDER BY rank LIMIT ?",
+            [*weights, *highlight, query, policy_version, *params, max(1, limit)],
+        ).fetchall()
+        return [FtsRow(*row) for row in rows]
