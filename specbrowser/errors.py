@@ -69,9 +69,9 @@ class PolicyError(SpecbrowserError):
 
 class EmbeddingError(SpecbrowserError):
     """An embedding model cannot be loaded (files missing, unknown name, no network), or its
-    vectors do not fit the database (another model or dimension is stored there: case C26)."""
+    vectors do not fit the database (another model or dimension is stored there)."""
 
 
 class VectorsUnavailable(EmbeddingError):
     """sqlite-vec is not loaded in this connection, so vectors can be neither stored nor searched
-    (case C22); the one-line reason comes from :func:`specbrowser.store.connection.connect`."""
+    ; the one-line reason comes from :func:`specbrowser.store.connection.connect`."""

@@ -328,7 +328,7 @@ def extract_row_groups(
     Body rows are grouped greedily, in order, so that each group's Markdown (caption, header row,
     delimiter, its rows) fits the threshold; a row that alone is over stays a group of one. A
     row is never cut. Each group becomes a ``table_row`` chunk ``<parent>-tr-<n>`` that repeats
-    the caption and the header row (case C12); in the table, one marker row stands where the
+    the caption and the header row; in the table, one marker row stands where the
     group's rows were. Tables holding an earlier marker are left alone; a rowspan that crosses
     two groups is not repeated in the second.
     """

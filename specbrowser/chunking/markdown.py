@@ -8,27 +8,27 @@ line each; inline content is folded into its paragraph with HTML whitespace coll
 A spec format adds the element names of its own vocabulary (:class:`MarkdownElements`: block
 elements, algorithm steps, examples, grammar productions); the examples below use ecmarkup's.
 
-Rules (the case ids refer to ``shared/cases/cases.md``):
+Rules:
 
 - links: ``[text](#id)``; a multipage page name is dropped (``abstract-operations.html#x`` →
   ``#x``) and percent-encoded anchors decoded; absolute URLs kept as written.
 - inline code (``var``, ``emu-val``, ``emu-const``, ``code``, inline ``emu-eqn``): raw text, never
   escaped; a delimiter longer than any backtick run inside, padded when the code starts or ends
-  with a backtick (C03); two adjacent code spans get a space between them.
+  with a backtick; two adjacent code spans get a space between them.
 - code blocks: ``pre`` fenced with the language from its ``code`` class, text byte for byte;
-  block ``emu-eqn`` fenced; no links or Markdown inside fences (C02, C18).
+  block ``emu-eqn`` fenced; no links or Markdown inside fences.
 - grammar: a ``bnf`` fence, one line per production left side with its parameters and ``:``,
   ``::`` or ``:::`` (plus ``one of``), one indented line per right-hand side in source order,
-  ``opt`` markers, lookahead and other annotations, ``but not`` as written (C02); unexpanded
+  ``opt`` markers, lookahead and other annotations, ``but not`` as written; unexpanded
   source grammar kept as written.
 - lists: ``1.``/``-`` items, nested lists indented by the width of their parent's marker; a
-  list written directly inside a list nests under the previous item (C05); ecmarkup's hidden
-  step labels are skipped so steps are numbered once (C01).
+  list written directly inside a list nests under the previous item; ecmarkup's hidden
+  step labels are skipped so steps are numbered once.
 - tables: GFM, caption above as a paragraph; ``|`` escaped everywhere (inside code too);
   blocks and ``<br>`` in a cell kept on one line joined by ``<br>``; ``colspan``/``rowspan``
-  padded so every row has the same number of cells (C06, C07).
+  padded so every row has the same number of cells.
 - notes and examples: a blockquote starting with the label (``Note``, ``Note 2``).
-- text: ``<`` and entity-like ``&`` escaped so they show literally (C24); a paragraph that
+- text: ``<`` and entity-like ``&`` escaped so they show literally; a paragraph that
   would start a heading, list or quote is escaped at its start.
 - placeholders ``sb-section-ref``/``sb-marker``: "Subsection available" marker lines.
 """
@@ -234,7 +234,7 @@ def to_blocks(
 
 def to_cell(markdown: str) -> str:
     """Markdown as the content of one GFM table cell: one line, ``<br>`` for each line break,
-    ``|`` escaped (GFM splits cells before it parses code spans, so pipes in code too; C06)."""
+    ``|`` escaped (GFM splits cells before it parses code spans, so pipes in code too)."""
     return markdown.replace("\n", "<br>").replace("|", "\\|")
 
 
@@ -263,7 +263,7 @@ def fence(text: str, language: str = "") -> str:
 
 
 def code_span(text: str) -> str:
-    """An inline code span for ``text`` (whitespace collapsed), or "" for empty text (C03)."""
+    """An inline code span for ``text`` (whitespace collapsed), or "" for empty text."""
     text = " ".join(text.split())
     if not text:
         return ""
@@ -390,7 +390,7 @@ class _Converter:
             if not isinstance(child.tag, str) or self.roles.get(child) == "skip":
                 continue
             role = self.roles.get(child)
-            if role in ("ordered_list", "unordered_list"):  # a list directly inside a list (C05)
+            if role in ("ordered_list", "unordered_list"):  # a list directly inside a list
                 lines.extend(
                     " " * indent + line if line else line for line in self.list_lines(child)
                 )

@@ -17,7 +17,7 @@ class MarkdownConfig:
     ``code_block``, ``table``, ``ordered_list``/``unordered_list``, ``note``, ``link``,
     ``inline_code``; an element matched by an earlier role keeps it. Elements no selector matches
     fall back to their HTML meaning (``p``, ``div``, headings …). Defaults from seed 003, plus
-    ecmarkup's hidden step labels (case C01) in ``skip`` and Bikeshed's ``div.note`` /
+    ecmarkup's hidden step labels in ``skip`` and Bikeshed's ``div.note`` /
     ``div.example`` as notes.
     """
 

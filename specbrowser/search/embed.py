@@ -1,7 +1,7 @@
 """fastembed model resolution, offline by default, and the resumable "embed what is missing" run.
 
 The default model, ``sentence-transformers/all-MiniLM-L6-v2`` (384 dimensions), must work with
-no network (issue 5, case C21). fastembed cannot download it here, so its five files are
+no network. fastembed cannot download it here, so its five files are
 assembled once into ``<user cache>/specbrowser/models/<name>`` from two PyPI packages found
 through :mod:`importlib` (never a hard-coded site-packages path):
 
@@ -17,7 +17,7 @@ the model and the folder named. ``--model NAME`` (any fastembed model; may need 
 fastembed is imported only when a model is loaded: importing this module (or the CLI) stays
 cheap. The tokenizer cuts texts longer than the model's window (512 tokens for this model);
 :meth:`Embedder.embed` counts every text's tokens without truncation and flags the cut ones
-(case C27); :func:`embed_missing` returns the truncated chunk ids and logs each one at INFO (the
+:func:`embed_missing` returns the truncated chunk ids and logs each one at INFO (the
 CLI prints the count and the first few: ECMA-262 has hundreds).
 """
 
@@ -43,7 +43,7 @@ from specbrowser.store import SpecStore
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-"""The model issue 5 asks for: small (22 MB as int8), 384 dimensions, known to fastembed by name."""
+"""The default model: small (22 MB as int8), 384 dimensions, known to fastembed by name."""
 
 DEFAULT_BATCH = 32
 """Texts per ONNX run and per committed batch: big enough to amortize a call, small enough that
@@ -154,7 +154,7 @@ def assemble_default_model(cache_root: Path | None = None) -> Path:
 
 
 def check_model_dir(model: str, folder: Path) -> None:
-    """Fail fast (case C21) when a local model folder lacks the files fastembed needs.
+    """Fail fast when a local model folder lacks the files fastembed needs.
 
     Raises:
         EmbeddingError: naming the model, the folder and the missing files.
@@ -206,7 +206,7 @@ class Embedder:
     _counter: Any = field(default=None, repr=False)
 
     def embed(self, texts: Sequence[str], tokens: Sequence[int] | None = None) -> EmbeddedTexts:
-        """Embed ``texts`` in one fastembed batch; flag truncation (case C27) from ``tokens``,
+        """Embed ``texts`` in one fastembed batch; flag truncation from ``tokens``,
         their token counts when already known, else counted here."""
         tokens = list(tokens) if tokens is not None else self.count_tokens(texts)
         vectors = [
@@ -267,7 +267,7 @@ def load_embedder(
     else:
         folder = None
     if folder is not None:
-        os.environ["HF_HUB_OFFLINE"] = "1"  # case C21: a local folder never needs the network
+        os.environ["HF_HUB_OFFLINE"] = "1"  # a local folder never needs the network
         kwargs["specific_model_path"] = str(folder)
     else:
         kwargs["cache_dir"] = str(cache_root / "fastembed")
@@ -427,7 +427,7 @@ def embed_missing(
 
     Raises:
         VectorsUnavailable: sqlite-vec is not loaded.
-        EmbeddingError: the database holds vectors of another model or dimension (case C26),
+        EmbeddingError: the database holds vectors of another model or dimension,
             unless ``rebuild``, which drops them first; checked before anything is written.
     """
     from specbrowser.store import vectors as store_vectors

@@ -1,7 +1,7 @@
 """Search over the active chunk set: lexical (FTS5, BM25), semantic (embeddings in sqlite-vec)
 and hybrid (reciprocal rank fusion of the two).
 
-Anything a user types is searched literally and never raises (cases C13, C14): each whitespace
+Anything a user types is searched literally and never raises: each whitespace
 token becomes an FTS5 string (inner ``"`` doubled), so ``Array.prototype.map``, ``%TypedArray%``,
 ``[[Prototype]]``, ``for-in``, ``C++``, ``don't`` and ``AND`` are text, not syntax. Tokens with
 no letter or digit are dropped (they would be empty phrases). Chunks holding every token come
@@ -268,8 +268,7 @@ def semantic_search(
 
 HYBRID_POOL = 50
 """Hits taken from each of the lexical and semantic lists before fusing them. Fused from the top
-``2 × limit`` only, a chunk's score changed with ``--limit`` (a trial saw 0.0235 at 5 and 0.0164
-at 3)."""
+``2 × limit`` only, a chunk's score would change with ``--limit``."""
 
 
 def hybrid_search(

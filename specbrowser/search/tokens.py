@@ -1,4 +1,4 @@
-"""Token counts of every chunk, with the embedding model's own tokenizer (issue 5, case C27).
+"""Token counts of every chunk, with the embedding model's own tokenizer.
 
 The threshold counts characters; the embedding model counts tokens and silently cuts a text
 longer than its window (512 tokens for all-MiniLM-L6-v2). So every chunk's retrieval text gets

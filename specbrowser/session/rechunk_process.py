@@ -12,13 +12,12 @@ as it was.
 
 The child is forked from multiprocessing's fork server where the platform has one (Linux,
 macOS): a clean single-threaded process started once, by :func:`prepare`, with specbrowser's
-re-chunk modules already imported (forking the app itself, which runs threads, is unsafe).
-With a fresh ``spawn`` interpreter per re-chunk, Apply to the new tree took 1.33–1.60 s on
-ECMA-262 (Pilot), against 1.07–1.20 s now, of which the re-chunk itself is about 0.4 s.
+re-chunk modules already imported (forking the app itself, which runs threads, is unsafe;
+spawning a fresh interpreter per re-chunk costs a few tenths of a second more: BENCHMARKS.md).
 Elsewhere (Windows) the child is spawned. A forked child still imports the parent's
 ``__main__`` module again (multiprocessing's rule); the console script's main module imports
-only :mod:`specbrowser.__main__` (1.5 ms), which imports the command line inside its function
-(before, the child imported the whole command line again: 0.2–0.5 s per re-chunk).
+only :mod:`specbrowser.__main__` (1.5 ms), which imports the command line inside its function,
+so a child does not import the whole command line again.
 """
 
 from __future__ import annotations

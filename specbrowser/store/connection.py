@@ -1,7 +1,7 @@
 """The one place SQLite connections are made, with sqlite-vec loaded when this Python can.
 
 Python's built-in ``sqlite3`` is often built without ``enable_load_extension`` (this machine's,
-many macOS builds: case C22). :func:`connect` prefers ``sqlean.py`` (a ``sqlite3``-compatible
+many macOS builds). :func:`connect` prefers ``sqlean.py`` (a ``sqlite3``-compatible
 build that can load extensions), then the built-in module; it then tries to load sqlite-vec. When
 no build can, the connection still works (lexical search, browsing) and
 :attr:`Connected.vector_error` says why vector search is off.

@@ -3,7 +3,7 @@
 Tables (:data:`specbrowser.store.schema.CACHE_TABLES`, except ``chunk_vectors``):
 
 - ``embeddings``: one row per (model, sha256 of a chunk's retrieval text): ``dim``, ``vector``
-  (float32 bytes), ``truncated`` (1 when the tokenizer cut the text: case C27) and ``tokens``
+  (float32 bytes), ``truncated`` (1 when the tokenizer cut the text) and ``tokens``
   (the full token count). Its key is ``id INTEGER PRIMARY KEY`` with a UNIQUE (model,
   content_hash): an aliased rowid survives VACUUM, so ``chunk_vectors`` can point at it.
   Re-ingesting or re-chunking embeds only texts not seen before.
@@ -13,7 +13,7 @@ Tables (:data:`specbrowser.store.schema.CACHE_TABLES`, except ``chunk_vectors``)
 - a KNN hit maps to chunks through ``texts.content_hash`` (stored with each text, see
   :mod:`specbrowser.store`), so nothing is hashed at query time.
 - ``meta`` rows ``embedding_model`` and ``embedding_dim``: the one model whose vectors the
-  database holds. Another model is refused before anything is written (case C26) unless the
+  database holds. Another model is refused before anything is written unless the
   caller asks to rebuild, which drops the old vectors in the same transaction.
 
 All SQL is parameterized; writes commit per batch (resumable runs).
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from specbrowser.store.queries import ChunkFilter
 
 KNN_MAX_K = 4096
-"""sqlite-vec refuses ``k`` above 4096 on vec0 KNN queries (asg017/sqlite-vec#157, case C15)."""
+"""sqlite-vec refuses ``k`` above 4096 on vec0 KNN queries (asg017/sqlite-vec#157)."""
 
 META_MODEL = "embedding_model"
 META_DIM = "embedding_dim"
@@ -40,7 +40,7 @@ META_DIM = "embedding_dim"
 
 def require_vectors(store: SpecStore) -> None:
     """Raise :class:`VectorsUnavailable` with the connection's one-line reason when sqlite-vec is
-    not loaded (case C22)."""
+    not loaded."""
     reason = store.vector_error
     if reason:
         raise VectorsUnavailable(reason)
@@ -68,7 +68,7 @@ def _create_index(store: SpecStore, dim: int) -> None:
 
 
 def prepare(store: SpecStore, model: str, dim: int, *, rebuild: bool = False) -> None:
-    """Make the database ready for ``model``'s ``dim``-sized vectors, or refuse (case C26).
+    """Make the database ready for ``model``'s ``dim``-sized vectors, or refuse.
 
     A database without vectors records ``model`` and ``dim`` in ``meta`` and creates the
     tables. One holding another model's vectors is refused with a message naming both models,
@@ -260,7 +260,7 @@ def embedded_fraction(store: SpecStore, model: str, policy_version: str) -> floa
 
 
 def truncated_chunks(store: SpecStore, model: str, policy_version: str) -> dict[str, int]:
-    """Chunks whose retrieval text was cut by the tokenizer when embedded (case C27):
+    """Chunks whose retrieval text was cut by the tokenizer when embedded:
     chunk id → full token count."""
     return {
         chunk_id: tokens
@@ -316,7 +316,7 @@ def nearest(
     nearest first (L2 distance on the stored float32 vectors).
 
     The vec0 KNN runs in a subquery with ``k = ?`` (not ``LIMIT``: refused on SQLite < 3.41 and
-    in joins, case C15), then joins to the chunk set. The index holds vectors of every chunk set
+    in joins), then joins to the chunk set. The index holds vectors of every chunk set
     (the cache), so it fetches enough extra neighbours to still give ``k`` chunks of this set;
     k is capped at :data:`KNN_MAX_K` (sqlite-vec's limit) and at what exists; ``k <= 0`` gives [].
 

@@ -63,7 +63,7 @@ def marker_link(marker: Marker) -> str:
 def rewrite_markers(text: str, markers: list[Marker] | None = None) -> str:
     """``text`` with every marker turned into a link (``markers``: ``find_markers(text)``), and
     the ``<br>`` line breaks of table cells shown as a space: the view's Markdown parser shows
-    raw HTML literally (case C07).
+    raw HTML literally.
 
     Markers never span lines, so line numbers stay those of ``text``.
     """

@@ -1,5 +1,5 @@
 """The browser's chunk-set loop: edit the policy, re-chunk in the background, switch and
-compare chunk sets, see statistics, count tokens and embed (issue 6; issue 5's app part).
+compare chunk sets, see statistics, count tokens and embed.
 
 :class:`ChunkSetActions` is a mixin of :class:`~specbrowser.tui.screens.browser.BrowserScreen`
 (kept apart so the browser's navigation and search stay readable). The jobs run in

@@ -39,7 +39,7 @@ MISMATCH_STYLE = "bold yellow"
 """Style of that suffix."""
 
 TRUNCATED_MARK = " ✂"
-"""Suffix of the label of a chunk over the embedding model's token window (case C27)."""
+"""Suffix of the label of a chunk over the embedding model's token window."""
 
 TRUNCATED_STYLE = "bold magenta"
 

@@ -43,7 +43,7 @@ MISMATCH_BADGE_STYLE = "bold black on yellow"
 """The mismatch kind badge; yellow like the tree's ≠ mark."""
 
 TRUNCATED_BADGE_STYLE = "bold white on dark_magenta"
-"""The embedding-truncated badge (case C27); magenta like the tree's ✂ mark."""
+"""The embedding-truncated badge; magenta like the tree's ✂ mark."""
 
 PATH_SEPARATOR = " › "
 """Between the titles of a heading path."""

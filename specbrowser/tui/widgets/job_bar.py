@@ -130,7 +130,7 @@ class JobBar(Vertical):
 
     def starting(self, kind: JobKind) -> None:
         """Show the kind's row at once, before its worker thread reports (on a busy main loop
-        that first report came up to 1.4 s after Apply, with nothing on screen meanwhile)."""
+        that first report can come a second after Apply, with nothing on screen meanwhile)."""
         self._row(kind).update_progress(0, 0, "starting")
 
     def on_job_progress(self, message: JobProgress) -> None:

@@ -3,9 +3,8 @@
 Textual (8.2) inserts a typed character in the focused ``Input`` at once, but runs a key the
 ``Input`` binds itself (backspace, delete, arrows, home and end, ctrl+w …) only after the key
 event has bubbled up to the app. Keys that arrive together (fast typing, keystrokes sent in one
-burst, an SSH link that clumps them) are then applied out of order: "⌫ 2" on a selected "5000"
-left "" instead of "2", and a new-user trial, typing while a re-chunk kept the app busy, stored
-a chunk set at threshold 65 after typing 6150. Upstream: Textualize/textual#6605 (open); this
+burst, an SSH link that clumps them, a busy event loop) are then applied out of order: "⌫ 2" on
+a selected "5000" leaves "" instead of "2". Upstream: Textualize/textual#6605 (open); this
 is the fix its pull request #6631 proposes, for our inputs. Drop the class once Textual runs
 these keys in order.
 """
