@@ -103,8 +103,8 @@ def main() -> int:
     stages = ", ".join(f"{k} {v:.2f} s" for k, v in result.timings.items())
     print(f"in-process stages of one ingest: {stages}")
     print(
-        f"sections {result.stats['sections']}, chunks {result.stats['chunks']}, "
-        f"over threshold {result.stats['over_threshold']}"
+        f"sections {result.stats.sections}, chunks {result.stats.chunks}, "
+        f"over threshold {result.stats.over_threshold}"
     )
     return 0
 

@@ -164,7 +164,7 @@ def main() -> int:
                 table.add_row(
                     label,
                     way,
-                    f"{first.stats['chunks']:,}",
+                    f"{first.stats.chunks:,}",
                     f"{first.copied_sections:,}",
                     f"{first.new_texts:,}",
                     f"{timing['load']:.3f}",
