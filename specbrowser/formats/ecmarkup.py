@@ -23,10 +23,9 @@ from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.chunking.policy import DEFAULT_BREAKDOWN_TAGS
 from specbrowser.chunking.rules import ChunkingRules, caption_title, html_subsection_title
 from specbrowser.errors import SpecParseError
-from specbrowser.formats.base import Page, ParsedSpec
-from specbrowser.formats.html import document_title, element_text, read_html
-from specbrowser.formats.toc import extract_toc
-from specbrowser.model import SECTION_REF_TAG, Document, Section
+from specbrowser.formats.base import Page, ParsedSpec, parse_pages
+from specbrowser.formats.html import element_text, read_html
+from specbrowser.model import SECTION_REF_TAG, Section
 
 RENDERED = "ecmarkup-rendered"
 MULTIPAGE = "ecmarkup-multipage"
@@ -161,14 +160,7 @@ class EcmarkupFormat:
         if kind == SOURCE:
             for page in pages:
                 _expand_imports(page.root, page.path.parent)
-        toc = extract_toc(pages[0].root)
-        title = document_title(pages[0].root)  # before the sections move out of the page
-        sections: list[Section] = []
-        elements: dict[str, etree._Element] = {}
-        for page in pages:
-            _collect_sections(page.root, page.path.name, sections, elements)
-        document = Document(id=sha256[:16], title=title, kind=kind, source_paths=[], sha256=sha256)
-        return ParsedSpec(document=document, sections=sections, elements=elements, toc=toc)
+        return parse_pages(pages, kind, sha256, _collect_sections)
 
     def section_kind_label(self, kind: str) -> str | None:
         """The element that made a section of this kind (``clause`` → ``emu-clause``)."""

@@ -49,10 +49,9 @@ from lxml import etree
 
 from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.chunking.rules import HTML_RULES
-from specbrowser.formats.base import Page, ParsedSpec
-from specbrowser.formats.html import document_title, element_text
-from specbrowser.formats.toc import extract_toc
-from specbrowser.model import SECTION_REF_TAG, Document, Section
+from specbrowser.formats.base import Page, ParsedSpec, parse_pages
+from specbrowser.formats.html import element_text
+from specbrowser.model import SECTION_REF_TAG, Section
 
 KIND = "html-headings"
 """The document kind of this format."""
@@ -146,14 +145,7 @@ class HeadingsFormat:
     def parse(self, pages: Sequence[Page], kind: str, sha256: str) -> ParsedSpec:
         """Each page's sections in turn (ids unique across pages); the document's own TOC and
         title from the first page."""
-        toc = extract_toc(pages[0].root)
-        title = document_title(pages[0].root)  # before the sections move out of the page
-        sections: list[Section] = []
-        elements: dict[str, etree._Element] = {}
-        for page in pages:
-            collect_heading_sections(page.root, page.path.name, sections, elements)
-        document = Document(id=sha256[:16], title=title, kind=kind, source_paths=[], sha256=sha256)
-        return ParsedSpec(document=document, sections=sections, elements=elements, toc=toc)
+        return parse_pages(pages, kind, sha256, collect_heading_sections)
 
     def section_kind_label(self, kind: str) -> str | None:
         """None: a heading section is listed by its kind (``heading``, ``front-matter``)."""
