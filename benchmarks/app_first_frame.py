@@ -8,9 +8,10 @@ opening the database, building the tree's top level and rendering the first chun
 
 With ``--compare DIR`` each run is paired with a run of the package in ``DIR`` (another
 checkout, e.g. a worktree of an older commit), alternating, so both see the same machine; the
-ratio is per pair. Medians of ``--repeat`` runs, in seconds.
+ratio is per pair. ``--compare-db`` gives the other checkout its own database (one it wrote:
+a newer schema is upgraded in place when opened, which an older checkout cannot read). Medians of ``--repeat`` runs, in seconds.
 
-    python benchmarks/app_first_frame.py DB [--repeat 5] [--compare ../other-checkout]
+    python benchmarks/app_first_frame.py DB [--repeat 5] [--compare DIR [--compare-db DB]]
 """
 
 from __future__ import annotations
@@ -65,12 +66,18 @@ def main() -> None:
     parser.add_argument("db", type=Path, help="a database written by specbrowser ingest")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--compare", type=Path, help="another checkout to pair each run with")
+    parser.add_argument(
+        "--compare-db",
+        type=Path,
+        help="the database the other checkout opens (default: DB; give one it wrote when the "
+        "two read different schemas)",
+    )
     args = parser.parse_args()
     print(f"{platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     here, there, ratios = [], [], []
     for _ in range(args.repeat):
         if args.compare is not None:
-            there.append(first_frame(args.db, args.compare.resolve()))
+            there.append(first_frame(args.compare_db or args.db, args.compare.resolve()))
         here.append(first_frame(args.db, ROOT))
         if args.compare is not None:
             ratios.append(here[-1] / there[-1])
