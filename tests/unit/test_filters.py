@@ -17,7 +17,7 @@ from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.session import filters
 from specbrowser.session.ingest import ingest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MISMATCHED_TOC = ROOT / "sample_specs" / "mismatched-toc.html"
 TOYLANG = ROOT / "sample_specs" / "toylang.html"
 

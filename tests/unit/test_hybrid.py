@@ -11,7 +11,7 @@ from specbrowser.search import query as search
 from specbrowser.session.ingest import ingest
 from specbrowser.store import active_version, open_database
 from tests.helpers import write_spec
-from tests.test_embed import HAVE_MODEL, MODEL_MISSING, cache_root, embedder  # noqa: F401 - module-scoped fixtures
+from tests.unit.test_embed import HAVE_MODEL, MODEL_MISSING, cache_root, embedder  # noqa: F401 - module-scoped fixtures
 
 pytestmark = pytest.mark.skipif(not HAVE_MODEL, reason=MODEL_MISSING)
 

@@ -6,7 +6,7 @@ import pytest
 
 from specbrowser.chunking.policy import ChunkPolicy
 from tests.helpers import ECMA262
-from tests.test_reassemble import assert_lossless
+from tests.unit.test_reassemble import assert_lossless
 
 pytestmark = [
     pytest.mark.real,

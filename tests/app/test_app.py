@@ -45,7 +45,7 @@ from specbrowser.tui.widgets.chunk_tree import ChunkTree, chunk_label
 from specbrowser.tui.widgets.chunk_view import SEARCH_MATCH_STYLE, ChunkView, heading_lines
 from specbrowser.tui.widgets.search_results import SearchResults, hit_row
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TOYLANG = ROOT / "sample_specs" / "toylang.html"
 MISMATCHED_TOC = ROOT / "sample_specs" / "mismatched-toc.html"
 SIZE = (120, 40)

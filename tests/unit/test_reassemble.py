@@ -10,7 +10,7 @@ from specbrowser.chunking.reassemble import normalize_whitespace, reassemble
 from specbrowser.formats import load_spec
 from specbrowser.session.ingest import chunk_spec
 from tests.helpers import SAMPLE, write_spec
-from tests.test_breakdown_properties import policies, spec_html
+from tests.unit.test_breakdown_properties import policies, spec_html
 
 
 def assert_lossless(path, policy: ChunkPolicy) -> int:
@@ -41,7 +41,7 @@ def test_sample_spec_is_lossless_under_several_policies():
 
 
 def test_table_row_group_marker_row_becomes_the_rows(tmp_path):
-    from tests.test_cases import c12_body
+    from tests.unit.test_cases import c12_body
 
     policy = ChunkPolicy(threshold_chars=800, breakdown_tags=("emu-table", "tr"))
     assert assert_lossless(write_spec(tmp_path, c12_body()), policy) == 1
