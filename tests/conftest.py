@@ -57,6 +57,19 @@ def pytest_report_header(config: object) -> str:
     )
 
 
+# --- pytest-xdist: serial tests share one worker ----------------------------------------------
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Put every test marked ``serial`` in the xdist group "serial": with ``--dist loadgroup``
+    (pyproject.toml) one worker runs them one after another, never two at once. Runs before
+    xdist's own hook, which reads the groups."""
+    for item in items:
+        if item.get_closest_marker("serial"):
+            item.add_marker(pytest.mark.xdist_group("serial"))
+
+
 # --- sample databases: ingested once per session, copied per test ----------------------------
 
 IngestedDb = Callable[..., Path]

@@ -905,6 +905,7 @@ async def test_hits_are_highlighted_in_the_retrieval_text_too(toylang_db: Path) 
         assert set(highlighted_words(app)) == {"SlotList"}
 
 
+@pytest.mark.serial
 @run_async
 async def test_search_runs_in_a_worker_and_a_newer_search_wins(
     toylang_db: Path, monkeypatch
@@ -1065,6 +1066,7 @@ async def test_not_a_specbrowser_database_is_a_notification(tmp_path: Path) -> N
         assert any("not a" in n.message for n in app._notifications)
 
 
+@pytest.mark.serial
 @run_async
 async def test_ingest_runs_in_a_worker_then_shows_the_browser(tmp_path: Path, monkeypatch) -> None:
     if not TOYLANG.is_file():
@@ -1099,6 +1101,7 @@ async def test_ingest_runs_in_a_worker_then_shows_the_browser(tmp_path: Path, mo
         assert cursor_id(app) == "sec-intro"
 
 
+@pytest.mark.serial
 @run_async
 async def test_the_ingest_progress_screen_says_when_the_chunks_are_stored(
     tmp_path: Path, monkeypatch

@@ -72,6 +72,7 @@ async def apply_threshold(pilot, value: str) -> None:
     await pilot.pause()
 
 
+@pytest.mark.serial
 @needs_toylang
 @run_async
 async def test_apply_new_threshold_rechunks_keeps_section_and_changes_tree(
@@ -207,6 +208,7 @@ async def test_apply_shows_the_rechunk_row_before_its_worker_reports(
         assert jobs.display and job_row_title(jobs) == "Re-chunking · starting"
 
 
+@pytest.mark.serial
 @needs_toylang
 @run_async
 async def test_keys_are_handled_while_a_rechunk_runs(toylang_db: Path, slow_runs) -> None:
@@ -234,6 +236,7 @@ async def test_keys_are_handled_while_a_rechunk_runs(toylang_db: Path, slow_runs
         assert not jobs.display
 
 
+@pytest.mark.serial
 @needs_toylang
 @run_async
 async def test_applying_again_cancels_the_run_in_flight(toylang_db: Path, slow_runs) -> None:
@@ -321,6 +324,7 @@ async def test_switch_chunk_sets_from_the_list(toylang_db: Path) -> None:
         assert screen.previous_version == ChunkPolicy(threshold_chars=300).version
 
 
+@pytest.mark.serial
 @needs_tokenizer
 @run_async
 async def test_token_counts_and_truncated_mark_arrive_in_the_background(tmp_path: Path) -> None:
@@ -346,6 +350,7 @@ async def test_token_counts_and_truncated_mark_arrive_in_the_background(tmp_path
         assert "tokens" in header and "embedding truncated" in header
 
 
+@pytest.mark.serial
 @needs_model
 @run_async
 async def test_embed_runs_in_the_background_and_search_says_what_is_covered(
