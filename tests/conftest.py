@@ -57,17 +57,24 @@ def pytest_report_header(config: object) -> str:
     )
 
 
-# --- pytest-xdist: serial tests share one worker ----------------------------------------------
+# --- pytest-xdist: tests that must share a worker ---------------------------------------------
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Put every test marked ``serial`` in the xdist group "serial": with ``--dist loadgroup``
-    (pyproject.toml) one worker runs them one after another, never two at once. Runs before
-    xdist's own hook, which reads the groups."""
+    """Group tests for ``--dist loadgroup`` (pyproject.toml): each xdist group runs on one worker.
+
+    - ``serial``: all in the group "serial", so they run one after another, never two at once;
+    - ``real``: one group per module, so a module's ECMA-262 tests share its one ingest (a
+      module-scoped fixture) instead of each worker building it again.
+
+    Runs before xdist's own hook, which reads the groups.
+    """
     for item in items:
         if item.get_closest_marker("serial"):
             item.add_marker(pytest.mark.xdist_group("serial"))
+        if item.get_closest_marker("real"):
+            item.add_marker(pytest.mark.xdist_group(f"real-{item.module.__name__}"))
 
 
 # --- sample databases: ingested once per session, copied per test ----------------------------
