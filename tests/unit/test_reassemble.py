@@ -4,25 +4,9 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
-from specbrowser.chunking.markdown import to_markdown
-from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.policy import ChunkPolicy
-from specbrowser.chunking.reassemble import normalize_whitespace, reassemble
-from specbrowser.formats import load_spec
-from specbrowser.formats.ecmarkup import CHUNKING_RULES, MARKDOWN_ELEMENTS
-from tests.helpers import SAMPLE, write_spec
-from tests.test_breakdown_properties import policies, spec_html
-
-
-def assert_lossless(path, policy: ChunkPolicy) -> int:
-    whole = load_spec(path)
-    chunks = {c.id: c for c in chunk_spec(load_spec(path), policy, rules=CHUNKING_RULES).chunks}
-    for section in whole.sections:
-        expected = normalize_whitespace(
-            to_markdown(whole.elements[section.id], policy.markdown, elements=MARKDOWN_ELEMENTS)
-        )
-        assert normalize_whitespace(reassemble(section.id, chunks)) == expected, section.id
-    return len(whole.sections)
+from tests.helpers import SAMPLE, assert_lossless, write_spec
+from tests.strategies import policies, spec_html
 
 
 @settings(
@@ -41,13 +25,6 @@ def test_sample_spec_is_lossless_under_several_policies():
         ChunkPolicy(threshold_chars=200, breakdown_tags=("li", "td", "p", "div"), max_depth=4),
     ):
         assert assert_lossless(SAMPLE, policy) == 37
-
-
-def test_table_row_group_marker_row_becomes_the_rows(tmp_path):
-    from tests.test_cases import c12_body
-
-    policy = ChunkPolicy(threshold_chars=800, breakdown_tags=("emu-table", "tr"))
-    assert assert_lossless(write_spec(tmp_path, c12_body()), policy) == 1
 
 
 def test_cell_subsections_come_back_as_cell_text(tmp_path):

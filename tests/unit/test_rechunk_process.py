@@ -17,10 +17,8 @@ from tests.helpers import SAMPLE
 
 
 @pytest.fixture
-def sample_db(tmp_path: Path) -> Path:
-    db_path = tmp_path / "t.db"
-    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=800))
-    return db_path
+def sample_db(ingested_db) -> Path:
+    return ingested_db(SAMPLE, ChunkPolicy(threshold_chars=800), "t.db")
 
 
 def test_subprocess_rechunk_equals_the_in_process_one(sample_db: Path, tmp_path: Path) -> None:

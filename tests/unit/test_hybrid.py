@@ -10,8 +10,7 @@ from specbrowser.search.embed import embed_missing
 from specbrowser.search.query import hybrid_search, lexical_search, semantic_search
 from specbrowser.session.ingest import ingest
 from specbrowser.store import active_version, open_database
-from tests.helpers import write_spec
-from tests.test_embed import HAVE_MODEL, MODEL_MISSING, cache_root, embedder  # noqa: F401 - module-scoped fixtures
+from tests.helpers import HAVE_MODEL, MODEL_MISSING, write_spec
 
 pytestmark = pytest.mark.skipif(not HAVE_MODEL, reason=MODEL_MISSING)
 
@@ -23,7 +22,7 @@ TEXTS = {
 
 
 @pytest.fixture
-def db(tmp_path, embedder):  # noqa: F811 - pytest fixture injection
+def db(tmp_path, embedder):
     body = "".join(
         f'<emu-clause id="{sid}"><h1>{sid}</h1><p>{text}</p></emu-clause>'
         for sid, text in TEXTS.items()

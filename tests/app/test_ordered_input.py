@@ -8,7 +8,7 @@ from textual import events
 from textual.app import App, ComposeResult
 
 from specbrowser.tui.widgets.ordered_input import OrderedInput
-from tests.test_app import run_async
+from tests.app.helpers import run_async
 
 CHARACTERS = {"backspace": "\x7f", "left": None, "home": None, "end": None}
 

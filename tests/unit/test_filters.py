@@ -1,8 +1,9 @@
 """The browser's tree filters in the core (:mod:`specbrowser.session.filters`): which chunks
 match, and which ancestors connect them to the top level, in the browser's tree order.
 
-Databases: ``sample_specs/mismatched-toc.html`` (six sections disagree with its TOC, one agrees)
-and ``sample_specs/toylang.html`` at an 800-character threshold (four chunks stay over it).
+Databases (the shared fixtures of ``tests/conftest.py``, opened):
+``sample_specs/mismatched-toc.html`` (six sections disagree with its TOC, one agrees) and
+``sample_specs/toylang.html`` at an 800-character threshold (four chunks stay over it).
 """
 
 from __future__ import annotations
@@ -12,14 +13,8 @@ from pathlib import Path
 import pytest
 
 from specbrowser import store
-from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.session import filters
-from specbrowser.session.ingest import ingest
 from specbrowser.store import SpecStore
-
-ROOT = Path(__file__).resolve().parent.parent
-MISMATCHED_TOC = ROOT / "sample_specs" / "mismatched-toc.html"
-TOYLANG = ROOT / "sample_specs" / "toylang.html"
 
 MISMATCHED_SECTIONS = [
     "sec-gadgets",
@@ -32,24 +27,16 @@ MISMATCHED_SECTIONS = [
 """The sections of mismatched-toc.html whose heading path differs from its TOC's, in order."""
 
 
-def _open(tmp_path: Path, spec: Path, policy: ChunkPolicy) -> SpecStore:
-    if not spec.is_file():
-        pytest.skip(f"{spec.name} absent")
-    db_path = tmp_path / f"{spec.stem}.db"
-    ingest([spec], db_path, policy)
-    return store.open_database(db_path)
+@pytest.fixture
+def mismatch_db(mismatch_db: Path) -> SpecStore:
+    """mismatched-toc.html with the default policy (the shared fixture's copy), open."""
+    return store.open_database(mismatch_db)
 
 
 @pytest.fixture
-def mismatch_db(tmp_path: Path) -> SpecStore:
-    """mismatched-toc.html with the default policy."""
-    return _open(tmp_path, MISMATCHED_TOC, ChunkPolicy())
-
-
-@pytest.fixture
-def toylang_db(tmp_path: Path) -> SpecStore:
-    """toylang.html at an 800-character threshold."""
-    return _open(tmp_path, TOYLANG, ChunkPolicy(threshold_chars=800))
+def toylang_db(toylang_db: Path) -> SpecStore:
+    """toylang.html at an 800-character threshold (the shared fixture's copy), open."""
+    return store.open_database(toylang_db)
 
 
 def _expected_children(db: SpecStore, matches: list[str]) -> dict[str | None, list[str]]:
