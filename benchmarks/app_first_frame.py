@@ -9,7 +9,8 @@ opening the database, building the tree's top level and rendering the first chun
 With ``--compare DIR`` each run is paired with a run of the package in ``DIR`` (another
 checkout, e.g. a worktree of an older commit), alternating, so both see the same machine; the
 ratio is per pair. ``--compare-db`` gives the other checkout its own database (one it wrote:
-a newer schema is upgraded in place when opened, which an older checkout cannot read). Medians of ``--repeat`` runs, in seconds.
+a newer schema is upgraded in place when opened, which an older checkout cannot read).
+Medians of ``--repeat`` runs, in seconds.
 
     python benchmarks/app_first_frame.py DB [--repeat 5] [--compare DIR [--compare-db DB]]
 """
