@@ -156,7 +156,7 @@ class Session:
 
         try:
             version = self.resolve_version(policy_version) if policy_version else None
-            return store.count_chunks(self._db, version)
+            return self._db.chunk_count(version or self.active_version())
         except NotFoundError:
             return 0
 

@@ -1,6 +1,7 @@
 """The SQLite file, and every SQL statement of specbrowser: :class:`SpecStore` (open one with
 :func:`open_database`), the writes of ingest and chunk-set management, and the reads of sections
 and chunk sets. Modules: ``database`` (SpecStore), ``schema`` (tables, named migrations),
+``sets`` (ingest's write, chunk sets), ``sections`` (the document and its sections),
 ``chunks``/``queries``/``tree``/``tokens`` (SpecStore's query methods), ``vectors`` (embeddings,
 KNN), ``cache`` (Markdown cache), ``reuse`` (chunk trees a re-chunk copies), ``toc``, ``rows``
 (row building), ``connection`` (the driver, sqlite-vec, one-line errors).
@@ -16,437 +17,86 @@ part of a statement.
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from collections.abc import Iterator
 
-from specbrowser.chunking.enrich import section_ordinal
-from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
-from specbrowser.chunking.stats import ChunkSetStats
-from specbrowser.chunking.toc_paths import Mismatch
-from specbrowser.errors import NotFoundError, PolicyError
-from specbrowser.model import Chunk, Document, Section, TocNode
-from specbrowser.store.chunks import CHUNK_COLUMNS, NO_CHUNK_SET  # noqa: F401  (re-exported)
-from specbrowser.store.connection import OPERATIONAL_ERRORS
+from specbrowser.model import Chunk
+from specbrowser.store.chunks import CHUNK_COLUMNS, NO_CHUNK_SET
 from specbrowser.store.database import SpecStore
-from specbrowser.store.reuse import CopyPlan, copy_trees
-from specbrowser.store.rows import (
-    chunk_row,
-    drop_unused_texts,
-    insert_rows,
-    section_columns,
-    select_in,
-    store_texts,
+from specbrowser.store.schema import FTS_TOKENIZER, SCHEMA_VERSION
+from specbrowser.store.sections import (
+    find_sections,
+    get_document,
+    get_section,
+    list_sections,
+    resolve_section,
+    section_html,
+    section_titles,
 )
-from specbrowser.store.schema import (  # noqa: F401  (re-exported)
-    FTS_TOKENIZER,
-    SCHEMA_VERSION,
+from specbrowser.store.sets import (
+    INGEST_ADDED,
+    INGEST_CREATED,
+    INGEST_REPLACED_SET,
+    INGEST_REPLACED_SPEC,
+    ChunkSetInfo,
+    activate_chunk_set,
+    active_policy,
+    chunk_stats,
+    count_chunk_sets,
+    delete_chunk_sets,
+    insert_chunk_set,
+    list_chunk_sets,
+    resolve_version,
+    section_mismatches,
+    sections_digest,
+    store_ingest,
+    vacuum,
 )
-from specbrowser.store.toc import replace_toc
-from specbrowser.types import IngestOutcome, MismatchKind
 
-INGEST_CREATED: IngestOutcome = "created"
-"""The database held no spec: document, sections and the first chunk set written."""
-INGEST_ADDED: IngestOutcome = "added"
-"""Same spec, a policy version the database did not hold: its chunk set added beside the others."""
-INGEST_REPLACED_SET: IngestOutcome = "replaced_set"
-"""Same spec, same policy version: that chunk set replaced, the others kept."""
-INGEST_REPLACED_SPEC: IngestOutcome = "replaced_spec"
-"""Another spec (other bytes, or the same bytes parsed differently): everything replaced."""
-
+__all__ = [
+    "CHUNK_COLUMNS",
+    "FTS_TOKENIZER",
+    "INGEST_ADDED",
+    "INGEST_CREATED",
+    "INGEST_REPLACED_SET",
+    "INGEST_REPLACED_SPEC",
+    "NO_CHUNK_SET",
+    "SCHEMA_VERSION",
+    "ChunkSetInfo",
+    "SpecStore",
+    "activate_chunk_set",
+    "active_policy",
+    "active_version",
+    "chunk_stats",
+    "count_chunk_sets",
+    "delete_chunk_sets",
+    "document_chunk",
+    "find_sections",
+    "get_chunk",
+    "get_chunks",
+    "get_document",
+    "get_section",
+    "insert_chunk_set",
+    "iter_chunks",
+    "iter_descendants",
+    "list_chunk_sets",
+    "list_sections",
+    "next_over_threshold",
+    "open_database",
+    "resolve_section",
+    "resolve_version",
+    "section_html",
+    "section_mismatches",
+    "section_titles",
+    "sections_digest",
+    "store_ingest",
+    "subsections_of",
+    "top_level_chunks",
+    "tree_parent_id",
+    "vacuum",
+]
 
 open_database = SpecStore.open
 """The same as :meth:`SpecStore.open`."""
-
-
-# --- writes ---------------------------------------------------------------------------------
-
-
-def sections_digest(sections: list[Section]) -> str:
-    """sha256 (hex) over every stored field of the sections, in order: two ingests of the same
-    bytes whose parse differs (a newer parser) get different digests."""
-    digest = hashlib.sha256()
-    for section in sections:
-        digest.update(json.dumps(vars(section), ensure_ascii=False, sort_keys=True).encode())
-        digest.update(b"\n")
-    return digest.hexdigest()
-
-
-def store_ingest(
-    store: SpecStore,
-    document: Document,
-    sections: list[Section],
-    policy: ChunkPolicy,
-    chunks: list[Chunk],
-    stats: ChunkSetStats,
-    toc: list[TocNode] | None = None,
-    mismatches: list[Mismatch] | None = None,
-    cache_writer: Callable[[SpecStore, str], None] | None = None,
-) -> IngestOutcome:
-    """Store an ingest's chunk set and make it the active one, in one transaction.
-
-    - The database holds this spec already (same ``sha256`` of the source bytes and same
-      :func:`sections_digest`): the chunk set is added (new policy version) or replaces the set
-      of the same version; the other sets stay.
-    - Otherwise everything (document, sections, every chunk set) is replaced: old sets would
-      point at sections that no longer exist.
-
-    The document's TOC and mismatches are replaced by this ingest's (``toc``, ``mismatches``),
-    and so are the other sets' ``heading_mismatches`` counts (they count the same sections).
-    ``cache_writer(store, sections_digest)``, when given, runs last in the same transaction (ingest
-    stores its Markdown cache that way: :func:`specbrowser.store.cache.save_markdown`).
-    Readers see the old state or the new one, never half; an exception (Ctrl-C included) rolls
-    back and leaves the database as it was.
-
-    Returns:
-        one of :data:`specbrowser.types.INGEST_OUTCOMES`.
-
-    Raises:
-        DatabaseError: the database is locked or cannot be written.
-    """
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    digest = sections_digest(sections)
-    with store.transaction():
-        row = store.db.execute("SELECT sha256, sections_sha256 FROM documents LIMIT 1").fetchone()
-        if row is None:
-            outcome = INGEST_CREATED
-        elif tuple(row) != (document.sha256, digest):
-            outcome = INGEST_REPLACED_SPEC
-        elif store.db.execute(
-            "SELECT 1 FROM policies WHERE version = ?", [policy.version]
-        ).fetchone():
-            outcome = INGEST_REPLACED_SET
-        else:
-            outcome = INGEST_ADDED
-        shared = section_columns(sections, chunks)
-        if outcome in (INGEST_CREATED, INGEST_REPLACED_SPEC):
-            for table in ("chunk_rows", "texts", "policies", "sections", "documents"):
-                store.db.execute(f"DELETE FROM [{table}]")  # table names are constants, not input
-            insert_rows(
-                store.db,
-                "sections",
-                [{**vars(s), "document_id": document.id, **shared[s.id]} for s in sections],
-            )
-        else:  # same sections; this ingest's TOC (an external one, maybe) gives their paths
-            store.db.conn.executemany(
-                "UPDATE sections SET toc_path = ?, mismatch = ? WHERE id = ?",
-                [(v["toc_path"], v["mismatch"], k) for k, v in shared.items()],
-            )
-        store.db.table("documents").upsert(
-            {
-                **asdict(document),
-                "source_paths": json.dumps(document.source_paths),
-                "sections_sha256": digest,
-                "ingested_at": now,
-            },
-            pk="id",
-        )
-        _insert_chunk_set(store, policy, chunks, stats, now)
-        if outcome not in (INGEST_CREATED, INGEST_REPLACED_SPEC):
-            # the sections' mismatches may have changed (another TOC); every set counts
-            # the same sections, so the kept sets' counts become this ingest's
-            store.db.execute(
-                "UPDATE policies SET stats = json_set(stats, '$.heading_mismatches', "
-                "json(?)) WHERE version != ?",
-                [json.dumps(stats.heading_mismatches), policy.version],
-            )
-        replace_toc(store, toc or [], mismatches or [])
-        if cache_writer is not None:
-            cache_writer(store, digest)
-    return outcome
-
-
-def insert_chunk_set(
-    store: SpecStore,
-    policy: ChunkPolicy,
-    chunks: list[Chunk],
-    stats: ChunkSetStats,
-    now: str,
-    *,
-    activate: bool = True,
-    copies: CopyPlan | None = None,
-) -> int:
-    """Write (or overwrite) the chunk set of ``policy.version`` (call inside a transaction).
-
-    With ``activate`` it becomes the active set; without, the active set stays as it was (a set
-    that was active and is overwritten stays active). ``now`` is the ISO 8601 creation time.
-
-    Only the texts no stored set has are written (with their FTS5 entries): one ``texts`` row
-    per distinct (title, text, retrieval text); every chunk gets a ``chunk_rows`` row pointing
-    at its text. What the chunks share with their section (heading path, TOC path, mismatch,
-    section number) is the section's (see :data:`specbrowser.store.schema.CHUNKS_VIEW`). Texts no
-    set uses any more (the overwritten set's) are deleted. Returns how many texts were new.
-
-    ``copies`` (a re-chunk's) adds the stored chunk trees it names, renumbered
-    (:func:`specbrowser.store.reuse.copy_trees`): the set is ``chunks`` plus those.
-    """
-    version = policy.version  # a hash over the settings: computed once, not once per chunk
-    was_active = (
-        store.db.execute(
-            "SELECT 1 FROM policies WHERE version = ? AND active = 1", [version]
-        ).fetchone()
-        is not None
-    )
-    if activate:
-        store.db.execute("UPDATE policies SET active = 0")
-    store.db.table("policies").upsert(
-        {
-            "version": version,
-            "settings": json.dumps(policy.settings()),
-            "created_at": now,
-            "stats": stats.to_json(),
-            "active": int(activate or was_active),
-        },
-        pk="version",
-    )
-    replaced = store.db.execute(
-        "DELETE FROM chunk_rows WHERE policy_version = ?", [version]
-    ).rowcount
-    text_ids, new_texts = store_texts(store.db, chunks)
-    insert_rows(
-        store.db,
-        "chunk_rows",
-        [chunk_row(version, c, i) for c, i in zip(chunks, text_ids, strict=True)],
-    )
-    if copies is not None:
-        copy_trees(store, version, copies)
-    if replaced:
-        drop_unused_texts(store.db)
-    return new_texts
-
-
-_insert_chunk_set = insert_chunk_set
-"""What :func:`store_ingest` calls, looked up at call time (tests patch it to fail mid-write)."""
-
-
-def resolve_version(store: SpecStore, version: str) -> str:
-    """The full policy version that ``version`` (a full version or a unique prefix) names,
-    without activating anything.
-
-    Raises:
-        NotFoundError: no chunk set has that version, or the prefix names several.
-    """
-    rows = (
-        [
-            r[0]
-            for r in store.db.execute(
-                "SELECT version FROM policies WHERE substr(version, 1, ?) = ? "
-                "ORDER BY version = ? DESC, version",
-                [len(version), version, version],
-            )
-        ]
-        if version
-        else []
-    )
-    if rows and (rows[0] == version or len(rows) == 1):
-        return str(rows[0])
-    known = ", ".join(rows) if rows else "see: specbrowser policies DB"
-    what = "several chunk sets start with" if rows else "no chunk set with policy version"
-    raise NotFoundError(f"{what} {version!r} ({known})")
-
-
-def activate_chunk_set(store: SpecStore, version: str) -> str:
-    """Make the chunk set of a policy version the active one; returns its full version.
-
-    ``version`` is a full policy version or a prefix of exactly one.
-
-    Raises:
-        NotFoundError: no chunk set has that version (or the prefix names several).
-    """
-    chosen = resolve_version(store, version)
-    with store.transaction():
-        _set_active(store, chosen)
-    return chosen
-
-
-def _set_active(store: SpecStore, version: str) -> None:
-    """Make ``version`` (a full version) the one active set (inside the caller's transaction)."""
-    store.db.execute("UPDATE policies SET active = (version = ?)", [version])
-
-
-def delete_chunk_sets(
-    store: SpecStore, versions: list[str], *, activate: str | None = None
-) -> list[tuple[str, int, int]]:
-    """Delete stored chunk sets other than the active one, all in one transaction: their chunk
-    rows, their ``policies`` rows, and the texts no remaining set uses (their FTS5 entries go
-    with them). Embeddings and token counts stay: they are keyed by retrieval text and model,
-    and serve again if a later set has the same texts. The file keeps its size until
-    :func:`vacuum`.
-
-    ``versions`` are full policy versions or prefixes of exactly one each. With ``activate``
-    (a version or prefix), that set is made active in the same transaction first, so the set
-    active before may be deleted. Returns, per set deleted (repeats once), its full version,
-    how many chunks and how many texts went.
-
-    Raises:
-        NotFoundError: a version names no chunk set (or several); nothing changes.
-        PolicyError: one is the set that is (or would be made) active; nothing changes.
-        DatabaseError: the database is locked or read-only; nothing changes.
-    """
-    active = resolve_version(store, activate) if activate is not None else active_version(store)
-    chosen = list(dict.fromkeys(resolve_version(store, version) for version in versions))
-    if active in chosen:
-        why = (
-            "the set --activate makes active"
-            if activate is not None
-            else "the active chunk set; activate another one first"
-        )
-        raise PolicyError(f"cannot delete {active}: it is {why}")
-    deleted: list[tuple[str, int, int]] = []
-    with store.transaction():
-        if activate is not None:
-            _set_active(store, active)
-        for version in chosen:
-            chunks = store.db.execute(
-                "DELETE FROM chunk_rows WHERE policy_version = ?", [version]
-            ).rowcount
-            store.db.execute("DELETE FROM policies WHERE version = ?", [version])
-            deleted.append((version, chunks, drop_unused_texts(store.db)))
-    return deleted
-
-
-def count_chunks(store: SpecStore, policy_version: str | None = None) -> int:
-    """How many chunks the active (or given) chunk set holds, the document chunk included."""
-    row = store.db.execute(
-        "SELECT count(*) FROM chunk_rows WHERE policy_version = ?",
-        [_version(store, policy_version)],
-    ).fetchone()
-    return int(row[0])
-
-
-def vacuum(store: SpecStore) -> None:
-    """Rebuild the database file without its free pages (after :func:`delete_chunk_sets`), so
-    that it shrinks. Needs free disk space about the size of the database.
-
-    Raises:
-        DatabaseError: the database is locked or read-only, or the disk is full (the file is
-            then as it was).
-    """
-    try:
-        store.db.execute("VACUUM")
-    except OPERATIONAL_ERRORS as exc:
-        raise store.error(exc) from None
-
-
-def section_mismatches(store: SpecStore) -> dict[str, MismatchKind]:
-    """Section id → mismatch kind, for the sections whose parser and TOC paths disagree (as the
-    ingest reconciled them; a re-chunk's stats count them: they never depend on the policy)."""
-    return dict(
-        store.db.execute("SELECT id, mismatch FROM sections WHERE mismatch IS NOT NULL").fetchall()
-    )
-
-
-# --- reads ----------------------------------------------------------------------------------
-
-
-def get_document(store: SpecStore) -> Document:
-    """The spec held by this database.
-
-    Raises:
-        NotFoundError: the database holds no spec yet.
-    """
-    row = store.db.execute(
-        "SELECT id, title, kind, source_paths, sha256 FROM documents LIMIT 1"
-    ).fetchone()
-    if row is None:
-        raise NotFoundError(
-            "the database holds no spec yet (run: specbrowser ingest SPEC --db FILE)"
-        )
-    return Document(
-        id=row[0], title=row[1], kind=row[2], source_paths=json.loads(row[3]), sha256=row[4]
-    )
-
-
-def active_policy(store: SpecStore) -> tuple[ChunkPolicy, ChunkSetStats]:
-    """The policy whose chunk set is active, and the stats recorded when it was made.
-
-    The policy is rebuilt from its stored settings; for a stale set (made by another converter
-    version) its :attr:`ChunkPolicy.version` differs from the stored one, so read the set by
-    :func:`active_version`, never by this policy's version.
-
-    Raises:
-        NotFoundError: no chunk set exists.
-    """
-    row = store.db.execute(
-        "SELECT settings, stats FROM policies WHERE active = 1 LIMIT 1"
-    ).fetchone()
-    if row is None:
-        raise NotFoundError(NO_CHUNK_SET)
-    settings = json.loads(row[0])
-    policy = ChunkPolicy.from_settings(settings)
-    return policy, ChunkSetStats.from_json(row[1])
-
-
-@dataclass
-class ChunkSetInfo:
-    """One chunk set as ``specbrowser policies`` lists it.
-
-    Attributes:
-        version: the policy version it is stored under.
-        settings: the policy settings as stored (:meth:`ChunkPolicy.settings` of the code that
-            made it, ``converter_version`` included).
-        created_at: when it was written (ISO 8601, UTC, seconds).
-        active: whether it is the active set.
-        chunks: its number of chunks, the document chunk included.
-        over_threshold: its chunks over the threshold, counted by reason.
-    """
-
-    version: str
-    settings: dict[str, object]
-    created_at: str
-    active: bool
-    chunks: int
-    over_threshold: dict[str, int]
-
-    @property
-    def converter_version(self) -> int | None:
-        """The converter version that made the set (None if the settings lack it)."""
-        value = self.settings.get("converter_version")
-        return int(value) if isinstance(value, (int, str)) and str(value).isdigit() else None
-
-    @property
-    def stale(self) -> bool:
-        """Made by another converter version than this code's :data:`CONVERTER_VERSION`: a
-        re-ingest with the same options would give other chunks."""
-        return self.converter_version != CONVERTER_VERSION
-
-
-def list_chunk_sets(store: SpecStore) -> list[ChunkSetInfo]:
-    """Every chunk set in the database, oldest first (then by version)."""
-    counts = {
-        r[0]: r[1]
-        for r in store.db.execute(
-            "SELECT policy_version, count(*) FROM chunks GROUP BY policy_version"
-        )
-    }
-    overruns: dict[str, dict[str, int]] = {}
-    for version, reason, count in store.db.execute(
-        "SELECT policy_version, over_threshold, count(*) FROM chunks "
-        "WHERE over_threshold IS NOT NULL GROUP BY policy_version, over_threshold "
-        "ORDER BY count(*) DESC, over_threshold"
-    ):
-        overruns.setdefault(version, {})[reason] = count
-    return [
-        ChunkSetInfo(
-            version=version,
-            settings=json.loads(settings or "{}"),
-            created_at=created_at or "",
-            active=bool(active),
-            chunks=counts.get(version, 0),
-            over_threshold=overruns.get(version, {}),
-        )
-        for version, settings, created_at, active in store.db.execute(
-            "SELECT version, settings, created_at, active FROM policies "
-            "ORDER BY created_at, version"
-        )
-    ]
-
-
-def count_chunk_sets(store: SpecStore) -> int:
-    """How many chunk sets (policy versions) the database holds."""
-    return int(store.db.execute("SELECT count(*) FROM policies").fetchone()[0])
 
 
 def active_version(store: SpecStore) -> str:
@@ -506,91 +156,6 @@ def _version(store: SpecStore, policy_version: str | None) -> str:
     return policy_version or store.active_version()
 
 
-def get_section(store: SpecStore, section_id: str) -> Section:
-    """One section row.
-
-    Raises:
-        NotFoundError: no section with that id.
-    """
-    row = store.db.execute(
-        "SELECT id, parent_id, ordinal, depth, kind, secnum, title, html, source_file "
-        "FROM sections WHERE id = ?",
-        [section_id],
-    ).fetchone()
-    if row is None:
-        raise NotFoundError(f"no section with id {section_id!r}")
-    return Section(*row)
-
-
-def list_sections(store: SpecStore, *, html: bool = True) -> list[Section]:
-    """Every stored section in document order (parents before children): the input of a
-    re-chunk (:func:`specbrowser.session.ingest.chunk_sections`). With ``html=False`` each
-    :attr:`Section.html` is "" (read it where needed with :func:`section_html`)."""
-    html_column = "html" if html else "''"  # a constant either way, never input
-    # without the HTML, the sections_outline index covers the query
-    rows = store.db.execute(
-        "SELECT id, parent_id, ordinal, depth, kind, secnum, title, "
-        f"{html_column}, source_file FROM sections ORDER BY ordinal"
-    )
-    return [Section(*row) for row in rows]
-
-
-def section_html(store: SpecStore, section_ids: list[str]) -> dict[str, str]:
-    """The stored own HTML of the given sections (ids that do not exist are left out)."""
-    return dict(select_in(store.db, "SELECT id, html FROM sections WHERE id IN", [], section_ids))
-
-
-def resolve_section(store: SpecStore, text: str) -> str:
-    """The id of the section that ``text`` names: its id, else its number as the spec prints it
-    (``14.6``, ``14.6.``, ``B.1.2``, ``Annex B``; matched against the stored section number,
-    :func:`specbrowser.chunking.enrich.section_ordinal`), the first in document order.
-
-    Raises:
-        NotFoundError: no section has that id or number.
-    """
-    if store.db.execute("SELECT 1 FROM sections WHERE id = ?", [text]).fetchone():
-        return text
-    number = section_ordinal(text.strip())
-    row = (
-        store.db.execute(
-            "SELECT id FROM sections WHERE section_ordinal = ? ORDER BY ordinal LIMIT 1", [number]
-        ).fetchone()
-        if number
-        else None
-    )
-    if row is None:
-        raise NotFoundError(f"no section with id or number {text!r}")
-    return str(row[0])
-
-
-def find_sections(store: SpecStore, query: str, limit: int = 50) -> list[tuple[str, str]]:
-    """Sections whose id, number or title contains ``query`` (case-insensitive, literal).
-
-    Returns ``(section id, display title)`` pairs, exact id matches first, then document order.
-    """
-    pattern = "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-    rows = store.db.execute(
-        "SELECT id, trim(secnum || ' ' || title) FROM sections "
-        "WHERE id LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\' "
-        "OR (secnum || ' ' || title) LIKE ? ESCAPE '\\' "
-        "ORDER BY (id = ?) DESC, ordinal LIMIT ?",
-        [pattern, pattern, pattern, query, limit],
-    ).fetchall()
-    return [(r[0], r[1]) for r in rows]
-
-
-def chunk_stats(store: SpecStore, policy_version: str | None = None) -> ChunkSetStats:
-    """Counts for ``specbrowser stats``: sections, chunks, sizes, overruns, unresolved markers."""
-    from specbrowser.chunking.stats import compute_stats
-
-    version = _version(store, policy_version)
-    sections = store.db.execute("SELECT count(*) FROM sections").fetchone()[0]
-    return compute_stats(list(iter_chunks(store, version)), sections)
-
-
-# --- queries for the browser (tree navigation, filters, the jump palette) -------------------
-
-
 def tree_parent_id(
     store: SpecStore, chunk_id: str, policy_version: str | None = None
 ) -> str | None:
@@ -602,11 +167,3 @@ def tree_parent_id(
         NotFoundError: no chunk with that id.
     """
     return store.tree_parent_id(chunk_id, _version(store, policy_version))
-
-
-def section_titles(store: SpecStore) -> list[tuple[str, str]]:
-    """Every section as ``(section id, display title)``, in document order (the fuzzy jump list)."""
-    rows = store.db.execute(
-        "SELECT id, trim(secnum || ' ' || title) FROM sections ORDER BY ordinal"
-    )
-    return [(r[0], r[1]) for r in rows]

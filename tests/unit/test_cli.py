@@ -320,7 +320,7 @@ def test_failed_ingest_leaves_database_as_it_was(db, spec, monkeypatch):
     def boom(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(store, "_insert_chunk_set", boom)
+    monkeypatch.setattr(store.sets, "_insert_chunk_set", boom)
     spec.write_text(spec.read_text().replace("sec-b", "sec-c"))
     assert main(["ingest", str(spec), "--db", str(db)]) == 130
     database = open_database(db)

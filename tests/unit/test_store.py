@@ -206,7 +206,7 @@ def test_failed_ingest_keeps_every_set_as_it_was(tmp_path, spec, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(store, "_insert_chunk_set", interrupted)
+    monkeypatch.setattr(store.sets, "_insert_chunk_set", interrupted)
     with pytest.raises(KeyboardInterrupt):
         ingest([spec], db_path, SMALLER)
     db = store.open_database(db_path)
