@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from specbrowser.chunking.markdown import to_markdown
+from specbrowser.chunking.markers import marker_ids
 from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.reassemble import normalize_whitespace, reassemble
@@ -66,9 +67,13 @@ def by_id(chunks: list[Chunk]) -> dict[str, Chunk]:
 
 def assert_lossless(path: Path, policy: ChunkPolicy) -> int:
     """Assert that every section of the spec at ``path`` reassembles from its chunks under
-    ``policy`` to its one-piece Markdown; return the number of sections."""
+    ``policy`` to its one-piece Markdown, that no chunk is empty and that every chunk's markers
+    are its subsections, in order; return the number of sections."""
     whole = load_spec(path)
     chunks = {c.id: c for c in chunk_spec(load_spec(path), policy, rules=CHUNKING_RULES).chunks}
+    for chunk in chunks.values():
+        assert chunk.text.strip(), f"{chunk.id} is empty"
+        assert marker_ids(chunk.text) == chunk.subsections, f"{chunk.id}: markers ≠ subsections"
     for section in whole.sections:
         expected = normalize_whitespace(
             to_markdown(whole.elements[section.id], policy.markdown, elements=MARKDOWN_ELEMENTS)

@@ -87,7 +87,20 @@ policies = st.builds(
     ChunkPolicy,
     threshold_chars=st.integers(40, 800),
     breakdown_tags=st.permutations(
-        ["emu-table", "emu-grammar", "td", "tr", "p", "li", "div"]
+        [
+            "emu-table",
+            "emu-grammar",
+            "td",
+            "tr",
+            "p",
+            "li",
+            "div",
+            "ol",
+            "emu-alg",
+            "emu-note",
+            "pre",
+            "emu-alg > ol",
+        ]
     ).flatmap(lambda tags: st.integers(0, len(tags)).map(lambda n: tuple(tags[:n]))),
     max_depth=st.integers(0, 4),
 )

@@ -410,7 +410,12 @@ class _Converter:
         return lines
 
     def algorithm(self, el: etree._Element, out: list[str]) -> None:
-        if any(self.roles.get(c) in ("ordered_list", "unordered_list") for c in el):
+        """A rendered algorithm (its list, or the marker of an extracted list) as blocks; the
+        source form (steps as plain text, already a Markdown list) as its text."""
+        if any(
+            self.roles.get(c) in ("ordered_list", "unordered_list") or c.tag in MARKER_TAGS
+            for c in el
+        ):
             self.container(el, out)
         else:  # source form: the steps are plain text, already a Markdown list
             text = textwrap.dedent(text_of(el).strip("\n")).strip()

@@ -4,7 +4,8 @@ Each marker of a subsection is replaced by the subsection's own reassembled text
 the marker stands:
 
 - in a table row (a line starting with ``|``): a ``table_row`` group's marker row becomes the
-  group's rows (the caption and header row it repeats are dropped); any other subsection (a
+  group's rows (the caption and header row it repeats are dropped), indented as the marker
+  row is (a table inside a list item); any other subsection (a
   cell) is written as cell text (:func:`specbrowser.chunking.markdown.to_cell`);
 - elsewhere: the first line goes where the marker was, following lines are indented like the
   marker's line continues (list indentation kept, ``>`` of quotes kept).
@@ -44,8 +45,10 @@ def reassemble(chunk_id: str, chunks: Mapping[str, Chunk]) -> str:
         line_end = len(text) if line_end == -1 else line_end
         before = text[line_start : marker.start]
         if before.lstrip(" >").startswith("|"):
-            if target.layer == "table_row":
-                text = text[:line_start] + "\n".join(_group_rows(sub)) + text[line_end:]
+            if target.layer == "table_row":  # the rows, indented as the marker row is
+                indent = before[: len(before) - len(before.lstrip(" >"))]
+                rows = "\n".join(indent + row for row in _group_rows(sub))
+                text = text[:line_start] + rows + text[line_end:]
                 continue
             sub = to_cell(sub)
         else:

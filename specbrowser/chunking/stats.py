@@ -91,8 +91,9 @@ class ChunkSetStats:
         sizes: min, median, p90, max and mean size.
         over_threshold: chunks that stayed over the threshold, per reason.
         largest: the largest chunk (the first of equal ones), or None for an empty set.
-        unresolved_markers: markers naming no chunk of the set (0 in a sound set); None when
-            stored statistics did not count them.
+        unresolved_markers: markers naming no chunk of the set, plus listed subsections whose
+            marker is missing from their parent's text (0 in a sound set); None when stored
+            statistics did not count them.
         marker_mismatches: chunks whose markers differ from their stored subsections (0 in a
             sound set); None when stored statistics did not count them.
         heading_mismatches: sections whose parser and TOC heading paths disagree, per kind.
@@ -188,6 +189,8 @@ def compute_stats(
         targets = fact.targets
         if targets:
             unresolved += sum(1 for t in targets if t not in ids)
+        if fact.subsections:  # the reverse: a listed subsection whose marker is not in the text
+            unresolved += len(set(fact.subsections).difference(targets))
         mismatched += targets != fact.subsections
     largest = max(facts, key=lambda f: f.size, default=None)
 

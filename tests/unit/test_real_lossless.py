@@ -16,13 +16,30 @@ pytestmark = [
 ]
 
 
+def _policy(threshold: int, *tags: str) -> ChunkPolicy:
+    return ChunkPolicy(threshold_chars=threshold, breakdown_tags=tags)
+
+
 @pytest.mark.parametrize(
     "policy",
     [
         ChunkPolicy(),
-        ChunkPolicy(threshold_chars=2000, breakdown_tags=("emu-table", "emu-grammar", "tr", "p")),
+        _policy(2000, "emu-table", "emu-grammar", "tr", "p"),
+        _policy(1000, "ol", "li"),
+        _policy(400, "emu-alg", "ol", "li", "p"),
+        _policy(1500, "emu-note", "emu-alg", "ol", "p"),
+        _policy(500, "tr", "p"),
+        _policy(800, "emu-alg > ol", "div", "td", "pre"),
     ],
-    ids=["default", "tr-2000"],
+    ids=[
+        "default",
+        "tr-2000",
+        "ol-li-1000",
+        "alg-ol-li-p-400",
+        "note-alg-ol-p-1500",
+        "tr-p-500",
+        "selector-div-td-pre-800",
+    ],
 )
 def test_every_ecma262_section_reassembles_to_its_one_piece_markdown(policy):
     assert assert_lossless(ECMA262 / "index.html", policy) == 2253

@@ -58,3 +58,26 @@ def test_list_item_subsections_keep_their_indentation(tmp_path):
         )
         == 1
     )
+
+
+def test_an_algorithm_whose_list_is_extracted_keeps_the_marker(tmp_path):
+    steps = "".join(f"<li>step {n} " + "w " * 40 + "</li>" for n in range(4))
+    body = (
+        '<emu-clause id="sec-a"><h1>A</h1><p>In the following algorithm:</p>'
+        f"<emu-alg><ol>{steps}</ol></emu-alg><p>After.</p></emu-clause>"
+    )
+    spec = write_spec(tmp_path, body)
+    assert assert_lossless(spec, ChunkPolicy(threshold_chars=200, breakdown_tags=("ol", "li")))
+    for tags in (("emu-alg", "ol"), ("ol", "emu-alg"), ("emu-alg > ol",)):
+        assert assert_lossless(spec, ChunkPolicy(threshold_chars=200, breakdown_tags=tags))
+
+
+def test_a_row_group_of_a_table_in_a_list_item_comes_back_indented(tmp_path):
+    rows = "".join(f"<tr><td>`op{n}`</td><td>{'v ' * 30}</td></tr>" for n in range(8))
+    body = (
+        '<emu-clause id="sec-a"><h1>A</h1><emu-alg><ol><li>Let x be:<figure><table>'
+        f"<tr><th>a</th><th>b</th></tr>{rows}</table></figure></li><li>Return x.</li></ol>"
+        "</emu-alg></emu-clause>"
+    )
+    policy = ChunkPolicy(threshold_chars=300, breakdown_tags=("tr",))
+    assert assert_lossless(write_spec(tmp_path, body), policy) == 1
