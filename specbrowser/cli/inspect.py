@@ -84,7 +84,9 @@ def cmd_subsections(args: argparse.Namespace) -> int:
             out.print(f"{escape(chunk.id)} has no subsections.")
             return 0
         table = Table(
-            title=f"{len(children)} subsections of {escape(chunk.id)}", title_justify="left"
+            title=f"{len(children)} subsection{'s' if len(children) != 1 else ''} of "
+            f"{escape(chunk.id)}",
+            title_justify="left",
         )
         table.add_column("id", no_wrap=True, overflow="fold")
         for name in ("kind", "title", "chars", "over threshold"):

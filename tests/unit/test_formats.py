@@ -177,3 +177,16 @@ def test_chunking_imports_no_format_and_no_outer_layer():
 def test_a_page_opening_with_a_custom_element_looks_like_html(tmp_path):
     path = page(tmp_path, "<emu-clause id='a'><h1>A</h1></emu-clause>", "part.html")
     assert check_spec_inputs([path]) == [path]
+
+
+def test_source_folder_of_emu_files_means_its_spec_emu(tmp_path):
+    page(tmp_path, SOURCE_CLAUSE, "spec.emu")
+    page(tmp_path, "<p>part</p>", "part.emu")
+    assert resolve_inputs([tmp_path]) == [tmp_path / "spec.emu"]
+    assert load_spec([tmp_path]).document.kind == "ecmarkup-source"
+
+
+def test_folder_without_html_or_source_entry_is_refused(tmp_path):
+    (tmp_path / "notes.txt").write_text("nothing")
+    with pytest.raises(SpecInputError, match=r"folder without \.html files"):
+        resolve_inputs([tmp_path])
