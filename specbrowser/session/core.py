@@ -331,8 +331,11 @@ class Session:
             PolicyError: an empty query, or a filter naming nothing.
             EmbeddingError: semantic or hybrid search cannot run.
         """
+        from specbrowser.errors import PolicyError
         from specbrowser.search.query import NO_FILTER, run_search
 
+        if not text.strip():
+            raise PolicyError("nothing to search for: the query is empty")
         return run_search(
             self._db, text, mode, limit=limit, advanced=advanced, where=where or NO_FILTER
         )

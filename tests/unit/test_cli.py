@@ -594,3 +594,9 @@ def test_option_choices_are_the_vocabulary(command, option, values):
 def test_every_overrun_reason_and_mismatch_kind_is_explained():
     assert set(types.OVERRUN_EXPLANATIONS) == set(types.OVERRUN_REASONS)
     assert set(types.MISMATCH_EXPLANATIONS) == set(types.MISMATCH_KINDS)
+
+
+def test_search_with_an_empty_query_exits_2_with_one_line(toylang_db, capsys):
+    assert main(["search", str(toylang_db), ""]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "the query is empty" in err and len(err.splitlines()) == 1

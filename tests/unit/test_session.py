@@ -176,3 +176,11 @@ def test_an_unreadable_cache_database_is_dropped(tmp_path: Path) -> None:
     cache.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)  # damaged
     opening.drop_unreadable_cache(cache)
     assert not cache.exists()
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\t\n"])
+def test_an_empty_query_is_refused_in_one_line(toylang_db: Path, query: str) -> None:
+    from specbrowser.errors import PolicyError
+
+    with Session.open(toylang_db) as session, pytest.raises(PolicyError, match="query is empty"):
+        session.search(query)
