@@ -58,6 +58,11 @@ def marker_sizes(text: str) -> list[tuple[str, int]]:
     return [(m.target_id, m.end - m.start) for m in find_markers(text)]
 
 
+def size_without_markers(text: str) -> int:
+    """``len(text)`` less its markers' characters: the chunk's own text, in characters."""
+    return len(text) - sum(chars for _target, chars in marker_sizes(text))
+
+
 def chunk_facts(chunk: Chunk) -> ChunkFacts:
     """The :class:`ChunkFacts` of a chunk (its markers read from its text)."""
     sizes = marker_sizes(chunk.text)

@@ -283,6 +283,32 @@ def test_print_diff_summary_on_a_given_console(two_sets) -> None:
     assert "changed sections" not in text  # the section list is the diff command's own
 
 
+def test_quality_figures_before_and_after_are_each_sets_stats(two_sets) -> None:
+    db_path, a, b = two_sets
+    db = store.open_database(db_path)
+    stats_a, stats_b = store.chunk_stats(db, a), store.chunk_stats(db, b)
+    summary = diff_chunk_sets(db, a, b).summary
+    assert summary.tiny_chunks == Change(stats_a.tiny_chunks, stats_b.tiny_chunks)
+    assert summary.breakdown_marker_share == Change(
+        stats_a.breakdown_marker_share, stats_b.breakdown_marker_share
+    )
+    assert summary.breakdown_marker_share.before == 0.0 < summary.breakdown_marker_share.after
+    assert stats_b.sizes_without_markers is not None
+    assert summary.median_without_markers.after == stats_b.sizes_without_markers.median
+    with db.transaction():  # stats stored before the figures existed are counted again
+        db.db.execute("UPDATE policies SET stats = json_remove(stats, '$.tiny_chunks')")
+    assert diff_chunk_sets(db, a, b).summary == summary
+
+
+def test_cli_summary_shows_the_quality_figures(two_sets, capsys) -> None:
+    db_path, a, b = two_sets
+    assert main(["diff", str(db_path), a[:6], b[:6], "--limit", "0"]) == 0
+    output = capsys.readouterr().out
+    for row in ("tiny chunks", "mostly markers", "breakdown markers (% of chars)"):
+        assert row in output
+    assert "0.0%" in output and "median without markers (chars)" in output
+
+
 # --- the screen -------------------------------------------------------------------------------
 
 
