@@ -63,6 +63,18 @@ def size_without_markers(text: str) -> int:
     return len(text) - sum(chars for _target, chars in marker_sizes(text))
 
 
+def is_tiny(parent_id: str | None, size_without_markers: int) -> bool:
+    """Whether a chunk is tiny: made by the breakdown (it has a parent) and under
+    :data:`TINY_CHARS` characters without its markers."""
+    return parent_id is not None and size_without_markers < TINY_CHARS
+
+
+def is_mostly_markers(size: int, size_without_markers: int) -> bool:
+    """Whether a chunk of ``size`` characters is mostly markers: they make at least
+    :data:`MOSTLY_MARKERS_SHARE` of it (an empty chunk is not)."""
+    return size > 0 and size - size_without_markers >= MOSTLY_MARKERS_SHARE * size
+
+
 def chunk_facts(chunk: Chunk) -> ChunkFacts:
     """The :class:`ChunkFacts` of a chunk (its markers read from its text)."""
     sizes = marker_sizes(chunk.text)
@@ -300,8 +312,8 @@ def compute_stats(
                 section_chars += chars
         bare = fact.size - marker_chars
         bare_sizes.append(bare)
-        tiny += fact.parent_id is not None and bare < TINY_CHARS
-        mostly += bool(fact.size) and marker_chars >= MOSTLY_MARKERS_SHARE * fact.size
+        tiny += is_tiny(fact.parent_id, bare)
+        mostly += is_mostly_markers(fact.size, bare)
     bare_sizes.sort()
 
     return ChunkSetStats(

@@ -9,6 +9,7 @@ heading mismatches). Snapshots are stored under the top-level ``snapshots/`` fol
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -154,7 +155,7 @@ async def test_selecting_a_chunk_shows_its_header_and_text(toylang_db: Path) -> 
         header = header_plain(app)
         assert header.splitlines()[0] == "sec-literal-markup-p-1"
         assert "parent sec-literal-markup" in header and "tag p" in header
-        assert "/ 800 chars" in header
+        assert "/ 800 chars" in header and "without markers" not in header  # it has none
         assert "2 Notational Conventions › 2.2 Algorithm Conventions › 2.2.2" in header
         assert "Some Toylang diagnostics use a bracketed notation" in rendered_plain(app)
         label = browser(app).query_one(ChunkTree).cursor_node.label
@@ -168,7 +169,13 @@ async def test_next_marker_then_follow_goes_to_its_target(toylang_db: Path) -> N
         await settle(pilot)
         browser(app).go_to_chunk("sec-notational-conventions")
         await settle(pilot)
-        assert "marker –/2" in header_plain(app)
+        header = header_plain(app)
+        assert "marker –/2" in header
+        chunk = app.session.chunk("sec-notational-conventions")
+        bare = chunk.size - sum(
+            len(m) for m in re.findall(r"\[Subsection available[^\]]*\]", chunk.text)
+        )
+        assert f"{chunk.size:,} / 800 chars ({bare:,} without markers)" in header
         await pilot.press("n")
         await settle(pilot)
         view = browser(app).query_one(ChunkView)
