@@ -279,7 +279,7 @@ def quality_rows(stats: ChunkSetStats) -> list[tuple[str, str]]:
     breakdown, child = stats.breakdown_marker_share, stats.section_marker_share
     mostly = stats.mostly_marker_chunks
     if bare is None or tiny is None or breakdown is None or child is None or mostly is None:
-        return [("quality", "not counted (re-chunk the set to count it)")]
+        return [("quality", "not counted in the stored statistics (specbrowser stats counts them)")]
     of_chunks = f" of {stats.chunks:,}" if stats.chunks else ""
     return [
         (

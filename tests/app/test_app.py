@@ -720,8 +720,11 @@ async def test_palette_commands_toggle_the_filters(mismatch_db: Path) -> None:
         assert [h.text for h in discovered] == [
             "Only mismatched sections",
             "Only over-threshold chunks",
+            "Only tiny chunks",
+            "Only mostly-marker chunks",
         ]
         assert discovered[0].help.endswith("(m)") and discovered[1].help.endswith("(O)")
+        assert discovered[2].help.endswith("(T)") and discovered[3].help.endswith("(M)")
         await pilot.press("ctrl+p")
         await settle(pilot)
         await pilot.press(*"only mismatched")
@@ -737,6 +740,29 @@ async def test_palette_commands_toggle_the_filters(mismatch_db: Path) -> None:
         await pilot.press(*"only mismatched")
         await settle(pilot)
         await pilot.press("enter")
+        await settle(pilot)
+        assert browser(app).tree_filter is None
+
+
+@run_async
+async def test_tiny_and_marker_heavy_filters_show_their_chunks(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tree = browser(app).query_one(ChunkTree)
+        version = app.session.active_version()
+        for key, kind, title in (
+            ("T", filters.TINY, "only tiny chunks"),
+            ("M", filters.MARKER_HEAVY, "only mostly-marker chunks"),
+        ):
+            await pilot.press(key)
+            await settle(pilot)
+            assert browser(app).tree_filter == kind
+            filtered = filters.filtered_tree(app.session.store, kind, version)
+            assert tree.border_title == f"{title} · {len(filtered.matches)}"
+            assert tree_shape(tree) == filtered.children
+            assert cursor_id(app) in filtered.shown
+        await pilot.press("M")
         await settle(pilot)
         assert browser(app).tree_filter is None
 

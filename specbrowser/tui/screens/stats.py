@@ -76,7 +76,7 @@ def marker_lines(stats: ChunkSetStats) -> str:
     breakdown, child = stats.breakdown_marker_share, stats.section_marker_share
     bare = stats.sizes_without_markers
     if breakdown is None or child is None or bare is None:
-        return "markers: not counted (re-chunk the set to count them)"
+        return "markers: not counted"
     return (
         f"markers: breakdown {breakdown:.1%}, child sections {child:.1%} "
         f"of {stats.total_chars or 0:,} chars\n"
