@@ -350,6 +350,10 @@ async def test_screen_shows_summary_sections_and_trees(two_sets) -> None:
         summary = str(screen.query_one("#diff-summary", Static).content)
         assert "sections changed 2 of 4" in summary
         assert "unsplittable 0 → 2" in summary
+        quality = diff_chunk_sets(app.session.store, a, b).summary
+        assert quality.tiny_chunks == Change(0, 0) and quality.mostly_marker_chunks == Change(0, 1)
+        assert "tiny chunks 0 · mostly markers 0 → 1 · median without markers" in summary
+        assert "markers, share of all characters: breakdown 0.0% → " in summary
         table = screen.query_one("#diff-sections", DataTable)
         assert [row.value for row in table.rows] == ["sec-big", "sec-code"]
         assert screen.section_id == "sec-big"
