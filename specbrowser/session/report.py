@@ -3,8 +3,9 @@
 :func:`build_report` gathers, for a chunk set:
 :func:`specbrowser.chunking.stats.compute_stats`' counts (the same numbers as
 ``specbrowser stats``), a size histogram split at the threshold, the largest chunks, the
-overruns, the TOC mismatches, the chunks whose embedding was truncated and, from the token
-counts (:mod:`specbrowser.search.tokens`), the chunks over the model's window.
+overruns, the TOC mismatches, the chunks whose embedding was truncated, the tiny and the
+mostly-marker chunks and, from the token counts (:mod:`specbrowser.search.tokens`), the chunks
+over the model's window.
 Entries that name chunks (:class:`ChunkEntry`) are what the screen lets the user jump to.
 """
 
