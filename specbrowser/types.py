@@ -60,9 +60,10 @@ two (see :mod:`specbrowser.search.query`)."""
 SEARCH_MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 """The values of :data:`SearchMode`; the first is the default of every front end."""
 
-FilterKind = Literal["mismatched", "over_threshold"]
+FilterKind = Literal["mismatched", "over_threshold", "tiny", "marker_heavy"]
 """A tree filter (:func:`specbrowser.session.filters.filtered_tree`): sections whose heading
-paths disagree with the TOC, or chunks that stayed over the threshold."""
+paths disagree with the TOC, chunks that stayed over the threshold, tiny chunks (made by the
+breakdown, little text of their own) or chunks that are mostly markers."""
 FILTER_KINDS: tuple[FilterKind, ...] = get_args(FilterKind)
 """The values of :data:`FilterKind`, in that order."""
 

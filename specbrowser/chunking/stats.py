@@ -13,9 +13,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
-from specbrowser.chunking.markers import marker_ids
+from specbrowser.chunking.markers import find_markers
 from specbrowser.model import Chunk
 from specbrowser.types import Layer, MismatchKind, OverrunReason
+
+TINY_CHARS = 100
+"""A chunk the breakdown made (one with a parent chunk) is *tiny* when its text without markers
+is shorter than this many characters: too little text to be worth retrieving on its own. Section
+roots are never counted: one that holds only a heading and child-section markers is the
+structure of the spec, not a breakdown's leftover."""
+
+MOSTLY_MARKERS_SHARE = 0.8
+"""A chunk is *mostly markers* when its markers are at least this share of its characters: a
+reader (or a retriever) of it gets little besides pointers elsewhere."""
 
 
 class ChunkFacts(NamedTuple):
@@ -23,7 +33,10 @@ class ChunkFacts(NamedTuple):
     copies: :func:`specbrowser.store.reuse.stored_facts`). Sizes in characters.
 
     ``targets`` are the ids of the markers in the chunk's text, ``subsections`` the ids the chunk
-    names; ``ordinal`` is its place in the set (the counts list ties in that order).
+    names; ``ordinal`` is its place in the set (the counts list ties in that order);
+    ``marker_sizes`` is ``(target id, characters)`` of every marker in the text, in order (a
+    stored chunk may leave ``targets`` empty when its markers were checked before, but never
+    ``marker_sizes``).
     """
 
     id: str
@@ -37,10 +50,34 @@ class ChunkFacts(NamedTuple):
     targets: list[str]
     subsections: list[str]
     ordinal: int
+    marker_sizes: list[tuple[str, int]]
+
+
+def marker_sizes(text: str) -> list[tuple[str, int]]:
+    """``(target id, characters)`` of every marker in ``text``, in order."""
+    return [(m.target_id, m.end - m.start) for m in find_markers(text)]
+
+
+def size_without_markers(text: str) -> int:
+    """``len(text)`` less its markers' characters: the chunk's own text, in characters."""
+    return len(text) - sum(chars for _target, chars in marker_sizes(text))
+
+
+def is_tiny(parent_id: str | None, size_without_markers: int) -> bool:
+    """Whether a chunk is tiny: made by the breakdown (it has a parent) and under
+    :data:`TINY_CHARS` characters without its markers."""
+    return parent_id is not None and size_without_markers < TINY_CHARS
+
+
+def is_mostly_markers(size: int, size_without_markers: int) -> bool:
+    """Whether a chunk of ``size`` characters is mostly markers: they make at least
+    :data:`MOSTLY_MARKERS_SHARE` of it (an empty chunk is not)."""
+    return size > 0 and size - size_without_markers >= MOSTLY_MARKERS_SHARE * size
 
 
 def chunk_facts(chunk: Chunk) -> ChunkFacts:
     """The :class:`ChunkFacts` of a chunk (its markers read from its text)."""
+    sizes = marker_sizes(chunk.text)
     return ChunkFacts(
         chunk.id,
         chunk.parent_id,
@@ -50,9 +87,10 @@ def chunk_facts(chunk: Chunk) -> ChunkFacts:
         chunk.over_threshold,
         chunk.size,
         chunk.mismatch,
-        marker_ids(chunk.text),
+        [target for target, _ in sizes],
         chunk.subsections,
         chunk.ordinal,
+        sizes,
     )
 
 
@@ -97,6 +135,19 @@ class ChunkSetStats:
         marker_mismatches: chunks whose markers differ from their stored subsections (0 in a
             sound set); None when stored statistics did not count them.
         heading_mismatches: sections whose parser and TOC heading paths disagree, per kind.
+        total_chars: characters of all chunks, markers included.
+        breakdown_marker_chars: characters of the markers that name a chunk with a parent
+            (one the breakdown extracted).
+        section_marker_chars: characters of the other markers: those naming a child section's
+            root chunk, which the section tree requires.
+        tiny_chunks: chunks with a parent whose text without markers is under
+            :data:`TINY_CHARS` characters.
+        mostly_marker_chunks: chunks whose markers are at least :data:`MOSTLY_MARKERS_SHARE`
+            of their characters.
+        sizes_without_markers: min, median, p90, max and mean size, each chunk's markers not
+            counted.
+
+    The last six are None in statistics stored before they were counted.
 
     Stored as the JSON object of :meth:`to_dict` (keys as the attribute names, ``by_depth``
     keys as strings); :meth:`from_dict` reads any such object back, filling keys an older
@@ -114,6 +165,24 @@ class ChunkSetStats:
     unresolved_markers: int | None = None
     marker_mismatches: int | None = None
     heading_mismatches: dict[MismatchKind, int] = field(default_factory=dict)
+    total_chars: int | None = None
+    breakdown_marker_chars: int | None = None
+    section_marker_chars: int | None = None
+    tiny_chunks: int | None = None
+    mostly_marker_chunks: int | None = None
+    sizes_without_markers: SizeStats | None = None
+
+    @property
+    def breakdown_marker_share(self) -> float | None:
+        """Breakdown-marker characters / all chunk characters (0 for an empty set; None when
+        not counted)."""
+        return _share(self.breakdown_marker_chars, self.total_chars)
+
+    @property
+    def section_marker_share(self) -> float | None:
+        """Child-section-marker characters / all chunk characters (0 for an empty set; None
+        when not counted)."""
+        return _share(self.section_marker_chars, self.total_chars)
 
     @property
     def markers_sound(self) -> bool:
@@ -139,18 +208,25 @@ class ChunkSetStats:
         """
         sizes = data.get("sizes") or {}
         largest = data.get("largest")
+        bare = data.get("sizes_without_markers")
         return cls(
             sections=int(data.get("sections", 0)),
             chunks=int(data.get("chunks", 0)),
             by_depth={int(k): int(v) for k, v in (data.get("by_depth") or {}).items()},
             by_layer=dict(data.get("by_layer") or {}),
             by_tag=dict(data.get("by_tag") or {}),
-            sizes=SizeStats(**{k: int(v) for k, v in sizes.items() if k in _SIZE_KEYS}),
+            sizes=_size_stats(sizes),
             over_threshold=dict(data.get("over_threshold") or {}),
             largest=LargestChunk(str(largest["id"]), int(largest["size"])) if largest else None,
             unresolved_markers=_count_or_none(data.get("unresolved_markers")),
             marker_mismatches=_count_or_none(data.get("marker_mismatches")),
             heading_mismatches=dict(data.get("heading_mismatches") or {}),
+            total_chars=_count_or_none(data.get("total_chars")),
+            breakdown_marker_chars=_count_or_none(data.get("breakdown_marker_chars")),
+            section_marker_chars=_count_or_none(data.get("section_marker_chars")),
+            tiny_chunks=_count_or_none(data.get("tiny_chunks")),
+            mostly_marker_chunks=_count_or_none(data.get("mostly_marker_chunks")),
+            sizes_without_markers=None if bare is None else _size_stats(bare),
         )
 
     @classmethod
@@ -173,12 +249,42 @@ def _count_or_none(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
+def _size_stats(data: Mapping[str, Any]) -> SizeStats:
+    return SizeStats(**{k: int(v) for k, v in data.items() if k in _SIZE_KEYS})
+
+
+def _share(part: int | None, whole: int | None) -> float | None:
+    if part is None or whole is None:
+        return None
+    return part / whole if whole else 0.0
+
+
+def size_stats(sizes: list[int]) -> SizeStats:
+    """Min, median, p90, max and mean of ``sizes`` (sorted ascending; all 0 when empty)."""
+    if not sizes:
+        return SizeStats()
+
+    def at(fraction: float) -> int:
+        return sizes[min(len(sizes) - 1, int(fraction * len(sizes)))]
+
+    return SizeStats(
+        min=sizes[0],
+        median=at(0.5),
+        p90=at(0.9),
+        max=sizes[-1],
+        mean=round(sum(sizes) / len(sizes)),
+    )
+
+
 def compute_stats(
     chunks: list[Chunk], section_count: int, stored: Iterable[ChunkFacts] = ()
 ) -> ChunkSetStats:
     """Counts over one chunk set: ``chunks`` plus, for a re-chunk that copies stored chunk
     trees, their ``stored`` facts; ``section_count`` is the document's number of sections.
-    See :class:`ChunkSetStats` for what is counted."""
+    See :class:`ChunkSetStats` for what is counted. A marker naming a chunk with a parent is a
+    breakdown marker; any other (a child section's root chunk, or an id the set lacks) a
+    child-section marker. A chunk's text without markers is its size minus its markers'
+    characters."""
     facts = [*map(chunk_facts, chunks), *stored]
     facts.sort(key=lambda f: f.ordinal)  # counts list ties in set order, however facts came
     ids = {f.id for f in facts}
@@ -193,9 +299,22 @@ def compute_stats(
             unresolved += len(set(fact.subsections).difference(targets))
         mismatched += targets != fact.subsections
     largest = max(facts, key=lambda f: f.size, default=None)
-
-    def at(fraction: float) -> int:
-        return sizes[min(len(sizes) - 1, int(fraction * len(sizes)))] if sizes else 0
+    extracted = {f.id for f in facts if f.parent_id is not None}
+    breakdown_chars = section_chars = tiny = mostly = 0
+    bare_sizes: list[int] = []
+    for fact in facts:
+        marker_chars = 0
+        for target, chars in fact.marker_sizes:
+            marker_chars += chars
+            if target in extracted:
+                breakdown_chars += chars
+            else:
+                section_chars += chars
+        bare = fact.size - marker_chars
+        bare_sizes.append(bare)
+        tiny += is_tiny(fact.parent_id, bare)
+        mostly += is_mostly_markers(fact.size, bare)
+    bare_sizes.sort()
 
     return ChunkSetStats(
         sections=section_count,
@@ -203,13 +322,7 @@ def compute_stats(
         by_depth=dict(sorted(Counter(f.depth for f in facts).items())),
         by_layer=_by_count(f.layer for f in facts),
         by_tag=_by_count(f.breakdown_tag or f"({f.layer})" for f in facts),
-        sizes=SizeStats(
-            min=at(0),
-            median=at(0.5),
-            p90=at(0.9),
-            max=sizes[-1] if sizes else 0,
-            mean=round(sum(sizes) / len(sizes)) if sizes else 0,
-        ),
+        sizes=size_stats(sizes),
         over_threshold=_by_count(f.over_threshold for f in facts if f.over_threshold),
         largest=LargestChunk(largest.id, largest.size) if largest else None,
         unresolved_markers=unresolved,
@@ -217,6 +330,12 @@ def compute_stats(
         heading_mismatches=_by_count(
             f.mismatch for f in facts if f.mismatch and f.parent_id is None
         ),
+        total_chars=sum(sizes),
+        breakdown_marker_chars=breakdown_chars,
+        section_marker_chars=section_chars,
+        tiny_chunks=tiny,
+        mostly_marker_chunks=mostly,
+        sizes_without_markers=size_stats(bare_sizes),
     )
 
 

@@ -240,6 +240,7 @@ def print_summary(
             "sizes (chars)",
             f"median {sizes.median:,}, p90 {sizes.p90:,}, max {sizes.max:,}",
         ),
+        *quality_rows(stats),
         (
             "largest chunk",
             escape(f"{largest.id} ({largest.size:,} chars)") if largest else "-",
@@ -261,6 +262,45 @@ def print_summary(
         style = "yellow" if name == "over threshold" and overruns else ""
         table.add_row(name, f"[{style}]{value}[/]" if style else value)
     out.print(table)
+
+
+def percent(share: float) -> str:
+    """A share as a percentage with one decimal: ``0.0471`` → ``"4.7%"``."""
+    return f"{share:.1%}"
+
+
+def quality_rows(stats: ChunkSetStats) -> list[tuple[str, str]]:
+    """The summary's rows for the quality figures (sizes without markers, tiny chunks, marker
+    shares, mostly-marker chunks); "not counted" for statistics stored before them."""
+    from specbrowser.chunking.stats import MOSTLY_MARKERS_SHARE, TINY_CHARS
+
+    bare = stats.sizes_without_markers
+    tiny = stats.tiny_chunks
+    breakdown, child = stats.breakdown_marker_share, stats.section_marker_share
+    mostly = stats.mostly_marker_chunks
+    if bare is None or tiny is None or breakdown is None or child is None or mostly is None:
+        return [("quality", "not counted in the stored statistics (specbrowser stats counts them)")]
+    of_chunks = f" of {stats.chunks:,}" if stats.chunks else ""
+    return [
+        (
+            "without markers",
+            f"min {bare.min:,}, median {bare.median:,}, p90 {bare.p90:,}, max {bare.max:,}",
+        ),
+        (
+            "tiny chunks",
+            f"{tiny:,}{of_chunks} (made by the breakdown, under {TINY_CHARS:,} chars "
+            "without markers)",
+        ),
+        (
+            "marker share",
+            f"breakdown {percent(breakdown)}, child sections {percent(child)} "
+            f"of {stats.total_chars or 0:,} chars",
+        ),
+        (
+            "mostly markers",
+            f"{mostly:,} chunks (markers ≥ {MOSTLY_MARKERS_SHARE:.0%} of their chars)",
+        ),
+    ]
 
 
 def tokens_row(tokens: dict[str, Any] | None) -> tuple[str, str]:

@@ -14,8 +14,8 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from specbrowser.cli._common import at_least, out
-from specbrowser.session.diff import Change, ChunkSetDiff, SectionDiff
+from specbrowser.cli._common import at_least, out, percent
+from specbrowser.session.diff import Change, ChunkSetDiff, DiffSummary, SectionDiff
 
 DEFAULT_LIMIT = 20
 """Changed sections listed without ``--limit``/``--all``: a screenful, the largest changes."""
@@ -84,7 +84,9 @@ def _delta(change: Change[int]) -> Text:
 
 def print_diff_summary(diff: ChunkSetDiff, console: Console | None = None) -> None:
     """Print the totals of a diff: the two policies, then a table of set A against set B (chunk
-    counts, overruns by reason, the largest chunk's size in characters, embedding truncation),
+    counts, overruns by reason, the largest chunk's size in characters, the quality figures:
+    tiny chunks, mostly-marker chunks, marker shares, median size without markers; embedding
+    truncation),
     then the sections changed, the chunks added / removed / changed and the largest chunks' ids.
     Spec text (chunk ids, policies) is printed literally, never as markup.
 
@@ -123,6 +125,7 @@ def print_diff_summary(diff: ChunkSetDiff, console: Console | None = None) -> No
         *(value[1] if value else 0 for value in (summary.largest.before, summary.largest.after))
     )
     table.add_row("largest chunk (chars)", f"{sizes.before:,}", f"{sizes.after:,}", _delta(sizes))
+    _quality_rows(table, summary)
     if summary.truncated is None or summary.embedded is None:
         table.add_row("embedding-truncated", "-", "-", "")
     else:
@@ -162,6 +165,35 @@ def print_diff_summary(diff: ChunkSetDiff, console: Console | None = None) -> No
     ]
     for note in notes:
         console.print(Text(note), soft_wrap=True, highlight=False)
+
+
+def _quality_rows(table: Table, summary: DiffSummary) -> None:
+    """The quality figures A → B: tiny and mostly-marker chunks (fewer is better), the marker
+    shares in percent (the change in percentage points; less is better) and the median size
+    without markers (neutral)."""
+    for name, change in (
+        ("tiny chunks", summary.tiny_chunks),
+        ("mostly markers", summary.mostly_marker_chunks),
+    ):
+        table.add_row(name, f"{change.before:,}", f"{change.after:,}", _delta(change))
+    for name, share in (
+        ("breakdown markers", summary.breakdown_marker_share),
+        ("child-section markers", summary.section_marker_share),
+    ):
+        points = round((share.after - share.before) * 100, 1)
+        table.add_row(
+            f"{name} (% of chars)",
+            percent(share.before),
+            percent(share.after),
+            Text(f"{points:+.1f} pt", style="red" if points > 0 else "green") if points else "",
+        )
+    median = summary.median_without_markers
+    table.add_row(
+        "median without markers (chars)",
+        f"{median.before:,}",
+        f"{median.after:,}",
+        Text(f"{median.after - median.before:+,}") if median.changed else "",
+    )
 
 
 def section_row(section: SectionDiff) -> tuple[RenderableType, str, str, str, str, str]:

@@ -46,6 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from specbrowser.chunking.stats import size_without_markers
     from specbrowser.session import Session
 
     with Session.open(args.db) as session:
@@ -64,9 +65,13 @@ def cmd_show(args: argparse.Namespace) -> int:
                 flag = f" · {count:,} tokens" + flag
                 if window is not None and count > window:
                     flag += f" [yellow]embedding truncated (> {window})[/]"
+            bare = size_without_markers(chunk.text)
+            size = f"{chunk.size:,} chars" + (
+                f" ({bare:,} without markers)" if bare != chunk.size else ""
+            )
             out.rule(
                 f"[bold]{escape(chunk.id)}[/] · depth {chunk.depth} · "
-                f"{escape(chunk.breakdown_tag or chunk.layer)} · {chunk.size:,} chars{flag}",
+                f"{escape(chunk.breakdown_tag or chunk.layer)} · {size}{flag}",
                 align="left",
             )
             text = chunk.retrieval_text if args.retrieval_text else chunk.text
@@ -131,12 +136,19 @@ def cmd_stats(args: argparse.Namespace) -> int:
             "document": document.title,
             "policy": {**policy.settings(), "version": version},
             **stats.to_dict(),
+            "breakdown_marker_share": _rounded(stats.breakdown_marker_share),
+            "section_marker_share": _rounded(stats.section_marker_share),
             "tokens": tokens,
         }
         print(json.dumps(payload, ensure_ascii=False, indent=2))
         return 0
     print_summary(document.title, args.db, policy, stats, {}, extra_rows=[tokens_row(tokens)])
     return 0
+
+
+def _rounded(share: float | None) -> float | None:
+    """A share to 4 decimals (0.1 per mille: enough to compare sets), None kept."""
+    return None if share is None else round(share, 4)
 
 
 def cmd_mismatches(args: argparse.Namespace) -> int:

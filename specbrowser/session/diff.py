@@ -19,6 +19,7 @@ from typing import Generic, TypeVar
 
 from specbrowser import store
 from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.chunking.stats import ChunkSetStats
 from specbrowser.store import SpecStore
 from specbrowser.store import vectors as store_vectors
 from specbrowser.store.queries import ChunkBrief
@@ -98,6 +99,16 @@ class DiffSummary:
         embedding_model: that model's name, or None.
         largest: the largest chunk in A → B as ``(chunk id, size in characters)``; None for an
             empty set.
+        tiny_chunks: chunks the breakdown made whose text without markers is under
+            :data:`~specbrowser.chunking.stats.TINY_CHARS` characters, in A → B.
+        mostly_marker_chunks: chunks that are mostly markers, in A → B.
+        breakdown_marker_share: breakdown-marker characters / all chunk characters, A → B.
+        section_marker_share: child-section-marker characters / all chunk characters, A → B.
+        median_without_markers: the median chunk size without markers (characters), A → B.
+
+    The quality figures (the last five) are each set's stored statistics, counted again from
+    its chunks when they were stored before these figures existed (see
+    :class:`~specbrowser.chunking.stats.ChunkSetStats`).
     """
 
     chunks: Change[int]
@@ -112,6 +123,11 @@ class DiffSummary:
     embedded: Change[int] | None
     embedding_model: str | None
     largest: Change[tuple[str, int] | None]
+    tiny_chunks: Change[int] = field(default_factory=lambda: Change(0, 0))
+    mostly_marker_chunks: Change[int] = field(default_factory=lambda: Change(0, 0))
+    breakdown_marker_share: Change[float] = field(default_factory=lambda: Change(0.0, 0.0))
+    section_marker_share: Change[float] = field(default_factory=lambda: Change(0.0, 0.0))
+    median_without_markers: Change[int] = field(default_factory=lambda: Change(0, 0))
 
 
 @dataclass
@@ -191,6 +207,15 @@ def _policy_line(db: SpecStore, version: str) -> str:
         return json.dumps(settings) if settings is not None else ""
 
 
+def set_stats(db: SpecStore, version: str) -> ChunkSetStats:
+    """A chunk set's stored statistics; counted again from its chunks when they lack the quality
+    figures (stored by an older specbrowser)."""
+    stats = ChunkSetStats.from_dict(db.policy_stats(version) or {})
+    if stats.tiny_chunks is None or stats.sizes_without_markers is None:
+        stats = store.chunk_stats(db, version)
+    return stats
+
+
 def _embedding_counts(
     db: SpecStore, versions: tuple[str, str]
 ) -> tuple[str | None, Change[int] | None, Change[int] | None]:
@@ -267,6 +292,7 @@ def diff_chunk_sets(db: SpecStore, version_a: str, version_b: str) -> ChunkSetDi
         reasons_a.keys() | reasons_b.keys(), key=lambda r: (-max(reasons_a[r], reasons_b[r]), r)
     )
     model, truncated, embedded = _embedding_counts(db, (full_a, full_b))
+    stats_a, stats_b = set_stats(db, full_a), set_stats(db, full_b)
     summary = DiffSummary(
         chunks=Change(len(briefs_a), len(briefs_b)),
         sections_changed=len(changed_sections),
@@ -280,6 +306,22 @@ def diff_chunk_sets(db: SpecStore, version_a: str, version_b: str) -> ChunkSetDi
         embedded=embedded,
         embedding_model=model,
         largest=Change(_largest(briefs_a), _largest(briefs_b)),
+        tiny_chunks=Change(stats_a.tiny_chunks or 0, stats_b.tiny_chunks or 0),
+        mostly_marker_chunks=Change(
+            stats_a.mostly_marker_chunks or 0, stats_b.mostly_marker_chunks or 0
+        ),
+        breakdown_marker_share=Change(
+            stats_a.breakdown_marker_share or 0.0, stats_b.breakdown_marker_share or 0.0
+        ),
+        section_marker_share=Change(
+            stats_a.section_marker_share or 0.0, stats_b.section_marker_share or 0.0
+        ),
+        median_without_markers=Change(
+            *(
+                s.sizes_without_markers.median if s.sizes_without_markers else 0
+                for s in (stats_a, stats_b)
+            )
+        ),
     )
     return ChunkSetDiff(
         version_a=full_a,

@@ -1,17 +1,20 @@
 """What the browser's tree filters keep: the chunks that match, and the tree ancestors needed to
 reach them.
 
-Two filters: *mismatched sections* (root chunks whose parser heading path and TOC path disagree,
-see :mod:`specbrowser.chunking.toc_paths`) and *over-threshold chunks* (any chunk that stayed
-over the size threshold). Part of the pure core: reads the database through the store, never
-imports Textual. The tree shape is the browser's: a chunk's children are its ``subsections``,
-in order (see :mod:`specbrowser.store.tree`).
+Four filters: *mismatched sections* (root chunks whose parser heading path and TOC path
+disagree, see :mod:`specbrowser.chunking.toc_paths`), *over-threshold chunks* (any chunk that
+stayed over the size threshold), *tiny chunks* and *mostly-marker chunks* (as the chunk set's
+statistics count them: :func:`specbrowser.chunking.stats.is_tiny`,
+:func:`specbrowser.chunking.stats.is_mostly_markers`). Part of the pure core: reads the
+database through the store, never imports Textual. The tree shape is the browser's: a chunk's
+children are its ``subsections``, in order (see :mod:`specbrowser.store.tree`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from specbrowser.chunking.stats import is_mostly_markers, is_tiny, size_without_markers
 from specbrowser.store import SpecStore
 from specbrowser.types import FILTER_KINDS, FilterKind
 
@@ -20,6 +23,12 @@ MISMATCHED: FilterKind = "mismatched"
 
 OVER_THRESHOLD: FilterKind = "over_threshold"
 """Filter kind: chunks that stayed over the threshold."""
+
+TINY: FilterKind = "tiny"
+"""Filter kind: chunks the breakdown made with little text of their own."""
+
+MARKER_HEAVY: FilterKind = "marker_heavy"
+"""Filter kind: chunks that are mostly markers."""
 
 
 def mismatched_section_ids(db: SpecStore, policy_version: str) -> list[str]:
@@ -34,12 +43,23 @@ def over_threshold_chunk_ids(db: SpecStore, policy_version: str) -> list[str]:
     return db.over_threshold_ids(policy_version)
 
 
+def quality_chunk_ids(db: SpecStore, kind: FilterKind, policy_version: str) -> list[str]:
+    """Ids of the tiny (``kind`` :data:`TINY`) or the mostly-marker (:data:`MARKER_HEAVY`)
+    chunks, in chunk ordinal order. Reads every chunk's text once."""
+    found: list[str] = []
+    for chunk_id, parent_id, text in db.chunk_texts(policy_version):
+        bare = size_without_markers(text)
+        if is_tiny(parent_id, bare) if kind == TINY else is_mostly_markers(len(text), bare):
+            found.append(chunk_id)
+    return found
+
+
 @dataclass(frozen=True)
 class FilteredTree:
     """What a filter shows.
 
     Attributes:
-        kind: the filter kind (:data:`MISMATCHED` or :data:`OVER_THRESHOLD`).
+        kind: the filter kind (:data:`specbrowser.types.FILTER_KINDS`).
         matches: the matching chunk ids, in chunk ordinal order.
         children: for each shown parent (None: the tree's top level), its shown children in
             tree order; every shown chunk appears exactly once, under its tree parent.
@@ -59,8 +79,8 @@ def filtered_tree(db: SpecStore, kind: FilterKind, policy_version: str) -> Filte
     """The matches of filter ``kind`` in chunk set ``policy_version``, with the ancestors that
     connect them to the top level, arranged as the browser's tree arranges them.
 
-    Reads every chunk's id, parent and subsection list once (no text), so it stays fast on
-    ECMA-262's ~3 750 chunks.
+    Reads every chunk's id, parent and subsection list once (no text; the tiny and mostly-marker
+    filters read the texts too), so it stays fast on ECMA-262's ~3 750 chunks.
 
     Raises:
         ValueError: ``kind`` is not one of :data:`specbrowser.types.FILTER_KINDS`.
@@ -69,6 +89,8 @@ def filtered_tree(db: SpecStore, kind: FilterKind, policy_version: str) -> Filte
         matches = mismatched_section_ids(db, policy_version)
     elif kind == OVER_THRESHOLD:
         matches = over_threshold_chunk_ids(db, policy_version)
+    elif kind in (TINY, MARKER_HEAVY):
+        matches = quality_chunk_ids(db, kind, policy_version)
     else:
         raise ValueError(f"unknown filter {kind!r}; expected one of {', '.join(FILTER_KINDS)}")
     tree = db.tree_parents(policy_version)

@@ -3,8 +3,9 @@
 :func:`build_report` gathers, for a chunk set:
 :func:`specbrowser.chunking.stats.compute_stats`' counts (the same numbers as
 ``specbrowser stats``), a size histogram split at the threshold, the largest chunks, the
-overruns, the TOC mismatches, the chunks whose embedding was truncated and, from the token
-counts (:mod:`specbrowser.search.tokens`), the chunks over the model's window.
+overruns, the TOC mismatches, the chunks whose embedding was truncated, the tiny and the
+mostly-marker chunks and, from the token counts (:mod:`specbrowser.search.tokens`), the chunks
+over the model's window.
 Entries that name chunks (:class:`ChunkEntry`) are what the screen lets the user jump to.
 """
 
@@ -13,7 +14,13 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from specbrowser.chunking.stats import ChunkSetStats, compute_stats
+from specbrowser.chunking.stats import (
+    ChunkSetStats,
+    compute_stats,
+    is_mostly_markers,
+    is_tiny,
+    size_without_markers,
+)
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.model import Chunk
 from specbrowser.search.tokens import token_info
@@ -129,6 +136,11 @@ class StatsReport:
         tokens_counted: how many of the set's chunks have a token count.
         over_window: counted chunks over the window (the model would cut them when embedded),
             most tokens first; ``detail`` is the token count.
+        tiny: the tiny chunks (:func:`specbrowser.chunking.stats.is_tiny`), smallest without
+            markers first; ``detail`` is that size ("12 own chars").
+        marker_heavy: the chunks that are mostly markers
+            (:func:`specbrowser.chunking.stats.is_mostly_markers`), highest marker share first;
+            ``detail`` is the share ("93% markers").
     """
 
     policy_version: str
@@ -147,6 +159,8 @@ class StatsReport:
     token_window: int | None = None
     tokens_counted: int = 0
     over_window: list[ChunkEntry] = field(default_factory=list)
+    tiny: list[ChunkEntry] = field(default_factory=list)
+    marker_heavy: list[ChunkEntry] = field(default_factory=list)
 
 
 def set_threshold(db: SpecStore, policy_version: str) -> int:
@@ -184,6 +198,7 @@ def build_report(
         mismatch_counts=mismatch_counts(db),
         mismatched=_mismatched(list_mismatches(db), by_id),
     )
+    report.tiny, report.marker_heavy = _quality_entries(chunks)
     stored = store_vectors.stored_model(db)
     if stored is not None:
         model = stored[0]
@@ -207,6 +222,24 @@ def build_report(
             if cid in by_id
         ]
     return report
+
+
+def _quality_entries(chunks: list[Chunk]) -> tuple[list[ChunkEntry], list[ChunkEntry]]:
+    """(tiny chunks, smallest own text first; mostly-marker chunks, highest share first), ties
+    in set order."""
+    bare = {chunk.id: size_without_markers(chunk.text) for chunk in chunks}
+    tiny = sorted(
+        (c for c in chunks if is_tiny(c.parent_id, bare[c.id])),
+        key=lambda c: (bare[c.id], c.ordinal),
+    )
+    heavy = sorted(
+        (c for c in chunks if is_mostly_markers(c.size, bare[c.id])),
+        key=lambda c: (bare[c.id] / c.size, c.ordinal),
+    )
+    return (
+        [_entry(c, f"{bare[c.id]:,} own chars") for c in tiny],
+        [_entry(c, f"{1 - bare[c.id] / c.size:.0%} markers") for c in heavy],
+    )
 
 
 def _entry(chunk: Chunk, detail: str = "") -> ChunkEntry:

@@ -228,6 +228,15 @@ class SetQueries:
         )
         return [row[0] for row in rows]
 
+    def chunk_texts(self, policy_version: str) -> list[tuple[str, str | None, str]]:
+        """``(id, parent id, text)`` of every chunk of a set, in ordinal order."""
+        rows = self.db.execute(
+            "SELECT r.id, r.parent_id, t.text FROM chunk_rows r JOIN texts t ON t.id = r.text_id "
+            "WHERE r.policy_version = ? ORDER BY r.ordinal",
+            [policy_version],
+        )
+        return [(chunk_id, parent_id, text or "") for chunk_id, parent_id, text in rows]
+
     def chunk_briefs(self, policy_version: str, section_id: str | None = None) -> list[ChunkBrief]:
         """A set's chunks without their text, in ordinal order: all, or one section's (its
         root chunk first; child sections' chunks are not included)."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
-from specbrowser.chunking.stats import ChunkFacts, ChunkSetStats
+from specbrowser.chunking.stats import ChunkFacts, ChunkSetStats, marker_sizes
 from specbrowser.errors import DatabaseError
 from specbrowser.types import MismatchKind
 
@@ -137,7 +137,8 @@ def stored_facts(
     Their markers are not read again: their source set's stats found every marker resolved and
     equal to its chunk's subsections (:func:`plan_copies` takes no other source), and what they
     name is in the new set too: chunks of the same copied tree, or child sections' root chunks,
-    which every set has. So each copied chunk adds nothing to the marker counts.
+    which every set has. So each copied chunk adds nothing to the marker counts. Their texts are
+    read for the markers' sizes only (the quality figures: marker shares, tiny chunks).
     """
     facts: list[ChunkFacts] = []
     checked: list[str] = []  # no marker left to count (see above); shared, never changed
@@ -152,9 +153,10 @@ def stored_facts(
             over,
             size,
             ordinal,
+            text,
         ) in store.db.execute(
             "SELECT r.id, r.section_id, r.parent_id, r.depth, r.layer, r.breakdown_tag, "
-            "r.over_threshold, t.size, r.ordinal + j.value "
+            "r.over_threshold, t.size, r.ordinal + j.value, t.text "
             "FROM json_each(?) j CROSS JOIN chunk_rows r ON r.policy_version = ? "
             "AND r.section_id = j.key CROSS JOIN texts t ON t.id = r.text_id",
             [json.dumps(deltas), source],
@@ -172,6 +174,7 @@ def stored_facts(
                     checked,
                     checked,
                     ordinal,
+                    marker_sizes(text),
                 )
             )
     return facts

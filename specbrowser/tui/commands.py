@@ -16,6 +16,7 @@ from textual.command import CommandInput, CommandPalette, DiscoveryHit, Hit, Hit
 from textual.content import Content
 from textual.fuzzy import FuzzySearch
 
+from specbrowser.chunking.stats import MOSTLY_MARKERS_SHARE, TINY_CHARS
 from specbrowser.errors import NotFoundError
 from specbrowser.session import filters
 
@@ -155,6 +156,18 @@ FILTER_COMMANDS = (
         filters.OVER_THRESHOLD,
         "O",
         "the chunks that stayed over the threshold",
+    ),
+    (
+        "Only tiny chunks",
+        filters.TINY,
+        "T",
+        f"the chunks the breakdown made with under {TINY_CHARS} characters besides markers",
+    ),
+    (
+        "Only mostly-marker chunks",
+        filters.MARKER_HEAVY,
+        "M",
+        f"the chunks whose markers are at least {MOSTLY_MARKERS_SHARE:.0%} of their characters",
     ),
 )
 """The tree filter commands: palette name, filter kind, key, and what the filter shows."""

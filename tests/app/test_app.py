@@ -9,6 +9,7 @@ heading mismatches). Snapshots are stored under the top-level ``snapshots/`` fol
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -154,7 +155,7 @@ async def test_selecting_a_chunk_shows_its_header_and_text(toylang_db: Path) -> 
         header = header_plain(app)
         assert header.splitlines()[0] == "sec-literal-markup-p-1"
         assert "parent sec-literal-markup" in header and "tag p" in header
-        assert "/ 800 chars" in header
+        assert "/ 800 chars" in header and "without markers" not in header  # it has none
         assert "2 Notational Conventions › 2.2 Algorithm Conventions › 2.2.2" in header
         assert "Some Toylang diagnostics use a bracketed notation" in rendered_plain(app)
         label = browser(app).query_one(ChunkTree).cursor_node.label
@@ -168,7 +169,13 @@ async def test_next_marker_then_follow_goes_to_its_target(toylang_db: Path) -> N
         await settle(pilot)
         browser(app).go_to_chunk("sec-notational-conventions")
         await settle(pilot)
-        assert "marker –/2" in header_plain(app)
+        header = header_plain(app)
+        assert "marker –/2" in header
+        chunk = app.session.chunk("sec-notational-conventions")
+        bare = chunk.size - sum(
+            len(m) for m in re.findall(r"\[Subsection available[^\]]*\]", chunk.text)
+        )
+        assert f"{chunk.size:,} / 800 chars ({bare:,} without markers)" in header
         await pilot.press("n")
         await settle(pilot)
         view = browser(app).query_one(ChunkView)
@@ -713,8 +720,11 @@ async def test_palette_commands_toggle_the_filters(mismatch_db: Path) -> None:
         assert [h.text for h in discovered] == [
             "Only mismatched sections",
             "Only over-threshold chunks",
+            "Only tiny chunks",
+            "Only mostly-marker chunks",
         ]
         assert discovered[0].help.endswith("(m)") and discovered[1].help.endswith("(O)")
+        assert discovered[2].help.endswith("(T)") and discovered[3].help.endswith("(M)")
         await pilot.press("ctrl+p")
         await settle(pilot)
         await pilot.press(*"only mismatched")
@@ -730,6 +740,29 @@ async def test_palette_commands_toggle_the_filters(mismatch_db: Path) -> None:
         await pilot.press(*"only mismatched")
         await settle(pilot)
         await pilot.press("enter")
+        await settle(pilot)
+        assert browser(app).tree_filter is None
+
+
+@run_async
+async def test_tiny_and_marker_heavy_filters_show_their_chunks(toylang_db: Path) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tree = browser(app).query_one(ChunkTree)
+        version = app.session.active_version()
+        for key, kind, title in (
+            ("T", filters.TINY, "only tiny chunks"),
+            ("M", filters.MARKER_HEAVY, "only mostly-marker chunks"),
+        ):
+            await pilot.press(key)
+            await settle(pilot)
+            assert browser(app).tree_filter == kind
+            filtered = filters.filtered_tree(app.session.store, kind, version)
+            assert tree.border_title == f"{title} · {len(filtered.matches)}"
+            assert tree_shape(tree) == filtered.children
+            assert cursor_id(app) in filtered.shown
+        await pilot.press("M")
         await settle(pilot)
         assert browser(app).tree_filter is None
 

@@ -283,6 +283,32 @@ def test_print_diff_summary_on_a_given_console(two_sets) -> None:
     assert "changed sections" not in text  # the section list is the diff command's own
 
 
+def test_quality_figures_before_and_after_are_each_sets_stats(two_sets) -> None:
+    db_path, a, b = two_sets
+    db = store.open_database(db_path)
+    stats_a, stats_b = store.chunk_stats(db, a), store.chunk_stats(db, b)
+    summary = diff_chunk_sets(db, a, b).summary
+    assert summary.tiny_chunks == Change(stats_a.tiny_chunks, stats_b.tiny_chunks)
+    assert summary.breakdown_marker_share == Change(
+        stats_a.breakdown_marker_share, stats_b.breakdown_marker_share
+    )
+    assert summary.breakdown_marker_share.before == 0.0 < summary.breakdown_marker_share.after
+    assert stats_b.sizes_without_markers is not None
+    assert summary.median_without_markers.after == stats_b.sizes_without_markers.median
+    with db.transaction():  # stats stored before the figures existed are counted again
+        db.db.execute("UPDATE policies SET stats = json_remove(stats, '$.tiny_chunks')")
+    assert diff_chunk_sets(db, a, b).summary == summary
+
+
+def test_cli_summary_shows_the_quality_figures(two_sets, capsys) -> None:
+    db_path, a, b = two_sets
+    assert main(["diff", str(db_path), a[:6], b[:6], "--limit", "0"]) == 0
+    output = capsys.readouterr().out
+    for row in ("tiny chunks", "mostly markers", "breakdown markers (% of chars)"):
+        assert row in output
+    assert "0.0%" in output and "median without markers (chars)" in output
+
+
 # --- the screen -------------------------------------------------------------------------------
 
 
@@ -324,6 +350,10 @@ async def test_screen_shows_summary_sections_and_trees(two_sets) -> None:
         summary = str(screen.query_one("#diff-summary", Static).content)
         assert "sections changed 2 of 4" in summary
         assert "unsplittable 0 → 2" in summary
+        quality = diff_chunk_sets(app.session.store, a, b).summary
+        assert quality.tiny_chunks == Change(0, 0) and quality.mostly_marker_chunks == Change(0, 1)
+        assert "tiny chunks 0 · mostly markers 0 → 1 · median without markers" in summary
+        assert "markers, share of all characters: breakdown 0.0% → " in summary
         table = screen.query_one("#diff-sections", DataTable)
         assert [row.value for row in table.rows] == ["sec-big", "sec-code"]
         assert screen.section_id == "sec-big"

@@ -15,6 +15,7 @@ from textual.widgets import OptionList, Static
 
 from specbrowser import store
 from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.chunking.stats import TINY_CHARS
 from specbrowser.session.ingest import ingest
 from specbrowser.session.report import build_report, size_histogram
 from specbrowser.store import vectors as store_vectors
@@ -100,6 +101,25 @@ def test_report_numbers_are_store_chunk_stats(toylang_db: Path) -> None:
         db.close()
 
 
+def test_report_lists_the_tiny_and_mostly_marker_chunks(toylang_db: Path) -> None:
+    db = store.open_database(toylang_db)
+    try:
+        report = build_report(db)
+        stats = report.stats
+        assert len(report.tiny) == stats.tiny_chunks and len(report.marker_heavy) == (
+            stats.mostly_marker_chunks
+        )
+        assert report.tiny and report.marker_heavy
+        chunks = {c.id: c for c in store.iter_chunks(db)}
+        own = [int(e.detail.split()[0].replace(",", "")) for e in report.tiny]
+        assert own == sorted(own) and all(n < TINY_CHARS for n in own)
+        assert all(chunks[e.chunk_id].parent_id is not None for e in report.tiny)
+        shares = [int(e.detail.split("%")[0]) for e in report.marker_heavy]
+        assert shares == sorted(shares, reverse=True) and shares[-1] >= 80
+    finally:
+        db.close()
+
+
 def test_bar_lengths_are_proportional_in_eighths() -> None:
     assert bar(10, 10, 4) == "████" and bar(5, 10, 4) == "██"
     assert bar(1, 1000, 4) == "▏"  # one chunk never looks like none
@@ -134,6 +154,16 @@ async def test_screen_shows_the_numbers_of_store_chunk_stats(toylang_db: Path) -
         assert str(screen.query_one("#stats-embeddings", Static).render()).startswith(
             "not embedded"
         )
+        assert list(rows_of(screen, "stats-quality").values()) == [
+            stats.tiny_chunks,
+            stats.mostly_marker_chunks,
+        ]
+        markers = str(screen.query_one("#stats-markers", Static).render())
+        bare = stats.sizes_without_markers
+        assert bare is not None and f"median {bare.median:,}, p90 {bare.p90:,}" in markers
+        assert f"breakdown {stats.breakdown_marker_share:.1%}" in markers
+        prompts = [str(option.prompt) for option in screen.query_one(OptionList).options]
+        assert any(p.startswith(f"Tiny chunks · {stats.tiny_chunks}") for p in prompts)
 
 
 @run_async

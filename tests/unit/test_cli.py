@@ -250,6 +250,26 @@ def test_stats_table(db, capsys):
     assert "unresolved markers" in capsys.readouterr().out
 
 
+def test_stats_shows_the_quality_figures(db, capsys):
+    assert main(["stats", str(db)]) == 0
+    output = capsys.readouterr().out
+    for row in ("without markers", "tiny chunks", "marker share", "mostly markers"):
+        assert row in output
+    assert main(["stats", str(db), "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["tiny_chunks"] >= 0 and payload["sizes_without_markers"]["max"] > 0
+    share = payload["breakdown_marker_share"]
+    assert 0 < share == round(payload["breakdown_marker_chars"] / payload["total_chars"], 4)
+
+
+def test_show_gives_the_size_without_markers(db, capsys):
+    assert main(["show", str(db), "sec-a"]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert "chars (" in header and "without markers)" in header
+    assert main(["show", str(db), "sec-a-p-1"]) == 0  # no marker: one size
+    assert "without markers" not in capsys.readouterr().out
+
+
 @pytest.mark.skipif(not SAMPLE.exists(), reason="sample spec missing")
 def test_demo_ingests_the_sample(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))

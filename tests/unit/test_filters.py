@@ -104,6 +104,21 @@ def test_filtered_tree_of_overruns_adds_the_ancestor_chain(toylang_db) -> None:
     assert set(filtered.matches) < filtered.shown
 
 
+@pytest.mark.parametrize(
+    "kind, counted", [(filters.TINY, "tiny_chunks"), (filters.MARKER_HEAVY, "mostly_marker_chunks")]
+)
+def test_quality_filters_match_what_the_stats_count(toylang_db, kind, counted) -> None:
+    version = store.active_version(toylang_db)
+    filtered = filters.filtered_tree(toylang_db, kind, version)
+    stats = store.chunk_stats(toylang_db, version)
+    assert filtered.matches and len(filtered.matches) == getattr(stats, counted)
+    assert filtered.children == _expected_children(toylang_db, filtered.matches)
+    ordinals = [store.get_chunk(toylang_db, c).ordinal for c in filtered.matches]
+    assert ordinals == sorted(ordinals)
+    if kind == filters.TINY:
+        assert all(store.get_chunk(toylang_db, c).parent_id for c in filtered.matches)
+
+
 def test_filters_match_nothing_when_nothing_qualifies(mismatch_db, toylang_db) -> None:
     none_over = filters.filtered_tree(
         mismatch_db, filters.OVER_THRESHOLD, store.active_version(mismatch_db)

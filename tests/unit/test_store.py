@@ -527,6 +527,13 @@ STATS_KEYS = [
     "unresolved_markers",
     "marker_mismatches",
     "heading_mismatches",
+    # the quality figures, added after the keys above (existing databases lack them)
+    "total_chars",
+    "breakdown_marker_chars",
+    "section_marker_chars",
+    "tiny_chunks",
+    "mostly_marker_chunks",
+    "sizes_without_markers",
 ]
 
 
@@ -547,6 +554,8 @@ def test_stats_of_an_older_set_read_back_with_what_they_lack_empty():
     assert (stats.sizes.max, stats.sizes.median, stats.largest) == (9, 0, None)
     assert stats.by_layer == stats.heading_mismatches == stats.over_threshold == {}
     assert stats.unresolved_markers is None and not stats.markers_sound  # never counted
+    assert stats.tiny_chunks is None and stats.sizes_without_markers is None
+    assert stats.breakdown_marker_share is None and stats.mostly_marker_chunks is None
     assert ChunkSetStats.from_json(None) == ChunkSetStats.from_json("{}") == ChunkSetStats()
 
 

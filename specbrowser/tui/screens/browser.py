@@ -55,6 +55,8 @@ HIT_GROUP = Binding.Group("Hits")
 FILTER_TITLES: dict[FilterKind, str] = {
     filters.MISMATCHED: "only mismatched sections",
     filters.OVER_THRESHOLD: "only over-threshold chunks",
+    filters.TINY: "only tiny chunks",
+    filters.MARKER_HEAVY: "only mostly-marker chunks",
 }
 """What each tree filter shows, as the tree's border title and in notifications."""
 
@@ -94,6 +96,14 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             "Only overruns",
             id="filter-over-threshold",
             group=FILTER_GROUP,
+        ),
+        Binding("T,shift+t", "filter_tiny", "Only tiny", id="filter-tiny", show=False),
+        Binding(
+            "M,shift+m",
+            "filter_marker_heavy",
+            "Only marker-heavy",
+            id="filter-marker-heavy",
+            show=False,
         ),
         Binding("e", "edit_policy", "Policy", id="edit-policy", priority=True),
         Binding("s", "stats", "Stats", id="stats"),
@@ -268,6 +278,14 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         """Toggle the tree filter that shows only chunks over the threshold."""
         self.toggle_tree_filter(filters.OVER_THRESHOLD)
 
+    def action_filter_tiny(self) -> None:
+        """Toggle the tree filter that shows only tiny chunks."""
+        self.toggle_tree_filter(filters.TINY)
+
+    def action_filter_marker_heavy(self) -> None:
+        """Toggle the tree filter that shows only chunks that are mostly markers."""
+        self.toggle_tree_filter(filters.MARKER_HEAVY)
+
     def toggle_tree_filter(self, kind: FilterKind) -> bool:
         """Turn filter ``kind`` on (replacing another one) or, if it is on, off."""
         return self.set_tree_filter(None if self.tree_filter == kind else kind)
@@ -309,6 +327,10 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         """Why filter ``kind`` has nothing to show (no TOC at all, or a TOC that agrees)."""
         if kind == filters.OVER_THRESHOLD:
             return "no chunk is over the threshold"
+        if kind == filters.TINY:
+            return "no tiny chunks"
+        if kind == filters.MARKER_HEAVY:
+            return "no chunk is mostly markers"
         if self.session.toc_size() == 0:
             return "no mismatched sections: the document has no table of contents"
         return "no mismatched sections: every section's heading path agrees with the TOC"

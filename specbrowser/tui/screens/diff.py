@@ -27,7 +27,7 @@ from textual.worker import get_current_worker
 
 from specbrowser.errors import SpecbrowserError
 from specbrowser.session import Session
-from specbrowser.session.diff import ChunkSetDiff, SectionDiff
+from specbrowser.session.diff import Change, ChunkSetDiff, SectionDiff
 from specbrowser.tui.widgets.chunk_set_trees import ChunkSetTrees, SetTree, legend
 
 SECTION_COLUMNS = ("added", "removed", "changed", "overruns", "largest (ch)", "section")
@@ -41,7 +41,8 @@ def _arrow(before: int, after: int) -> str:
 
 
 def summary_text(diff: ChunkSetDiff) -> Text:
-    """The diff's totals in four lines (spec text literal, never markup)."""
+    """The diff's totals in six lines (spec text literal, never markup): the two policies,
+    the chunk counts, overruns and sizes, then the quality figures (two lines)."""
     summary = diff.summary
     text = Text()
     for side, version, policy in (
@@ -70,9 +71,27 @@ def summary_text(diff: ChunkSetDiff) -> Text:
     )
     text.append(
         f"over threshold: {overruns} · largest chunk {_arrow(*sizes)} ch · "
-        f"embedding-truncated: {truncated}"
+        f"embedding-truncated: {truncated}\n"
+    )
+    shares = (
+        f"{name} {change.before:.1%}"
+        + ("" if f"{change.before:.1%}" == f"{change.after:.1%}" else f" → {change.after:.1%}")
+        for name, change in (
+            ("breakdown", summary.breakdown_marker_share),
+            ("child sections", summary.section_marker_share),
+        )
+    )
+    text.append(
+        f"tiny chunks {_arrow(*_pair(summary.tiny_chunks))} · mostly markers "
+        f"{_arrow(*_pair(summary.mostly_marker_chunks))} · median without markers "
+        f"{_arrow(*_pair(summary.median_without_markers))} ch\n"
+        f"markers, share of all characters: {', '.join(shares)}"
     )
     return text
+
+
+def _pair(change: Change[int]) -> tuple[int, int]:
+    return change.before, change.after
 
 
 def section_cells(section: SectionDiff) -> tuple[Text, ...]:

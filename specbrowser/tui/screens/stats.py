@@ -1,9 +1,11 @@
 """The statistics screen: how a chunk set is cut, at a glance, and a way into its problem chunks.
 
 Left, charts: the chunk-size histogram with the threshold drawn between the bins under and over
-it, then the counts by depth, breakdown tag, layer, overrun reason and TOC mismatch kind, then
+it, the quality figures (tiny and mostly-marker chunks, marker shares, sizes without markers),
+then the counts by depth, breakdown tag, layer, overrun reason and TOC mismatch kind, then
 what the embeddings cover. Right, one list of the chunks worth a look: the overruns, the largest
-chunks, the embedding-truncated chunks and the mismatched sections. Enter on one dismisses the
+chunks, the embedding-truncated chunks, the mismatched sections, the tiny chunks and the
+mostly-marker chunks. Enter on one dismisses the
 screen with its chunk id (the browser then goes to it); Escape dismisses with None.
 
 **Plotting: plain Rich text (:class:`~specbrowser.tui.widgets.bar_chart.BarChart`), not
@@ -33,6 +35,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from specbrowser.chunking.stats import MOSTLY_MARKERS_SHARE, TINY_CHARS, ChunkSetStats
 from specbrowser.errors import SpecbrowserError
 from specbrowser.session import Session
 from specbrowser.session.report import ChunkEntry, HistogramBin, StatsReport
@@ -53,6 +56,33 @@ def histogram_rows(bins: list[HistogramBin], threshold_chars: int) -> list[BarRo
     rows.append(BarRow(f"threshold {threshold_chars:,} chars", rule=True))
     rows.extend(BarRow(b.label, b.count, alert=True) for b in bins if b.over)
     return rows
+
+
+def quality_rows(stats: ChunkSetStats) -> list[BarRow]:
+    """Bar rows for the tiny and the mostly-marker chunks; [] when the stats did not count
+    them."""
+    if stats.tiny_chunks is None or stats.mostly_marker_chunks is None:
+        return []
+    return [
+        BarRow(f"tiny (< {TINY_CHARS} own chars)", stats.tiny_chunks, alert=True),
+        BarRow(
+            f"mostly markers (≥ {MOSTLY_MARKERS_SHARE:.0%})", stats.mostly_marker_chunks, alert=True
+        ),
+    ]
+
+
+def marker_lines(stats: ChunkSetStats) -> str:
+    """The marker shares of all chunk characters, then the sizes without markers."""
+    breakdown, child = stats.breakdown_marker_share, stats.section_marker_share
+    bare = stats.sizes_without_markers
+    if breakdown is None or child is None or bare is None:
+        return "markers: not counted"
+    return (
+        f"markers: breakdown {breakdown:.1%}, child sections {child:.1%} "
+        f"of {stats.total_chars or 0:,} chars\n"
+        f"sizes without markers: min {bare.min:,}, median {bare.median:,}, "
+        f"p90 {bare.p90:,}, max {bare.max:,}"
+    )
 
 
 _Key = TypeVar("_Key", bound=str | int)
@@ -116,8 +146,12 @@ class StatsScreen(Screen[str | None]):
         yield Static("", id="stats-summary", markup=False)
         with Horizontal(id="stats-panes"):
             with VerticalScroll(id="stats-charts"):
+                yield Label("Chunk sizes (characters)", classes="stats-heading")
+                yield BarChart(id="stats-histogram")
+                yield Label("Quality", classes="stats-heading")
+                yield BarChart(id="stats-quality")
+                yield Static("", id="stats-markers", markup=False)
                 for chart_id, heading in (
-                    ("stats-histogram", "Chunk sizes (characters)"),
                     ("stats-depth", "Chunks by depth"),
                     ("stats-tags", "Chunks by breakdown tag"),
                     ("stats-layers", "Chunks by layer"),
@@ -157,6 +191,7 @@ class StatsScreen(Screen[str | None]):
         )
         charts = {
             "stats-histogram": histogram_rows(report.histogram, report.threshold_chars),
+            "stats-quality": quality_rows(stats),
             "stats-depth": count_rows(stats.by_depth, prefix="depth "),
             "stats-tags": count_rows(stats.by_tag),
             "stats-layers": count_rows(stats.by_layer),
@@ -171,6 +206,8 @@ class StatsScreen(Screen[str | None]):
             if report.toc_entries
             else "no table of contents: heading paths are the parser's"
         )
+        self.query_one("#stats-quality", BarChart).empty = "not counted"
+        self.query_one("#stats-markers", Static).update(marker_lines(stats))
         self.query_one("#stats-embeddings", Static).update(_embedding_line(report))
         self._fill_list(report)
 
@@ -191,6 +228,18 @@ class StatsScreen(Screen[str | None]):
                 f"Mismatched sections · {len(report.mismatched):,}",
                 report.mismatched,
                 "none" if report.toc_entries else "no table of contents",
+            ),
+        ]
+        groups += [
+            (
+                f"Tiny chunks · {len(report.tiny):,} (under {TINY_CHARS} chars without markers)",
+                report.tiny,
+                "none",
+            ),
+            (
+                f"Mostly markers · {len(report.marker_heavy):,}",
+                report.marker_heavy,
+                "none",
             ),
         ]
         if report.embedding_model is None and report.token_model is not None:

@@ -92,7 +92,8 @@ def header_text(
     """The header block of a chunk as Rich ``Text`` (spec text stays literal).
 
     Lines: id (and the retrieval-text badge when ``retrieval``); layer, section number, depth,
-    tag and parent; size against the threshold and overrun reason, then the token count (when
+    tag and parent; size against the threshold (and, when it has markers, its size without
+    them) and overrun reason, then the token count (when
     counted) and the embedding-truncated badge when it is over ``token_window``; heading path
     (two lines, ``parser:`` and ``TOC:``, when the TOC's path differs; see
     :func:`heading_lines`); markers;
@@ -120,6 +121,9 @@ def header_text(
         f"{format_chars(chunk.size)} / {format_chars(threshold_chars)} chars",
         style="bold red" if over else "",
     )
+    if markers:
+        bare = chunk.size - sum(marker.end - marker.start for marker in markers)
+        text.append(f" ({format_chars(bare)} without markers)", style="dim")
     if chunk.over_threshold:
         reason = OVERRUN_EXPLANATIONS.get(chunk.over_threshold, "")
         text.append("  ")
