@@ -280,7 +280,8 @@ def quality_rows(stats: ChunkSetStats) -> list[tuple[str, str]]:
     mostly = stats.mostly_marker_chunks
     if bare is None or tiny is None or breakdown is None or child is None or mostly is None:
         return [("quality", "not counted in the stored statistics (specbrowser stats counts them)")]
-    of_chunks = f" of {stats.chunks:,}" if stats.chunks else ""
+    made = sum(count for depth, count in stats.by_depth.items() if depth > 0)
+    of_chunks = f" of the {made:,} chunks" if made else ""
     return [
         (
             "without markers",
@@ -288,8 +289,7 @@ def quality_rows(stats: ChunkSetStats) -> list[tuple[str, str]]:
         ),
         (
             "tiny chunks",
-            f"{tiny:,}{of_chunks} (made by the breakdown, under {TINY_CHARS:,} chars "
-            "without markers)",
+            f"{tiny:,}{of_chunks} the breakdown made (under {TINY_CHARS:,} chars without markers)",
         ),
         (
             "marker share",

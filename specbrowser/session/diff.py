@@ -163,16 +163,19 @@ class ChunkSetDiff:
         return next((s for s in self.sections if s.section_id == section_id), None)
 
     def to_dict(self, limit: int | None = None, *, ranked: bool = False) -> dict[str, object]:
-        """A JSON-ready dict: every :class:`Change` as ``{"before": …, "after": …}``, a largest
-        chunk as ``{"id": …, "size": …}``; sections in document order, or with ``ranked`` as
-        :meth:`top_sections` orders them; at most ``limit`` of them (None: all), with
-        ``sections_changed`` giving how many there are in all."""
+        """A JSON-ready dict: every :class:`Change` as ``{"before": …, "after": …}`` (marker
+        shares rounded to 4 decimals), a largest chunk as ``{"id": …, "size": …}``; sections in
+        document order, or with ``ranked`` as :meth:`top_sections` orders them; at most
+        ``limit`` of them (None: all), with ``sections_changed`` giving how many there are in
+        all."""
         sections = self.top_sections() if ranked else self.sections
         summary = asdict(self.summary)
         summary["largest"] = {
             side: ({"id": value[0], "size": value[1]} if value else None)
             for side, value in summary["largest"].items()
         }
+        for share in ("breakdown_marker_share", "section_marker_share"):  # as stats --json
+            summary[share] = {side: round(value, 4) for side, value in summary[share].items()}
         return {
             "version_a": self.version_a,
             "version_b": self.version_b,

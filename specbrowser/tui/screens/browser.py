@@ -312,7 +312,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         tree.show_filtered(filtered)
         tree.set_class(filtered is not None, "-filtered")
         tree.border_title = (
-            f"{FILTER_TITLES[filtered.kind]} · {len(filtered.matches)}"
+            f"{FILTER_TITLES[filtered.kind]} · {len(filtered.matches):,}"
             if filtered is not None
             else None
         )
