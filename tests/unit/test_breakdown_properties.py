@@ -11,13 +11,13 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from specbrowser.chunking.markers import MARKER_RE, find_markers
 from specbrowser.chunking.pipeline import chunk_spec
-from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.formats import load_spec
 from specbrowser.formats.ecmarkup import CHUNKING_RULES
 from tests.helpers import write_spec
@@ -104,11 +104,7 @@ def test_a_section_tree_is_the_same_under_every_threshold_of_its_range(
     again = _trees(
         chunk_spec(
             load_spec(path),
-            ChunkPolicy(
-                threshold_chars=other,
-                breakdown_tags=policy.breakdown_tags,
-                max_depth=policy.max_depth,
-            ),
+            replace(policy, threshold_chars=other),
             rules=CHUNKING_RULES,
         ).chunks
     )

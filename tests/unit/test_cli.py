@@ -54,7 +54,9 @@ def test_ingest_prints_summary_and_writes_db(tmp_path, spec, capsys):
     assert "sections" in output and "over threshold" in output and "time" in output
     database = open_database(path)
     assert database.db["sections"].count == 2
-    assert database.db["chunks"].count == 8  # document + sec-a + 5 paragraphs + sec-b
+    # document + sec-a + 4 paragraph subsections (the guarded strategy packs "alpha text" with
+    # the next paragraph) + sec-b
+    assert database.db["chunks"].count == 7
 
 
 def test_reingest_replaces(tmp_path, spec, db):
@@ -233,14 +235,15 @@ def test_show_and_recursive(db, capsys):
 def test_subsections_lists_tags_from_stored_data(db, capsys):
     assert main(["subsections", str(db), "sec-a"]) == 0
     output = capsys.readouterr().out
-    assert output.count("sec-a-p-") == 5 and "emu-clause" in output and "sec-b" in output
+    assert output.count("sec-a-p-") == 4 and "emu-clause" in output and "sec-b" in output
+    assert "sec-a-p-1-2" in output  # a packed run names its first and last paragraph
 
 
 def test_stats_json(db, capsys):
     assert main(["stats", str(db), "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
-    assert payload["sections"] == 2 and payload["chunks"] == 8
-    assert payload["by_layer"] == {"subsection": 5, "section": 2, "document": 1}
+    assert payload["sections"] == 2 and payload["chunks"] == 7
+    assert payload["by_layer"] == {"subsection": 4, "section": 2, "document": 1}
     assert payload["unresolved_markers"] == 0
     assert payload["policy"]["threshold_chars"] == 400
 
