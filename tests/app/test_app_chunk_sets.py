@@ -263,6 +263,31 @@ async def test_applying_again_cancels_the_run_in_flight(toylang_db: Path, slow_r
 
 @needs_toylang
 @run_async
+async def test_editor_edits_the_strategy_and_minimum(toylang_db: Path) -> None:
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        editor = app.screen
+        assert isinstance(editor, PolicyEditor)
+        strategy = editor.query_one("#policy-strategy", Input)
+        assert strategy.value == "seed"  # the fixture's policy
+        strategy.value = "greedy"
+        await pilot.pause()
+        assert editor.query_one("#policy-apply", Button).disabled
+        assert "unknown breakdown strategy" in str(editor.query_one("#policy-status").render())
+        strategy.value = "guarded"
+        editor.query_one("#policy-min-chars", Input).value = "120"
+        await pilot.pause()
+        assert not editor.query_one("#policy-apply", Button).disabled
+        policy = editor.build_policy()
+        assert (policy.strategy, policy.min_chars) == ("guarded", 120)
+        assert "guarded, min 120" in str(editor.query_one("#policy-status").render())
+
+
+@needs_toylang
+@run_async
 async def test_editor_refuses_bad_values_and_edits_tags(toylang_db: Path) -> None:
     app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:

@@ -248,6 +248,36 @@ def test_stats_json(db, capsys):
     assert payload["policy"]["threshold_chars"] == 400
 
 
+def test_strategy_and_minimum_options_make_the_policy(spec, tmp_path, capsys):
+    path = tmp_path / "s.db"
+    argv = ["ingest", str(spec), "--db", str(path), "--threshold", "400", "--strategy", "seed"]
+    assert main(argv) == 0
+    assert main(["rechunk", str(path), "--threshold", "400", "--min-chars", "50"]) == 0
+    capsys.readouterr()
+    assert main(["subsections", str(path), "sec-a"]) == 0
+    assert "sec-a-p-1-2" in capsys.readouterr().out  # guarded: "alpha text" packed with para 0
+    assert main(["policies", str(path), "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    settings = {
+        (p["settings"]["strategy"], p["settings"]["min_chars"]) for p in payload["policies"]
+    }
+    assert settings == {("seed", 200), ("guarded", 50)}
+    assert main(["policies", str(path)]) == 0
+    table = capsys.readouterr().out
+    assert "guarded, min 50" in table and "seed" in table
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [(["--strategy", "greedy"], "invalid choice"), (["--min-chars", "-1"], "at least 0")],
+)
+def test_bad_strategy_or_minimum_is_a_usage_error(spec, tmp_path, capsys, option, message):
+    with pytest.raises(SystemExit) as exit_:
+        main(["ingest", str(spec), "--db", str(tmp_path / "x.db"), *option])
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "x.db").exists()
+
+
 def test_stats_table(db, capsys):
     assert main(["stats", str(db)]) == 0
     assert "unresolved markers" in capsys.readouterr().out
