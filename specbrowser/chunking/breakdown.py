@@ -433,14 +433,11 @@ def extract_row_groups(
                 chunk_id = f"{parent_chunk_id}-{ROW_GROUP_TAG}-{len(pending) + 1}"
             else:
                 named = name([body[i] for i in group])
-                if named is None or group_size < min_chars:
+                if named is None or group_size <= min_chars:  # one newline less than counted
                     continue
                 chunk_id = named
-                if group_size <= len(format_marker(chunk_id, title)) + 4:  # "| " … " |"
-                    continue
             if not made:
                 table.set(COLUMNS_ATTR, columns)  # marker rows must not narrow the table
-            made += 1
             group_el, marker = _group_element(
                 caption, rows[0], [body[i] for i in group], chunk_id, title
             )
@@ -450,6 +447,15 @@ def extract_row_groups(
             group_table.set(COLUMNS_ATTR, columns)
             for element, role in resolve_roles(group_el, run.policy.markdown).items():
                 run.roles.setdefault(element, role)
+            restore = _row_group_restore(
+                marker, group_body, table, columns_before if not made else columns
+            )
+            if name is not None:  # the group's own Markdown decides, not the estimate
+                size = len(run.markdown(group_el))
+                if size < min_chars or size <= len(format_marker(chunk_id, title)) + 4:
+                    restore()
+                    continue
+            made += 1
             pending.append(
                 _Pending(
                     group_el,
@@ -459,12 +465,7 @@ def extract_row_groups(
                     next_tags,
                     layer="table_row",
                     marker=marker,
-                    restore=_row_group_restore(
-                        marker,
-                        group_body,
-                        table,
-                        columns_before if made == 1 else columns,
-                    ),
+                    restore=restore,
                 )
             )
     return pending

@@ -14,7 +14,9 @@ element of a tag on its own. A guarded pass over the same elements (the *candida
    by rows, as row groups that repeat the caption and header row
    (:func:`~specbrowser.chunking.breakdown.extract_row_groups`); ``tr`` cuts row groups too.
 3. **Minimum size.** A unit or packed run whose Markdown is shorter than the policy's
-   ``min_chars`` is not extracted: it stays in its parent.
+   ``min_chars`` is not extracted: it stays in its parent. The minimum applies to what is
+   extracted: a subsection's own breakdown may leave it shorter (a table's caption and header
+   with the markers of its row groups), as it may a section's root chunk.
 4. **No growth.** Nor is one whose Markdown is no longer than the marker that would replace it.
 
 The breakdown then undoes a pass that leaves its parent's Markdown no smaller
@@ -236,7 +238,9 @@ def _make(
     run: _Breakdown, group: list[_Unit], tag: str, prefix: str, next_tags: tuple[str, ...]
 ) -> _Pending | None:
     """The subsection of a packed group, its marker in place; None when the group is under the
-    minimum size or no longer than its marker (its elements stay)."""
+    minimum size or no longer than its marker (its elements stay). The members' sizes decide
+    first; a group of several is then measured as built (list prefixes, joins) and put back
+    when it falls short."""
     kind = group[0].kind
     size = sum(u.size for u in group) + (1 if kind == "list" else 2) * (len(group) - 1)
     chunk_id = _span_id(prefix, group[0].first, group[-1].last)
@@ -258,15 +262,12 @@ def _make(
             restore=_single_restore(element, marker),
         )
     wrapper, marker = _wrap(run, members, chunk_id, title, kind)
-    return _Pending(
-        wrapper,
-        chunk_id,
-        title,
-        tag,
-        next_tags,
-        marker=marker,
-        restore=_wrapped_restore(members, marker),
-    )
+    restore = _wrapped_restore(members, marker)
+    size = len(run.markdown(wrapper))  # the sizes above estimate it: list prefixes, joins
+    if size < run.policy.min_chars or size <= len(format_marker(chunk_id, title)):
+        restore()
+        return None
+    return _Pending(wrapper, chunk_id, title, tag, next_tags, marker=marker, restore=restore)
 
 
 def _wrap(
