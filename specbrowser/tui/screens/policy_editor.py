@@ -74,8 +74,8 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="policy-box"):
             yield Label("Chunk policy", id="policy-heading")
-            with Grid(id="policy-numbers", classes="policy-numbers"):
-                yield Label("Threshold (characters)")
+            with Grid(id="policy-numbers"):
+                yield Label("Threshold")
                 yield OrderedInput(
                     str(self.policy.threshold_chars),
                     type="integer",
@@ -89,14 +89,13 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
                     id="policy-max-depth",
                     validators=[Number(minimum=0)],
                 )
-            with Grid(id="policy-guards", classes="policy-numbers"):
                 yield Label("Strategy")
                 yield OrderedInput(
                     self.policy.strategy,
                     id="policy-strategy",
                     placeholder=" or ".join(BREAKDOWN_STRATEGIES),
                 )
-                yield Label("Min size (chars)")
+                yield Label("Min size")
                 yield OrderedInput(
                     str(self.policy.min_chars),
                     type="integer",
