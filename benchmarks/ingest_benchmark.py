@@ -6,7 +6,7 @@ Times, in one run, as whole processes (median of ``--repeat`` runs):
 and prints both, their ratio, and each process's peak RSS; then the same two in one process
 (no interpreter start-up or imports), and the stage timings of the last ingest.
 
-    python benchmarks/ingest_benchmark.py [--spec PATH] [--repeat 3]
+    python benchmarks/ingest_benchmark.py [--spec PATH] [--repeat 3] [--strategy guarded|seed]
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spec", type=Path, default=DEFAULT_SPEC)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--strategy", choices=("guarded", "seed"), default="guarded")
     args = parser.parse_args()
     if not args.spec.exists():
         print(f"spec not found: {args.spec}", file=sys.stderr)
@@ -62,7 +63,10 @@ def main() -> int:
         for i in range(args.repeat):
             db = Path(tmp) / f"bench{i}.db"
             wall, ingest_peak = run(
-                [sys.executable, "-m", "specbrowser", "ingest", str(args.spec), "--db", str(db)]
+                [
+                    *(sys.executable, "-m", "specbrowser", "ingest", str(args.spec)),
+                    *("--db", str(db), "--strategy", args.strategy),
+                ]
             )
             ingest_times.append(wall)
 
@@ -81,14 +85,18 @@ def main() -> int:
             root.text_content()
             in_floor.append(time.perf_counter() - start)
             del root
-            result = ingest([args.spec], Path(tmp) / f"stages{i}.db", ChunkPolicy())
+            policy = ChunkPolicy(strategy=args.strategy)
+            result = ingest([args.spec], Path(tmp) / f"stages{i}.db", policy)
             in_ingest.append(result.timings["total"])
 
     floor, full = statistics.median(floor_times), statistics.median(ingest_times)
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     )
-    print(f"spec: {args.spec} ({args.spec.stat().st_size / 1e6:.1f} MB), median of {args.repeat}")
+    print(
+        f"spec: {args.spec} ({args.spec.stat().st_size / 1e6:.1f} MB), median of {args.repeat}, "
+        f"strategy {args.strategy}"
+    )
     print()
     print("| measure | wall (s) | peak RSS (MB) |")
     print("|---|---|---|")

@@ -30,7 +30,9 @@ timings on this 2-core VM move by a third from minute to minute. Per row, median
 - copied: sections whose chunk trees were copied; new texts: the set's texts the database did
   not hold (the only texts written, with their FTS5 entries).
 
-    python benchmarks/rechunk_benchmark.py [--spec PATH] [--repeat 5]
+    python benchmarks/rechunk_benchmark.py [--spec PATH] [--repeat 5] [--strategy guarded|seed]
+
+``--strategy`` applies to the ingest of the stored set and to every measured policy.
 """
 
 from __future__ import annotations
@@ -99,6 +101,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spec", type=Path, default=DEFAULT_SPEC)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--strategy", choices=("guarded", "seed"), default="guarded")
     args = parser.parse_args()
     if not args.spec.exists():
         print(f"spec not found: {args.spec}", file=sys.stderr)
@@ -115,7 +118,7 @@ def main() -> int:
 
     table = Table(
         title=f"Re-chunk of {args.spec.name} from stored sections vs one lxml parse "
-        f"(paired); medians of {args.repeat}",
+        f"(paired); medians of {args.repeat}; strategy {args.strategy}",
         title_justify="left",
     )
     for name in (
@@ -135,9 +138,9 @@ def main() -> int:
         table.add_column(name, justify="left" if name in ("policy", "way") else "right")
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "base.db"
-        ingest([args.spec], base, ChunkPolicy(threshold_chars=3000))
+        ingest([args.spec], base, ChunkPolicy(threshold_chars=3000, strategy=args.strategy))
         for label, options in POLICIES.items():
-            policy = ChunkPolicy(**options)  # type: ignore[arg-type]
+            policy = ChunkPolicy(**options, strategy=args.strategy)  # type: ignore[arg-type]
             for way, (flags, workers) in WAYS.items():
                 os.environ[WORKERS_ENV] = workers
                 runs, parses = [], []

@@ -110,7 +110,10 @@ class Chunk:
 
     Attributes:
         id: the section id for a section's root chunk; ``<parent chunk id>-<tag>-<n>`` for a
-            subsection (n counts from 1 per parent and tag).
+            subsection (seed strategy: n counts from 1 per parent and tag; guarded strategy:
+            n is the member's place among the tag's matches, and a packed run, rule unit or row
+            group is ``<parent chunk id>-<tag>-<first>-<last>``, see
+            :mod:`specbrowser.chunking.guards`).
         section_id: the section this chunk belongs to; None for the document chunk.
         parent_id: the chunk this one was extracted from; None for a section's root chunk.
         subsections: ids of the chunks whose markers appear in :attr:`text`, in text order

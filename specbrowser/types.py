@@ -31,6 +31,14 @@ OVERRUN_EXPLANATIONS: dict[OverrunReason, str] = {
 }
 """One line explaining each :data:`OverrunReason`, for a reader who sees only the word."""
 
+BreakdownStrategy = Literal["guarded", "seed"]
+"""How the breakdown extracts the elements of a tag
+(:attr:`specbrowser.chunking.policy.ChunkPolicy.strategy`): ``guarded`` with the guard rails (no
+growth, packing, rule units, minimum size; :mod:`specbrowser.chunking.guards`), ``seed`` every
+element on its own, as seed 000 does."""
+BREAKDOWN_STRATEGIES: tuple[BreakdownStrategy, ...] = get_args(BreakdownStrategy)
+"""The values of :data:`BreakdownStrategy`; the first is the default."""
+
 MismatchKind = Literal[
     "missing_from_toc",
     "title_differs",

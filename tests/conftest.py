@@ -23,7 +23,7 @@ from tests.helpers import (
     MODEL_MISSING,
     SAMPLE,
     SHARED_SPECS,
-    TOYLANG_THRESHOLD,
+    TOYLANG_POLICY,
 )
 
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ def ingested_db(
 def toylang_db(ingested_db: IngestedDb) -> Path:
     """``sample_specs/toylang.html`` at an 800-character threshold (breakdown subsections, and
     chunks that stay over the threshold), a fresh copy per test."""
-    return ingested_db(SAMPLE, ChunkPolicy(threshold_chars=TOYLANG_THRESHOLD))
+    return ingested_db(SAMPLE, TOYLANG_POLICY)
 
 
 @pytest.fixture

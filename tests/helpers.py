@@ -32,6 +32,10 @@ TOYLANG_THRESHOLD = 800
 """The threshold of the shared ``toylang_db`` fixture (conftest.py): the sample spec gets
 breakdown subsections, and chunks that stay over the threshold."""
 
+TOYLANG_POLICY = ChunkPolicy(threshold_chars=TOYLANG_THRESHOLD, strategy="seed")
+"""The policy of the ``toylang_db`` fixture: the seed strategy, whose one-element-per-marker
+subsections the app and session tests count by hand."""
+
 needs_toylang = pytest.mark.skipif(not SAMPLE.is_file(), reason="sample_specs/toylang.html absent")
 
 HAVE_MODEL = all(

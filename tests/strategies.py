@@ -103,4 +103,6 @@ policies = st.builds(
         ]
     ).flatmap(lambda tags: st.integers(0, len(tags)).map(lambda n: tuple(tags[:n]))),
     max_depth=st.integers(0, 4),
+    strategy=st.sampled_from(["guarded", "seed"]),
+    min_chars=st.sampled_from([0, 0, 40, 200]),
 )

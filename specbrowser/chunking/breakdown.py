@@ -5,8 +5,11 @@ For one section's own-content element:
 1. If its Markdown is within the policy's threshold, the section is one chunk.
 2. Otherwise the breakdown tags are tried in order. For a tag, its *outermost* matches that are
    still in the working copy are extracted (never one nested in an element already extracted,
-   never a marker); each one with text becomes a subsection ``<parent id>-<tag>-<n>`` (n from 1
-   per parent and tag) and a marker replaces it. Tags stop as soon as the remainder fits.
+   never a marker). Under the seed strategy each one with text becomes a subsection
+   ``<parent id>-<tag>-<n>`` (n from 1 per parent and tag) and a marker replaces it; the
+   guarded strategy packs, keeps rule units, and skips tiny and growing ones
+   (:mod:`specbrowser.chunking.guards`), and undoes a tag that leaves the remainder no
+   smaller. Tags stop as soon as the remainder fits.
 3. A subsection over the threshold is broken down the same way one level deeper, starting with
    the tags *after* the one that extracted it. Nothing is broken down at ``max_depth``.
 4. A chunk still over the threshold stays whole and is flagged ``max_depth`` or ``unsplittable``.
@@ -27,6 +30,7 @@ Subsection titles are the spec format's (:class:`specbrowser.chunking.rules.Chun
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from copy import deepcopy
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -44,6 +48,7 @@ from specbrowser.chunking.markdown import (
     text_of,
     to_markdown,
 )
+from specbrowser.chunking.markers import format_marker
 from specbrowser.chunking.policy import ChunkPolicy, is_selector_tag, tag_slug
 from specbrowser.chunking.rules import ChunkingRules, SubsectionTitle
 from specbrowser.model import Chunk, Section
@@ -66,6 +71,9 @@ class _Pending:
     layer: Layer = "subsection"
     marker: etree._Element | None = None
     """The marker that stands for the element in its parent's tree (None for the section)."""
+    restore: Callable[[], None] | None = None
+    """Puts the extracted content back where the marker stands (the guarded strategy undoes a
+    tag pass that did not make its parent smaller); None when it cannot be undone."""
 
 
 def break_down(
@@ -195,6 +203,26 @@ class _Breakdown:
         for element in changed:
             self.cache.pop(element, None)
 
+    def tag_pass(
+        self, el: etree._Element, tag: str, chunk_id: str, next_tags: tuple[str, ...]
+    ) -> list[_Pending]:
+        """Extract ``tag``'s elements from ``el`` under the policy's strategy; the subsections
+        made, their markers in place."""
+        if self.policy.strategy != "seed":
+            from specbrowser.chunking.guards import guarded_pass  # guards builds on this module
+
+            return guarded_pass(self, el, tag, chunk_id, next_tags)
+        if tag == ROW_GROUP_TAG:
+            return extract_row_groups(el, chunk_id, next_tags, self)
+        return _extract(el, tag, chunk_id, next_tags, self.rules.subsection_title)
+
+    def undo(self, extracted: list[_Pending], el: etree._Element) -> None:
+        """Put back what a tag pass extracted (and drop the cached blocks it changed)."""
+        self.forget(extracted, el)
+        for item in reversed(extracted):
+            assert item.restore is not None, "the guarded strategy's subsections can be undone"
+            item.restore()
+
     def chunk(self, item: _Pending, *, parent_id: str | None, depth: int) -> None:
         el = item.element
         text = self.markdown(el)
@@ -206,18 +234,18 @@ class _Breakdown:
             else:
                 for index, tag in enumerate(item.next_tags):
                     rest = item.next_tags[index + 1 :]
-                    if tag == ROW_GROUP_TAG:
-                        extracted = extract_row_groups(el, item.chunk_id, rest, self)
-                    else:
-                        extracted = _extract(
-                            el, tag, item.chunk_id, rest, self.rules.subsection_title
-                        )
-                    if extracted:
-                        pending.extend(extracted)
-                        self.forget(extracted, el)
-                        text = self.markdown(el)
-                        if self.fits(len(text)):
-                            break
+                    extracted = self.tag_pass(el, tag, item.chunk_id, rest)
+                    if not extracted:
+                        continue
+                    self.forget(extracted, el)
+                    remainder = self.markdown(el)
+                    if self.policy.strategy != "seed" and len(remainder) >= len(text):
+                        self.undo(extracted, el)  # no smaller: the next tag is tried
+                        continue
+                    pending.extend(extracted)
+                    text = remainder
+                    if self.fits(len(text)):
+                        break
                 else:
                     reason = OVER_UNSPLITTABLE  # no tag brought the text within the threshold
         subsections = [m.get("data-id", "") for m in el.iter(*MARKER_TAGS)]
@@ -254,14 +282,7 @@ def _extract(
     An element that holds a marker of an earlier pass is left in place: extracting it would move
     that subsection under a chunk its id and parent do not name.
     """
-    selected: list[etree._Element] = []
-    chosen: set[etree._Element] = set()
-    for candidate in _candidates(el, tag):
-        if candidate is el or candidate.get(REPEATED_ATTR) or _inside(candidate, el, chosen):
-            continue
-        if _extractable(candidate):
-            selected.append(candidate)
-            chosen.add(candidate)
+    selected = select_candidates(el, tag)
     pending: list[_Pending] = []
     slug, selector = tag_slug(tag), is_selector_tag(tag)
     for n, candidate in enumerate(selected, start=1):
@@ -270,6 +291,21 @@ def _extract(
         marker = replace_with_marker(candidate, chunk_id, title)
         pending.append(_Pending(candidate, chunk_id, title, tag, next_tags, marker=marker))
     return pending
+
+
+def select_candidates(el: etree._Element, tag: str) -> list[etree._Element]:
+    """The outermost ``tag`` elements inside ``el`` that a pass may extract, in document order:
+    not ``el``, not inside another one, not context a row group repeats, holding no marker of
+    an earlier pass, and holding text or a child section's placeholder."""
+    selected: list[etree._Element] = []
+    chosen: set[etree._Element] = set()
+    for candidate in candidates(el, tag):
+        if candidate is el or candidate.get(REPEATED_ATTR) or _inside(candidate, el, chosen):
+            continue
+        if _extractable(candidate):
+            selected.append(candidate)
+            chosen.add(candidate)
+    return selected
 
 
 def _extractable(candidate: etree._Element) -> bool:
@@ -281,7 +317,7 @@ def _extractable(candidate: etree._Element) -> bool:
     return bool(placeholders) or bool(text_of(candidate).strip())
 
 
-def _candidates(el: etree._Element, tag: str) -> list[etree._Element]:
+def candidates(el: etree._Element, tag: str) -> list[etree._Element]:
     """``el`` and its descendants a breakdown tag matches, in document order: by element name,
     or for a selector tag by the compiled CSS selector."""
     if not is_selector_tag(tag):
@@ -320,8 +356,20 @@ ROW_GROUP_TAG = "tr"
 """The breakdown tag that splits a large table into row groups (seed 001's table-row chunks)."""
 
 
+RowGroupName = Callable[[list[etree._Element]], "str | None"]
+"""``name(rows)``: the chunk id of a row group holding ``rows``, or None to leave them."""
+
+
 def extract_row_groups(
-    el: etree._Element, parent_chunk_id: str, next_tags: tuple[str, ...], run: _Breakdown
+    el: etree._Element,
+    parent_chunk_id: str,
+    next_tags: tuple[str, ...],
+    run: _Breakdown,
+    *,
+    tag: str = ROW_GROUP_TAG,
+    name: RowGroupName | None = None,
+    min_chars: int = 0,
+    within: Callable[[etree._Element], bool] | None = None,
 ) -> list[_Pending]:
     """Split each outermost table in ``el`` whose Markdown is over the threshold into row groups.
 
@@ -331,6 +379,11 @@ def extract_row_groups(
     the caption and the header row; in the table, one marker row stands where the
     group's rows were. Tables holding an earlier marker are left alone; a rowspan that crosses
     two groups is not repeated in the second.
+
+    The guarded strategy (:mod:`specbrowser.chunking.guards`) passes the ``tag`` that cuts
+    (``td`` packs a table's cells by rows), ``name`` for the ids, ``min_chars`` (a group whose
+    Markdown is shorter, or no longer than its marker, is not made: its rows stay in the table)
+    and ``within`` (only the tables it accepts are split); each group can then be undone.
     """
     pending: list[_Pending] = []
     tables = [
@@ -340,12 +393,14 @@ def extract_row_groups(
         rows = own_rows(table)
         if len(rows) < 2 or next(table.iter(MARKER_TAG), None) is not None:
             continue
+        if within is not None and not within(table):
+            continue
         lines = run.markdown(table).split("\n")
         if run.fits(sum(len(line) + 1 for line in lines)):
             continue
         header_at = next(i for i, line in enumerate(lines) if line.startswith("|"))
         columns = str(lines[header_at + 1].count("---"))
-        table.set(COLUMNS_ATTR, columns)  # marker rows must not narrow the table
+        columns_before = table.get(COLUMNS_ATTR)
         row_lines = lines[header_at + 2 :]
         caption = _caption_of(table)
         fixed = (
@@ -356,6 +411,7 @@ def extract_row_groups(
         )
         body = rows[1:]
         groups: list[list[int]] = []
+        sizes: list[int] = []
         size = fixed
         for block in _rowspan_blocks(body):
             length = sum(len(row_lines[i]) + 1 for i in block)
@@ -365,33 +421,77 @@ def extract_row_groups(
             else:
                 groups.append(list(block))
                 size = fixed + length
+                sizes.append(0)
+            sizes[-1] = size
         caption_text = " ".join(text_of(caption).split()) if caption is not None else ""
-        for group in groups:
-            number = len(pending) + 1
-            chunk_id = f"{parent_chunk_id}-{ROW_GROUP_TAG}-{number}"
+        made = 0
+        for group, group_size in zip(groups, sizes, strict=True):
             first, last = group[0] + 1, group[-1] + 1
             span = f"row {first}" if first == last else f"rows {first}–{last}"
             title = f"{caption_text}, {span}" if caption_text else span
+            if name is None:
+                chunk_id = f"{parent_chunk_id}-{ROW_GROUP_TAG}-{len(pending) + 1}"
+            else:
+                named = name([body[i] for i in group])
+                if named is None or group_size <= min_chars:  # one newline less than counted
+                    continue
+                chunk_id = named
+            if not made:
+                table.set(COLUMNS_ATTR, columns)  # marker rows must not narrow the table
             group_el, marker = _group_element(
                 caption, rows[0], [body[i] for i in group], chunk_id, title
             )
             group_table = group_el.find("table")
-            assert group_table is not None, "_group_element builds figure > table"
+            group_body = group_table.find("tbody") if group_table is not None else None
+            assert group_table is not None and group_body is not None, "figure > table > tbody"
             group_table.set(COLUMNS_ATTR, columns)
             for element, role in resolve_roles(group_el, run.policy.markdown).items():
                 run.roles.setdefault(element, role)
+            restore = _row_group_restore(
+                marker, group_body, table, columns_before if not made else columns
+            )
+            if name is not None:  # the group's own Markdown decides, not the estimate
+                size = len(run.markdown(group_el))
+                if size < min_chars or size <= len(format_marker(chunk_id, title)) + 4:
+                    restore()
+                    continue
+            made += 1
             pending.append(
                 _Pending(
                     group_el,
                     chunk_id,
                     title,
-                    ROW_GROUP_TAG,
+                    tag,
                     next_tags,
                     layer="table_row",
                     marker=marker,
+                    restore=restore,
                 )
             )
     return pending
+
+
+def _row_group_restore(
+    marker: etree._Element, body: etree._Element, table: etree._Element, columns: str | None
+) -> Callable[[], None]:
+    """Undoes :func:`_group_element`: the rows of the group's ``body`` back in place of the
+    marker row, and the table's column count as it was before this group (None: unset)."""
+
+    def restore() -> None:
+        marker_row = marker.getparent()
+        assert marker_row is not None, "a row group's marker stands in its marker row"
+        for row in list(body):
+            marker_row.addprevious(row)
+        parent = marker_row.getparent()
+        assert parent is not None, "a marker row stands in its table"
+        parent.remove(marker_row)
+        if columns is None:
+            if COLUMNS_ATTR in table.attrib:
+                del table.attrib[COLUMNS_ATTR]
+        else:
+            table.set(COLUMNS_ATTR, columns)
+
+    return restore
 
 
 def _rowspan_blocks(rows: list[etree._Element]) -> list[range]:

@@ -57,6 +57,11 @@ MARKER_TAGS = frozenset({SECTION_REF_TAG, "sb-marker"})
 """Placeholders for a child section (written by the parser) and an extracted element (written by
 the breakdown); both render as a marker and are never breakdown candidates."""
 
+LIST_ITEMS_ATTR = "data-items"
+"""On a marker standing in a list for a run of the list's items (the guarded breakdown packs
+them): how many items. The marker renders on a line of its own, without an item prefix, and
+the items after it keep their numbers."""
+
 BLOCK_TAGS = frozenset(
     {
         "p",
@@ -142,6 +147,8 @@ HTML_ELEMENTS = MarkdownElements()
 COLUMNS_ATTR = "data-sb-columns"
 """Set by the ``tr`` breakdown on a split table and its row groups: the column count of the whole
 table, so every part is padded as the whole was."""
+
+_LIST_ROLES = ("ordered_list", "unordered_list")
 
 _BLOCK_ROLES = frozenset(
     {"grammar", "code_block", "table", "ordered_list", "unordered_list", "note"}
@@ -230,6 +237,31 @@ def to_blocks(
     roles = resolve_roles(el, config) if roles is None else roles
     _Converter(roles, cache, elements).block(el, out)
     return [b for b in out if b]
+
+
+def list_item_number(item: etree._Element, roles: Roles) -> int:
+    """The number :func:`to_markdown` gives the list item ``item`` in its parent list (counted
+    from the list's ``start``, item markers included); 1 when it has no parent."""
+    parent = item.getparent()
+    if parent is None:
+        return 1
+    try:
+        number = int(parent.get("start", "1"))
+    except ValueError:
+        number = 1
+    for child in parent:
+        if child is item:
+            break
+        if not isinstance(child.tag, str) or roles.get(child) in ("skip", *_LIST_ROLES):
+            continue
+        items = child.get(LIST_ITEMS_ATTR) if child.tag in MARKER_TAGS else None
+        number += int(items) if items else 1
+    return number
+
+
+def is_block(el: etree._Element, roles: Roles, elements: MarkdownElements = HTML_ELEMENTS) -> bool:
+    """Whether the converter renders ``el`` as a block of its own (not inline content)."""
+    return _Converter(roles, None, elements).is_block(el)
 
 
 def to_cell(markdown: str) -> str:
@@ -388,6 +420,11 @@ class _Converter:
         indent = 3 if ordered else 2
         for child in el:
             if not isinstance(child.tag, str) or self.roles.get(child) == "skip":
+                continue
+            items = child.get(LIST_ITEMS_ATTR) if child.tag in MARKER_TAGS else None
+            if items:  # the marker of a run of items: on a line of its own, numbering goes on
+                self.marker(child, lines)
+                number += int(items)
                 continue
             role = self.roles.get(child)
             if role in ("ordered_list", "unordered_list"):  # a list directly inside a list

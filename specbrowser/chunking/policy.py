@@ -11,11 +11,13 @@ from typing import Any
 
 from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.errors import PolicyError
+from specbrowser.types import BREAKDOWN_STRATEGIES, BreakdownStrategy
 
-CONVERTER_VERSION = 3
+CONVERTER_VERSION = 4
 """Bumped whenever the Markdown converter, the breakdown or the retrieval text changes its
 output, so that a policy version names a reproducible chunk set. 3: retrieval texts drop
-in-document link targets."""
+in-document link targets. 4: the guarded breakdown strategy, and the strategy and minimum size
+among the settings."""
 
 DEFAULT_THRESHOLD_CHARS = 5000
 """Seed 000's LARGE_DOC_THRESHOLD: a section whose Markdown is longer is broken down."""
@@ -28,6 +30,13 @@ Each format's own defaults: :attr:`specbrowser.formats.base.SpecFormat.breakdown
 
 DEFAULT_MAX_DEPTH = 3
 """Seed 000's MAX_RECURSION_DEPTH: section (0) > table (1) > cell (2) > paragraph (3)."""
+
+DEFAULT_STRATEGY: BreakdownStrategy = BREAKDOWN_STRATEGIES[0]
+"""``guarded``: the breakdown with its guard rails (:mod:`specbrowser.chunking.guards`)."""
+
+DEFAULT_MIN_CHARS = 200
+"""The guarded strategy's minimum chunk size in characters: an element (or packed run) whose
+Markdown is shorter stays in its parent. About two sentences of prose, or a short algorithm."""
 
 _TAG_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 
@@ -44,16 +53,23 @@ class ChunkPolicy:
         max_depth: deepest chunk depth that may exist; depth 0 is the section's root chunk, so
             with 3 a chunk at depth 3 is never broken down.
         markdown: the converter's selectors (see :class:`MarkdownConfig`).
+        strategy: how a tag's elements are extracted (:data:`BreakdownStrategy`): ``guarded``
+            (the default) with the guard rails of :mod:`specbrowser.chunking.guards`, ``seed``
+            every element on its own as seed 000 does.
+        min_chars: the guarded strategy's minimum chunk size in characters (>= 0): nothing
+            shorter is extracted. The seed strategy has no minimum and ignores it.
 
     Raises:
-        PolicyError: on a threshold < 1, a negative max depth, an empty, repeated or malformed tag
-            (neither an element name nor one CSS selector).
+        PolicyError: on a threshold < 1, a negative max depth or minimum, an unknown strategy,
+            an empty, repeated or malformed tag (neither an element name nor one CSS selector).
     """
 
     threshold_chars: int = DEFAULT_THRESHOLD_CHARS
     breakdown_tags: tuple[str, ...] = field(default=DEFAULT_BREAKDOWN_TAGS)
     max_depth: int = DEFAULT_MAX_DEPTH
     markdown: MarkdownConfig = field(default_factory=MarkdownConfig)
+    strategy: BreakdownStrategy = DEFAULT_STRATEGY
+    min_chars: int = DEFAULT_MIN_CHARS
 
     def __post_init__(self) -> None:
         if not isinstance(self.threshold_chars, int) or self.threshold_chars < 1:
@@ -62,6 +78,15 @@ class ChunkPolicy:
             )
         if not isinstance(self.max_depth, int) or self.max_depth < 0:
             raise PolicyError(f"max depth must be a whole number >= 0, got {self.max_depth!r}")
+        if self.strategy not in BREAKDOWN_STRATEGIES:
+            raise PolicyError(
+                f"unknown breakdown strategy {self.strategy!r}; "
+                f"choose one of {', '.join(BREAKDOWN_STRATEGIES)}"
+            )
+        if not isinstance(self.min_chars, int) or self.min_chars < 0:
+            raise PolicyError(
+                f"minimum size must be a whole number of characters >= 0, got {self.min_chars!r}"
+            )
         tags = tuple(self.breakdown_tags)
         object.__setattr__(self, "breakdown_tags", tags)
         for tag in tags:
@@ -83,6 +108,9 @@ class ChunkPolicy:
         max_depth: int,
         markdown: MarkdownConfig | None = None,
         default_tags: tuple[str, ...] = DEFAULT_BREAKDOWN_TAGS,
+        *,
+        strategy: BreakdownStrategy = DEFAULT_STRATEGY,
+        min_chars: int = DEFAULT_MIN_CHARS,
     ) -> ChunkPolicy:
         """Build a policy from a comma-separated tag list as typed on the command line.
 
@@ -108,6 +136,8 @@ class ChunkPolicy:
             breakdown_tags=parsed,
             max_depth=max_depth,
             markdown=markdown or MarkdownConfig(),
+            strategy=strategy,
+            min_chars=min_chars,
         )
 
     def settings(self) -> dict[str, object]:
@@ -117,18 +147,23 @@ class ChunkPolicy:
             "breakdown_tags": list(self.breakdown_tags),
             "max_depth": self.max_depth,
             "markdown": self.markdown.settings(),
+            "strategy": self.strategy,
+            "min_chars": self.min_chars,
             "converter_version": CONVERTER_VERSION,
         }
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> ChunkPolicy:
         """Inverse of :meth:`settings` (the converter version is not part of the policy);
-        ``settings`` is decoded JSON, so its values are converted here."""
+        ``settings`` is decoded JSON, so its values are converted here. Settings written
+        before the strategy was one (no ``strategy`` key) are the seed strategy's."""
         return cls(
             threshold_chars=int(settings["threshold_chars"]),
             breakdown_tags=tuple(settings["breakdown_tags"]),
             max_depth=int(settings["max_depth"]),
             markdown=MarkdownConfig.from_settings(settings.get("markdown")),
+            strategy=settings.get("strategy", "seed"),
+            min_chars=int(settings.get("min_chars", DEFAULT_MIN_CHARS)),
         )
 
     @property
@@ -138,9 +173,20 @@ class ChunkPolicy:
         return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
     def describe(self) -> str:
-        """One line for headers and summaries: ``threshold 5000 · table → … · max depth 3``."""
+        """One line for headers and summaries:
+        ``threshold 5000 · table → … · max depth 3 · guarded, min 200`` (``· seed``)."""
         tags = " → ".join(self.breakdown_tags) or "(no tags)"
-        return f"threshold {self.threshold_chars} · {tags} · max depth {self.max_depth}"
+        return (
+            f"threshold {self.threshold_chars} · {tags} · max depth {self.max_depth} · "
+            f"{self.strategy_label}"
+        )
+
+    @property
+    def strategy_label(self) -> str:
+        """``guarded, min 200`` or ``seed`` (which has no minimum)."""
+        if self.strategy == "seed":
+            return "seed"
+        return f"{self.strategy}, min {self.min_chars}"
 
 
 _QUOTED = re.compile(r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")

@@ -20,6 +20,11 @@ SubsectionTitle = Callable[[etree._Element, str], str]
 """``title(element, tag)``: the title a marker gives an element the breakdown extracted with
 ``tag`` (the element's own tag for a CSS-selector tag), or "" when it has none."""
 
+RuleUnit = Callable[[etree._Element], list[etree._Element]]
+"""``unit(element)``: the consecutive sibling elements, ``element`` among them, in document
+order, that the guarded breakdown extracts together whenever it extracts ``element`` (a rule
+and the algorithm that defines it); ``[element]`` when it stands alone."""
+
 SectionOrdinal = Callable[[str], str]
 """``ordinal(secnum)``: a section number as a dotted string (``14.6.1``, ``B``) or ""."""
 
@@ -42,6 +47,31 @@ def html_subsection_title(el: etree._Element, tag: str) -> str:
     return ""
 
 
+def single_unit(el: etree._Element) -> list[etree._Element]:
+    """Plain HTML's rule units: every element stands alone."""
+    return [el]
+
+
+def adjacent_sibling(el: etree._Element, *, before: bool) -> etree._Element | None:
+    """The element sibling right before (or after) ``el`` with only whitespace between them
+    (comments skipped), or None."""
+    if before:
+        node = el.getprevious()
+        while node is not None and not isinstance(node.tag, str):
+            if (node.tail or "").strip():
+                return None
+            node = node.getprevious()
+        return node if node is not None and not (node.tail or "").strip() else None
+    if (el.tail or "").strip():
+        return None
+    node = el.getnext()
+    while node is not None and not isinstance(node.tag, str):
+        if (node.tail or "").strip():
+            return None
+        node = node.getnext()
+    return node
+
+
 @dataclass(frozen=True)
 class ChunkingRules:
     """A spec format's hooks into the Markdown conversion, the breakdown and the finishing of a
@@ -52,11 +82,13 @@ class ChunkingRules:
             (:class:`~specbrowser.chunking.markdown.MarkdownElements`).
         subsection_title: titles extracted elements (:data:`SubsectionTitle`).
         section_ordinal: turns a section's ``secnum`` into :attr:`Chunk.section_ordinal`.
+        rule_unit: the elements the guarded breakdown keeps together (:data:`RuleUnit`).
     """
 
     markdown_elements: MarkdownElements = HTML_ELEMENTS
     subsection_title: SubsectionTitle = html_subsection_title
     section_ordinal: SectionOrdinal = section_ordinal
+    rule_unit: RuleUnit = single_unit
 
 
 HTML_RULES = ChunkingRules()

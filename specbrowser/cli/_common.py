@@ -18,11 +18,13 @@ from rich.table import Table
 from specbrowser.__main__ import EXIT_INTERRUPTED, INTERRUPTED  # noqa: F401 - re-exported
 from specbrowser.chunking.policy import (
     DEFAULT_MAX_DEPTH,
+    DEFAULT_MIN_CHARS,
+    DEFAULT_STRATEGY,
     DEFAULT_THRESHOLD_CHARS,
     ChunkPolicy,
     PolicyForKind,
 )
-from specbrowser.types import IngestOutcome
+from specbrowser.types import BREAKDOWN_STRATEGIES, IngestOutcome
 
 if TYPE_CHECKING:
     from specbrowser.chunking.stats import ChunkSetStats
@@ -122,7 +124,7 @@ def at_least(minimum: int):
 
 def add_policy_options(p: argparse.ArgumentParser) -> None:
     """``--threshold N`` (characters), ``--tags A,B,C`` (breakdown tags in order),
-    ``--max-depth N``."""
+    ``--max-depth N``, ``--strategy guarded|seed``, ``--min-chars N``."""
     p.add_argument(
         "--threshold",
         type=int,
@@ -143,6 +145,21 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
         default=DEFAULT_MAX_DEPTH,
         metavar="N",
         help=f"deepest subsection level (default {DEFAULT_MAX_DEPTH})",
+    )
+    p.add_argument(
+        "--strategy",
+        choices=BREAKDOWN_STRATEGIES,
+        default=DEFAULT_STRATEGY,
+        help="guarded: pack runs, keep rule units, no chunk under --min-chars or growing "
+        "from its breakdown; seed: every element of a tag on its own "
+        f"(default {DEFAULT_STRATEGY})",
+    )
+    p.add_argument(
+        "--min-chars",
+        type=at_least(0),
+        default=DEFAULT_MIN_CHARS,
+        metavar="N",
+        help=f"guarded strategy: no chunk shorter than N characters (default {DEFAULT_MIN_CHARS})",
     )
 
 
@@ -176,7 +193,13 @@ class _FormatTags:
 def policy_from_args(args: argparse.Namespace) -> ChunkPolicy:
     """The policy the ``--threshold``/``--tags``/``--max-depth`` options give, for a spec of no
     known kind yet (the default format's tags when ``--tags`` is not given)."""
-    return ChunkPolicy.from_tag_list(args.threshold, args.tags, args.max_depth)
+    return ChunkPolicy.from_tag_list(
+        args.threshold,
+        args.tags,
+        args.max_depth,
+        strategy=args.strategy,
+        min_chars=args.min_chars,
+    )
 
 
 def policy_for_kind_from_args(args: argparse.Namespace) -> PolicyForKind | None:
@@ -189,7 +212,14 @@ def policy_for_kind_from_args(args: argparse.Namespace) -> PolicyForKind | None:
     def for_kind(kind: str) -> ChunkPolicy:
         from specbrowser.formats import policy_for
 
-        return policy_for(kind, args.threshold, None, args.max_depth)
+        return policy_for(
+            kind,
+            args.threshold,
+            None,
+            args.max_depth,
+            strategy=args.strategy,
+            min_chars=args.min_chars,
+        )
 
     return for_kind
 

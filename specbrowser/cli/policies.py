@@ -131,7 +131,7 @@ def _policies_table(title: str, sets: list) -> Table:
     table.add_column("", no_wrap=True)
     table.add_column("version", no_wrap=True)
     table.add_column("chars", justify="right", no_wrap=True)
-    table.add_column("tags", min_width=12, overflow="fold")
+    table.add_column("tags · strategy", min_width=12, overflow="fold")
     table.add_column("depth", justify="right", no_wrap=True)
     table.add_column("created (UTC)", min_width=10)
     table.add_column("chunks", justify="right", no_wrap=True)
@@ -140,6 +140,9 @@ def _policies_table(title: str, sets: list) -> Table:
         settings = chunk_set.settings
         threshold = settings.get("threshold_chars")
         tags = ", ".join(str(t) for t in settings.get("breakdown_tags") or []) or "(none)"
+        strategy = str(settings.get("strategy", "seed"))
+        if strategy != "seed":
+            strategy += f", min {settings.get('min_chars', '?')}"
         overruns = "\n".join(f"{reason} {n:,}" for reason, n in chunk_set.over_threshold.items())
         created = chunk_set.created_at.replace("T", " ").removesuffix("+00:00")
         version = escape(chunk_set.version)
@@ -148,7 +151,7 @@ def _policies_table(title: str, sets: list) -> Table:
             (f"[bold]{version}[/]" if chunk_set.active else version)
             + ("\n[yellow]stale[/]" if chunk_set.stale else ""),
             f"{threshold:,}" if isinstance(threshold, int) else escape(str(threshold)),
-            escape(tags),
+            f"{escape(tags)}\n[dim]{escape(strategy)}[/]",
             escape(str(settings.get("max_depth", "?"))),
             escape(created),
             f"{chunk_set.chunks:,}",

@@ -14,11 +14,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from specbrowser.chunking.policy import DEFAULT_MAX_DEPTH, DEFAULT_THRESHOLD_CHARS, ChunkPolicy
+from specbrowser.chunking.policy import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MIN_CHARS,
+    DEFAULT_STRATEGY,
+    DEFAULT_THRESHOLD_CHARS,
+    ChunkPolicy,
+)
 from specbrowser.errors import SpecInputError, SpecParseError
 from specbrowser.formats import ecmarkup, headings
 from specbrowser.formats.base import Page, ParsedSpec, SpecFormat
 from specbrowser.formats.html import bytes_sha256, check_html_head, order_pages, read_html
+from specbrowser.types import BreakdownStrategy
 
 FORMATS: tuple[SpecFormat, ...] = (
     ecmarkup.FORMAT,
@@ -59,6 +66,9 @@ def policy_for(
     threshold_chars: int = DEFAULT_THRESHOLD_CHARS,
     tags: str | None = None,
     max_depth: int = DEFAULT_MAX_DEPTH,
+    *,
+    strategy: BreakdownStrategy = DEFAULT_STRATEGY,
+    min_chars: int = DEFAULT_MIN_CHARS,
 ) -> ChunkPolicy:
     """The policy for a document of ``kind`` from command-line style settings: ``tags`` as typed
     (comma-separated), else the kind's format's default tags; that format's Markdown config.
@@ -73,6 +83,8 @@ def policy_for(
         max_depth,
         markdown=spec_format.markdown_config,
         default_tags=spec_format.breakdown_tags,
+        strategy=strategy,
+        min_chars=min_chars,
     )
 
 

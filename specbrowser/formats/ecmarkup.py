@@ -21,7 +21,12 @@ from lxml import etree
 from specbrowser.chunking.markdown import GrammarElements, MarkdownElements, text_of
 from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.chunking.policy import DEFAULT_BREAKDOWN_TAGS
-from specbrowser.chunking.rules import ChunkingRules, caption_title, html_subsection_title
+from specbrowser.chunking.rules import (
+    ChunkingRules,
+    adjacent_sibling,
+    caption_title,
+    html_subsection_title,
+)
 from specbrowser.errors import SpecParseError
 from specbrowser.formats.base import Page, ParsedSpec, parse_pages
 from specbrowser.formats.html import element_text, read_html
@@ -110,11 +115,27 @@ MARKDOWN_ELEMENTS = MarkdownElements(
 """ecmarkup's elements for the Markdown converter: its block elements, algorithms (``emu-alg``,
 plain text steps in source), examples, and expanded grammar productions."""
 
+
+def rule_unit(el: etree._Element) -> list[etree._Element]:
+    """A grammar block and the algorithm right after it (the shape of every case of a
+    syntax-directed operation: ``emu-grammar`` then ``emu-alg``, only whitespace between) are
+    one unit, whichever of the two is extracted; any other element stands alone."""
+    if el.tag == "emu-grammar":
+        after = adjacent_sibling(el, before=False)
+        if after is not None and after.tag == "emu-alg":
+            return [el, after]
+    elif el.tag == "emu-alg":
+        before = adjacent_sibling(el, before=True)
+        if before is not None and before.tag == "emu-grammar":
+            return [before, el]
+    return [el]
+
+
 CHUNKING_RULES = ChunkingRules(
-    markdown_elements=MARKDOWN_ELEMENTS, subsection_title=subsection_title
+    markdown_elements=MARKDOWN_ELEMENTS, subsection_title=subsection_title, rule_unit=rule_unit
 )
-"""ecmarkup's elements, grammar and table titles; section numbers as ecmarkup writes them
-(``Annex B``)."""
+"""ecmarkup's elements, grammar and table titles, grammar + algorithm rule units; section
+numbers as ecmarkup writes them (``Annex B``)."""
 
 
 class EcmarkupFormat:

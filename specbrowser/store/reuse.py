@@ -10,8 +10,9 @@ stored set already holds when
   with the same Markdown settings, and its stats found every marker of its texts in their
   subsections;
 - the new threshold is in the root row's range;
-- and either the set has the same breakdown tags and max depth, or the section is one chunk
-  within the threshold there (``threshold_hi`` NULL), which no tag or depth changes.
+- and either the set has the same breakdown tags, max depth, strategy and minimum size, or
+  the section is one chunk within the threshold there (``threshold_hi`` NULL), which none of
+  those changes (a section that fits is one chunk under either strategy).
 
 The copied rows are the same rows with new ordinals; their texts (and the texts' FTS5 entries,
 embeddings and token counts) are the stored ones. Queries are parameterized; writes happen
@@ -94,6 +95,8 @@ def plan_copies(store: SpecStore, policy: ChunkPolicy) -> CopyPlan:
             same_cut[version] = (
                 settings.get("breakdown_tags") == list(policy.breakdown_tags)
                 and settings.get("max_depth") == policy.max_depth
+                and settings.get("strategy") == policy.strategy
+                and settings.get("min_chars") == policy.min_chars
             )
     threshold = policy.threshold_chars
     found: dict[str, StoredTree] = {}

@@ -43,9 +43,8 @@ from specbrowser.tui.widgets.chunk_tree import ChunkTree, chunk_label
 from specbrowser.tui.widgets.chunk_view import SEARCH_MATCH_STYLE, ChunkView, heading_lines
 from specbrowser.tui.widgets.search_results import SearchResults, hit_row
 from tests.app.helpers import SIZE, run_async, settle
-from tests.helpers import MISMATCHED_TOC, ROOT, needs_toylang
+from tests.helpers import MISMATCHED_TOC, ROOT, TOYLANG_POLICY, needs_toylang
 from tests.helpers import SAMPLE as TOYLANG
-from tests.helpers import TOYLANG_THRESHOLD as THRESHOLD
 
 SNAPSHOT_SIZE = (120, 36)
 needs_mismatched_toc = pytest.mark.skipif(
@@ -114,7 +113,7 @@ async def test_tree_shows_top_level_sections(toylang_db: Path) -> None:
         assert [str(n.label) for n in tree.root.children] == expected
         assert tree.root.children[0].data == DOCUMENT_CHUNK_ID
         assert app.title == "Toylang Language Specification"
-        assert app.sub_title == ChunkPolicy(threshold_chars=THRESHOLD).describe()
+        assert app.sub_title == TOYLANG_POLICY.describe()
         assert cursor_id(app) == "sec-intro"
         assert browser(app).query_one(ChunkView).chunk.id == "sec-intro"
 
@@ -1124,7 +1123,7 @@ async def test_ingest_runs_in_a_worker_then_shows_the_browser(tmp_path: Path, mo
     app = make_app(
         ingest_spec=[TOYLANG],
         cache_db=cache,
-        policy=ChunkPolicy(threshold_chars=THRESHOLD),
+        policy=TOYLANG_POLICY,
         cursor_blink=False,
     )
     async with app.run_test(size=SIZE) as pilot:
@@ -1161,7 +1160,7 @@ async def test_the_ingest_progress_screen_says_when_the_chunks_are_stored(
     app = make_app(
         ingest_spec=[TOYLANG],
         cache_db=tmp_path / "cache.db",
-        policy=ChunkPolicy(threshold_chars=THRESHOLD),
+        policy=TOYLANG_POLICY,
         cursor_blink=False,
     )
     async with app.run_test(size=SIZE) as pilot:

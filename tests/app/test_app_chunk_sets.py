@@ -9,6 +9,7 @@ import importlib.util
 import re
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ from specbrowser.tui.screens.policy_editor import PolicyEditor
 from specbrowser.tui.widgets.chunk_tree import TRUNCATED_MARK
 from specbrowser.tui.widgets.job_bar import JobBar, JobFinished, JobProgress, job_title
 from tests.app.helpers import SIZE, run_async, settle
-from tests.helpers import MODEL_MISSING, needs_toylang, write_spec
+from tests.helpers import MODEL_MISSING, TOYLANG_POLICY, needs_toylang, write_spec
 from tests.helpers import SAMPLE as TOYLANG
 from tests.helpers import TOYLANG_THRESHOLD as THRESHOLD
 
@@ -92,7 +93,7 @@ async def test_apply_new_threshold_rechunks_keeps_section_and_changes_tree(
         await settle(pilot)
         sets = {s.version: s for s in store.list_chunk_sets(app.session.store)}
         active = store.active_version(app.session.store)
-        assert len(sets) == 2 and active == ChunkPolicy(threshold_chars=300).version
+        assert len(sets) == 2 and active == replace(TOYLANG_POLICY, threshold_chars=300).version
         assert sets[active].chunks > before_chunks
         assert screen.chunk_view.chunk.id == "sec-notational-conventions"
         assert screen.chunk_tree.cursor_node.data == "sec-notational-conventions"
@@ -253,9 +254,36 @@ async def test_applying_again_cancels_the_run_in_flight(toylang_db: Path, slow_r
         await wait_until(pilot, lambda: screen.policy.threshold_chars == 500)
         await settle(pilot)
         versions = {s.version for s in store.list_chunk_sets(app.session.store)}
-        assert ChunkPolicy(threshold_chars=500).version in versions
-        assert ChunkPolicy(threshold_chars=300).version not in versions  # rolled back
-        assert store.active_version(app.session.store) == ChunkPolicy(threshold_chars=500).version
+        # the editor keeps the fixture's strategy: only the threshold changes
+        made, dropped = (replace(TOYLANG_POLICY, threshold_chars=t).version for t in (500, 300))
+        assert made in versions
+        assert dropped not in versions  # rolled back
+        assert store.active_version(app.session.store) == made
+
+
+@needs_toylang
+@run_async
+async def test_editor_edits_the_strategy_and_minimum(toylang_db: Path) -> None:
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        editor = app.screen
+        assert isinstance(editor, PolicyEditor)
+        strategy = editor.query_one("#policy-strategy", Input)
+        assert strategy.value == "seed"  # the fixture's policy
+        strategy.value = "greedy"
+        await pilot.pause()
+        assert editor.query_one("#policy-apply", Button).disabled
+        assert "unknown breakdown strategy" in str(editor.query_one("#policy-status").render())
+        strategy.value = "guarded"
+        editor.query_one("#policy-min-chars", Input).value = "120"
+        await pilot.pause()
+        assert not editor.query_one("#policy-apply", Button).disabled
+        policy = editor.build_policy()
+        assert (policy.strategy, policy.min_chars) == ("guarded", 120)
+        assert "guarded, min 120" in str(editor.query_one("#policy-status").render())
 
 
 @needs_toylang
@@ -319,10 +347,7 @@ async def test_switch_chunk_sets_from_the_list(toylang_db: Path) -> None:
         await pilot.press("up")  # the older set, at 800
         await pilot.press("enter")
         await settle(pilot)
-        assert (
-            store.active_version(app.session.store)
-            == ChunkPolicy(threshold_chars=THRESHOLD).version
-        )
+        assert store.active_version(app.session.store) == TOYLANG_POLICY.version
         assert screen.policy.threshold_chars == THRESHOLD
         assert screen.previous_version == ChunkPolicy(threshold_chars=300).version
 

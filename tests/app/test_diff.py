@@ -1,9 +1,9 @@
 """Comparing two chunk sets: the core (specbrowser.session.diff), ``specbrowser diff`` and the
 DiffScreen.
 
-The small spec below is ingested twice into one database: set A with the default policy
-(threshold 5000: every section one chunk) and set B at threshold 200. Its numbers, worked out by
-hand from the breakdown rules (README, "How chunks are made"):
+The small spec below is ingested twice into one database, both with the seed strategy: set A
+with the default threshold (5000: every section one chunk) and set B at threshold 200. Its
+numbers, worked out by hand from the breakdown rules (README, "How chunks are made"):
 
 - ``sec-small`` (22 characters) and ``sec-child`` are one chunk under both policies: unchanged.
 - ``sec-big`` is one chunk in A. In B it is over 200: ``emu-table`` extracts the table (no
@@ -74,7 +74,10 @@ def two_sets(tmp_path: Path) -> tuple[Path, str, str]:
     """(database, version of set A = default policy, version of set B = threshold 200); B active."""
     spec = write_spec(tmp_path, BODY)
     db_path = tmp_path / "diff.db"
-    policy_a, policy_b = ChunkPolicy(), ChunkPolicy(threshold_chars=200)
+    policy_a, policy_b = (
+        ChunkPolicy(strategy="seed"),
+        ChunkPolicy(threshold_chars=200, strategy="seed"),
+    )
     ingest([spec], db_path, policy_a)
     ingest([spec], db_path, policy_b)
     return db_path, policy_a.version, policy_b.version
@@ -107,7 +110,7 @@ def test_diff_numbers_match_the_hand_count(two_sets) -> None:
     diff = diff_chunk_sets(db, a, b)
     summary = diff.summary
     assert (diff.version_a, diff.version_b) == (a, b)
-    assert diff.policy_b == ChunkPolicy(threshold_chars=200).describe()
+    assert diff.policy_b == ChunkPolicy(threshold_chars=200, strategy="seed").describe()
     assert summary.chunks == Change(5, 8)
     assert (summary.sections_changed, summary.sections_unchanged) == (2, 2)
     assert (summary.added, summary.removed, summary.changed, summary.reflagged) == (3, 0, 1, 1)
@@ -483,8 +486,8 @@ def test_snapshot_diff_screen(two_sets, snap_compare) -> None:
 def test_ecma262_default_against_threshold_2000_with_tr(tmp_path) -> None:
     """Two ingests (~4 s each), one diff: its totals agree with what ``policies`` counts."""
     db_path = tmp_path / "ecma262.db"
-    policy_a = ChunkPolicy()
-    policy_b = ChunkPolicy.from_tag_list(2000, "emu-table,emu-grammar,tr,p", 3)
+    policy_a = ChunkPolicy(strategy="seed")
+    policy_b = ChunkPolicy.from_tag_list(2000, "emu-table,emu-grammar,tr,p", 3, strategy="seed")
     ingest([ECMA262 / "index.html"], db_path, policy_a)
     ingest([ECMA262 / "index.html"], db_path, policy_b)
     db = store.open_database(db_path)

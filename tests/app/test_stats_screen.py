@@ -35,7 +35,7 @@ pytestmark = pytest.mark.skipif(not SAMPLE.is_file(), reason="sample_specs/toyla
 @pytest.fixture
 def toylang_db(ingested_db) -> Path:
     """The sample spec at this module's 300-character threshold (the shared fixture's is 800)."""
-    return ingested_db(SAMPLE, ChunkPolicy(threshold_chars=THRESHOLD), "t.db")
+    return ingested_db(SAMPLE, ChunkPolicy(threshold_chars=THRESHOLD, strategy="seed"), "t.db")
 
 
 async def open_stats(pilot, results: list, **options: Any) -> StatsScreen:

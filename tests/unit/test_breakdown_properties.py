@@ -11,13 +11,14 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from specbrowser.chunking.markers import MARKER_RE, find_markers
 from specbrowser.chunking.pipeline import chunk_spec
-from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.chunking.reassemble import normalize_whitespace, reassemble
 from specbrowser.formats import load_spec
 from specbrowser.formats.ecmarkup import CHUNKING_RULES
 from tests.helpers import write_spec
@@ -104,12 +105,27 @@ def test_a_section_tree_is_the_same_under_every_threshold_of_its_range(
     again = _trees(
         chunk_spec(
             load_spec(path),
-            ChunkPolicy(
-                threshold_chars=other,
-                breakdown_tags=policy.breakdown_tags,
-                max_depth=policy.max_depth,
-            ),
+            replace(policy, threshold_chars=other),
             rules=CHUNKING_RULES,
         ).chunks
     )
     assert again[section_id] == first[section_id]
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(html=spec_html(), policy=policies, min_chars=st.sampled_from([0, 10, 50, 200]))
+def test_guarded_chunks_reach_the_minimum_and_never_grow(tmp_path, html, policy, min_chars):
+    """Under the guarded strategy every extracted chunk without a breakdown of its own is at
+    least ``min_chars`` long, and every chunk with one is shorter than before it."""
+    policy = replace(policy, strategy="guarded", min_chars=min_chars)
+    chunks = chunk_spec(load_spec(write_spec(tmp_path, html)), policy, rules=CHUNKING_RULES).chunks
+    by = {c.id: c for c in chunks}
+    for chunk in chunks:
+        broken = any(s in by and by[s].parent_id == chunk.id for s in chunk.subsections)
+        if broken:
+            before = normalize_whitespace(reassemble(chunk.id, by))
+            assert len(normalize_whitespace(chunk.text)) < len(before), chunk.id
+        elif chunk.parent_id is not None:
+            assert chunk.size >= min_chars, chunk.id

@@ -54,7 +54,9 @@ def test_ingest_prints_summary_and_writes_db(tmp_path, spec, capsys):
     assert "sections" in output and "over threshold" in output and "time" in output
     database = open_database(path)
     assert database.db["sections"].count == 2
-    assert database.db["chunks"].count == 8  # document + sec-a + 5 paragraphs + sec-b
+    # document + sec-a + 4 paragraph subsections (the guarded strategy packs "alpha text" with
+    # the next paragraph) + sec-b
+    assert database.db["chunks"].count == 7
 
 
 def test_reingest_replaces(tmp_path, spec, db):
@@ -233,16 +235,47 @@ def test_show_and_recursive(db, capsys):
 def test_subsections_lists_tags_from_stored_data(db, capsys):
     assert main(["subsections", str(db), "sec-a"]) == 0
     output = capsys.readouterr().out
-    assert output.count("sec-a-p-") == 5 and "emu-clause" in output and "sec-b" in output
+    assert output.count("sec-a-p-") == 4 and "emu-clause" in output and "sec-b" in output
+    assert "sec-a-p-1-2" in output  # a packed run names its first and last paragraph
 
 
 def test_stats_json(db, capsys):
     assert main(["stats", str(db), "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
-    assert payload["sections"] == 2 and payload["chunks"] == 8
-    assert payload["by_layer"] == {"subsection": 5, "section": 2, "document": 1}
+    assert payload["sections"] == 2 and payload["chunks"] == 7
+    assert payload["by_layer"] == {"subsection": 4, "section": 2, "document": 1}
     assert payload["unresolved_markers"] == 0
     assert payload["policy"]["threshold_chars"] == 400
+
+
+def test_strategy_and_minimum_options_make_the_policy(spec, tmp_path, capsys):
+    path = tmp_path / "s.db"
+    argv = ["ingest", str(spec), "--db", str(path), "--threshold", "400", "--strategy", "seed"]
+    assert main(argv) == 0
+    assert main(["rechunk", str(path), "--threshold", "400", "--min-chars", "50"]) == 0
+    capsys.readouterr()
+    assert main(["subsections", str(path), "sec-a"]) == 0
+    assert "sec-a-p-1-2" in capsys.readouterr().out  # guarded: "alpha text" packed with para 0
+    assert main(["policies", str(path), "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    settings = {
+        (p["settings"]["strategy"], p["settings"]["min_chars"]) for p in payload["policies"]
+    }
+    assert settings == {("seed", 200), ("guarded", 50)}
+    assert main(["policies", str(path)]) == 0
+    table = " ".join(capsys.readouterr().out.split())  # cells wrap at 80 columns
+    assert "guarded, min 50" in table and "seed" in table
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [(["--strategy", "greedy"], "invalid choice"), (["--min-chars", "-1"], "at least 0")],
+)
+def test_bad_strategy_or_minimum_is_a_usage_error(spec, tmp_path, capsys, option, message):
+    with pytest.raises(SystemExit) as exit_:
+        main(["ingest", str(spec), "--db", str(tmp_path / "x.db"), *option])
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "x.db").exists()
 
 
 def test_stats_table(db, capsys):
@@ -266,7 +299,11 @@ def test_show_gives_the_size_without_markers(db, capsys):
     assert main(["show", str(db), "sec-a"]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert "chars (" in header and "without markers)" in header
-    assert main(["show", str(db), "sec-a-p-1"]) == 0  # no marker: one size
+    from specbrowser.session import Session
+
+    with Session.open(db) as session:
+        leaf = next(c for c in session.subsections(session.chunk("sec-a")) if not c.subsections)
+    assert main(["show", str(db), leaf.id]) == 0  # no marker: one size
     assert "without markers" not in capsys.readouterr().out
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from specbrowser.chunking.policy import ChunkPolicy
@@ -20,26 +22,24 @@ def _policy(threshold: int, *tags: str) -> ChunkPolicy:
     return ChunkPolicy(threshold_chars=threshold, breakdown_tags=tags)
 
 
-@pytest.mark.parametrize(
-    "policy",
-    [
-        ChunkPolicy(),
-        _policy(2000, "emu-table", "emu-grammar", "tr", "p"),
-        _policy(1000, "ol", "li"),
-        _policy(400, "emu-alg", "ol", "li", "p"),
-        _policy(1500, "emu-note", "emu-alg", "ol", "p"),
-        _policy(500, "tr", "p"),
-        _policy(800, "emu-alg > ol", "div", "td", "pre"),
-    ],
-    ids=[
-        "default",
-        "tr-2000",
-        "ol-li-1000",
-        "alg-ol-li-p-400",
-        "note-alg-ol-p-1500",
-        "tr-p-500",
-        "selector-div-td-pre-800",
-    ],
-)
-def test_every_ecma262_section_reassembles_to_its_one_piece_markdown(policy):
+POLICIES = {
+    "default": ChunkPolicy(),
+    "tr-2000": _policy(2000, "emu-table", "emu-grammar", "tr", "p"),
+    "ol-li-1000": _policy(1000, "ol", "li"),
+    "alg-ol-li-p-400": _policy(400, "emu-alg", "ol", "li", "p"),
+    "note-alg-ol-p-1500": _policy(1500, "emu-note", "emu-alg", "ol", "p"),
+    "tr-p-500": _policy(500, "tr", "p"),
+    "selector-div-td-pre-800": _policy(800, "emu-alg > ol", "div", "td", "pre"),
+}
+
+
+@pytest.mark.parametrize("strategy", ["guarded", "seed"])
+@pytest.mark.parametrize("policy", list(POLICIES.values()), ids=list(POLICIES))
+def test_every_ecma262_section_reassembles_to_its_one_piece_markdown(policy, strategy):
+    assert assert_lossless(ECMA262 / "index.html", replace(policy, strategy=strategy)) == 2253
+
+
+def test_guarded_packed_runs_without_a_minimum_reassemble():
+    """Packing alone (no minimum): every run of cells, rows, items and paragraphs packs."""
+    policy = ChunkPolicy(threshold_chars=300, breakdown_tags=("td", "li", "p"), min_chars=0)
     assert assert_lossless(ECMA262 / "index.html", policy) == 2253

@@ -444,16 +444,18 @@ def test_real_cached_and_uncached_rechunks_are_identical(ecma262_db, policy):
 @pytest.mark.real
 @needs_ecma262
 def test_real_rechunk_copies_broken_down_trees_that_a_new_threshold_keeps(ecma262_db):
-    """The default tags at 6000 against the stored default set (5000): most of the sections
-    it broke down are cut the same way at 6000, and are copied rather than cut again."""
+    """The default tags at 6000 against the stored default set (5000): many of the sections
+    it broke down are cut the same way at 6000, and are copied rather than cut again (fewer
+    under the guarded strategy than under the seed's, as packing tests more sizes against the
+    threshold)."""
     policy = ChunkPolicy(threshold_chars=6000)
     copied = rechunk(ecma262_db, policy, activate=False)
     rows = _chunk_rows(ecma262_db, policy.version)
     full = rechunk(ecma262_db, policy, activate=False, rebuild=True, copy_stored=False)
     assert _chunk_rows(ecma262_db, policy.version) == rows and copied.stats == full.stats
     broken_down = copied.copied_chunks - copied.copied_sections
-    assert broken_down > 500 and copied.copied_sections > 2200  # 993 and 2,222 of 2,253
-    assert copied.new_texts < 100 and full.new_texts == 0  # only the 31 sections cut again
+    assert broken_down > 100 and copied.copied_sections > 2200  # 115 and 2,210 of 2,253
+    assert copied.new_texts < 100 and full.new_texts == 0  # only the 43 sections cut again
 
 
 @pytest.mark.real

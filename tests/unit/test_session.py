@@ -11,7 +11,7 @@ from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import NotFoundError, SpecInputError
 from specbrowser.progress import CancelToken, JobCancelled, checked
 from specbrowser.session import Session, jobs, opening
-from tests.helpers import SAMPLE, TOYLANG_THRESHOLD
+from tests.helpers import SAMPLE, TOYLANG_POLICY
 
 # --- the progress protocol and the cancel token ----------------------------------------------
 
@@ -159,7 +159,7 @@ def test_open_plans_an_ingest_then_reuses_the_cache(
 ) -> None:
     cache = tmp_path / "cache.db"
     monkeypatch.setattr(opening, "cache_db_for", lambda paths: cache)
-    policy = ChunkPolicy(threshold_chars=TOYLANG_THRESHOLD)
+    policy = TOYLANG_POLICY
     plan = opening.plan_open([SAMPLE], policy)
     assert plan == opening.OpenPlan(cache, [SAMPLE])
     jobs.run_ingest(plan.ingest or [], plan.db_path, policy)

@@ -1,4 +1,5 @@
-"""The policy editor: threshold, breakdown tag order, max depth and Markdown selectors.
+"""The policy editor: threshold, breakdown tag order, max depth, strategy, minimum size and
+Markdown selectors.
 
 A modal screen over the browser. It edits a copy of the active :class:`ChunkPolicy` and
 dismisses with the new policy (Apply, ``ctrl+s``) or None (Escape); the browser then re-chunks
@@ -31,6 +32,7 @@ from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import PolicyError
 from specbrowser.formats import format_for_kind
 from specbrowser.tui.widgets.ordered_input import OrderedInput
+from specbrowser.types import BREAKDOWN_STRATEGIES
 
 MARKDOWN_ROLES: tuple[tuple[str, str], ...] = (
     ("skip", "Skip (dropped)"),
@@ -73,7 +75,7 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
         with Vertical(id="policy-box"):
             yield Label("Chunk policy", id="policy-heading")
             with Grid(id="policy-numbers"):
-                yield Label("Threshold (characters)")
+                yield Label("Threshold")
                 yield OrderedInput(
                     str(self.policy.threshold_chars),
                     type="integer",
@@ -85,6 +87,19 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
                     str(self.policy.max_depth),
                     type="integer",
                     id="policy-max-depth",
+                    validators=[Number(minimum=0)],
+                )
+                yield Label("Strategy")
+                yield OrderedInput(
+                    self.policy.strategy,
+                    id="policy-strategy",
+                    placeholder=" or ".join(BREAKDOWN_STRATEGIES),
+                )
+                yield Label("Min size")
+                yield OrderedInput(
+                    str(self.policy.min_chars),
+                    type="integer",
+                    id="policy-min-chars",
                     validators=[Number(minimum=0)],
                 )
             yield Label(
@@ -189,6 +204,8 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
         self._sync_checks()
         threshold = self._number("#policy-threshold", "threshold")
         max_depth = self._number("#policy-max-depth", "max depth")
+        min_chars = self._number("#policy-min-chars", "min size")
+        strategy = self.query_one("#policy-strategy", Input).value.strip().lower()
         markdown = replace(
             self.policy.markdown,
             **{
@@ -206,6 +223,8 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
             max_depth=max_depth,
             markdown=markdown,
             breakdown_tags=tuple(tag for tag, on in self._tags if on),
+            strategy=strategy,  # type: ignore[arg-type]  # ChunkPolicy checks it
+            min_chars=min_chars,
         )
 
     def _number(self, selector: str, name: str) -> int:
