@@ -19,15 +19,18 @@ set, a section's root chunk, a subsection a breakdown tag extracted, or a row gr
 LAYERS: tuple[Layer, ...] = get_args(Layer)
 """The values of :data:`Layer`, in that order."""
 
-OverrunReason = Literal["max_depth", "unsplittable"]
+OverrunReason = Literal["max_depth", "unsplittable", "markers"]
 """Why a chunk stayed over the threshold (:attr:`specbrowser.model.Chunk.over_threshold`):
-it is at the policy's max depth, or no breakdown tag left could bring it under the threshold."""
+it is at the policy's max depth; no breakdown tag left could bring it under the threshold; or
+no tag could, and its own text (markers left out) fits: its markers put it over (a section
+that is a heading and dozens of child-section markers)."""
 OVERRUN_REASONS: tuple[OverrunReason, ...] = get_args(OverrunReason)
 """The values of :data:`OverrunReason`, in that order."""
 
 OVERRUN_EXPLANATIONS: dict[OverrunReason, str] = {
     "max_depth": "at the policy's max depth, so not broken down further",
     "unsplittable": "the breakdown tags left cannot bring it under the threshold",
+    "markers": "over only because of its markers: its own text fits the threshold",
 }
 """One line explaining each :data:`OverrunReason`, for a reader who sees only the word."""
 

@@ -12,7 +12,8 @@ For one section's own-content element:
    smaller. Tags stop as soon as the remainder fits.
 3. A subsection over the threshold is broken down the same way one level deeper, starting with
    the tags *after* the one that extracted it. Nothing is broken down at ``max_depth``.
-4. A chunk still over the threshold stays whole and is flagged ``max_depth`` or ``unsplittable``.
+4. A chunk still over the threshold stays whole and is flagged ``max_depth``, ``unsplittable``,
+   or ``markers`` when its own text (markers left out) fits and only its markers put it over.
 
 The threshold enters only through "does a Markdown of n characters fit" (n <= threshold). Every
 such test goes through :meth:`_Breakdown.fits`, which records the range of thresholds for which
@@ -51,6 +52,7 @@ from specbrowser.chunking.markdown import (
 from specbrowser.chunking.markers import format_marker
 from specbrowser.chunking.policy import ChunkPolicy, is_selector_tag, tag_slug
 from specbrowser.chunking.rules import ChunkingRules, SubsectionTitle
+from specbrowser.chunking.stats import size_without_markers
 from specbrowser.model import Chunk, Section
 from specbrowser.types import Layer, OverrunReason
 
@@ -59,6 +61,7 @@ MARKER_TAG = "sb-marker"
 
 OVER_MAX_DEPTH: OverrunReason = "max_depth"
 OVER_UNSPLITTABLE: OverrunReason = "unsplittable"
+OVER_MARKERS: OverrunReason = "markers"
 
 
 @dataclass
@@ -139,9 +142,14 @@ def whole_section_chunk(
         return None
     reason: OverrunReason | None = None
     holds_for: tuple[int, int | None] = (size, None)
-    if size > policy.threshold_chars:
-        reason = OVER_MAX_DEPTH if policy.max_depth <= 0 else OVER_UNSPLITTABLE
-        holds_for = (0, size)
+    if size > policy.threshold_chars and policy.max_depth <= 0:
+        reason, holds_for = OVER_MAX_DEPTH, (0, size)
+    elif size > policy.threshold_chars:  # no tag to try: as break_down flags it
+        bare = size_without_markers(markdown)
+        if bare <= policy.threshold_chars:
+            reason, holds_for = OVER_MARKERS, (bare, size)
+        else:
+            reason, holds_for = OVER_UNSPLITTABLE, (0, bare)
     return Chunk(
         id=section.id,
         section_id=section.id,
@@ -246,8 +254,9 @@ class _Breakdown:
                     text = remainder
                     if self.fits(len(text)):
                         break
-                else:
-                    reason = OVER_UNSPLITTABLE  # no tag brought the text within the threshold
+                else:  # no tag brought the text within the threshold
+                    mostly_markers = self.fits(size_without_markers(text))
+                    reason = OVER_MARKERS if mostly_markers else OVER_UNSPLITTABLE
         subsections = [m.get("data-id", "") for m in el.iter(*MARKER_TAGS)]
         self.out.append(
             Chunk(

@@ -165,10 +165,11 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
 
 def unused_tags(policy: ChunkPolicy, stats: ChunkSetStats) -> list[str]:
     """The breakdown tags that extracted nothing although some chunk stayed over the
-    threshold after every tag was tried on it (``unsplittable``): a typo such as ``emu_table``,
+    threshold after every tag was tried on it (``unsplittable``, ``markers``): a typo such as
+    ``emu_table``,
     or a tag the spec does not use. [] when nothing was left unsplittable (with max depth 0,
     say, no tag was tried at all)."""
-    if not stats.over_threshold.get("unsplittable"):
+    if not any(stats.over_threshold.get(reason) for reason in ("unsplittable", "markers")):
         return []
     return [tag for tag in policy.breakdown_tags if tag not in stats.by_tag]
 

@@ -9,13 +9,13 @@ numbers, worked out by hand from the breakdown rules (README, "How chunks are ma
 - ``sec-big`` is one chunk in A. In B it is over 200: ``emu-table`` extracts the table (no
   grammar), ``td`` has nothing left outside the extracted table, then ``p`` extracts both
   paragraphs; the root, now headings and three markers (and the marker of ``sec-child``), is
-  still over 200 with no tag left: ``unsplittable``. So 3 chunks added, the root changed, 0 → 1
-  overrun.
+  still over 200 with no tag left, though its own text (the headings) fits: only its markers
+  put it over, ``markers``. So 3 chunks added, the root changed, 0 → 1 overrun.
 - ``sec-code`` is one ``pre`` of 240 characters, no breakdown tag in it: the same 258-character
   chunk in both sets (``# 3 Code``, a blank line, and the fence lines: 8 + 2 + 4 + 240 + 4), over
-  200 in B only: *reflagged* (same text, 0 → 1 overrun).
+  200 in B only, with no marker: *reflagged* (same text, 0 → 1 overrun, ``unsplittable``).
 - Totals: chunks 5 → 8 (document chunk included), 2 sections changed of 4, added 3, removed 0,
-  changed 1, reflagged 1, ``unsplittable`` 0 → 2.
+  changed 1, reflagged 1, ``unsplittable`` 0 → 1, ``markers`` 0 → 1.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def test_diff_numbers_match_the_hand_count(two_sets) -> None:
     assert summary.chunks == Change(5, 8)
     assert (summary.sections_changed, summary.sections_unchanged) == (2, 2)
     assert (summary.added, summary.removed, summary.changed, summary.reflagged) == (3, 0, 1, 1)
-    assert summary.overruns == {"unsplittable": Change(0, 2)}
+    assert summary.overruns == {"unsplittable": Change(0, 1), "markers": Change(0, 1)}
     assert summary.truncated is None and summary.embedded is None
     assert summary.embedding_model is None
 
@@ -148,7 +148,7 @@ def test_reversed_diff_swaps_added_and_removed(two_sets) -> None:
     assert backward.summary.chunks == Change(8, 5)
     assert (backward.summary.added, backward.summary.removed) == (0, 3)
     assert backward.sections[0].removed == forward.sections[0].added
-    assert backward.summary.overruns == {"unsplittable": Change(2, 0)}
+    assert backward.summary.overruns == {"unsplittable": Change(1, 0), "markers": Change(1, 0)}
 
 
 def test_a_set_against_itself_has_no_changes(two_sets) -> None:
@@ -207,7 +207,10 @@ def test_json_form_holds_summary_and_sections(two_sets) -> None:
     data = json.loads(diff_chunk_sets(store.open_database(db_path), a, b).to_json())
     assert data["version_a"] == a and data["version_b"] == b
     assert data["summary"]["chunks"] == {"before": 5, "after": 8}
-    assert data["summary"]["overruns"] == {"unsplittable": {"before": 0, "after": 2}}
+    assert data["summary"]["overruns"] == {
+        "unsplittable": {"before": 0, "after": 1},
+        "markers": {"before": 0, "after": 1},
+    }
     assert data["summary"]["largest"]["after"]["id"] == "sec-big"
     assert data["summary"]["truncated"] is None
     assert [s["section_id"] for s in data["sections"]] == ["sec-big", "sec-code"]
@@ -352,7 +355,7 @@ async def test_screen_shows_summary_sections_and_trees(two_sets) -> None:
         screen = await open_diff(pilot, a, b, [])
         summary = str(screen.query_one("#diff-summary", Static).content)
         assert "sections changed 2 of 4" in summary
-        assert "unsplittable 0 → 2" in summary
+        assert "unsplittable 0 → 1" in summary and "markers 0 → 1" in summary
         quality = diff_chunk_sets(app.session.store, a, b).summary
         assert quality.tiny_chunks == Change(0, 0) and quality.mostly_marker_chunks == Change(0, 1)
         assert "tiny chunks 0 · mostly markers 0 → 1 · median without markers" in summary

@@ -147,7 +147,7 @@ async def test_screen_shows_the_numbers_of_store_chunk_stats(toylang_db: Path) -
         assert rows_of(screen, "stats-tags") == stats.by_tag
         assert rows_of(screen, "stats-layers") == stats.by_layer
         assert rows_of(screen, "stats-overruns") == stats.over_threshold
-        assert set(stats.over_threshold) == {"unsplittable", "max_depth"}
+        assert set(stats.over_threshold) == {"unsplittable", "markers", "max_depth"}
         histogram = screen.query_one("#stats-histogram", BarChart).rows
         assert sum(row.value for row in histogram) == stats.chunks
         assert [row.label for row in histogram if row.rule] == [f"threshold {THRESHOLD} chars"]

@@ -420,3 +420,22 @@ def test_row_group_sizes_narrow_the_range(tmp_path):
             chunk_html(tmp_path, body, seed(threshold_chars=threshold, breakdown_tags=("tr",)))
         )
         assert [(c.id, c.text) for c in again.values()] == [(c.id, c.text) for c in chunks.values()]
+
+
+def test_a_section_over_only_because_of_child_markers_is_flagged_markers(tmp_path):
+    children = "".join(
+        f'<emu-clause id="sec-c{n}"><h1>Child {n}</h1><p>text</p></emu-clause>' for n in range(12)
+    )
+    body = f'<emu-clause id="sec-a"><h1>A</h1><p>Short intro.</p>{children}</emu-clause>'
+    for strategy in ("seed", "guarded"):
+        policy = ChunkPolicy(threshold_chars=300, strategy=strategy)
+        root = by_id(chunk_html(tmp_path, body, policy))["sec-a"]
+        assert root.size > 300 and len(find_markers(root.text)) >= 12  # seed also cuts the p
+        assert root.over_threshold == "markers", strategy
+
+
+def test_a_long_block_with_no_tag_left_stays_unsplittable_not_markers(tmp_path):
+    body = '<emu-clause id="sec-a"><h1>A</h1><pre><code>' + "x = 1;\n" * 80 + "</code></pre>"
+    body += "</emu-clause>"
+    root = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300)))["sec-a"]
+    assert root.over_threshold == "unsplittable"
