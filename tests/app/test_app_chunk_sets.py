@@ -129,8 +129,12 @@ def test_a_chunk_set_line_puts_its_counts_before_its_tags() -> None:
     )
     assert str(chunk_set_line(info)) == (
         "● c0ad579c645c  2,000 chars · 4,734 chunks · 254 over · "
-        "depth 3 · emu-table → emu-grammar → tr → p"
+        "seed · depth 3 · emu-table → emu-grammar → tr → p"
+    )  # settings stored without a strategy are the seed strategy's
+    guarded = store.ChunkSetInfo(
+        **{**vars(info), "settings": {**info.settings, "strategy": "guarded"}}
     )
+    assert " · guarded · depth 3 · " in str(chunk_set_line(guarded))
 
 
 def job_row_title(jobs: JobBar) -> str:

@@ -26,8 +26,8 @@ ACTIVATE, DIFF = "activate", "diff"
 
 
 def chunk_set_line(info: ChunkSetInfo) -> Text:
-    """One option: ``● 1a2b3c4d5e6f  5,000 chars · 3,747 chunks · 49 over · depth 3 ·
-    table → …`` (Text, never markup: tags may be CSS selectors with brackets). The counts
+    """One option: ``● 1a2b3c4d5e6f  5,000 chars · 2,479 chunks · 24 over · guarded · depth 3
+    · table → …`` (Text, never markup: tags may be CSS selectors with brackets). The counts
     come before the tags, so that a line cut at the screen's edge keeps them."""
     settings = info.settings
     stored_tags = settings.get("breakdown_tags")
@@ -43,7 +43,8 @@ def chunk_set_line(info: ChunkSetInfo) -> Text:
     line.append(f" · {over:,} over" if over else " · none over", style="red" if over else "dim")
     if info.stale:
         line.append(" · stale", style="yellow")
-    line.append(f" · depth {settings.get('max_depth', '?')} · {tags}", style="dim")
+    strategy = settings.get("strategy", "seed")  # sets stored before strategies were seed
+    line.append(f" · {strategy} · depth {settings.get('max_depth', '?')} · {tags}", style="dim")
     return line
 
 
