@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from specbrowser.chunking.policy import tag_slug
 from specbrowser.chunking.toc_paths import Mismatch, build_heading_paths, classify_mismatches
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Document, Section, TocNode
 from specbrowser.types import Layer
@@ -54,11 +55,17 @@ def section_ordinal(secnum: str) -> str:
 
 def part_label(chunk: Chunk) -> str:
     """A subsection's name in a path: its title, else ``<tag> <n>`` (n: the id's trailing
-    number, as in ``sec-x-p-3`` → ``p 3``); "" for a root chunk."""
+    number, as in ``sec-x-p-3`` → ``p 3``; a packed group's first and last member, as in
+    ``sec-x-p-3-7`` → ``p 3–7``); "" for a root chunk."""
     if chunk.breakdown_tag is None:
         return ""
     if chunk.title.strip():
         return " ".join(chunk.title.split())
+    prefix = f"{chunk.parent_id}-{tag_slug(chunk.breakdown_tag)}-"
+    if chunk.parent_id and chunk.id.startswith(prefix):  # <parent>-<tag slug>-<n>[-<m>]
+        members = chunk.id[len(prefix) :].split("-")
+        if all(m.isdigit() for m in members):
+            return f"{chunk.breakdown_tag} {'–'.join(members)}"
     match = _TRAILING_NUMBER.search(chunk.id)
     return f"{chunk.breakdown_tag} {match.group(1)}" if match else chunk.breakdown_tag
 

@@ -87,6 +87,9 @@ class ChunkPolicy:
             raise PolicyError(
                 f"minimum size must be a whole number of characters >= 0, got {self.min_chars!r}"
             )
+        if self.strategy == "seed":  # no minimum: every seed policy of the same tags, threshold
+            # and depth is one chunk set (one version), whatever minimum was typed
+            object.__setattr__(self, "min_chars", DEFAULT_MIN_CHARS)
         tags = tuple(self.breakdown_tags)
         object.__setattr__(self, "breakdown_tags", tags)
         for tag in tags:

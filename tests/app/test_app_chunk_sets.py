@@ -134,7 +134,7 @@ def test_a_chunk_set_line_puts_its_counts_before_its_tags() -> None:
     guarded = store.ChunkSetInfo(
         **{**vars(info), "settings": {**info.settings, "strategy": "guarded"}}
     )
-    assert " · guarded · depth 3 · " in str(chunk_set_line(guarded))
+    assert " · guarded, min ? · depth 3 · " in str(chunk_set_line(guarded))
 
 
 def job_row_title(jobs: JobBar) -> str:

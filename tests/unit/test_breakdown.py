@@ -439,3 +439,17 @@ def test_a_long_block_with_no_tag_left_stays_unsplittable_not_markers(tmp_path):
     body += "</emu-clause>"
     root = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300)))["sec-a"]
     assert root.over_threshold == "unsplittable"
+
+
+def test_a_packed_group_is_named_by_its_first_and_last_member_in_its_part_label(tmp_path):
+    from specbrowser.chunking.enrich import part_label
+
+    paragraphs = "".join(f"<p>Paragraph {n} " + "word " * 30 + "</p>" for n in range(12))
+    body = f'<emu-clause id="sec-a"><h1>A</h1>{paragraphs}</emu-clause>'
+    chunks = chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=1200))
+    groups = [c for c in chunks if c.parent_id and c.id.count("-") > c.parent_id.count("-") + 2]
+    assert groups, [c.id for c in chunks]
+    first, last = groups[0].id.rsplit("-", 2)[1:]
+    assert part_label(groups[0]) == f"p {first}–{last}"
+    single = ChunkPolicy(threshold_chars=1200, strategy="seed")
+    assert {part_label(c) for c in chunk_html(tmp_path, body, single) if c.parent_id} >= {"p 1"}

@@ -79,3 +79,10 @@ def test_typed_tags_are_one_tag_however_they_are_spaced(typed, tag):
     policy = ChunkPolicy.from_tag_list(5000, f"emu-table,{typed}", 3)
     assert policy.breakdown_tags == ("emu-table", tag)
     assert policy.version == ChunkPolicy.from_tag_list(5000, f"emu-table,{tag}", 3).version
+
+
+def test_the_seed_strategy_has_no_minimum_so_any_typed_one_is_the_same_set():
+    typed = ChunkPolicy(strategy="seed", min_chars=300)
+    assert typed.version == ChunkPolicy(strategy="seed").version
+    assert typed.describe().endswith("· seed")
+    assert ChunkPolicy(min_chars=300).version != ChunkPolicy().version  # guarded: it counts

@@ -43,7 +43,9 @@ def chunk_set_line(info: ChunkSetInfo) -> Text:
     line.append(f" · {over:,} over" if over else " · none over", style="red" if over else "dim")
     if info.stale:
         line.append(" · stale", style="yellow")
-    strategy = settings.get("strategy", "seed")  # sets stored before strategies were seed
+    strategy = str(settings.get("strategy", "seed"))  # sets stored before strategies: seed
+    if strategy != "seed":
+        strategy += f", min {settings.get('min_chars', '?')}"
     line.append(f" · {strategy} · depth {settings.get('max_depth', '?')} · {tags}", style="dim")
     return line
 
