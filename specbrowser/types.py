@@ -95,3 +95,9 @@ ContentKind = Literal["retrieval", "text"]
 as search and embeddings index it) or the chunk's bare Markdown."""
 CONTENT_KINDS: tuple[ContentKind, ...] = get_args(ContentKind)
 """The values of :data:`ContentKind`; the first is the default."""
+
+JobKind = Literal["ingest", "rechunk", "tokens", "embed"]
+"""A long operation every front end runs the same way (:mod:`specbrowser.session.jobs`); the app
+also uses it as the job's worker group."""
+JOB_KINDS: tuple[JobKind, ...] = get_args(JobKind)
+"""The values of :data:`JobKind`, in that order."""

@@ -49,10 +49,9 @@ from specbrowser.chunking.markdown import (
     text_of,
     to_markdown,
 )
-from specbrowser.chunking.markers import format_marker
+from specbrowser.chunking.markers import format_marker, size_without_markers
 from specbrowser.chunking.policy import ChunkPolicy, is_selector_tag, tag_slug
 from specbrowser.chunking.rules import ChunkingRules, SubsectionTitle
-from specbrowser.chunking.stats import size_without_markers
 from specbrowser.model import Chunk, Section
 from specbrowser.types import Layer, OverrunReason
 

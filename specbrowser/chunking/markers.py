@@ -57,3 +57,13 @@ def marker_ids(text: str) -> list[str]:
     if _MARKER_START not in text:
         return []
     return [target_id for _title, target_id in MARKER_RE.findall(text)]
+
+
+def marker_sizes(text: str) -> list[tuple[str, int]]:
+    """``(target id, characters)`` of every marker in ``text``, in order."""
+    return [(m.target_id, m.end - m.start) for m in find_markers(text)]
+
+
+def size_without_markers(text: str) -> int:
+    """``len(text)`` less its markers' characters: the chunk's own text, in characters."""
+    return len(text) - sum(chars for _target, chars in marker_sizes(text))

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
-from specbrowser.chunking.markers import find_markers
+from specbrowser.chunking.markers import marker_sizes
 from specbrowser.model import Chunk
 from specbrowser.types import Layer, MismatchKind, OverrunReason
 
@@ -51,16 +51,6 @@ class ChunkFacts(NamedTuple):
     subsections: list[str]
     ordinal: int
     marker_sizes: list[tuple[str, int]]
-
-
-def marker_sizes(text: str) -> list[tuple[str, int]]:
-    """``(target id, characters)`` of every marker in ``text``, in order."""
-    return [(m.target_id, m.end - m.start) for m in find_markers(text)]
-
-
-def size_without_markers(text: str) -> int:
-    """``len(text)`` less its markers' characters: the chunk's own text, in characters."""
-    return len(text) - sum(chars for _target, chars in marker_sizes(text))
 
 
 def is_tiny(parent_id: str | None, size_without_markers: int) -> bool:

@@ -34,12 +34,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_open(args: argparse.Namespace) -> int:
     from specbrowser.session.opening import plan_open
 
-    plan = plan_open(args.target, policy_from_args(args), policy_for_kind_from_args(args))
+    policy, for_kind = policy_from_args(args), policy_for_kind_from_args(args)
+    plan = plan_open(args.target, policy, for_kind)
     if plan.ingest is None:
         return _run_app(plan.db_path, None, None)
-    return _run_app(
-        plan.db_path, plan.ingest, policy_from_args(args), policy_for_kind_from_args(args)
-    )
+    return _run_app(plan.db_path, plan.ingest, policy, for_kind)
 
 
 def _run_app(

@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from specbrowser.chunking.stats import size_without_markers
+    from specbrowser.chunking.markers import size_without_markers
     from specbrowser.session import Session
 
     with Session.open(args.db) as session:

@@ -114,7 +114,7 @@ class Session:
         Raises:
             NotFoundError: no chunk set exists.
         """
-        return store.active_version(self._db)
+        return self._db.active_version()
 
     def chunk_sets(self) -> list[ChunkSetInfo]:
         """Every chunk set, oldest first."""
@@ -214,11 +214,11 @@ class Session:
         Raises:
             NotFoundError: no chunk with that id.
         """
-        return store.get_chunk(self._db, chunk_id, policy_version)
+        return self._db.chunk(chunk_id, policy_version)
 
     def chunks(self, chunk_ids: list[str], policy_version: str | None = None) -> list[Chunk]:
         """Chunks by id, in the order given; unknown ids are left out."""
-        return store.get_chunks(self._db, chunk_ids, policy_version)
+        return self._db.chunks(chunk_ids, policy_version)
 
     def chunk_id_for(self, text: str) -> str:
         """``text`` when a chunk of the active set has that id, else the id of the section
@@ -239,15 +239,15 @@ class Session:
 
     def document_chunk(self) -> Chunk | None:
         """The active set's document (synopsis) chunk, or None."""
-        return store.document_chunk(self._db)
+        return self._db.document_chunk()
 
     def top_level_chunks(self) -> list[Chunk]:
         """The root chunks of the top-level sections, in document order."""
-        return store.top_level_chunks(self._db)
+        return self._db.top_level_chunks()
 
     def subsections(self, chunk: Chunk) -> list[Chunk]:
         """A chunk's direct subsections, in marker order."""
-        return store.subsections_of(self._db, chunk)
+        return self._db.subsections(chunk)
 
     def descendants(self, chunk_id: str) -> Iterator[Chunk]:
         """A chunk and all its descendants in pre-order.
@@ -255,19 +255,17 @@ class Session:
         Raises:
             NotFoundError: no chunk with that id.
         """
-        return store.iter_descendants(self._db, chunk_id)
+        return self._db.descendants(chunk_id)
 
     def tree_parent_id(self, chunk_id: str) -> str | None:
         """The chunk whose subsections list ``chunk_id``
         (:func:`specbrowser.store.tree_parent_id`)."""
-        return store.tree_parent_id(self._db, chunk_id)
+        return self._db.tree_parent_id(chunk_id, self._db.active_version())
 
     def next_over_threshold(self, after_ordinal: int) -> Chunk | None:
         """The first chunk over the threshold after ``after_ordinal``, wrapping around; None
         when no chunk is over."""
-        return store.next_over_threshold(self._db, after_ordinal) or store.next_over_threshold(
-            self._db, -1
-        )
+        return self._db.next_over_threshold(after_ordinal) or self._db.next_over_threshold(-1)
 
     def section(self, section_id: str) -> Section:
         """One section.

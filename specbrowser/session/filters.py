@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from specbrowser.chunking.stats import is_mostly_markers, is_tiny, size_without_markers
+from specbrowser.chunking.markers import size_without_markers
+from specbrowser.chunking.stats import is_mostly_markers, is_tiny
 from specbrowser.store import SpecStore
 from specbrowser.types import FILTER_KINDS, FilterKind
 

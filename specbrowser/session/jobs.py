@@ -16,9 +16,10 @@ which checks a token of its own the same way.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING
 
 from specbrowser.progress import CancelToken, JobCancelled, Progress, checked
+from specbrowser.types import JOB_KINDS, JobKind
 
 __all__ = [
     "JOB_KINDS",
@@ -41,11 +42,6 @@ if TYPE_CHECKING:
     from specbrowser.search.tokens import TokenInfo
     from specbrowser.session.ingest import IngestResult
     from specbrowser.session.rechunk import RechunkResult
-
-JobKind = Literal["ingest", "rechunk", "tokens", "embed"]
-"""What a job does; the app also uses it as the job's worker group."""
-
-JOB_KINDS: tuple[JobKind, ...] = get_args(JobKind)
 
 JOB_TITLES: dict[JobKind, str] = {
     "ingest": "Ingesting",

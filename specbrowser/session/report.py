@@ -14,13 +14,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from specbrowser.chunking.stats import (
-    ChunkSetStats,
-    compute_stats,
-    is_mostly_markers,
-    is_tiny,
-    size_without_markers,
-)
+from specbrowser.chunking.markers import size_without_markers
+from specbrowser.chunking.stats import ChunkSetStats, compute_stats, is_mostly_markers, is_tiny
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.model import Chunk
 from specbrowser.search.tokens import token_info

@@ -26,8 +26,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
+from specbrowser.chunking.markers import marker_sizes
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
-from specbrowser.chunking.stats import ChunkFacts, ChunkSetStats, marker_sizes
+from specbrowser.chunking.stats import ChunkFacts, ChunkSetStats
 from specbrowser.errors import DatabaseError
 from specbrowser.types import MismatchKind
 

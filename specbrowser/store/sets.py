@@ -402,5 +402,4 @@ def chunk_stats(store: SpecStore, policy_version: str | None = None) -> ChunkSet
     """Counts for ``specbrowser stats``: sections, chunks, sizes, overruns, unresolved markers."""
     from specbrowser.chunking.stats import compute_stats
 
-    sections = store.db.execute("SELECT count(*) FROM sections").fetchone()[0]
-    return compute_stats(list(store.iter_chunks(policy_version)), sections)
+    return compute_stats(list(store.iter_chunks(policy_version)), store.section_count())
