@@ -30,19 +30,19 @@ DEFAULT_SPEC = ROOT.parent / "shared" / "specs" / "ecma262" / "index.html"
 
 POLICIES: dict[str, dict[str, object]] = {
     "default-5000": {},
-    "default-2000": {"threshold_chars": 2000},
-    "default-1000": {"threshold_chars": 1000},
+    "default-2000": {"threshold": 2000},
+    "default-1000": {"threshold": 1000},
     "tr-2000": {
-        "threshold_chars": 2000,
+        "threshold": 2000,
         "breakdown_tags": ("emu-table", "emu-grammar", "tr", "p"),
     },
-    "ol-li-1000": {"threshold_chars": 1000, "breakdown_tags": ("ol", "li")},
+    "ol-li-1000": {"threshold": 1000, "breakdown_tags": ("ol", "li")},
     "alg-ol-li-p-400": {
-        "threshold_chars": 400,
+        "threshold": 400,
         "breakdown_tags": ("emu-alg", "ol", "li", "p"),
     },
     "note-alg-ol-p-1500": {
-        "threshold_chars": 1500,
+        "threshold": 1500,
         "breakdown_tags": ("emu-note", "emu-alg", "ol", "p"),
     },
 }

@@ -52,17 +52,17 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SPEC = ROOT.parent / "shared" / "specs" / "ecma262" / "index.html"
 
 POLICIES: dict[str, dict[str, object]] = {
-    "default (5000, emu-table,emu-grammar,td,p)": {"threshold_chars": 5000},
+    "default (5000, emu-table,emu-grammar,td,p)": {"threshold": 5000},
     "5000, emu-table,emu-grammar,tr,p": {
-        "threshold_chars": 5000,
+        "threshold": 5000,
         "breakdown_tags": ("emu-table", "emu-grammar", "tr", "p"),
     },
     "2000, emu-table,emu-grammar,tr,p": {
-        "threshold_chars": 2000,
+        "threshold": 2000,
         "breakdown_tags": ("emu-table", "emu-grammar", "tr", "p"),
     },
     "1000, emu-table,emu-grammar,td,li,p": {
-        "threshold_chars": 1000,
+        "threshold": 1000,
         "breakdown_tags": ("emu-table", "emu-grammar", "td", "li", "p"),
     },
 }
@@ -138,7 +138,7 @@ def main() -> int:
         table.add_column(name, justify="left" if name in ("policy", "way") else "right")
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "base.db"
-        ingest([args.spec], base, ChunkPolicy(threshold_chars=3000, strategy=args.strategy))
+        ingest([args.spec], base, ChunkPolicy(threshold=3000, strategy=args.strategy))
         for label, options in POLICIES.items():
             policy = ChunkPolicy(**options, strategy=args.strategy)  # type: ignore[arg-type]
             for way, (flags, workers) in WAYS.items():

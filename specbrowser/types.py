@@ -42,6 +42,14 @@ element on its own, as seed 000 does."""
 BREAKDOWN_STRATEGIES: tuple[BreakdownStrategy, ...] = get_args(BreakdownStrategy)
 """The values of :data:`BreakdownStrategy`; the first is the default."""
 
+SizeUnit = Literal["chars", "tokens"]
+"""What a chunk policy's threshold counts: ``chars`` (characters of the chunk's Markdown,
+markers included) or ``tokens`` (tokens of the chunk's retrieval text, by the default embedding
+model's tokenizer, special tokens included: what the model's window counts)."""
+
+SIZE_UNITS: tuple[SizeUnit, ...] = get_args(SizeUnit)
+"""The values of :data:`SizeUnit`; the first is the default."""
+
 MismatchKind = Literal[
     "missing_from_toc",
     "title_differs",

@@ -13,6 +13,7 @@ import pytest
 
 from specbrowser.chunking.markdown import to_markdown
 from specbrowser.chunking.markers import marker_ids
+from specbrowser.chunking.measure import TokenMeasure
 from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.reassemble import normalize_whitespace, reassemble
@@ -32,7 +33,7 @@ TOYLANG_THRESHOLD = 800
 """The threshold of the shared ``toylang_db`` fixture (conftest.py): the sample spec gets
 breakdown subsections, and chunks that stay over the threshold."""
 
-TOYLANG_POLICY = ChunkPolicy(threshold_chars=TOYLANG_THRESHOLD, strategy="seed")
+TOYLANG_POLICY = ChunkPolicy(threshold=TOYLANG_THRESHOLD, strategy="seed")
 """The policy of the ``toylang_db`` fixture: the seed strategy, whose one-element-per-marker
 subsections the app and session tests count by hand."""
 
@@ -68,12 +69,14 @@ def by_id(chunks: list[Chunk]) -> dict[str, Chunk]:
     return {c.id: c for c in chunks}
 
 
-def assert_lossless(path: Path, policy: ChunkPolicy) -> int:
+def assert_lossless(path: Path, policy: ChunkPolicy, tokens: TokenMeasure | None = None) -> int:
     """Assert that every section of the spec at ``path`` reassembles from its chunks under
-    ``policy`` to its one-piece Markdown, that no chunk is empty and that every chunk's markers
-    are its subsections, in order; return the number of sections."""
+    ``policy`` (``tokens`` for a threshold in tokens) to its one-piece Markdown, that no chunk is
+    empty and that every chunk's markers are its subsections, in order; return the number of
+    sections."""
     whole = load_spec(path)
-    chunks = {c.id: c for c in chunk_spec(load_spec(path), policy, rules=CHUNKING_RULES).chunks}
+    made = chunk_spec(load_spec(path), policy, rules=CHUNKING_RULES, tokens=tokens)
+    chunks = {c.id: c for c in made.chunks}
     for chunk in chunks.values():
         assert chunk.text.strip(), f"{chunk.id} is empty"
         assert marker_ids(chunk.text) == chunk.subsections, f"{chunk.id}: markers ≠ subsections"

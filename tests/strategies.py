@@ -85,7 +85,7 @@ def spec_html(draw) -> str:
 
 policies = st.builds(
     ChunkPolicy,
-    threshold_chars=st.integers(40, 800),
+    threshold=st.integers(40, 800),
     breakdown_tags=st.permutations(
         [
             "emu-table",

@@ -39,6 +39,7 @@ from typing import cast
 
 from lxml import etree
 
+from specbrowser.chunking.enrich import subsection_label
 from specbrowser.chunking.markdown import (
     COLUMNS_ATTR,
     MARKER_TAGS,
@@ -49,7 +50,8 @@ from specbrowser.chunking.markdown import (
     text_of,
     to_markdown,
 )
-from specbrowser.chunking.markers import format_marker, size_without_markers
+from specbrowser.chunking.markers import format_marker, without_markers
+from specbrowser.chunking.measure import CHARS, Sizer
 from specbrowser.chunking.policy import ChunkPolicy, is_selector_tag, tag_slug
 from specbrowser.chunking.rules import ChunkingRules, SubsectionTitle
 from specbrowser.model import Chunk, Section
@@ -76,6 +78,9 @@ class _Pending:
     restore: Callable[[], None] | None = None
     """Puts the extracted content back where the marker stands (the guarded strategy undoes a
     tag pass that did not make its parent smaller); None when it cannot be undone."""
+    part_path: list[str] = field(default_factory=list)
+    """The names of the subsections from the section's root chunk (excluded) down to this one,
+    as its retrieval text's ``Part:`` line gives them (:func:`subsection_label`)."""
 
 
 def break_down(
@@ -87,6 +92,7 @@ def break_down(
     rules: ChunkingRules,
     roles: Roles | None = None,
     cache: BlockCache | None = None,
+    sizer: Sizer = CHARS,
 ) -> list[Chunk]:
     """The chunk tree of one section, in pre-order (each chunk before its subsections).
 
@@ -98,11 +104,18 @@ def break_down(
     ``roles`` (:func:`resolve_roles` of ``element``) and ``cache`` (blocks of the pristine
     ``element``) may be passed when already known: the breakdown takes them over and changes
     them; the chunks are the same (see :mod:`specbrowser.chunking.markdown_cache`).
+    ``sizer`` measures texts in the policy's unit (:mod:`specbrowser.chunking.measure`).
     """
     if roles is None:
         roles = resolve_roles(element, policy.markdown)
     run = _Breakdown(
-        section, policy, roles, heading_path, rules, cache={} if cache is None else cache
+        section,
+        policy,
+        roles,
+        heading_path,
+        rules,
+        cache={} if cache is None else cache,
+        sizer=sizer,
     )
     run.chunk(
         _Pending(
@@ -117,12 +130,10 @@ def break_down(
     return run.out
 
 
-def breakdown_applies(size_chars: int, policy: ChunkPolicy) -> bool:
-    """Whether the breakdown may cut a section whose pristine Markdown is ``size_chars``
-    characters long: over the threshold, with a depth and a tag left to cut it."""
-    return (
-        size_chars > policy.threshold_chars and policy.max_depth > 0 and bool(policy.breakdown_tags)
-    )
+def breakdown_applies(size: int, policy: ChunkPolicy) -> bool:
+    """Whether the breakdown may cut a section whose pristine Markdown has ``size`` (in the
+    policy's unit): over the threshold, with a depth and a tag left to cut it."""
+    return size > policy.threshold and policy.max_depth > 0 and bool(policy.breakdown_tags)
 
 
 def whole_section_chunk(
@@ -131,21 +142,23 @@ def whole_section_chunk(
     subsections: list[str],
     policy: ChunkPolicy,
     heading_path: list[str],
+    sizer: Sizer = CHARS,
 ) -> Chunk | None:
     """The one chunk :func:`break_down` makes of a section whose pristine Markdown is
     ``markdown`` (with markers naming ``subsections``) when the breakdown cannot change it:
     it fits the threshold, or it may not be cut (``max_depth`` 0, or no breakdown tags). None
-    when the breakdown must run on the section's element."""
-    size = len(markdown)
+    when the breakdown must run on the section's element. Sizes by ``sizer``, as
+    :func:`break_down`'s."""
+    size = sizer.size(markdown)
     if breakdown_applies(size, policy):
         return None
     reason: OverrunReason | None = None
     holds_for: tuple[int, int | None] = (size, None)
-    if size > policy.threshold_chars and policy.max_depth <= 0:
+    if size > policy.threshold and policy.max_depth <= 0:
         reason, holds_for = OVER_MAX_DEPTH, (0, size)
-    elif size > policy.threshold_chars:  # no tag to try: as break_down flags it
-        bare = size_without_markers(markdown)
-        if bare <= policy.threshold_chars:
+    elif size > policy.threshold:  # no tag to try: as break_down flags it
+        bare = sizer.size(without_markers(markdown))
+        if bare <= policy.threshold:
             reason, holds_for = OVER_MARKERS, (bare, size)
         else:
             reason, holds_for = OVER_UNSPLITTABLE, (0, bare)
@@ -176,20 +189,25 @@ class _Breakdown:
     rules: ChunkingRules
     out: list[Chunk] = field(default_factory=list)
     cache: BlockCache = field(default_factory=dict)
+    sizer: Sizer = CHARS
+    """Sizes in the policy's unit; every size :meth:`fits` is given comes from a sizer
+    derived from it. While a chunk's tag passes run, it is that chunk's
+    :meth:`~Sizer.for_children` (a pass weighs the subsections it would make)."""
     fit_max: int = 0
-    """The largest size (characters) :meth:`fits` found within the threshold (0: none)."""
+    """The largest size :meth:`fits` found within the threshold (0: none)."""
     overflow_min: int | None = None
     """The smallest size :meth:`fits` found over the threshold (None: none)."""
 
-    def fits(self, size_chars: int) -> bool:
-        """Whether a Markdown of ``size_chars`` characters fits the threshold. Every threshold
-        test of the breakdown is this call, so that thresholds from :attr:`fit_max` up to (not
-        including) :attr:`overflow_min` give every test the same outcome: the same chunk tree."""
-        if size_chars <= self.policy.threshold_chars:
-            self.fit_max = max(self.fit_max, size_chars)
+    def fits(self, size: int) -> bool:
+        """Whether a chunk of ``size`` (the policy's unit, by :attr:`sizer`) fits the threshold.
+        Every threshold test of the breakdown is this call, so that thresholds from
+        :attr:`fit_max` up to (not including) :attr:`overflow_min` give every test the same
+        outcome: the same chunk tree."""
+        if size <= self.policy.threshold:
+            self.fit_max = max(self.fit_max, size)
             return True
-        if self.overflow_min is None or size_chars < self.overflow_min:
-            self.overflow_min = size_chars
+        if self.overflow_min is None or size < self.overflow_min:
+            self.overflow_min = size
         return False
 
     def markdown(self, el: etree._Element) -> str:
@@ -235,7 +253,10 @@ class _Breakdown:
         text = self.markdown(el)
         pending: list[_Pending] = []
         reason: OverrunReason | None = None
-        if not self.fits(len(text)):
+        section_sizer = self.sizer
+        sizer = section_sizer.for_part(item.part_path)
+        self.sizer = section_sizer.for_children(item.part_path)
+        if not self.fits(sizer.size(text)):
             if depth >= self.policy.max_depth:
                 reason = OVER_MAX_DEPTH
             else:
@@ -251,10 +272,10 @@ class _Breakdown:
                         continue
                     pending.extend(extracted)
                     text = remainder
-                    if self.fits(len(text)):
+                    if self.fits(sizer.size(text)):
                         break
                 else:  # no tag brought the text within the threshold
-                    mostly_markers = self.fits(size_without_markers(text))
+                    mostly_markers = self.fits(sizer.size(without_markers(text)))
                     reason = OVER_MARKERS if mostly_markers else OVER_UNSPLITTABLE
         subsections = [m.get("data-id", "") for m in el.iter(*MARKER_TAGS)]
         self.out.append(
@@ -272,8 +293,12 @@ class _Breakdown:
                 subsections=subsections,
             )
         )
+        self.sizer = section_sizer
         order = {chunk_id: i for i, chunk_id in enumerate(subsections)}
         for sub in sorted(pending, key=lambda p: order.get(p.chunk_id, len(order))):
+            if not sizer.joins:  # in tokens: its Part: line counts
+                label = subsection_label(sub.tag or None, sub.title, sub.chunk_id, item.chunk_id)
+                sub.part_path = [*item.part_path, label]
             self.chunk(sub, parent_id=item.chunk_id, depth=depth + 1)
 
 
@@ -404,33 +429,40 @@ def extract_row_groups(
         if within is not None and not within(table):
             continue
         lines = run.markdown(table).split("\n")
-        if run.fits(sum(len(line) + 1 for line in lines)):
+        sizer = run.sizer
+        if run.fits(sizer.whole(sum(sizer.part(line) + sizer.join(1) for line in lines))):
             continue
         header_at = next(i for i, line in enumerate(lines) if line.startswith("|"))
         columns = str(lines[header_at + 1].count("---"))
         columns_before = table.get(COLUMNS_ATTR)
         row_lines = lines[header_at + 2 :]
         caption = _caption_of(table)
-        fixed = (
+        fixed, fixed_chars = (
+            (sizer.part(run.markdown(caption)) + sizer.join(2) if caption is not None else 0)
+            + sizer.part(lines[header_at])
+            + sizer.part(lines[header_at + 1])
+            + sizer.join(2),
             (len(run.markdown(caption)) + 2 if caption is not None else 0)
             + len(lines[header_at])
             + len(lines[header_at + 1])
-            + 2
+            + 2,
         )
         body = rows[1:]
         groups: list[list[int]] = []
-        sizes: list[int] = []
-        size = fixed
+        sizes: list[int] = []  # in characters, for the minimum
+        size, chars = fixed, fixed_chars
         for block in _rowspan_blocks(body):
-            length = sum(len(row_lines[i]) + 1 for i in block)
-            if groups and run.fits(size + length):
+            length = sum(sizer.part(row_lines[i]) + sizer.join(1) for i in block)
+            length_chars = sum(len(row_lines[i]) + 1 for i in block)
+            if groups and run.fits(sizer.whole(size + length)):
                 groups[-1].extend(block)
                 size += length
+                chars += length_chars
             else:
                 groups.append(list(block))
-                size = fixed + length
+                size, chars = fixed + length, fixed_chars + length_chars
                 sizes.append(0)
-            sizes[-1] = size
+            sizes[-1] = chars
         caption_text = " ".join(text_of(caption).split()) if caption is not None else ""
         made = 0
         for group, group_size in zip(groups, sizes, strict=True):

@@ -14,7 +14,7 @@ stored sections finish a chunk set the same way. The retrieval text follows seed
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from specbrowser.chunking.policy import tag_slug
 from specbrowser.chunking.toc_paths import Mismatch, build_heading_paths, classify_mismatches
@@ -57,17 +57,25 @@ def part_label(chunk: Chunk) -> str:
     """A subsection's name in a path: its title, else ``<tag> <n>`` (n: the id's trailing
     number, as in ``sec-x-p-3`` → ``p 3``; a packed group's first and last member, as in
     ``sec-x-p-3-7`` → ``p 3–7``); "" for a root chunk."""
-    if chunk.breakdown_tag is None:
+    return subsection_label(chunk.breakdown_tag, chunk.title, chunk.id, chunk.parent_id)
+
+
+def subsection_label(
+    breakdown_tag: str | None, title: str, chunk_id: str, parent_id: str | None
+) -> str:
+    """:func:`part_label` of a chunk with these attributes (the breakdown names a subsection
+    before it makes the chunk)."""
+    if breakdown_tag is None:
         return ""
-    if chunk.title.strip():
-        return " ".join(chunk.title.split())
-    prefix = f"{chunk.parent_id}-{tag_slug(chunk.breakdown_tag)}-"
-    if chunk.parent_id and chunk.id.startswith(prefix):  # <parent>-<tag slug>-<n>[-<m>]
-        members = chunk.id[len(prefix) :].split("-")
+    if title.strip():
+        return " ".join(title.split())
+    prefix = f"{parent_id}-{tag_slug(breakdown_tag)}-"
+    if parent_id and chunk_id.startswith(prefix):  # <parent>-<tag slug>-<n>[-<m>]
+        members = chunk_id[len(prefix) :].split("-")
         if all(m.isdigit() for m in members):
-            return f"{chunk.breakdown_tag} {'–'.join(members)}"
-    match = _TRAILING_NUMBER.search(chunk.id)
-    return f"{chunk.breakdown_tag} {match.group(1)}" if match else chunk.breakdown_tag
+            return f"{breakdown_tag} {'–'.join(members)}"
+    match = _TRAILING_NUMBER.search(chunk_id)
+    return f"{breakdown_tag} {match.group(1)}" if match else breakdown_tag
 
 
 def retrieval_text(document_title: str, chunk: Chunk, part_path: list[str]) -> str:
@@ -142,13 +150,18 @@ def synopsis(document: Document, sections: list[Section], chunk_count: int) -> s
 
 
 def document_chunk(
-    document: Document, sections: list[Section], chunk_count: int, threshold_chars: int
+    document: Document,
+    sections: list[Section],
+    chunk_count: int,
+    threshold: int,
+    measure: Callable[[str], int] = len,
 ) -> Chunk:
     """The one ``document`` chunk of a chunk set (id :data:`DOCUMENT_CHUNK_ID`).
 
     It has no section, no parent, no subsections (its outline holds no markers, so it is never
-    part of the marker tree) and depth 0. It is never broken down: over ``threshold_chars``
-    characters it is flagged ``unsplittable`` like any chunk left whole.
+    part of the marker tree) and depth 0. It is never broken down: over ``threshold`` (by
+    ``measure``: characters by default, or a token count) it is flagged ``unsplittable`` like
+    any chunk left whole.
     """
     text = synopsis(document, sections, chunk_count)
     return Chunk(
@@ -161,7 +174,7 @@ def document_chunk(
         title=document.title,
         heading_path=[],
         text=text,
-        over_threshold="unsplittable" if len(text) > threshold_chars else None,
+        over_threshold="unsplittable" if measure(text) > threshold else None,
     )
 
 
@@ -169,17 +182,19 @@ def finish_chunk_set(
     document: Document,
     sections: list[Section],
     chunks: list[Chunk],
-    threshold_chars: int,
+    threshold: int,
     copied: int = 0,
+    measure: Callable[[str], int] = len,
 ) -> list[Chunk]:
     """The stored chunk set: the document chunk (ordinal 0) then ``chunks`` (the section
     chunks in pre-order, ordinals from 1), every one with its :attr:`Chunk.retrieval_text`.
     ``copied`` counts the section chunks a re-chunk copies from a stored set besides ``chunks``
-    (the document chunk gives the set's total).
+    (the document chunk gives the set's total). ``measure`` sizes the document chunk against
+    ``threshold`` (:func:`document_chunk`).
 
     ``chunks`` are changed in place (retrieval text) and returned in the new list.
     """
-    doc = document_chunk(document, sections, len(chunks) + copied + 1, threshold_chars)
+    doc = document_chunk(document, sections, len(chunks) + copied + 1, threshold, measure)
     doc.ordinal = 0
     doc.retrieval_text = retrieval_text(document.title, doc, [])
     labels: dict[str, list[str]] = {}

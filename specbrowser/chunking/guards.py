@@ -74,6 +74,10 @@ class _Unit:
     first: int
     last: int
     size: int
+    """Characters of the members' Markdown and their joins (the minimum counts characters)."""
+    measured: int
+    """The same in the threshold's unit, as a part of a chunk
+    (:meth:`specbrowser.chunking.measure.Sizer.part`)."""
     title: str
     kind: RunKind | None
 
@@ -155,7 +159,8 @@ def _units(
         ):
             members = [candidate]
         taken.update(members)
-        sizes = [len(run.markdown(m)) for m in members]
+        texts = [run.markdown(m) for m in members]
+        joins = 2 * (len(members) - 1)
         titles = (
             run.rules.subsection_title(m, m.tag if selector or m is not candidate else tag)
             for m in members
@@ -166,7 +171,8 @@ def _units(
                 members=members,
                 first=numbers[candidate],
                 last=max(numbered),
-                size=sum(sizes) + 2 * (len(members) - 1),
+                size=sum(len(t) for t in texts) + joins,
+                measured=sum(run.sizer.part(t) for t in texts) + run.sizer.join(joins),
                 title=next((t for t in titles if t), ""),
                 kind=_kind(run, members),
             )
@@ -224,13 +230,13 @@ def _pack(run: _Breakdown, units: list[_Unit]) -> list[list[_Unit]]:
     groups: list[list[_Unit]] = []
     size = 0
     for unit in units:
-        join = 1 if unit.kind == "list" else 2
-        if groups and run.fits(size + join + unit.size):
+        join = run.sizer.join(1 if unit.kind == "list" else 2)
+        if groups and run.fits(run.sizer.whole(size + join + unit.measured)):
             groups[-1].append(unit)
-            size += join + unit.size
+            size += join + unit.measured
         else:
             groups.append([unit])
-            size = unit.size
+            size = unit.measured
     return groups
 
 

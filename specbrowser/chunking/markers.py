@@ -64,6 +64,11 @@ def marker_sizes(text: str) -> list[tuple[str, int]]:
     return [(m.target_id, m.end - m.start) for m in find_markers(text)]
 
 
+def without_markers(text: str) -> str:
+    """``text`` with its markers taken out: the chunk's own text."""
+    return MARKER_RE.sub("", text) if _MARKER_START in text else text
+
+
 def size_without_markers(text: str) -> int:
     """``len(text)`` less its markers' characters: the chunk's own text, in characters."""
     return len(text) - sum(chars for _target, chars in marker_sizes(text))

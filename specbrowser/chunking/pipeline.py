@@ -16,10 +16,11 @@ from lxml import etree
 from specbrowser.chunking.breakdown import break_down, whole_section_chunk
 from specbrowser.chunking.markdown import resolve_roles, to_markdown
 from specbrowser.chunking.markdown_cache import SectionMarkdown, capture, restore
+from specbrowser.chunking.measure import CHARS, Sizer, TokenMeasure
 from specbrowser.chunking.parallel import split_map
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.rules import ChunkingRules
-from specbrowser.errors import SpecParseError
+from specbrowser.errors import PolicyError, SpecParseError
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, ParsedSpec, Section
 from specbrowser.progress import Progress
 
@@ -51,18 +52,27 @@ def chunk_spec(
     *,
     rules: ChunkingRules,
     learn: bool = False,
+    tokens: TokenMeasure | None = None,
 ) -> ChunkingResult:
     """Break every section of a parsed spec into chunks, in document order.
 
     Consumes ``parsed.elements`` (the breakdown mutates them). ``rules`` are the spec format's
     (:attr:`specbrowser.formats.base.SpecFormat.chunking_rules`). With ``learn`` the result's
     :attr:`~ChunkingResult.learned` holds each section's conversion for the Markdown cache.
+    ``tokens`` counts a threshold in tokens (required when ``policy.unit`` is ``tokens``).
 
     Raises:
         SpecParseError: a section has the id reserved for the document chunk.
+        PolicyError: a threshold in tokens without ``tokens``.
     """
     return _chunk_sections(
-        parsed.sections, parsed.elements.__getitem__, policy, progress, rules, learn=learn
+        parsed.sections,
+        parsed.elements.__getitem__,
+        policy,
+        progress,
+        rules,
+        learn=learn,
+        tokens=tokens,
     )
 
 
@@ -75,6 +85,7 @@ def chunk_sections(
     known: Mapping[str, SectionMarkdown] | None = None,
     learn: bool = False,
     copied: Mapping[str, int] | None = None,
+    tokens: TokenMeasure | None = None,
 ) -> ChunkingResult:
     """Break sections into chunks from their stored own HTML: no source file needed.
 
@@ -92,7 +103,8 @@ def chunk_sections(
 
     ``copied`` (section id → chunk count) names sections whose chunk trees the caller copies
     from a stored set: they are not chunked, but their chunks keep their places in the
-    ordinals (:attr:`~ChunkingResult.copied_at`).
+    ordinals (:attr:`~ChunkingResult.copied_at`). ``tokens`` counts a threshold in tokens, as
+    for :func:`chunk_spec`.
 
     The sections to break down are spread over the cores
     (:func:`specbrowser.chunking.parallel.split_map`).
@@ -100,6 +112,7 @@ def chunk_sections(
     Raises:
         SpecParseError: a section's stored HTML holds no element, or a section has the id
             reserved for the document chunk.
+        PolicyError: a threshold in tokens without ``tokens``.
     """
     html = {section.id: section.html for section in sections}
     return _chunk_sections(
@@ -111,6 +124,7 @@ def chunk_sections(
         known=known,
         learn=learn,
         copied=copied,
+        tokens=tokens,
     )
 
 
@@ -142,15 +156,18 @@ def _chunk_sections(
     known: Mapping[str, SectionMarkdown] | None = None,
     learn: bool = False,
     copied: Mapping[str, int] | None = None,
+    tokens: TokenMeasure | None = None,
 ) -> ChunkingResult:
     """Chunk every section not ``copied``: first the ones the cache makes whole (no parse),
     then the rest, spread over the cores (:func:`specbrowser.chunking.parallel.split_map`,
     weighted by their HTML's length); ordinals are given in document order at the end."""
+    if policy.unit == "tokens" and tokens is None:
+        raise PolicyError("a threshold in tokens needs the embedding model's tokenizer")
     by_id = {section.id: section for section in sections}
     copied = copied or {}
     result = ChunkingResult(chunks=[])
     done: dict[str, list[Chunk]] = {}
-    to_break: list[tuple[Section, list[str]]] = []
+    to_break: list[tuple[Section, list[str], Sizer]] = []
     for section in sections:
         if section.id == DOCUMENT_CHUNK_ID:
             raise SpecParseError(
@@ -160,26 +177,33 @@ def _chunk_sections(
         if section.id in copied:
             continue
         heading_path = _heading_path(section, by_id)
-        whole = _whole_from_cache(section, policy, heading_path, known)
+        sizer = tokens.sizer(heading_path) if tokens is not None else CHARS
+        whole = _whole_from_cache(section, policy, heading_path, known, sizer)
         if whole is not None:
             done[section.id] = [whole]
         else:
-            to_break.append((section, heading_path))
+            to_break.append((section, heading_path, sizer))
     total, quick = len(sections), len(sections) - len(to_break)
-    result.broken_down.extend(section.id for section, _ in to_break)
+    result.broken_down.extend(section.id for section, _, _ in to_break)
 
     def report(n: int, of: int) -> None:
         if progress and (n % 10 == 0 or n == of):
             progress("chunking", quick + len(to_break) * n // of, total)
 
-    def chunk_one(item: tuple[Section, list[str]]) -> tuple[list[Chunk], SectionMarkdown | None]:
-        section, heading_path = item
-        return _section_chunks(section, element_for, policy, rules, heading_path, known, learn)
+    def chunk_one(
+        item: tuple[Section, list[str], Sizer],
+    ) -> tuple[list[Chunk], SectionMarkdown | None]:
+        section, heading_path, sizer = item
+        return _section_chunks(
+            section, element_for, policy, rules, heading_path, known, learn, sizer
+        )
 
     if progress:
         progress("chunking", quick, total)
-    broken = split_map(chunk_one, to_break, [len(section.html) for section, _ in to_break], report)
-    for (section, _), (chunks, conversion) in zip(to_break, broken, strict=True):
+    broken = split_map(
+        chunk_one, to_break, [len(section.html) for section, _, _ in to_break], report
+    )
+    for (section, _, _), (chunks, conversion) in zip(to_break, broken, strict=True):
         done[section.id] = chunks
         if conversion is not None and learn:
             result.learned[section.id] = conversion
@@ -217,13 +241,16 @@ def _whole_from_cache(
     policy: ChunkPolicy,
     heading_path: list[str],
     known: Mapping[str, SectionMarkdown] | None,
+    sizer: Sizer,
 ) -> Chunk | None:
     """The section's one chunk from its cached conversion, when the breakdown cannot change it
     (:func:`whole_section_chunk`); None when it must be broken down (or is not cached)."""
     cached = known.get(section.id) if known else None
     if cached is None:
         return None
-    return whole_section_chunk(section, cached.markdown, cached.subsections, policy, heading_path)
+    return whole_section_chunk(
+        section, cached.markdown, cached.subsections, policy, heading_path, sizer
+    )
 
 
 def _section_chunks(
@@ -234,6 +261,7 @@ def _section_chunks(
     heading_path: list[str],
     known: Mapping[str, SectionMarkdown] | None,
     learn: bool,
+    sizer: Sizer,
 ) -> tuple[list[Chunk], SectionMarkdown | None]:
     """One section's chunks, broken down from its element (see :func:`chunk_sections`), and
     with ``learn`` the conversion to add to the Markdown cache (None when there is nothing new:
@@ -251,6 +279,6 @@ def _section_chunks(
             markdown = to_markdown(element, policy.markdown, roles, cache, rules.markdown_elements)
             conversion = capture(element, roles, cache, markdown)
     chunks = break_down(
-        section, element, policy, heading_path, rules=rules, roles=roles, cache=cache
+        section, element, policy, heading_path, rules=rules, roles=roles, cache=cache, sizer=sizer
     )
     return chunks, conversion

@@ -11,13 +11,14 @@ from typing import Any
 
 from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.errors import PolicyError
-from specbrowser.types import BREAKDOWN_STRATEGIES, BreakdownStrategy
+from specbrowser.types import BREAKDOWN_STRATEGIES, SIZE_UNITS, BreakdownStrategy, SizeUnit
 
 CONVERTER_VERSION = 4
 """Bumped whenever the Markdown converter, the breakdown or the retrieval text changes its
 output, so that a policy version names a reproducible chunk set. 3: retrieval texts drop
 in-document link targets. 4: the guarded breakdown strategy, and the strategy and minimum size
-among the settings."""
+among the settings. A threshold in tokens adds settings; it changes no version of a policy in
+characters."""
 
 DEFAULT_THRESHOLD_CHARS = 5000
 """Seed 000's LARGE_DOC_THRESHOLD: a section whose Markdown is longer is broken down."""
@@ -46,8 +47,13 @@ class ChunkPolicy:
     """How sections are broken into chunks.
 
     Attributes:
-        threshold_chars: a chunk whose Markdown text (markers included) is longer than this many
-            characters (Unicode code points, i.e. ``len(text)``) is broken down further. >= 1.
+        threshold: a chunk longer than this many :attr:`unit` is broken down further. >= 1.
+            In characters: of the chunk's Markdown text, markers included (Unicode code
+            points, i.e. ``len(text)``). In tokens: of the chunk's retrieval text (its Markdown
+            under the header lines of :func:`specbrowser.chunking.enrich.retrieval_text`), as
+            the embedding model's tokenizer counts them; the chunking is then given that count
+            (:class:`specbrowser.chunking.pipeline.SizeMeasure`).
+        unit: ``chars`` (the default) or ``tokens`` (:data:`specbrowser.types.SizeUnit`).
         breakdown_tags: tried in order (seed 000): lower-case HTML element names, or a CSS
             selector as a custom tag (``div.note``; :func:`tag_slug` gives its id part).
         max_depth: deepest chunk depth that may exist; depth 0 is the section's root chunk, so
@@ -64,17 +70,22 @@ class ChunkPolicy:
             an empty, repeated or malformed tag (neither an element name nor one CSS selector).
     """
 
-    threshold_chars: int = DEFAULT_THRESHOLD_CHARS
+    threshold: int = DEFAULT_THRESHOLD_CHARS
     breakdown_tags: tuple[str, ...] = field(default=DEFAULT_BREAKDOWN_TAGS)
     max_depth: int = DEFAULT_MAX_DEPTH
     markdown: MarkdownConfig = field(default_factory=MarkdownConfig)
     strategy: BreakdownStrategy = DEFAULT_STRATEGY
     min_chars: int = DEFAULT_MIN_CHARS
+    unit: SizeUnit = SIZE_UNITS[0]
 
     def __post_init__(self) -> None:
-        if not isinstance(self.threshold_chars, int) or self.threshold_chars < 1:
+        if self.unit not in SIZE_UNITS:
             raise PolicyError(
-                f"threshold must be a whole number of characters >= 1, got {self.threshold_chars!r}"
+                f"unknown threshold unit {self.unit!r}; choose one of {', '.join(SIZE_UNITS)}"
+            )
+        if not isinstance(self.threshold, int) or self.threshold < 1:
+            raise PolicyError(
+                f"threshold must be a whole number of {self.unit} >= 1, got {self.threshold!r}"
             )
         if not isinstance(self.max_depth, int) or self.max_depth < 0:
             raise PolicyError(f"max depth must be a whole number >= 0, got {self.max_depth!r}")
@@ -106,7 +117,7 @@ class ChunkPolicy:
     @classmethod
     def from_tag_list(
         cls,
-        threshold_chars: int,
+        threshold: int,
         tags: str | None,
         max_depth: int,
         markdown: MarkdownConfig | None = None,
@@ -114,6 +125,7 @@ class ChunkPolicy:
         *,
         strategy: BreakdownStrategy = DEFAULT_STRATEGY,
         min_chars: int = DEFAULT_MIN_CHARS,
+        unit: SizeUnit = SIZE_UNITS[0],
     ) -> ChunkPolicy:
         """Build a policy from a comma-separated tag list as typed on the command line.
 
@@ -135,18 +147,21 @@ class ChunkPolicy:
                 "(for no breakdown at all, set max depth 0)"
             )
         return cls(
-            threshold_chars=threshold_chars,
+            threshold=threshold,
             breakdown_tags=parsed,
             max_depth=max_depth,
             markdown=markdown or MarkdownConfig(),
             strategy=strategy,
             min_chars=min_chars,
+            unit=unit,
         )
 
     def settings(self) -> dict[str, object]:
-        """The settings as a JSON-ready dict, including the converter version."""
+        """The settings as a JSON-ready dict, including the converter version. The threshold is
+        ``threshold_chars`` or ``threshold_tokens`` by its unit (so a policy in characters has
+        the settings, and the version, it had before tokens were a unit)."""
         return {
-            "threshold_chars": self.threshold_chars,
+            f"threshold_{self.unit}": self.threshold,
             "breakdown_tags": list(self.breakdown_tags),
             "max_depth": self.max_depth,
             "markdown": self.markdown.settings(),
@@ -160,8 +175,10 @@ class ChunkPolicy:
         """Inverse of :meth:`settings` (the converter version is not part of the policy);
         ``settings`` is decoded JSON, so its values are converted here. Settings written
         before the strategy was one (no ``strategy`` key) are the seed strategy's."""
+        unit: SizeUnit = "tokens" if "threshold_tokens" in settings else "chars"
         return cls(
-            threshold_chars=int(settings["threshold_chars"]),
+            threshold=int(settings[f"threshold_{unit}"]),
+            unit=unit,
             breakdown_tags=tuple(settings["breakdown_tags"]),
             max_depth=int(settings["max_depth"]),
             markdown=MarkdownConfig.from_settings(settings.get("markdown")),
@@ -177,12 +194,18 @@ class ChunkPolicy:
 
     def describe(self) -> str:
         """One line for headers and summaries:
-        ``threshold 5000 · table → … · max depth 3 · guarded, min 200`` (``· seed``)."""
+        ``threshold 5000 · table → … · max depth 3 · guarded, min 200`` (``· seed``); a
+        threshold in tokens reads ``threshold 512 tokens``."""
         tags = " → ".join(self.breakdown_tags) or "(no tags)"
         return (
-            f"threshold {self.threshold_chars} · {tags} · max depth {self.max_depth} · "
+            f"threshold {self.threshold_label} · {tags} · max depth {self.max_depth} · "
             f"{self.strategy_label}"
         )
+
+    @property
+    def threshold_label(self) -> str:
+        """``5000`` (characters, the default unit) or ``512 tokens``."""
+        return str(self.threshold) if self.unit == "chars" else f"{self.threshold} tokens"
 
     @property
     def strategy_label(self) -> str:
@@ -190,6 +213,16 @@ class ChunkPolicy:
         if self.strategy == "seed":
             return "seed"
         return f"{self.strategy}, min {self.min_chars}"
+
+
+def stored_threshold_label(settings: Mapping[str, object]) -> str:
+    """A stored set's threshold with its unit, from its settings: ``5,000 chars``,
+    ``512 tokens``, or ``? chars`` when the settings lack it."""
+    for unit in SIZE_UNITS:
+        value = settings.get(f"threshold_{unit}")
+        if isinstance(value, int):
+            return f"{value:,} {unit}"
+    return "? chars"
 
 
 _QUOTED = re.compile(r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")

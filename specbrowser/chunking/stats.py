@@ -335,3 +335,14 @@ _Key = TypeVar("_Key", bound=str)
 def _by_count(values: Iterable[_Key]) -> dict[_Key, int]:
     """Count per value, most common first (ties in order of first appearance)."""
     return dict(Counter(values).most_common())
+
+
+def quality_line(stats: ChunkSetStats) -> str:
+    """The quality figures of a stored set in one line: ``0 tiny · markers 0.9% · 12 mostly
+    markers`` (breakdown markers' share of all characters); ``-`` for a figure the code that
+    made the set did not count."""
+    share = stats.breakdown_marker_share
+    tiny = "-" if stats.tiny_chunks is None else f"{stats.tiny_chunks:,}"
+    mostly = "-" if stats.mostly_marker_chunks is None else f"{stats.mostly_marker_chunks:,}"
+    markers = "-" if share is None else f"{share:.1%}"
+    return f"{tiny} tiny · markers {markers} · {mostly} mostly markers"

@@ -24,7 +24,7 @@ from specbrowser.chunking.policy import (
     ChunkPolicy,
     PolicyForKind,
 )
-from specbrowser.types import BREAKDOWN_STRATEGIES, IngestOutcome
+from specbrowser.types import BREAKDOWN_STRATEGIES, SIZE_UNITS, IngestOutcome
 
 if TYPE_CHECKING:
     from specbrowser.chunking.stats import ChunkSetStats
@@ -123,14 +123,22 @@ def at_least(minimum: int):
 
 
 def add_policy_options(p: argparse.ArgumentParser) -> None:
-    """``--threshold N`` (characters), ``--tags A,B,C`` (breakdown tags in order),
-    ``--max-depth N``, ``--strategy guarded|seed``, ``--min-chars N``."""
+    """``--threshold N`` (in ``--unit`` chars or tokens), ``--tags A,B,C`` (breakdown tags in
+    order), ``--max-depth N``, ``--strategy guarded|seed``, ``--min-chars N``."""
     p.add_argument(
         "--threshold",
         type=int,
         default=DEFAULT_THRESHOLD_CHARS,
         metavar="N",
-        help=f"break down chunks longer than N characters (default {DEFAULT_THRESHOLD_CHARS})",
+        help=f"break down chunks longer than N (--unit; default {DEFAULT_THRESHOLD_CHARS} chars)",
+    )
+    p.add_argument(
+        "--unit",
+        choices=SIZE_UNITS,
+        default=SIZE_UNITS[0],
+        help="what --threshold counts: characters of a chunk's Markdown, or tokens of its "
+        "retrieval text by the embedding model's tokenizer (the window it embeds; "
+        "default chars)",
     )
     tags = p.add_argument(
         "--tags",
@@ -200,6 +208,7 @@ def policy_from_args(args: argparse.Namespace) -> ChunkPolicy:
         args.max_depth,
         strategy=args.strategy,
         min_chars=args.min_chars,
+        unit=args.unit,
     )
 
 
@@ -220,6 +229,7 @@ def policy_for_kind_from_args(args: argparse.Namespace) -> PolicyForKind | None:
             args.max_depth,
             strategy=args.strategy,
             min_chars=args.min_chars,
+            unit=args.unit,
         )
 
     return for_kind

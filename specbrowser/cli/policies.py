@@ -9,7 +9,8 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from specbrowser.chunking.policy import CONVERTER_VERSION
+from specbrowser.chunking.policy import CONVERTER_VERSION, stored_threshold_label
+from specbrowser.chunking.stats import quality_line
 from specbrowser.cli._common import err, out
 
 
@@ -77,6 +78,11 @@ def cmd_policies(args: argparse.Namespace) -> int:
                             "created_at": s.created_at,
                             "chunks": s.chunks,
                             "over_threshold": s.over_threshold,
+                            "quality": {
+                                "tiny_chunks": s.stats.tiny_chunks,
+                                "breakdown_marker_share": s.stats.breakdown_marker_share,
+                                "mostly_marker_chunks": s.stats.mostly_marker_chunks,
+                            },
                             "settings": s.settings,
                         }
                         for s in sets
@@ -130,15 +136,15 @@ def _policies_table(title: str, sets: list) -> Table:
     )
     table.add_column("", no_wrap=True)
     table.add_column("version", no_wrap=True)
-    table.add_column("chars", justify="right", no_wrap=True)
+    table.add_column("threshold", justify="right", no_wrap=True)
     table.add_column("tags · strategy", min_width=12, overflow="fold")
     table.add_column("depth", justify="right", no_wrap=True)
     table.add_column("created (UTC)", min_width=10)
     table.add_column("chunks", justify="right", no_wrap=True)
     table.add_column("over threshold", min_width=13, overflow="fold")
+    table.add_column("quality", min_width=12, overflow="fold")
     for chunk_set in sets:
         settings = chunk_set.settings
-        threshold = settings.get("threshold_chars")
         tags = ", ".join(str(t) for t in settings.get("breakdown_tags") or []) or "(none)"
         strategy = str(settings.get("strategy", "seed"))
         if strategy != "seed":
@@ -150,11 +156,12 @@ def _policies_table(title: str, sets: list) -> Table:
             "[bold green]●[/]" if chunk_set.active else "",
             (f"[bold]{version}[/]" if chunk_set.active else version)
             + ("\n[yellow]stale[/]" if chunk_set.stale else ""),
-            f"{threshold:,}" if isinstance(threshold, int) else escape(str(threshold)),
+            escape(stored_threshold_label(settings)),
             f"{escape(tags)}\n[dim]{escape(strategy)}[/]",
             escape(str(settings.get("max_depth", "?"))),
             escape(created),
             f"{chunk_set.chunks:,}",
             escape(overruns) or "none",
+            escape(quality_line(chunk_set.stats).replace(" · ", "\n")),
         )
     return table

@@ -25,7 +25,7 @@ from specbrowser.errors import SpecInputError, SpecParseError
 from specbrowser.formats import ecmarkup, headings
 from specbrowser.formats.base import Page, ParsedSpec, SpecFormat
 from specbrowser.formats.html import bytes_sha256, check_html_head, order_pages, read_html
-from specbrowser.types import BreakdownStrategy
+from specbrowser.types import BreakdownStrategy, SizeUnit
 
 FORMATS: tuple[SpecFormat, ...] = (
     ecmarkup.FORMAT,
@@ -63,12 +63,13 @@ def format_for_kind(kind: str | None) -> SpecFormat:
 
 def policy_for(
     kind: str | None,
-    threshold_chars: int = DEFAULT_THRESHOLD_CHARS,
+    threshold: int = DEFAULT_THRESHOLD_CHARS,
     tags: str | None = None,
     max_depth: int = DEFAULT_MAX_DEPTH,
     *,
     strategy: BreakdownStrategy = DEFAULT_STRATEGY,
     min_chars: int = DEFAULT_MIN_CHARS,
+    unit: SizeUnit = "chars",
 ) -> ChunkPolicy:
     """The policy for a document of ``kind`` from command-line style settings: ``tags`` as typed
     (comma-separated), else the kind's format's default tags; that format's Markdown config.
@@ -78,13 +79,14 @@ def policy_for(
     """
     spec_format = format_for_kind(kind)
     return ChunkPolicy.from_tag_list(
-        threshold_chars,
+        threshold,
         tags,
         max_depth,
         markdown=spec_format.markdown_config,
         default_tags=spec_format.breakdown_tags,
         strategy=strategy,
         min_chars=min_chars,
+        unit=unit,
     )
 
 

@@ -20,9 +20,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from specbrowser.chunking.measure import TokenMeasure
+from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import EmbeddingError
 from specbrowser.progress import Progress
 from specbrowser.store import SpecStore
@@ -50,6 +53,16 @@ class TokenCounter:
         if not texts:
             return []
         return [len(encoding.ids) for encoding in self._tokenizer.encode_batch(list(texts))]
+
+    def count_one(self, text: str) -> int:
+        """The token count (special tokens included) of one text."""
+        return len(self._tokenizer.encode(text).ids)
+
+    def measure(self, document_title: str) -> TokenMeasure:
+        """What the chunking needs for a threshold in tokens of this model, for a document of
+        that title (its retrieval texts' ``Document:`` line). Counts are cached per text: the
+        breakdown measures an element again after each tag pass that leaves it."""
+        return TokenMeasure(lru_cache(maxsize=8192)(self.count_one), document_title)
 
 
 def load_token_counter(folder: Path, model: str) -> TokenCounter:
@@ -95,6 +108,35 @@ def default_token_counter() -> TokenCounter | None:
         return load_token_counter(folder / "model", DEFAULT_MODEL)
     except EmbeddingError:
         return None
+
+
+def require_token_counter() -> TokenCounter:
+    """The default embedding model's counter, for a threshold in tokens.
+
+    Raises:
+        EmbeddingError: its tokenizer package is not installed (with the install command).
+    """
+    from specbrowser.search.embed import TOKENIZER_HINT
+
+    counter = default_token_counter()
+    if counter is None:
+        raise EmbeddingError(
+            "a threshold in tokens counts with the embedding model's tokenizer, which is not "
+            f"installed: {TOKENIZER_HINT}"
+        )
+    return counter
+
+
+def token_measure(policy: ChunkPolicy, document_title: str) -> TokenMeasure | None:
+    """The chunking's :class:`TokenMeasure` for a policy with a threshold in tokens (the
+    default model's tokenizer), None for one in characters.
+
+    Raises:
+        EmbeddingError: a threshold in tokens, and the tokenizer is not installed.
+    """
+    if policy.unit != "tokens":
+        return None
+    return require_token_counter().measure(document_title)
 
 
 def count_missing_tokens(

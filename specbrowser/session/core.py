@@ -165,13 +165,13 @@ class Session:
         return store.chunk_stats(self._db, policy_version)
 
     def report(
-        self, policy_version: str | None = None, threshold_chars: int | None = None
+        self, policy_version: str | None = None, threshold: int | None = None
     ) -> StatsReport:
         """The statistics report of a chunk set
         (:func:`specbrowser.session.report.build_report`)."""
         from specbrowser.session.report import build_report
 
-        return build_report(self._db, policy_version, threshold_chars)
+        return build_report(self._db, policy_version, threshold)
 
     def diff(self, version_a: str, version_b: str) -> ChunkSetDiff:
         """Compare two chunk sets (:func:`specbrowser.session.diff.diff_chunk_sets`)."""

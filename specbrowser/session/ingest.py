@@ -18,6 +18,7 @@ from specbrowser.formats import ParsedSpec, format_for_kind, load_spec
 from specbrowser.formats.toc import load_toc_file
 from specbrowser.model import Chunk
 from specbrowser.progress import Progress
+from specbrowser.search.tokens import token_measure
 from specbrowser.store import count_chunk_sets, open_database, store_ingest
 from specbrowser.store.cache import save_markdown
 from specbrowser.types import IngestOutcome
@@ -102,9 +103,16 @@ def ingest(
     sections = list(parsed.sections)
     mark = time.perf_counter()
     rules = format_for_kind(parsed.document.kind).chunking_rules
-    chunked = chunk_spec(parsed, policy, progress, rules=rules, learn=True)
+    tokens = token_measure(policy, parsed.document.title)
+    chunked = chunk_spec(parsed, policy, progress, rules=rules, learn=True, tokens=tokens)
     learned = chunked.learned
-    chunks = finish_chunk_set(parsed.document, sections, chunked.chunks, policy.threshold_chars)
+    chunks = finish_chunk_set(
+        parsed.document,
+        sections,
+        chunked.chunks,
+        policy.threshold,
+        measure=tokens.count if tokens else len,
+    )
     mismatches = add_heading_paths(chunks, sections, toc)
     timings["chunk"] = time.perf_counter() - mark
     stats = compute_stats(chunks, len(sections))

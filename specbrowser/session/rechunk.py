@@ -38,6 +38,7 @@ from specbrowser.errors import DatabaseError, NotFoundError
 from specbrowser.formats import format_for_kind
 from specbrowser.model import Section
 from specbrowser.progress import Progress
+from specbrowser.search.tokens import token_measure
 from specbrowser.store import SpecStore
 from specbrowser.store.cache import load_details, load_markdown, save_markdown
 from specbrowser.store.reuse import CopyPlan, plan_copies, stored_facts
@@ -93,7 +94,8 @@ def rechunk(
 ) -> RechunkResult:
     """Chunk the stored sections under ``policy`` and store the set, all or nothing.
 
-    ``policy.threshold_chars`` is in characters of chunk Markdown (markers included). With
+    ``policy.threshold`` is in characters of chunk Markdown (markers included), or in tokens
+    of the retrieval text (:attr:`ChunkPolicy.unit`; the default model's tokenizer counts). With
     ``activate`` the new set becomes the active one. A set of the same policy version already
     stored is only activated (see :attr:`RechunkResult.already_stored`) unless ``rebuild``.
 
@@ -109,6 +111,7 @@ def rechunk(
         DatabaseError: the database is locked or read-only, or its spec was replaced while the
             re-chunk ran.
         SpecParseError: a stored section's HTML holds no element (a damaged database).
+        EmbeddingError: a threshold in tokens, and the tokenizer is not installed.
     """
     start = time.perf_counter()
     previous = _active_version_or_none(db)
@@ -145,6 +148,7 @@ def _build(
     mismatches = store.section_mismatches(db)
     timings["load"] = time.perf_counter() - start
     mark = time.perf_counter()
+    tokens = token_measure(policy, document.title)
     chunked = chunk_sections(
         sections,
         policy,
@@ -153,11 +157,17 @@ def _build(
         known=known,
         learn=use_cache,
         copied=copies.counts,
+        tokens=tokens,
     )
     copies.ordinals.update(chunked.copied_at)
     learned, broken_down = chunked.learned, chunked.broken_down
     chunks = finish_chunk_set(
-        document, sections, chunked.chunks, policy.threshold_chars, copied=copies.chunk_count
+        document,
+        sections,
+        chunked.chunks,
+        policy.threshold,
+        copied=copies.chunk_count,
+        measure=tokens.count if tokens else len,
     )
     for chunk in chunks:  # the TOC paths are the sections' (stored); the stats count mismatches
         chunk.mismatch = mismatches.get(chunk.section_id)  # type: ignore[arg-type]
@@ -216,12 +226,17 @@ def _load_sections(
 ) -> tuple[list[Section], dict[str, SectionMarkdown]]:
     """The stored sections and the cached conversions of those not ``copied`` (none without
     ``digest``). Of the sections not copied, only those the cache does not cover get their HTML
-    read, and only those the breakdown will cut get their cached detail."""
+    read, and only those the breakdown will cut get their cached detail (under a threshold in
+    tokens, every section's: its character count does not tell)."""
     sections = store.list_sections(db, html=False)
     chunked = [s.id for s in sections if s.id not in copied]
     known = load_markdown(db, digest, policy.markdown, chunked) if digest else {}
     to_parse = [
-        i for i in chunked if i not in known or breakdown_applies(len(known[i].markdown), policy)
+        i
+        for i in chunked
+        if i not in known
+        or policy.unit == "tokens"
+        or breakdown_applies(len(known[i].markdown), policy)
     ]
     html = store.section_html(db, to_parse)
     for section in sections:

@@ -52,17 +52,17 @@ class HistogramBin:
 
 
 def size_histogram(
-    sizes: list[int], threshold_chars: int, below: int = BINS_UP_TO_THRESHOLD
+    sizes: list[int], threshold: int, below: int = BINS_UP_TO_THRESHOLD
 ) -> list[HistogramBin]:
     """Bin chunk sizes (characters) so that the threshold is a bin edge.
 
-    Up to the threshold: ``below`` bins of equal width (the last ends at ``threshold_chars``:
+    Up to the threshold: ``below`` bins of equal width (the last ends at ``threshold``:
     a chunk of exactly the threshold is not over it). Above it, bins double in width
     (``T+1–2T``, ``2T+1–4T``, …) up to the largest size: chunk sizes have a long tail, and
     equal-width bins would need a row per threshold of it. Empty bins are kept (a gap is
     information). ``sizes`` may be empty: the bins up to the threshold, all zero.
     """
-    threshold = max(1, threshold_chars)
+    threshold = max(1, threshold)
     parts = max(1, min(below, threshold))
     edges = [round(threshold * i / parts) for i in range(parts + 1)]
     ranges: list[tuple[int, int]] = [
@@ -111,7 +111,7 @@ class StatsReport:
 
     Attributes:
         policy_version: the chunk set's full version.
-        threshold_chars: the threshold the histogram and overruns are drawn against.
+        threshold: the threshold the histogram and overruns are drawn against.
         stats: :func:`specbrowser.chunking.stats.compute_stats` of the set (as ``specbrowser
             stats`` shows them).
         histogram: :func:`size_histogram` of the chunk sizes.
@@ -139,7 +139,7 @@ class StatsReport:
     """
 
     policy_version: str
-    threshold_chars: int
+    threshold: int
     stats: ChunkSetStats
     histogram: list[HistogramBin]
     largest: list[ChunkEntry]
@@ -165,11 +165,11 @@ def set_threshold(db: SpecStore, policy_version: str) -> int:
 
 
 def build_report(
-    db: SpecStore, policy_version: str | None = None, threshold_chars: int | None = None
+    db: SpecStore, policy_version: str | None = None, threshold: int | None = None
 ) -> StatsReport:
     """The report of a chunk set: the active one, or a version (or unique prefix).
 
-    ``threshold_chars`` defaults to the set's own threshold; it moves the histogram's split,
+    ``threshold`` defaults to the set's own threshold; it moves the histogram's split,
     while :attr:`StatsReport.overruns` are the stored overrun reasons. Reads every chunk once; on
     ECMA-262 (3,747 chunks) this takes well under a second.
 
@@ -177,14 +177,14 @@ def build_report(
         NotFoundError: no chunk set with that version (or none at all).
     """
     version = resolve_policy_version(db, policy_version)
-    threshold = threshold_chars if threshold_chars is not None else set_threshold(db, version)
+    threshold = threshold if threshold is not None else set_threshold(db, version)
     chunks = list(iter_chunks(db, version))
     sections = db.section_count()
     by_id = {chunk.id: chunk for chunk in chunks}
     by_size = sorted(chunks, key=lambda c: (-c.size, c.ordinal))
     report = StatsReport(
         policy_version=version,
-        threshold_chars=threshold,
+        threshold=threshold,
         stats=compute_stats(chunks, sections),
         histogram=size_histogram([c.size for c in chunks], threshold),
         largest=[_entry(c) for c in by_size[:LARGEST_COUNT]],

@@ -99,7 +99,7 @@ def plan_copies(store: SpecStore, policy: ChunkPolicy) -> CopyPlan:
                 and settings.get("strategy") == policy.strategy
                 and settings.get("min_chars") == policy.min_chars
             )
-    threshold = policy.threshold_chars
+    threshold = policy.threshold
     found: dict[str, StoredTree] = {}
     for version, cut in same_cut.items():
         # a root row's range holds for the whole tree; its chunks are counted per section
@@ -123,10 +123,11 @@ def plan_copies(store: SpecStore, policy: ChunkPolicy) -> CopyPlan:
 
 def _compatible(settings: dict[str, object], stats: ChunkSetStats, policy: ChunkPolicy) -> bool:
     """Whether a stored set's texts are what this code makes under ``policy``'s Markdown
-    settings, with every marker of its texts in its subsections."""
+    settings and threshold unit, with every marker of its texts in its subsections."""
     return (
         settings.get("converter_version") == CONVERTER_VERSION
         and settings.get("markdown") == policy.markdown.settings()
+        and f"threshold_{policy.unit}" in settings  # sizes and ranges in the same unit
         and stats.markers_sound
     )
 

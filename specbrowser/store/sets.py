@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
@@ -340,6 +340,8 @@ class ChunkSetInfo:
         active: whether it is the active set.
         chunks: its number of chunks, the document chunk included.
         over_threshold: its chunks over the threshold, counted by reason.
+        stats: its statistics as stored (the quality figures: tiny chunks, marker shares,
+            mostly-marker chunks; None where the code that made it did not count them).
     """
 
     version: str
@@ -348,6 +350,7 @@ class ChunkSetInfo:
     active: bool
     chunks: int
     over_threshold: dict[str, int]
+    stats: ChunkSetStats = field(default_factory=ChunkSetStats)
 
     @property
     def converter_version(self) -> int | None:
@@ -385,9 +388,10 @@ def list_chunk_sets(store: SpecStore) -> list[ChunkSetInfo]:
             active=bool(active),
             chunks=counts.get(version, 0),
             over_threshold=overruns.get(version, {}),
+            stats=ChunkSetStats.from_json(stats),
         )
-        for version, settings, created_at, active in store.db.execute(
-            "SELECT version, settings, created_at, active FROM policies "
+        for version, settings, created_at, active, stats in store.db.execute(
+            "SELECT version, settings, created_at, active, stats FROM policies "
             "ORDER BY created_at, version"
         )
     ]

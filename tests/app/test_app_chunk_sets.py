@@ -89,11 +89,11 @@ async def test_apply_new_threshold_rechunks_keeps_section_and_changes_tree(
         before_chunks = before_sets[0].chunks
         await apply_threshold(pilot, "300")
         await settle(pilot)
-        await wait_until(pilot, lambda: screen.policy.threshold_chars == 300)
+        await wait_until(pilot, lambda: screen.policy.threshold == 300)
         await settle(pilot)
         sets = {s.version: s for s in store.list_chunk_sets(app.session.store)}
         active = store.active_version(app.session.store)
-        assert len(sets) == 2 and active == replace(TOYLANG_POLICY, threshold_chars=300).version
+        assert len(sets) == 2 and active == replace(TOYLANG_POLICY, threshold=300).version
         assert sets[active].chunks > before_chunks
         assert screen.chunk_view.chunk.id == "sec-notational-conventions"
         assert screen.chunk_tree.cursor_node.data == "sec-notational-conventions"
@@ -176,7 +176,7 @@ def slow_rechunk(release: threading.Event, calls: list[int]):
     real = rechunk_process.rechunk_in_subprocess
 
     def run(db_path, policy, *, progress=None, cancelled=lambda: False):
-        calls.append(policy.threshold_chars)
+        calls.append(policy.threshold)
         done = 0
         while not release.is_set():
             if cancelled():
@@ -236,7 +236,7 @@ async def test_keys_are_handled_while_a_rechunk_runs(toylang_db: Path, slow_runs
         assert screen.chunk_view.show_retrieval_text
         assert jobs.running("rechunk")  # all of that happened during the run
         release.set()
-        await wait_until(pilot, lambda: screen.policy.threshold_chars == 300)
+        await wait_until(pilot, lambda: screen.policy.threshold == 300)
         await settle(pilot)
         assert not jobs.display
 
@@ -255,11 +255,11 @@ async def test_applying_again_cancels_the_run_in_flight(toylang_db: Path, slow_r
         await apply_threshold(pilot, "500")
         await wait_until(pilot, lambda: calls == [300, 500])
         release.set()
-        await wait_until(pilot, lambda: screen.policy.threshold_chars == 500)
+        await wait_until(pilot, lambda: screen.policy.threshold == 500)
         await settle(pilot)
         versions = {s.version for s in store.list_chunk_sets(app.session.store)}
         # the editor keeps the fixture's strategy: only the threshold changes
-        made, dropped = (replace(TOYLANG_POLICY, threshold_chars=t).version for t in (500, 300))
+        made, dropped = (replace(TOYLANG_POLICY, threshold=t).version for t in (500, 300))
         assert made in versions
         assert dropped not in versions  # rolled back
         assert store.active_version(app.session.store) == made
@@ -323,7 +323,7 @@ async def test_editor_refuses_bad_values_and_edits_tags(toylang_db: Path) -> Non
         await pilot.press("left_square_bracket")
         await pilot.pause()
         policy = editor.build_policy()
-        assert policy.threshold_chars == 1200
+        assert policy.threshold == 1200
         assert policy.breakdown_tags == ("emu-table", "emu-grammar", "td", "div.note", "p")
         assert str(tags.get_option_at_index(3).prompt) == "div.note"
         await pilot.press("space")  # div.note off
@@ -340,7 +340,7 @@ async def test_editor_refuses_bad_values_and_edits_tags(toylang_db: Path) -> Non
 @needs_toylang
 @run_async
 async def test_switch_chunk_sets_from_the_list(toylang_db: Path) -> None:
-    ingest([TOYLANG], toylang_db, ChunkPolicy(threshold_chars=300))  # now active
+    ingest([TOYLANG], toylang_db, ChunkPolicy(threshold=300))  # now active
     app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -352,8 +352,8 @@ async def test_switch_chunk_sets_from_the_list(toylang_db: Path) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert store.active_version(app.session.store) == TOYLANG_POLICY.version
-        assert screen.policy.threshold_chars == THRESHOLD
-        assert screen.previous_version == ChunkPolicy(threshold_chars=300).version
+        assert screen.policy.threshold == THRESHOLD
+        assert screen.previous_version == ChunkPolicy(threshold=300).version
 
 
 @pytest.mark.serial
@@ -367,7 +367,7 @@ async def test_token_counts_and_truncated_mark_arrive_in_the_background(tmp_path
         f"<emu-clause id='sec-long'><h1>Long</h1><p>{words}</p></emu-clause>",
     )
     db_path = tmp_path / "t.db"
-    ingest([spec], db_path, ChunkPolicy(threshold_chars=100_000))
+    ingest([spec], db_path, ChunkPolicy(threshold=100_000))
     app = make_app(db_path, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = browser(app)
@@ -434,7 +434,7 @@ async def test_an_unexpected_failure_in_a_job_is_shown_not_swallowed(
         messages = [n.message for n in app._notifications]
         assert any("re-chunking failed unexpectedly: KeyError" in m for m in messages)
         assert not browser(app).query_one(JobBar).display
-        assert browser(app).policy.threshold_chars == THRESHOLD
+        assert browser(app).policy.threshold == THRESHOLD
 
 
 @needs_toylang

@@ -35,7 +35,7 @@ pytestmark = pytest.mark.skipif(not SAMPLE.is_file(), reason="sample_specs/toyla
 @pytest.fixture
 def toylang_db(ingested_db) -> Path:
     """The sample spec at this module's 300-character threshold (the shared fixture's is 800)."""
-    return ingested_db(SAMPLE, ChunkPolicy(threshold_chars=THRESHOLD, strategy="seed"), "t.db")
+    return ingested_db(SAMPLE, ChunkPolicy(threshold=THRESHOLD, strategy="seed"), "t.db")
 
 
 async def open_stats(pilot, results: list, **options: Any) -> StatsScreen:
@@ -90,7 +90,7 @@ def test_report_numbers_are_store_chunk_stats(toylang_db: Path) -> None:
     try:
         report = build_report(db)
         assert report.stats == store.chunk_stats(db)
-        assert report.threshold_chars == THRESHOLD
+        assert report.threshold == THRESHOLD
         assert sum(b.count for b in report.histogram) == report.stats.chunks
         assert sum(b.count for b in report.histogram if b.over) == len(report.overruns)
         assert [e.size for e in report.overruns] == sorted(
@@ -195,13 +195,13 @@ async def test_escape_dismisses_with_none(toylang_db: Path) -> None:
 @run_async
 async def test_other_policy_by_prefix_and_unknown_version(tmp_path: Path) -> None:
     db_path = tmp_path / "two.db"
-    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=1000))
-    other = ChunkPolicy(threshold_chars=1000).version
-    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=THRESHOLD))
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold=1000))
+    other = ChunkPolicy(threshold=1000).version
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold=THRESHOLD))
     app = make_app(db_path, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_stats(pilot, [], policy_version=other[:6])
-        assert screen.report.policy_version == other and screen.report.threshold_chars == 1000
+        assert screen.report.policy_version == other and screen.report.threshold == 1000
         assert screen.report.stats == store.chunk_stats(app.session.store, other)
         assert store.active_version(app.session.store) != other  # not activated
         await pilot.press("escape")

@@ -49,7 +49,7 @@ def test_tags_tried_in_order_and_stop_once_within_threshold(tmp_path):
         "</emu-production></emu-grammar>"
         "</emu-clause>"
     )
-    chunks = by_id(chunk_html(tmp_path, body, seed(threshold_chars=700)))
+    chunks = by_id(chunk_html(tmp_path, body, seed(threshold=700)))
     # the table alone brings the section under 700 characters: grammar and p are not tried
     assert set(chunks) == {"sec-a", "sec-a-emu-table-1"}
     assert chunks["sec-a"].subsections == ["sec-a-emu-table-1"]
@@ -60,7 +60,7 @@ def test_next_tag_tried_when_first_is_not_enough(tmp_path):
         f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", ["c"])}'
         f"{para('p1', 2)}{para('p2', 2)}</emu-clause>"
     )
-    chunks = by_id(chunk_html(tmp_path, body, seed(threshold_chars=500)))
+    chunks = by_id(chunk_html(tmp_path, body, seed(threshold=500)))
     assert {"sec-a-emu-table-1", "sec-a-p-1", "sec-a-p-2"} <= set(chunks)
 
 
@@ -68,7 +68,7 @@ def test_ids_count_from_one_per_parent_and_tag(tmp_path):
     body = (
         f'<emu-clause id="sec-a"><h1>A</h1>{para("a", 2)}{para("b", 2)}{para("c", 2)}</emu-clause>'
     )
-    chunks = by_id(chunk_html(tmp_path, body, seed(threshold_chars=300)))
+    chunks = by_id(chunk_html(tmp_path, body, seed(threshold=300)))
     assert chunks["sec-a"].subsections == ["sec-a-p-1", "sec-a-p-2", "sec-a-p-3"]
     assert all(chunks[f"sec-a-p-{n}"].breakdown_tag == "p" for n in (1, 2, 3))
 
@@ -78,7 +78,7 @@ def test_recursion_starts_with_the_tags_after_the_extracting_one(tmp_path):
     body = (
         f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", [LONG * 2, LONG * 2])}</emu-clause>'
     )
-    chunks = by_id(chunk_html(tmp_path, body, seed(threshold_chars=600)))
+    chunks = by_id(chunk_html(tmp_path, body, seed(threshold=600)))
     table_chunk = chunks["sec-a-emu-table-1"]
     assert table_chunk.depth == 1 and table_chunk.parent_id == "sec-a"
     assert table_chunk.subsections == ["sec-a-emu-table-1-td-1", "sec-a-emu-table-1-td-2"]
@@ -89,7 +89,7 @@ def test_recursion_starts_with_the_tags_after_the_extracting_one(tmp_path):
 def test_three_levels_table_cell_paragraph(tmp_path):
     cell = para("q1", 3) + para("q2", 3)
     body = f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 9: Big", [cell, "small"])}</emu-clause>'
-    chunks = by_id(chunk_html(tmp_path, body, seed(threshold_chars=900)))
+    chunks = by_id(chunk_html(tmp_path, body, seed(threshold=900)))
     assert chunks["sec-a-emu-table-1-td-1-p-2"].depth == 3
     assert chunks["sec-a-emu-table-1-td-1-p-2"].parent_id == "sec-a-emu-table-1-td-1"
 
@@ -100,7 +100,7 @@ def test_only_outermost_matches_are_extracted(tmp_path):
         f'<emu-clause id="sec-a"><h1>A</h1><table><tr><td>outer {LONG} {nested}</td>'
         f"<td>{LONG}</td></tr></table></emu-clause>"
     )
-    chunks = by_id(chunk_html(tmp_path, body, seed(threshold_chars=300, breakdown_tags=("td",))))
+    chunks = by_id(chunk_html(tmp_path, body, seed(threshold=300, breakdown_tags=("td",))))
     assert chunks["sec-a"].subsections == ["sec-a-td-1", "sec-a-td-2"]
     # the inner td stays inside td-1 (no td-3 at the section level)
     assert "sec-a-td-3" not in chunks
@@ -114,7 +114,7 @@ def test_nested_match_never_extracted_twice(tmp_path):
         f'<emu-clause id="sec-a"><h1>A</h1><table><tr><td>{cell}</td></tr></table>'
         f"{para('tail', 2)}</emu-clause>"
     )
-    chunks = chunk_html(tmp_path, body, seed(threshold_chars=300))
+    chunks = chunk_html(tmp_path, body, seed(threshold=300))
     holding = [c.id for c in chunks if "in cell" in re.sub(r"\[Subsection[^\]]*\]", "", c.text)]
     assert len(holding) == 1
 
@@ -123,7 +123,7 @@ def test_marker_is_never_a_breakdown_candidate(tmp_path):
     body = (
         f'<emu-clause id="sec-a"><h1>A</h1>{"".join(para(f"w{i}") for i in range(6))}</emu-clause>'
     )
-    chunks = chunk_html(tmp_path, body, seed(threshold_chars=250))
+    chunks = chunk_html(tmp_path, body, seed(threshold=250))
     # no chunk consists only of a marker line (the seed extracted 763 such chunks on ECMA-262)
     for chunk in chunks:
         stripped = chunk.text
@@ -137,7 +137,7 @@ def test_table_marker_title_comes_from_figcaption(tmp_path):
         f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 4: Widget Kinds", [LONG * 2])}'
         "</emu-clause>"
     )
-    chunks = by_id(chunk_html(tmp_path, body, seed(threshold_chars=300)))
+    chunks = by_id(chunk_html(tmp_path, body, seed(threshold=300)))
     assert (
         '[Subsection available: title "Table 4: Widget Kinds" at sectionid: `sec-a-emu-table-1`]'
         in chunks["sec-a"].text
@@ -154,13 +154,13 @@ def test_grammar_marker_title_is_production_names(tmp_path):
         "</emu-production>"
         "</emu-grammar></emu-clause>"
     )
-    chunks = by_id(chunk_html(tmp_path, body, seed(threshold_chars=300)))
+    chunks = by_id(chunk_html(tmp_path, body, seed(threshold=300)))
     assert chunks["sec-a-emu-grammar-1"].title == "Alpha, Beta"
 
 
 def test_untitled_subsection_marker_has_no_title(tmp_path):
     body = f'<emu-clause id="sec-a"><h1>A</h1>{para("a", 2)}{para("b", 2)}</emu-clause>'
-    chunks = by_id(chunk_html(tmp_path, body, seed(threshold_chars=300)))
+    chunks = by_id(chunk_html(tmp_path, body, seed(threshold=300)))
     assert "[Subsection available at sectionid: `sec-a-p-1`]" in chunks["sec-a"].text
 
 
@@ -168,28 +168,28 @@ def test_empty_matches_are_not_extracted(tmp_path):
     body = (
         f'<emu-clause id="sec-a"><h1>A</h1><p> </p>{para("a", 2)}<p></p>{para("b", 2)}</emu-clause>'
     )
-    chunks = by_id(chunk_html(tmp_path, body, seed(threshold_chars=300)))
+    chunks = by_id(chunk_html(tmp_path, body, seed(threshold=300)))
     assert chunks["sec-a"].subsections == ["sec-a-p-1", "sec-a-p-2"]
     assert all(c.text.strip() for c in chunks.values())
 
 
 def test_max_depth_stops_breakdown_and_flags(tmp_path):
     body = f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", [para("x", 4)])}</emu-clause>'
-    chunks = by_id(chunk_html(tmp_path, body, seed(threshold_chars=300, max_depth=1)))
+    chunks = by_id(chunk_html(tmp_path, body, seed(threshold=300, max_depth=1)))
     assert chunks["sec-a-emu-table-1"].over_threshold == "max_depth"
     assert not [c for c in chunks.values() if c.depth > 1]
 
 
 def test_max_depth_zero_keeps_the_section_whole(tmp_path):
     body = f'<emu-clause id="sec-a"><h1>A</h1>{para("a", 3)}</emu-clause>'
-    chunks = chunk_html(tmp_path, body, seed(threshold_chars=100, max_depth=0))
+    chunks = chunk_html(tmp_path, body, seed(threshold=100, max_depth=0))
     assert len(chunks) == 1 and chunks[0].over_threshold == "max_depth"
 
 
 def test_unsplittable_block_is_kept_whole_and_flagged(tmp_path):
     code = "x = 1;\n" * 200
     body = f'<emu-clause id="sec-a"><h1>A</h1><pre><code>{code}</code></pre></emu-clause>'
-    chunks = chunk_html(tmp_path, body, seed(threshold_chars=300))
+    chunks = chunk_html(tmp_path, body, seed(threshold=300))
     assert len(chunks) == 1
     assert chunks[0].over_threshold == "unsplittable"
     assert chunks[0].text.count("```") == 2
@@ -200,7 +200,7 @@ def test_subsections_follow_marker_order(tmp_path):
         f'<emu-clause id="sec-a"><h1>A</h1>{para("first", 2)}{table("Table 1: T", ["c"])}'
         f"{para('last', 2)}</emu-clause>"
     )
-    chunks = by_id(chunk_html(tmp_path, body, seed(threshold_chars=200)))
+    chunks = by_id(chunk_html(tmp_path, body, seed(threshold=200)))
     root = chunks["sec-a"]
     assert root.subsections == [m.target_id for m in find_markers(root.text)]
     assert root.subsections == ["sec-a-p-1", "sec-a-emu-table-1", "sec-a-p-2"]
@@ -245,7 +245,7 @@ def test_C11_unsplittable_block_and_small_section(tmp_path):
         f'<emu-clause id="sec-big"><h1>Big</h1><pre><code class="javascript">{lines}</code></pre>'
         "</emu-clause>"
     )
-    chunks = chunk_html(tmp_path, body, seed(threshold_chars=1000, max_depth=3))
+    chunks = chunk_html(tmp_path, body, seed(threshold=1000, max_depth=3))
     small = [c for c in chunks if c.section_id == "sec-small"]
     big = [c for c in chunks if c.section_id == "sec-big"]
     assert len(small) == 1
@@ -258,7 +258,7 @@ def test_C11_unsplittable_block_and_small_section(tmp_path):
 
 def test_size_is_the_length_of_the_stored_text_markers_included(tmp_path):
     body = f'<emu-clause id="sec-a"><h1>A</h1>{para("a", 2)}{para("b", 2)}</emu-clause>'
-    for chunk in chunk_html(tmp_path, body, seed(threshold_chars=300)):
+    for chunk in chunk_html(tmp_path, body, seed(threshold=300)):
         assert chunk.size == len(chunk.text)
 
 
@@ -267,7 +267,7 @@ def test_element_holding_an_earlier_marker_is_not_extracted(tmp_path):
     # stays in the section, so the cell's parent is the chunk that shows its marker
     body = f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", [LONG * 2])}</emu-clause>'
     chunks = by_id(
-        chunk_html(tmp_path, body, seed(threshold_chars=100, breakdown_tags=("td", "emu-table")))
+        chunk_html(tmp_path, body, seed(threshold=100, breakdown_tags=("td", "emu-table")))
     )
     assert "sec-a-emu-table-1" not in chunks
     assert chunks["sec-a"].subsections == ["sec-a-td-1"]
@@ -283,9 +283,7 @@ def test_selector_tag_extracts_its_matches_with_a_slug_id(tmp_path: Path) -> Non
         f"<emu-clause id='sec-s'><h1>S</h1><p>{'plain words ' * 10}</p>{notes}"
         "<div class='other'><p>kept in place</p></div></emu-clause>"
     )
-    chunks = by_id(
-        chunk_html(tmp_path, body, seed(threshold_chars=400, breakdown_tags=("div.note",)))
-    )
+    chunks = by_id(chunk_html(tmp_path, body, seed(threshold=400, breakdown_tags=("div.note",))))
     assert [c for c in chunks if c.startswith("sec-s-")] == [
         "sec-s-div-note-1",
         "sec-s-div-note-2",
@@ -310,7 +308,7 @@ def test_selector_tag_takes_outermost_matches_only(tmp_path: Path) -> None:
         chunk_html(
             tmp_path,
             body,
-            seed(threshold_chars=200, max_depth=1, breakdown_tags=("div.box",)),
+            seed(threshold=200, max_depth=1, breakdown_tags=("div.box",)),
         )
     )
     assert [c for c in chunks if c != "sec-s"] == ["sec-s-div-box-1"]
@@ -366,7 +364,7 @@ def test_marker_ids_are_the_find_markers_targets():
 
 
 def _sizes_and_range(tmp_path, body: str, threshold: int) -> tuple[dict, tuple[int, int | None]]:
-    chunks = by_id(chunk_html(tmp_path, body, seed(threshold_chars=threshold)))
+    chunks = by_id(chunk_html(tmp_path, body, seed(threshold=threshold)))
     root = next(c for c in chunks.values() if c.parent_id is None)
     assert all(c.holds_for is None for c in chunks.values() if c is not root)
     return chunks, root.holds_for
@@ -385,7 +383,7 @@ def test_a_broken_down_section_holds_between_the_sizes_it_compared(tmp_path):
         f'<emu-clause id="sec-a"><h1>A</h1>{table("Table 1: T", [LONG * 3])}'
         f"{para('p1')}</emu-clause>"
     )
-    whole = chunk_html(tmp_path, body, seed(threshold_chars=100_000))[0].size
+    whole = chunk_html(tmp_path, body, seed(threshold=100_000))[0].size
     chunks, holds_for = _sizes_and_range(tmp_path, body, 700)
     assert set(chunks) == {"sec-a", "sec-a-emu-table-1"}
     lo = max(chunks["sec-a"].size, chunks["sec-a-emu-table-1"].size)
@@ -410,15 +408,13 @@ def test_row_group_sizes_narrow_the_range(tmp_path):
         f'<emu-clause id="sec-a"><h1>A</h1><emu-table id="t"><figure><figcaption>Table 1: T'
         f"</figcaption><table><tbody>{rows}</tbody></table></figure></emu-table></emu-clause>"
     )
-    policy = seed(threshold_chars=600, breakdown_tags=("tr",))
+    policy = seed(threshold=600, breakdown_tags=("tr",))
     chunks = by_id(chunk_html(tmp_path, body, policy))
     lo, hi = chunks["sec-a"].holds_for
     assert sum(c.layer == "table_row" for c in chunks.values()) >= 2
     assert lo <= 600 < hi
     for threshold in (lo, hi - 1):
-        again = by_id(
-            chunk_html(tmp_path, body, seed(threshold_chars=threshold, breakdown_tags=("tr",)))
-        )
+        again = by_id(chunk_html(tmp_path, body, seed(threshold=threshold, breakdown_tags=("tr",))))
         assert [(c.id, c.text) for c in again.values()] == [(c.id, c.text) for c in chunks.values()]
 
 
@@ -428,7 +424,7 @@ def test_a_section_over_only_because_of_child_markers_is_flagged_markers(tmp_pat
     )
     body = f'<emu-clause id="sec-a"><h1>A</h1><p>Short intro.</p>{children}</emu-clause>'
     for strategy in ("seed", "guarded"):
-        policy = ChunkPolicy(threshold_chars=300, strategy=strategy)
+        policy = ChunkPolicy(threshold=300, strategy=strategy)
         root = by_id(chunk_html(tmp_path, body, policy))["sec-a"]
         assert root.size > 300 and len(find_markers(root.text)) >= 12  # seed also cuts the p
         assert root.over_threshold == "markers", strategy
@@ -437,7 +433,7 @@ def test_a_section_over_only_because_of_child_markers_is_flagged_markers(tmp_pat
 def test_a_long_block_with_no_tag_left_stays_unsplittable_not_markers(tmp_path):
     body = '<emu-clause id="sec-a"><h1>A</h1><pre><code>' + "x = 1;\n" * 80 + "</code></pre>"
     body += "</emu-clause>"
-    root = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300)))["sec-a"]
+    root = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold=300)))["sec-a"]
     assert root.over_threshold == "unsplittable"
 
 
@@ -446,10 +442,10 @@ def test_a_packed_group_is_named_by_its_first_and_last_member_in_its_part_label(
 
     paragraphs = "".join(f"<p>Paragraph {n} " + "word " * 30 + "</p>" for n in range(12))
     body = f'<emu-clause id="sec-a"><h1>A</h1>{paragraphs}</emu-clause>'
-    chunks = chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=1200))
+    chunks = chunk_html(tmp_path, body, ChunkPolicy(threshold=1200))
     groups = [c for c in chunks if c.parent_id and c.id.count("-") > c.parent_id.count("-") + 2]
     assert groups, [c.id for c in chunks]
     first, last = groups[0].id.rsplit("-", 2)[1:]
     assert part_label(groups[0]) == f"p {first}–{last}"
-    single = ChunkPolicy(threshold_chars=1200, strategy="seed")
+    single = ChunkPolicy(threshold=1200, strategy="seed")
     assert {part_label(c) for c in chunk_html(tmp_path, body, single) if c.parent_id} >= {"p 1"}

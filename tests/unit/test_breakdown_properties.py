@@ -61,9 +61,9 @@ def test_breakdown_invariants(tmp_path, html, policy):
                 assert section_parent[target.section_id] == chunk.section_id
                 assert target.heading_path[:-1] == chunk.heading_path
         if chunk.over_threshold is None:
-            assert chunk.size <= policy.threshold_chars
+            assert chunk.size <= policy.threshold
         else:
-            assert chunk.size > policy.threshold_chars
+            assert chunk.size > policy.threshold
         assert chunk.depth <= policy.max_depth
 
 
@@ -105,7 +105,7 @@ def test_a_section_tree_is_the_same_under_every_threshold_of_its_range(
     again = _trees(
         chunk_spec(
             load_spec(path),
-            replace(policy, threshold_chars=other),
+            replace(policy, threshold=other),
             rules=CHUNKING_RULES,
         ).chunks
     )

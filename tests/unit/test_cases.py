@@ -153,7 +153,7 @@ def test_C08_nested_sections_never_repeat_parent_text(tmp_path):
         '<emu-clause id="sec-grandchild"><h1>Grandchild</h1><div><p>Deep <span>GRANDWORD</span></p>'
         "</div></emu-clause></emu-clause></emu-clause>"
     )
-    chunks = chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=30))
+    chunks = chunk_html(tmp_path, body, ChunkPolicy(threshold=30))
     for word in ("PARENTWORD", "CHILDWORD", "GRANDWORD"):
         assert sum(c.text.count(word) for c in chunks) == 1
     assert all("CHILDWORD" not in c.text for c in chunks if c.section_id == "sec-parent")
@@ -166,7 +166,7 @@ def test_C11_unsplittable_block_is_whole_flagged_and_small_section_untouched(tmp
         f'<emu-clause id="sec-big"><h1>Big</h1><pre><code class="javascript">{lines}</code></pre>'
         "</emu-clause>"
     )
-    chunks = chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=1000, max_depth=3))
+    chunks = chunk_html(tmp_path, body, ChunkPolicy(threshold=1000, max_depth=3))
     assert len([c for c in chunks if c.section_id == "sec-small"]) == 1
     big = [c for c in chunks if c.section_id == "sec-big"]
     assert re.findall(r"tok\d{4}", "".join(c.text for c in big)) == [
@@ -193,9 +193,7 @@ def c12_body() -> str:
 
 
 def test_C12_row_groups_repeat_caption_and_header_and_never_cut_a_row(tmp_path):
-    policy = ChunkPolicy(
-        threshold_chars=800, breakdown_tags=("emu-table", "emu-grammar", "tr", "p")
-    )
+    policy = ChunkPolicy(threshold=800, breakdown_tags=("emu-table", "emu-grammar", "tr", "p"))
     chunks = chunk_html(tmp_path, c12_body(), policy)
     groups = [c for c in chunks if c.layer == "table_row"]
     assert len(groups) >= 2
@@ -217,7 +215,7 @@ def test_C12_row_groups_repeat_caption_and_header_and_never_cut_a_row(tmp_path):
 
 
 def test_C12_table_row_group_marker_row_becomes_the_rows(tmp_path):
-    policy = ChunkPolicy(threshold_chars=800, breakdown_tags=("emu-table", "tr"))
+    policy = ChunkPolicy(threshold=800, breakdown_tags=("emu-table", "tr"))
     assert assert_lossless(write_spec(tmp_path, c12_body()), policy) == 1
 
 

@@ -72,7 +72,7 @@ def test_ingest_with_a_new_policy_adds_a_chunk_set(spec, db, capsys):
     capsys.readouterr()
     assert main(["ingest", str(spec), "--db", str(db), "--threshold", "300"]) == 0
     output = capsys.readouterr().out
-    version = ChunkPolicy(threshold_chars=300).version
+    version = ChunkPolicy(threshold=300).version
     assert "added beside the other policies' sets; 2 in the database" in " ".join(
         output.replace("│", " ").split()
     )
@@ -84,7 +84,7 @@ def test_ingest_with_a_new_policy_adds_a_chunk_set(spec, db, capsys):
 def two_sets(spec, db) -> tuple[str, str]:
     """Add a 300-character set beside the fixture's 400 one; returns (400 version, 300 version)."""
     assert main(["ingest", str(spec), "--db", str(db), "--threshold", "300"]) == 0
-    return ChunkPolicy(threshold_chars=400).version, ChunkPolicy(threshold_chars=300).version
+    return ChunkPolicy(threshold=400).version, ChunkPolicy(threshold=300).version
 
 
 def test_policies_lists_every_chunk_set(spec, db, capsys):
@@ -615,14 +615,14 @@ def test_ingest_and_rechunk_report_the_store_stage_uncounted(tmp_path, spec):
     ingest(
         [spec],
         tmp_path / "p.db",
-        ChunkPolicy(threshold_chars=400),
+        ChunkPolicy(threshold=400),
         lambda *call: calls.append(call),
     )
     assert calls[-1] == ("storing", 0, 0) and ("chunking", 2, 2) in calls
     calls.clear()
     rechunk(
         open_database(tmp_path / "p.db"),
-        ChunkPolicy(threshold_chars=300),
+        ChunkPolicy(threshold=300),
         progress=lambda *call: calls.append(call),
     )
     assert calls[0] == ("loading", 0, 0) and calls[-1] == ("storing", 0, 0)

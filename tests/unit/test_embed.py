@@ -24,7 +24,7 @@ from tests.helpers import HAVE_MODEL, MODEL_MISSING, SAMPLE, write_spec
 
 needs_model = pytest.mark.skipif(not HAVE_MODEL, reason=MODEL_MISSING)
 
-BIG = ChunkPolicy(threshold_chars=100_000)
+BIG = ChunkPolicy(threshold=100_000)
 """A policy that keeps the sample spec to few chunks (one per section)."""
 
 
@@ -231,7 +231,7 @@ def test_c26_other_dimension_refused_before_writing(tmp_path: Path) -> None:
 
 
 def test_c15_knn_k_clamped_joined_and_zero(tmp_path: Path) -> None:
-    db_path = _sample_db(tmp_path, ChunkPolicy(threshold_chars=800))
+    db_path = _sample_db(tmp_path, ChunkPolicy(threshold=800))
     db = open_database(db_path)
     try:
         version = active_version(db)
@@ -260,7 +260,7 @@ def test_c15_knn_only_returns_chunks_of_the_active_set(tmp_path: Path) -> None:
         embed_missing(db, fake, active_version(db))  # the BIG set's texts
     finally:
         db.close()
-    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=800))  # another set, now active
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold=800))  # another set, now active
     db = open_database(db_path)
     try:
         version = active_version(db)

@@ -34,10 +34,10 @@ def two_sets(tmp_path: Path) -> tuple[Path, str, str]:
     """toylang at 600 then 300 characters: two chunk sets, the 300 one active.
     Returns (database, active version, other version)."""
     db_path = tmp_path / "t.db"
-    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=600))
-    other = ChunkPolicy(threshold_chars=600).version
-    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=THRESHOLD))
-    return db_path, ChunkPolicy(threshold_chars=THRESHOLD).version, other
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold=600))
+    other = ChunkPolicy(threshold=600).version
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold=THRESHOLD))
+    return db_path, ChunkPolicy(threshold=THRESHOLD).version, other
 
 
 def read_jsonl(path: Path) -> list[dict]:

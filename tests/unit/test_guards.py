@@ -50,7 +50,7 @@ def test_a_table_of_tiny_cells_is_cut_into_row_groups_not_cells(tmp_path):
         '<emu-table id="t"><figure><figcaption>Table 1: Tiny</figcaption>'
         f"<table><tbody>{rows}</tbody></table></figure></emu-table>"
     )
-    policy = ChunkPolicy(threshold_chars=400, breakdown_tags=("td",))
+    policy = ChunkPolicy(threshold=400, breakdown_tags=("td",))
     chunks = lossless(tmp_path, body, policy)
     subs = [c for c in chunks.values() if c.parent_id is not None]
     assert subs and all(c.layer == "table_row" and c.breakdown_tag == "td" for c in subs)
@@ -58,14 +58,14 @@ def test_a_table_of_tiny_cells_is_cut_into_row_groups_not_cells(tmp_path):
     # named by the first and last cell they hold (cells 1-4 are the header row, repeated)
     assert subs[0].id == "sec-a-td-5-" + subs[0].id.rsplit("-", 1)[1]
     assert all("| r0c0 | r0c1 | r0c2 | r0c3 |" in c.text for c in subs)  # the header row
-    seed = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=400, strategy="seed")))
+    seed = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold=400, strategy="seed")))
     assert len(seed) > 100  # every cell a subsection under the seed strategy
 
 
 def test_a_run_of_short_paragraphs_is_packed_and_named_by_first_and_last(tmp_path):
     paragraphs = "".join(f"<p>paragraph {i} says a few short words here.</p>" for i in range(1, 25))
     body = section(paragraphs, "sec-intro")
-    policy = ChunkPolicy(threshold_chars=500, breakdown_tags=("p",))
+    policy = ChunkPolicy(threshold=500, breakdown_tags=("p",))
     chunks = lossless(tmp_path, body, policy)
     root = chunks["sec-intro"]
     assert root.subsections == ["sec-intro-p-1-11", "sec-intro-p-12-22"]
@@ -79,7 +79,7 @@ def test_a_run_of_short_paragraphs_is_packed_and_named_by_first_and_last(tmp_pat
 def test_a_short_run_at_the_end_stays_in_its_parent(tmp_path):
     paragraphs = "".join(f"<p>paragraph {i} says a few short words here.</p>" for i in range(1, 13))
     body = section(paragraphs)
-    chunks = lossless(tmp_path, body, ChunkPolicy(threshold_chars=500, breakdown_tags=("p",)))
+    chunks = lossless(tmp_path, body, ChunkPolicy(threshold=500, breakdown_tags=("p",)))
     assert chunks["sec-a"].subsections == ["sec-a-p-1-11"]  # paragraph 12 alone is under 200
     assert "paragraph 12 says" in chunks["sec-a"].text
 
@@ -100,7 +100,7 @@ def test_a_grammar_and_the_algorithm_after_it_are_one_unit(tmp_path, tag):
         "<p>The SV of a literal is computed as follows.</p>"
         + "".join(sdo_case(n) for n in range(1, 9))
     )
-    policy = ChunkPolicy(threshold_chars=600, breakdown_tags=(tag,))
+    policy = ChunkPolicy(threshold=600, breakdown_tags=(tag,))
     chunks = lossless(tmp_path, body, policy)
     subs = [c for c in chunks.values() if c.parent_id == "sec-a"]
     assert subs and all(c.breakdown_tag == tag for c in subs)
@@ -119,11 +119,11 @@ def test_an_element_no_longer_than_its_marker_stays(tmp_path):
         "<p>A short sentence.</p><pre><code>" + "x = 1; " * 40 + "</code></pre>"
         "<p>" + "A long paragraph of plain words. " * 12 + "</p>"
     )
-    policy = ChunkPolicy(threshold_chars=300, breakdown_tags=("p",), min_chars=0)
+    policy = ChunkPolicy(threshold=300, breakdown_tags=("p",), min_chars=0)
     chunks = lossless(tmp_path, body, policy)
     assert "A short sentence." in chunks["sec-a"].text
     assert chunks["sec-a"].subsections == ["sec-a-p-2"]  # the long one, named by its place
-    seed = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold_chars=300, strategy="seed")))
+    seed = by_id(chunk_html(tmp_path, body, ChunkPolicy(threshold=300, strategy="seed")))
     assert "sec-a-p-1" in seed and seed["sec-a-p-1"].size < len("[Subsection available at")
 
 
@@ -133,10 +133,10 @@ def test_an_element_under_the_minimum_stays_and_a_lower_minimum_extracts_it(tmp_
         f"{middle}<pre><code>" + "x = 1; " * 60 + "</code></pre><p>" + "Long words. " * 30 + "</p>"
     )
     tags = ("p",)
-    at_200 = lossless(tmp_path, body, ChunkPolicy(threshold_chars=400, breakdown_tags=tags))
+    at_200 = lossless(tmp_path, body, ChunkPolicy(threshold=400, breakdown_tags=tags))
     assert at_200["sec-a"].subsections == ["sec-a-p-2"]
     at_100 = lossless(
-        tmp_path, body, ChunkPolicy(threshold_chars=400, breakdown_tags=tags, min_chars=100)
+        tmp_path, body, ChunkPolicy(threshold=400, breakdown_tags=tags, min_chars=100)
     )
     assert at_100["sec-a"].subsections == ["sec-a-p-1", "sec-a-p-2"]
 
@@ -146,7 +146,7 @@ def test_a_run_of_list_items_is_packed_and_the_numbering_goes_on(tmp_path):
         f"<li>Step {i}: do the thing numbered {i} with care.</li>" for i in range(1, 31)
     )
     body = section(f"<emu-alg><ol>{items}</ol></emu-alg>")
-    chunks = lossless(tmp_path, body, ChunkPolicy(threshold_chars=600, breakdown_tags=("li",)))
+    chunks = lossless(tmp_path, body, ChunkPolicy(threshold=600, breakdown_tags=("li",)))
     root = chunks["sec-a"]
     assert len(root.subsections) >= 2 and all("-li-" in s for s in root.subsections)
     second = chunks[root.subsections[1]]
@@ -163,7 +163,7 @@ def test_a_pass_that_does_not_shrink_its_parent_is_undone(tmp_path, monkeypatch)
         f'<emu-table id="t"><figure><table><tbody><tr>{cells}</tr></tbody></table></figure>'
         "</emu-table><pre><code>" + "x = 1; " * 60 + "</code></pre>"
     )
-    policy = ChunkPolicy(threshold_chars=300, breakdown_tags=("td",), min_chars=0)
+    policy = ChunkPolicy(threshold=300, breakdown_tags=("td",), min_chars=0)
     chunks = lossless(tmp_path, body, policy)
     assert list(chunks) == ["sec-a"]
     assert chunks["sec-a"].over_threshold == "unsplittable"
@@ -177,9 +177,7 @@ def test_no_guarded_chunk_grows_from_its_own_breakdown(tmp_path):
         f'<emu-table id="t"><figure><table><tbody>{rows}</tbody></table></figure></emu-table>'
     )
     for strategy, grows in (("seed", True), ("guarded", False)):
-        policy = ChunkPolicy(
-            threshold_chars=200, breakdown_tags=("emu-table", "td"), strategy=strategy
-        )
+        policy = ChunkPolicy(threshold=200, breakdown_tags=("emu-table", "td"), strategy=strategy)
         chunks = lossless(tmp_path, body, policy)
         grew = [
             c.id
@@ -226,7 +224,7 @@ def _digest(chunks: list[Chunk]) -> tuple[int, str]:
 @pytest.mark.parametrize("settings", list(SEED_DIGESTS), ids=lambda s: f"{s[0]}-{'-'.join(s[1])}")
 def test_the_seed_strategy_reproduces_the_chunk_sets_made_before_strategies(settings):
     threshold, tags = settings
-    policy = ChunkPolicy(threshold_chars=threshold, breakdown_tags=tags, strategy="seed")
+    policy = ChunkPolicy(threshold=threshold, breakdown_tags=tags, strategy="seed")
     chunks = chunk_spec(load_spec(ECMA262 / "index.html"), policy, rules=CHUNKING_RULES).chunks
     assert _digest(chunks) == SEED_DIGESTS[settings]
 

@@ -17,13 +17,13 @@ def test_same_settings_same_hash_across_processes():
     code = "from specbrowser.chunking.policy import ChunkPolicy; print(ChunkPolicy().version)"
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert other.stdout.strip() == ChunkPolicy().version
-    assert ChunkPolicy(threshold_chars=5000).version == ChunkPolicy().version
+    assert ChunkPolicy(threshold=5000).version == ChunkPolicy().version
 
 
 @pytest.mark.parametrize(
     "changed",
     [
-        ChunkPolicy(threshold_chars=4999),
+        ChunkPolicy(threshold=4999),
         ChunkPolicy(breakdown_tags=("emu-grammar", "emu-table", "td", "p")),
         ChunkPolicy(breakdown_tags=("emu-table", "emu-grammar", "tr", "p")),
         ChunkPolicy(max_depth=2),
@@ -42,7 +42,7 @@ def test_converter_version_is_part_of_the_hash(monkeypatch):
 
 def test_settings_round_trip():
     policy = ChunkPolicy(
-        threshold_chars=123,
+        threshold=123,
         breakdown_tags=("tr", "p"),
         max_depth=1,
         markdown=MarkdownConfig(link=("a",)),
@@ -53,7 +53,7 @@ def test_settings_round_trip():
 @pytest.mark.parametrize(
     "kwargs",
     [
-        {"threshold_chars": 0},
+        {"threshold": 0},
         {"max_depth": -1},
         {"breakdown_tags": ("p", "p")},
         {"breakdown_tags": ("P!",)},

@@ -19,7 +19,7 @@ pytestmark = [
 
 
 def _policy(threshold: int, *tags: str) -> ChunkPolicy:
-    return ChunkPolicy(threshold_chars=threshold, breakdown_tags=tags)
+    return ChunkPolicy(threshold=threshold, breakdown_tags=tags)
 
 
 POLICIES = {
@@ -41,5 +41,5 @@ def test_every_ecma262_section_reassembles_to_its_one_piece_markdown(policy, str
 
 def test_guarded_packed_runs_without_a_minimum_reassemble():
     """Packing alone (no minimum): every run of cells, rows, items and paragraphs packs."""
-    policy = ChunkPolicy(threshold_chars=300, breakdown_tags=("td", "li", "p"), min_chars=0)
+    policy = ChunkPolicy(threshold=300, breakdown_tags=("td", "li", "p"), min_chars=0)
     assert assert_lossless(ECMA262 / "index.html", policy) == 2253

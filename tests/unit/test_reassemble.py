@@ -20,9 +20,9 @@ def test_reassembly_equals_one_piece_conversion(tmp_path, html, policy):
 def test_sample_spec_is_lossless_under_several_policies():
     for policy in (
         ChunkPolicy(),
-        ChunkPolicy(threshold_chars=400),
-        ChunkPolicy(threshold_chars=300, breakdown_tags=("emu-table", "emu-grammar", "tr", "p")),
-        ChunkPolicy(threshold_chars=200, breakdown_tags=("li", "td", "p", "div"), max_depth=4),
+        ChunkPolicy(threshold=400),
+        ChunkPolicy(threshold=300, breakdown_tags=("emu-table", "emu-grammar", "tr", "p")),
+        ChunkPolicy(threshold=200, breakdown_tags=("li", "td", "p", "div"), max_depth=4),
     ):
         assert assert_lossless(SAMPLE, policy) == 37
 
@@ -35,7 +35,7 @@ def test_cell_subsections_come_back_as_cell_text(tmp_path):
     )
     assert (
         assert_lossless(
-            write_spec(tmp_path, body), ChunkPolicy(threshold_chars=150, breakdown_tags=("td", "p"))
+            write_spec(tmp_path, body), ChunkPolicy(threshold=150, breakdown_tags=("td", "p"))
         )
         == 1
     )
@@ -54,7 +54,7 @@ def test_list_item_subsections_keep_their_indentation(tmp_path):
     assert (
         assert_lossless(
             write_spec(tmp_path, body),
-            ChunkPolicy(threshold_chars=100, breakdown_tags=("figure", "td")),
+            ChunkPolicy(threshold=100, breakdown_tags=("figure", "td")),
         )
         == 1
     )
@@ -67,9 +67,9 @@ def test_an_algorithm_whose_list_is_extracted_keeps_the_marker(tmp_path):
         f"<emu-alg><ol>{steps}</ol></emu-alg><p>After.</p></emu-clause>"
     )
     spec = write_spec(tmp_path, body)
-    assert assert_lossless(spec, ChunkPolicy(threshold_chars=200, breakdown_tags=("ol", "li")))
+    assert assert_lossless(spec, ChunkPolicy(threshold=200, breakdown_tags=("ol", "li")))
     for tags in (("emu-alg", "ol"), ("ol", "emu-alg"), ("emu-alg > ol",)):
-        assert assert_lossless(spec, ChunkPolicy(threshold_chars=200, breakdown_tags=tags))
+        assert assert_lossless(spec, ChunkPolicy(threshold=200, breakdown_tags=tags))
 
 
 def test_a_row_group_of_a_table_in_a_list_item_comes_back_indented(tmp_path):
@@ -79,5 +79,5 @@ def test_a_row_group_of_a_table_in_a_list_item_comes_back_indented(tmp_path):
         f"<tr><th>a</th><th>b</th></tr>{rows}</table></figure></li><li>Return x.</li></ol>"
         "</emu-alg></emu-clause>"
     )
-    policy = ChunkPolicy(threshold_chars=300, breakdown_tags=("tr",))
+    policy = ChunkPolicy(threshold=300, breakdown_tags=("tr",))
     assert assert_lossless(write_spec(tmp_path, body), policy) == 1

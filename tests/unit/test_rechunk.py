@@ -19,8 +19,8 @@ from specbrowser.session.ingest import ingest
 from specbrowser.session.rechunk import rechunk
 from tests.helpers import ECMA262, SAMPLE, write_spec
 
-SMALL = ChunkPolicy(threshold_chars=400)
-ROW_GROUPS = ChunkPolicy(threshold_chars=300, breakdown_tags=("emu-table", "tr", "li", "p"))
+SMALL = ChunkPolicy(threshold=400)
+ROW_GROUPS = ChunkPolicy(threshold=300, breakdown_tags=("emu-table", "tr", "li", "p"))
 
 
 def _snapshot(db) -> tuple:
@@ -41,9 +41,7 @@ def sample_db(tmp_path):
     db.close()
 
 
-@pytest.mark.parametrize(
-    "policy", [SMALL, ROW_GROUPS, ChunkPolicy(threshold_chars=800, max_depth=1)]
-)
+@pytest.mark.parametrize("policy", [SMALL, ROW_GROUPS, ChunkPolicy(threshold=800, max_depth=1)])
 def test_rechunk_equals_what_ingest_stores_for_the_same_policy(tmp_path, sample_db, policy):
     ingest([SAMPLE], tmp_path / "direct.db", policy)
     direct = store.open_database(tmp_path / "direct.db")
@@ -96,7 +94,7 @@ def test_the_garbage_collector_is_paused_during_the_rechunk_only(sample_db):
     assert 0 < result.new_texts <= result.stats.chunks
     gc.disable()
     try:  # a caller that had it off keeps it off
-        rechunk(sample_db, ChunkPolicy(threshold_chars=300))
+        rechunk(sample_db, ChunkPolicy(threshold=300))
         assert not gc.isenabled()
     finally:
         gc.enable()
@@ -113,7 +111,7 @@ def test_rechunk_of_hand_written_html(tmp_path):
     spec = write_spec(tmp_path, f"<emu-clause id='sec-a'><h1>A</h1>{long_p}{long_p}</emu-clause>")
     ingest([spec], tmp_path / "t.db", ChunkPolicy())
     db = store.open_database(tmp_path / "t.db")
-    result = rechunk(db, ChunkPolicy(threshold_chars=700))
+    result = rechunk(db, ChunkPolicy(threshold=700))
     ids = [c.id for c in store.iter_chunks(db)]
     assert ids == ["specbrowser:document", "sec-a", "sec-a-p-1", "sec-a-p-2"]
     assert result.stats.chunks == 4
@@ -125,9 +123,9 @@ CACHE_POLICIES = [
     ChunkPolicy(),
     SMALL,
     ROW_GROUPS,
-    ChunkPolicy(threshold_chars=150, breakdown_tags=("emu-grammar", "td", "li", "p")),
-    ChunkPolicy(threshold_chars=300, max_depth=0),
-    ChunkPolicy(threshold_chars=300, breakdown_tags=()),
+    ChunkPolicy(threshold=150, breakdown_tags=("emu-grammar", "td", "li", "p")),
+    ChunkPolicy(threshold=300, max_depth=0),
+    ChunkPolicy(threshold=300, breakdown_tags=()),
 ]
 
 
@@ -140,7 +138,7 @@ def _chunk_rows(db, version: str) -> list[tuple]:
 @pytest.mark.parametrize("policy", CACHE_POLICIES, ids=lambda p: p.describe())
 def test_cached_and_uncached_rechunks_store_identical_chunk_sets(tmp_path, policy):
     for name in ("cached", "uncached"):
-        ingest([SAMPLE], tmp_path / f"{name}.db", ChunkPolicy(threshold_chars=2000))
+        ingest([SAMPLE], tmp_path / f"{name}.db", ChunkPolicy(threshold=2000))
     cached, uncached = (store.open_database(tmp_path / f"{n}.db") for n in ("cached", "uncached"))
     assert cached.db.execute("SELECT count(*) FROM markdown_cache").fetchone()[0] == 37
     with_cache = rechunk(cached, policy, rebuild=True)
@@ -220,9 +218,9 @@ def test_a_nearby_threshold_copies_broken_down_trees_and_equals_a_full_rechunk(t
     """The sample spec at 400, then 420: most sections (broken down or not) make the same tree,
     and are copied; the set is the one breaking every section down gives."""
     path = tmp_path / "s.db"
-    ingest([SAMPLE], path, ChunkPolicy(threshold_chars=400))
+    ingest([SAMPLE], path, ChunkPolicy(threshold=400))
     db = store.open_database(path)
-    policy = ChunkPolicy(threshold_chars=420)
+    policy = ChunkPolicy(threshold=420)
     copied = rechunk(db, policy)
     rows = _chunk_rows(db, policy.version)
     full = rechunk(db, policy, rebuild=True, copy_stored=False)
@@ -233,11 +231,11 @@ def test_a_nearby_threshold_copies_broken_down_trees_and_equals_a_full_rechunk(t
 
 def test_a_stored_set_whose_stats_never_counted_markers_is_no_copy_source(tmp_path):
     path = tmp_path / "s.db"
-    ingest([SAMPLE], path, ChunkPolicy(threshold_chars=400))
+    ingest([SAMPLE], path, ChunkPolicy(threshold=400))
     db = store.open_database(path)
     with db.db.atomic():
         db.db.execute("UPDATE policies SET stats = json_remove(stats, '$.marker_mismatches')")
-    copied = rechunk(db, ChunkPolicy(threshold_chars=420))
+    copied = rechunk(db, ChunkPolicy(threshold=420))
     assert copied.copied_sections == 0 and copied.stats.marker_mismatches == 0
 
 
@@ -257,7 +255,7 @@ def test_property_cached_rechunk_equals_uncached(tmp_path_factory, threshold, ta
     """Every example adds its set to one database, so later ones copy trees from earlier sets
     of other thresholds, tags and depths: the set must equal breaking every section down."""
     path = _cached_sample(tmp_path_factory)
-    policy = ChunkPolicy(threshold_chars=threshold, breakdown_tags=tuple(tags), max_depth=max_depth)
+    policy = ChunkPolicy(threshold=threshold, breakdown_tags=tuple(tags), max_depth=max_depth)
     db = store.open_database(path)
     try:
         cached = rechunk(db, policy, rebuild=True, activate=False)
@@ -384,8 +382,8 @@ def test_cli_rechunk_interrupted_exits_130_and_changes_nothing(sample_path, monk
 # --- the real ECMA-262 (skipped without ../shared) -----------------------------------------------
 
 REAL_POLICIES = [
-    ChunkPolicy(threshold_chars=2000, breakdown_tags=("emu-table", "emu-grammar", "tr", "p")),
-    ChunkPolicy(threshold_chars=1000, breakdown_tags=("emu-table", "emu-grammar", "td", "li", "p")),
+    ChunkPolicy(threshold=2000, breakdown_tags=("emu-table", "emu-grammar", "tr", "p")),
+    ChunkPolicy(threshold=1000, breakdown_tags=("emu-table", "emu-grammar", "td", "li", "p")),
 ]
 needs_ecma262 = pytest.mark.skipif(
     not (ECMA262 / "index.html").exists(),
@@ -448,7 +446,7 @@ def test_real_rechunk_copies_broken_down_trees_that_a_new_threshold_keeps(ecma26
     it broke down are cut the same way at 6000, and are copied rather than cut again (fewer
     under the guarded strategy than under the seed's, as packing tests more sizes against the
     threshold)."""
-    policy = ChunkPolicy(threshold_chars=6000)
+    policy = ChunkPolicy(threshold=6000)
     copied = rechunk(ecma262_db, policy, activate=False)
     rows = _chunk_rows(ecma262_db, policy.version)
     full = rechunk(ecma262_db, policy, activate=False, rebuild=True, copy_stored=False)
@@ -507,7 +505,7 @@ def test_cli_rechunk_without_tags_takes_the_default_tags_of_the_stored_spec_kind
     ingest([SAMPLE.parent / "widget-protocol.html"], path, ChunkPolicy(breakdown_tags=("p",)))
     assert main(["rechunk", str(path), "--threshold", "300"]) == 0
     policy, _ = store.active_policy(store.open_database(path))
-    assert policy.breakdown_tags == PLAIN_HTML_BREAKDOWN_TAGS and policy.threshold_chars == 300
+    assert policy.breakdown_tags == PLAIN_HTML_BREAKDOWN_TAGS and policy.threshold == 300
     assert main(["rechunk", str(path), "--threshold", "300", "--tags", "li,p"]) == 0
     assert store.active_policy(store.open_database(path))[0].breakdown_tags == ("li", "p")
 

@@ -18,11 +18,11 @@ from tests.helpers import SAMPLE
 
 @pytest.fixture
 def sample_db(ingested_db) -> Path:
-    return ingested_db(SAMPLE, ChunkPolicy(threshold_chars=800), "t.db")
+    return ingested_db(SAMPLE, ChunkPolicy(threshold=800), "t.db")
 
 
 def test_subprocess_rechunk_equals_the_in_process_one(sample_db: Path, tmp_path: Path) -> None:
-    policy = ChunkPolicy(threshold_chars=300)
+    policy = ChunkPolicy(threshold=300)
     reports: list[tuple[str, int, int]] = []
     result = rechunk_in_subprocess(sample_db, policy, progress=lambda *a: reports.append(a))
     assert result.version == policy.version and result.previous_version is not None
@@ -34,7 +34,7 @@ def test_subprocess_rechunk_equals_the_in_process_one(sample_db: Path, tmp_path:
     finally:
         db.close()
     other = tmp_path / "o.db"
-    ingest([SAMPLE], other, ChunkPolicy(threshold_chars=800))
+    ingest([SAMPLE], other, ChunkPolicy(threshold=800))
     db = open_database(other)
     try:
         rechunk(db, policy)
@@ -51,15 +51,13 @@ def test_a_cancelled_run_stops_and_leaves_the_database_as_it_was(
     with pytest.raises(JobCancelled):
         rechunk_in_subprocess(
             sample_db,
-            ChunkPolicy(threshold_chars=300),
+            ChunkPolicy(threshold=300),
             progress=lambda *a: seen.append(a),
             cancelled=lambda: len(seen) >= after_reports,
         )
     db = open_database(sample_db)
     try:
-        assert [s.version for s in list_chunk_sets(db)] == [
-            ChunkPolicy(threshold_chars=800).version
-        ]
+        assert [s.version for s in list_chunk_sets(db)] == [ChunkPolicy(threshold=800).version]
     finally:
         db.close()
 
@@ -92,5 +90,5 @@ def test_a_fork_server_that_cannot_start_falls_back_to_spawn(tmp_path, monkeypat
 
     monkeypatch.setattr(rechunk_process, "_start", start)
     monkeypatch.setattr(rechunk_process, "_context", lambda: multiprocessing.get_context("fork"))
-    result = rechunk_process.rechunk_in_subprocess(path, ChunkPolicy(threshold_chars=400))
+    result = rechunk_process.rechunk_in_subprocess(path, ChunkPolicy(threshold=400))
     assert started == ["fork", "spawn"] and result.stats.chunks > 1

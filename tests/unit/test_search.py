@@ -111,7 +111,7 @@ def test_fts_stays_in_sync_with_chunks_on_reingest_and_new_chunk_sets(tmp_path):
     spec = write_spec(tmp_path, '<emu-clause id="a"><h1>A</h1><p>OLDWORD</p></emu-clause>')
     path = tmp_path / "s.db"
     ingest([spec], path, ChunkPolicy())
-    ingest([spec], path, ChunkPolicy(threshold_chars=10))  # a second chunk set
+    ingest([spec], path, ChunkPolicy(threshold=10))  # a second chunk set
     db = open_database(path)
     texts = db.db.execute("SELECT count(DISTINCT text_id) FROM chunk_rows").fetchone()[0]
     assert db.db.execute("SELECT count(*) FROM texts_fts").fetchone()[0] == texts
@@ -184,7 +184,7 @@ NESTED = (
 @pytest.fixture
 def nested_db(tmp_path):
     path = tmp_path / "n.db"
-    ingest([write_spec(tmp_path, NESTED)], path, ChunkPolicy(threshold_chars=400, max_depth=0))
+    ingest([write_spec(tmp_path, NESTED)], path, ChunkPolicy(threshold=400, max_depth=0))
     return open_database(path)
 
 
@@ -210,7 +210,7 @@ def test_filter_naming_nothing_is_a_one_line_error(nested_db, capsys):
 
 def test_cli_search_filters(tmp_path, capsys):
     path = tmp_path / "n.db"
-    ingest([write_spec(tmp_path, NESTED)], path, ChunkPolicy(threshold_chars=400, max_depth=0))
+    ingest([write_spec(tmp_path, NESTED)], path, ChunkPolicy(threshold=400, max_depth=0))
     assert (
         main(["search", str(path), "needle", "--section", "sec-a", "--over-threshold", "--json"])
         == 0

@@ -73,7 +73,7 @@ def test_a_cancelled_rechunk_leaves_the_sets_as_they_were(toylang_db: Path) -> N
     with pytest.raises(JobCancelled):
         jobs.run_rechunk(
             toylang_db,
-            ChunkPolicy(threshold_chars=400),
+            ChunkPolicy(threshold=400),
             progress=progress,
             cancel=token,
             in_subprocess=False,
@@ -85,7 +85,7 @@ def test_a_cancelled_rechunk_leaves_the_sets_as_they_were(toylang_db: Path) -> N
 
 def test_a_rechunk_job_makes_the_new_set_active_and_reports_stages(toylang_db: Path) -> None:
     stages: list[str] = []
-    policy = ChunkPolicy(threshold_chars=400)
+    policy = ChunkPolicy(threshold=400)
     result = jobs.run_rechunk(
         toylang_db, policy, progress=lambda stage, *_: stages.append(stage), in_subprocess=False
     )

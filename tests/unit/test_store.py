@@ -42,8 +42,8 @@ from tests.helpers import SAMPLE, SAMPLE_MULTIPAGE, write_spec
 
 pytestmark = pytest.mark.skipif(not SAMPLE.is_file(), reason="sample_specs/toylang.html absent")
 
-SMALL = ChunkPolicy(threshold_chars=800)
-SMALLER = ChunkPolicy(threshold_chars=600)
+SMALL = ChunkPolicy(threshold=800)
+SMALLER = ChunkPolicy(threshold=600)
 
 
 @pytest.fixture
@@ -147,7 +147,7 @@ def test_sections_hold_what_their_chunks_share(tmp_path, spec):
     """Heading path, TOC path, mismatch and section number are the section's; every chunk of
     the section reads them through the ``chunks`` view."""
     db_path = tmp_path / "t.db"
-    result = ingest([spec], db_path, ChunkPolicy(threshold_chars=300))
+    result = ingest([spec], db_path, ChunkPolicy(threshold=300))
     db = store.open_database(db_path)
     rows = {
         r[0]: r[1:]
@@ -296,7 +296,7 @@ def test_old_schema_is_refused_with_a_re_ingest_message(tmp_path, spec):
 
 @pytest.mark.parametrize("threshold", [400, 800, 5000])
 def test_chunk_sections_from_stored_sections_equals_the_ingest(tmp_path, spec, threshold):
-    policy = ChunkPolicy(threshold_chars=threshold)
+    policy = ChunkPolicy(threshold=threshold)
     db_path = tmp_path / "t.db"
     ingest([spec], db_path, policy)
     spec.unlink()  # the source is not needed any more
@@ -560,7 +560,7 @@ def test_stats_of_an_older_set_read_back_with_what_they_lack_empty():
 
 
 def test_document_chunk_over_the_threshold_is_flagged(tmp_path, spec):
-    result = ingest([spec], tmp_path / "t.db", ChunkPolicy(threshold_chars=100))
+    result = ingest([spec], tmp_path / "t.db", ChunkPolicy(threshold=100))
     assert result.chunks[0].size > 100 and result.chunks[0].over_threshold == "unsplittable"
     assert compute_stats(result.chunks, 37).over_threshold["unsplittable"] >= 1
 

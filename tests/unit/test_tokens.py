@@ -42,7 +42,7 @@ def test_every_chunk_counted_once_and_long_chunk_over_window(tmp_path: Path) -> 
         f"<emu-clause id='sec-long'><h1>Long</h1><p>{LONG_WORDS}</p></emu-clause>",
     )
     db_path = tmp_path / "t.db"
-    ingest([spec], db_path, ChunkPolicy(threshold_chars=100_000))
+    ingest([spec], db_path, ChunkPolicy(threshold=100_000))
     counter = default_token_counter()
     assert counter is not None
     db = open_database(db_path)
@@ -64,7 +64,7 @@ def test_every_chunk_counted_once_and_long_chunk_over_window(tmp_path: Path) -> 
 @needs_tokenizer
 def test_rechunked_set_counts_only_new_texts(tmp_path: Path) -> None:
     db_path = tmp_path / "t.db"
-    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=100_000))
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold=100_000))
     counter = default_token_counter()
     assert counter is not None
     db = open_database(db_path)
@@ -72,7 +72,7 @@ def test_rechunked_set_counts_only_new_texts(tmp_path: Path) -> None:
         first = count_missing_tokens(db, counter, active_version(db))
     finally:
         db.close()
-    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=300))
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold=300))
     db = open_database(db_path)
     try:
         version = active_version(db)
@@ -90,7 +90,7 @@ def test_show_prints_token_count_once_counted(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db_path = tmp_path / "t.db"
-    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=100_000))
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold=100_000))
     db = open_database(db_path)
     try:
         count_missing_tokens(db, default_token_counter(), active_version(db))
@@ -106,13 +106,13 @@ def test_show_prints_token_count_once_counted(
 @needs_tokenizer
 def test_reading_token_counts_writes_nothing(tmp_path: Path) -> None:
     db_path = tmp_path / "t.db"
-    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=100_000))
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold=100_000))
     db = open_database(db_path)
     try:
         count_missing_tokens(db, default_token_counter(), active_version(db))
     finally:
         db.close()
-    ingest([SAMPLE], db_path, ChunkPolicy(threshold_chars=300))  # a set whose hashes are not mapped
+    ingest([SAMPLE], db_path, ChunkPolicy(threshold=300))  # a set whose hashes are not mapped
     db = open_database(db_path)
     try:
         before = db.conn.total_changes

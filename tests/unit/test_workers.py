@@ -238,8 +238,8 @@ def _chunk_rows(db, version: str) -> list[tuple]:
 @pytest.mark.parametrize(
     "policy",
     [
-        ChunkPolicy(threshold_chars=400),
-        ChunkPolicy(threshold_chars=150, breakdown_tags=("emu-grammar", "tr", "li", "p")),
+        ChunkPolicy(threshold=400),
+        ChunkPolicy(threshold=150, breakdown_tags=("emu-grammar", "tr", "li", "p")),
     ],
     ids=lambda p: p.describe(),
 )
@@ -260,7 +260,7 @@ def test_split_ingests_and_rechunks_equal_single_process_ones(
             b.db.execute("SELECT * FROM markdown_cache ORDER BY section_id")
         )
         other = ChunkPolicy(
-            threshold_chars=policy.threshold_chars + 97, breakdown_tags=("emu-table", "li", "p")
+            threshold=policy.threshold + 97, breakdown_tags=("emu-table", "li", "p")
         )
         rechunk(b, other, copy_stored=False)
         monkeypatch.setattr(workers, "MIN_WEIGHT", 10**12)

@@ -203,7 +203,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         current = self.chunk_view.chunk
         if current is not None and current.id == chunk_id:
             return
-        self.chunk_view.show_chunk(self.session.chunk(chunk_id), self.policy.threshold_chars)
+        self.chunk_view.show_chunk(self.session.chunk(chunk_id), self.policy.threshold)
 
     @on(Tree.NodeHighlighted, "#chunk-tree")
     def _node_highlighted(self, event: Tree.NodeHighlighted[str]) -> None:

@@ -161,7 +161,7 @@ class ChunkSetActions:
         from specbrowser.tui.screens.stats import StatsScreen
 
         self.app.push_screen(
-            StatsScreen(self.session, None, self.policy.threshold_chars), self._jump_back
+            StatsScreen(self.session, None, self.policy.threshold), self._jump_back
         )
 
     def _jump_back(self: BrowserScreen, chunk_id: str | None) -> None:  # type: ignore[misc]

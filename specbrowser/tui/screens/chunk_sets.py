@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
+from specbrowser.chunking.policy import stored_threshold_label
 from specbrowser.session import ChunkSetInfo, Session
 
 ACTIVATE, DIFF = "activate", "diff"
@@ -33,12 +34,11 @@ def chunk_set_line(info: ChunkSetInfo) -> Text:
     stored_tags = settings.get("breakdown_tags")
     tag_list = stored_tags if isinstance(stored_tags, list) else []
     tags = " → ".join(str(t) for t in tag_list) or "(no tags)"
-    threshold = settings.get("threshold_chars")
     over = sum(info.over_threshold.values())
     line = Text()
     line.append("● " if info.active else "  ", style="bold green")
     line.append(info.version, style="bold" if info.active else "")
-    line.append(f"  {threshold:,} chars" if isinstance(threshold, int) else f"  {threshold} chars")
+    line.append(f"  {stored_threshold_label(settings)}")
     line.append(f" · {info.chunks:,} chunks")
     line.append(f" · {over:,} over" if over else " · none over", style="red" if over else "dim")
     if info.stale:

@@ -1,5 +1,5 @@
-"""The policy editor: threshold, breakdown tag order, max depth, strategy, minimum size and
-Markdown selectors.
+"""The policy editor: threshold and its unit, breakdown tag order, max depth, strategy, minimum
+size and Markdown selectors.
 
 A modal screen over the browser. It edits a copy of the active :class:`ChunkPolicy` and
 dismisses with the new policy (Apply, ``ctrl+s``) or None (Escape); the browser then re-chunks
@@ -32,7 +32,7 @@ from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import PolicyError
 from specbrowser.formats import format_for_kind
 from specbrowser.tui.widgets.ordered_input import OrderedInput
-from specbrowser.types import BREAKDOWN_STRATEGIES
+from specbrowser.types import BREAKDOWN_STRATEGIES, SIZE_UNITS
 
 MARKDOWN_ROLES: tuple[tuple[str, str], ...] = (
     ("skip", "Skip (dropped)"),
@@ -77,7 +77,7 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
             with Grid(id="policy-numbers"):
                 yield Label("Threshold")
                 yield OrderedInput(
-                    str(self.policy.threshold_chars),
+                    str(self.policy.threshold),
                     type="integer",
                     id="policy-threshold",
                     validators=[Number(minimum=1)],
@@ -101,6 +101,10 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
                     type="integer",
                     id="policy-min-chars",
                     validators=[Number(minimum=0)],
+                )
+                yield Label("Unit")
+                yield OrderedInput(
+                    self.policy.unit, id="policy-unit", placeholder=" or ".join(SIZE_UNITS)
                 )
             yield Label(
                 "Breakdown tags, tried in order (space: on/off · [ ] or ctrl+↑↓: move)",
@@ -206,6 +210,7 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
         max_depth = self._number("#policy-max-depth", "max depth")
         min_chars = self._number("#policy-min-chars", "min size")
         strategy = self.query_one("#policy-strategy", Input).value.strip().lower()
+        unit = self.query_one("#policy-unit", Input).value.strip().lower()
         markdown = replace(
             self.policy.markdown,
             **{
@@ -219,12 +224,13 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
         )
         _check_selectors(markdown)
         return ChunkPolicy(
-            threshold_chars=threshold,
+            threshold=threshold,
             max_depth=max_depth,
             markdown=markdown,
             breakdown_tags=tuple(tag for tag, on in self._tags if on),
             strategy=strategy,  # type: ignore[arg-type]  # ChunkPolicy checks it
             min_chars=min_chars,
+            unit=unit,  # type: ignore[arg-type]  # ChunkPolicy checks it
         )
 
     def _number(self, selector: str, name: str) -> int:

@@ -49,11 +49,11 @@ SIZE_WIDTH = 7
 """Columns of the size in a list row: up to 999,999 characters."""
 
 
-def histogram_rows(bins: list[HistogramBin], threshold_chars: int) -> list[BarRow]:
+def histogram_rows(bins: list[HistogramBin], threshold: int) -> list[BarRow]:
     """The histogram as bar rows, the threshold as a rule between the last bin under it and the
     first over it (after the last bin when nothing is over)."""
     rows = [BarRow(b.label, b.count, alert=b.over) for b in bins if not b.over]
-    rows.append(BarRow(f"threshold {threshold_chars:,} chars", rule=True))
+    rows.append(BarRow(f"threshold {threshold:,} chars", rule=True))
     rows.extend(BarRow(b.label, b.count, alert=True) for b in bins if b.over)
     return rows
 
@@ -117,7 +117,7 @@ class StatsScreen(Screen[str | None]):
     Args:
         db: the open database (read through :mod:`specbrowser.session.report`).
         policy_version: the chunk set (a version or unique prefix); None for the active one.
-        threshold_chars: the threshold to draw (characters); None for the set's own.
+        threshold: the threshold to draw (characters); None for the set's own.
     """
 
     CSS_PATH = "stats.tcss"
@@ -130,12 +130,12 @@ class StatsScreen(Screen[str | None]):
         self,
         session: Session,
         policy_version: str | None = None,
-        threshold_chars: int | None = None,
+        threshold: int | None = None,
     ) -> None:
         super().__init__(id="stats")
         self.session = session
         self.policy_version = policy_version
-        self.threshold_chars = threshold_chars
+        self.threshold = threshold
         self.report: StatsReport | None = None
         """The report shown (None until mounted, or when it could not be built)."""
         self.targets: dict[str, str] = {}
@@ -170,7 +170,7 @@ class StatsScreen(Screen[str | None]):
     def on_mount(self) -> None:
         """Build the report and fill the charts and the list (an error becomes a notification)."""
         try:
-            report = self.session.report(self.policy_version, self.threshold_chars)
+            report = self.session.report(self.policy_version, self.threshold)
         except SpecbrowserError as error:
             self.notify(str(error), title="No statistics", severity="error", markup=False)
             self.query_one("#stats-summary", Static).update(f"No statistics: {error}")
@@ -184,13 +184,13 @@ class StatsScreen(Screen[str | None]):
         sizes = stats.sizes
         self.sub_title = f"Statistics · chunk set {report.policy_version}"
         self.query_one("#stats-summary", Static).update(
-            f"Chunk set {report.policy_version} · threshold {report.threshold_chars:,} chars · "
+            f"Chunk set {report.policy_version} · threshold {report.threshold:,} chars · "
             f"{stats.chunks:,} chunks in {stats.sections:,} sections · sizes median "
             f"{sizes.median:,}, p90 {sizes.p90:,}, max {sizes.max:,} · "
             f"unresolved markers {stats.unresolved_markers}"
         )
         charts = {
-            "stats-histogram": histogram_rows(report.histogram, report.threshold_chars),
+            "stats-histogram": histogram_rows(report.histogram, report.threshold),
             "stats-quality": quality_rows(stats),
             "stats-depth": count_rows(stats.by_depth, prefix="depth "),
             "stats-tags": count_rows(stats.by_tag),

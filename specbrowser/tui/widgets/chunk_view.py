@@ -81,7 +81,7 @@ def format_chars(count: int) -> str:
 
 def header_text(
     chunk: Chunk,
-    threshold_chars: int,
+    threshold: int,
     markers: list[Marker],
     selected: int | None,
     retrieval: bool = False,
@@ -116,9 +116,9 @@ def header_text(
     root = "— (document)" if chunk.layer == "document" else "— (section root)"
     text.append(chunk.parent_id or root)
     text.append("\n")
-    over = chunk.size > threshold_chars
+    over = chunk.size > threshold
     text.append(
-        f"{format_chars(chunk.size)} / {format_chars(threshold_chars)} chars",
+        f"{format_chars(chunk.size)} / {format_chars(threshold)} chars",
         style="bold red" if over else "",
     )
     if markers:
@@ -224,7 +224,7 @@ class ChunkView(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.chunk: Chunk | None = None
-        self.threshold_chars = 0
+        self.threshold = 0
         self.markers: list[Marker] = []
         self.selected_marker: int | None = None
         self._rendered = False
@@ -269,10 +269,10 @@ class ChunkView(Vertical):
             return None
         return self.markers[self.selected_marker].target_id
 
-    def show_chunk(self, chunk: Chunk, threshold_chars: int) -> None:
+    def show_chunk(self, chunk: Chunk, threshold: int) -> None:
         """Show a chunk from its top, with no marker selected."""
         self.chunk = chunk
-        self.threshold_chars = threshold_chars
+        self.threshold = threshold
         self.markers = find_markers(chunk.text)
         self.selected_marker = None
         self._highlight = None
@@ -308,7 +308,7 @@ class ChunkView(Vertical):
             self.query_one("#chunk-header", Static).update(
                 header_text(
                     self.chunk,
-                    self.threshold_chars,
+                    self.threshold,
                     self.markers,
                     self.selected_marker,
                     retrieval=self.show_retrieval_text,
