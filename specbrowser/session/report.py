@@ -15,6 +15,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from specbrowser.chunking.markers import size_without_markers
+from specbrowser.chunking.policy import DEFAULT_THRESHOLD_CHARS
 from specbrowser.chunking.stats import ChunkSetStats, compute_stats, is_mostly_markers, is_tiny
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.model import Chunk
@@ -23,7 +24,7 @@ from specbrowser.session.export import resolve_policy_version
 from specbrowser.store import SpecStore, iter_chunks
 from specbrowser.store import vectors as store_vectors
 from specbrowser.store.toc import list_mismatches, mismatch_counts, toc_size
-from specbrowser.types import MismatchKind
+from specbrowser.types import SIZE_UNITS, MismatchKind, SizeUnit
 
 BINS_UP_TO_THRESHOLD = 8
 """Equal-width histogram bins from 0 to the threshold: enough to see the shape, few enough to
@@ -51,10 +52,15 @@ class HistogramBin:
         return f"{self.low:,}" if self.low == self.high else f"{self.low:,}–{self.high:,}"
 
 
+DEFAULT_TOKEN_WINDOW = 512
+"""Where the token histogram splits when the model's window is unknown: the window of
+all-MiniLM-L6-v2 and most sentence-embedding models."""
+
+
 def size_histogram(
     sizes: list[int], threshold: int, below: int = BINS_UP_TO_THRESHOLD
 ) -> list[HistogramBin]:
-    """Bin chunk sizes (characters) so that the threshold is a bin edge.
+    """Bin chunk sizes (characters, or tokens) so that the threshold is a bin edge.
 
     Up to the threshold: ``below`` bins of equal width (the last ends at ``threshold``:
     a chunk of exactly the threshold is not over it). Above it, bins double in width
@@ -111,7 +117,8 @@ class StatsReport:
 
     Attributes:
         policy_version: the chunk set's full version.
-        threshold: the threshold the histogram and overruns are drawn against.
+        threshold: the threshold the histogram is drawn against, in ``unit``.
+        unit: what the set's threshold counts (``chars`` or ``tokens``).
         stats: :func:`specbrowser.chunking.stats.compute_stats` of the set (as ``specbrowser
             stats`` shows them).
         histogram: :func:`size_histogram` of the chunk sizes.
@@ -131,6 +138,10 @@ class StatsReport:
         tokens_counted: how many of the set's chunks have a token count.
         over_window: counted chunks over the window (the model would cut them when embedded),
             most tokens first; ``detail`` is the token count.
+        token_histogram: :func:`size_histogram` of the counted chunks' tokens, split at the
+            set's threshold when it is in tokens, else at the model's window (512 when
+            unknown); [] when nothing was counted.
+        token_split: the split of :attr:`token_histogram` in tokens (0 when it is empty).
         tiny: the tiny chunks (:func:`specbrowser.chunking.stats.is_tiny`), smallest without
             markers first; ``detail`` is that size ("12 own chars").
         marker_heavy: the chunks that are mostly markers
@@ -156,12 +167,20 @@ class StatsReport:
     over_window: list[ChunkEntry] = field(default_factory=list)
     tiny: list[ChunkEntry] = field(default_factory=list)
     marker_heavy: list[ChunkEntry] = field(default_factory=list)
+    unit: SizeUnit = "chars"
+    token_histogram: list[HistogramBin] = field(default_factory=list)
+    token_split: int = 0
 
 
-def set_threshold(db: SpecStore, policy_version: str) -> int:
-    """The threshold (characters) a chunk set was made with, from its stored settings."""
-    value = (db.policy_settings(policy_version) or {}).get("threshold_chars")
-    return int(value) if isinstance(value, int) else 0
+def set_threshold(db: SpecStore, policy_version: str) -> tuple[int, SizeUnit]:
+    """The threshold a chunk set was made with and its unit, from its stored settings
+    (``(0, "chars")`` when they lack it)."""
+    settings = db.policy_settings(policy_version) or {}
+    for unit in SIZE_UNITS:
+        value = settings.get(f"threshold_{unit}")
+        if isinstance(value, int):
+            return value, unit
+    return 0, "chars"
 
 
 def build_report(
@@ -169,15 +188,20 @@ def build_report(
 ) -> StatsReport:
     """The report of a chunk set: the active one, or a version (or unique prefix).
 
-    ``threshold`` defaults to the set's own threshold; it moves the histogram's split,
-    while :attr:`StatsReport.overruns` are the stored overrun reasons. Reads every chunk once; on
+    ``threshold`` (characters) defaults to the set's own threshold; it moves the histogram's
+    split, while :attr:`StatsReport.overruns` are the stored overrun reasons. A set whose
+    threshold is in tokens splits its character histogram at the default threshold
+    (:data:`DEFAULT_THRESHOLD_CHARS`, a reference) unless one is given, and its token
+    histogram at its own threshold. Reads every chunk once; on
     ECMA-262 (3,747 chunks) this takes well under a second.
 
     Raises:
         NotFoundError: no chunk set with that version (or none at all).
     """
     version = resolve_policy_version(db, policy_version)
-    threshold = threshold if threshold is not None else set_threshold(db, version)
+    own, unit = set_threshold(db, version)
+    if threshold is None:
+        threshold = own if unit == "chars" else DEFAULT_THRESHOLD_CHARS
     chunks = list(iter_chunks(db, version))
     sections = db.section_count()
     by_id = {chunk.id: chunk for chunk in chunks}
@@ -185,6 +209,7 @@ def build_report(
     report = StatsReport(
         policy_version=version,
         threshold=threshold,
+        unit=unit,
         stats=compute_stats(chunks, sections),
         histogram=size_histogram([c.size for c in chunks], threshold),
         largest=[_entry(c) for c in by_size[:LARGEST_COUNT]],
@@ -211,6 +236,11 @@ def build_report(
     if tokens is not None:
         report.token_model, report.token_window = tokens.model, tokens.max_tokens
         report.tokens_counted = len(tokens.counts)
+        split = own if unit == "tokens" else (tokens.max_tokens or DEFAULT_TOKEN_WINDOW)
+        counted = [n for cid, n in tokens.counts.items() if cid in by_id]
+        if counted:
+            report.token_split = split
+            report.token_histogram = size_histogram(counted, split)
         report.over_window = [
             _entry(by_id[cid], f"{n:,} tokens")
             for cid, n in sorted(tokens.over_window.items(), key=lambda kv: (-kv[1], kv[0]))

