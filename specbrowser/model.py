@@ -128,7 +128,7 @@ class Chunk:
         heading_path: display titles of the sections from the top-level section down to this
             chunk's section.
         text: Markdown, markers included.
-        size: ``len(text)`` in characters (code points): the unit of the threshold.
+        size: ``len(text)`` in characters (code points): the threshold's default unit.
         over_threshold: None, or why the chunk stayed over the threshold: ``max_depth`` (no
             breakdown below the policy's max depth) or ``unsplittable`` (no remaining tag matched);
             see :data:`specbrowser.types.OverrunReason`.
@@ -145,7 +145,8 @@ class Chunk:
         mismatch: how the section's parser path and TOC path disagree (a
             :data:`specbrowser.types.MismatchKind` other than ``toc_entry_without_section``,
             which only a TOC entry has), or None.
-        holds_for: on a section's root chunk, the thresholds ``(lo, hi)`` in characters for
+        holds_for: on a section's root chunk, the thresholds ``(lo, hi)`` (in the policy's
+            unit: characters, or tokens) for
             which the breakdown makes this same chunk tree of the section: ``lo <= threshold <
             hi`` (``hi`` None: no upper bound), the other settings equal (see
             :mod:`specbrowser.chunking.breakdown`). With ``hi`` None the section is one chunk

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -39,7 +40,7 @@ from specbrowser.tui.marker_links import (
 )
 from specbrowser.tui.screens.browser import BrowserScreen
 from specbrowser.tui.screens.progress import ProgressScreen
-from specbrowser.tui.widgets.chunk_tree import ChunkTree, chunk_label
+from specbrowser.tui.widgets.chunk_tree import MARKER_HEAVY_MARK, TINY_MARK, ChunkTree, chunk_label
 from specbrowser.tui.widgets.chunk_view import SEARCH_MATCH_STYLE, ChunkView, heading_lines
 from specbrowser.tui.widgets.search_results import SearchResults, hit_row
 from tests.app.helpers import SIZE, run_async, settle
@@ -136,7 +137,7 @@ async def test_expanding_a_node_adds_its_children_lazily(toylang_db: Path) -> No
             "sec-algorithm-conventions",
         ]
         assert [str(n.label) for n in node.children] == [
-            "2.1 Grammar Notation",
+            "2.1 Grammar Notation ⇢",  # a heading, a line and three child-section markers
             "2.2 Algorithm Conventions",
         ]
         grandchild = tree.node_for("sec-algorithm-conventions")
@@ -528,10 +529,11 @@ def test_labels_mark_mismatched_sections_and_overruns_with_their_own_styles() ->
         breakdown_tag="p",
         title="",
         heading_path=["1 X [bold]"],
-        text="",
+        text="A paragraph of the section, long enough not to be tiny: " + "words " * 10,
         mismatch="title_differs",
     )
     assert chunk_label(part).plain == "p 1"
+    assert chunk_label(replace(part, text="Short.")).plain == "p 1 ∘"
     assert str(chunk_label(part, context=True).spans[-1].style) == "dim"
 
 
@@ -665,7 +667,7 @@ async def test_over_threshold_filter_shows_overruns_and_their_ancestors(toylang_
         db = store.open_database(toylang_db)
         over = {c.id for c in store.iter_chunks(db) if c.over_threshold}
         for node in all_nodes(tree):
-            assert str(node.label).endswith(" ⚠") == (node.data in over), node.data
+            assert (" ⚠" in str(node.label)) == (node.data in over), node.data
             dimmed = any(str(span.style) == "dim" for span in node.label.spans)
             assert dimmed == (node.data not in over), node.data
         assert all(n.is_expanded for n in all_nodes(tree) if n.children)
@@ -764,6 +766,30 @@ async def test_tiny_and_marker_heavy_filters_show_their_chunks(toylang_db: Path)
         await pilot.press("M")
         await settle(pilot)
         assert browser(app).tree_filter is None
+
+
+@run_async
+async def test_tiny_and_marker_heavy_chunks_carry_their_badges_in_the_tree(
+    toylang_db: Path,
+) -> None:
+    """Every chunk the T and M filters match shows ∘ and ⇢ in its tree label, and no other."""
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tree = browser(app).query_one(ChunkTree)
+        version = app.session.active_version()
+        for key, kind, mark in (
+            ("T", filters.TINY, TINY_MARK),
+            ("M", filters.MARKER_HEAVY, MARKER_HEAVY_MARK),
+        ):
+            await pilot.press(key)
+            await settle(pilot)
+            matches = filters.filtered_tree(app.session.store, kind, version).matches
+            assert matches, f"the sample spec has {kind} chunks"
+            for chunk_id, node in tree._chunk_nodes.items():
+                assert (mark in node.label.plain) == (chunk_id in matches), chunk_id
+            await pilot.press(key)
+            await settle(pilot)
 
 
 def test_filter_bindings_are_in_the_footer() -> None:

@@ -9,13 +9,13 @@ from specbrowser.chunking.enrich import finish_chunk_set
 from specbrowser.chunking.measure import CHARS, PART_LINE_TOKENS, TokenMeasure
 from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.cli import main
 from specbrowser.errors import EmbeddingError, PolicyError
 from specbrowser.formats import load_spec
 from specbrowser.formats.ecmarkup import CHUNKING_RULES
 from specbrowser.search import tokens as tokens_module
 from specbrowser.search.tokens import default_token_counter
 from specbrowser.session import Session
-from specbrowser.cli import main
 from tests.helpers import SAMPLE, assert_lossless, write_spec
 
 

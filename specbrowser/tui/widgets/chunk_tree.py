@@ -18,6 +18,8 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from specbrowser.chunking.enrich import DOCUMENT_LAYER, DOCUMENT_TREE_LABEL
+from specbrowser.chunking.markers import size_without_markers
+from specbrowser.chunking.stats import is_mostly_markers, is_tiny
 from specbrowser.model import Chunk
 from specbrowser.session import Session
 from specbrowser.session.filters import FilteredTree
@@ -43,6 +45,18 @@ TRUNCATED_MARK = " ✂"
 
 TRUNCATED_STYLE = "bold magenta"
 
+TINY_MARK = " ∘"
+"""Suffix of the label of a tiny chunk (:func:`specbrowser.chunking.stats.is_tiny`): a
+subsection with too little text of its own to be worth retrieving."""
+
+TINY_STYLE = "bold cyan"
+
+MARKER_HEAVY_MARK = " ⇢"
+"""Suffix of the label of a chunk that is mostly markers
+(:func:`specbrowser.chunking.stats.is_mostly_markers`): it mostly points elsewhere."""
+
+MARKER_HEAVY_STYLE = "bold blue"
+
 CONTEXT_STYLE = "dim"
 """Added to the labels a filter shows only as ancestors of a match."""
 
@@ -54,7 +68,8 @@ def chunk_label(chunk: Chunk, *, context: bool = False, truncated: bool = False)
     ``<tag> <n>: <title>`` (n is the trailing number of the id) or ``<tag> <n>`` without a
     title. Chunks over the threshold get a red ⚠; a section's root chunk with a heading mismatch
     a yellow ≠ (subsections carry their section's mismatch but are not marked: the section is);
-    chunks the embedding model would cut (``truncated``) a magenta ✂.
+    chunks the embedding model would cut (``truncated``) a magenta ✂; tiny chunks a cyan ∘ and
+    chunks that are mostly markers a blue ⇢ (the quality filters ``T`` and ``M`` list them).
     ``context`` dims the label of a node a filter shows only to reach a match.
     """
     if chunk.layer == DOCUMENT_LAYER:
@@ -73,6 +88,11 @@ def chunk_label(chunk: Chunk, *, context: bool = False, truncated: bool = False)
         label.append(OVER_THRESHOLD_MARK, OVER_THRESHOLD_STYLE)
     if truncated:
         label.append(TRUNCATED_MARK, TRUNCATED_STYLE)
+    bare = size_without_markers(chunk.text)
+    if is_tiny(chunk.parent_id, bare):
+        label.append(TINY_MARK, TINY_STYLE)
+    if is_mostly_markers(chunk.size, bare):
+        label.append(MARKER_HEAVY_MARK, MARKER_HEAVY_STYLE)
     if chunk.mismatch is not None and chunk.parent_id is None and chunk.section_id is not None:
         label.append(MISMATCH_MARK, MISMATCH_STYLE)
     if context:
