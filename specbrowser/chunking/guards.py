@@ -100,9 +100,14 @@ def guarded_pass(
             return pending
     units = _units(run, el, tag, numbers)
     for units_run in _runs(units):
-        for group in _pack(run, units_run):
+        groups = _pack(run, units_run)
+        while groups:
+            group = groups.pop(0)
             made = _make(run, group, tag, f"{parent_chunk_id}-{slug}", next_tags)
-            if made is not None:
+            if made is _OVER:  # the estimate fell short: each half packs on its own
+                half = len(group) // 2
+                groups[:0] = [group[:half], group[half:]]
+            elif made is not None:
                 pending.append(made)
     return pending
 
@@ -240,13 +245,19 @@ def _pack(run: _Breakdown, units: list[_Unit]) -> list[list[_Unit]]:
     return groups
 
 
+_OVER = _Pending(etree.Element("over"), "", "", "", ())
+"""What :func:`_make` returns for a packed group of several units that is over the threshold
+once built."""
+
+
 def _make(
     run: _Breakdown, group: list[_Unit], tag: str, prefix: str, next_tags: tuple[str, ...]
 ) -> _Pending | None:
     """The subsection of a packed group, its marker in place; None when the group is under the
     minimum size or no longer than its marker (its elements stay). The members' sizes decide
-    first; a group of several is then measured as built (list prefixes, joins) and put back
-    when it falls short."""
+    first; a group of several is then measured as built (list prefixes, joins, nested lists'
+    indentation) and put back when it falls short, or when it is over the threshold: then
+    :data:`_OVER` (the caller packs each half on its own)."""
     kind = group[0].kind
     size = sum(u.size for u in group) + (1 if kind == "list" else 2) * (len(group) - 1)
     chunk_id = _span_id(prefix, group[0].first, group[-1].last)
@@ -269,10 +280,15 @@ def _make(
         )
     wrapper, marker = _wrap(run, members, chunk_id, title, kind)
     restore = _wrapped_restore(members, marker)
-    size = len(run.markdown(wrapper))  # the sizes above estimate it: list prefixes, joins
+    text = run.markdown(wrapper)  # the sizes above estimate it: list prefixes, joins
+    size = len(text)
     if size < run.policy.min_chars or size <= len(format_marker(chunk_id, title)):
         restore()
         return None
+    if len(group) > 1 and not run.fits(run.sizer.size(text)):
+        restore()
+        run.cache.pop(wrapper, None)
+        return _OVER
     return _Pending(wrapper, chunk_id, title, tag, next_tags, marker=marker, restore=restore)
 
 

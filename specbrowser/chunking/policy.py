@@ -13,21 +13,27 @@ from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.errors import PolicyError
 from specbrowser.types import BREAKDOWN_STRATEGIES, SIZE_UNITS, BreakdownStrategy, SizeUnit
 
-CONVERTER_VERSION = 4
+CONVERTER_VERSION = 5
 """Bumped whenever the Markdown converter, the breakdown or the retrieval text changes its
 output, so that a policy version names a reproducible chunk set. 3: retrieval texts drop
 in-document link targets. 4: the guarded breakdown strategy, and the strategy and minimum size
-among the settings. A threshold in tokens adds settings; it changes no version of a policy in
-characters."""
+among the settings. 5: a packed group over the threshold once built is packed again in halves.
+A threshold in tokens adds settings; it changes no version of a policy in characters."""
 
 DEFAULT_THRESHOLD_CHARS = 5000
 """Seed 000's LARGE_DOC_THRESHOLD: a section whose Markdown is longer is broken down."""
 
-DEFAULT_BREAKDOWN_TAGS: tuple[str, ...] = ("emu-table", "emu-grammar", "td", "p")
-"""Seed 000's BREAKDOWN_TAGS, tried in this order: whole tables, grammar, cells, paragraphs.
-These are ECMA-262's (ecmarkup element names): a :class:`ChunkPolicy` built without naming its
-tags is the ecmarkup format's default policy, which stored policy versions and the tests hash.
-Each format's own defaults: :attr:`specbrowser.formats.base.SpecFormat.breakdown_tags`."""
+SEED_BREAKDOWN_TAGS: tuple[str, ...] = ("emu-table", "emu-grammar", "td", "p")
+"""Seed 000's BREAKDOWN_TAGS, tried in this order: whole tables, grammar, cells, paragraphs:
+the seed strategy's default tags. These are ECMA-262's (ecmarkup element names)."""
+
+DEFAULT_BREAKDOWN_TAGS: tuple[str, ...] = (*SEED_BREAKDOWN_TAGS, "li", "emu-production")
+"""The guarded strategy's default tags: the seed's, then list items (algorithm steps, packed
+into runs of steps) and grammar productions (packed into runs; the grammar summaries of an
+annex are productions with no ``emu-grammar`` around them). A :class:`ChunkPolicy` built
+without naming its tags gets its strategy's default (these, or :data:`SEED_BREAKDOWN_TAGS`):
+the ecmarkup format's default policy, which stored policy versions and the tests hash. Each
+format's own defaults: :attr:`specbrowser.formats.base.SpecFormat.breakdown_tags`."""
 
 DEFAULT_MAX_DEPTH = 3
 """Seed 000's MAX_RECURSION_DEPTH: section (0) > table (1) > cell (2) > paragraph (3)."""
@@ -54,7 +60,9 @@ class ChunkPolicy:
             the embedding model's tokenizer counts them; the chunking is then given that count
             (:class:`specbrowser.chunking.pipeline.SizeMeasure`).
         unit: ``chars`` (the default) or ``tokens`` (:data:`specbrowser.types.SizeUnit`).
-        breakdown_tags: tried in order (seed 000): lower-case HTML element names, or a CSS
+        breakdown_tags: tried in order (seed 000; not given: the strategy's default,
+            :data:`DEFAULT_BREAKDOWN_TAGS` or :data:`SEED_BREAKDOWN_TAGS`): lower-case HTML
+            element names, or a CSS
             selector as a custom tag (``div.note``; :func:`tag_slug` gives its id part).
         max_depth: deepest chunk depth that may exist; depth 0 is the section's root chunk, so
             with 3 a chunk at depth 3 is never broken down.
@@ -101,6 +109,8 @@ class ChunkPolicy:
         if self.strategy == "seed":  # no minimum: every seed policy of the same tags, threshold
             # and depth is one chunk set (one version), whatever minimum was typed
             object.__setattr__(self, "min_chars", DEFAULT_MIN_CHARS)
+            if self.breakdown_tags is DEFAULT_BREAKDOWN_TAGS:  # no tags named: the seed's
+                object.__setattr__(self, "breakdown_tags", SEED_BREAKDOWN_TAGS)
         tags = tuple(self.breakdown_tags)
         object.__setattr__(self, "breakdown_tags", tags)
         for tag in tags:
@@ -121,7 +131,7 @@ class ChunkPolicy:
         tags: str | None,
         max_depth: int,
         markdown: MarkdownConfig | None = None,
-        default_tags: tuple[str, ...] = DEFAULT_BREAKDOWN_TAGS,
+        default_tags: tuple[str, ...] | None = None,
         *,
         strategy: BreakdownStrategy = DEFAULT_STRATEGY,
         min_chars: int = DEFAULT_MIN_CHARS,
@@ -129,15 +139,15 @@ class ChunkPolicy:
     ) -> ChunkPolicy:
         """Build a policy from a comma-separated tag list as typed on the command line.
 
-        ``tags=None`` (the user typed no ``--tags``) takes ``default_tags`` (a spec format's,
-        :func:`specbrowser.formats.policy_for`).
+        ``tags=None`` (the user typed no ``--tags``) takes ``default_tags`` (a spec format's for
+        the strategy, :func:`specbrowser.formats.policy_for`), else the strategy's default.
 
         Raises:
             PolicyError: ``tags`` names no tag (``''``, ``','``: an empty shell variable, most
                 likely; "no breakdown" is max depth 0), or a tag is malformed or repeated.
         """
         parsed = (
-            tuple(default_tags)
+            (DEFAULT_BREAKDOWN_TAGS if default_tags is None else tuple(default_tags))
             if tags is None
             else tuple(_normal_tag(t) for t in tags.split(",") if t.strip())
         )

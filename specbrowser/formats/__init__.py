@@ -72,7 +72,8 @@ def policy_for(
     unit: SizeUnit = "chars",
 ) -> ChunkPolicy:
     """The policy for a document of ``kind`` from command-line style settings: ``tags`` as typed
-    (comma-separated), else the kind's format's default tags; that format's Markdown config.
+    (comma-separated), else the kind's format's default tags for the strategy; that format's
+    Markdown config.
 
     Raises:
         PolicyError: as :meth:`ChunkPolicy.from_tag_list`.
@@ -83,7 +84,9 @@ def policy_for(
         tags,
         max_depth,
         markdown=spec_format.markdown_config,
-        default_tags=spec_format.breakdown_tags,
+        default_tags=(
+            spec_format.seed_breakdown_tags if strategy == "seed" else spec_format.breakdown_tags
+        ),
         strategy=strategy,
         min_chars=min_chars,
         unit=unit,

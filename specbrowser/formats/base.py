@@ -63,7 +63,12 @@ class SpecFormat(Protocol):
     """The Markdown converter's selectors a policy for this format starts from."""
 
     breakdown_tags: tuple[str, ...]
-    """Default breakdown tags, in the order they are tried (when the user names none)."""
+    """Default breakdown tags of the guarded strategy, in the order they are tried (when the
+    user names none)."""
+
+    seed_breakdown_tags: tuple[str, ...]
+    """Default breakdown tags of the seed strategy (the design's: every element of a tag on its
+    own, so no tag whose elements are small, like list items)."""
 
     suggested_tags: tuple[str, ...]
     """Further tags worth offering in a tag picker (the policy editor), after the defaults."""

@@ -20,7 +20,7 @@ from lxml import etree
 
 from specbrowser.chunking.markdown import GrammarElements, MarkdownElements, text_of
 from specbrowser.chunking.markdown_config import MarkdownConfig
-from specbrowser.chunking.policy import DEFAULT_BREAKDOWN_TAGS
+from specbrowser.chunking.policy import DEFAULT_BREAKDOWN_TAGS, SEED_BREAKDOWN_TAGS
 from specbrowser.chunking.rules import (
     ChunkingRules,
     adjacent_sibling,
@@ -42,8 +42,9 @@ SECTION_TAGS: dict[str, str] = {"emu-clause": "clause", "emu-annex": "annex", "e
 """ecmarkup elements that make a section, mapped to the section kind stored for them."""
 
 BREAKDOWN_TAGS: tuple[str, ...] = DEFAULT_BREAKDOWN_TAGS
-"""Whole tables, grammar, cells, paragraphs: :class:`ChunkPolicy`'s own defaults, which are
-ECMA-262's (so a policy built without a format is this format's)."""
+"""Whole tables, grammar, cells, paragraphs, algorithm steps, productions:
+:class:`ChunkPolicy`'s own defaults, which are ECMA-262's (so a policy built without a format
+is this format's); the seed strategy's are :data:`SEED_BREAKDOWN_TAGS`, the first four."""
 
 SUGGESTED_TAGS: tuple[str, ...] = (
     "tr",
@@ -147,6 +148,7 @@ class EcmarkupFormat:
     section_description = "ecmarkup clauses (emu-clause, emu-annex, emu-intro with an id)"
     markdown_config = MARKDOWN_CONFIG
     breakdown_tags: tuple[str, ...] = BREAKDOWN_TAGS
+    seed_breakdown_tags: tuple[str, ...] = SEED_BREAKDOWN_TAGS
     suggested_tags: tuple[str, ...] = SUGGESTED_TAGS
     chunking_rules = CHUNKING_RULES
 

@@ -56,8 +56,12 @@ from specbrowser.model import SECTION_REF_TAG, Section
 KIND = "html-headings"
 """The document kind of this format."""
 
-BREAKDOWN_TAGS: tuple[str, ...] = ("table", "pre", "ol", "ul", "p")
-"""Default breakdown tags: whole tables, code and IDL blocks, lists, paragraphs."""
+SEED_BREAKDOWN_TAGS: tuple[str, ...] = ("table", "pre", "ol", "ul", "p")
+"""The seed strategy's default breakdown tags: whole tables, code and IDL blocks, lists,
+paragraphs."""
+
+BREAKDOWN_TAGS: tuple[str, ...] = (*SEED_BREAKDOWN_TAGS, "li")
+"""The guarded strategy's: the seed's, then list items (a long list packed into runs)."""
 
 SUGGESTED_TAGS: tuple[str, ...] = ("tr", "li", "pre", "table", "ol", "ul", "div")
 """Tags the policy editor offers after the defaults: rows, items, blocks."""
@@ -128,6 +132,7 @@ class HeadingsFormat:
     section_description = "h1-h6 headings"
     markdown_config = MARKDOWN_CONFIG
     breakdown_tags: tuple[str, ...] = BREAKDOWN_TAGS
+    seed_breakdown_tags: tuple[str, ...] = SEED_BREAKDOWN_TAGS
     suggested_tags: tuple[str, ...] = SUGGESTED_TAGS
     chunking_rules = HTML_RULES
 

@@ -330,7 +330,8 @@ async def test_editor_refuses_bad_values_and_edits_tags(toylang_db: Path) -> Non
         await pilot.pause()
         assert "div.note" not in editor.build_policy().breakdown_tags
         assert str(tags.get_option_at_index(3).prompt) == "div.note  off"  # readable without colour
-        assert str(tags.get_option_at_index(5).prompt) == "tr  off"  # offered, not in the policy
+        # offered, not in the policy: the guarded strategy's further default tags first
+        assert str(tags.get_option_at_index(5).prompt) == "li  off"
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, BrowserScreen)

@@ -251,5 +251,7 @@ def test_the_default_strategy_on_ecma262_leaves_no_tiny_or_grown_chunk():
         if m.target_id in by and by[m.target_id].parent_id == c.id
     )
     assert tiny == [] and grown == []
-    assert breakdown_markers / sum(c.size for c in chunks) < 0.01  # 0.85 %
-    assert sum(1 for c in chunks if c.over_threshold) <= 24
+    assert breakdown_markers / sum(c.size for c in chunks) < 0.02  # 1.04 %; target ≤ 2 %
+    overruns = [c for c in chunks if c.over_threshold]
+    assert len(overruns) <= 15  # 6: 1 unsplittable algorithm step, 5 sections of markers
+    assert sum(1 for c in overruns if c.over_threshold == "unsplittable") <= 2

@@ -13,7 +13,7 @@ import pytest
 
 from specbrowser import cli
 from specbrowser.chunking.pipeline import chunk_spec
-from specbrowser.chunking.policy import DEFAULT_BREAKDOWN_TAGS, ChunkPolicy
+from specbrowser.chunking.policy import DEFAULT_BREAKDOWN_TAGS, SEED_BREAKDOWN_TAGS, ChunkPolicy
 from specbrowser.chunking.rules import HTML_RULES
 from specbrowser.errors import SpecParseError
 from specbrowser.formats import ParsedSpec, format_for_kind, load_spec, policy_for
@@ -586,7 +586,13 @@ def test_default_tags_depend_on_the_kind():
     assert (
         format_for_kind("html-headings").breakdown_tags
         == PLAIN_HTML_BREAKDOWN_TAGS
-        == ("table", "pre", "ol", "ul", "p")
+        == ("table", "pre", "ol", "ul", "p", "li")
+    )
+    assert format_for_kind("html-headings").seed_breakdown_tags == ("table", "pre", "ol", "ul", "p")
+    assert policy_for("html-headings", strategy="seed").breakdown_tags[-1] == "p"
+    assert ChunkPolicy(strategy="seed").breakdown_tags == SEED_BREAKDOWN_TAGS
+    assert ChunkPolicy.from_tag_list(100, None, 2, strategy="seed").breakdown_tags == (
+        SEED_BREAKDOWN_TAGS
     )
     assert (
         format_for_kind("ecmarkup-rendered").breakdown_tags
