@@ -136,8 +136,11 @@ class ChunkSetStats:
             of their characters.
         sizes_without_markers: min, median, p90, max and mean size, each chunk's markers not
             counted.
+        grown_chunks: chunks longer than their own Markdown before their breakdown: whose
+            breakdown markers are longer than the text they stand for (each subsection's own
+            text with its breakdown markers replaced in turn, :func:`pristine_sizes`).
 
-    The last six are None in statistics stored before they were counted.
+    The last seven are None in statistics stored before they were counted.
 
     Stored as the JSON object of :meth:`to_dict` (keys as the attribute names, ``by_depth``
     keys as strings); :meth:`from_dict` reads any such object back, filling keys an older
@@ -161,6 +164,7 @@ class ChunkSetStats:
     tiny_chunks: int | None = None
     mostly_marker_chunks: int | None = None
     sizes_without_markers: SizeStats | None = None
+    grown_chunks: int | None = None
 
     @property
     def breakdown_marker_share(self) -> float | None:
@@ -217,6 +221,7 @@ class ChunkSetStats:
             tiny_chunks=_count_or_none(data.get("tiny_chunks")),
             mostly_marker_chunks=_count_or_none(data.get("mostly_marker_chunks")),
             sizes_without_markers=None if bare is None else _size_stats(bare),
+            grown_chunks=_count_or_none(data.get("grown_chunks")),
         )
 
     @classmethod
@@ -305,6 +310,8 @@ def compute_stats(
         tiny += is_tiny(fact.parent_id, bare)
         mostly += is_mostly_markers(fact.size, bare)
     bare_sizes.sort()
+    pristine = pristine_sizes(facts, extracted)
+    grown = sum(1 for f in facts if f.size > pristine[f.id])
 
     return ChunkSetStats(
         sections=section_count,
@@ -326,7 +333,24 @@ def compute_stats(
         tiny_chunks=tiny,
         mostly_marker_chunks=mostly,
         sizes_without_markers=size_stats(bare_sizes),
+        grown_chunks=grown,
     )
+
+
+def pristine_sizes(facts: list[ChunkFacts], extracted: set[str]) -> dict[str, int]:
+    """Each chunk's size before its own breakdown, in characters: its size less its breakdown
+    markers (those naming a chunk in ``extracted``: the chunks with a parent), plus the pristine
+    size of each subsection they name. ``facts`` in set order (pre-order: a chunk before its
+    subsections). Blank lines around a marker stand for those around the element it replaced,
+    so the figure is exact up to whitespace that the reassembly normalises."""
+    pristine: dict[str, int] = {}
+    for fact in reversed(facts):  # subsections before the chunks that name them
+        size = fact.size
+        for target, chars in fact.marker_sizes:
+            if target in extracted and target in pristine:
+                size += pristine[target] - chars
+        pristine[fact.id] = size
+    return pristine
 
 
 _Key = TypeVar("_Key", bound=str)
@@ -338,11 +362,12 @@ def _by_count(values: Iterable[_Key]) -> dict[_Key, int]:
 
 
 def quality_line(stats: ChunkSetStats) -> str:
-    """The quality figures of a stored set in one line: ``0 tiny · markers 0.9% · 12 mostly
-    markers`` (breakdown markers' share of all characters); ``-`` for a figure the code that
-    made the set did not count."""
+    """The quality figures of a stored set in one line: ``0 tiny · 0 grown · markers 0.9% ·
+    12 mostly markers`` (breakdown markers' share of all characters); ``-`` for a figure the
+    code that made the set did not count."""
     share = stats.breakdown_marker_share
     tiny = "-" if stats.tiny_chunks is None else f"{stats.tiny_chunks:,}"
+    grown = "-" if stats.grown_chunks is None else f"{stats.grown_chunks:,}"
     mostly = "-" if stats.mostly_marker_chunks is None else f"{stats.mostly_marker_chunks:,}"
     markers = "-" if share is None else f"{share:.1%}"
-    return f"{tiny} tiny · markers {markers} · {mostly} mostly markers"
+    return f"{tiny} tiny · {grown} grown · markers {markers} · {mostly} mostly markers"

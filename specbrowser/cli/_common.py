@@ -341,6 +341,12 @@ def quality_rows(stats: ChunkSetStats) -> list[tuple[str, str]]:
             "mostly markers",
             f"{mostly:,} chunks (markers ≥ {MOSTLY_MARKERS_SHARE:.0%} of their chars)",
         ),
+        (
+            "grown",
+            "not counted"
+            if stats.grown_chunks is None
+            else f"{stats.grown_chunks:,} chunks longer than before their own breakdown",
+        ),
     ]
 
 

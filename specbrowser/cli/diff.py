@@ -168,11 +168,12 @@ def print_diff_summary(diff: ChunkSetDiff, console: Console | None = None) -> No
 
 
 def _quality_rows(table: Table, summary: DiffSummary) -> None:
-    """The quality figures A → B: tiny and mostly-marker chunks (fewer is better), the marker
+    """The quality figures A → B: tiny, grown and mostly-marker chunks (fewer is better), the marker
     shares in percent (the change in percentage points; less is better) and the median size
     without markers (neutral)."""
     for name, change in (
         ("tiny chunks", summary.tiny_chunks),
+        ("grown chunks", summary.grown_chunks),
         ("mostly markers", summary.mostly_marker_chunks),
     ):
         table.add_row(name, f"{change.before:,}", f"{change.after:,}", _delta(change))

@@ -102,11 +102,12 @@ class DiffSummary:
         tiny_chunks: chunks the breakdown made whose text without markers is under
             :data:`~specbrowser.chunking.stats.TINY_CHARS` characters, in A → B.
         mostly_marker_chunks: chunks that are mostly markers, in A → B.
+        grown_chunks: chunks longer than before their own breakdown, in A → B.
         breakdown_marker_share: breakdown-marker characters / all chunk characters, A → B.
         section_marker_share: child-section-marker characters / all chunk characters, A → B.
         median_without_markers: the median chunk size without markers (characters), A → B.
 
-    The quality figures (the last five) are each set's stored statistics, counted again from
+    The quality figures (the last six) are each set's stored statistics, counted again from
     its chunks when they were stored before these figures existed (see
     :class:`~specbrowser.chunking.stats.ChunkSetStats`).
     """
@@ -128,6 +129,7 @@ class DiffSummary:
     breakdown_marker_share: Change[float] = field(default_factory=lambda: Change(0.0, 0.0))
     section_marker_share: Change[float] = field(default_factory=lambda: Change(0.0, 0.0))
     median_without_markers: Change[int] = field(default_factory=lambda: Change(0, 0))
+    grown_chunks: Change[int] = field(default_factory=lambda: Change(0, 0))
 
 
 @dataclass
@@ -214,7 +216,7 @@ def set_stats(db: SpecStore, version: str) -> ChunkSetStats:
     """A chunk set's stored statistics; counted again from its chunks when they lack the quality
     figures (stored by an older specbrowser)."""
     stats = ChunkSetStats.from_dict(db.policy_stats(version) or {})
-    if stats.tiny_chunks is None or stats.sizes_without_markers is None:
+    if stats.grown_chunks is None or stats.sizes_without_markers is None:
         stats = store.chunk_stats(db, version)
     return stats
 
@@ -310,6 +312,7 @@ def diff_chunk_sets(db: SpecStore, version_a: str, version_b: str) -> ChunkSetDi
         embedding_model=model,
         largest=Change(_largest(briefs_a), _largest(briefs_b)),
         tiny_chunks=Change(stats_a.tiny_chunks or 0, stats_b.tiny_chunks or 0),
+        grown_chunks=Change(stats_a.grown_chunks or 0, stats_b.grown_chunks or 0),
         mostly_marker_chunks=Change(
             stats_a.mostly_marker_chunks or 0, stats_b.mostly_marker_chunks or 0
         ),

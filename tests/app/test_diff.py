@@ -358,7 +358,7 @@ async def test_screen_shows_summary_sections_and_trees(two_sets) -> None:
         assert "unsplittable 0 → 1" in summary and "markers 0 → 1" in summary
         quality = diff_chunk_sets(app.session.store, a, b).summary
         assert quality.tiny_chunks == Change(0, 0) and quality.mostly_marker_chunks == Change(0, 1)
-        assert "tiny chunks 0 · mostly markers 0 → 1 · median without markers" in summary
+        assert "tiny chunks 0 · grown 0 · mostly markers 0 → 1 · median without markers" in summary
         assert "markers, share of all characters: breakdown 0.0% → " in summary
         table = screen.query_one("#diff-sections", DataTable)
         assert [row.value for row in table.rows] == ["sec-big", "sec-code"]

@@ -156,6 +156,7 @@ async def test_screen_shows_the_numbers_of_store_chunk_stats(toylang_db: Path) -
         )
         assert list(rows_of(screen, "stats-quality").values()) == [
             stats.tiny_chunks,
+            stats.grown_chunks,
             stats.mostly_marker_chunks,
         ]
         markers = str(screen.query_one("#stats-markers", Static).render())

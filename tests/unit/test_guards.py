@@ -14,6 +14,7 @@ from specbrowser.chunking.markers import MARKER_RE, find_markers
 from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.reassemble import normalize_whitespace, reassemble
+from specbrowser.chunking.stats import compute_stats
 from specbrowser.formats import load_spec
 from specbrowser.formats.ecmarkup import CHUNKING_RULES, MARKDOWN_ELEMENTS
 from specbrowser.model import Chunk
@@ -185,6 +186,22 @@ def test_no_guarded_chunk_grows_from_its_own_breakdown(tmp_path):
             if c.subsections and len(c.text) > len(reassemble(c.id, chunks))
         ]
         assert bool(grew) == grows, strategy
+        # the statistics count the same chunks from sizes and markers alone
+        stats = compute_stats(list(chunks.values()), 1)
+        assert stats.grown_chunks == len(grew), strategy
+
+
+def test_a_packed_run_over_the_threshold_once_built_is_packed_again_in_halves(tmp_path):
+    """Nested sub-steps indent their lines when built, which the members' sizes do not count:
+    a run packed to fit is over the threshold once built, and is cut in two."""
+    sub = "".join(f"<li>sub-step {j} of the step, said at some length</li>" for j in range(4))
+    items = "".join(f"<li>Step {i}: do this.<ol>{sub}</ol></li>" for i in range(1, 13))
+    body = section(f"<emu-alg><ol>{items}</ol></emu-alg>")
+    policy = ChunkPolicy(threshold=1500, breakdown_tags=("li",))
+    chunks = lossless(tmp_path, body, policy)
+    made = [c for c in chunks.values() if c.parent_id]
+    assert len(made) >= 2 and not any(c.over_threshold for c in made)
+    assert all(c.size <= 1500 for c in made)
 
 
 def test_strategy_and_minimum_are_settings_of_the_version():

@@ -534,6 +534,7 @@ STATS_KEYS = [
     "tiny_chunks",
     "mostly_marker_chunks",
     "sizes_without_markers",
+    "grown_chunks",
 ]
 
 

@@ -82,7 +82,8 @@ def summary_text(diff: ChunkSetDiff) -> Text:
         )
     )
     text.append(
-        f"tiny chunks {_arrow(*_pair(summary.tiny_chunks))} · mostly markers "
+        f"tiny chunks {_arrow(*_pair(summary.tiny_chunks))} · grown "
+        f"{_arrow(*_pair(summary.grown_chunks))} · mostly markers "
         f"{_arrow(*_pair(summary.mostly_marker_chunks))} · median without markers "
         f"{_arrow(*_pair(summary.median_without_markers))} ch\n"
         f"markers, share of all characters: {', '.join(shares)}"

@@ -73,6 +73,7 @@ def quality_rows(stats: ChunkSetStats) -> list[BarRow]:
         return []
     return [
         BarRow(f"tiny (< {TINY_CHARS} own chars)", stats.tiny_chunks, alert=True),
+        BarRow("grown from their breakdown", stats.grown_chunks or 0, alert=True),
         BarRow(
             f"mostly markers (≥ {MOSTLY_MARKERS_SHARE:.0%})", stats.mostly_marker_chunks, alert=True
         ),
