@@ -380,29 +380,23 @@ def test_a_locked_database_is_one_sentence_then_read_again(toylang_db, monkeypat
         "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('BEGIN EXCLUSIVE'); "
         "print('locked', flush=True); sys.stdin.read(); c.rollback()"
     )
-    holder = subprocess.Popen(
-        [sys.executable, "-c", hold, str(toylang_db)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert holder.stdin and holder.stdout
 
     async def script(client: Client) -> tuple[Any, Any]:
-        assert holder.stdout and holder.stdin
         ok(await client.call_tool("chunk_sets", {}))  # a worker's session open before the lock
-        assert holder.stdout.readline().strip() == "locked"
-        locked = await client.call_tool("get_chunk", {"id": "sec-intro"})
-        holder.stdin.close()
-        holder.wait(timeout=10)
+        with subprocess.Popen(
+            [sys.executable, "-c", hold, str(toylang_db)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        ) as holder:
+            assert holder.stdout and holder.stdin
+            assert holder.stdout.readline().strip() == "locked"
+            locked = await client.call_tool("get_chunk", {"id": "sec-intro"})
+            holder.stdin.close()
+            holder.wait(timeout=10)
         return locked, await client.call_tool("get_chunk", {"id": "sec-intro"})
 
-    try:
-        locked, after = with_client(toylang_db, script)
-    finally:
-        if holder.poll() is None:
-            holder.kill()
-        holder.stdout.close()
+    locked, after = with_client(toylang_db, script)
     assert locked.is_error and "locked by another process" in locked.content[0].text
     ok(after)
 
