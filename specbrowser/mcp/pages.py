@@ -2,8 +2,9 @@
 ``max_chars`` characters of text, never losing or repeating a character.
 
 A page takes whole chunks in order while their texts fit; a chunk that does not fit on an empty
-page is split at ``max_chars`` and its rest continues on the next page (its parts say which
-characters they hold). The cursor names the chunk set, the chunk fetched and where the next
+page (or that would start in the page's first half) is split, after the last line that ends in
+the second half of what is left of the page, else at the page's end, and its rest continues on
+the next page (its parts say which characters they hold). The cursor names the chunk set, the chunk fetched and where the next
 page starts, so later pages read the same set even if another shell activates another one
 meanwhile.
 """
@@ -100,7 +101,11 @@ def page(
             continue
         if parts and (budget <= 0 or budget < max_chars // 2):
             break  # the chunk starts the next page rather than being cut near this page's end
-        parts.append(Part(chunk, offset, offset + budget))
-        offset += budget
+        end = offset + budget
+        line_end = chunk.text.rfind("\n", offset, end)
+        if line_end > offset + budget // 2:
+            end = line_end + 1  # cut after a whole line when one ends in the page's second half
+        parts.append(Part(chunk, offset, end))
+        offset = end
         break
     return parts, index, offset

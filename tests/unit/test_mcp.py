@@ -136,9 +136,11 @@ def test_a_page_cuts_only_a_chunk_longer_than_what_is_left(toylang_db):
     with Session.open(toylang_db) as session:
         walk = list(session.descendants(BIG))
     parts, index, offset = page(walk, 0, 0, 1_000)
-    assert (parts[0].start, parts[0].end) == (0, 1_000) and (index, offset) == (0, 1_000)
-    parts, index, offset = page(walk, 0, 1_000, 100_000)
-    assert parts[0].start == 1_000 and index == len(walk) and offset == 0
+    cut = parts[0].end
+    assert len(parts) == 1 and parts[0].start == 0 and 500 < cut <= 1_000 < walk[0].size
+    assert walk[0].text[cut - 1] == "\n" and (index, offset) == (0, cut)  # after a whole line
+    parts, index, offset = page(walk, 0, cut, 100_000)
+    assert parts[0].start == cut and index == len(walk) and offset == 0
 
 
 def test_reassemble_section_puts_every_breakdown_marker_back(toylang_db):
