@@ -81,5 +81,6 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if address is None:
         serve(reader)
     else:
-        serve(reader, transport="http", host=address[0], port=address[1])
+        host, port = address
+        serve(reader, transport="http", host=host, port=port, loopback=is_loopback(host))
     return 0

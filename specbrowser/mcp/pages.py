@@ -4,9 +4,9 @@
 A page takes whole chunks in order while their texts fit; a chunk that does not fit on an empty
 page (or that would start in the page's first half) is split, after the last line that ends in
 the second half of what is left of the page, else at the page's end, and its rest continues on
-the next page (its parts say which characters they hold). The cursor names the chunk set, the chunk fetched and where the next
-page starts, so later pages read the same set even if another shell activates another one
-meanwhile.
+the next page (its parts say which characters they hold). The cursor names the chunk set, the
+chunk fetched and where the next page starts, so later pages read the same set even if another
+shell activates another one meanwhile.
 """
 
 from __future__ import annotations

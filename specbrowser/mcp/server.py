@@ -424,17 +424,43 @@ Transport = Literal["stdio", "http"]
 
 
 def serve(
-    reader: Reader, *, transport: Transport = "stdio", host: str = "127.0.0.1", port: int = 8000
+    reader: Reader,
+    *,
+    transport: Transport = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    loopback: bool = True,
 ) -> None:
     """Run the server until its input ends (stdio) or it is interrupted (HTTP at
-    ``http://HOST:PORT/mcp``); closes the reader's sessions on the way out."""
+    ``http://HOST:PORT/mcp``); closes the reader's sessions on the way out.
+
+    On a ``loopback`` host, HTTP requests whose ``Host`` or ``Origin`` header names anything
+    but a loopback address are refused (DNS rebinding: a web page must not reach the server
+    through a name of its own); on another host (``--allow-remote``) nothing is checked.
+    """
     import anyio
+    from mcp.server.transport_security import TransportSecuritySettings
 
     server = build_server(reader)
+    named = f"[{host}]" if ":" in host else host
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=loopback,
+        allowed_hosts=[f"{named}:*", "127.0.0.1:*", "localhost:*", "[::1]:*"],
+        allowed_origins=[
+            f"http://{named}:*",
+            "http://127.0.0.1:*",
+            "http://localhost:*",
+            "http://[::1]:*",
+        ],
+    )
     try:
         if transport == "stdio":
             anyio.run(server.run_stdio_async)
         else:
-            anyio.run(lambda: server.run_streamable_http_async(host=host, port=port))
+            anyio.run(
+                lambda: server.run_streamable_http_async(
+                    host=host, port=port, transport_security=security
+                )
+            )
     finally:
         reader.close()

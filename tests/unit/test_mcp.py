@@ -14,6 +14,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from typing import Any
 from urllib.parse import quote
 
@@ -386,6 +388,14 @@ def test_http_server_on_loopback_answers_concurrent_calls(toylang_db):
 
         results = anyio.run(run)
         assert len(results) == 30 and not any(r.is_error for r in results)
+        rebound = urllib.request.Request(
+            f"http://127.0.0.1:{port}/mcp",
+            data=b"{}",
+            headers={"Host": "evil.example", "Content-Type": "application/json"},
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(rebound, timeout=10)
+        assert refused.value.code in (400, 403, 421)  # a name that is not loopback: refused
     finally:
         server.terminate()
         server.wait(timeout=10)
