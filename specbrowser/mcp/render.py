@@ -3,6 +3,8 @@ structured content): plain text and the chunks' own Markdown, sizes in character
 
 from __future__ import annotations
 
+import re
+
 from specbrowser.mcp.models import (
     ChunkOut,
     ChunkSetsResult,
@@ -24,7 +26,7 @@ MARK_START, MARK_END = "«", "»"
 def hit(found: Hit, chunk: Chunk | None) -> SearchHit:
     """A search hit with the chunk's own paths (``Hit.heading_path`` is the TOC's when the
     chunk has one)."""
-    snippet = " ".join(found.snippet.split())
+    snippet = _MARKER_ID.sub(_unmarked, " ".join(found.snippet.split()))
     return SearchHit(
         chunk_id=found.chunk_id,
         section_id=found.section_id,
@@ -37,6 +39,15 @@ def hit(found: Hit, chunk: Chunk | None) -> SearchHit:
         score=found.score,
         mode=found.mode,
     )
+
+
+_MARKER_ID = re.compile(r"(sectionid: `)([^`]*)")
+"""A marker's id in a snippet: FTS5 marks matched words inside it too, which would break the
+id an agent copies from it."""
+
+
+def _unmarked(match: re.Match[str]) -> str:
+    return match.group(1) + match.group(2).replace(HIGHLIGHT_START, "").replace(HIGHLIGHT_END, "")
 
 
 def _path(chunk: ChunkOut | SearchHit) -> str:

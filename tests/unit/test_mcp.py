@@ -470,3 +470,35 @@ def test_search_filter_is_the_cli_s(toylang_db):
 def test_cursor_round_trip():
     cursor = Cursor("abc", "sec-%x@[1]", 3, 17)
     assert Cursor.decode(cursor.encode(), "sec-%x@[1]") == cursor
+
+
+def test_semantic_search_through_the_server(tmp_path, embedder):
+    from specbrowser.chunking.policy import ChunkPolicy
+    from specbrowser.search import query as search_module
+    from specbrowser.search.embed import embed_missing
+    from specbrowser.session.ingest import ingest
+    from specbrowser.store import active_version, open_database
+    from tests.helpers import write_spec
+
+    texts = {
+        "sec-fruit": "Apples and pears are sweet fruits that grow on trees in orchards.",
+        "sec-rain": "Rain falls from clouds when water vapour condenses into droplets.",
+    }
+    body = "".join(
+        f'<emu-clause id="{sid}"><h1>{sid}</h1><p>{text}</p></emu-clause>'
+        for sid, text in texts.items()
+    )
+    path = tmp_path / "e.db"
+    ingest([write_spec(tmp_path, body)], path, ChunkPolicy())
+    with open_database(path) as database:
+        embed_missing(database, embedder, active_version(database))
+    search_module._EMBEDDERS[embedder.name] = embedder  # the loaded model, not a second load
+    found = ok(call(path, "search", {"query": "weather precipitation", "mode": "semantic"}))
+    assert found["hits"][0]["chunk_id"] == "sec-rain" and found["hits"][0]["mode"] == "semantic"
+    fused = ok(call(path, "search", {"query": "weather precipitation"}))
+    assert fused["hits"][0]["chunk_id"] == "sec-rain" and fused["coverage"] == ""
+
+
+def test_mcp_command_refuses_a_missing_database(tmp_path, capsys):
+    assert main(["mcp", str(tmp_path / "none.db")]) == 2
+    assert "does not exist" in capsys.readouterr().err
