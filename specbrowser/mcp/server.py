@@ -11,6 +11,7 @@ comes back as a tool error whose text is one sentence, never as a failed server.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 from urllib.parse import quote
@@ -155,7 +156,8 @@ def build_server(reader: Reader) -> SpecServer:
     """The server with every tool and the chunk resources, reading through ``reader``."""
     server = SpecServer(reader)
     for tool in _tools(reader):
-        server.add_tool(tool, annotations=READ_ONLY)
+        description = " ".join(inspect.cleandoc(tool.__doc__ or "").split())
+        server.add_tool(tool, description=description, annotations=READ_ONLY)
 
     async def chunk_resource(id: str) -> str:
         def read(session: Session, version: str) -> str:
@@ -351,8 +353,8 @@ def _tools(reader: Reader) -> list[Callable[..., Awaitable[CallToolResult]]]:
             Field(
                 ge=1,
                 le=20,
-                description="levels below it (default 1 under a section, 1 for "
-                "the whole spec: the top-level sections)",
+                description="levels of sections below the one named (1: its child "
+                "sections); for the whole spec, 1 gives the top-level sections",
             ),
         ] = 1,
     ) -> Annotated[CallToolResult, OutlineResult]:

@@ -48,6 +48,7 @@ def test_every_tool_is_listed_with_input_and_output_schemas(toylang_db):
     assert set(tools) == TOOLS
     for tool in tools.values():
         assert tool.description and tool.output_schema, tool.name
+        assert "  " not in tool.description and "\n" not in tool.description
         assert tool.annotations and tool.annotations.read_only_hint
     search = tools["search"].input_schema
     assert search["required"] == ["query"]
