@@ -503,3 +503,13 @@ def test_semantic_search_through_the_server(tmp_path, embedder):
 def test_mcp_command_refuses_a_missing_database(tmp_path, capsys):
     assert main(["mcp", str(tmp_path / "none.db")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_odd_queries_are_searched_literally(toylang_db):
+    queries = ["[[Prototype]]", "%TypedArray%", "AND", "C++", 'a"b', "NEAR(", "*"]
+
+    async def script(client: Client) -> list[Any]:
+        return [await client.call_tool("search", {"query": q, "mode": "lexical"}) for q in queries]
+
+    for query, result in zip(queries, with_client(toylang_db, script), strict=True):
+        assert not result.is_error, (query, result.content[0].text)
