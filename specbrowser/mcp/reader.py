@@ -29,6 +29,10 @@ WORKERS = 4
 """Threads serving tool calls (and so open connections). SQLite reads release the GIL, so a few
 overlap; more would only add connections and page caches."""
 
+CLOSE_WAIT_S = 5.0
+"""How long :meth:`Reader.close` waits for every worker to take its closing task (a worker
+still busy with a long call delays it)."""
+
 Work = Callable[[Session, str], T]
 """What a tool does with the thread's session and the full version of the set it reads."""
 
@@ -61,12 +65,25 @@ class Reader:
         return await loop.run_in_executor(self._executor, self._run, work)
 
     def close(self) -> None:
-        """Stop the workers and close every session they opened."""
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        """Close every session on its own thread (SQLite refuses a close from another), then
+        stop the workers.
+
+        One task per worker, held at a barrier until all are running, so each lands on its own
+        thread; threads that never opened a session have nothing to close.
+        """
+        barrier = threading.Barrier(WORKERS)
+
+        def close_here() -> None:
+            with contextlib.suppress(threading.BrokenBarrierError):
+                barrier.wait(timeout=CLOSE_WAIT_S)
+            session: Session | None = getattr(self._local, "session", None)
+            if session is not None:
+                self._forget(session)
+
+        for _ in range(WORKERS):
+            self._executor.submit(close_here)
+        self._executor.shutdown(wait=True, cancel_futures=False)
         with self._lock:
-            for session in self._open:
-                with contextlib.suppress(*DB_ERRORS):
-                    session.close()
             self._open.clear()
 
     # --- on a worker thread ----------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 Most tests pair the SDK's client with the server in this process (``mcp.Client`` given the
 server object: the same request handling, without a transport); one launches ``python -m
-specbrowser mcp DB`` and talks to it over stdio, one over streamable HTTP on loopback. The
+specbrowser mcp DB`` and talks to it over stdio, one over streamable HTTP on loopback (100 calls at once). The
 sample spec is ``toylang_db`` (threshold 800, seed strategy: tables cut into cells).
 """
 
@@ -383,12 +383,12 @@ def test_http_server_on_loopback_answers_concurrent_calls(toylang_db):
                     results.append(await client.call_tool(tool, args))
 
                 async with anyio.create_task_group() as group:
-                    for i in range(30):
+                    for i in range(100):
                         group.start_soon(one, i)
             return results
 
         results = anyio.run(run)
-        assert len(results) == 30 and not any(r.is_error for r in results)
+        assert len(results) == 100 and not any(r.is_error for r in results)
         rebound = urllib.request.Request(
             f"http://127.0.0.1:{port}/mcp",
             data=b"{}",
