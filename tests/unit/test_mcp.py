@@ -2,8 +2,9 @@
 
 Most tests pair the SDK's client with the server in this process (``mcp.Client`` given the
 server object: the same request handling, without a transport); one launches ``python -m
-specbrowser mcp DB`` and talks to it over stdio, one over streamable HTTP on loopback (100 calls at once). The
-sample spec is ``toylang_db`` (threshold 800, seed strategy: tables cut into cells).
+specbrowser mcp DB`` and talks to it over stdio, one over streamable HTTP on loopback (100
+calls at once). The sample spec is ``toylang_db`` (threshold 800, seed strategy: tables cut
+into cells).
 """
 
 from __future__ import annotations
