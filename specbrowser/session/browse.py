@@ -22,6 +22,7 @@ from specbrowser.errors import NotFoundError
 from specbrowser.model import Chunk
 from specbrowser.store import SpecStore, get_section, resolve_section
 from specbrowser.store.sections import outline_rows, section_with_anchor
+from specbrowser.types import Layer, OverrunReason
 
 ResolvedAs = Literal["chunk", "section", "anchor"]
 """How :func:`locate` read a name: a chunk id of the set, a section id or number (``14.6``,
@@ -183,10 +184,10 @@ class SubsectionInfo:
     kind: str
     is_section: bool
     title: str
-    layer: str
+    layer: Layer
     size: int
     size_without_markers: int
-    over_threshold: str | None
+    over_threshold: OverrunReason | None
     subsections: int
 
 
