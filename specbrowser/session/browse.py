@@ -29,8 +29,8 @@ ResolvedAs = Literal["chunk", "section", "anchor"]
 ``Annex B``), or the id of an element inside a section (``prod-IfStatement``, ``table-1``)."""
 
 ANCHOR_PROBE_CHARS = 60
-"""Letters and digits of an anchored element's text looked for in the section's chunks (enough
-to tell two paragraphs apart, short enough to stay inside one chunk)."""
+"""Letters and digits from each end of an anchored element's text looked for in the section's
+chunks (enough to tell most blocks apart, short enough for a chunk to hold them whole)."""
 
 _NOT_ALNUM = re.compile(r"[\W_]+")
 
@@ -80,9 +80,10 @@ def locate(db: SpecStore, name: str, version: str) -> Located:
 
 
 def _chunk_holding(db: SpecStore, section_id: str, anchor: str, version: str) -> str:
-    """The deepest chunk of the section's breakdown tree whose text holds the start of the
-    anchored element's text (letters and digits compared, so Markdown syntax does not count);
-    the section's root chunk when none does or the element has no text."""
+    """The chunk of the section's breakdown tree that holds the anchored element's text: of
+    the chunks holding its start, those holding its end too, then the deepest (letters and
+    digits compared, so Markdown syntax does not count); the section's root chunk when none
+    does or the element has no text."""
     import lxml.etree
     import lxml.html
 
@@ -93,18 +94,16 @@ def _chunk_holding(db: SpecStore, section_id: str, anchor: str, version: str) ->
     element = next((e for e in root.iter() if e.get("id") == anchor), None)
     if element is None:
         return section_id
-    probe = _NOT_ALNUM.sub("", "".join(str(t) for t in element.itertext()))[
-        :ANCHOR_PROBE_CHARS
-    ].casefold()
-    if not probe:
+    letters = _NOT_ALNUM.sub("", "".join(str(t) for t in element.itertext())).casefold()
+    start, end = letters[:ANCHOR_PROBE_CHARS], letters[-ANCHOR_PROBE_CHARS:]
+    if not letters:
         return section_id
-    best: Chunk | None = None
+    found = []
     for chunk in breakdown_tree(db, section_id, version):
-        if probe in _NOT_ALNUM.sub("", chunk.text).casefold() and (
-            best is None or chunk.depth > best.depth
-        ):
-            best = chunk
-    return best.id if best else section_id
+        text = _NOT_ALNUM.sub("", chunk.text).casefold()
+        if start in text:
+            found.append((end in text, chunk.depth, -len(found), chunk.id))  # ties: the first
+    return max(found)[3] if found else section_id
 
 
 def breakdown_tree(db: SpecStore, chunk_id: str, version: str) -> Iterator[Chunk]:

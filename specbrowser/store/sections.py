@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import json
 from dataclasses import dataclass
 
@@ -120,14 +119,24 @@ def section_titles(store: SpecStore) -> list[tuple[str, str]]:
 
 
 def section_with_anchor(store: SpecStore, anchor: str) -> str | None:
-    """The id of the section whose own HTML holds an element with ``id="anchor"`` (a table,
+    """The id of the section whose own HTML holds an element with the id ``anchor`` (a table,
     a grammar production, a term's definition …), the last in document order when several
-    do; None when none does. The anchor is matched as its HTML attribute is written
-    (``&``, ``<``, ``>`` and ``"`` escaped), literally (``instr``, not ``LIKE``)."""
-    needle = 'id="' + html.escape(anchor, quote=True).replace("&#x27;", "'") + '"'
+    do; None when none does.
+
+    The attribute is looked for literally (``instr``, not ``LIKE``) as lxml writes it: `` id="…"``
+    with ``&`` (and in XML output ``<``, ``>``) escaped and ``"`` as ``&quot;``, or
+    `` id='…'`` when the value holds a ``"``.
+    """
+    amp = anchor.replace("&", "&amp;")
+    values = {amp, amp.replace("<", "&lt;").replace(">", "&gt;")}
+    needles = sorted(
+        {f' id="{v.replace(chr(34), "&quot;")}"' for v in values} | {f" id='{v}'" for v in values}
+    )
     row = store.db.execute(
-        "SELECT id FROM sections WHERE instr(html, ?) > 0 ORDER BY ordinal DESC LIMIT 1",
-        [needle],
+        "SELECT id FROM sections WHERE "
+        + " OR ".join(["instr(html, ?) > 0"] * len(needles))  # a count, never input
+        + " ORDER BY ordinal DESC LIMIT 1",
+        needles,
     ).fetchone()
     return str(row[0]) if row else None
 
