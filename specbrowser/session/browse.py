@@ -98,7 +98,7 @@ def _chunk_holding(db: SpecStore, section_id: str, anchor: str, version: str) ->
     start, end = letters[:ANCHOR_PROBE_CHARS], letters[-ANCHOR_PROBE_CHARS:]
     if not letters:
         return section_id
-    found = []
+    found: list[tuple[bool, int, int, str]] = []
     for chunk in breakdown_tree(db, section_id, version):
         text = _NOT_ALNUM.sub("", chunk.text).casefold()
         if start in text:
