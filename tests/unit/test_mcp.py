@@ -397,6 +397,7 @@ def test_http_server_on_loopback_answers_concurrent_calls(toylang_db):
         )
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(rebound, timeout=10)
+        refused.value.close()
         assert refused.value.code in (400, 403, 421)  # a name that is not loopback: refused
     finally:
         server.terminate()
