@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from specbrowser.cli._common import out, print_summary, tokens_row
+from specbrowser.model import Chunk
 from specbrowser.types import MISMATCH_KINDS
 
 
@@ -24,11 +25,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="print the retrieval text (header + content) that search and embeddings index",
     )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=cmd_show)
 
     p = sub.add_parser("subsections", help="list a chunk's direct subsections")
     p.add_argument("db", type=Path)
     p.add_argument("id", help="a chunk or section id, or a section number (14.6)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=cmd_subsections)
 
     p = sub.add_parser("stats", help="counts, sizes and overruns of the active chunk set")
@@ -56,6 +59,18 @@ def cmd_show(args: argparse.Namespace) -> int:
         )
         tokens = session.token_info()
         window = tokens.max_tokens if tokens else None
+        if args.json:
+            records = [
+                _chunk_record(c, tokens.counts.get(c.id) if tokens else None, args.retrieval_text)
+                for c in chunks
+            ]
+            payload = {
+                "requested": args.id,
+                "policy_version": session.active_version(),
+                "chunks": records,
+            }
+            print(json.dumps(payload, ensure_ascii=False, indent=2))
+            return 0
         for chunk in chunks:
             flag = (
                 f" [red]over threshold: {chunk.over_threshold}[/]" if chunk.over_threshold else ""
@@ -79,12 +94,49 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _chunk_record(chunk: Chunk, tokens: int | None, retrieval_text: bool) -> dict[str, object]:
+    """A chunk as ``show --json`` prints it: the fields of the MCP server's ``get_chunk`` (README
+    "Connecting an agent"), the token count when counted, the retrieval text when asked for."""
+    from specbrowser.chunking.markers import size_without_markers
+
+    record: dict[str, object] = {
+        "id": chunk.id,
+        "section_id": chunk.section_id,
+        "parent_id": chunk.parent_id,
+        "layer": chunk.layer,
+        "depth": chunk.depth,
+        "breakdown_tag": chunk.breakdown_tag,
+        "title": chunk.title,
+        "section_number": chunk.section_ordinal,
+        "heading_path": chunk.heading_path,
+        "toc_path": chunk.toc_path,
+        "size": chunk.size,
+        "size_without_markers": size_without_markers(chunk.text),
+        "over_threshold": chunk.over_threshold,
+        "subsections": chunk.subsections,
+        "tokens": tokens,
+        "text": chunk.text,
+    }
+    if retrieval_text:
+        record["retrieval_text"] = chunk.retrieval_text
+    return record
+
+
 def cmd_subsections(args: argparse.Namespace) -> int:
     from specbrowser.session import Session
 
     with Session.open(args.db) as session:
         chunk = session.chunk(session.chunk_id_for(args.id))
-        children = session.subsections(chunk)
+        children = session.subsection_info(chunk)
+        if args.json:
+            payload = {
+                "id": chunk.id,
+                "title": chunk.title,
+                "policy_version": session.active_version(),
+                "subsections": [vars(child) for child in children],
+            }
+            print(json.dumps(payload, ensure_ascii=False, indent=2))
+            return 0
         if not children:
             out.print(f"{escape(chunk.id)} has no subsections.")
             return 0
@@ -97,28 +149,15 @@ def cmd_subsections(args: argparse.Namespace) -> int:
         for name in ("kind", "title", "chars", "over threshold"):
             table.add_column(name, justify="right" if name == "chars" else "left")
         for child in children:
-            kind = child.breakdown_tag or (
-                _section_kind_label(session.section(child.section_id).kind)
-                if child.section_id
-                else child.layer
-            )
             table.add_row(
                 escape(child.id),
-                escape(kind),
+                escape(child.kind),
                 escape(child.title),
                 f"{child.size:,}",
                 escape(child.over_threshold or ""),
             )
         out.print(table)
     return 0
-
-
-def _section_kind_label(kind: str) -> str:
-    """A child section's kind as ``subsections`` shows it: the element that made it, as its
-    format names it, else the kind itself (``heading`` for plain HTML)."""
-    from specbrowser.formats import section_kind_label
-
-    return section_kind_label(kind)
 
 
 def cmd_stats(args: argparse.Namespace) -> int:

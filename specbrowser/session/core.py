@@ -32,6 +32,7 @@ from specbrowser.types import ContentKind, ExportFormat, FilterKind, MismatchKin
 if TYPE_CHECKING:
     from specbrowser.search.query import Hit, SearchFilter
     from specbrowser.search.tokens import TokenInfo
+    from specbrowser.session.browse import Located, OutlineEntry, Reassembled, SubsectionInfo
     from specbrowser.session.diff import ChunkBrief, ChunkSetDiff
     from specbrowser.session.export import ExportResult
     from specbrowser.session.filters import FilteredTree
@@ -237,25 +238,72 @@ class Session:
             except NotFoundError:
                 raise NotFoundError(f"no chunk or section with id or number {text!r}") from None
 
-    def document_chunk(self) -> Chunk | None:
-        """The active set's document (synopsis) chunk, or None."""
-        return self._db.document_chunk()
+    def document_chunk(self, policy_version: str | None = None) -> Chunk | None:
+        """The active (or given) set's document (synopsis) chunk, or None."""
+        return self._db.document_chunk(policy_version)
 
-    def top_level_chunks(self) -> list[Chunk]:
+    def top_level_chunks(self, policy_version: str | None = None) -> list[Chunk]:
         """The root chunks of the top-level sections, in document order."""
-        return self._db.top_level_chunks()
+        return self._db.top_level_chunks(policy_version)
 
-    def subsections(self, chunk: Chunk) -> list[Chunk]:
+    def subsections(self, chunk: Chunk, policy_version: str | None = None) -> list[Chunk]:
         """A chunk's direct subsections, in marker order."""
-        return self._db.subsections(chunk)
+        return self._db.subsections(chunk, policy_version)
 
-    def descendants(self, chunk_id: str) -> Iterator[Chunk]:
+    def descendants(self, chunk_id: str, policy_version: str | None = None) -> Iterator[Chunk]:
         """A chunk and all its descendants in pre-order.
 
         Raises:
             NotFoundError: no chunk with that id.
         """
-        return self._db.descendants(chunk_id)
+        return self._db.descendants(chunk_id, policy_version)
+
+    def locate(self, name: str, policy_version: str | None = None) -> Located:
+        """The chunk a chunk id, section id, section number (``14.6``) or anchor (an element id
+        inside a section) names (:func:`specbrowser.session.browse.locate`).
+
+        Raises:
+            NotFoundError: none of these.
+        """
+        from specbrowser.session.browse import locate
+
+        return locate(self._db, name, policy_version or self.active_version())
+
+    def subsection_info(
+        self, chunk: Chunk, policy_version: str | None = None
+    ) -> list[SubsectionInfo]:
+        """A chunk's direct subsections with their kind and sizes
+        (:func:`specbrowser.session.browse.subsection_info`)."""
+        from specbrowser.session.browse import subsection_info
+
+        return subsection_info(self._db, chunk, policy_version or self.active_version())
+
+    def reassembled(self, chunk_id: str, policy_version: str | None = None) -> Reassembled:
+        """A chunk's text with its breakdown subsections put back in place of their markers
+        (:func:`specbrowser.session.browse.reassembled`).
+
+        Raises:
+            NotFoundError: no chunk with that id.
+        """
+        from specbrowser.session.browse import reassembled
+
+        return reassembled(self._db, chunk_id, policy_version or self.active_version())
+
+    def outline(
+        self,
+        root: str | None = None,
+        depth: int | None = None,
+        policy_version: str | None = None,
+    ) -> list[OutlineEntry]:
+        """The section tree under ``root`` with TOC paths and chunk counts
+        (:func:`specbrowser.session.browse.outline`).
+
+        Raises:
+            NotFoundError: no section with the id ``root``.
+        """
+        from specbrowser.session.browse import outline
+
+        return outline(self._db, policy_version or self.active_version(), root, depth)
 
     def tree_parent_id(self, chunk_id: str) -> str | None:
         """The chunk whose subsections list ``chunk_id``
@@ -322,8 +370,10 @@ class Session:
         limit: int = 20,
         advanced: bool = False,
         where: SearchFilter | None = None,
+        policy_version: str | None = None,
     ) -> list[Hit]:
-        """Search the active set (:func:`specbrowser.search.query.run_search`).
+        """Search the active set, or the set ``policy_version`` (a full version)
+        (:func:`specbrowser.search.query.run_search`).
 
         Raises:
             PolicyError: an empty query, or a filter naming nothing.
@@ -335,14 +385,20 @@ class Session:
         if not text.strip():
             raise PolicyError("nothing to search for: the query is empty")
         return run_search(
-            self._db, text, mode, limit=limit, advanced=advanced, where=where or NO_FILTER
+            self._db,
+            text,
+            mode,
+            limit=limit,
+            advanced=advanced,
+            policy_version=policy_version,
+            where=where or NO_FILTER,
         )
 
-    def coverage_note(self, mode: SearchMode) -> str:
+    def coverage_note(self, mode: SearchMode, policy_version: str | None = None) -> str:
         """One line on what semantic search covers in ``mode`` ("" when all is embedded)."""
         from specbrowser.search.query import coverage_note
 
-        return coverage_note(self._db, mode=mode)
+        return coverage_note(self._db, policy_version, mode=mode)
 
     @property
     def vector_error(self) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from specbrowser.chunking.enrich import section_ordinal
 from specbrowser.errors import NotFoundError
@@ -115,3 +116,69 @@ def section_titles(store: SpecStore) -> list[tuple[str, str]]:
         "SELECT id, trim(secnum || ' ' || title) FROM sections ORDER BY ordinal"
     )
     return [(r[0], r[1]) for r in rows]
+
+
+def section_with_anchor(store: SpecStore, anchor: str) -> str | None:
+    """The id of the section whose own HTML holds an element with the id ``anchor`` (a table,
+    a grammar production, a term's definition …), the last in document order when several
+    do; None when none does.
+
+    The attribute is looked for literally (``instr``, not ``LIKE``) as lxml writes it: `` id="…"``
+    with ``&`` (and in XML output ``<``, ``>``) escaped and ``"`` as ``&quot;``, or
+    `` id='…'`` when the value holds a ``"``.
+    """
+    amp = anchor.replace("&", "&amp;")
+    values = {amp, amp.replace("<", "&lt;").replace(">", "&gt;")}
+    needles = sorted(
+        {f' id="{v.replace(chr(34), "&quot;")}"' for v in values} | {f" id='{v}'" for v in values}
+    )
+    row = store.db.execute(
+        "SELECT id FROM sections WHERE "
+        + " OR ".join(["instr(html, ?) > 0"] * len(needles))  # a count, never input
+        + " ORDER BY ordinal DESC LIMIT 1",
+        needles,
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
+@dataclass(frozen=True)
+class OutlineRow:
+    """One section as an outline lists it (no HTML).
+
+    Attributes:
+        id, parent_id, depth: the section and its place in the tree (depth 0: top level).
+        secnum, title: as :class:`~specbrowser.model.Section` holds them.
+        heading_path: the parser's path of display titles, top-level section first.
+        toc_path: the TOC's path (None when the TOC gives none).
+        mismatch: how the two disagree (a :data:`~specbrowser.types.MismatchKind`), or None.
+    """
+
+    id: str
+    parent_id: str | None
+    depth: int
+    secnum: str
+    title: str
+    heading_path: list[str]
+    toc_path: list[str] | None
+    mismatch: str | None
+
+
+def outline_rows(store: SpecStore) -> list[OutlineRow]:
+    """Every section with its heading path, TOC path and mismatch, in document order."""
+    rows = store.db.execute(
+        "SELECT id, parent_id, depth, secnum, title, heading_path, toc_path, mismatch "
+        "FROM sections ORDER BY ordinal"
+    )
+    return [
+        OutlineRow(
+            id=r[0],
+            parent_id=r[1],
+            depth=r[2],
+            secnum=r[3] or "",
+            title=r[4] or "",
+            heading_path=json.loads(r[5]) if r[5] else [],
+            toc_path=json.loads(r[6]) if r[6] else None,
+            mismatch=r[7],
+        )
+        for r in rows
+    ]

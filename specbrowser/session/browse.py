@@ -1,0 +1,310 @@
+"""What an agent reads of a chunk set: any name resolved to a chunk, a chunk's direct
+subsections with their kind, a section's breakdown tree reassembled, the section outline.
+
+Seed 000 designs these reads for an agent: it meets a "Subsection available" marker, checks a
+chunk's subsections, fetches a whole section recursively. The functions take the open
+:class:`~specbrowser.store.SpecStore` and a full policy version; :class:`Session` wraps them
+(``Session.locate``, ``Session.subsection_info``, ``Session.reassembled``,
+``Session.outline``). Sizes are characters (code points), markers included unless named
+otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from specbrowser.chunking.markers import size_without_markers
+from specbrowser.chunking.reassemble import reassemble
+from specbrowser.errors import NotFoundError
+from specbrowser.model import Chunk
+from specbrowser.store import SpecStore, get_section, resolve_section
+from specbrowser.store.sections import outline_rows, section_with_anchor
+from specbrowser.types import Layer, OverrunReason
+
+ResolvedAs = Literal["chunk", "section", "anchor"]
+"""How :func:`locate` read a name: a chunk id of the set, a section id or number (``14.6``,
+``Annex B``), or the id of an element inside a section (``prod-IfStatement``, ``table-1``)."""
+
+ANCHOR_PROBE_CHARS = 60
+"""Letters and digits from each end of an anchored element's text looked for in the section's
+chunks (enough to tell most blocks apart, short enough for a chunk to hold them whole)."""
+
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+
+@dataclass(frozen=True)
+class Located:
+    """A name resolved to a chunk of a set.
+
+    Attributes:
+        chunk_id: the chunk.
+        resolved_as: how the name was read (:data:`ResolvedAs`).
+        section_id: for an anchor, the section whose own HTML holds it; else the chunk's
+            section (None for the document chunk).
+    """
+
+    chunk_id: str
+    resolved_as: ResolvedAs
+    section_id: str | None
+
+
+def locate(db: SpecStore, name: str, version: str) -> Located:
+    """The chunk ``name`` names in the set ``version``: a chunk id, else a section id or
+    number (its root chunk), else an element id inside a section (the chunk of that section
+    holding the element's text, else the section's root chunk).
+
+    Raises:
+        NotFoundError: none of these (one line naming what was asked for).
+    """
+    name = name.strip()
+    if not name:
+        raise NotFoundError("no id given: pass a chunk id, a section number (14.6) or an anchor")
+    found = db.chunks([name], version)
+    if found:
+        return Located(name, "chunk", found[0].section_id)
+    try:
+        section_id = resolve_section(db, name)
+    except NotFoundError:
+        pass
+    else:
+        return Located(section_id, "section", section_id)
+    holder = section_with_anchor(db, name)
+    if holder is None or not db.chunks([holder], version):
+        raise NotFoundError(
+            f"no chunk, section, section number or anchor {name!r} in this chunk set"
+        )
+    return Located(_chunk_holding(db, holder, name, version), "anchor", holder)
+
+
+def _chunk_holding(db: SpecStore, section_id: str, anchor: str, version: str) -> str:
+    """The chunk of the section's breakdown tree that holds the anchored element's text: of
+    the chunks holding its start, those holding its end too, then the deepest (letters and
+    digits compared, so Markdown syntax does not count); the section's root chunk when none
+    does or the element has no text."""
+    import lxml.etree
+    import lxml.html
+
+    try:
+        root = lxml.html.fromstring(get_section(db, section_id).html)
+    except (ValueError, TypeError, lxml.etree.ParserError):  # fall back to the section
+        return section_id
+    element = next((e for e in root.iter() if e.get("id") == anchor), None)
+    if element is None:
+        return section_id
+    letters = _NOT_ALNUM.sub("", "".join(str(t) for t in element.itertext())).casefold()
+    start, end = letters[:ANCHOR_PROBE_CHARS], letters[-ANCHOR_PROBE_CHARS:]
+    if not letters:
+        return section_id
+    found: list[tuple[bool, int, int, str]] = []
+    for chunk in breakdown_tree(db, section_id, version):
+        text = _NOT_ALNUM.sub("", chunk.text).casefold()
+        if start in text:
+            found.append((end in text, chunk.depth, -len(found), chunk.id))  # ties: the first
+    return max(found)[3] if found else section_id
+
+
+def breakdown_tree(db: SpecStore, chunk_id: str, version: str) -> Iterator[Chunk]:
+    """A chunk and the subsections its breakdown made, recursively, in pre-order (child
+    sections' chunks left out: they are sections of their own).
+
+    Raises:
+        NotFoundError: no chunk with that id.
+    """
+    stack = [db.chunk(chunk_id, version)]
+    while stack:
+        chunk = stack.pop()
+        yield chunk
+        own = [c for c in db.chunks(chunk.subsections, version) if c.parent_id == chunk.id]
+        stack.extend(reversed(own))
+
+
+@dataclass(frozen=True)
+class Reassembled:
+    """A chunk's text with every breakdown marker replaced by the subsection's content.
+
+    Attributes:
+        chunk_id, section_id, title: the chunk reassembled.
+        text: the Markdown, as the whole section (or element) converts in one piece, up to
+            blank lines and trailing spaces; child sections' markers stay in place.
+        chunks: how many chunks it was put together from (1: the chunk was never broken down).
+        child_sections: the ids of the child sections whose markers stay, in text order.
+    """
+
+    chunk_id: str
+    section_id: str | None
+    title: str
+    text: str
+    chunks: int
+    child_sections: list[str]
+
+
+def reassembled(db: SpecStore, chunk_id: str, version: str) -> Reassembled:
+    """:func:`specbrowser.chunking.reassemble.reassemble` of a chunk over its breakdown tree.
+
+    Raises:
+        NotFoundError: no chunk with that id.
+    """
+    from specbrowser.chunking.markers import marker_ids
+
+    tree = {c.id: c for c in breakdown_tree(db, chunk_id, version)}
+    text = reassemble(chunk_id, tree)
+    root = tree[chunk_id]
+    return Reassembled(
+        chunk_id=chunk_id,
+        section_id=root.section_id,
+        title=root.title,
+        text=text,
+        chunks=len(tree),
+        child_sections=marker_ids(text),
+    )
+
+
+@dataclass(frozen=True)
+class SubsectionInfo:
+    """One direct subsection of a chunk, as ``specbrowser subsections`` lists it.
+
+    Attributes:
+        id: the subsection's chunk id.
+        kind: the breakdown tag that made it, or for a child section the element that made
+            it as its format names it (``emu-clause``; ``heading`` for plain HTML).
+        is_section: a child section's root chunk (True) or a breakdown subsection.
+        title: its title ("" when it has none).
+        layer: its :data:`~specbrowser.types.Layer`.
+        size: its text in characters, markers included.
+        size_without_markers: the same less its own markers.
+        over_threshold: None, or why it stayed over the threshold.
+        subsections: how many subsections it has in turn.
+    """
+
+    id: str
+    kind: str
+    is_section: bool
+    title: str
+    layer: Layer
+    size: int
+    size_without_markers: int
+    over_threshold: OverrunReason | None
+    subsections: int
+
+
+def subsection_info(db: SpecStore, chunk: Chunk, version: str) -> list[SubsectionInfo]:
+    """The direct subsections of ``chunk`` in marker order."""
+    from specbrowser.formats import section_kind_label
+
+    found = []
+    for child in db.chunks(chunk.subsections, version):
+        is_section = child.parent_id is None and child.section_id is not None
+        if child.breakdown_tag:
+            kind = child.breakdown_tag
+        elif child.section_id:
+            kind = section_kind_label(get_section(db, child.section_id).kind)
+        else:
+            kind = child.layer
+        found.append(
+            SubsectionInfo(
+                id=child.id,
+                kind=kind,
+                is_section=is_section,
+                title=child.title,
+                layer=child.layer,
+                size=child.size,
+                size_without_markers=size_without_markers(child.text),
+                over_threshold=child.over_threshold,
+                subsections=len(child.subsections),
+            )
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class OutlineEntry:
+    """One section of the outline.
+
+    Attributes:
+        section_id: the section (its root chunk has the same id).
+        number: its section number as printed (``14.6``, ``Annex B``; "" when unnumbered).
+        title: its title without the number.
+        depth: 0 for a top-level section.
+        heading_path: the parser's path of display titles, top-level section first.
+        toc_path: the TOC's path (None when the TOC gives none; then ``heading_path`` stands).
+        mismatch: how the two disagree, or None.
+        child_sections: how many sections it holds directly.
+        chunks: how many chunks of the set its own text makes (1: not broken down).
+        size: its root chunk's size in characters, markers included.
+        over_threshold: how many of its own chunks stayed over the threshold.
+    """
+
+    section_id: str
+    number: str
+    title: str
+    depth: int
+    heading_path: list[str]
+    toc_path: list[str] | None
+    mismatch: str | None
+    child_sections: int
+    chunks: int
+    size: int
+    over_threshold: int
+
+
+def outline(
+    db: SpecStore, version: str, root: str | None = None, depth: int | None = None
+) -> list[OutlineEntry]:
+    """The sections under ``root`` (a section id; None: the whole spec) down to ``depth``
+    levels below it (1: its child sections only; None: all), in document order; ``root``
+    itself comes first.
+
+    Raises:
+        NotFoundError: no section with the id ``root``.
+    """
+    rows = outline_rows(db)
+    children: dict[str | None, int] = {}
+    for row in rows:
+        children[row.parent_id] = children.get(row.parent_id, 0) + 1
+    briefs = db.chunk_briefs(version)
+    counts: dict[str, list[int]] = {}
+    sizes: dict[str, int] = {}
+    for brief in briefs:
+        if brief.section_id is None:
+            continue
+        count = counts.setdefault(brief.section_id, [0, 0])
+        count[0] += 1
+        count[1] += brief.over_threshold is not None
+        if brief.parent_id is None:
+            sizes[brief.section_id] = brief.size
+    if root is not None and not any(row.id == root for row in rows):
+        raise NotFoundError(f"no section with id {root!r}")
+    levels: dict[str, int] = {}  # section id -> levels below the root
+    entries = []
+    for row in rows:
+        if root is None:
+            level = row.depth + 1
+        elif row.id == root:
+            level = 0
+        elif row.parent_id is not None and row.parent_id in levels:
+            level = levels[row.parent_id] + 1
+        else:
+            continue
+        levels[row.id] = level
+        if depth is not None and level > depth:
+            continue
+        own = counts.get(row.id, [0, 0])
+        entries.append(
+            OutlineEntry(
+                section_id=row.id,
+                number=row.secnum,
+                title=row.title,
+                depth=row.depth,
+                heading_path=row.heading_path,
+                toc_path=row.toc_path,
+                mismatch=row.mismatch,
+                child_sections=children.get(row.id, 0),
+                chunks=own[0],
+                size=sizes.get(row.id, 0),
+                over_threshold=own[1],
+            )
+        )
+    return entries
