@@ -158,13 +158,23 @@ class ChunkSetOut(BaseModel):
     active: bool = Field(description="the set specbrowser's other commands read")
     served: bool = Field(description="the set this server's tools read")
     created_at: str
-    threshold_chars: int | None
+    threshold: int | None
+    unit: str = Field(description="what the threshold counts: chars or tokens")
     breakdown_tags: list[str]
     max_depth: int | None
     strategy: str | None
     min_chars: int | None
     chunks: int
     over_threshold: dict[str, int]
+    tiny_chunks: int | None = Field(
+        description="subsections with under 100 characters of their own text (None: not counted)"
+    )
+    grown_chunks: int | None = Field(
+        description="chunks longer than before their own breakdown (None: not counted)"
+    )
+    breakdown_marker_share: float | None = Field(
+        description="breakdown markers' characters / all characters (None: not counted)"
+    )
     stale: bool = Field(description="made by another converter version")
 
 

@@ -141,7 +141,7 @@ def chunk_sets(result: ChunkSetsResult) -> str:
         )
         over = sum(s.over_threshold.values())
         lines.append(
-            f"- {s.version}: threshold {s.threshold_chars}, tags {','.join(s.breakdown_tags)}, "
+            f"- {s.version}: threshold {s.threshold} {s.unit}, tags {','.join(s.breakdown_tags)}, "
             f"max depth {s.max_depth}, {s.strategy}; {s.chunks:,} chunks, {over} over"
             + (f" ({flags})" if flags else "")
         )

@@ -406,18 +406,23 @@ def _chunk_set(info: ChunkSetInfo, served: str) -> ChunkSetOut:
 
     tags = settings.get("breakdown_tags")
     strategy = settings.get("strategy")
+    unit = "tokens" if "threshold_tokens" in settings else "chars"
     return ChunkSetOut(
         version=info.version,
         active=info.active,
         served=info.version == served,
         created_at=info.created_at,
-        threshold_chars=number("threshold_chars"),
+        threshold=number(f"threshold_{unit}"),
+        unit=unit,
         breakdown_tags=[str(t) for t in tags] if isinstance(tags, list) else [],
         max_depth=number("max_depth"),
         strategy=str(strategy) if strategy is not None else None,
         min_chars=number("min_chars"),
         chunks=info.chunks,
         over_threshold=info.over_threshold,
+        tiny_chunks=info.stats.tiny_chunks,
+        grown_chunks=info.stats.grown_chunks,
+        breakdown_marker_share=info.stats.breakdown_marker_share,
         stale=info.stale,
     )
 

@@ -27,7 +27,7 @@ BODY = f"""
 @pytest.fixture
 def session(tmp_path):
     path = tmp_path / "b.db"
-    ingest([write_spec(tmp_path, BODY)], path, ChunkPolicy(threshold_chars=600, min_chars=100))
+    ingest([write_spec(tmp_path, BODY)], path, ChunkPolicy(threshold=600, min_chars=100))
     with Session.open(path) as opened:
         yield opened
 

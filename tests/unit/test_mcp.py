@@ -177,7 +177,7 @@ def test_chunk_sets_and_a_server_pinned_to_another_set(toylang_db, capsys):
     pinned = ok(call(toylang_db, "chunk_sets", {}, policy_version=first[:6]))
     assert pinned["served"] == first
     served = next(s for s in pinned["sets"] if s["served"])
-    assert not served["active"] and served["threshold_chars"] == 800
+    assert not served["active"] and (served["threshold"], served["unit"]) == (800, "chars")
     found = ok(call(toylang_db, "get_chunk", {"id": TABLE}, policy_version=first))
     assert found["policy_version"] == first  # the active set at 3000 has no such cell table
 
