@@ -39,15 +39,18 @@ def spec_html(draw) -> str:
                 f"</figcaption><table><tbody>{rows}</tbody></table></figure></emu-table>"
             )
         if kind == "grammar":
-            name = f"Prod{next(counter)}"
-            rhs = "".join(
-                f"<emu-rhs><emu-t>{words(6)}</emu-t></emu-rhs>"
-                for _ in range(draw(st.integers(1, 3)))
-            )
-            return (
-                f'<emu-grammar><emu-production name="{name}"><emu-nt>{name}</emu-nt>'
-                f"<emu-geq>:</emu-geq>{rhs}</emu-production></emu-grammar>"
-            )
+            productions = []
+            for _ in range(draw(st.integers(1, 3))):
+                name = f"Prod{next(counter)}"
+                rhs = "".join(
+                    f"<emu-rhs><emu-t>{words(6)}</emu-t></emu-rhs>"
+                    for _ in range(draw(st.integers(1, 3)))
+                )
+                productions.append(
+                    f'<emu-production name="{name}"><emu-nt>{name}</emu-nt>'
+                    f"<emu-geq>:</emu-geq>{rhs}</emu-production>"
+                )
+            return f"<emu-grammar>{''.join(productions)}</emu-grammar>"
         if kind == "list":
             items = "".join(f"<li>{words(8)}</li>" for _ in range(draw(st.integers(1, 4))))
             return f"<emu-alg><ol>{items}</ol></emu-alg>"
@@ -100,6 +103,7 @@ policies = st.builds(
             "emu-note",
             "pre",
             "emu-alg > ol",
+            "emu-production",
         ]
     ).flatmap(lambda tags: st.integers(0, len(tags)).map(lambda n: tuple(tags[:n]))),
     max_depth=st.integers(0, 4),

@@ -50,7 +50,7 @@ from specbrowser.chunking.markdown import (
     text_of,
     to_markdown,
 )
-from specbrowser.chunking.markers import format_marker, without_markers
+from specbrowser.chunking.markers import format_marker, marker_ids, without_markers
 from specbrowser.chunking.measure import CHARS, Sizer
 from specbrowser.chunking.policy import ChunkPolicy, is_selector_tag, tag_slug
 from specbrowser.chunking.rules import ChunkingRules, SubsectionTitle
@@ -245,7 +245,7 @@ class _Breakdown:
         """Put back what a tag pass extracted (and drop the cached blocks it changed)."""
         self.forget(extracted, el)
         for item in reversed(extracted):
-            assert item.restore is not None, "the guarded strategy's subsections can be undone"
+            assert item.restore is not None, "every tag pass's subsections can be undone"
             item.restore()
 
     def chunk(self, item: _Pending, *, parent_id: str | None, depth: int) -> None:
@@ -267,6 +267,15 @@ class _Breakdown:
                         continue
                     self.forget(extracted, el)
                     remainder = self.markdown(el)
+                    shown = set(marker_ids(remainder))
+                    if any(p.chunk_id not in shown for p in extracted):
+                        # a marker the converter does not render (inside a grammar block, say)
+                        # would lose its subsection: those elements are put back
+                        self.undo([p for p in extracted if p.chunk_id not in shown], el)
+                        extracted = [p for p in extracted if p.chunk_id in shown]
+                        if not extracted:
+                            continue
+                        remainder = self.markdown(el)
                     if self.policy.strategy != "seed" and len(remainder) >= len(text):
                         self.undo(extracted, el)  # no smaller: the next tag is tried
                         continue
@@ -322,8 +331,23 @@ def _extract(
         chunk_id = f"{parent_chunk_id}-{slug}-{n}"
         title = subsection_title(candidate, candidate.tag if selector else tag)
         marker = replace_with_marker(candidate, chunk_id, title)
-        pending.append(_Pending(candidate, chunk_id, title, tag, next_tags, marker=marker))
+        restore = single_restore(candidate, marker)
+        pending.append(
+            _Pending(candidate, chunk_id, title, tag, next_tags, marker=marker, restore=restore)
+        )
     return pending
+
+
+def single_restore(element: etree._Element, marker: etree._Element) -> Callable[[], None]:
+    """Undoes :func:`~specbrowser.chunking.breakdown.replace_with_marker`."""
+
+    def restore() -> None:
+        parent = marker.getparent()
+        assert parent is not None, "a marker stands in its parent"
+        element.tail = marker.tail
+        parent.replace(marker, element)
+
+    return restore
 
 
 def select_candidates(el: etree._Element, tag: str) -> list[etree._Element]:

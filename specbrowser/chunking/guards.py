@@ -50,6 +50,7 @@ from specbrowser.chunking.breakdown import (
     extract_row_groups,
     replace_with_marker,
     select_candidates,
+    single_restore,
 )
 from specbrowser.chunking.markdown import LIST_ITEMS_ATTR, is_block, list_item_number
 from specbrowser.chunking.markers import format_marker
@@ -276,7 +277,7 @@ def _make(
             tag,
             next_tags,
             marker=marker,
-            restore=_single_restore(element, marker),
+            restore=single_restore(element, marker),
         )
     wrapper, marker = _wrap(run, members, chunk_id, title, kind)
     restore = _wrapped_restore(members, marker)
@@ -321,18 +322,6 @@ def _wrap(
     for member in members:
         wrapper.append(member)
     return wrapper, marker
-
-
-def _single_restore(element: etree._Element, marker: etree._Element) -> Callable[[], None]:
-    """Undoes :func:`~specbrowser.chunking.breakdown.replace_with_marker`."""
-
-    def restore() -> None:
-        parent = marker.getparent()
-        assert parent is not None, "a marker stands in its parent"
-        element.tail = marker.tail
-        parent.replace(marker, element)
-
-    return restore
 
 
 def _wrapped_restore(members: list[etree._Element], marker: etree._Element) -> Callable[[], None]:

@@ -272,3 +272,22 @@ def test_the_default_strategy_on_ecma262_leaves_no_tiny_or_grown_chunk():
     overruns = [c for c in chunks if c.over_threshold]
     assert len(overruns) <= 15  # 6: 1 unsplittable algorithm step, 5 sections of markers
     assert sum(1 for c in overruns if c.over_threshold == "unsplittable") <= 2
+
+
+@pytest.mark.parametrize("strategy", ["guarded", "seed"])
+def test_an_element_whose_marker_the_converter_drops_is_put_back(tmp_path, strategy):
+    """A grammar block renders only its productions: a marker standing for an extracted
+    production would vanish from the text, and its subsection with it. The pass is undone
+    for those elements, so the grammar stays whole and nothing is lost."""
+    productions = "".join(
+        f'<emu-production name="P{i}"><emu-nt>P{i}</emu-nt><emu-geq>:</emu-geq>'
+        f"<emu-rhs><emu-t>{'token ' * 40}</emu-t></emu-rhs></emu-production>"
+        for i in range(6)
+    )
+    body = section(f"<emu-grammar>{productions}</emu-grammar><p>{'prose ' * 60}</p>")
+    policy = ChunkPolicy(
+        threshold=400, breakdown_tags=("emu-production", "p"), strategy=strategy, min_chars=0
+    )
+    chunks = lossless(tmp_path, body, policy)
+    assert not any("emu-production" in chunk_id for chunk_id in chunks)
+    assert all(chunk.text.strip() for chunk in chunks.values())

@@ -24,6 +24,7 @@ def _policy(threshold: int, *tags: str) -> ChunkPolicy:
 
 POLICIES = {
     "default": ChunkPolicy(),
+    "default-1000": ChunkPolicy(threshold=1000),
     "tr-2000": _policy(2000, "emu-table", "emu-grammar", "tr", "p"),
     "ol-li-1000": _policy(1000, "ol", "li"),
     "alg-ol-li-p-400": _policy(400, "emu-alg", "ol", "li", "p"),
