@@ -42,6 +42,14 @@ element on its own, as seed 000 does."""
 BREAKDOWN_STRATEGIES: tuple[BreakdownStrategy, ...] = get_args(BreakdownStrategy)
 """The values of :data:`BreakdownStrategy`; the first is the default."""
 
+EditMode = Literal["current", "marked"]
+"""How the Markdown converter renders a proposal's ``<del>``/``<ins>`` edits
+(:attr:`specbrowser.chunking.markdown_config.MarkdownConfig.edits`): ``current`` the text as it
+reads after the proposal (deleted text and fully deleted list items dropped, inserted text
+kept), ``marked`` both, deleted text as ``~~deleted~~`` and inserted text as ``++inserted++``."""
+EDIT_MODES: tuple[EditMode, ...] = get_args(EditMode)
+"""The values of :data:`EditMode`; the first is the default."""
+
 MismatchKind = Literal[
     "missing_from_toc",
     "title_differs",

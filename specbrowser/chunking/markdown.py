@@ -30,6 +30,16 @@ Rules:
 - notes and examples: a blockquote starting with the label (``Note``, ``Note 2``).
 - text: ``<`` and entity-like ``&`` escaped so they show literally; a paragraph that
   would start a heading, list or quote is escaped at its start.
+- edits (a proposal's ``del``/``ins``, :attr:`MarkdownConfig.edits`): ``current`` drops
+  deleted text (and a list item that holds nothing else) before anything is converted and keeps
+  inserted text as plain text; ``marked`` writes ``~~deleted~~`` and ``++inserted++`` (an edit
+  that holds blocks: a blockquote labelled "Deleted"/"Inserted").
+- math: ``sup`` as ``^`` and ``sub`` as ``_``, grouped in parentheses unless one word
+  (``2^64``, ``radix^(k - 1)``, ``0_𝔽``), in prose and inside code spans and equations; an
+  ordinal suffix (``n<sup>th</sup>``) stays glued.
+- grammar's optional mark (``opt``) as ``?`` after its symbol (``Initializer?``), as ecmarkup's
+  source grammar writes it.
+- nesting deeper than :data:`MAX_NESTING` elements: the deeper content as plain text.
 - placeholders ``sb-section-ref``/``sb-marker``: "Subsection available" marker lines.
 """
 
@@ -47,7 +57,13 @@ from lxml import etree
 from lxml.cssselect import CSSSelector
 
 from specbrowser.chunking.markdown_config import MarkdownConfig
-from specbrowser.chunking.markdown_tables import cell_span, fill_carried, format_table, own_rows
+from specbrowser.chunking.markdown_tables import (
+    cell_span,
+    fill_carried,
+    format_table,
+    has_header_row,
+    own_rows,
+)
 from specbrowser.chunking.markers import format_marker
 from specbrowser.model import SECTION_REF_TAG
 
@@ -111,13 +127,15 @@ format adds its own: :attr:`MarkdownElements.block_tags`)."""
 @dataclass(frozen=True)
 class GrammarElements:
     """The element names of an expanded grammar production: one production holds its left-hand
-    nonterminal, its ``:``/``::``/``:::`` sign, an optional "one of", and right-hand sides."""
+    nonterminal, its ``:``/``::``/``:::`` sign, an optional "one of", and right-hand sides;
+    ``optional`` is the mark of an optional symbol ("" when the format has none)."""
 
     production: str
     nonterminal: str
     geq: str
     one_of: str
     rhs: str
+    optional: str = ""
 
 
 @dataclass(frozen=True)
@@ -164,6 +182,17 @@ _ROLE_ORDER = (
     "link",
     "inline_code",
 )
+MAX_NESTING = 100
+"""How many elements deep the converter walks with its rules; below that depth an element's
+content is written as its plain text (words kept, formatting dropped), so that no input nests
+the converter past Python's recursion limit. ECMA-262 nests at most about 30 deep."""
+
+EDIT_TAGS = ("del", "ins")
+"""HTML's edit elements, as a proposal marks the text it deletes and inserts."""
+
+_EDIT_LABELS = {"deleted": ("~~", "Deleted"), "inserted": ("++", "Inserted")}
+_ORDINAL_SUFFIX = re.compile(r"^(?:st|nd|rd|th)$")
+_ONE_WORD = re.compile(r"^[\w.′]+$")
 _WS = re.compile(r"[ \t\n\r\f\v]+")
 _HARD_BREAK = "\x00"
 """Stands for ``<br>`` until whitespace is collapsed: a newline in a paragraph, ``<br>`` in a
@@ -191,14 +220,74 @@ def _selectors(config: MarkdownConfig) -> tuple[tuple[str, CSSSelector], ...]:
 def resolve_roles(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG) -> Roles:
     """The role of every element under ``el`` (itself included) that a selector matches.
 
+    Applies the config's edit mode to the tree first: with ``current`` edits, deleted text is
+    removed from ``el`` (:func:`drop_deleted`), so that no later step (the breakdown included)
+    sees it; with ``marked`` edits, ``del``/``ins`` get the roles ``deleted``/``inserted``.
+
     Computing this is a third of the conversion's cost; the breakdown computes it once per
     section and passes it to every :func:`to_markdown` of that section's elements.
     """
+    if config.edits == "current":
+        drop_deleted(el)
     roles: Roles = {}
     for role, selector in _selectors(config):
         for match in cast("list[etree._Element]", selector(el)):  # a CSS selector selects elements
             roles.setdefault(match, role)
+    if config.edits == "marked":
+        for edit in el.iter(*EDIT_TAGS):
+            roles.setdefault(edit, "deleted" if edit.tag == "del" else "inserted")
     return roles
+
+
+def drop_deleted(el: etree._Element) -> int:
+    """Remove a proposal's deleted text from ``el`` in place: every ``del`` element (its tail
+    text kept), and every list item that held text and holds none once its deletions are gone
+    (a deleted algorithm step: the steps after it are numbered on). Text in ``aria-hidden``
+    elements (ecmarkup's step labels) does not count as text. Returns how many ``del`` elements
+    were removed."""
+    deleted = [d for d in el.iter("del") if d is not el]
+    if not deleted:
+        return 0
+    items = [li for li in el.iter("li") if _visible_text(li).strip()]
+    for edit in deleted:
+        if edit.getparent() is not None:  # not inside another deletion already removed
+            remove_keeping_tail(edit)
+    for item in items:
+        if not _visible_text(item).strip() and next(item.iter(*MARKER_TAGS), None) is None:
+            remove_keeping_tail(item)
+    return len(deleted)
+
+
+def _visible_text(el: etree._Element) -> str:
+    """The text in ``el`` outside ``aria-hidden`` elements, in no particular order (for an
+    emptiness test)."""
+    hidden = {n for h in el.iter() if h.get("aria-hidden") == "true" for n in h.iter()}
+    parts: list[str] = []
+    for node in el.iter():
+        if node not in hidden and isinstance(node.tag, str):
+            parts.append(node.text or "")
+        if node is not el and node.getparent() not in hidden:
+            parts.append(node.tail or "")
+    return "".join(parts)
+
+
+def remove_keeping_tail(el: etree._Element) -> None:
+    """Remove ``el``, its tail text joined to the text before it; a list separator left twice
+    (``a, <del>b</del>, c``) is written once."""
+    parent = el.getparent()
+    if parent is None:
+        return
+    tail = el.tail
+    previous = el.getprevious()
+    before = (previous.tail if previous is not None else parent.text) or ""
+    if tail and before.rstrip().endswith(",") and tail.lstrip().startswith(","):
+        tail = tail.lstrip()[1:]
+    if tail:
+        if previous is not None:
+            previous.tail = (previous.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(el)
 
 
 BlockCache = dict[etree._Element, list[str]]
@@ -309,17 +398,29 @@ def code_span(text: str) -> str:
 class _Converter:
     """Walks one element tree with the roles resolved for it."""
 
-    __slots__ = ("block_tags", "cache", "elements", "roles", "tag_handlers")
+    __slots__ = ("block_tags", "cache", "depth", "elements", "roles", "tag_handlers")
 
     def __init__(self, roles: Roles, cache: BlockCache | None, elements: MarkdownElements) -> None:
         self.roles = roles
         self.cache = cache
         self.elements = elements
         self.block_tags, self.tag_handlers = _vocabulary(elements)
+        self.depth = 0
+        """How many :meth:`block`/:meth:`inline` calls are open (see :data:`MAX_NESTING`)."""
 
     # --- blocks -----------------------------------------------------------------------------
 
     def block(self, el: etree._Element, out: list[str]) -> None:
+        if self.depth >= MAX_NESTING:
+            self.paragraph_of(escape_text(text_of(el)), out)
+            return
+        self.depth += 1
+        try:
+            self._cached_block(el, out)
+        finally:
+            self.depth -= 1
+
+    def _cached_block(self, el: etree._Element, out: list[str]) -> None:
         cache = self.cache
         if cache is None:
             self._block(el, out)
@@ -352,6 +453,9 @@ class _Converter:
             if handler is not None:
                 handler(self, el, out)
                 return
+        if tag in EDIT_TAGS and self.is_block(el):
+            self.edit_block(el, out)
+            return
         handler = self.tag_handlers.get(tag)
         if handler is not None:
             handler(self, el, out)
@@ -365,9 +469,26 @@ class _Converter:
         if not isinstance(tag, str):
             return False
         role = self.roles.get(el)
-        if role is not None:
+        if role is not None and role not in _EDIT_LABELS:
             return role in _BLOCK_ROLES
+        if tag in EDIT_TAGS:  # an edit is a block when it holds one
+            return self.depth < MAX_NESTING and any(self.is_block(c) for c in el)
         return tag in self.block_tags
+
+    def edit_block(self, el: etree._Element, out: list[str]) -> None:
+        """An edit holding blocks: its blocks, in a blockquote labelled by the edit when
+        marked."""
+        role = self.roles.get(el)
+        if role not in _EDIT_LABELS:
+            self.container(el, out)
+            return
+        blocks: list[str] = []
+        self.container(el, blocks)
+        lines = [f"> **{_EDIT_LABELS[role][1]}**"]
+        if blocks:
+            lines.append(">")
+            lines.extend(f"> {line}" if line else ">" for line in "\n\n".join(blocks).split("\n"))
+        out.append("\n".join(lines))
 
     def container(self, el: etree._Element, out: list[str]) -> None:
         """Children in order: runs of inline content become paragraphs, block children render."""
@@ -468,10 +589,10 @@ class _Converter:
             text = text_of(el).strip("\n")
         elif any(self.is_block(child) for child in el):  # a block equation: a line per block
             text = "\n".join(
-                filter(None, (" ".join(text_of(c).split()) for c in el if isinstance(c.tag, str)))
+                filter(None, (" ".join(math_text(c).split()) for c in el if isinstance(c.tag, str)))
             )
         else:
-            text = " ".join(text_of(el).split())
+            text = " ".join(math_text(el).split())
         if text.strip():
             out.append(fence(text, language))
 
@@ -484,12 +605,57 @@ class _Converter:
         if names is not None and productions:
             lines: list[str] = []
             for production in productions:
-                lines.extend(_production_lines(production, names))
+                lines.extend(self.production_lines(production, names))
             text = "\n".join(lines)
         else:  # source form: the grammar is plain text
             text = textwrap.dedent(text_of(el).strip("\n")).strip()
         if text:
             out.append(fence(text, "bnf"))
+
+    def production_lines(self, production: etree._Element, names: GrammarElements) -> list[str]:
+        """One production: its left-hand side line, then one indented line per right-hand side
+        (those a proposal's edit wraps included). With marked edits, a line an edit wraps starts
+        with ``+`` (inserted) or ``-`` (deleted) in place of its first space, and an edited
+        symbol inside a line is written ``++x++`` or ``~~x~~``."""
+        lhs, geq, one_of, rhs = "", ":", "", []
+        production_mark = self.edit_mark(production)
+        children = [c for c in production if isinstance(c.tag, str)]
+        while children:
+            child = children.pop(0)
+            tag = child.tag
+            if tag in EDIT_TAGS:  # an edit wrapping whole right-hand sides
+                children[:0] = [c for c in child if isinstance(c.tag, str)]
+            elif tag == names.nonterminal and not lhs:
+                lhs = _token_text(child, names.optional)
+            elif tag == names.geq:
+                geq = _token_text(child, names.optional)
+            elif tag == names.one_of:
+                one_of = " one of"
+            elif tag == names.rhs:
+                tokens = [self.grammar_token(t, names) for t in child if isinstance(t.tag, str)]
+                if child.text and child.text.strip():
+                    tokens.insert(0, " ".join(child.text.split()))
+                mark = self.edit_mark(child, production) or production_mark
+                rhs.append(f"{mark or ' '}   " + " ".join(t for t in tokens if t))
+        return [f"{production_mark}{lhs} {geq}{one_of}", *rhs]
+
+    def grammar_token(self, el: etree._Element, names: GrammarElements) -> str:
+        text = _token_text(el, names.optional)
+        role = self.roles.get(el)
+        if role in _EDIT_LABELS and text:
+            return f"{_EDIT_LABELS[role][0]}{text}{_EDIT_LABELS[role][0]}"
+        return text
+
+    def edit_mark(self, el: etree._Element, stop: etree._Element | None = None) -> str:
+        """``+``/``-`` when ``el`` or an ancestor below ``stop`` is a marked insertion or
+        deletion (the nearest decides), else ""."""
+        for node in (el, *el.iterancestors()):
+            if node is stop:
+                break
+            role = self.roles.get(node)
+            if role in _EDIT_LABELS:
+                return "+" if role == "inserted" else "-"
+        return ""
 
     def note(self, el: etree._Element, out: list[str]) -> None:
         label_el = el.find("span")
@@ -516,10 +682,11 @@ class _Converter:
         rows = self.table_rows(el)
         if rows:
             columns = el.get(COLUMNS_ATTR, "")
-            out.append(format_table(rows, int(columns) if columns.isdigit() else 0))
+            header = has_header_row(el)
+            out.append(format_table(rows, int(columns) if columns.isdigit() else 0, header=header))
 
     def table_rows(self, el: etree._Element) -> list[list[str]]:
-        """The table's rows as cell texts, padded for colspan and rowspan (first row = header)."""
+        """The table's rows as cell texts, padded for colspan and rowspan."""
         rows: list[list[str]] = []
         carry: dict[int, int] = {}  # column -> rows still covered by a rowspan from above
         for tr in own_rows(el):
@@ -563,9 +730,18 @@ class _Converter:
         return _join_inline(parts)
 
     def inline(self, el: etree._Element) -> str:
+        if self.depth >= MAX_NESTING:
+            return escape_text(text_of(el))
+        self.depth += 1
+        try:
+            return self._inline(el)
+        finally:
+            self.depth -= 1
+
+    def _inline(self, el: etree._Element) -> str:
         role = self.roles.get(el)
         if role == "inline_code":
-            return code_span(text_of(el))
+            return code_span(math_text(el))
         if role == "link":
             return self.link(el)
         if role == "skip":
@@ -579,17 +755,27 @@ class _Converter:
             blocks: list[str] = []
             self.block(el, blocks)
             return " ".join(" ".join(b.split("\n")) for b in blocks)
+        if tag in ("sup", "sub"):
+            return _script(tag, escape_text(" ".join(math_text(el).split())))
+        if tag == self.optional_tag:
+            return "?"
         inner = self.inline_children(el)
+        if role in _EDIT_LABELS and inner.strip():
+            mark = _EDIT_LABELS[role][0]
+            return f"{mark}{inner.strip()}{mark}"
         if tag in ("b", "strong") and inner.strip():
             return f"**{inner.strip()}**"
         if tag in ("i", "em", "dfn") and inner.strip():
             return f"*{inner.strip()}*"
-        if tag == "sup" and inner.strip():
-            return f"^{inner.strip()}"
         if tag == "img":  # multipage pages sit one folder down: "../img/x.svg" is "img/x.svg"
             src = re.sub(r"^(?:\.\.?/)+", "", el.get("src") or "")
             return f"![{escape_text(el.get('alt') or '')}]({src})"
         return inner
+
+    @property
+    def optional_tag(self) -> str:
+        grammar = self.elements.grammar
+        return grammar.optional if grammar is not None and grammar.optional else "\x00"
 
     def link(self, el: etree._Element) -> str:
         text = _collapse(self.inline_children(el)).replace("\n", " ")
@@ -681,23 +867,47 @@ def _escape_block_start(text: str) -> str:
     return "\\" + text
 
 
-def _production_lines(production: etree._Element, names: GrammarElements) -> list[str]:
-    lhs, geq, one_of, rhs = "", ":", "", []
-    for child in production:
-        tag = child.tag
-        if tag == names.nonterminal and not lhs:
-            lhs = _token_text(child)
-        elif tag == names.geq:
-            geq = _token_text(child)
-        elif tag == names.one_of:
-            one_of = " one of"
-        elif tag == names.rhs:
-            tokens = [_token_text(t) for t in child if isinstance(t.tag, str)]
-            if child.text and child.text.strip():
-                tokens.insert(0, " ".join(child.text.split()))
-            rhs.append("    " + " ".join(t for t in tokens if t))
-    return [f"{lhs} {geq}{one_of}", *rhs]
-
-
-def _token_text(el: etree._Element) -> str:
+def _token_text(el: etree._Element, optional: str = "") -> str:
+    """A grammar symbol's text on one line, its optional mark (``optional`` elements) as
+    ``?``."""
+    if optional and next(el.iter(optional), None) is not None:
+        return " ".join(math_text(el, {optional: "?"}).split())
     return " ".join(text_of(el).split())
+
+
+def math_text(el: etree._Element, replace: dict[str, str] | None = None) -> str:
+    """The text inside ``el`` (its tail excluded), each ``sup`` as ``^`` and ``sub`` as ``_``
+    with grouping (:func:`_script`) and each element named in ``replace`` as the given text."""
+    if len(el) == 0:
+        return el.text or ""
+    parts: list[str] = []
+    stack: list[tuple[etree._Element, bool]] = [(el, False)]
+    while stack:  # pre-order without recursion: (element, its tail is due now)
+        node, tail = stack.pop()
+        if tail:
+            parts.append(node.tail or "")
+            continue
+        if node is not el:
+            stack.append((node, True))
+        tag = node.tag
+        if not isinstance(tag, str):
+            continue
+        if replace and tag in replace:
+            parts.append(replace[tag])
+        elif tag in ("sup", "sub") and node is not el:
+            parts.append(_script(tag, " ".join(math_text(node, replace).split())))
+        else:
+            parts.append(node.text or "")
+            stack.extend((child, False) for child in reversed(node))
+    return "".join(parts)
+
+
+def _script(tag: str, text: str) -> str:
+    """A superscript (``tag`` ``sup``) as ``^text``, a subscript as ``_text``, in parentheses
+    unless ``text`` is one word; an ordinal suffix (``st``, ``nd``, ``rd``, ``th``) as is."""
+    if not text:
+        return ""
+    if tag == "sup" and _ORDINAL_SUFFIX.match(text):
+        return text
+    grouped = text if _ONE_WORD.match(text) else f"({text})"
+    return ("^" if tag == "sup" else "_") + grouped

@@ -13,11 +13,13 @@ from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.errors import PolicyError
 from specbrowser.types import BREAKDOWN_STRATEGIES, BreakdownStrategy
 
-CONVERTER_VERSION = 4
+CONVERTER_VERSION = 5
 """Bumped whenever the Markdown converter, the breakdown or the retrieval text changes its
 output, so that a policy version names a reproducible chunk set. 3: retrieval texts drop
 in-document link targets. 4: the guarded breakdown strategy, and the strategy and minimum size
-among the settings."""
+among the settings. 5: a proposal's edits (the edit mode among the Markdown settings), ``^``/``_``
+for superscripts and subscripts, ``?`` for optional grammar symbols, an empty header row for
+tables without one, plain text below the converter's nesting limit."""
 
 DEFAULT_THRESHOLD_CHARS = 5000
 """Seed 000's LARGE_DOC_THRESHOLD: a section whose Markdown is longer is broken down."""

@@ -29,7 +29,7 @@ from specbrowser.chunking.rules import (
 )
 from specbrowser.errors import SpecParseError
 from specbrowser.formats.base import Page, ParsedSpec, parse_pages
-from specbrowser.formats.html import element_text, read_html
+from specbrowser.formats.html import element_text, read_html, without_deleted
 from specbrowser.model import SECTION_REF_TAG, Section
 
 RENDERED = "ecmarkup-rendered"
@@ -110,6 +110,7 @@ MARKDOWN_ELEMENTS = MarkdownElements(
         geq="emu-geq",
         one_of="emu-oneof",
         rhs="emu-rhs",
+        optional="emu-opt",
     ),
 )
 """ecmarkup's elements for the Markdown converter: its block elements, algorithms (``emu-alg``,
@@ -282,12 +283,15 @@ def heading_of(el: etree._Element) -> tuple[str, str]:
     """The (secnum, title) of a section element, from its first ``h1`` child.
 
     ``secnum`` is the text of ``<span class="secnum">`` (ecmarkup writes it only in rendered
-    output); ``title`` is the rest of the heading with whitespace collapsed, inline code kept.
+    output); ``title`` is the rest of the heading with whitespace collapsed, inline code kept,
+    a proposal's deleted words (``del``) left out
+    (:func:`~specbrowser.formats.html.without_deleted`).
     Returns ("", "") when the section has no ``h1``.
     """
     h1 = el.find("h1")
     if h1 is None:
         return "", ""
+    h1 = without_deleted(h1)
     secnum = ""
     parts = [h1.text or ""]
     for child in h1:

@@ -1,0 +1,256 @@
+"""Faithful conversion of what specs hold besides prose: a proposal's edits, math, optional
+grammar symbols, header-less tables, deep nesting."""
+
+from __future__ import annotations
+
+import pytest
+from lxml import etree
+
+from specbrowser import store
+from specbrowser.chunking.markdown import MAX_NESTING, drop_deleted, resolve_roles, to_markdown
+from specbrowser.chunking.markdown_config import MarkdownConfig
+from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.cli import main
+from specbrowser.formats import load_spec
+from specbrowser.formats.ecmarkup import MARKDOWN_ELEMENTS, heading_of
+from specbrowser.formats.html import current_text
+from specbrowser.formats.toc import extract_toc
+from specbrowser.session.ingest import ingest
+from specbrowser.session.rechunk import rechunk
+from tests.helpers import chunk_html, write_spec
+
+MARKED = MarkdownConfig(edits="marked")
+
+
+def element(html: str) -> etree._Element:
+    root = etree.fromstring(f"<html><body><div>{html}</div></body></html>", etree.HTMLParser())
+    found = root.find(".//div")
+    assert found is not None
+    return found
+
+
+def md(html: str, config: MarkdownConfig | None = None) -> str:
+    return to_markdown(element(html), config or MarkdownConfig(), elements=MARKDOWN_ELEMENTS)
+
+
+# --- a proposal's <del> and <ins> ------------------------------------------------------------
+
+EDITED_STEPS = (
+    "<emu-alg><ol>"
+    "<li><del>Let <var>old</var> be 1.</del></li>"
+    '<li><span aria-hidden="true" class="list-marker">2. </span><del>Gone too.</del></li>'
+    "<li>Let <del>x</del><ins>y</ins> be 2.</li>"
+    "<li>Return <var>y</var>.</li>"
+    "</ol></emu-alg>"
+)
+
+
+def test_current_edits_drop_deleted_text_and_fully_deleted_steps():
+    text = md(EDITED_STEPS)
+    assert text == "1. Let y be 2.\n2. Return `y`."
+    assert "old" not in text and "Gone" not in text
+
+
+def test_marked_edits_keep_both_marked():
+    text = md(EDITED_STEPS, MARKED)
+    assert "1. ~~Let `old` be 1.~~" in text
+    assert "3. Let ~~x~~++y++ be 2." in text
+    assert "4. Return `y`." in text
+
+
+def test_an_edit_holding_blocks_is_a_block():
+    html = "<p>before</p><ins><p>NEWPARA one.</p><p>two</p></ins><del><p>OLDPARA</p></del>"
+    assert md(html) == "before\n\nNEWPARA one.\n\ntwo"
+    marked = md(html, MARKED)
+    assert "> **Inserted**\n>\n> NEWPARA one.\n>\n> two" in marked
+    assert "> **Deleted**\n>\n> OLDPARA" in marked
+
+
+def test_a_deleted_argument_leaves_one_separator():
+    html = "<h1>Host ( <var>a</var>, <del><var>b</var></del>, <ins><var>c</var></ins> )</h1>"
+    assert md(html) == "# Host ( `a`, `c` )"
+
+
+def test_drop_deleted_counts_and_is_idempotent():
+    el = element("<p>a <del>b</del> c <del>d</del></p>")
+    assert drop_deleted(el) == 2 and drop_deleted(el) == 0
+    assert to_markdown(el) == "a c"
+
+
+def test_resolve_roles_gives_edits_roles_only_when_marked():
+    el = element("<p><del>x</del><ins>y</ins></p>")
+    roles = resolve_roles(el, MARKED)
+    assert sorted(roles.values()) == ["deleted", "inserted"]
+
+
+def test_edit_mode_is_part_of_the_policy_version():
+    current = ChunkPolicy()
+    marked = ChunkPolicy(markdown=MARKED)
+    assert current.version != marked.version
+    assert ChunkPolicy.from_settings(marked.settings()) == marked
+    assert MarkdownConfig.from_settings({"edits": "bogus"}).edits == "current"
+
+
+def test_heading_and_toc_titles_read_as_after_the_proposal():
+    h1 = (
+        '<emu-clause id="sec-h"><h1><span class="secnum">16.2.1.8</span> Host ( '
+        "<var>referrer</var>, <del><var>specifier</var></del>, <ins><var>moduleRequest</var></ins>"
+        " )</h1></emu-clause>"
+    )
+    clause = etree.fromstring(h1, etree.HTMLParser()).find(".//emu-clause")
+    assert clause is not None
+    assert heading_of(clause) == ("16.2.1.8", "Host ( referrer, moduleRequest )")
+    root = etree.fromstring(
+        '<div id="menu-toc"><ol class="toc"><li><a href="#sec-h" title="Host ( referrer, '
+        'specifier, moduleRequest )"><span class="secnum">16.2.1.8</span> Host ( '
+        "<var>referrer</var>, <del><var>specifier</var></del>, <ins><var>moduleRequest</var>"
+        "</ins> )</a></li></ol></div>",
+        etree.HTMLParser(),
+    )
+    (entry,) = extract_toc(root)
+    assert entry.title == "Host ( referrer, moduleRequest )"
+    assert current_text(element("<del>x</del>")) == ""
+
+
+def test_a_section_edited_by_a_proposal_is_titled_by_its_new_words(tmp_path):
+    body = (
+        '<emu-clause id="sec-e"><h1><span class="secnum">1</span> <del>Old</del><ins>New</ins>'
+        " Name</h1><p>Text <del>OLDWORD</del><ins>NEWWORD</ins>.</p></emu-clause>"
+    )
+    (chunk,) = chunk_html(tmp_path, body)
+    assert chunk.title == "1 New Name" and chunk.heading_path == ["1 New Name"]
+    assert "OLDWORD" not in chunk.text and "NEWWORD" in chunk.text
+
+
+# --- math ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("html", "expected"),
+    [
+        (
+            '<emu-eqn class="inline">2<sup>64</sup> - 2<sup>53</sup> + 3</emu-eqn>',
+            "`2^64 - 2^53 + 3`",
+        ),
+        ("<var>radix</var><sup><var>k</var> - 1</sup>", "`radix`^(k - 1)"),
+        ("2<sup><var>shift</var></sup>", "2^shift"),
+        ("the n<sup>th</sup> element", "the nth element"),
+        ("+0<sub>𝔽</sub> and <b>cf<sub>1</sub></b>", "+0_𝔽 and **cf_1**"),
+        ("<code>x<sup>2</sup></code>", "`x^2`"),
+        ("2<sup>-<var>y</var></sup>", "2^(-y)"),
+    ],
+)
+def test_superscripts_and_subscripts_keep_their_place(html, expected):
+    assert md(f"<p>{html}</p>") == expected
+
+
+def test_block_equation_keeps_exponents():
+    assert md("<emu-eqn>x = 2<sup>53</sup></emu-eqn>") == "```\nx = 2^53\n```"
+
+
+# --- grammar ---------------------------------------------------------------------------------
+
+
+def test_optional_symbol_is_a_word_of_its_own():
+    html = (
+        '<emu-grammar><emu-production name="A"><emu-nt>A</emu-nt> <emu-geq>:</emu-geq>'
+        "<emu-rhs><emu-nt>Elision</emu-nt> <emu-nt optional><a>Initializer</a><emu-mods>"
+        "<emu-opt>opt</emu-opt></emu-mods></emu-nt></emu-rhs></emu-production></emu-grammar>"
+    )
+    assert md(html) == "```bnf\nA :\n    Elision Initializer?\n```"
+    prose = "<p>an <emu-nt>Elision<emu-mods><emu-opt>opt</emu-opt></emu-mods></emu-nt> here</p>"
+    assert md(prose) == "an Elision? here"
+
+
+# --- tables ----------------------------------------------------------------------------------
+
+
+def test_a_table_without_a_header_row_gets_an_empty_one():
+    text = md("<table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>")
+    assert text == "|  |  |\n|---|---|\n| a | b |\n| c | d |"
+
+
+@pytest.mark.parametrize(
+    "head",
+    ["<thead><tr><td>h1</td><td>h2</td></tr></thead>", "<tr><th>h1</th><th>h2</th></tr>"],
+)
+def test_a_thead_or_th_row_is_the_header(head):
+    text = md(f"<table>{head}<tr><td>a</td><td>b</td></tr></table>")
+    assert text.split("\n")[0] == "| h1 | h2 |"
+
+
+# --- deep nesting ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tag", ["div", "span"])
+def test_2000_nested_elements_convert_without_recursion_error(tag):
+    html = f"<{tag}>" * 2000 + "DEEPWORD" + f"</{tag}>" * 2000
+    root = etree.fromstring(
+        f"<html><body><p>top</p>{html}</body></html>", etree.HTMLParser(huge_tree=True)
+    )
+    body = root.find("body")
+    assert body is not None
+    assert to_markdown(body) == "top\n\nDEEPWORD"
+
+
+def test_nesting_below_the_limit_keeps_its_formatting():
+    html = "<div>" * (MAX_NESTING - 10) + "<b>bold</b>" + "</div>" * (MAX_NESTING - 10)
+    assert md(html) == "**bold**"
+
+
+def test_ingest_of_1000_nested_elements_succeeds(tmp_path):
+    body = '<emu-clause id="sec-deep"><h1>Deep</h1>' + "<div>" * 1000 + "DEEPWORD"
+    body += "</div>" * 1000 + "</emu-clause>"
+    (chunk,) = chunk_html(tmp_path, body)
+    assert "DEEPWORD" in chunk.text
+
+
+def test_a_page_deeper_than_the_parser_reads_is_one_error_line(tmp_path, capsys):
+    body = '<emu-clause id="sec-deep"><h1>Deep</h1>' + "<div>" * 2100 + "x"
+    spec = write_spec(tmp_path, body + "</div>" * 2100 + "</emu-clause>")
+    assert main(["ingest", str(spec), "--db", str(tmp_path / "d.db")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "deeper than 2048 levels" in err[0]
+    with pytest.raises(Exception, match="deeper than"):
+        load_spec(spec)
+
+
+def test_cached_and_uncached_rechunks_of_an_edited_section_agree(tmp_path):
+    inner = "".join(
+        f"<li>Inner step {j} has words enough to be a long step.</li>" for j in range(8)
+    )
+    steps = "".join(
+        f"<li>Let <del>OLDSTEP{i}</del>new{i} be:<ol>{inner}</ol></li>" for i in range(6)
+    )
+    body = f'<emu-clause id="sec-p"><h1>P</h1><emu-alg><ol>{steps}</ol></emu-alg></emu-clause>'
+    spec = write_spec(tmp_path, body)
+    for name in ("cached", "uncached"):
+        ingest([spec], tmp_path / f"{name}.db", ChunkPolicy(threshold_chars=5000))
+    cached, uncached = (store.open_database(tmp_path / f"{n}.db") for n in ("cached", "uncached"))
+    small = ChunkPolicy(threshold_chars=300, breakdown_tags=("li", "ol"), strategy="seed")
+    rechunk(cached, small, rebuild=True)
+    rechunk(uncached, small, rebuild=True, use_cache=False, copy_stored=False)
+    query = "SELECT id, text FROM chunks WHERE policy_version = ? ORDER BY ordinal"
+    rows = cached.db.execute(query, [small.version]).fetchall()
+    assert rows == uncached.db.execute(query, [small.version]).fetchall()
+    assert len(rows) > 1
+    assert not any("OLDSTEP" in text for _, text in rows)
+
+
+GRAMMAR_EDIT = (
+    '<emu-grammar><emu-production name="W"><emu-nt>W</emu-nt> <emu-geq>:</emu-geq>'
+    "<emu-rhs><emu-nt>A</emu-nt></emu-rhs><ins><emu-rhs><emu-nt>NEWRHS</emu-nt></emu-rhs></ins>"
+    "<del><emu-rhs><emu-nt>OLDRHS</emu-nt></emu-rhs></del></emu-production></emu-grammar>"
+    '<emu-grammar><del><emu-production name="G"><emu-nt>G</emu-nt> <emu-geq>:</emu-geq>'
+    "<emu-rhs><emu-nt>GONE</emu-nt></emu-rhs></emu-production></del></emu-grammar>"
+)
+
+
+def test_right_hand_sides_inside_an_edit_are_kept_or_dropped():
+    assert md(GRAMMAR_EDIT) == "```bnf\nW :\n    A\n    NEWRHS\n```"
+
+
+def test_marked_grammar_edits_start_their_lines_with_plus_or_minus():
+    text = md(GRAMMAR_EDIT, MARKED)
+    assert "W :\n    A\n+   NEWRHS\n-   OLDRHS\n```" in text
+    assert "-G :\n-   GONE" in text
