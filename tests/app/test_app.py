@@ -114,8 +114,8 @@ async def test_tree_shows_top_level_sections(toylang_db: Path) -> None:
         assert tree.root.children[0].data == DOCUMENT_CHUNK_ID
         assert app.title == "Toylang Language Specification"
         assert app.sub_title == TOYLANG_POLICY.describe()
-        assert cursor_id(app) == "sec-intro"
-        assert browser(app).query_one(ChunkView).chunk.id == "sec-intro"
+        assert cursor_id(app) == "front-matter"  # the title block, before the first section
+        assert browser(app).query_one(ChunkView).chunk.id == "front-matter"
 
 
 @run_async
@@ -327,7 +327,7 @@ async def test_jump_provider_matches_ids_titles_and_fuzzy(toylang_db: Path) -> N
         fuzzy = [hit async for hit in provider.search("ltrlmrkp")]
         assert "Jump to sec-literal-markup" in [h.help for h in fuzzy]
         discovered = [hit async for hit in provider.discover()]
-        assert [h.text for h in discovered][:2] == ["Introduction", "1 Scope"]
+        assert [h.text for h in discovered][:3] == ["Front matter", "Introduction", "1 Scope"]
         exact[0].command()
         await settle(pilot)
         assert cursor_id(app) == "sec-scope"
@@ -372,7 +372,7 @@ async def test_document_synopsis_is_the_first_node_and_shows_the_outline(toylang
         assert view.chunk.id == DOCUMENT_CHUNK_ID  # no parent: a warning, no move
         await pilot.press("down")
         await settle(pilot)
-        assert view.chunk.id == "sec-intro"
+        assert view.chunk.id == "front-matter"
 
 
 @run_async
@@ -899,7 +899,7 @@ async def test_escape_in_the_search_bar_closes_it_and_focuses_the_tree(toylang_d
         await settle(pilot)
         assert not screen.search_bar.display and app.focused is screen.chunk_tree
         assert screen.hit_index is None
-        assert cursor_id(app) == "sec-intro"  # nothing chosen: no move
+        assert cursor_id(app) == "front-matter"  # nothing chosen: no move
         await pilot.press("slash")  # reopens with the last query and hits
         await settle(pilot)
         assert screen.query_one("#search-input", Input).value == "gadget"
@@ -1133,7 +1133,7 @@ async def test_ingest_runs_in_a_worker_then_shows_the_browser(tmp_path: Path, mo
         assert isinstance(app.screen, BrowserScreen)
         assert app.title == "Toylang Language Specification"
         assert cache.is_file()
-        assert cursor_id(app) == "sec-intro"
+        assert cursor_id(app) == "front-matter"
 
 
 @pytest.mark.serial

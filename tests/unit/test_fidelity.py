@@ -254,3 +254,43 @@ def test_marked_grammar_edits_start_their_lines_with_plus_or_minus():
     text = md(GRAMMAR_EDIT, MARKED)
     assert "W :\n    A\n+   NEWRHS\n-   OLDRHS\n```" in text
     assert "-G :\n-   GONE" in text
+
+
+# --- front matter ----------------------------------------------------------------------------
+
+
+def test_content_outside_every_section_is_a_front_matter_section(tmp_path):
+    body = (
+        '<h1 class="version">Stage 3 Draft / TITLEWORD</h1><p>Intro PREAMBLEWORD.</p>'
+        '<emu-clause id="sec-a"><h1>A</h1><p>AWORD</p></emu-clause>'
+        "<div>Between TAILWORD<script>SCRIPTWORD</script></div>"
+    )
+    parsed = load_spec(write_spec(tmp_path, body))
+    front, clause = parsed.sections
+    assert (front.id, front.kind, front.ordinal, front.parent_id) == (
+        "front-matter",
+        "front-matter",
+        0,
+        None,
+    )
+    assert (clause.id, clause.ordinal) == ("sec-a", 1)
+    chunks = {c.section_id: c for c in chunk_html(tmp_path, body) if c.parent_id is None}
+    text = chunks["front-matter"].text
+    assert "TITLEWORD" in text and "PREAMBLEWORD" in text and "TAILWORD" in text
+    assert "SCRIPTWORD" not in text and "AWORD" not in text and "Subsection" not in text
+    assert chunks["sec-a"].text.count("AWORD") == 1
+
+
+def test_no_front_matter_without_text_outside_the_sections(tmp_path):
+    parsed = load_spec(write_spec(tmp_path, '<emu-clause id="a"><h1>A</h1></emu-clause>\n'))
+    assert [s.id for s in parsed.sections] == ["a"]
+
+
+def test_the_menu_is_not_front_matter(tmp_path):
+    spec = tmp_path / "spec.html"
+    spec.write_text(
+        "<html><body><div id='menu'><div id='menu-toc'><ol class='toc'><li>"
+        "<a href='#a' title='A'>A</a></li></ol></div></div><div id='spec-container'>"
+        "<emu-clause id='a'><h1>A</h1><p>x</p></emu-clause></div></body></html>"
+    )
+    assert [s.id for s in load_spec(spec).sections] == ["a"]
