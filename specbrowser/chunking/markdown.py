@@ -11,7 +11,8 @@ elements, algorithm steps, examples, grammar productions); the examples below us
 Rules:
 
 - links: ``[text](#id)``; a multipage page name is dropped (``abstract-operations.html#x`` →
-  ``#x``) and percent-encoded anchors decoded; absolute URLs kept as written.
+  ``#x``) and percent-encoded anchors decoded; absolute URLs kept as written, a space as
+  ``%20``.
 - inline code (``var``, ``emu-val``, ``emu-const``, ``code``, inline ``emu-eqn``): raw text, never
   escaped; a delimiter longer than any backtick run inside, padded when the code starts or ends
   with a backtick; two adjacent code spans get a space between them.
@@ -792,6 +793,7 @@ class _Converter:
                 href = href[2:]
         if href[0] == "#" and "%" in href:  # multipage percent-encodes anchors (#%E2%84%9D)
             href = "#" + unquote(href[1:])
+        href = href.replace(" ", "%20")  # as lxml writes it in stored HTML (mailto: links)
         if _NEEDS_ANGLE_BRACKETS.search(href):
             href = "<" + href.replace("<", "%3C").replace(">", "%3E") + ">"
         return f"[{text}]({href})"

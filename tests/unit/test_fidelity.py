@@ -9,15 +9,16 @@ from lxml import etree
 from specbrowser import store
 from specbrowser.chunking.markdown import MAX_NESTING, drop_deleted, resolve_roles, to_markdown
 from specbrowser.chunking.markdown_config import MarkdownConfig
+from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.cli import main
 from specbrowser.formats import load_spec
-from specbrowser.formats.ecmarkup import MARKDOWN_ELEMENTS, heading_of
+from specbrowser.formats.ecmarkup import CHUNKING_RULES, MARKDOWN_ELEMENTS, heading_of
 from specbrowser.formats.html import current_text
 from specbrowser.formats.toc import extract_toc
 from specbrowser.session.ingest import ingest
 from specbrowser.session.rechunk import rechunk
-from tests.helpers import chunk_html, write_spec
+from tests.helpers import ECMA262, chunk_html, write_spec
 
 MARKED = MarkdownConfig(edits="marked")
 
@@ -294,3 +295,64 @@ def test_the_menu_is_not_front_matter(tmp_path):
         "<emu-clause id='a'><h1>A</h1><p>x</p></emu-clause></div></body></html>"
     )
     assert [s.id for s in load_spec(spec).sections] == ["a"]
+
+
+# --- ecmarkup source -------------------------------------------------------------------------
+
+SOURCE = (
+    "<!DOCTYPE html>\n<meta charset='utf-8'>\n<pre class=metadata>\ntitle: Toy\n</pre>\n"
+    '<emu-intro id="sec-intro"><h1>Intro</h1></emu-intro>\n'
+    '<emu-clause id="sec-one"><h1>One</h1>\n'
+    '<emu-clause id="sec-one-a"><h1>One A</h1></emu-clause>\n'
+    '<emu-clause id="sec-one-b"><h1>Op ( _arg_ )</h1>\n'
+    "<p>Let _x_ be *true*, ~sync~ or |Statement_opt|; keep snake_case and 2 * 3 * 4.</p>\n"
+    '<emu-alg>\n  1. Let _n_ be |Expression[?In]|.\n  1. Return *"a b"*.\n</emu-alg>\n'
+    "<emu-grammar>A : B _C_</emu-grammar>\n"
+    "</emu-clause></emu-clause>\n"
+    '<emu-clause id="sec-thirteen" number="13"><h1>Thirteen</h1></emu-clause>\n'
+    '<emu-clause id="sec-fourteen"><h1>Fourteen</h1></emu-clause>\n'
+    '<emu-annex id="sec-annex-a"><h1>First</h1>'
+    '<emu-annex id="sec-annex-a1"><h1>Sub</h1></emu-annex></emu-annex>\n'
+    '<emu-annex id="sec-annex-b" normative><h1>Second</h1></emu-annex>\n'
+    '<emu-annex id="sec-bibliography" back-matter><h1>Bibliography</h1></emu-annex>\n'
+)
+
+
+def test_source_sections_are_numbered_as_ecmarkup_renders_them(tmp_path):
+    (tmp_path / "spec.emu").write_text(SOURCE)  # a folder holding only spec.emu
+    parsed = load_spec(tmp_path)
+    assert parsed.document.kind == "ecmarkup-source"
+    numbers = {s.id: s.secnum for s in parsed.sections}
+    assert numbers == {
+        "front-matter": "",
+        "sec-intro": "",
+        "sec-one": "1",
+        "sec-one-a": "1.1",
+        "sec-one-b": "1.2",
+        "sec-thirteen": "13",
+        "sec-fourteen": "14",
+        "sec-annex-a": "Annex A (informative)",
+        "sec-annex-a1": "A.1",
+        "sec-annex-b": "Annex B (normative)",
+        "sec-bibliography": "",
+    }
+
+
+def test_source_shorthand_reads_as_rendered_text(tmp_path):
+    (tmp_path / "spec.emu").write_text(SOURCE)
+    parsed = load_spec(tmp_path)
+    assert {s.id: s.title for s in parsed.sections}["sec-one-b"] == "Op ( arg )"
+    chunks = chunk_spec(parsed, ChunkPolicy(), rules=CHUNKING_RULES).chunks
+    text = next(c.text for c in chunks if c.id == "sec-one-b")
+    assert "Let `x` be `true`, `sync` or Statement?; keep snake_case and 2 * 3 * 4." in text
+    assert '1. Let `n` be Expression[?In].\n1. Return `"a b"`.' in text
+    assert "A : B _C_" in text  # grammar as written
+
+
+@pytest.mark.real
+@pytest.mark.skipif(not (ECMA262 / "source").exists(), reason=f"real specs not found at {ECMA262}")
+def test_ecma262_source_numbers_equal_the_rendered_ones():
+    rendered = {s.id: s.secnum for s in load_spec(ECMA262 / "index.html").sections}
+    source = {s.id: s.secnum for s in load_spec(ECMA262 / "source").sections}
+    assert len(source) == 2253  # the rendering adds the copyright annex
+    assert all(rendered[i] == n for i, n in source.items())
