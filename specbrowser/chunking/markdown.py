@@ -12,7 +12,8 @@ Rules:
 
 - links: ``[text](#id)``; a multipage page name is dropped (``abstract-operations.html#x`` →
   ``#x``) and percent-encoded anchors decoded; absolute URLs kept as written, a space as
-  ``%20``.
+  ``%20``. In a heading, a permalink mark (``¶``, ``#``) is dropped and a link to a fragment
+  that holds the whole heading is written as its text.
 - inline code (``var``, ``emu-val``, ``emu-const``, ``code``, inline ``emu-eqn``): raw text, never
   escaped; a delimiter longer than any backtick run inside, padded when the code starts or ends
   with a backtick; two adjacent code spans get a space between them.
@@ -192,6 +193,7 @@ EDIT_TAGS = ("del", "ins")
 """HTML's edit elements, as a proposal marks the text it deletes and inserts."""
 
 _EDIT_LABELS = {"deleted": ("~~", "Deleted"), "inserted": ("++", "Inserted")}
+_PERMALINK_TEXTS = frozenset({"", "¶", "#", "§", "🔗", "\u200b"})
 _ORDINAL_SUFFIX = re.compile(r"^(?:st|nd|rd|th)$")
 _ONE_WORD = re.compile(r"^[\w.′]+$")
 _WS = re.compile(r"[ \t\n\r\f\v]+")
@@ -514,9 +516,25 @@ class _Converter:
             out.append(text)
 
     def heading(self, el: etree._Element, out: list[str]) -> None:
+        self.unlink_heading(el)
         text = _collapse(self.inline_children(el)).replace("\n", " ")
         if text:
             out.append("#" * int(el.tag[1]) + " " + text)
+
+    def unlink_heading(self, el: etree._Element) -> None:
+        """A heading's own anchors are no links: a permalink mark (a fragment link whose text
+        is only ``¶``, ``#``, ``§`` …: Sphinx, GitHub) is dropped, and a fragment link holding
+        the whole heading text (mdBook's ``a.header``) is written as its text."""
+        whole = " ".join(text_of(el).split())
+        for link in el.iter("a"):
+            href = link.get("href") or ""
+            if not href.startswith("#") or self.roles.get(link) not in (None, "link"):
+                continue
+            text = " ".join(text_of(link).split())
+            if "".join(text.split()) in _PERMALINK_TEXTS:
+                self.roles[link] = "skip"
+            elif text == whole:
+                self.roles[link] = "unlinked"
 
     def paragraph(self, el: etree._Element, out: list[str]) -> None:
         self.container(el, out)

@@ -26,11 +26,13 @@ Rules:
 - **Numbers and titles.** ``secnum`` is the text of the heading's ``.secno`` (Bikeshed, ReSpec
   ``bdi``), ``.secnum`` or ``.section-number`` (xml2rfc) element, trailing dot dropped
   (``1.2.`` → ``1.2``, as Bikeshed's own TOC writes it); the title is the rest of the heading
-  text without self-links (``a.self-link``), whitespace collapsed.
+  text without self-links (``a.self-link``, Sphinx ``a.headerlink``) and permalink marks (a
+  fragment link whose text is ``¶``, ``#`` or ``§``), whitespace collapsed.
 - **Front matter.** Content before the first section heading is kept as a section
   ``front-matter`` titled "Front matter" when it holds any text (the preamble is not
   dropped).
-- **Not content.** The TOC (``nav#toc``, ``ol.toc``/``ul.toc``/``nav.toc``, an element with id
+- **Not content.** Navigation (``nav``, ``[role=navigation]``: menus and documentation
+  sidebars), the TOC (``nav#toc``, ``ol.toc``/``ul.toc``/``nav.toc``, an element with id
   ``toc``/``contents``/``table-of-contents`` that holds no other heading, a heading titled
   "Table of Contents" or "Contents"), ``script``, ``style``, ``template`` and the ``head``.
 
@@ -88,15 +90,14 @@ WRAPPER_TAGS = frozenset(
         "div",
         "header",
         "footer",
-        "nav",
-        "aside",
         "hgroup",
         "center",
         "search",
     }
 )
 """Elements looked into for section headings. A heading inside anything else (a table cell, a
-list item, a blockquote, a figure, ``details``) is content, not structure."""
+list item, a blockquote, a figure, ``details``, an ``aside``) is content, not structure;
+navigation (``nav``, ``[role=navigation]``) is not content at all."""
 
 CLOSING_WRAPPERS = frozenset({"section", "article"})
 """Wrappers whose end closes the section of their first heading."""
@@ -211,12 +212,25 @@ def heading_parts(heading: etree._Element) -> tuple[str, str]:
                 classes = _classes(child)
                 if classes & _SECNUM_CLASSES and not secnum:
                     secnum = " ".join(element_text(child).split()).rstrip(".").strip()
-                elif not (child.tag == "a" and classes & _SELF_LINK_CLASSES):
+                elif not (
+                    child.tag == "a" and (classes & _SELF_LINK_CLASSES or is_permalink(child))
+                ):
                     visit(child)
             parts.append(child.tail or "")
 
     visit(heading)
     return secnum, " ".join("".join(parts).split())
+
+
+PERMALINK_TEXTS = frozenset({"", "¶", "#", "§", "🔗", "\u200b"})
+"""The whole text of a heading's permalink anchor (Sphinx ``¶``, GitHub and Docusaurus ``#``)."""
+
+
+def is_permalink(link: etree._Element) -> bool:
+    """Whether ``link`` is a heading's permalink: a fragment link whose text is only a mark."""
+    return (link.get("href") or "").startswith("#") and (
+        "".join(element_text(link).split()) in PERMALINK_TEXTS
+    )
 
 
 def slugify(title: str) -> str:
@@ -248,6 +262,8 @@ def _is_skipped(el: etree._Element) -> bool:
     if tag in HEADING_TAGS:
         return _is_toc_heading(el)
     if tag in ("ol", "ul", "nav") and "toc" in _classes(el):
+        return True
+    if tag == "nav" or el.get("role") == "navigation":  # a documentation sidebar, a menu
         return True
     if (tag == "nav" and el.get("id") == "toc") or el.get("id") in TOC_IDS:
         # A TOC block holds no heading but its own title; a wrapper of the whole spec that

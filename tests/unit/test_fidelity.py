@@ -11,6 +11,7 @@ from specbrowser.chunking.markdown import MAX_NESTING, drop_deleted, resolve_rol
 from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.chunking.rules import HTML_RULES
 from specbrowser.cli import main
 from specbrowser.formats import load_spec
 from specbrowser.formats.ecmarkup import CHUNKING_RULES, MARKDOWN_ELEMENTS, heading_of
@@ -356,3 +357,49 @@ def test_ecma262_source_numbers_equal_the_rendered_ones():
     source = {s.id: s.secnum for s in load_spec(ECMA262 / "source").sections}
     assert len(source) == 2253  # the rendering adds the copyright annex
     assert all(rendered[i] == n for i, n in source.items())
+
+
+# --- plain HTML ------------------------------------------------------------------------------
+
+
+def plain(tmp_path, body: str):
+    path = tmp_path / "plain.html"
+    path.write_text(
+        "<!doctype html><html><head><meta charset='utf-8'><title>Plain</title></head>"
+        f"<body>{body}</body></html>",
+        encoding="utf-8",
+    )
+    parsed = load_spec(path)
+    return parsed, chunk_spec(parsed, ChunkPolicy(), rules=HTML_RULES).chunks
+
+
+def test_sphinx_and_github_permalinks_leave_headings(tmp_path):
+    body = (
+        '<section id="intro"><h2>Intro<a class="headerlink" href="#intro" title="Permalink">¶</a>'
+        '</h2><p>one</p></section><h2 id="two"><a href="#two" class="anchor">#</a> Two</h2>'
+        "<p>two</p>"
+    )
+    parsed, chunks = plain(tmp_path, body)
+    assert [s.title for s in parsed.sections] == ["Intro", "Two"]
+    texts = {c.section_id: c.text for c in chunks if c.parent_id is None}
+    assert texts["intro"].startswith("## Intro\n") and "¶" not in texts["intro"]
+    assert texts["two"].startswith("## Two\n")
+
+
+def test_mdbook_heading_links_are_written_as_text(tmp_path):
+    body = '<h1 id="guide"><a class="header" href="#guide">The Guide</a></h1><p>text</p>'
+    parsed, chunks = plain(tmp_path, body)
+    assert parsed.sections[0].title == "The Guide"
+    assert chunks[-1].text == "# The Guide\n\ntext"
+
+
+def test_navigation_sidebars_make_no_sections_and_asides_are_content(tmp_path):
+    body = (
+        '<nav id="sidebar"><h2>Chapters</h2><ol><li><a href="#a">A</a></li></ol></nav>'
+        '<div class="sphinxsidebar" role="navigation"><h3>Navigation</h3><p>NAVWORD</p></div>'
+        '<h1 id="a">A</h1><p>text</p><aside><h4>Aside title</h4><p>ASIDEWORD</p></aside>'
+    )
+    parsed, chunks = plain(tmp_path, body)
+    assert [s.id for s in parsed.sections] == ["a"]
+    text = next(c.text for c in chunks if c.section_id == "a")
+    assert "ASIDEWORD" in text and "NAVWORD" not in text and "Chapters" not in text
