@@ -403,3 +403,18 @@ def test_navigation_sidebars_make_no_sections_and_asides_are_content(tmp_path):
     assert [s.id for s in parsed.sections] == ["a"]
     text = next(c.text for c in chunks if c.section_id == "a")
     assert "ASIDEWORD" in text and "NAVWORD" not in text and "Chapters" not in text
+
+
+def test_cli_edits_option_chooses_the_mode(tmp_path, capsys):
+    spec = write_spec(
+        tmp_path,
+        '<emu-clause id="sec-e"><h1>E</h1><p>A <del>OLD</del><ins>NEW</ins>.</p></emu-clause>',
+    )
+    for mode, expected in (("current", "A NEW."), ("marked", "A ~~OLD~~++NEW++.")):
+        db = tmp_path / f"{mode}.db"
+        assert main(["ingest", str(spec), "--db", str(db), "--edits", mode]) == 0
+        chunk = store.get_chunk(store.open_database(db), "sec-e")
+        assert chunk.text.endswith(expected)
+    with pytest.raises(SystemExit) as exited:
+        main(["ingest", str(spec), "--db", str(tmp_path / "x.db"), "--edits", "bogus"])
+    assert exited.value.code == 2
