@@ -42,7 +42,7 @@ The page tree is consumed: content elements are moved into the section elements.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeAlias
@@ -203,22 +203,26 @@ def heading_parts(heading: etree._Element) -> tuple[str, str]:
     """
     secnum = ""
     parts: list[str] = []
-
-    def visit(el: etree._Element) -> None:
-        nonlocal secnum
-        parts.append(el.text or "")
-        for child in el:
+    # in document order without recursion (a heading may nest deep): an element to look at,
+    # or the text of a tail
+    stack: list[etree._Element | str] = [heading]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            parts.append(item)
+            continue
+        if item is not heading:
+            classes = _classes(item)
+            if classes & _SECNUM_CLASSES and not secnum:
+                secnum = " ".join(element_text(item).split()).rstrip(".").strip()
+                continue
+            if item.tag == "a" and (classes & _SELF_LINK_CLASSES or is_permalink(item)):
+                continue
+        parts.append(item.text or "")
+        for child in reversed(item):
+            stack.append(child.tail or "")
             if isinstance(child.tag, str):
-                classes = _classes(child)
-                if classes & _SECNUM_CLASSES and not secnum:
-                    secnum = " ".join(element_text(child).split()).rstrip(".").strip()
-                elif not (
-                    child.tag == "a" and (classes & _SELF_LINK_CLASSES or is_permalink(child))
-                ):
-                    visit(child)
-            parts.append(child.tail or "")
-
-    visit(heading)
+                stack.append(child)
     return secnum, " ".join("".join(parts).split())
 
 
@@ -283,18 +287,27 @@ class _Scan:
         self.found: list[etree._Element] = []
 
     def headings_in(self, parent: etree._Element, *, top_level: bool = False) -> None:
-        first_in_hgroup = parent.tag == "hgroup"
-        for child in parent:
+        # without recursion (wrappers may nest deep): per open wrapper, its children still to
+        # look at and whether its next heading is the first of an hgroup
+        frames: list[tuple[etree._Element, Iterator[etree._Element], list[bool]]] = [
+            (parent, iter(parent), [parent.tag == "hgroup"])
+        ]
+        while frames:
+            wrapper, children, first_in_hgroup = frames[-1]
+            child = next(children, None)
+            if child is None:
+                frames.pop()
+                continue
             if _is_skipped(child):
                 continue
             if child.tag in HEADING_TAGS:
-                if any(heading_parts(child)) and (first_in_hgroup or parent.tag != "hgroup"):
+                if any(heading_parts(child)) and (first_in_hgroup[0] or wrapper.tag != "hgroup"):
                     self.found.append(child)
-                    first_in_hgroup = False
+                    first_in_hgroup[0] = False
             elif child.tag in WRAPPER_TAGS:
-                if top_level and not self.found and _is_title_block(child):
+                if top_level and wrapper is parent and not self.found and _is_title_block(child):
                     continue  # the title block is front matter, headings and all
-                self.headings_in(child)
+                frames.append((child, iter(child), [child.tag == "hgroup"]))
 
 
 def _section_headings(found: list[etree._Element]) -> set[etree._Element]:
@@ -330,23 +343,33 @@ def _walk(
     """Record ``parent``'s content in document order: section headings, and the top-most
     elements holding no section heading (taken whole, their tail with them); a wrapper holding
     a section heading is looked into, its own text and tail recorded as loose text."""
-    for child in parent:
-        if _is_skipped(child):
+    # without recursion (wrappers may nest deep): per open wrapper, its children still to walk
+    # and its first section heading
+    frames: list[tuple[etree._Element, Iterator[etree._Element], etree._Element | None]] = [
+        (parent, iter(parent), None)
+    ]
+    while frames:
+        wrapper, children, first = frames[-1]
+        child = next(children, None)
+        if child is None:
+            frames.pop()
+            if wrapper is not parent:
+                if (
+                    wrapper.tag in CLOSING_WRAPPERS
+                    and first is not None
+                    and _first_heading(wrapper) is first
+                ):
+                    events.append(_Close(first))
+                if wrapper.tail:
+                    events.append(wrapper.tail)
+        elif _is_skipped(child):
             if child.tail:
                 events.append(child.tail)
         elif child in containing:
             if child.text:
                 events.append(child.text)
-            first = next((h for h in child.iter(*HEADING_TAGS) if h in boundaries), None)
-            _walk(child, boundaries, containing, events)
-            if (
-                child.tag in CLOSING_WRAPPERS
-                and first is not None
-                and _first_heading(child) is first
-            ):
-                events.append(_Close(first))
-            if child.tail:
-                events.append(child.tail)
+            first_here = next((h for h in child.iter(*HEADING_TAGS) if h in boundaries), None)
+            frames.append((child, iter(child), first_here))
         else:
             events.append(child)  # a section heading, or a block taken whole
 

@@ -418,3 +418,13 @@ def test_cli_edits_option_chooses_the_mode(tmp_path, capsys):
     with pytest.raises(SystemExit) as exited:
         main(["ingest", str(spec), "--db", str(tmp_path / "x.db"), "--edits", "bogus"])
     assert exited.value.code == 2
+
+
+@pytest.mark.parametrize("tag", ["div", "span"])
+def test_plain_html_nested_2000_deep_parses_without_recursion_error(tmp_path, tag):
+    deep = f"<{tag}>" * 2000 + '<h3 id="b">B</h3>DEEPWORD' + f"</{tag}>" * 2000
+    parsed, chunks = plain(tmp_path, f'<h2 id="a">A</h2>{deep}')
+    texts = [c.text for c in chunks if c.section_id is not None]
+    assert sum(t.count("DEEPWORD") for t in texts) == 1
+    if tag == "div":  # a heading in wrappers is a section; in a span it is content
+        assert [s.id for s in parsed.sections] == ["a", "b"]
