@@ -66,14 +66,17 @@ from specbrowser.chunking.markdown_tables import (
     has_header_row,
     own_rows,
 )
+from specbrowser.chunking.markdown_text import (
+    EDIT_TAGS,
+    MARKER_TAGS,
+    drop_deleted,
+    math_text,
+    script_text,
+    text_of,
+)
 from specbrowser.chunking.markers import format_marker
-from specbrowser.model import SECTION_REF_TAG
 
 DEFAULT_CONFIG = MarkdownConfig()
-
-MARKER_TAGS = frozenset({SECTION_REF_TAG, "sb-marker"})
-"""Placeholders for a child section (written by the parser) and an extracted element (written by
-the breakdown); both render as a marker and are never breakdown candidates."""
 
 LIST_ITEMS_ATTR = "data-items"
 """On a marker standing in a list for a run of the list's items (the guarded breakdown packs
@@ -189,13 +192,8 @@ MAX_NESTING = 100
 content is written as its plain text (words kept, formatting dropped), so that no input nests
 the converter past Python's recursion limit. ECMA-262 nests at most about 30 deep."""
 
-EDIT_TAGS = ("del", "ins")
-"""HTML's edit elements, as a proposal marks the text it deletes and inserts."""
-
 _EDIT_LABELS = {"deleted": ("~~", "Deleted"), "inserted": ("++", "Inserted")}
 _PERMALINK_TEXTS = frozenset({"", "¶", "#", "§", "🔗", "\u200b"})
-_ORDINAL_SUFFIX = re.compile(r"^(?:st|nd|rd|th)$")
-_ONE_WORD = re.compile(r"^[\w.′]+$")
 _WS = re.compile(r"[ \t\n\r\f\v]+")
 _HARD_BREAK = "\x00"
 """Stands for ``<br>`` until whitespace is collapsed: a newline in a paragraph, ``<br>`` in a
@@ -240,57 +238,6 @@ def resolve_roles(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG) -
         for edit in el.iter(*EDIT_TAGS):
             roles.setdefault(edit, "deleted" if edit.tag == "del" else "inserted")
     return roles
-
-
-def drop_deleted(el: etree._Element) -> int:
-    """Remove a proposal's deleted text from ``el`` in place: every ``del`` element (its tail
-    text kept), and every list item that held text and holds none once its deletions are gone
-    (a deleted algorithm step: the steps after it are numbered on). Text in ``aria-hidden``
-    elements (ecmarkup's step labels) does not count as text. Returns how many ``del`` elements
-    were removed."""
-    deleted = [d for d in el.iter("del") if d is not el]
-    if not deleted:
-        return 0
-    items = [li for li in el.iter("li") if _visible_text(li).strip()]
-    for edit in deleted:
-        if edit.getparent() is not None:  # not inside another deletion already removed
-            remove_keeping_tail(edit)
-    for item in items:
-        if not _visible_text(item).strip() and next(item.iter(*MARKER_TAGS), None) is None:
-            remove_keeping_tail(item)
-    return len(deleted)
-
-
-def _visible_text(el: etree._Element) -> str:
-    """The text in ``el`` outside ``aria-hidden`` elements, in no particular order (for an
-    emptiness test)."""
-    hidden = {n for h in el.iter() if h.get("aria-hidden") == "true" for n in h.iter()}
-    parts: list[str] = []
-    for node in el.iter():
-        if node not in hidden and isinstance(node.tag, str):
-            parts.append(node.text or "")
-        if node is not el and node.getparent() not in hidden:
-            parts.append(node.tail or "")
-    return "".join(parts)
-
-
-def remove_keeping_tail(el: etree._Element) -> None:
-    """Remove ``el``, its tail text joined to the text before it; a list separator left twice
-    (``a, <del>b</del>, c``) is written once."""
-    parent = el.getparent()
-    if parent is None:
-        return
-    tail = el.tail
-    previous = el.getprevious()
-    before = (previous.tail if previous is not None else parent.text) or ""
-    if tail and before.rstrip().endswith(",") and tail.lstrip().startswith(","):
-        tail = tail.lstrip()[1:]
-    if tail:
-        if previous is not None:
-            previous.tail = (previous.tail or "") + tail
-        else:
-            parent.text = (parent.text or "") + tail
-    parent.remove(el)
 
 
 BlockCache = dict[etree._Element, list[str]]
@@ -360,11 +307,6 @@ def to_cell(markdown: str) -> str:
     """Markdown as the content of one GFM table cell: one line, ``<br>`` for each line break,
     ``|`` escaped (GFM splits cells before it parses code spans, so pipes in code too)."""
     return markdown.replace("\n", "<br>").replace("|", "\\|")
-
-
-def text_of(el: etree._Element) -> str:
-    """All text inside an element (its tail excluded), like lxml.html's ``text_content()``."""
-    return etree.tostring(el, method="text", encoding="unicode", with_tail=False)
 
 
 def escape_text(text: str) -> str:
@@ -775,9 +717,10 @@ class _Converter:
             self.block(el, blocks)
             return " ".join(" ".join(b.split("\n")) for b in blocks)
         if tag in ("sup", "sub"):
-            return _script(tag, escape_text(" ".join(math_text(el).split())))
-        if tag == self.optional_tag:
-            return "?"
+            return script_text(tag, escape_text(" ".join(math_text(el).split())))
+        grammar = self.elements.grammar
+        if grammar is not None and grammar.optional and tag == grammar.optional:
+            return "?"  # an optional symbol's mark, outside a production too
         inner = self.inline_children(el)
         if role in _EDIT_LABELS and inner.strip():
             mark = _EDIT_LABELS[role][0]
@@ -790,11 +733,6 @@ class _Converter:
             src = re.sub(r"^(?:\.\.?/)+", "", el.get("src") or "")
             return f"![{escape_text(el.get('alt') or '')}]({src})"
         return inner
-
-    @property
-    def optional_tag(self) -> str:
-        grammar = self.elements.grammar
-        return grammar.optional if grammar is not None and grammar.optional else "\x00"
 
     def link(self, el: etree._Element) -> str:
         text = _collapse(self.inline_children(el)).replace("\n", " ")
@@ -893,41 +831,3 @@ def _token_text(el: etree._Element, optional: str = "") -> str:
     if optional and next(el.iter(optional), None) is not None:
         return " ".join(math_text(el, {optional: "?"}).split())
     return " ".join(text_of(el).split())
-
-
-def math_text(el: etree._Element, replace: dict[str, str] | None = None) -> str:
-    """The text inside ``el`` (its tail excluded), each ``sup`` as ``^`` and ``sub`` as ``_``
-    with grouping (:func:`_script`) and each element named in ``replace`` as the given text."""
-    if len(el) == 0:
-        return el.text or ""
-    parts: list[str] = []
-    stack: list[tuple[etree._Element, bool]] = [(el, False)]
-    while stack:  # pre-order without recursion: (element, its tail is due now)
-        node, tail = stack.pop()
-        if tail:
-            parts.append(node.tail or "")
-            continue
-        if node is not el:
-            stack.append((node, True))
-        tag = node.tag
-        if not isinstance(tag, str):
-            continue
-        if replace and tag in replace:
-            parts.append(replace[tag])
-        elif tag in ("sup", "sub") and node is not el:
-            parts.append(_script(tag, " ".join(math_text(node, replace).split())))
-        else:
-            parts.append(node.text or "")
-            stack.extend((child, False) for child in reversed(node))
-    return "".join(parts)
-
-
-def _script(tag: str, text: str) -> str:
-    """A superscript (``tag`` ``sup``) as ``^text``, a subscript as ``_text``, in parentheses
-    unless ``text`` is one word; an ordinal suffix (``st``, ``nd``, ``rd``, ``th``) as is."""
-    if not text:
-        return ""
-    if tag == "sup" and _ORDINAL_SUFFIX.match(text):
-        return text
-    grouped = text if _ONE_WORD.match(text) else f"({text})"
-    return ("^" if tag == "sup" else "_") + grouped

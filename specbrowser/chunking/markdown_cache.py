@@ -25,7 +25,8 @@ from itertools import chain
 
 from lxml import etree
 
-from specbrowser.chunking.markdown import MARKER_TAGS, BlockCache, Roles, drop_deleted
+from specbrowser.chunking.markdown import MARKER_TAGS, BlockCache, Roles
+from specbrowser.chunking.markdown_text import drop_deleted
 
 DETAIL_MIN_CHARS = 500
 """Sections with shorter Markdown keep no detail: below this threshold a policy is unusual, and

@@ -26,14 +26,9 @@ from pathlib import Path
 
 from lxml import etree
 
-from specbrowser.chunking.markdown import (
-    GrammarElements,
-    MarkdownElements,
-    code_span,
-    remove_keeping_tail,
-    text_of,
-)
+from specbrowser.chunking.markdown import GrammarElements, MarkdownElements, code_span, text_of
 from specbrowser.chunking.markdown_config import MarkdownConfig
+from specbrowser.chunking.markdown_text import remove_keeping_tail
 from specbrowser.chunking.policy import DEFAULT_BREAKDOWN_TAGS
 from specbrowser.chunking.rules import (
     ChunkingRules,

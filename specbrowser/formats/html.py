@@ -13,7 +13,7 @@ from typing import cast
 
 from lxml import etree
 
-from specbrowser.chunking.markdown import remove_keeping_tail
+from specbrowser.chunking.markdown_text import remove_keeping_tail
 from specbrowser.errors import SpecInputError, SpecParseError
 from specbrowser.formats.base import Page
 
@@ -126,7 +126,7 @@ def current_text(el: etree._Element) -> str:
 def without_deleted(el: etree._Element) -> etree._Element:
     """``el`` itself when it holds no ``del`` element, else a copy (tail dropped) with every
     ``del`` removed, their tails kept and a separator left twice written once
-    (:func:`~specbrowser.chunking.markdown.remove_keeping_tail`)."""
+    (:func:`~specbrowser.chunking.markdown_text.remove_keeping_tail`)."""
     if next(el.iter("del"), None) is None:
         return el
     copy = deepcopy(el)

@@ -11,8 +11,9 @@ import pytest
 from lxml import etree
 
 from specbrowser import store
-from specbrowser.chunking.markdown import MAX_NESTING, drop_deleted, resolve_roles, to_markdown
+from specbrowser.chunking.markdown import MAX_NESTING, resolve_roles, to_markdown
 from specbrowser.chunking.markdown_config import MarkdownConfig
+from specbrowser.chunking.markdown_text import drop_deleted
 from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.rules import HTML_RULES
