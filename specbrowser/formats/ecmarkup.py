@@ -13,9 +13,8 @@ source; ``script``, ``style``, ``template``, ``link`` and ``meta`` left out.
 
 Document kinds: ``ecmarkup-rendered`` (one rendered page), ``ecmarkup-multipage`` (a folder or
 list of rendered pages) and ``ecmarkup-source`` (the ``spec.html`` that ecmarkup renders, its
-``<emu-import>`` files expanded in place, its shorthand written as rendered text reads,
-:func:`expand_shorthand`, and its sections numbered as ecmarkup numbers them,
-:func:`number_sections`).
+``<emu-import>`` files expanded in place, its shorthand written as rendered text reads, and
+its sections numbered as ecmarkup numbers them: :mod:`specbrowser.formats.ecmarkup_source`).
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from specbrowser.chunking.markdown import GrammarElements, MarkdownElements, code_span, text_of
+from specbrowser.chunking.markdown import GrammarElements, MarkdownElements, text_of
 from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.chunking.markdown_text import remove_keeping_tail
 from specbrowser.chunking.policy import DEFAULT_BREAKDOWN_TAGS
@@ -38,7 +37,12 @@ from specbrowser.chunking.rules import (
 )
 from specbrowser.errors import SpecParseError
 from specbrowser.formats.base import Page, ParsedSpec, parse_pages
-from specbrowser.formats.html import element_text, read_html, without_deleted
+from specbrowser.formats.ecmarkup_source import (
+    expand_imports,
+    expand_shorthand,
+    number_sections,
+)
+from specbrowser.formats.html import element_text, without_deleted
 from specbrowser.model import SECTION_REF_TAG, Section
 
 RENDERED = "ecmarkup-rendered"
@@ -194,7 +198,7 @@ class EcmarkupFormat:
         """
         if kind == SOURCE:
             for page in pages:
-                _expand_imports(page.root, page.path.parent)
+                expand_imports(page.root, page.path.parent)
                 expand_shorthand(page.root)
         parsed = parse_pages(pages, kind, sha256, _collect_sections)
         if kind == SOURCE:
@@ -227,128 +231,6 @@ def _kind(pages: list[bytes]) -> str:
     if not (b"spec-container" in data or b"<emu-production" in data):
         return SOURCE
     return MULTIPAGE if len(pages) > 1 else RENDERED
-
-
-def _expand_imports(root: etree._Element, folder: Path) -> None:
-    """Replace ecmarkup source ``<emu-import href>`` elements by the body of the imported file."""
-    for imp in root.iter("emu-import"):
-        href = imp.get("href")
-        if not href:
-            continue
-        target = folder / href
-        if not target.is_file():
-            continue
-        imported, _ = read_html(target)
-        body = imported.find("body")
-        for child in list(body if body is not None else imported):
-            imp.append(child)
-
-
-def number_sections(sections: list[Section], elements: dict[str, etree._Element]) -> None:
-    """Give sections without a number (source form: ecmarkup writes numbers only when it
-    renders) the ``secnum`` ecmarkup would render, in place.
-
-    As ecmarkup numbers: top-level clauses 1, 2, … and annexes ``Annex A (informative)``,
-    ``Annex B (normative)`` … (``normative`` attribute), counted apart; below, clauses and
-    annexes together under their parent's number (``14.6``, ``A.1``); a ``number`` attribute
-    sets a clause's number and the next siblings count on from it; the intro, ``back-matter``
-    annexes and whatever lies below an unnumbered section get none.
-    """
-    by_id = {s.id: s for s in sections}
-    counters: dict[tuple[str | None, str], int] = {}
-    for section in sections:
-        element = elements.get(section.id)
-        if section.secnum or element is None or section.kind not in ("clause", "annex"):
-            continue
-        parent = by_id.get(section.parent_id) if section.parent_id else None
-        if parent is not None and not parent.secnum:
-            continue
-        if section.kind == "annex" and element.get("back-matter") is not None:
-            continue
-        top_annex = parent is None and section.kind == "annex"
-        key = (section.parent_id, section.kind if parent is None else "child")
-        number = counters.get(key, 0) + 1
-        given = element.get("number", "")
-        if given.isdigit() and not top_annex:
-            number = int(given)
-        counters[key] = number
-        if top_annex:
-            kind = "normative" if element.get("normative") is not None else "informative"
-            section.secnum = f"Annex {_annex_letter(number)} ({kind})"
-        elif parent is None:
-            section.secnum = str(number)
-        else:
-            prefix = parent.secnum
-            if prefix.startswith("Annex "):
-                prefix = prefix.split()[1]
-            section.secnum = f"{prefix}.{number}"
-
-
-_SHORTHAND = re.compile(
-    r"(?<![\w\\`])_(?P<var>[A-Za-z$][\w$]*)_(?![\w`])"
-    r"|(?<![\w*\\`])\*(?P<value>[^\s*](?:[^*\n]*[^\s*])?)\*(?![\w*`])"
-    r"|(?<![\w~\\`])~(?P<const>[\w-]+)~(?![\w~`])"
-    r"|\|(?P<nt>[A-Z][A-Za-z0-9]*)(?P<params>\[[^\]|\n]*\])?(?P<opt>_opt)?\|"
-)
-"""ecmarkdown's inline shorthand in source text: ``_var_``, ``*value*``, ``~const~`` and
-``|Nonterminal[params]_opt|``."""
-
-_NO_SHORTHAND = frozenset(
-    {"pre", "code", "emu-grammar", "emu-production", "script", "style", "emu-biblio"}
-)
-
-
-_BARE = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "emu-eqn"})
-"""Where shorthand is written as bare words: headings (titles) and equations (fenced as code)."""
-
-
-def expand_shorthand(root: etree._Element) -> None:
-    """Write ecmarkdown's shorthand in the text of an ecmarkup source as rendered specs read:
-    ``_x_``, ``*x*`` and ``~x~`` as inline code (`` `x` ``, which the converter keeps as a
-    code span), ``|X|`` as ``X`` (``|X_opt|`` as ``X?``); in headings and ``caption``
-    attributes and equations without the backticks, so that titles and equations read as
-    rendered ones. Grammar and code are left as written."""
-    stack: list[tuple[etree._Element, bool]] = [(root, False)]
-    while stack:
-        el, in_heading = stack.pop()
-        if not isinstance(el.tag, str) or el.tag in _NO_SHORTHAND:
-            continue
-        heading = in_heading or el.tag in _BARE
-        caption = el.get("caption")
-        if caption:  # a source table's caption (it titles the table's chunk)
-            el.set("caption", _expanded(caption, True))
-        if el.text:
-            el.text = _expanded(el.text, heading)
-        for child in el:
-            if child.tail:
-                child.tail = _expanded(child.tail, heading)
-            stack.append((child, heading))
-
-
-def _expanded(text: str, heading: bool) -> str:
-    if not any(mark in text for mark in "_*~|"):
-        return text
-
-    def one(match: re.Match[str]) -> str:
-        if match.group("nt"):
-            return (
-                match.group("nt")
-                + (match.group("params") or "")
-                + ("?" if match.group("opt") else "")
-            )
-        word = match.group("var") or match.group("value") or match.group("const")
-        return word if heading else code_span(word)
-
-    return _SHORTHAND.sub(one, text)
-
-
-def _annex_letter(number: int) -> str:
-    """1 → A, 26 → Z, 27 → AA (spreadsheet style)."""
-    letters = ""
-    while number > 0:
-        number, rest = divmod(number - 1, 26)
-        letters = chr(ord("A") + rest) + letters
-    return letters
 
 
 FRONT_MATTER_ID = "front-matter"
