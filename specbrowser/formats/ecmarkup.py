@@ -200,9 +200,8 @@ class EcmarkupFormat:
             for page in pages:
                 expand_imports(page.root, page.path.parent)
                 expand_shorthand(page.root)
+                number_sections(page.root)
         parsed = parse_pages(pages, kind, sha256, _collect_sections)
-        if kind == SOURCE:
-            number_sections(parsed.sections, parsed.elements)
         if parsed.sections:
             _add_front_matter(parsed, pages)
         return parsed

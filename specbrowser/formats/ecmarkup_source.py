@@ -11,7 +11,6 @@ from lxml import etree
 
 from specbrowser.chunking.markdown import code_span
 from specbrowser.formats.html import read_html
-from specbrowser.model import Section
 
 
 def expand_imports(root: etree._Element, folder: Path) -> None:
@@ -29,44 +28,61 @@ def expand_imports(root: etree._Element, folder: Path) -> None:
             imp.append(child)
 
 
-def number_sections(sections: list[Section], elements: dict[str, etree._Element]) -> None:
-    """Give sections without a number (source form: ecmarkup writes numbers only when it
-    renders) the ``secnum`` ecmarkup would render, in place.
+SECTION_ELEMENTS = ("emu-clause", "emu-annex", "emu-intro")
+"""The elements ecmarkup numbers (the intro never)."""
+
+
+def number_sections(root: etree._Element) -> None:
+    """Write into each section heading of a source the number ecmarkup renders there, as a
+    ``<span class="secnum">`` at the start of its ``h1`` (as in rendered output), in place.
 
     As ecmarkup numbers: top-level clauses 1, 2, … and annexes ``Annex A (informative)``,
     ``Annex B (normative)`` … (``normative`` attribute), counted apart; below, clauses and
     annexes together under their parent's number (``14.6``, ``A.1``); a ``number`` attribute
     sets a clause's number and the next siblings count on from it; the intro, ``back-matter``
-    annexes and whatever lies below an unnumbered section get none.
+    annexes and whatever lies below an unnumbered section get none. A heading that already
+    holds a number keeps it.
     """
-    by_id = {s.id: s for s in sections}
-    counters: dict[tuple[str | None, str], int] = {}
-    for section in sections:
-        element = elements.get(section.id)
-        if section.secnum or element is None or section.kind not in ("clause", "annex"):
+    numbers: dict[etree._Element, str] = {}
+    counters: dict[tuple[etree._Element | None, str], int] = {}
+    for el in root.iter(*SECTION_ELEMENTS):
+        parent = next(el.iterancestors(*SECTION_ELEMENTS), None)
+        parent_number = numbers.get(parent, "") if parent is not None else None
+        if el.tag == "emu-intro" or parent_number == "":
+            numbers[el] = ""
             continue
-        parent = by_id.get(section.parent_id) if section.parent_id else None
-        if parent is not None and not parent.secnum:
+        if el.tag == "emu-annex" and el.get("back-matter") is not None:
+            numbers[el] = ""
             continue
-        if section.kind == "annex" and element.get("back-matter") is not None:
-            continue
-        top_annex = parent is None and section.kind == "annex"
-        key = (section.parent_id, section.kind if parent is None else "child")
+        top_annex = parent is None and el.tag == "emu-annex"
+        key = (parent, el.tag if parent is None else "child")
         number = counters.get(key, 0) + 1
-        given = element.get("number", "")
+        given = el.get("number", "")
         if given.isdigit() and not top_annex:
             number = int(given)
         counters[key] = number
         if top_annex:
-            kind = "normative" if element.get("normative") is not None else "informative"
-            section.secnum = f"Annex {_annex_letter(number)} ({kind})"
-        elif parent is None:
-            section.secnum = str(number)
+            kind = "normative" if el.get("normative") is not None else "informative"
+            numbers[el] = f"Annex {_annex_letter(number)} ({kind})"
+        elif parent_number is None:
+            numbers[el] = str(number)
         else:
-            prefix = parent.secnum
-            if prefix.startswith("Annex "):
-                prefix = prefix.split()[1]
-            section.secnum = f"{prefix}.{number}"
+            prefix = (
+                parent_number.split()[1] if parent_number.startswith("Annex ") else parent_number
+            )
+            numbers[el] = f"{prefix}.{number}"
+        _write_number(el, numbers[el])
+
+
+def _write_number(section: etree._Element, number: str) -> None:
+    h1 = section.find("h1")
+    if h1 is None or any("secnum" in (c.get("class") or "").split() for c in h1.iter("span")):
+        return
+    span = etree.Element("span", {"class": "secnum"})
+    span.text = number
+    span.tail = " " + (h1.text or "").lstrip()
+    h1.text = None
+    h1.insert(0, span)
 
 
 _SHORTHAND = re.compile(
