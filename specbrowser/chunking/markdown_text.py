@@ -59,16 +59,25 @@ def _visible_text(el: etree._Element) -> str:
 
 
 def remove_keeping_tail(el: etree._Element) -> None:
-    """Remove ``el``, its tail text joined to the text before it; a list separator left twice
-    (``a, <del>b</del>, c``) is written once."""
+    """Remove ``el``, its tail text joined to the text before it. A list separator the removal
+    leaves stranded goes too: ``a, <del>b</del>, c`` → ``a, c``, ``(<del>a</del>, b)`` →
+    ``(b)``, ``(a, <del>b</del>)`` → ``(a)``."""
     parent = el.getparent()
     if parent is None:
         return
-    tail = el.tail
+    tail = el.tail or ""
     previous = el.getprevious()
     before = (previous.tail if previous is not None else parent.text) or ""
-    if tail and before.rstrip().endswith(",") and tail.lstrip().startswith(","):
+    if tail.lstrip().startswith(",") and (
+        before.rstrip().endswith((",", "(", "[")) or (previous is None and not before.strip())
+    ):
         tail = tail.lstrip()[1:]
+    elif before.rstrip().endswith(",") and tail.lstrip().startswith((")", "]")):
+        before = before.rstrip()[:-1]
+        if previous is not None:
+            previous.tail = before
+        else:
+            parent.text = before
     if tail:
         if previous is not None:
             previous.tail = (previous.tail or "") + tail

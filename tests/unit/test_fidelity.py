@@ -518,3 +518,16 @@ def test_ecma262_keeps_every_exponent_and_optional_symbol_and_its_words():
     assert text.count("^") == 57 + 168  # carets in the source text, and non-ordinal <sup>s
     missing, extra = _coverage(ECMA262 / "index.html")
     assert missing <= 0.001 and extra <= 0.01
+
+
+@pytest.mark.parametrize(
+    ("html", "expected"),
+    [
+        ("f ( <var>a</var>, <del><var>b</var></del>, <var>c</var> )", "f ( `a`, `c` )"),
+        ("f ( <del><var>a</var></del>, <var>b</var> )", "f ( `b` )"),
+        ("f ( <var>a</var>, <del><var>b</var></del> )", "f ( `a` )"),
+        ("<del>Gone</del>, kept", "kept"),
+    ],
+)
+def test_a_deletion_strands_no_separator(html, expected):
+    assert md(f"<p>{html}</p>") == expected
