@@ -50,6 +50,14 @@ model's tokenizer, special tokens included: what the model's window counts)."""
 SIZE_UNITS: tuple[SizeUnit, ...] = get_args(SizeUnit)
 """The values of :data:`SizeUnit`; the first is the default."""
 
+EditMode = Literal["current", "marked"]
+"""How the Markdown converter renders a proposal's ``<del>``/``<ins>`` edits
+(:attr:`specbrowser.chunking.markdown_config.MarkdownConfig.edits`): ``current`` the text as it
+reads after the proposal (deleted text and fully deleted list items dropped, inserted text
+kept), ``marked`` both, deleted text as ``~~deleted~~`` and inserted text as ``++inserted++``."""
+EDIT_MODES: tuple[EditMode, ...] = get_args(EditMode)
+"""The values of :data:`EditMode`; the first is the default."""
+
 MismatchKind = Literal[
     "missing_from_toc",
     "title_differs",

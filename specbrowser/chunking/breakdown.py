@@ -45,6 +45,7 @@ from specbrowser.chunking.markdown import (
     MARKER_TAGS,
     BlockCache,
     Roles,
+    has_header_row,
     own_rows,
     resolve_roles,
     text_of,
@@ -433,9 +434,9 @@ def extract_row_groups(
     Body rows are grouped greedily, in order, so that each group's Markdown (caption, header row,
     delimiter, its rows) fits the threshold; a row that alone is over stays a group of one. A
     row is never cut. Each group becomes a ``table_row`` chunk ``<parent>-tr-<n>`` that repeats
-    the caption and the header row; in the table, one marker row stands where the
-    group's rows were. Tables holding an earlier marker are left alone; a rowspan that crosses
-    two groups is not repeated in the second.
+    the caption and the header row (a table without one: none); in the table, one marker row
+    stands where the group's rows were. Tables holding an earlier marker are left alone; a
+    rowspan that crosses two groups is not repeated in the second.
 
     The guarded strategy (:mod:`specbrowser.chunking.guards`) passes the ``tag`` that cuts
     (``td`` packs a table's cells by rows), ``name`` for the ids, ``min_chars`` (a group whose
@@ -471,7 +472,8 @@ def extract_row_groups(
             + len(lines[header_at + 1])
             + 2,
         )
-        body = rows[1:]
+        header = rows[0] if has_header_row(table) else None  # else every row is a body row
+        body = rows[1:] if header is not None else rows
         groups: list[list[int]] = []
         sizes: list[int] = []  # in characters, for the minimum
         size, chars = fixed, fixed_chars
@@ -503,7 +505,7 @@ def extract_row_groups(
             if not made:
                 table.set(COLUMNS_ATTR, columns)  # marker rows must not narrow the table
             group_el, marker = _group_element(
-                caption, rows[0], [body[i] for i in group], chunk_id, title
+                caption, header, [body[i] for i in group], chunk_id, title
             )
             group_table = group_el.find("table")
             group_body = group_table.find("tbody") if group_table is not None else None
@@ -576,7 +578,7 @@ def _rowspan_blocks(rows: list[etree._Element]) -> list[range]:
 
 def _group_element(
     caption: etree._Element | None,
-    header: etree._Element,
+    header: etree._Element | None,
     rows: list[etree._Element],
     chunk_id: str,
     title: str,
@@ -593,7 +595,8 @@ def _group_element(
         copied.set(REPEATED_ATTR, "1")
         figure.append(copied)
     table = etree.SubElement(figure, "table")
-    etree.SubElement(table, "thead", {REPEATED_ATTR: "1"}).append(deepcopy(header))
+    if header is not None:
+        etree.SubElement(table, "thead", {REPEATED_ATTR: "1"}).append(deepcopy(header))
     tbody = etree.SubElement(table, "tbody")
     for row in rows:
         tbody.append(row)  # moves the row out of the original table

@@ -11,7 +11,9 @@ elements, algorithm steps, examples, grammar productions); the examples below us
 Rules:
 
 - links: ``[text](#id)``; a multipage page name is dropped (``abstract-operations.html#x`` →
-  ``#x``) and percent-encoded anchors decoded; absolute URLs kept as written.
+  ``#x``) and percent-encoded anchors decoded; absolute URLs kept as written, a space as
+  ``%20``. In a heading, a permalink mark (``¶``, ``#``) is dropped and a link to a fragment
+  that holds the whole heading is written as its text.
 - inline code (``var``, ``emu-val``, ``emu-const``, ``code``, inline ``emu-eqn``): raw text, never
   escaped; a delimiter longer than any backtick run inside, padded when the code starts or ends
   with a backtick; two adjacent code spans get a space between them.
@@ -30,6 +32,16 @@ Rules:
 - notes and examples: a blockquote starting with the label (``Note``, ``Note 2``).
 - text: ``<`` and entity-like ``&`` escaped so they show literally; a paragraph that
   would start a heading, list or quote is escaped at its start.
+- edits (a proposal's ``del``/``ins``, :attr:`MarkdownConfig.edits`): ``current`` drops
+  deleted text (and a list item that holds nothing else) before anything is converted and keeps
+  inserted text as plain text; ``marked`` writes ``~~deleted~~`` and ``++inserted++`` (an edit
+  that holds blocks: a blockquote labelled "Deleted"/"Inserted").
+- math: ``sup`` as ``^`` and ``sub`` as ``_``, grouped in parentheses unless one word
+  (``2^64``, ``radix^(k - 1)``, ``0_𝔽``), in prose and inside code spans and equations; an
+  ordinal suffix (``n<sup>th</sup>``) stays glued.
+- grammar's optional mark (``opt``) as ``?`` after its symbol (``Initializer?``), as ecmarkup's
+  source grammar writes it.
+- nesting deeper than :data:`MAX_NESTING` elements: the deeper content as plain text.
 - placeholders ``sb-section-ref``/``sb-marker``: "Subsection available" marker lines.
 """
 
@@ -47,15 +59,24 @@ from lxml import etree
 from lxml.cssselect import CSSSelector
 
 from specbrowser.chunking.markdown_config import MarkdownConfig
-from specbrowser.chunking.markdown_tables import cell_span, fill_carried, format_table, own_rows
+from specbrowser.chunking.markdown_tables import (
+    cell_span,
+    fill_carried,
+    format_table,
+    has_header_row,
+    own_rows,
+)
+from specbrowser.chunking.markdown_text import (
+    EDIT_TAGS,
+    MARKER_TAGS,
+    drop_deleted,
+    math_text,
+    script_text,
+    text_of,
+)
 from specbrowser.chunking.markers import format_marker
-from specbrowser.model import SECTION_REF_TAG
 
 DEFAULT_CONFIG = MarkdownConfig()
-
-MARKER_TAGS = frozenset({SECTION_REF_TAG, "sb-marker"})
-"""Placeholders for a child section (written by the parser) and an extracted element (written by
-the breakdown); both render as a marker and are never breakdown candidates."""
 
 LIST_ITEMS_ATTR = "data-items"
 """On a marker standing in a list for a run of the list's items (the guarded breakdown packs
@@ -111,13 +132,15 @@ format adds its own: :attr:`MarkdownElements.block_tags`)."""
 @dataclass(frozen=True)
 class GrammarElements:
     """The element names of an expanded grammar production: one production holds its left-hand
-    nonterminal, its ``:``/``::``/``:::`` sign, an optional "one of", and right-hand sides."""
+    nonterminal, its ``:``/``::``/``:::`` sign, an optional "one of", and right-hand sides;
+    ``optional`` is the mark of an optional symbol ("" when the format has none)."""
 
     production: str
     nonterminal: str
     geq: str
     one_of: str
     rhs: str
+    optional: str = ""
 
 
 @dataclass(frozen=True)
@@ -164,6 +187,13 @@ _ROLE_ORDER = (
     "link",
     "inline_code",
 )
+MAX_NESTING = 100
+"""How many elements deep the converter walks with its rules; below that depth an element's
+content is written as its plain text (words kept, formatting dropped), so that no input nests
+the converter past Python's recursion limit. ECMA-262 nests at most about 30 deep."""
+
+_EDIT_LABELS = {"deleted": ("~~", "Deleted"), "inserted": ("++", "Inserted")}
+_PERMALINK_TEXTS = frozenset({"", "¶", "#", "§", "🔗", "\u200b"})
 _WS = re.compile(r"[ \t\n\r\f\v]+")
 _HARD_BREAK = "\x00"
 """Stands for ``<br>`` until whitespace is collapsed: a newline in a paragraph, ``<br>`` in a
@@ -191,13 +221,22 @@ def _selectors(config: MarkdownConfig) -> tuple[tuple[str, CSSSelector], ...]:
 def resolve_roles(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG) -> Roles:
     """The role of every element under ``el`` (itself included) that a selector matches.
 
+    Applies the config's edit mode to the tree first: with ``current`` edits, deleted text is
+    removed from ``el`` (:func:`drop_deleted`), so that no later step (the breakdown included)
+    sees it; with ``marked`` edits, ``del``/``ins`` get the roles ``deleted``/``inserted``.
+
     Computing this is a third of the conversion's cost; the breakdown computes it once per
     section and passes it to every :func:`to_markdown` of that section's elements.
     """
+    if config.edits == "current":
+        drop_deleted(el)
     roles: Roles = {}
     for role, selector in _selectors(config):
         for match in cast("list[etree._Element]", selector(el)):  # a CSS selector selects elements
             roles.setdefault(match, role)
+    if config.edits == "marked":
+        for edit in el.iter(*EDIT_TAGS):
+            roles.setdefault(edit, "deleted" if edit.tag == "del" else "inserted")
     return roles
 
 
@@ -270,11 +309,6 @@ def to_cell(markdown: str) -> str:
     return markdown.replace("\n", "<br>").replace("|", "\\|")
 
 
-def text_of(el: etree._Element) -> str:
-    """All text inside an element (its tail excluded), like lxml.html's ``text_content()``."""
-    return etree.tostring(el, method="text", encoding="unicode", with_tail=False)
-
-
 def escape_text(text: str) -> str:
     """Escape plain text so Markdown shows it literally: a backslash before punctuation, ``<``
     (no raw HTML), and ``&`` that would read as an entity. Brackets stay (``[[Target]]``)."""
@@ -309,17 +343,29 @@ def code_span(text: str) -> str:
 class _Converter:
     """Walks one element tree with the roles resolved for it."""
 
-    __slots__ = ("block_tags", "cache", "elements", "roles", "tag_handlers")
+    __slots__ = ("block_tags", "cache", "depth", "elements", "roles", "tag_handlers")
 
     def __init__(self, roles: Roles, cache: BlockCache | None, elements: MarkdownElements) -> None:
         self.roles = roles
         self.cache = cache
         self.elements = elements
         self.block_tags, self.tag_handlers = _vocabulary(elements)
+        self.depth = 0
+        """How many :meth:`block`/:meth:`inline` calls are open (see :data:`MAX_NESTING`)."""
 
     # --- blocks -----------------------------------------------------------------------------
 
     def block(self, el: etree._Element, out: list[str]) -> None:
+        if self.depth >= MAX_NESTING:
+            self.paragraph_of(escape_text(text_of(el)), out)
+            return
+        self.depth += 1
+        try:
+            self._cached_block(el, out)
+        finally:
+            self.depth -= 1
+
+    def _cached_block(self, el: etree._Element, out: list[str]) -> None:
         cache = self.cache
         if cache is None:
             self._block(el, out)
@@ -352,6 +398,9 @@ class _Converter:
             if handler is not None:
                 handler(self, el, out)
                 return
+        if tag in EDIT_TAGS and self.is_block(el):
+            self.edit_block(el, out)
+            return
         handler = self.tag_handlers.get(tag)
         if handler is not None:
             handler(self, el, out)
@@ -365,9 +414,26 @@ class _Converter:
         if not isinstance(tag, str):
             return False
         role = self.roles.get(el)
-        if role is not None:
+        if role is not None and role not in _EDIT_LABELS:
             return role in _BLOCK_ROLES
+        if tag in EDIT_TAGS:  # an edit is a block when it holds one
+            return self.depth < MAX_NESTING and any(self.is_block(c) for c in el)
         return tag in self.block_tags
+
+    def edit_block(self, el: etree._Element, out: list[str]) -> None:
+        """An edit holding blocks: its blocks, in a blockquote labelled by the edit when
+        marked."""
+        role = self.roles.get(el)
+        if role not in _EDIT_LABELS:
+            self.container(el, out)
+            return
+        blocks: list[str] = []
+        self.container(el, blocks)
+        lines = [f"> **{_EDIT_LABELS[role][1]}**"]
+        if blocks:
+            lines.append(">")
+            lines.extend(f"> {line}" if line else ">" for line in "\n\n".join(blocks).split("\n"))
+        out.append("\n".join(lines))
 
     def container(self, el: etree._Element, out: list[str]) -> None:
         """Children in order: runs of inline content become paragraphs, block children render."""
@@ -392,9 +458,25 @@ class _Converter:
             out.append(text)
 
     def heading(self, el: etree._Element, out: list[str]) -> None:
+        self.unlink_heading(el)
         text = _collapse(self.inline_children(el)).replace("\n", " ")
         if text:
             out.append("#" * int(el.tag[1]) + " " + text)
+
+    def unlink_heading(self, el: etree._Element) -> None:
+        """A heading's own anchors are no links: a permalink mark (a fragment link whose text
+        is only ``¶``, ``#``, ``§`` …: Sphinx, GitHub) is dropped, and a fragment link holding
+        the whole heading text (mdBook's ``a.header``) is written as its text."""
+        whole = " ".join(text_of(el).split())
+        for link in el.iter("a"):
+            href = link.get("href") or ""
+            if not href.startswith("#") or self.roles.get(link) not in (None, "link"):
+                continue
+            text = " ".join(text_of(link).split())
+            if "".join(text.split()) in _PERMALINK_TEXTS:
+                self.roles[link] = "skip"
+            elif text == whole:
+                self.roles[link] = "unlinked"
 
     def paragraph(self, el: etree._Element, out: list[str]) -> None:
         self.container(el, out)
@@ -468,10 +550,10 @@ class _Converter:
             text = text_of(el).strip("\n")
         elif any(self.is_block(child) for child in el):  # a block equation: a line per block
             text = "\n".join(
-                filter(None, (" ".join(text_of(c).split()) for c in el if isinstance(c.tag, str)))
+                filter(None, (" ".join(math_text(c).split()) for c in el if isinstance(c.tag, str)))
             )
         else:
-            text = " ".join(text_of(el).split())
+            text = " ".join(math_text(el).split())
         if text.strip():
             out.append(fence(text, language))
 
@@ -484,12 +566,57 @@ class _Converter:
         if names is not None and productions:
             lines: list[str] = []
             for production in productions:
-                lines.extend(_production_lines(production, names))
+                lines.extend(self.production_lines(production, names))
             text = "\n".join(lines)
         else:  # source form: the grammar is plain text
             text = textwrap.dedent(text_of(el).strip("\n")).strip()
         if text:
             out.append(fence(text, "bnf"))
+
+    def production_lines(self, production: etree._Element, names: GrammarElements) -> list[str]:
+        """One production: its left-hand side line, then one indented line per right-hand side
+        (those a proposal's edit wraps included). With marked edits, a line an edit wraps starts
+        with ``+`` (inserted) or ``-`` (deleted) in place of its first space, and an edited
+        symbol inside a line is written ``++x++`` or ``~~x~~``."""
+        lhs, geq, one_of, rhs = "", ":", "", []
+        production_mark = self.edit_mark(production)
+        children = [c for c in production if isinstance(c.tag, str)]
+        while children:
+            child = children.pop(0)
+            tag = child.tag
+            if tag in EDIT_TAGS:  # an edit wrapping whole right-hand sides
+                children[:0] = [c for c in child if isinstance(c.tag, str)]
+            elif tag == names.nonterminal and not lhs:
+                lhs = _token_text(child, names.optional)
+            elif tag == names.geq:
+                geq = _token_text(child, names.optional)
+            elif tag == names.one_of:
+                one_of = " one of"
+            elif tag == names.rhs:
+                tokens = [self.grammar_token(t, names) for t in child if isinstance(t.tag, str)]
+                if child.text and child.text.strip():
+                    tokens.insert(0, " ".join(child.text.split()))
+                mark = self.edit_mark(child, production) or production_mark
+                rhs.append(f"{mark or ' '}   " + " ".join(t for t in tokens if t))
+        return [f"{production_mark}{lhs} {geq}{one_of}", *rhs]
+
+    def grammar_token(self, el: etree._Element, names: GrammarElements) -> str:
+        text = _token_text(el, names.optional)
+        role = self.roles.get(el)
+        if role in _EDIT_LABELS and text:
+            return f"{_EDIT_LABELS[role][0]}{text}{_EDIT_LABELS[role][0]}"
+        return text
+
+    def edit_mark(self, el: etree._Element, stop: etree._Element | None = None) -> str:
+        """``+``/``-`` when ``el`` or an ancestor below ``stop`` is a marked insertion or
+        deletion (the nearest decides), else ""."""
+        for node in (el, *el.iterancestors()):
+            if node is stop:
+                break
+            role = self.roles.get(node)
+            if role in _EDIT_LABELS:
+                return "+" if role == "inserted" else "-"
+        return ""
 
     def note(self, el: etree._Element, out: list[str]) -> None:
         label_el = el.find("span")
@@ -516,10 +643,11 @@ class _Converter:
         rows = self.table_rows(el)
         if rows:
             columns = el.get(COLUMNS_ATTR, "")
-            out.append(format_table(rows, int(columns) if columns.isdigit() else 0))
+            header = has_header_row(el)
+            out.append(format_table(rows, int(columns) if columns.isdigit() else 0, header=header))
 
     def table_rows(self, el: etree._Element) -> list[list[str]]:
-        """The table's rows as cell texts, padded for colspan and rowspan (first row = header)."""
+        """The table's rows as cell texts, padded for colspan and rowspan."""
         rows: list[list[str]] = []
         carry: dict[int, int] = {}  # column -> rows still covered by a rowspan from above
         for tr in own_rows(el):
@@ -563,9 +691,18 @@ class _Converter:
         return _join_inline(parts)
 
     def inline(self, el: etree._Element) -> str:
+        if self.depth >= MAX_NESTING:
+            return escape_text(text_of(el))
+        self.depth += 1
+        try:
+            return self._inline(el)
+        finally:
+            self.depth -= 1
+
+    def _inline(self, el: etree._Element) -> str:
         role = self.roles.get(el)
         if role == "inline_code":
-            return code_span(text_of(el))
+            return code_span(math_text(el))
         if role == "link":
             return self.link(el)
         if role == "skip":
@@ -579,13 +716,19 @@ class _Converter:
             blocks: list[str] = []
             self.block(el, blocks)
             return " ".join(" ".join(b.split("\n")) for b in blocks)
+        if tag in ("sup", "sub"):
+            return script_text(tag, escape_text(" ".join(math_text(el).split())))
+        grammar = self.elements.grammar
+        if grammar is not None and grammar.optional and tag == grammar.optional:
+            return "?"  # an optional symbol's mark, outside a production too
         inner = self.inline_children(el)
+        if role in _EDIT_LABELS and inner.strip():
+            mark = _EDIT_LABELS[role][0]
+            return f"{mark}{inner.strip()}{mark}"
         if tag in ("b", "strong") and inner.strip():
             return f"**{inner.strip()}**"
         if tag in ("i", "em", "dfn") and inner.strip():
             return f"*{inner.strip()}*"
-        if tag == "sup" and inner.strip():
-            return f"^{inner.strip()}"
         if tag == "img":  # multipage pages sit one folder down: "../img/x.svg" is "img/x.svg"
             src = re.sub(r"^(?:\.\.?/)+", "", el.get("src") or "")
             return f"![{escape_text(el.get('alt') or '')}]({src})"
@@ -606,6 +749,7 @@ class _Converter:
                 href = href[2:]
         if href[0] == "#" and "%" in href:  # multipage percent-encodes anchors (#%E2%84%9D)
             href = "#" + unquote(href[1:])
+        href = href.replace(" ", "%20")  # as lxml writes it in stored HTML (mailto: links)
         if _NEEDS_ANGLE_BRACKETS.search(href):
             href = "<" + href.replace("<", "%3C").replace(">", "%3E") + ">"
         return f"[{text}]({href})"
@@ -681,23 +825,9 @@ def _escape_block_start(text: str) -> str:
     return "\\" + text
 
 
-def _production_lines(production: etree._Element, names: GrammarElements) -> list[str]:
-    lhs, geq, one_of, rhs = "", ":", "", []
-    for child in production:
-        tag = child.tag
-        if tag == names.nonterminal and not lhs:
-            lhs = _token_text(child)
-        elif tag == names.geq:
-            geq = _token_text(child)
-        elif tag == names.one_of:
-            one_of = " one of"
-        elif tag == names.rhs:
-            tokens = [_token_text(t) for t in child if isinstance(t.tag, str)]
-            if child.text and child.text.strip():
-                tokens.insert(0, " ".join(child.text.split()))
-            rhs.append("    " + " ".join(t for t in tokens if t))
-    return [f"{lhs} {geq}{one_of}", *rhs]
-
-
-def _token_text(el: etree._Element) -> str:
+def _token_text(el: etree._Element, optional: str = "") -> str:
+    """A grammar symbol's text on one line, its optional mark (``optional`` elements) as
+    ``?``."""
+    if optional and next(el.iter(optional), None) is not None:
+        return " ".join(math_text(el, {optional: "?"}).split())
     return " ".join(text_of(el).split())

@@ -26,6 +26,7 @@ from itertools import chain
 from lxml import etree
 
 from specbrowser.chunking.markdown import MARKER_TAGS, BlockCache, Roles
+from specbrowser.chunking.markdown_text import drop_deleted
 
 DETAIL_MIN_CHARS = 500
 """Sections with shorter Markdown keep no detail: below this threshold a policy is unusual, and
@@ -102,10 +103,14 @@ def restore(element: etree._Element, detail: bytes) -> tuple[Roles, BlockCache] 
     """The roles and block cache :func:`capture` recorded, keyed by the elements of
     ``element`` (a fresh parse of the same section HTML); None when the detail cannot be read
     or does not match the tree (another count of the walked elements, a cached block on an
-    element of another tag, another number of blocks)."""
+    element of another tag, another number of blocks). A detail of a conversion with ``current``
+    edits (no ``deleted`` role) first drops the deleted text from ``element``, as
+    :func:`~specbrowser.chunking.markdown.resolve_roles` did before it was captured."""
     try:
         head, _, body = detail.decode().partition(_HEAD_END)
         payload = json.loads(head)
+        if "deleted" not in payload["role_names"]:  # converted with current edits: the tree
+            drop_deleted(element)  # was walked without its deleted text (resolve_roles)
         nodes = list(element.iter(*payload["tags"]))
         if len(nodes) != payload["nodes"]:
             return None

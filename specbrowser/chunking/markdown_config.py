@@ -6,7 +6,9 @@ without importing lxml.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields, replace
+
+from specbrowser.types import EDIT_MODES, EditMode
 
 
 @dataclass(frozen=True)
@@ -19,6 +21,9 @@ class MarkdownConfig:
     fall back to their HTML meaning (``p``, ``div``, headings …). Defaults from seed 003, plus
     ecmarkup's hidden step labels in ``skip`` and Bikeshed's ``div.note`` /
     ``div.example`` as notes.
+
+    ``edits`` is not a selector: how a proposal's ``<del>``/``<ins>`` render
+    (:data:`~specbrowser.types.EditMode`), ``current`` by default.
     """
 
     skip: tuple[str, ...] = ("script", "style", "template", "span.list-marker")
@@ -39,13 +44,29 @@ class MarkdownConfig:
         "kbd",
         "samp",
     )
+    edits: EditMode = EDIT_MODES[0]
 
-    def settings(self) -> dict[str, list[str]]:
-        """JSON-ready form (lists of selectors per role), part of the policy version hash."""
-        return {name: list(value) for name, value in asdict(self).items()}
+    def with_selectors(self, selectors: dict[str, tuple[str, ...]]) -> MarkdownConfig:
+        """A copy with the selectors of the roles named in ``selectors`` replaced."""
+        return replace(self, **selectors)  # type: ignore[arg-type]
+
+    def settings(self) -> dict[str, list[str] | str]:
+        """JSON-ready form (lists of selectors per role, the edit mode as its word), part of the
+        policy version hash."""
+        return {
+            f.name: value if isinstance(value := getattr(self, f.name), str) else list(value)
+            for f in fields(self)
+        }
 
     @classmethod
-    def from_settings(cls, settings: dict[str, list[str]] | None) -> MarkdownConfig:
-        """Inverse of :meth:`settings`; unknown keys are ignored, missing ones take defaults."""
+    def from_settings(cls, settings: dict[str, list[str] | str] | None) -> MarkdownConfig:
+        """Inverse of :meth:`settings`; unknown keys are ignored, missing ones take defaults, an
+        unknown edit mode takes the default."""
         known = {f.name for f in fields(cls)}
-        return cls(**{k: tuple(v) for k, v in (settings or {}).items() if k in known})
+        values: dict[str, object] = {}
+        for key, value in (settings or {}).items():
+            if key == "edits":
+                values[key] = value if value in EDIT_MODES else EDIT_MODES[0]
+            elif key in known:
+                values[key] = tuple(value)
+        return cls(**values)  # type: ignore[arg-type]

@@ -5,12 +5,19 @@ from __future__ import annotations
 
 from lxml import etree
 
+_MARKERS = ("sb-section-ref", "sb-marker")
+"""The converter's placeholder elements (:data:`specbrowser.chunking.markdown.MARKER_TAGS`), which
+may stand for an extracted cell."""
 
-def format_table(rows: list[list[str]], min_columns: int = 0) -> str:
-    """GFM table lines from cell texts; the first row is the header, short rows are padded to
-    the widest row (or ``min_columns``)."""
+
+def format_table(rows: list[list[str]], min_columns: int = 0, *, header: bool = True) -> str:
+    """GFM table lines from cell texts; the first row is the header (with ``header=False`` an
+    empty header row comes first and every row is a body row), short rows are padded to the
+    widest row (or ``min_columns``)."""
     width = max(min_columns, *(len(r) for r in rows))
     rows = [r + [""] * (width - len(r)) for r in rows]
+    if not header:
+        rows = [[""] * width, *rows]
     lines = ["| " + " | ".join(rows[0]) + " |", "|" + "|".join(["---"] * width) + "|"]
     lines.extend("| " + " | ".join(r) + " |" for r in rows[1:])
     return "\n".join(lines)
@@ -41,3 +48,17 @@ def cell_span(cell: etree._Element, name: str) -> int:
         return max(1, min(int(cell.get(name, "1")), 100))
     except ValueError:
         return 1
+
+
+def has_header_row(table: etree._Element) -> bool:
+    """Whether a table's first row is a header: it stands in ``thead``, or all its cells are
+    ``th``. A table without one gets an empty header row in Markdown (GFM needs one)."""
+    rows = own_rows(table)
+    if not rows:
+        return True
+    first = rows[0]
+    parent = first.getparent()
+    if parent is not None and parent.tag == "thead":
+        return True
+    cells = [c for c in first if c.tag in ("td", "th") or c.tag in _MARKERS]
+    return bool(cells) and all(c.tag == "th" for c in cells)

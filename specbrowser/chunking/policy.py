@@ -17,9 +17,12 @@ CONVERTER_VERSION = 5
 """Bumped whenever the Markdown converter, the breakdown or the retrieval text changes its
 output, so that a policy version names a reproducible chunk set. 3: retrieval texts drop
 in-document link targets. 4: the guarded breakdown strategy, and the strategy and minimum size
-among the settings. 5: a packed group over the threshold once built is packed again in halves;
-an element whose marker the converter would not render stays in its parent.
-A threshold in tokens adds settings; it changes no version of a policy in characters."""
+among the settings. 5: a proposal's edits (the edit mode among the Markdown settings), ``^``/``_``
+for superscripts and subscripts, ``?`` for optional grammar symbols, an empty header row for
+tables without one, plain text below the converter's nesting limit; in the breakdown, a packed
+group over the threshold once built is packed again in halves, and an element whose marker the
+converter would not render stays in its parent. A threshold in tokens adds settings; it changes
+no version of a policy in characters."""
 
 DEFAULT_THRESHOLD_CHARS = 5000
 """Seed 000's LARGE_DOC_THRESHOLD: a section whose Markdown is longer is broken down."""

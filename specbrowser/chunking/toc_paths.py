@@ -1,7 +1,10 @@
 """Section tree × table of contents → canonical heading paths, and where the two disagree.
 
-:func:`build_heading_paths` follows seed 004 (range containment: the deepest TOC node that
-contains a section wins, best overlap when a section straddles). Positions are 0-based section
+:func:`build_heading_paths` maps each section to a TOC entry: the entry that links to the
+section's id first (a TOC's links name their sections, whatever order the TOC lists them in);
+for entries without a usable link (an external TOC file, a plain HTML TOC whose links name no
+section) seed 004's range containment: the deepest entry that contains a section wins, and a
+section no entry contains takes the entry it overlaps most. Positions are 0-based section
 ordinals: a section covers its own ordinal through its last descendant's; a TOC node covers its
 start (given, or its link target's ordinal) through its end (given, else the position before its
 next sibling's start, else its parent's end, else the document's last position).
@@ -29,6 +32,8 @@ class _Entry:
     depth: int
     start: int
     end: int
+    linked: bool = False
+    """The node links to a section: it maps to that section only, never by range."""
 
 
 @dataclass
@@ -77,25 +82,44 @@ def resolve_toc_starts(toc: list[TocNode], sections: list[Section]) -> list[TocN
 def build_heading_paths(sections: list[Section], toc: list[TocNode]) -> dict[str, list[str]]:
     """The canonical heading path (TOC display titles, root first) of each section.
 
-    Pure: neither argument is changed, and every returned list is a fresh copy. A section maps
-    to the best TOC node whose range overlaps its own: one that contains it beats one that only
-    overlaps; then the deeper node; then the larger overlap; then the tighter range; then the
-    earlier start. Empty-title wrapper nodes are left out of paths (their children keep the
-    right ancestry). Sections overlapping no node, and all sections when ``toc`` is empty, are
-    absent: callers fall back to the parser's path.
+    Pure: neither argument is changed, and every returned list is a fresh copy. A section that
+    a node links to (``target_id``; the first such node in TOC order) takes that node's path.
+    Any other section maps to the best node *without* a usable link whose range overlaps its
+    own: one that contains it beats one that only overlaps; among containing nodes the deeper
+    wins, then the tighter range; among overlapping ones the larger overlap wins, then the
+    deeper node, then the tighter range; then the earlier start. Empty-title wrapper nodes are
+    left out of paths (their children keep the right ancestry). Sections no node links to or
+    overlaps (a section missing from a linked TOC borrows no neighbour's path), and all
+    sections when ``toc`` is empty, are absent: callers fall back to the parser's path.
     """
     if not sections or not toc:
         return {}
     document_end = max(s.ordinal for s in sections)
-    spans = _spans(resolve_toc_starts(toc, sections), (), 0, None, document_end)
+    ids = {s.id for s in sections}
+    spans = _spans(resolve_toc_starts(toc, sections), (), 0, None, document_end, ids)
     if not spans:
         return {}
+    linked: dict[str, tuple[str, ...]] = {}
+    for entry in _entries(spans):
+        if entry.linked and entry.node.target_id is not None:
+            linked.setdefault(entry.node.target_id, entry.path)
     result: dict[str, list[str]] = {}
     for section_id, (first, last) in section_ranges(sections).items():
-        best = _best_entry(_overlapping(spans, first, last), first, last)
-        if best is not None:
-            result[section_id] = list(best.path)
+        path = linked.get(section_id)
+        if path is None:
+            best = _best_entry(_overlapping(spans, first, last), first, last)
+            path = best.path if best is not None else None
+        if path is not None:
+            result[section_id] = list(path)
     return result
+
+
+def _entries(spans: list[_Span]) -> Iterator[_Entry]:
+    """Every entry of the search tree, in TOC order."""
+    for span in spans:
+        if span.entry is not None:
+            yield span.entry
+        yield from _entries(span.children)
 
 
 def _overlapping(spans: list[_Span], first: int, last: int) -> Iterator[_Entry]:
@@ -103,7 +127,7 @@ def _overlapping(spans: list[_Span], first: int, last: int) -> Iterator[_Entry]:
         if span.high < first or span.low > last:
             continue
         entry = span.entry
-        if entry is not None and entry.start <= last and entry.end >= first:
+        if entry is not None and not entry.linked and entry.start <= last and entry.end >= first:
             yield entry
         yield from _overlapping(span.children, first, last)
 
@@ -114,8 +138,10 @@ def _spans(
     depth: int,
     parent_end: int | None,
     document_end: int,
+    section_ids: set[str],
 ) -> list[_Span]:
-    """Resolve each node's range (see the module docstring) and build the search tree."""
+    """Resolve each node's range (see the module docstring) and build the search tree; an
+    entry whose ``target_id`` is one of ``section_ids`` is marked linked."""
     starts = [n.start for n in nodes]
     spans: list[_Span] = []
     for index, node in enumerate(nodes):
@@ -133,9 +159,10 @@ def _spans(
             end = min(end, parent_end)  # an open-ended last child never leaks past its parent
         start = node.start
         has_range = start is not None and end >= start
+        linked = node.target_id in section_ids
         entry = (
-            _Entry(node, own_path, depth, start, end)
-            if start is not None and has_range and node.title
+            _Entry(node, own_path, depth, start, max(start, end), linked)
+            if start is not None and (has_range or linked) and node.title
             else None
         )
         children = _spans(
@@ -144,6 +171,7 @@ def _spans(
             depth + 1 if node.title else depth,
             end if has_range else parent_end,
             document_end,
+            section_ids,
         )
         lows = [c.low for c in children] + ([entry.start] if entry else [])
         highs = [c.high for c in children] + ([entry.end] if entry else [])
@@ -160,7 +188,12 @@ def _best_entry(entries: Iterable[_Entry], first: int, last: int) -> _Entry | No
         if overlap <= 0:
             continue
         contains = entry.start <= first and last <= entry.end
-        key = (contains, entry.depth, overlap, -(entry.end - entry.start), -entry.start)
+        tighter = -(entry.end - entry.start)
+        key = (
+            (True, entry.depth, 0, tighter, -entry.start)
+            if contains
+            else (False, overlap, entry.depth, tighter, -entry.start)
+        )
         if best is None or key > best:
             best, chosen = key, entry
     return chosen

@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from specbrowser.__main__ import EXIT_INTERRUPTED, INTERRUPTED  # noqa: F401 - re-exported
+from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.chunking.policy import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MIN_CHARS,
@@ -24,7 +25,7 @@ from specbrowser.chunking.policy import (
     ChunkPolicy,
     PolicyForKind,
 )
-from specbrowser.types import BREAKDOWN_STRATEGIES, SIZE_UNITS, IngestOutcome
+from specbrowser.types import BREAKDOWN_STRATEGIES, EDIT_MODES, SIZE_UNITS, IngestOutcome
 
 if TYPE_CHECKING:
     from specbrowser.chunking.stats import ChunkSetStats
@@ -124,7 +125,8 @@ def at_least(minimum: int):
 
 def add_policy_options(p: argparse.ArgumentParser) -> None:
     """``--threshold N`` (in ``--unit`` chars or tokens), ``--tags A,B,C`` (breakdown tags in
-    order), ``--max-depth N``, ``--strategy guarded|seed``, ``--min-chars N``."""
+    order), ``--max-depth N``, ``--strategy guarded|seed``, ``--min-chars N``,
+    ``--edits current|marked``."""
     p.add_argument(
         "--threshold",
         type=int,
@@ -169,6 +171,13 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"guarded strategy: no chunk shorter than N characters (default {DEFAULT_MIN_CHARS})",
     )
+    p.add_argument(
+        "--edits",
+        choices=EDIT_MODES,
+        default=EDIT_MODES[0],
+        help="a proposal's <del>/<ins>: current drops deleted text, marked keeps both as "
+        f"~~deleted~~ and ++inserted++ (default {EDIT_MODES[0]})",
+    )
 
 
 def unused_tags(policy: ChunkPolicy, stats: ChunkSetStats) -> list[str]:
@@ -206,6 +215,7 @@ def policy_from_args(args: argparse.Namespace) -> ChunkPolicy:
         args.threshold,
         args.tags,
         args.max_depth,
+        MarkdownConfig(edits=args.edits),
         strategy=args.strategy,
         min_chars=args.min_chars,
         unit=args.unit,
@@ -230,6 +240,7 @@ def policy_for_kind_from_args(args: argparse.Namespace) -> PolicyForKind | None:
             strategy=args.strategy,
             min_chars=args.min_chars,
             unit=args.unit,
+            edits=args.edits,
         )
 
     return for_kind

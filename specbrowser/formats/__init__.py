@@ -12,6 +12,7 @@ one line in :data:`FORMATS`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from specbrowser.chunking.policy import (
@@ -25,7 +26,7 @@ from specbrowser.errors import SpecInputError, SpecParseError
 from specbrowser.formats import ecmarkup, headings
 from specbrowser.formats.base import Page, ParsedSpec, SpecFormat
 from specbrowser.formats.html import bytes_sha256, check_html_head, order_pages, read_html
-from specbrowser.types import BreakdownStrategy, SizeUnit
+from specbrowser.types import EDIT_MODES, BreakdownStrategy, EditMode, SizeUnit
 
 FORMATS: tuple[SpecFormat, ...] = (
     ecmarkup.FORMAT,
@@ -70,10 +71,11 @@ def policy_for(
     strategy: BreakdownStrategy = DEFAULT_STRATEGY,
     min_chars: int = DEFAULT_MIN_CHARS,
     unit: SizeUnit = "chars",
+    edits: EditMode = EDIT_MODES[0],
 ) -> ChunkPolicy:
     """The policy for a document of ``kind`` from command-line style settings: ``tags`` as typed
     (comma-separated), else the kind's format's default tags for the strategy; that format's
-    Markdown config.
+    Markdown config, with the edit mode ``edits``.
 
     Raises:
         PolicyError: as :meth:`ChunkPolicy.from_tag_list`.
@@ -83,7 +85,7 @@ def policy_for(
         threshold,
         tags,
         max_depth,
-        markdown=spec_format.markdown_config,
+        markdown=replace(spec_format.markdown_config, edits=edits),
         default_tags=(
             spec_format.seed_breakdown_tags if strategy == "seed" else spec_format.breakdown_tags
         ),

@@ -5,9 +5,16 @@ Sections are the ``emu-clause``, ``emu-annex`` and ``emu-intro`` elements that c
 replaced by an empty ``<sb-section-ref>`` placeholder, which the Markdown converter renders as a
 "Subsection available" marker; so no text of a child section is ever part of its parent's chunks.
 
+Content outside every section (the title block, "About this Specification", a proposal's
+status line; in source, the metadata block) is kept as a section ``front-matter`` of kind
+``front-matter``, ordinal 0, titled "Front matter", when it holds any text: from the spec
+container of each rendered page (the sidebar menu and TOC are not content), from the body in
+source; ``script``, ``style``, ``template``, ``link`` and ``meta`` left out.
+
 Document kinds: ``ecmarkup-rendered`` (one rendered page), ``ecmarkup-multipage`` (a folder or
 list of rendered pages) and ``ecmarkup-source`` (the ``spec.html`` that ecmarkup renders, its
-``<emu-import>`` files expanded in place).
+``<emu-import>`` files expanded in place, its shorthand written as rendered text reads, and
+its sections numbered as ecmarkup numbers them: :mod:`specbrowser.formats.ecmarkup_source`).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from lxml import etree
 
 from specbrowser.chunking.markdown import GrammarElements, MarkdownElements, text_of
 from specbrowser.chunking.markdown_config import MarkdownConfig
+from specbrowser.chunking.markdown_text import remove_keeping_tail
 from specbrowser.chunking.policy import DEFAULT_BREAKDOWN_TAGS, SEED_BREAKDOWN_TAGS
 from specbrowser.chunking.rules import (
     ChunkingRules,
@@ -29,7 +37,12 @@ from specbrowser.chunking.rules import (
 )
 from specbrowser.errors import SpecParseError
 from specbrowser.formats.base import Page, ParsedSpec, parse_pages
-from specbrowser.formats.html import element_text, read_html
+from specbrowser.formats.ecmarkup_source import (
+    expand_imports,
+    expand_shorthand,
+    number_sections,
+)
+from specbrowser.formats.html import element_text, without_deleted
 from specbrowser.model import SECTION_REF_TAG, Section
 
 RENDERED = "ecmarkup-rendered"
@@ -111,6 +124,7 @@ MARKDOWN_ELEMENTS = MarkdownElements(
         geq="emu-geq",
         one_of="emu-oneof",
         rhs="emu-rhs",
+        optional="emu-opt",
     ),
 )
 """ecmarkup's elements for the Markdown converter: its block elements, algorithms (``emu-alg``,
@@ -186,8 +200,13 @@ class EcmarkupFormat:
         """
         if kind == SOURCE:
             for page in pages:
-                _expand_imports(page.root, page.path.parent)
-        return parse_pages(pages, kind, sha256, _collect_sections)
+                expand_imports(page.root, page.path.parent)
+                expand_shorthand(page.root)
+                number_sections(page.root)
+        parsed = parse_pages(pages, kind, sha256, _collect_sections)
+        if parsed.sections:
+            _add_front_matter(parsed, pages)
+        return parsed
 
     def section_kind_label(self, kind: str) -> str | None:
         """The element that made a section of this kind (``clause`` → ``emu-clause``)."""
@@ -215,19 +234,85 @@ def _kind(pages: list[bytes]) -> str:
     return MULTIPAGE if len(pages) > 1 else RENDERED
 
 
-def _expand_imports(root: etree._Element, folder: Path) -> None:
-    """Replace ecmarkup source ``<emu-import href>`` elements by the body of the imported file."""
-    for imp in root.iter("emu-import"):
-        href = imp.get("href")
-        if not href:
-            continue
-        target = folder / href
-        if not target.is_file():
-            continue
-        imported, _ = read_html(target)
-        body = imported.find("body")
-        for child in list(body if body is not None else imported):
-            imp.append(child)
+FRONT_MATTER_ID = "front-matter"
+FRONT_MATTER_TITLE = "Front matter"
+FRONT_MATTER_KIND = "front-matter"
+"""Id (``-2``, ``-3`` … when a section has it), title and kind of the front-matter section."""
+
+_NOT_CONTENT_TAGS = frozenset({"script", "style", "template", "link", "meta", "noscript"})
+_NOT_CONTENT_IDS = frozenset({"menu", "menu-toc", "menu-toggle", "menu-spacer", "shortcuts-help"})
+
+
+def _add_front_matter(parsed: ParsedSpec, pages: Sequence[Page]) -> None:
+    """Put the content the pages hold outside every section (their sections already moved out,
+    placeholders left) into a front-matter section at ordinal 0, the other ordinals shifted by
+    one; nothing when that content holds no text."""
+    front = etree.Element("div", {"class": "sb-front-matter"})
+    for page in pages:
+        root = page.root
+        container = next((d for d in root.iter("div") if d.get("id") == "spec-container"), None)
+        if container is None:
+            container = root.find("body")
+        if container is None:
+            container = root
+        _move_content(container, front)
+    if not " ".join(element_text(front).split()):
+        return
+    taken = {s.id for s in parsed.sections}
+    section_id, n = FRONT_MATTER_ID, 1
+    while section_id in taken:
+        n += 1
+        section_id = f"{FRONT_MATTER_ID}-{n}"
+    front.set("id", section_id)
+    for section in parsed.sections:
+        section.ordinal += 1
+    section = Section(
+        id=section_id,
+        parent_id=None,
+        ordinal=0,
+        depth=0,
+        kind=FRONT_MATTER_KIND,
+        secnum="",
+        title=FRONT_MATTER_TITLE,
+        html=etree.tostring(front, encoding="unicode", method="html", with_tail=False),
+        source_file=pages[0].path.name,
+    )
+    parsed.sections.insert(0, section)
+    parsed.elements[section_id] = front
+
+
+def _move_content(container: etree._Element, front: etree._Element) -> None:
+    """Move ``container``'s text and children into ``front``, leaving out what is not content
+    and every section placeholder (a front matter that named the sections would give them a
+    parent they do not have)."""
+    if container.text and container.text.strip():
+        _append_text(front, container.text)
+    for child in list(container):
+        tail = child.tail
+        if _is_content(child):
+            for inner in list(child.iter(SECTION_REF_TAG, *_NOT_CONTENT_TAGS)):
+                if inner is not child:
+                    remove_keeping_tail(inner)
+            child.tail = None
+            front.append(child)
+        if tail and tail.strip():
+            _append_text(front, tail)
+
+
+def _is_content(el: etree._Element) -> bool:
+    return (
+        isinstance(el.tag, str)
+        and el.tag not in _NOT_CONTENT_TAGS
+        and el.tag != SECTION_REF_TAG
+        and el.get("id") not in _NOT_CONTENT_IDS
+    )
+
+
+def _append_text(parent: etree._Element, text: str) -> None:
+    if len(parent):
+        parent[-1].tail = (parent[-1].tail or "") + text
+    else:
+        parent.text = (parent.text or "") + text
 
 
 def _collect_sections(
@@ -284,12 +369,15 @@ def heading_of(el: etree._Element) -> tuple[str, str]:
     """The (secnum, title) of a section element, from its first ``h1`` child.
 
     ``secnum`` is the text of ``<span class="secnum">`` (ecmarkup writes it only in rendered
-    output); ``title`` is the rest of the heading with whitespace collapsed, inline code kept.
+    output); ``title`` is the rest of the heading with whitespace collapsed, inline code kept,
+    a proposal's deleted words (``del``) left out
+    (:func:`~specbrowser.formats.html.without_deleted`).
     Returns ("", "") when the section has no ``h1``.
     """
     h1 = el.find("h1")
     if h1 is None:
         return "", ""
+    h1 = without_deleted(h1)
     secnum = ""
     parts = [h1.text or ""]
     for child in h1:

@@ -26,11 +26,13 @@ Rules:
 - **Numbers and titles.** ``secnum`` is the text of the heading's ``.secno`` (Bikeshed, ReSpec
   ``bdi``), ``.secnum`` or ``.section-number`` (xml2rfc) element, trailing dot dropped
   (``1.2.`` → ``1.2``, as Bikeshed's own TOC writes it); the title is the rest of the heading
-  text without self-links (``a.self-link``), whitespace collapsed.
+  text without self-links (``a.self-link``, Sphinx ``a.headerlink``) and permalink marks (a
+  fragment link whose text is ``¶``, ``#`` or ``§``), whitespace collapsed.
 - **Front matter.** Content before the first section heading is kept as a section
   ``front-matter`` titled "Front matter" when it holds any text (the preamble is not
   dropped).
-- **Not content.** The TOC (``nav#toc``, ``ol.toc``/``ul.toc``/``nav.toc``, an element with id
+- **Not content.** Navigation (``nav``, ``[role=navigation]``: menus and documentation
+  sidebars), the TOC (``nav#toc``, ``ol.toc``/``ul.toc``/``nav.toc``, an element with id
   ``toc``/``contents``/``table-of-contents`` that holds no other heading, a heading titled
   "Table of Contents" or "Contents"), ``script``, ``style``, ``template`` and the ``head``.
 
@@ -40,7 +42,7 @@ The page tree is consumed: content elements are moved into the section elements.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeAlias
@@ -92,15 +94,14 @@ WRAPPER_TAGS = frozenset(
         "div",
         "header",
         "footer",
-        "nav",
-        "aside",
         "hgroup",
         "center",
         "search",
     }
 )
 """Elements looked into for section headings. A heading inside anything else (a table cell, a
-list item, a blockquote, a figure, ``details``) is content, not structure."""
+list item, a blockquote, a figure, ``details``, an ``aside``) is content, not structure;
+navigation (``nav``, ``[role=navigation]``) is not content at all."""
 
 CLOSING_WRAPPERS = frozenset({"section", "article"})
 """Wrappers whose end closes the section of their first heading."""
@@ -207,21 +208,38 @@ def heading_parts(heading: etree._Element) -> tuple[str, str]:
     """
     secnum = ""
     parts: list[str] = []
-
-    def visit(el: etree._Element) -> None:
-        nonlocal secnum
-        parts.append(el.text or "")
-        for child in el:
+    # in document order without recursion (a heading may nest deep): an element to look at,
+    # or the text of a tail
+    stack: list[etree._Element | str] = [heading]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            parts.append(item)
+            continue
+        if item is not heading:
+            classes = _classes(item)
+            if classes & _SECNUM_CLASSES and not secnum:
+                secnum = " ".join(element_text(item).split()).rstrip(".").strip()
+                continue
+            if item.tag == "a" and (classes & _SELF_LINK_CLASSES or is_permalink(item)):
+                continue
+        parts.append(item.text or "")
+        for child in reversed(item):
+            stack.append(child.tail or "")
             if isinstance(child.tag, str):
-                classes = _classes(child)
-                if classes & _SECNUM_CLASSES and not secnum:
-                    secnum = " ".join(element_text(child).split()).rstrip(".").strip()
-                elif not (child.tag == "a" and classes & _SELF_LINK_CLASSES):
-                    visit(child)
-            parts.append(child.tail or "")
-
-    visit(heading)
+                stack.append(child)
     return secnum, " ".join("".join(parts).split())
+
+
+PERMALINK_TEXTS = frozenset({"", "¶", "#", "§", "🔗", "\u200b"})
+"""The whole text of a heading's permalink anchor (Sphinx ``¶``, GitHub and Docusaurus ``#``)."""
+
+
+def is_permalink(link: etree._Element) -> bool:
+    """Whether ``link`` is a heading's permalink: a fragment link whose text is only a mark."""
+    return (link.get("href") or "").startswith("#") and (
+        "".join(element_text(link).split()) in PERMALINK_TEXTS
+    )
 
 
 def slugify(title: str) -> str:
@@ -254,6 +272,8 @@ def _is_skipped(el: etree._Element) -> bool:
         return _is_toc_heading(el)
     if tag in ("ol", "ul", "nav") and "toc" in _classes(el):
         return True
+    if tag == "nav" or el.get("role") == "navigation":  # a documentation sidebar, a menu
+        return True
     if (tag == "nav" and el.get("id") == "toc") or el.get("id") in TOC_IDS:
         # A TOC block holds no heading but its own title; a wrapper of the whole spec that
         # happens to be called "contents" holds real headings and is looked into.
@@ -272,18 +292,27 @@ class _Scan:
         self.found: list[etree._Element] = []
 
     def headings_in(self, parent: etree._Element, *, top_level: bool = False) -> None:
-        first_in_hgroup = parent.tag == "hgroup"
-        for child in parent:
+        # without recursion (wrappers may nest deep): per open wrapper, its children still to
+        # look at and whether its next heading is the first of an hgroup
+        frames: list[tuple[etree._Element, Iterator[etree._Element], list[bool]]] = [
+            (parent, iter(parent), [parent.tag == "hgroup"])
+        ]
+        while frames:
+            wrapper, children, first_in_hgroup = frames[-1]
+            child = next(children, None)
+            if child is None:
+                frames.pop()
+                continue
             if _is_skipped(child):
                 continue
             if child.tag in HEADING_TAGS:
-                if any(heading_parts(child)) and (first_in_hgroup or parent.tag != "hgroup"):
+                if any(heading_parts(child)) and (first_in_hgroup[0] or wrapper.tag != "hgroup"):
                     self.found.append(child)
-                    first_in_hgroup = False
+                    first_in_hgroup[0] = False
             elif child.tag in WRAPPER_TAGS:
-                if top_level and not self.found and _is_title_block(child):
+                if top_level and wrapper is parent and not self.found and _is_title_block(child):
                     continue  # the title block is front matter, headings and all
-                self.headings_in(child)
+                frames.append((child, iter(child), [child.tag == "hgroup"]))
 
 
 def _section_headings(found: list[etree._Element]) -> set[etree._Element]:
@@ -319,23 +348,33 @@ def _walk(
     """Record ``parent``'s content in document order: section headings, and the top-most
     elements holding no section heading (taken whole, their tail with them); a wrapper holding
     a section heading is looked into, its own text and tail recorded as loose text."""
-    for child in parent:
-        if _is_skipped(child):
+    # without recursion (wrappers may nest deep): per open wrapper, its children still to walk
+    # and its first section heading
+    frames: list[tuple[etree._Element, Iterator[etree._Element], etree._Element | None]] = [
+        (parent, iter(parent), None)
+    ]
+    while frames:
+        wrapper, children, first = frames[-1]
+        child = next(children, None)
+        if child is None:
+            frames.pop()
+            if wrapper is not parent:
+                if (
+                    wrapper.tag in CLOSING_WRAPPERS
+                    and first is not None
+                    and _first_heading(wrapper) is first
+                ):
+                    events.append(_Close(first))
+                if wrapper.tail:
+                    events.append(wrapper.tail)
+        elif _is_skipped(child):
             if child.tail:
                 events.append(child.tail)
         elif child in containing:
             if child.text:
                 events.append(child.text)
-            first = next((h for h in child.iter(*HEADING_TAGS) if h in boundaries), None)
-            _walk(child, boundaries, containing, events)
-            if (
-                child.tag in CLOSING_WRAPPERS
-                and first is not None
-                and _first_heading(child) is first
-            ):
-                events.append(_Close(first))
-            if child.tail:
-                events.append(child.tail)
+            first_here = next((h for h in child.iter(*HEADING_TAGS) if h in boundaries), None)
+            frames.append((child, iter(child), first_here))
         else:
             events.append(child)  # a section heading, or a block taken whole
 

@@ -7,11 +7,13 @@ import codecs
 import hashlib
 import re
 from collections.abc import Iterable, Iterator
+from copy import deepcopy
 from pathlib import Path
 from typing import cast
 
 from lxml import etree
 
+from specbrowser.chunking.markdown_text import remove_keeping_tail
 from specbrowser.errors import SpecInputError, SpecParseError
 from specbrowser.formats.base import Page
 
@@ -27,6 +29,11 @@ HTML standard's custom elements are: a source spec's page may open with ``<emu-c
 _SNIFF_BYTES = 4096
 """How far to look for a BOM, a meta charset and HTML tags: the HTML standard's prescan uses 1024
 bytes; a rendered page may open with a long <style>, so 4 KiB is a safe margin."""
+
+
+MAX_PARSE_DEPTH = 2048
+"""libxml2's nesting limit with ``huge_tree``: deeper elements are dropped from the tree, so a
+page that reaches it is refused (:func:`read_html`)."""
 
 
 def detect_encoding(data: bytes) -> str:
@@ -76,7 +83,8 @@ def read_html(path: Path) -> tuple[etree._Element, bytes]:
     Raises:
         SpecInputError: the file cannot be read or does not look like HTML (binary, or text with
             no HTML tag near its start).
-        SpecParseError: lxml could not build a tree from it.
+        SpecParseError: lxml could not build a tree from it, or it nests elements deeper than
+            :data:`MAX_PARSE_DEPTH` (lxml would drop the deeper ones).
     """
     try:
         data = path.read_bytes()
@@ -92,6 +100,12 @@ def read_html(path: Path) -> tuple[etree._Element, bytes]:
         raise SpecParseError(f"cannot parse {path} as HTML: {exc}") from None
     if root is None:
         raise SpecParseError(f"{path} holds no HTML elements")
+    too_deep = next((e for e in parser.error_log if "Excessive depth" in e.message), None)
+    if too_deep is not None:  # libxml2 drops what lies deeper: refuse rather than lose text
+        raise SpecParseError(
+            f"{path} nests elements deeper than {MAX_PARSE_DEPTH} levels (line {too_deep.line}); "
+            "specbrowser cannot read it"
+        )
     return root, data
 
 
@@ -99,6 +113,27 @@ def element_text(el: etree._Element) -> str:
     """The text inside ``el`` and its descendants, in document order (its own tail excluded)."""
     # lxml yields str here; lxml-stubs declares str | bytes for every text it returns.
     return "".join(cast("Iterator[str]", el.itertext()))
+
+
+def current_text(el: etree._Element) -> str:
+    """:func:`element_text` without a proposal's deleted text (:func:`without_deleted`): a
+    heading as it reads once the proposal is applied."""
+    if el.tag == "del":
+        return ""
+    return element_text(without_deleted(el))
+
+
+def without_deleted(el: etree._Element) -> etree._Element:
+    """``el`` itself when it holds no ``del`` element, else a copy (tail dropped) with every
+    ``del`` removed, their tails kept and a separator left twice written once
+    (:func:`~specbrowser.chunking.markdown_text.remove_keeping_tail`)."""
+    if next(el.iter("del"), None) is None:
+        return el
+    copy = deepcopy(el)
+    copy.tail = None
+    for deleted in list(copy.iter("del")):
+        remove_keeping_tail(deleted)
+    return copy
 
 
 def bytes_sha256(chunks: Iterable[bytes]) -> str:

@@ -18,7 +18,7 @@ from urllib.parse import unquote
 from lxml import etree
 
 from specbrowser.errors import SpecInputError
-from specbrowser.formats.html import element_text
+from specbrowser.formats.html import element_text, without_deleted
 from specbrowser.model import TocNode
 
 _NUMBER_CLASSES = frozenset({"secnum", "secno"})
@@ -28,9 +28,10 @@ def extract_toc(root: etree._Element) -> list[TocNode]:
     """The document's own TOC as top-level nodes, or [] when it has none.
 
     Each entry's title is the link's ``title`` attribute when present (ecmarkup writes the full
-    heading there, its link text abbreviates "Static Semantics" to "SS"), else the link text
-    without its number; ``target_id`` is the link's fragment, percent-decoded, the page name of a
-    multipage link dropped. A list item without a link is an empty-title wrapper entry.
+    heading there, its link text abbreviates "Static Semantics" to "SS"), else (and when a
+    proposal's ``del``/``ins`` edit the link) the link text without its number and deleted
+    words; ``target_id`` is the link's fragment, percent-decoded, the page name of a multipage
+    link dropped. A list item without a link is an empty-title wrapper entry.
     """
     found = _toc_list(root)
     return _entries(found) if found is not None else []
@@ -62,6 +63,10 @@ def _entries(list_el: etree._Element) -> list[TocNode]:
         if link is None:
             nodes.append(TocNode(title="", children=children))
             continue
+        edited = next(link.iter("del", "ins"), None) is not None  # a proposal's edit: the
+        # title attribute runs deleted and inserted words together; the text drops the deleted
+        title_attr = None if edited else link.get("title")
+        link = without_deleted(link)
         secnum = ""
         parts = [link.text or ""]
         for child in link:
@@ -72,7 +77,7 @@ def _entries(list_el: etree._Element) -> list[TocNode]:
             else:
                 parts.append(text)
             parts.append(child.tail or "")
-        title = " ".join((link.get("title") or "".join(parts)).split())
+        title = " ".join((title_attr or "".join(parts)).split())
         href = link.get("href") or ""
         target = unquote(href.split("#", 1)[1]) if "#" in href else None
         nodes.append(

@@ -115,8 +115,8 @@ async def test_tree_shows_top_level_sections(toylang_db: Path) -> None:
         assert tree.root.children[0].data == DOCUMENT_CHUNK_ID
         assert app.title == "Toylang Language Specification"
         assert app.sub_title == TOYLANG_POLICY.describe()
-        assert cursor_id(app) == "sec-intro"
-        assert browser(app).query_one(ChunkView).chunk.id == "sec-intro"
+        assert cursor_id(app) == "front-matter"  # the title block, before the first section
+        assert browser(app).query_one(ChunkView).chunk.id == "front-matter"
 
 
 @run_async
@@ -328,7 +328,7 @@ async def test_jump_provider_matches_ids_titles_and_fuzzy(toylang_db: Path) -> N
         fuzzy = [hit async for hit in provider.search("ltrlmrkp")]
         assert "Jump to sec-literal-markup" in [h.help for h in fuzzy]
         discovered = [hit async for hit in provider.discover()]
-        assert [h.text for h in discovered][:2] == ["Introduction", "1 Scope"]
+        assert [h.text for h in discovered][:3] == ["Front matter", "Introduction", "1 Scope"]
         exact[0].command()
         await settle(pilot)
         assert cursor_id(app) == "sec-scope"
@@ -373,7 +373,7 @@ async def test_document_synopsis_is_the_first_node_and_shows_the_outline(toylang
         assert view.chunk.id == DOCUMENT_CHUNK_ID  # no parent: a warning, no move
         await pilot.press("down")
         await settle(pilot)
-        assert view.chunk.id == "sec-intro"
+        assert view.chunk.id == "front-matter"
 
 
 @run_async
@@ -469,7 +469,6 @@ def test_retrieval_binding_is_in_the_footer() -> None:
 # --- heading mismatches and tree filters -------------------------------------------------------
 
 MISMATCHED_SECTIONS = {
-    "sec-gadgets",
     "sec-gadget-parts",
     "sec-gadget-assembly",
     "sec-widgets",
@@ -568,7 +567,7 @@ async def test_mismatched_sections_are_marked_in_the_tree(mismatch_db: Path) -> 
         tree = browser(app).query_one(ChunkTree)
         assert [str(n.label) for n in tree.root.children] == [
             "Document synopsis",
-            "1 Gadgets ≠",
+            "1 Gadgets",
             "2 Widgets ≠",
             "3 Glossary ≠",
         ]
@@ -629,9 +628,9 @@ async def test_mismatch_filter_shows_only_mismatched_sections_and_toggles_back(
             "sec-gadgets": ["sec-gadget-parts", "sec-gadget-assembly"],
             "sec-widgets": ["sec-widget-sizes"],
         }
-        assert {n.data for n in all_nodes(tree)} == MISMATCHED_SECTIONS
+        assert {n.data for n in all_nodes(tree)} == MISMATCHED_SECTIONS | {"sec-gadgets"}
         assert all(n.is_expanded for n in all_nodes(tree) if n.children)
-        assert tree.border_title == "only mismatched sections · 6"
+        assert tree.border_title == "only mismatched sections · 5"
         assert cursor_id(app) == "sec-gadgets"  # the chunk shown before, still shown
         await pilot.press("down", "down", "down")
         await settle(pilot)
@@ -926,7 +925,7 @@ async def test_escape_in_the_search_bar_closes_it_and_focuses_the_tree(toylang_d
         await settle(pilot)
         assert not screen.search_bar.display and app.focused is screen.chunk_tree
         assert screen.hit_index is None
-        assert cursor_id(app) == "sec-intro"  # nothing chosen: no move
+        assert cursor_id(app) == "front-matter"  # nothing chosen: no move
         await pilot.press("slash")  # reopens with the last query and hits
         await settle(pilot)
         assert screen.query_one("#search-input", Input).value == "gadget"
@@ -1160,7 +1159,7 @@ async def test_ingest_runs_in_a_worker_then_shows_the_browser(tmp_path: Path, mo
         assert isinstance(app.screen, BrowserScreen)
         assert app.title == "Toylang Language Specification"
         assert cache.is_file()
-        assert cursor_id(app) == "sec-intro"
+        assert cursor_id(app) == "front-matter"
 
 
 @pytest.mark.serial

@@ -61,7 +61,8 @@ def test_C02_grammar_and_code_blocks_hold_no_links(tmp_path):
     lines = inside.split("\n")
     assert lines[0] == "LexicalBinding[In, Yield, Await] :"
     assert len(lines) == 3
-    assert "BindingIdentifier[?Yield, ?Await] Initializer[?In, ?Yield, ?Await]opt" in lines[1]
+    # the optional mark as ecmarkup source writes it, so "Initializer" stays a word of its own
+    assert "BindingIdentifier[?Yield, ?Await] Initializer[?In, ?Yield, ?Await]?" in lines[1]
     assert "[lookahead ∉ { let }] BindingPattern Initializer" in lines[2]
     assert "```javascript\nlet x = foo();\n```" in chunk.text
 

@@ -17,7 +17,6 @@ from specbrowser.session import filters
 from specbrowser.store import SpecStore
 
 MISMATCHED_SECTIONS = [
-    "sec-gadgets",
     "sec-gadget-parts",
     "sec-gadget-assembly",
     "sec-widgets",

@@ -110,7 +110,7 @@ def test_results_are_defensive_copies_and_inputs_untouched():
     assert paths["a"] is not paths["a2"]
 
 
-def test_link_targets_give_starts_for_html_tocs():
+def test_linked_entries_map_their_targets_and_lend_no_path():
     toc = [
         TocNode(
             "A",
@@ -120,7 +120,45 @@ def test_link_targets_give_starts_for_html_tocs():
         TocNode("B", target_id="b"),
     ]
     paths = build_heading_paths(TREE, toc)
-    assert paths["a1x"] == ["A", "A1"] and paths["b1"] == ["B"]
+    assert paths == {"a": ["A"], "a1": ["A", "A1"], "a2": ["A", "A2"], "b": ["B"]}
+    # a1x and b1 have no entry: no path borrowed from a neighbour or a parent
+
+
+def test_a_link_decides_before_ranges_when_the_toc_order_differs():
+    # the TOC lists b's entry first and a2 before a1 (an entry moved): links still decide
+    toc = [
+        TocNode("B", target_id="b", children=[TocNode("B1", target_id="b1")]),
+        TocNode(
+            "A",
+            target_id="a",
+            children=[
+                TocNode("A2", target_id="a2"),
+                TocNode("A1", target_id="a1", children=[TocNode("A1x", target_id="a1x")]),
+            ],
+        ),
+    ]
+    paths = build_heading_paths(TREE, toc)
+    assert paths == {
+        "a": ["A"],
+        "a1": ["A", "A1"],
+        "a1x": ["A", "A1", "A1x"],
+        "a2": ["A", "A2"],
+        "b": ["B"],
+        "b1": ["B", "B1"],
+    }
+
+
+def test_a_straddling_section_takes_the_largest_overlap_not_the_deepest_entry():
+    # a (0..3) overlaps X (0..2) by 3 and Y (3..5) and its child Y1 (3..3) by 1 each
+    toc = [node("X", 0, 2), node("Y", 3, 5, node("Y1", 3, 3))]
+    assert build_heading_paths(TREE, toc)["a"] == ["X"]
+
+
+def test_a_linked_section_missing_from_the_toc_borrows_no_ranged_path():
+    # b1 has no entry; the range of the unlinked entry "Old" stops before it
+    toc = [TocNode("A", target_id="a"), TocNode("B", target_id="b"), node("Old", 0, 0)]
+    paths = build_heading_paths(TREE, toc)
+    assert "b1" not in paths and "a1" not in paths and paths["b"] == ["B"]
 
 
 def test_title_normalisation():
@@ -157,10 +195,8 @@ def test_each_mismatch_kind():
         TocNode("ghost", target_id="sec-ghost"),  # entry without section
     ]  # c: missing from TOC
     kinds = classify(secs, toc)
-    # a: its TOC range (0..1) no longer holds a2, so it straddles; the deeper overlapping entry
-    # wins (the precedence) and its path is one level deeper than the parser's
+    # a: its entry links to it, so its path is its own entry's, whatever the entries around
     assert kinds == {
-        "a": "depth_differs",
         "a1": "title_differs",
         "a2": "depth_differs",
         "c": "missing_from_toc",

@@ -159,7 +159,7 @@ def test_reassemble_section_puts_every_breakdown_marker_back(toylang_db):
 
 def test_outline_gives_the_tree_with_toc_paths(toylang_db):
     top = ok(call(toylang_db, "outline", {}))["sections"]
-    assert [s["depth"] for s in top] == [0] * 8 and top[3]["number"] == "3"
+    assert [s["depth"] for s in top] == [0] * 9 and top[4]["number"] == "3"  # front matter first
     under = ok(call(toylang_db, "outline", {"id": "4", "depth": 5}))["sections"]
     assert under[0]["section_id"] == "sec-data-types-and-values"
     big = next(s for s in under if s["section_id"] == BIG)
@@ -197,7 +197,7 @@ def test_chunks_are_resources(toylang_db):
 
     listed, document, cell, missing = with_client(toylang_db, script)
     uris = [r.uri for r in listed.resources]
-    assert uris[0] == "specbrowser://chunk/specbrowser%3Adocument" and len(uris) == 9
+    assert uris[0] == "specbrowser://chunk/specbrowser%3Adocument" and len(uris) == 10
     assert document.contents[0].text.startswith("# Toylang")
     assert cell.contents[0].mime_type == "text/markdown" and cell.contents[0].text
     assert "sec-nope" in missing

@@ -12,8 +12,7 @@ from tests.helpers import ROOT, write_spec
 
 MISMATCHED = ROOT / "sample_specs" / "mismatched-toc.html"
 
-EXPECTED = {
-    "sec-gadgets": "depth_differs",
+EXPECTED = {  # "1 Gadgets" maps to its own entry (its link), not to a child entry's range
     "sec-gadget-parts": "title_differs",
     "sec-gadget-assembly": "depth_differs",
     "sec-widgets": "title_differs",
@@ -46,6 +45,11 @@ def test_chunks_carry_both_paths_and_the_kind(db):
     assert chunk.mismatch == "ancestor_differs"
     limits = get_chunk(database, "sec-gadget-limits")
     assert limits.toc_path == limits.heading_path and limits.mismatch is None
+    gadgets = get_chunk(database, "sec-gadgets")
+    assert gadgets.toc_path == ["1 Gadgets"] and gadgets.mismatch is None
+    # missing from the TOC: no path borrowed from "2.1 Widget Sizes" before it
+    glossary = get_chunk(database, "sec-glossary")
+    assert glossary.toc_path is None and glossary.mismatch == "missing_from_toc"
 
 
 def test_kind_filter_and_table(db, capsys):
@@ -56,7 +60,7 @@ def test_kind_filter_and_table(db, capsys):
     assert main(["stats", str(db), "--json"]) == 0
     stats = json.loads(capsys.readouterr().out)
     assert stats["heading_mismatches"] == {
-        "depth_differs": 2,
+        "depth_differs": 1,
         "title_differs": 2,
         "ancestor_differs": 1,
         "missing_from_toc": 1,

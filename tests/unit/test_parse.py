@@ -117,7 +117,9 @@ def test_detects_rendered_and_source(tmp_path):
     assert parsed.document.kind == "ecmarkup-source"
     assert parsed.document.title == "Toy Source"
     assert parsed.document.source_paths == [str(source_dir / "spec.html")]
-    assert "IMPORTED" in parsed.sections[0].html
+    front, clause = parsed.sections
+    assert "IMPORTED" in clause.html and clause.ordinal == 1
+    assert front.kind == "front-matter" and "title: Toy Source" in front.html  # the metadata
 
 
 @pytest.mark.skipif(not SAMPLE.exists(), reason="sample spec missing")

@@ -2,7 +2,8 @@
 version), the active set, stale sets, re-chunking from stored sections, the document chunk,
 retrieval text and section ordinals.
 
-Databases are built from ``sample_specs/toylang.html`` (37 sections) in ``tmp_path``.
+Databases are built from ``sample_specs/toylang.html`` (38 sections: 37 and the front matter)
+in ``tmp_path``.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def test_new_policy_adds_a_chunk_set_and_makes_it_active(tmp_path, spec):
     assert sets[SMALLER.version].active and not sets[SMALL.version].active
     assert sets[SMALL.version].chunks == len(first.chunks)
     assert sets[SMALLER.version].over_threshold == second.stats.over_threshold
-    assert db.db["sections"].count == 37
+    assert db.db["sections"].count == 38
 
 
 def test_same_policy_replaces_only_its_own_set(tmp_path, spec):
@@ -491,7 +492,7 @@ def test_document_chunk_is_stored_first_and_shaped(tmp_path, spec):
     assert [line[2:] for line in lines if line.startswith("- ")] == top_level
     assert "ecmarkup-rendered" in document.text
     assert (
-        f"37 sections, {len(top_level)} at top level, in {len(result.chunks)} chunks"
+        f"38 sections, {len(top_level)} at top level, in {len(result.chunks)} chunks"
         in document.text
     )
     assert document.retrieval_text == (
@@ -563,7 +564,7 @@ def test_stats_of_an_older_set_read_back_with_what_they_lack_empty():
 def test_document_chunk_over_the_threshold_is_flagged(tmp_path, spec):
     result = ingest([spec], tmp_path / "t.db", ChunkPolicy(threshold=100))
     assert result.chunks[0].size > 100 and result.chunks[0].over_threshold == "unsplittable"
-    assert compute_stats(result.chunks, 37).over_threshold["unsplittable"] >= 1
+    assert compute_stats(result.chunks, 38).over_threshold["unsplittable"] >= 1
 
 
 def test_synopsis_escapes_markdown_in_titles():

@@ -14,7 +14,6 @@ highlighted one, and the input below adds an element name or a CSS selector as a
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import ClassVar
 
 from rich.text import Text
@@ -211,16 +210,15 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
         min_chars = self._number("#policy-min-chars", "min size")
         strategy = self.query_one("#policy-strategy", Input).value.strip().lower()
         unit = self.query_one("#policy-unit", Input).value.strip().lower()
-        markdown = replace(
-            self.policy.markdown,
-            **{
+        markdown = self.policy.markdown.with_selectors(
+            {
                 role: tuple(
                     s.strip()
                     for s in self.query_one(f"#policy-md-{role}", Input).value.split(",")
                     if s.strip()
                 )
                 for role, _title in MARKDOWN_ROLES
-            },
+            }
         )
         _check_selectors(markdown)
         return ChunkPolicy(

@@ -1,0 +1,124 @@
+"""Text-level helpers of the Markdown converter (:mod:`specbrowser.chunking.markdown`): an
+element's text, with superscripts and subscripts kept (``math_text``), and a proposal's deleted
+text removed from a tree (``drop_deleted``)."""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+from specbrowser.model import SECTION_REF_TAG
+
+MARKER_TAGS = frozenset({SECTION_REF_TAG, "sb-marker"})
+"""Placeholders for a child section (written by the parser) and an extracted element (written by
+the breakdown); both render as a marker and are never breakdown candidates."""
+
+EDIT_TAGS = ("del", "ins")
+"""HTML's edit elements, as a proposal marks the text it deletes and inserts."""
+
+_ORDINAL_SUFFIX = re.compile(r"^(?:st|nd|rd|th)$")
+_ONE_WORD = re.compile(r"^[\w.′]+$")
+
+
+def text_of(el: etree._Element) -> str:
+    """All text inside an element (its tail excluded), like lxml.html's ``text_content()``."""
+    return etree.tostring(el, method="text", encoding="unicode", with_tail=False)
+
+
+def drop_deleted(el: etree._Element) -> int:
+    """Remove a proposal's deleted text from ``el`` in place: every ``del`` element (its tail
+    text kept), and every list item that held text and holds none once its deletions are gone
+    (a deleted algorithm step: the steps after it are numbered on). Text in ``aria-hidden``
+    elements (ecmarkup's step labels) does not count as text. Returns how many ``del`` elements
+    were removed."""
+    deleted = [d for d in el.iter("del") if d is not el]
+    if not deleted:
+        return 0
+    items = [li for li in el.iter("li") if _visible_text(li).strip()]
+    for edit in deleted:
+        if edit.getparent() is not None:  # not inside another deletion already removed
+            remove_keeping_tail(edit)
+    for item in items:
+        if not _visible_text(item).strip() and next(item.iter(*MARKER_TAGS), None) is None:
+            remove_keeping_tail(item)
+    return len(deleted)
+
+
+def _visible_text(el: etree._Element) -> str:
+    """The text in ``el`` outside ``aria-hidden`` elements, in no particular order (for an
+    emptiness test)."""
+    hidden = {n for h in el.iter() if h.get("aria-hidden") == "true" for n in h.iter()}
+    parts: list[str] = []
+    for node in el.iter():
+        if node not in hidden and isinstance(node.tag, str):
+            parts.append(node.text or "")
+        if node is not el and node.getparent() not in hidden:
+            parts.append(node.tail or "")
+    return "".join(parts)
+
+
+def remove_keeping_tail(el: etree._Element) -> None:
+    """Remove ``el``, its tail text joined to the text before it. A list separator the removal
+    leaves stranded goes too: ``a, <del>b</del>, c`` → ``a, c``, ``(<del>a</del>, b)`` →
+    ``(b)``, ``(a, <del>b</del>)`` → ``(a)``."""
+    parent = el.getparent()
+    if parent is None:
+        return
+    tail = el.tail or ""
+    previous = el.getprevious()
+    before = (previous.tail if previous is not None else parent.text) or ""
+    if tail.lstrip().startswith(",") and (
+        before.rstrip().endswith((",", "(", "[")) or (previous is None and not before.strip())
+    ):
+        tail = tail.lstrip()[1:]
+    elif before.rstrip().endswith(",") and tail.lstrip().startswith((")", "]")):
+        before = before.rstrip()[:-1]
+        if previous is not None:
+            previous.tail = before
+        else:
+            parent.text = before
+    if tail:
+        if previous is not None:
+            previous.tail = (previous.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(el)
+
+
+def math_text(el: etree._Element, replace: dict[str, str] | None = None) -> str:
+    """The text inside ``el`` (its tail excluded), each ``sup`` as ``^`` and ``sub`` as ``_``
+    with grouping (:func:`_script`) and each element named in ``replace`` as the given text."""
+    if len(el) == 0:
+        return el.text or ""
+    parts: list[str] = []
+    stack: list[tuple[etree._Element, bool]] = [(el, False)]
+    while stack:  # pre-order without recursion: (element, its tail is due now)
+        node, tail = stack.pop()
+        if tail:
+            parts.append(node.tail or "")
+            continue
+        if node is not el:
+            stack.append((node, True))
+        tag = node.tag
+        if not isinstance(tag, str):
+            continue
+        if replace and tag in replace:
+            parts.append(replace[tag])
+        elif tag in ("sup", "sub") and node is not el:
+            parts.append(script_text(tag, " ".join(math_text(node, replace).split())))
+        else:
+            parts.append(node.text or "")
+            stack.extend((child, False) for child in reversed(node))
+    return "".join(parts)
+
+
+def script_text(tag: str, text: str) -> str:
+    """A superscript (``tag`` ``sup``) as ``^text``, a subscript as ``_text``, in parentheses
+    unless ``text`` is one word; an ordinal suffix (``st``, ``nd``, ``rd``, ``th``) as is."""
+    if not text:
+        return ""
+    if tag == "sup" and _ORDINAL_SUFFIX.match(text):
+        return text
+    grouped = text if _ONE_WORD.match(text) else f"({text})"
+    return ("^" if tag == "sup" else "_") + grouped

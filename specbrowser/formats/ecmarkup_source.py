@@ -1,0 +1,152 @@
+"""What reading an ecmarkup *source* (``spec.html``/``spec.emu``, not rendered) takes beyond the
+rendered form: its ``<emu-import>`` files pulled in, ecmarkdown's shorthand written as rendered
+text reads, and section numbers computed as ecmarkup computes them when it renders."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from lxml import etree
+
+from specbrowser.chunking.markdown import code_span
+from specbrowser.formats.html import read_html
+
+
+def expand_imports(root: etree._Element, folder: Path) -> None:
+    """Replace ecmarkup source ``<emu-import href>`` elements by the body of the imported file."""
+    for imp in root.iter("emu-import"):
+        href = imp.get("href")
+        if not href:
+            continue
+        target = folder / href
+        if not target.is_file():
+            continue
+        imported, _ = read_html(target)
+        body = imported.find("body")
+        for child in list(body if body is not None else imported):
+            imp.append(child)
+
+
+SECTION_ELEMENTS = ("emu-clause", "emu-annex", "emu-intro")
+"""The elements ecmarkup numbers (the intro never)."""
+
+
+def number_sections(root: etree._Element) -> None:
+    """Write into each section heading of a source the number ecmarkup renders there, as a
+    ``<span class="secnum">`` at the start of its ``h1`` (as in rendered output), in place.
+
+    As ecmarkup numbers: top-level clauses 1, 2, … and annexes ``Annex A (informative)``,
+    ``Annex B (normative)`` … (``normative`` attribute), counted apart; below, clauses and
+    annexes together under their parent's number (``14.6``, ``A.1``); a ``number`` attribute
+    sets a clause's number and the next siblings count on from it; the intro, ``back-matter``
+    annexes and whatever lies below an unnumbered section get none. A heading that already
+    holds a number keeps it.
+    """
+    numbers: dict[etree._Element, str] = {}
+    counters: dict[tuple[etree._Element | None, str], int] = {}
+    for el in root.iter(*SECTION_ELEMENTS):
+        parent = next(el.iterancestors(*SECTION_ELEMENTS), None)
+        parent_number = numbers.get(parent, "") if parent is not None else None
+        if el.tag == "emu-intro" or parent_number == "":
+            numbers[el] = ""
+            continue
+        if el.tag == "emu-annex" and el.get("back-matter") is not None:
+            numbers[el] = ""
+            continue
+        top_annex = parent is None and el.tag == "emu-annex"
+        key = (parent, el.tag if parent is None else "child")
+        number = counters.get(key, 0) + 1
+        given = el.get("number", "")
+        if given.isdigit() and not top_annex:
+            number = int(given)
+        counters[key] = number
+        if top_annex:
+            kind = "normative" if el.get("normative") is not None else "informative"
+            numbers[el] = f"Annex {_annex_letter(number)} ({kind})"
+        elif parent_number is None:
+            numbers[el] = str(number)
+        else:
+            prefix = (
+                parent_number.split()[1] if parent_number.startswith("Annex ") else parent_number
+            )
+            numbers[el] = f"{prefix}.{number}"
+        _write_number(el, numbers[el])
+
+
+def _write_number(section: etree._Element, number: str) -> None:
+    h1 = section.find("h1")
+    if h1 is None or any("secnum" in (c.get("class") or "").split() for c in h1.iter("span")):
+        return
+    span = etree.Element("span", {"class": "secnum"})
+    span.text = number
+    span.tail = " " + (h1.text or "").lstrip()
+    h1.text = None
+    h1.insert(0, span)
+
+
+_SHORTHAND = re.compile(
+    r"(?<![\w\\`])_(?P<var>[A-Za-z$][\w$]*)_(?![\w`])"
+    r"|(?<![\w*\\`])\*(?P<value>[^\s*](?:[^*\n]*[^\s*])?)\*(?![\w*`])"
+    r"|(?<![\w~\\`])~(?P<const>[\w-]+)~(?![\w~`])"
+    r"|\|(?P<nt>[A-Z][A-Za-z0-9]*)(?P<params>\[[^\]|\n]*\])?(?P<opt>_opt)?\|"
+)
+"""ecmarkdown's inline shorthand in source text: ``_var_``, ``*value*``, ``~const~`` and
+``|Nonterminal[params]_opt|``."""
+
+_NO_SHORTHAND = frozenset(
+    {"pre", "code", "emu-grammar", "emu-production", "script", "style", "emu-biblio"}
+)
+
+
+_BARE = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "emu-eqn"})
+"""Where shorthand is written as bare words: headings (titles) and equations (fenced as code)."""
+
+
+def expand_shorthand(root: etree._Element) -> None:
+    """Write ecmarkdown's shorthand in the text of an ecmarkup source as rendered specs read:
+    ``_x_``, ``*x*`` and ``~x~`` as inline code (`` `x` ``, which the converter keeps as a
+    code span), ``|X|`` as ``X`` (``|X_opt|`` as ``X?``); in headings and ``caption``
+    attributes and equations without the backticks, so that titles and equations read as
+    rendered ones. Grammar and code are left as written."""
+    stack: list[tuple[etree._Element, bool]] = [(root, False)]
+    while stack:
+        el, in_heading = stack.pop()
+        if not isinstance(el.tag, str) or el.tag in _NO_SHORTHAND:
+            continue
+        heading = in_heading or el.tag in _BARE
+        caption = el.get("caption")
+        if caption:  # a source table's caption (it titles the table's chunk)
+            el.set("caption", _expanded(caption, True))
+        if el.text:
+            el.text = _expanded(el.text, heading)
+        for child in el:
+            if child.tail:
+                child.tail = _expanded(child.tail, heading)
+            stack.append((child, heading))
+
+
+def _expanded(text: str, heading: bool) -> str:
+    if not any(mark in text for mark in "_*~|"):
+        return text
+
+    def one(match: re.Match[str]) -> str:
+        if match.group("nt"):
+            return (
+                match.group("nt")
+                + (match.group("params") or "")
+                + ("?" if match.group("opt") else "")
+            )
+        word = match.group("var") or match.group("value") or match.group("const")
+        return word if heading else code_span(word)
+
+    return _SHORTHAND.sub(one, text)
+
+
+def _annex_letter(number: int) -> str:
+    """1 → A, 26 → Z, 27 → AA (spreadsheet style)."""
+    letters = ""
+    while number > 0:
+        number, rest = divmod(number - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters
