@@ -365,11 +365,12 @@ def tokens_row(tokens: dict[str, Any] | None) -> tuple[str, str]:
     """The summary's ``tokens`` row for :func:`specbrowser.search.tokens.token_summary`'s
     dict, or for None (nothing counted yet)."""
     if not tokens:
-        return ("tokens", "not counted (specbrowser embed counts them)")
+        return ("tokens", "not counted (stats --count-tokens or specbrowser embed counts them)")
     window = (
         f"over the {tokens['window']}-token window: {tokens['over_window']:,}"
         if tokens["window"]
         else "window unknown"
     )
     counted = f"{tokens['counted']:,} of {tokens['chunks']:,} counted, {escape(tokens['model'])}"
-    return ("tokens", f"median {tokens['median']:,}, max {tokens['max']:,}; {window} ({counted})")
+    sizes = f"median {tokens['median']:,}, p90 {tokens.get('p90', 0):,}, max {tokens['max']:,}"
+    return ("tokens", f"{sizes}; {window} ({counted})")

@@ -37,6 +37,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("stats", help="counts, sizes and overruns of the active chunk set")
     p.add_argument("db", type=Path)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--count-tokens",
+        action="store_true",
+        help="first count the tokens of chunks not counted yet, with the embedding model's "
+        "tokenizer (a few seconds; stored)",
+    )
     p.set_defaults(handler=cmd_stats)
 
     p = sub.add_parser(
@@ -164,6 +170,13 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from specbrowser.search.tokens import token_summary
     from specbrowser.session import Session
 
+    if args.count_tokens:
+        from specbrowser.errors import EmbeddingError
+        from specbrowser.search.embed import TOKENIZER_HINT
+        from specbrowser.session.jobs import run_count_tokens
+
+        if run_count_tokens(args.db) is None:
+            raise EmbeddingError(f"no tokenizer to count with: {TOKENIZER_HINT}")
     with Session.open(args.db) as session:
         document = session.document()
         policy, _ = session.active_policy()

@@ -225,8 +225,8 @@ def token_info(db: SpecStore, policy_version: str, model: str | None = None) -> 
 
 def token_summary(info: TokenInfo | None) -> dict[str, object] | None:
     """A JSON-ready summary of :func:`token_info` for ``stats``: ``model``, ``window``,
-    ``counted``/``chunks``, ``median``/``max`` tokens and ``over_window`` (chunks the model
-    cuts)."""
+    ``counted``/``chunks``, ``median``/``p90``/``max`` tokens and ``over_window`` (chunks the
+    model cuts)."""
     if info is None:
         return None
     values = sorted(info.counts.values())
@@ -236,6 +236,7 @@ def token_summary(info: TokenInfo | None) -> dict[str, object] | None:
         "counted": len(values),
         "chunks": info.total_chunks,
         "median": values[len(values) // 2] if values else 0,
+        "p90": values[min(len(values) - 1, len(values) * 9 // 10)] if values else 0,
         "max": values[-1] if values else 0,
         "over_window": len(info.over_window),
     }

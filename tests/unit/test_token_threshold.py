@@ -3,6 +3,8 @@ retrieval text with a tokenizer, and the CLI with the default model's tokenizer.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from specbrowser.chunking.enrich import finish_chunk_set
@@ -103,3 +105,14 @@ def test_rechunk_in_tokens_fits_the_models_window(ingested_db, capsys):
     counts = counter.count([c.retrieval_text for c in fitting])
     assert fitting and max(counts) <= 120
     assert_lossless(SAMPLE, policy, tokens=counter.measure("Toylang Language Specification"))
+
+
+@needs_tokenizer
+def test_stats_counts_tokens_when_asked(ingested_db, capsys):
+    db = ingested_db(SAMPLE, ChunkPolicy())
+    assert main(["stats", str(db), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["tokens"] is None
+    assert main(["stats", str(db), "--json", "--count-tokens"]) == 0
+    tokens = json.loads(capsys.readouterr().out)["tokens"]
+    assert tokens["counted"] == tokens["chunks"] > 0
+    assert tokens["median"] <= tokens["p90"] <= tokens["max"]
