@@ -21,8 +21,8 @@ Retrieval", Chroma, 2024), over the texts of the first k chunks (:func:`token_sc
 recall = |E ∩ R| / |E|, precision = |E ∩ R| / |R|, IoU = |E ∩ R| / (|E| + |R| - |E ∩ R|),
 where E are the excerpt's tokens, R the retrieved chunks' tokens (every chunk's counted, so a
 text retrieved twice counts twice) and E ∩ R the excerpt tokens found in order in a retrieved
-text. Tokens here are words: runs of letters, digits and ``_``, lower-cased (``[[Prototype]]``
-is ``prototype``), not a model's tokens.
+text. Tokens here are words (:func:`words`): runs of letters, digits and ``_``, lower-cased
+(``[[Prototype]]`` is ``prototype``), not a model's tokens.
 
 Averages are over all queries; the token metrics over the queries with an excerpt.
 """
@@ -51,11 +51,14 @@ MIN_RUN = 3
 stray common words such as "the"); an excerpt shorter than this must be found whole."""
 
 _WORD = re.compile(r"\w+")
+_LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
 
 
 def words(text: str) -> list[str]:
-    """``text``'s tokens for the token metrics: runs of ``\\w`` characters, lower-cased."""
-    return _WORD.findall(text.lower())
+    """``text``'s tokens for the token metrics: runs of ``\\w`` characters, lower-cased, after
+    dropping Markdown link targets (the ``(#sec-keywords)`` of ``[keyword](#sec-keywords)``: an
+    address, not text the reader sees)."""
+    return _WORD.findall(_LINK_TARGET.sub("]", text).lower())
 
 
 # --- the query file ------------------------------------------------------------------------------
