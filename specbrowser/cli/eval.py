@@ -83,6 +83,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
             ks=args.k,
             queries=queries,
         )
+    if not evaluation.runs:
+        reasons = "; ".join(dict.fromkeys(s.reason for s in evaluation.skipped))
+        raise PolicyError(f"nothing to evaluate: every mode asked for was skipped ({reasons})")
     if args.json:
         print(json.dumps(evaluation_json(evaluation), ensure_ascii=False, indent=2))
         return 0
@@ -91,8 +94,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
             Text(f"skipped {skipped.mode} on chunk set {skipped.policy_version}: {skipped.reason}"),
             soft_wrap=True,
         )
-    if not evaluation.runs:
-        raise PolicyError("nothing to evaluate: every mode asked for was skipped")
     print_evaluation(evaluation)
     return 0
 

@@ -55,6 +55,9 @@ async def test_v_shows_both_sets_and_enter_on_a_missed_query_jumps(two_sets) -> 
     db, first, second = two_sets
     app = make_app(db, cursor_blink=False, count_tokens=False, queries=QUERIES)
     async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        commands = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Evaluate chunk sets" in commands
         screen = await open_eval(pilot)
         evaluation = screen.evaluation
         assert evaluation is not None and evaluation.query_count == 22

@@ -282,3 +282,10 @@ def test_cli_eval_bad_file_is_one_line(tiny: tuple[Path, Path], capsys) -> None:
     err = capsys.readouterr().err.strip()
     assert err.startswith("error:") and "line 1" in err and str(queries.name) in err
     assert "\n" not in err.replace(str(queries), "")
+
+
+def test_open_refuses_a_bad_query_file_before_the_app(tiny: tuple[Path, Path], capsys) -> None:
+    db, queries = tiny
+    queries.write_text("query\texpected\n", encoding="utf-8")
+    assert main(["open", str(db), "--queries", str(queries)]) == 2
+    assert "holds no query" in capsys.readouterr().err
