@@ -42,13 +42,15 @@ def cmd_open(args: argparse.Namespace) -> int:
 
     policy, for_kind = policy_from_args(args), policy_for_kind_from_args(args)
     plan = plan_open(args.target, policy, for_kind)
+    extra = {}
     if args.queries is not None:
         from specbrowser.session.evaluate import read_queries
 
         read_queries(args.queries)  # a bad file: one line now, not a notification later
+        extra["queries"] = args.queries
     if plan.ingest is None:
-        return _run_app(plan.db_path, None, None, queries=args.queries)
-    return _run_app(plan.db_path, plan.ingest, policy, for_kind, queries=args.queries)
+        return _run_app(plan.db_path, None, None, **extra)
+    return _run_app(plan.db_path, plan.ingest, policy, for_kind, **extra)
 
 
 def _run_app(

@@ -289,3 +289,13 @@ def test_open_refuses_a_bad_query_file_before_the_app(tiny: tuple[Path, Path], c
     queries.write_text("query\texpected\n", encoding="utf-8")
     assert main(["open", str(db), "--queries", str(queries)]) == 2
     assert "holds no query" in capsys.readouterr().err
+
+
+def test_open_hands_the_query_file_to_the_app(tiny: tuple[Path, Path], monkeypatch) -> None:
+    import specbrowser.cli.app as cli_app
+
+    db, queries = tiny
+    launched: list = []
+    monkeypatch.setattr(cli_app, "_run_app", lambda *args, **kw: launched.append(kw) or 0)
+    assert main(["open", str(db), "--queries", str(queries)]) == 0
+    assert launched == [{"queries": queries}]
