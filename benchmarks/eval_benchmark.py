@@ -31,9 +31,10 @@ def main() -> None:
 
     from specbrowser.chunking.policy import ChunkPolicy
     from specbrowser.session import Session
-    from specbrowser.session.evaluate import evaluate, metric_rows, read_queries, summarize
+    from specbrowser.session.evaluate import evaluate, metric_rows, summarize
     from specbrowser.session.ingest import ingest
     from specbrowser.session.jobs import run_rechunk
+    from specbrowser.session.query_file import read_queries
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--db", type=Path)

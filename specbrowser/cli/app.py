@@ -44,7 +44,7 @@ def cmd_open(args: argparse.Namespace) -> int:
     plan = plan_open(args.target, policy, for_kind)
     extra = {}
     if args.queries is not None:
-        from specbrowser.session.evaluate import read_queries
+        from specbrowser.session.query_file import read_queries
 
         read_queries(args.queries)  # a bad file: one line now, not a notification later
         extra["queries"] = args.queries

@@ -71,7 +71,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_eval(args: argparse.Namespace) -> int:
     from specbrowser.errors import PolicyError
     from specbrowser.session import Session
-    from specbrowser.session.evaluate import evaluate, evaluation_json, read_queries
+    from specbrowser.session.evaluate import evaluate, evaluation_json
+    from specbrowser.session.query_file import read_queries
 
     queries = read_queries(args.queries)  # a bad file: one line, before opening the database
     with Session.open(args.db) as session:

@@ -16,17 +16,16 @@ from specbrowser.cli import main
 from specbrowser.errors import QueryFileError
 from specbrowser.session import Session
 from specbrowser.session.evaluate import (
-    EvalQuery,
     Retrieved,
     evaluate,
     metric_rows,
-    read_queries,
     score_query,
     summarize,
     token_scores,
     words,
 )
 from specbrowser.session.ingest import ingest
+from specbrowser.session.query_file import EvalQuery, read_queries
 from tests.helpers import write_spec
 
 # --- pure metrics ------------------------------------------------------------------------------

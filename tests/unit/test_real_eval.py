@@ -10,8 +10,9 @@ import pytest
 
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.session import Session
-from specbrowser.session.evaluate import covered_tokens, evaluate, read_queries, words
+from specbrowser.session.evaluate import covered_tokens, evaluate, words
 from specbrowser.session.ingest import ingest
+from specbrowser.session.query_file import read_queries
 from tests.helpers import ECMA262, ROOT
 
 pytestmark = [

@@ -32,7 +32,8 @@ from textual.worker import get_current_worker
 from specbrowser.chunking.policy import stored_threshold_label
 from specbrowser.errors import SpecbrowserError
 from specbrowser.session import Session
-from specbrowser.session.evaluate import Evaluation, evaluate, metric_rows, read_queries
+from specbrowser.session.evaluate import Evaluation, evaluate, metric_rows
+from specbrowser.session.query_file import read_queries
 
 NO_OTHER = "none"
 """The set selector's value for "the active set only"."""
