@@ -19,8 +19,9 @@ Retrieval", Chroma, 2024), over the texts of the first k chunks (:func:`token_sc
 recall = |E ∩ R| / |E|, precision = |E ∩ R| / |R|, IoU = |E ∩ R| / (|E| + |R| - |E ∩ R|),
 where E are the excerpt's tokens, R the retrieved chunks' tokens (every chunk's counted, so a
 text retrieved twice counts twice) and E ∩ R the excerpt tokens found in order in a retrieved
-text, in runs of at least :data:`MIN_RUN` (:func:`covered_tokens`). Tokens here are words (:func:`words`): runs of letters, digits and ``_``, lower-cased
-(``[[Prototype]]`` is ``prototype``), not a model's tokens.
+text, in runs of at least :data:`MIN_RUN` (:func:`covered_tokens`). Tokens here are words
+(:func:`words`): runs of letters, digits and ``_``, lower-cased (``[[Prototype]]`` is
+``prototype``), not a model's tokens.
 
 Averages are over all queries; the token metrics over the queries with an excerpt.
 """
