@@ -47,6 +47,12 @@ class SpecInputError(SpecbrowserError):
     """The spec path is missing, empty, or not HTML."""
 
 
+class QueryFileError(SpecbrowserError):
+    """An evaluation query file that cannot be read: missing, empty, neither TSV nor JSONL, a
+    missing column or key, or an expected id the database does not hold (the message names the
+    file and the line)."""
+
+
 class SpecParseError(SpecbrowserError):
     """The spec is HTML but holds nothing specbrowser can read as sections."""
 

@@ -19,13 +19,14 @@ from rich.markup import escape
 from specbrowser import __version__
 from specbrowser.chunking.parallel import check_environment
 from specbrowser.cli import agent, app, diff, export, ingest, inspect, policies, rechunk, search
+from specbrowser.cli import eval as eval_cmd
 from specbrowser.cli._common import EXIT_INTERRUPTED, EXIT_USER_ERROR, INTERRUPTED, err
 from specbrowser.errors import SpecbrowserError
 
 EXIT_BROKEN_PIPE = 141
 """Exit status when stdout's reader closed early: 128 + SIGPIPE, as a shell reports it."""
 
-COMMAND_MODULES = (ingest, app, inspect, policies, rechunk, diff, export, search, agent)
+COMMAND_MODULES = (ingest, app, inspect, policies, rechunk, diff, export, search, agent, eval_cmd)
 """Modules whose ``register`` adds subcommands, in ``--help`` order."""
 
 

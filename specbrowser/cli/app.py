@@ -24,6 +24,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("target", nargs="+", type=Path, metavar="DB_OR_SPEC")
     add_policy_options(p)
+    p.add_argument(
+        "--queries",
+        type=Path,
+        metavar="FILE",
+        help="a query file (as for `specbrowser eval`) the evaluation screen (v) loads at once",
+    )
     p.set_defaults(handler=cmd_open)
 
     p = sub.add_parser("demo", help="ingest the bundled sample spec and open it")
@@ -36,9 +42,15 @@ def cmd_open(args: argparse.Namespace) -> int:
 
     policy, for_kind = policy_from_args(args), policy_for_kind_from_args(args)
     plan = plan_open(args.target, policy, for_kind)
+    extra = {}
+    if args.queries is not None:
+        from specbrowser.session.query_file import read_queries
+
+        read_queries(args.queries)  # a bad file: one line now, not a notification later
+        extra["queries"] = args.queries
     if plan.ingest is None:
-        return _run_app(plan.db_path, None, None)
-    return _run_app(plan.db_path, plan.ingest, policy, for_kind)
+        return _run_app(plan.db_path, None, None, **extra)
+    return _run_app(plan.db_path, plan.ingest, policy, for_kind, **extra)
 
 
 def _run_app(
@@ -46,10 +58,17 @@ def _run_app(
     spec: list[Path] | None,
     policy: ChunkPolicy | None,
     policy_for_kind: PolicyForKind | None = None,
+    queries: Path | None = None,
 ) -> int:
     from specbrowser.tui.app import make_app
 
-    app = make_app(db_path, ingest_spec=spec, policy=policy, policy_for_kind=policy_for_kind)
+    app = make_app(
+        db_path,
+        ingest_spec=spec,
+        policy=policy,
+        policy_for_kind=policy_for_kind,
+        queries=queries,
+    )
     app.run()
     return app.return_code or (EXIT_USER_ERROR if getattr(app, "ingest_failed", False) else 0)
 

@@ -43,6 +43,7 @@ class SpecBrowserApp(App[None]):
         cursor_blink: False turns off input cursor blinking (tests, snapshots).
         count_tokens: count the active set's tokens in the background on open (False: only
             on request, for tests and snapshots that must not change while they run).
+        queries: an evaluation query file the evaluation screen (``v``) loads at once.
     """
 
     CSS_PATH = "app.tcss"
@@ -62,8 +63,11 @@ class SpecBrowserApp(App[None]):
         policy_for_kind: PolicyForKind | None = None,
         cursor_blink: bool = True,
         count_tokens: bool = True,
+        queries: Path | None = None,
     ) -> None:
         super().__init__()
+        self.queries = queries
+        """The query file the evaluation screen loads at once (``open --queries``), or None."""
         self.count_tokens = count_tokens
         self.db_path = Path(db_path)
         self.ingest_spec = [Path(p) for p in ingest_spec] if ingest_spec else None
@@ -212,6 +216,12 @@ class SpecBrowserApp(App[None]):
                 screen.action_stats,
             )
             yield SystemCommand(
+                "Evaluate chunk sets",
+                "Score the active set and another on a query file: hit@k, recall@k, MRR, "
+                "token IoU; open a missed query's answer (v)",
+                screen.action_evaluate,
+            )
+            yield SystemCommand(
                 "Embed missing chunks",
                 "Embed the texts that have no vector, in the background (E)",
                 screen.action_embed,
@@ -247,6 +257,7 @@ def make_app(
     policy_for_kind: PolicyForKind | None = None,
     cursor_blink: bool = True,
     count_tokens: bool = True,
+    queries: Path | None = None,
 ) -> SpecBrowserApp:
     """Build the app (used by the CLI and the tests).
 
@@ -267,4 +278,5 @@ def make_app(
         policy_for_kind=policy_for_kind,
         cursor_blink=cursor_blink,
         count_tokens=count_tokens,
+        queries=queries,
     )

@@ -107,6 +107,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         ),
         Binding("e", "edit_policy", "Policy", id="edit-policy", priority=True),
         Binding("s", "stats", "Stats", id="stats"),
+        Binding("v", "evaluate", "Evaluate", id="evaluate", show=False),
         Binding("c", "chunk_sets", "Chunk sets", id="chunk-sets", show=False),
         Binding("d", "diff", "Diff sets", id="diff-sets", show=False),
         Binding("E,shift+e", "embed", "Embed", id="embed", show=False),

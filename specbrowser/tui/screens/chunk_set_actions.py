@@ -164,6 +164,17 @@ class ChunkSetActions:
             StatsScreen(self.session, None, self.policy.threshold), self._jump_back
         )
 
+    def action_evaluate(self: BrowserScreen) -> None:  # type: ignore[misc]
+        """Evaluate the active set (and the previous one) on a query file; choosing a missed
+        query goes to its expected chunk. The file given to ``specbrowser open --queries`` is
+        loaded at once."""
+        from specbrowser.tui.screens.evaluate import EvalScreen
+
+        queries = getattr(self.app, "queries", None)
+        self.app.push_screen(
+            EvalScreen(self.session, queries, self.previous_version), self._jump_back
+        )
+
     def _jump_back(self: BrowserScreen, chunk_id: str | None) -> None:  # type: ignore[misc]
         if chunk_id:
             self.go_to_chunk(chunk_id)

@@ -1,0 +1,135 @@
+"""``specbrowser eval``: how well chunk sets retrieve the answers of a query file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from specbrowser.cli._common import err, out
+from specbrowser.types import SEARCH_MODES
+
+MISSED_SHOWN = 3
+"""Chunk ids shown for what a missed query retrieved instead (its first hits)."""
+
+
+def cutoffs(text: str) -> tuple[int, ...]:
+    """An argparse ``type`` for ``--k``: comma-separated whole numbers of at least 1."""
+    try:
+        values = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a comma-separated list of whole numbers (1,5,10)"
+        ) from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"cut-offs must be at least 1, got {text!r}")
+    return tuple(sorted(set(values)))
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``eval`` to the subcommands."""
+    p = sub.add_parser(
+        "eval",
+        help="score chunk sets on a query file: hit@k, recall@k, MRR, token recall/precision/IoU",
+    )
+    p.add_argument("db", type=Path)
+    p.add_argument(
+        "queries",
+        type=Path,
+        help="TSV (header line: query, expected, optional excerpt) or JSONL with those keys",
+    )
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        metavar="VERSION",
+        help="a chunk set to score (a version or unique prefix; repeat for several; "
+        "default: the active set)",
+    )
+    p.add_argument(
+        "--mode",
+        dest="modes",
+        action="append",
+        choices=SEARCH_MODES,
+        help="a search mode (repeat for several; default: every mode the set can run)",
+    )
+    p.add_argument(
+        "--k",
+        type=cutoffs,
+        default=(1, 5, 10),
+        metavar="K,K…",
+        help="cut-offs, comma-separated (default 1,5,10)",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=cmd_eval)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from specbrowser.errors import PolicyError
+    from specbrowser.session import Session
+    from specbrowser.session.evaluate import evaluate, evaluation_json
+    from specbrowser.session.query_file import read_queries
+
+    queries = read_queries(args.queries)  # a bad file: one line, before opening the database
+    with Session.open(args.db) as session:
+        evaluation = evaluate(
+            session,
+            args.queries,
+            versions=args.sets or (),
+            modes=args.modes or (),
+            ks=args.k,
+            queries=queries,
+        )
+    if not evaluation.runs:
+        reasons = "; ".join(dict.fromkeys(s.reason for s in evaluation.skipped))
+        raise PolicyError(f"nothing to evaluate: every mode asked for was skipped ({reasons})")
+    if args.json:
+        print(json.dumps(evaluation_json(evaluation), ensure_ascii=False, indent=2))
+        return 0
+    for skipped in evaluation.skipped:
+        err.print(
+            Text(f"skipped {skipped.mode} on chunk set {skipped.policy_version}: {skipped.reason}"),
+            soft_wrap=True,
+        )
+    print_evaluation(evaluation)
+    return 0
+
+
+def print_evaluation(evaluation) -> None:  # evaluation: specbrowser.session.evaluate.Evaluation
+    """The metric table (one column per set and mode), then each run's missed queries."""
+    from specbrowser.session.evaluate import metric_rows
+
+    excerpts = evaluation.runs[0].excerpts
+    title = Text(
+        f"{evaluation.query_count} queries from {evaluation.path}"
+        + (f" ({excerpts} with an excerpt)" if excerpts else "")
+    )
+    out.print(title, soft_wrap=True)
+    table = Table()
+    table.add_column("metric", no_wrap=True)
+    for run in evaluation.runs:
+        table.add_column(Text(f"{run.policy_version}\n{run.mode}"), justify="right")
+    for metric, cells in metric_rows(evaluation):
+        table.add_row(metric, *cells)
+    out.print(table)
+    for run in evaluation.runs:
+        if run.note:
+            out.print(Text(f"{run.policy_version} {run.mode}: {run.note}"), soft_wrap=True)
+    top = evaluation.ks[-1]
+    for run in evaluation.runs:
+        missed = run.missed
+        heading = f"missed in the top {top} ({run.policy_version} {run.mode}): {len(missed)}"
+        out.print(f"[bold]{escape(heading)}[/]", soft_wrap=True)
+        for score in missed:
+            got = ", ".join(score.ranked[:MISSED_SHOWN]) or "nothing"
+            out.print(
+                Text(
+                    f"  line {score.query.line}: {score.query.query} → "
+                    f"{' '.join(score.query.expected)} (got: {got})"
+                ),
+                soft_wrap=True,
+            )
