@@ -30,6 +30,7 @@ from specbrowser.chunking.markers import marker_sizes
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.chunking.stats import ChunkFacts, ChunkSetStats
 from specbrowser.errors import DatabaseError
+from specbrowser.store.symbols import copy_chunk_anchors
 from specbrowser.types import MismatchKind
 
 if TYPE_CHECKING:
@@ -187,7 +188,8 @@ def stored_facts(
 
 def copy_trees(store: SpecStore, version: str, plan: CopyPlan) -> int:
     """Insert the rows of the trees ``plan`` copies into the set ``version``, each section's
-    chunks renumbered from its new first ordinal; returns how many rows. Call inside a
+    chunks renumbered from its new first ordinal, with their anchor rows
+    (:mod:`specbrowser.store.symbols`); returns how many chunk rows. Call inside a
     transaction, after the set's old rows were deleted.
 
     Raises:
@@ -204,6 +206,8 @@ def copy_trees(store: SpecStore, version: str, plan: CopyPlan) -> int:
             "AND r.section_id = j.key",
             [version, json.dumps(deltas), source],
         ).rowcount
+    for source, deltas in _deltas(plan).items():
+        copy_chunk_anchors(store.db, version, source, list(deltas))
     if copied != plan.chunk_count:
         raise DatabaseError(
             f"a stored chunk set changed during the re-chunk ({copied:,} chunks "
