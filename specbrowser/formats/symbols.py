@@ -5,8 +5,9 @@ A *symbol* is a name the spec gives something, mapped to the section that define
 - ``aoid``: an ecmarkup abstract operation (``<emu-clause aoid="ToNumber">``; any element
   carrying ``aoid`` but ``emu-xref``, which only refers to one);
 - ``production``: a grammar production's defining occurrence, the ``emu-production`` whose id is
-  ``prod-<name>`` (ecmarkup gives that id to the one definition; the copies in the grammar
-  summary and in examples get other ids or none);
+  ``prod-<name>`` exactly (ecmarkup gives that id to the one definition; the copies in the
+  grammar summary, Annex B and the notation examples get other ids, ``prod-annexB-<name>``,
+  ``prod-grammar-notation-<name>``, or none);
 - ``title``: the leading name of a section title that names one thing, ``Array.prototype.map``
   from ``Array.prototype.map ( callbackfn [ , thisArg ] )``, ``%ThrowTypeError%`` from
   ``%ThrowTypeError% ( )``, ``Symbol.iterator``;
@@ -95,9 +96,10 @@ def element_symbols(section_id: str, element: etree._Element) -> Iterator[Symbol
         aoid = el.get("aoid")
         if aoid and tag != "emu-xref":
             yield Symbol(aoid.strip(), "aoid", section_id, element_id)
-        if tag == "emu-production" and element_id and element_id.startswith(PRODUCTION_ID_PREFIX):
-            name = el.get("name") or element_id[len(PRODUCTION_ID_PREFIX) :]
-            yield Symbol(name, "production", section_id, element_id)
+        if tag == "emu-production" and element_id:
+            name = el.get("name") or ""
+            if element_id == PRODUCTION_ID_PREFIX + name:  # not prod-annexB-…, prod-grammar-…
+                yield Symbol(name, "production", section_id, element_id)
         if tag == "dfn":
             term = _SPACES.sub(" ", "".join(str(t) for t in el.itertext())).strip()
             variants = [v.strip() for v in (el.get("variants") or "").split(",")]

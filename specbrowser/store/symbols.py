@@ -23,6 +23,7 @@ import sqlite_utils
 
 from specbrowser.formats.symbols import SYMBOL_KINDS, Symbol, spec_symbols
 from specbrowser.model import Chunk, Section
+from specbrowser.store.queries import ChunkFilter
 from specbrowser.store.rows import insert_rows, select_in
 
 SYMBOL_TABLES = (
@@ -235,3 +236,20 @@ def has_anchor_map(db: sqlite_utils.Database, version: str) -> bool:
 def symbol_count(db: sqlite_utils.Database) -> int:
     """How many rows the symbol index has (0: a spec with no ids, or an empty database)."""
     return int(db.execute("SELECT count(*) FROM symbols").fetchone()[0])
+
+
+def chunks_within(
+    db: sqlite_utils.Database, version: str, chunk_ids: list[str], where: ChunkFilter
+) -> set[str]:
+    """Those of ``chunk_ids`` that are chunks of the set ``version`` and pass ``where``."""
+    if not chunk_ids:
+        return set()
+    restrict, params = where.sql("c")
+    return {
+        str(row[0])
+        for row in db.execute(
+            "SELECT c.id FROM json_each(?) j CROSS JOIN chunk_rows c "
+            f"ON c.policy_version = ? AND c.id = j.value{restrict}",  # built from constants
+            [json.dumps(chunk_ids), version, *params],
+        )
+    }
