@@ -104,6 +104,19 @@ def main() -> int:
             f"symbol step alone (first in every mode): hit@1 {first / len(queries):.2f} "
             f"({first}/{len(queries)})"
         )
+        project = json.loads((HERE / "ecma262_queries.json").read_text())
+        print()
+        print(f"All {len(project)} queries of ecma262_queries.json, lexical:")
+        print()
+        print("| ranking | hit@1 | recall@5 | MRR (top 10) |")
+        print("|---|---|---|---|")
+        for label, search in (
+            ("without the symbol step", lambda q: _without_symbols(db, q, "lexical")),
+            ("symbol hits first", lambda q: run_search(db, q, "lexical", limit=10)),
+        ):
+            print(
+                f"| {label} | " + " | ".join(f"{v:.2f}" for v in _quality(search, project)) + " |"
+            )
         latencies = []
         for item in queries:
             for _ in range(args.repeat):
@@ -141,6 +154,19 @@ def main() -> int:
             spec_symbols(parsed.sections)
             print(f"symbol index from stored HTML: {time.perf_counter() - start:.2f} s")
     return 0
+
+
+def _quality(search, queries: list[dict[str, str]]) -> tuple[float, float, float]:
+    """hit@1, recall@5 and MRR over the top 10, by section."""
+    first = five = reciprocal = 0.0
+    for item in queries:
+        sections = [h.section_id for h in search(item["query"])][:10]
+        first += sections[:1] == [item["expect"]]
+        five += item["expect"] in sections[:5]
+        if item["expect"] in sections:
+            reciprocal += 1 / (sections.index(item["expect"]) + 1)
+    n = len(queries)
+    return first / n, five / n, reciprocal / n
 
 
 def _without_symbols(db, query: str, mode: str) -> list:
