@@ -8,9 +8,9 @@ A *symbol* is a name the spec gives something, mapped to the section that define
   ``prod-<name>`` exactly (ecmarkup gives that id to the one definition; the copies in the
   grammar summary, Annex B and the notation examples get other ids, ``prod-annexB-<name>``,
   ``prod-grammar-notation-<name>``, or none);
-- ``title``: the leading name of a section title that names one thing, ``Array.prototype.map``
-  from ``Array.prototype.map ( callbackfn [ , thisArg ] )``, ``%ThrowTypeError%`` from
-  ``%ThrowTypeError% ( )``, ``Symbol.iterator``;
+- ``title``: a section's title (without its number), and the leading name of a title that names
+  one thing, ``Array.prototype.map`` from ``Array.prototype.map ( callbackfn [ , thisArg ] )``,
+  ``%ThrowTypeError%`` from ``%ThrowTypeError% ( )``, ``Symbol.iterator``;
 - ``dfn``: a defined term (``<dfn>``: its text and its ``variants``), intrinsics such as
   ``%Array%`` included;
 - ``id``: any element id in the section's own HTML (the section's own id, tables, steps,
@@ -114,7 +114,8 @@ def element_symbols(section_id: str, element: etree._Element) -> Iterator[Symbol
 
 
 def section_symbols(section: Section, element: etree._Element | None = None) -> list[Symbol]:
-    """Every symbol of one section: its title's leading name, then what its own HTML defines
+    """Every symbol of one section: its id, its title's leading name and its title, then what
+    its own HTML defines
     (``element``, or :attr:`Section.html` parsed when not given), duplicates dropped.
 
     A section whose HTML does not parse gives its title's name and its own id only.
@@ -123,6 +124,9 @@ def section_symbols(section: Section, element: etree._Element | None = None) -> 
     name = title_name(section.title)
     if name:
         found.append(Symbol(name, "title", section.id))
+    title = _SPACES.sub(" ", section.title).strip()
+    if title and title != name:
+        found.append(Symbol(title, "title", section.id))
     if element is None and section.html:
         element = parse_section_html(section.html)
     if element is not None:

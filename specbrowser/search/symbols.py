@@ -4,7 +4,8 @@
 (``14.6``, ``Annex B``), an element id (``#prod-IfStatement``), or a name in the symbol index
 (:mod:`specbrowser.formats.symbols`: an aoid such as ``ToNumber``, a production such as
 ``IfStatement``, a term or intrinsic such as ``%Array%``, a title's leading name such as
-``Array.prototype.map``), exactly, then in any case, then without a trailing parameter list
+``Array.prototype.map``, a section title), exactly, then in any case, then without a trailing
+parameter list
 (``ToNumber ( argument )``, ``Promise.all()``). Its hits go before every search mode's own
 ranking (:func:`with_symbol_hits`), so a defined name ranks its defining section's root chunk
 first in lexical, semantic and hybrid search alike.
@@ -21,8 +22,10 @@ from specbrowser.store.symbols import anchor_chunks, chunks_within, find_symbols
 from specbrowser.types import SearchMode
 
 MAX_DEFINITIONS = 3
-"""Definitions of one name turned into hits (an aoid defined once, a term defined in a few
-places at most; more would crowd out the ranking's own hits)."""
+"""The most sections a name's best-ranked definitions may lie in for it to name a place (an
+aoid is defined once, a term in a few places at most). A name defined in more (a title such as
+``Static Semantics: Early Errors``, repeated in hundreds of sections) names none: the mode's
+own ranking decides."""
 
 POINTS_AT_ANCHOR = frozenset({"production", "dfn", "id", "oldid"})
 """Symbol kinds whose defining element's chunk follows the section's root chunk (when the
@@ -62,19 +65,17 @@ def symbol_chunks(db: SpecStore, text: str, version: str) -> list[tuple[str, str
             else:
                 found.setdefault(section_id, ("section", name))
         symbols = find_symbols(db.db, name, limit=20)
-        sections: list[str] = []
-        for symbol in symbols:
-            if symbol.section_id not in sections:
-                sections.append(symbol.section_id)
-            if len(sections) > MAX_DEFINITIONS:
-                break
+        best = [s for s in symbols if s.kind == symbols[0].kind] if symbols else []
+        sections = list(dict.fromkeys(s.section_id for s in best))
+        if len(sections) > MAX_DEFINITIONS:  # "Static Semantics: Early Errors": no one place
+            symbols, sections = [], []
         held = anchor_chunks(
             db.db,
             version,
             [s.anchor for s in symbols if s.anchor and s.kind in POINTS_AT_ANCHOR],
         )
         for symbol in symbols:
-            if symbol.section_id not in sections[:MAX_DEFINITIONS]:
+            if symbol.section_id not in sections:
                 continue
             found.setdefault(symbol.section_id, (symbol.kind, symbol.name))
             chunk_id = held.get(symbol.anchor or "")

@@ -287,3 +287,18 @@ def test_a_rechunk_does_not_copy_cut_trees_from_a_set_without_an_anchor_map(
         made = rechunk(db, replace(POLICY, threshold=601))  # the same trees, another version
         assert made.copied_sections == 2  # the two sections that are one chunk
         assert Session(db).locate("#term-gizmo").chunk_id == gizmo
+
+
+def test_a_title_names_its_section_unless_many_sections_share_it(tmp_path: Path) -> None:
+    body = "".join(
+        f'<emu-clause id="sec-{n}"><h1><span class="secnum">{n}</span> Topic {n}</h1>'
+        f'<emu-clause id="sec-{n}-errors"><h1><span class="secnum">{n}.1</span> '
+        "Static Semantics: Early Errors</h1><p>Errors.</p></emu-clause></emu-clause>"
+        for n in range(1, 6)
+    )
+    path = tmp_path / "t.db"
+    ingest([write_spec(tmp_path, body)], path, POLICY)
+    with store.open_database(path) as db:
+        assert symbol_hits(db, "Topic 3")[0].chunk_id == "sec-3"
+        assert symbol_hits(db, "topic 3")[0].chunk_id == "sec-3"
+        assert symbol_hits(db, "Static Semantics: Early Errors") == []  # five places
