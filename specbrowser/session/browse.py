@@ -27,6 +27,7 @@ from specbrowser.store.symbols import (
     anchor_section,
     find_symbols,
     has_anchor_map,
+    symbol_count,
 )
 from specbrowser.types import Layer, OverrunReason
 
@@ -113,10 +114,10 @@ def anchor_chunk(db: SpecStore, anchor: str, version: str) -> tuple[str, str] | 
     the document has no element of that id. A set made before anchor maps were recorded
     (:func:`specbrowser.store.symbols.has_anchor_map`) finds the chunk by comparing texts."""
     section_id = anchor_section(db.db, anchor)
+    if section_id is None and symbol_count(db.db) == 0:  # no index: a spec without ids
+        section_id = section_with_anchor(db, anchor)
     if section_id is None:
-        section_id = section_with_anchor(db, anchor)  # a database without a symbol index
-        if section_id is None:
-            return None
+        return None
     if not db.chunks([section_id], version):
         return None
     if has_anchor_map(db.db, version):
