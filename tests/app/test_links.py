@@ -1,6 +1,6 @@
-"""Links and exact jumps in the app: an in-text link leads to the chunk holding its anchor (a
-click, or ``f`` with no marker selected and the link chosen), and the jump palette (``g``)
-takes any name ``show`` takes."""
+"""Links, exact jumps and search notes in the app: an in-text link leads to the chunk holding its
+anchor (a click, or ``f`` with no marker selected and the link chosen), the jump palette (``g``)
+takes any name ``show`` takes, and a query whose punctuation was dropped says so."""
 
 from __future__ import annotations
 
@@ -116,3 +116,18 @@ async def test_jump_palette_takes_defined_names_and_anchors(toylang_db: Path) ->
         hits[0].command()
         await settle(pilot)
         assert _browser(app).query_one(ChunkView).chunk.id == holder
+
+
+@run_async
+async def test_the_search_bar_says_when_punctuation_was_dropped(toylang_db: Path) -> None:
+    from textual.widgets import Static
+
+    app = _app(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await settle(pilot)
+        await pilot.press(*"[[widget]]", "enter")
+        await settle(pilot)
+        status = str(_browser(app).query_one("#search-status", Static).content)
+        assert 'punctuation is not indexed: searched as "widget"' in status

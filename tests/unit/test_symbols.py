@@ -302,3 +302,30 @@ def test_a_title_names_its_section_unless_many_sections_share_it(tmp_path: Path)
         assert symbol_hits(db, "Topic 3")[0].chunk_id == "sec-3"
         assert symbol_hits(db, "topic 3")[0].chunk_id == "sec-3"
         assert symbol_hits(db, "Static Semantics: Early Errors") == []  # five places
+
+
+# --- dropped punctuation ------------------------------------------------------------------------
+
+
+def test_searched_as_names_the_words_left_once_punctuation_is_dropped() -> None:
+    from specbrowser.search.literal import punctuation_note, searched_as
+
+    assert searched_as("[[Prototype]]") == "prototype"
+    assert searched_as("Array.prototype.map") == "array prototype map"
+    assert searched_as("don't") == "don t"
+    assert searched_as("Crème  brûlée") is None  # case, accents and spacing do not count
+    assert (
+        punctuation_note("[[Prototype]]") == 'punctuation is not indexed: searched as "prototype"'
+    )
+    assert punctuation_note("plain words") == ""
+
+
+def test_the_cli_says_when_punctuation_was_dropped(spec_db: Path, capsys) -> None:
+    assert main(["search", str(spec_db), "[[gizmo]]"]) == 0
+    assert 'searched as "gizmo"' in capsys.readouterr().err
+    assert main(["search", str(spec_db), "[[gizmo]]", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["punctuation"].endswith('"gizmo"')
+    assert main(["search", str(spec_db), "gizmo", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["punctuation"] == ""
+    assert main(["search", str(spec_db), "[[gizmo]]", "--fts"]) == 0
+    assert "searched as" not in capsys.readouterr().err  # FTS5 syntax is the user's own

@@ -470,6 +470,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             with self.session.reopen() as session:
                 hits = session.search(query, mode, limit=SEARCH_LIMIT)
                 note = session.coverage_note(mode) if mode != SEARCH_MODES[0] else ""
+                note = "; ".join(n for n in (session.punctuation_note(query, mode), note) if n)
         except SpecbrowserError as error:
             self.post_message(SearchFinished(serial, query, mode, [], error=str(error)))
             return
