@@ -151,6 +151,11 @@ class Chunk:
             hi`` (``hi`` None: no upper bound), the other settings equal (see
             :mod:`specbrowser.chunking.breakdown`). With ``hi`` None the section is one chunk
             that fits, whatever the tags and depth. None on other chunks and when unknown.
+        anchors: the element ids this chunk's own part of its section holds (not those of its
+            subsections, which hold their own), in document order, as the breakdown found them;
+            [] when not recorded (a chunk read back from the store, a section that is one
+            chunk: every id of the section is then in it). Not compared: it follows from the
+            section and the chunk's place in it.
     """
 
     id: str
@@ -170,6 +175,7 @@ class Chunk:
     toc_path: list[str] | None = None
     mismatch: MismatchKind | None = None
     holds_for: tuple[int, int | None] | None = None
+    anchors: list[str] = field(default_factory=list, compare=False, repr=False)
 
     @property
     def size(self) -> int:

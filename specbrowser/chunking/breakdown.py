@@ -288,6 +288,7 @@ class _Breakdown:
                     mostly_markers = self.fits(sizer.size(without_markers(text)))
                     reason = OVER_MARKERS if mostly_markers else OVER_UNSPLITTABLE
         subsections = [m.get("data-id", "") for m in el.iter(*MARKER_TAGS)]
+        anchors = element_ids(el)
         self.out.append(
             Chunk(
                 id=item.chunk_id,
@@ -301,6 +302,7 @@ class _Breakdown:
                 text=text,
                 over_threshold=reason,
                 subsections=subsections,
+                anchors=anchors,
             )
         )
         self.sizer = section_sizer
@@ -310,6 +312,26 @@ class _Breakdown:
                 label = subsection_label(sub.tag or None, sub.title, sub.chunk_id, item.chunk_id)
                 sub.part_path = [*item.part_path, label]
             self.chunk(sub, parent_id=item.chunk_id, depth=depth + 1)
+
+
+def element_ids(el: etree._Element) -> list[str]:
+    """The ids of ``el`` and the elements in it, in document order, except inside the caption
+    and header row a row group repeats from its table (the table's chunk holds those). Markers
+    and placeholders are empty, so what was extracted is not counted."""
+    found: list[str] = []
+    skip: etree._Element | None = None
+    for node in el.iter(etree.Element):  # elements only, not comments
+        if skip is not None:
+            if any(a is skip for a in node.iterancestors()):
+                continue
+            skip = None
+        if node.get(REPEATED_ATTR):
+            skip = node
+            continue
+        element_id = node.get("id")
+        if element_id:
+            found.append(element_id)
+    return found
 
 
 def _extract(

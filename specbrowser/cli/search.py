@@ -111,6 +111,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         where = SearchFilter(section=section, layer=args.layer, over_threshold=args.over_threshold)
         hits = session.search(query, args.mode, limit=args.limit, advanced=args.fts, where=where)
         note = session.coverage_note(args.mode) if args.mode != "lexical" else ""
+        searched = session.punctuation_note(query, args.mode, advanced=args.fts)
+    if searched and not args.json:
+        err.print(Text(searched), soft_wrap=True)
     if note and not args.json:
         err.print(Text(note), soft_wrap=True)
     if args.json:
@@ -123,7 +126,13 @@ def cmd_search(args: argparse.Namespace) -> int:
         ]
         print(
             json.dumps(
-                {"query": query, "mode": args.mode, "coverage": note, "hits": payload},
+                {
+                    "query": query,
+                    "mode": args.mode,
+                    "coverage": note,
+                    "hits": payload,
+                    "punctuation": searched,
+                },
                 ensure_ascii=False,
                 indent=2,
             )

@@ -116,7 +116,9 @@ class SubsectionsResult(BaseModel):
 
 class GetChunkResult(BaseModel):
     requested: str
-    resolved_as: str = Field(description="chunk, section (id or number) or anchor")
+    resolved_as: str = Field(
+        description="chunk, section (id or number), anchor, or symbol (a name the spec defines)"
+    )
     policy_version: str
     chunk: ChunkOut
 

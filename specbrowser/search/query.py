@@ -307,24 +307,30 @@ def run_search(
     policy_version: str | None = None,
     where: SearchFilter = NO_FILTER,
 ) -> list[Hit]:
-    """Dispatch to :func:`lexical_search`, :func:`semantic_search` or :func:`hybrid_search`,
-    after checking the filter ``where``.
+    """The chunks a query names as a whole (:func:`specbrowser.search.symbols.symbol_hits`: a
+    defined name, a section number, an anchor) first, then :func:`lexical_search`,
+    :func:`semantic_search` or :func:`hybrid_search`, after checking the filter ``where``.
 
     Raises:
         ValueError: an unknown mode.
         NotFoundError, PolicyError: the filter names no section, or an unknown layer.
         VectorsUnavailable, EmbeddingError: ``semantic`` without sqlite-vec or embeddings.
     """
+    from specbrowser.search.symbols import symbol_hits, with_symbol_hits
+
     where.check(db)
+    symbols = symbol_hits(db, text, mode, policy_version=policy_version, where=where)
     if mode == "lexical":
-        return lexical_search(
+        ranked = lexical_search(
             db, text, limit=limit, advanced=advanced, policy_version=policy_version, where=where
         )
-    if mode == "semantic":
-        return semantic_search(db, text, limit=limit, policy_version=policy_version, where=where)
-    if mode == "hybrid":
-        return hybrid_search(db, text, limit=limit, policy_version=policy_version, where=where)
-    raise ValueError(f"unknown search mode {mode!r}")
+    elif mode == "semantic":
+        ranked = semantic_search(db, text, limit=limit, policy_version=policy_version, where=where)
+    elif mode == "hybrid":
+        ranked = hybrid_search(db, text, limit=limit, policy_version=policy_version, where=where)
+    else:
+        raise ValueError(f"unknown search mode {mode!r}")
+    return with_symbol_hits(symbols, ranked, limit)
 
 
 def coverage_note(

@@ -22,17 +22,30 @@ from specbrowser.errors import NotFoundError
 from specbrowser.model import Chunk
 from specbrowser.store import SpecStore, get_section, resolve_section
 from specbrowser.store.sections import outline_rows, section_with_anchor
+from specbrowser.store.symbols import (
+    anchor_chunks,
+    anchor_section,
+    find_symbols,
+    has_anchor_map,
+    symbol_count,
+)
 from specbrowser.types import Layer, OverrunReason
 
-ResolvedAs = Literal["chunk", "section", "anchor"]
+ResolvedAs = Literal["chunk", "section", "anchor", "symbol"]
 """How :func:`locate` read a name: a chunk id of the set, a section id or number (``14.6``,
-``Annex B``), or the id of an element inside a section (``prod-IfStatement``, ``table-1``)."""
+``Annex B``), the id of an element inside a section (``prod-IfStatement``, ``table-1``, an old id
+ecmarkup keeps), or a name the spec defines (an aoid, a production, a term, a title's leading
+name: :mod:`specbrowser.formats.symbols`)."""
 
 ANCHOR_PROBE_CHARS = 60
 """Letters and digits from each end of an anchored element's text looked for in the section's
 chunks (enough to tell most blocks apart, short enough for a chunk to hold them whole)."""
 
 _NOT_ALNUM = re.compile(r"[\W_]+")
+
+POINTS_AT_ANCHOR = frozenset({"production", "dfn", "id", "oldid"})
+"""Symbol kinds whose name resolves to the chunk holding their defining element; the others
+(an abstract operation's clause, a title) name the section's root chunk."""
 
 
 @dataclass(frozen=True)
@@ -42,26 +55,33 @@ class Located:
     Attributes:
         chunk_id: the chunk.
         resolved_as: how the name was read (:data:`ResolvedAs`).
-        section_id: for an anchor, the section whose own HTML holds it; else the chunk's
-            section (None for the document chunk).
+        section_id: for an anchor or a symbol, the section whose own HTML holds it; else the
+            chunk's section (None for the document chunk).
+        symbol_kind: for a symbol, its kind (``aoid``, ``production``, ``dfn``, ``title``,
+            ``oldid``); else None.
     """
 
     chunk_id: str
     resolved_as: ResolvedAs
     section_id: str | None
+    symbol_kind: str | None = None
 
 
 def locate(db: SpecStore, name: str, version: str) -> Located:
-    """The chunk ``name`` names in the set ``version``: a chunk id, else a section id or
-    number (its root chunk), else an element id inside a section (the chunk of that section
-    holding the element's text, else the section's root chunk).
+    """The chunk ``name`` names in the set ``version``, tried in this order: a chunk id; a
+    section id or number (its root chunk); an element id of the document, with or without a
+    leading ``#`` (the chunk holding the element: :func:`anchor_chunk`); a name the spec defines
+    (:func:`specbrowser.store.symbols.find_symbols`: exact, then in any case; the best-ranked
+    definition's root chunk, or for a production, term or old id the chunk holding it).
 
     Raises:
         NotFoundError: none of these (one line naming what was asked for).
     """
     name = name.strip()
     if not name:
-        raise NotFoundError("no id given: pass a chunk id, a section number (14.6) or an anchor")
+        raise NotFoundError(
+            "no id given: pass a chunk id, a section number (14.6), an anchor or a defined name"
+        )
     found = db.chunks([name], version)
     if found:
         return Located(name, "chunk", found[0].section_id)
@@ -71,12 +91,38 @@ def locate(db: SpecStore, name: str, version: str) -> Located:
         pass
     else:
         return Located(section_id, "section", section_id)
-    holder = section_with_anchor(db, name)
-    if holder is None or not db.chunks([holder], version):
-        raise NotFoundError(
-            f"no chunk, section, section number or anchor {name!r} in this chunk set"
-        )
-    return Located(_chunk_holding(db, holder, name, version), "anchor", holder)
+    anchor = name[1:] if name.startswith("#") and len(name) > 1 else name
+    held = anchor_chunk(db, anchor, version)
+    if held is not None:
+        return Located(held[1], "anchor", held[0])
+    for symbol in find_symbols(db.db, anchor, limit=5):
+        if not db.chunks([symbol.section_id], version):
+            continue
+        chunk_id = symbol.section_id
+        if symbol.anchor and symbol.kind in POINTS_AT_ANCHOR:
+            chunk_id = (anchor_chunk(db, symbol.anchor, version) or (None, chunk_id))[1]
+        return Located(chunk_id, "symbol", symbol.section_id, symbol.kind)
+    raise NotFoundError(
+        f"no chunk, section, section number or anchor {name!r} in this chunk set, "
+        "nor a name it defines (aoid, production, term, title)"
+    )
+
+
+def anchor_chunk(db: SpecStore, anchor: str, version: str) -> tuple[str, str] | None:
+    """``(section id, chunk id)`` of the element with the id ``anchor`` in the set ``version``:
+    the subsection holding it by the set's anchor map, else its section's root chunk; None when
+    the document has no element of that id. A set made before anchor maps were recorded
+    (:func:`specbrowser.store.symbols.has_anchor_map`) finds the chunk by comparing texts."""
+    section_id = anchor_section(db.db, anchor)
+    if section_id is None and symbol_count(db.db) == 0:  # no index: a spec without ids
+        section_id = section_with_anchor(db, anchor)
+    if section_id is None:
+        return None
+    if not db.chunks([section_id], version):
+        return None
+    if has_anchor_map(db.db, version):
+        return section_id, anchor_chunks(db.db, version, [anchor]).get(anchor, section_id)
+    return section_id, _chunk_holding(db, section_id, anchor, version)
 
 
 def _chunk_holding(db: SpecStore, section_id: str, anchor: str, version: str) -> str:

@@ -222,21 +222,31 @@ class Session:
         return self._db.chunks(chunk_ids, policy_version)
 
     def chunk_id_for(self, text: str) -> str:
-        """``text`` when a chunk of the active set has that id, else the id of the section
-        whose id or number (``14.6``) it is.
+        """The chunk of the active set that ``text`` names: a chunk id, a section id or number
+        (``14.6``), an element id (``#anchor`` or ``anchor``: the chunk holding the element) or a
+        name the spec defines (an aoid, a production, a term, a title's leading name), as
+        :meth:`locate` reads it.
 
         Raises:
-            NotFoundError: neither (the message names what was asked for).
+            NotFoundError: none of these (the message names what was asked for).
         """
         from specbrowser.errors import NotFoundError
 
         try:
-            return self.chunk(text).id
+            return self.locate(text).chunk_id
         except NotFoundError:
-            try:
-                return self.resolve_section(text)
-            except NotFoundError:
-                raise NotFoundError(f"no chunk or section with id or number {text!r}") from None
+            raise NotFoundError(
+                f"no chunk or section with id or number {text!r}, nor an anchor or a name "
+                "the spec defines (aoid, production, term, title)"
+            ) from None
+
+    def link_targets(self, anchors: list[str], policy_version: str | None = None) -> dict[str, str]:
+        """Anchor → the chunk of the active (or given) set that holds the element with that id,
+        for each of ``anchors`` the document holds (others are left out): where an in-text
+        link ``[…](#anchor)`` leads (:mod:`specbrowser.session.links`)."""
+        from specbrowser.session.links import link_targets
+
+        return link_targets(self._db, anchors, policy_version or self.active_version())
 
     def document_chunk(self, policy_version: str | None = None) -> Chunk | None:
         """The active (or given) set's document (synopsis) chunk, or None."""
@@ -393,6 +403,15 @@ class Session:
             policy_version=policy_version,
             where=where or NO_FILTER,
         )
+
+    def punctuation_note(self, text: str, mode: SearchMode, advanced: bool = False) -> str:
+        """One line saying which words lexical search looked for when the query's punctuation
+        was dropped (``[[Prototype]]`` → searched as "prototype"), for the lexical and hybrid
+        modes without FTS5 syntax; "" otherwise
+        (:func:`specbrowser.search.literal.punctuation_note`)."""
+        from specbrowser.search.literal import punctuation_note
+
+        return "" if advanced or mode == "semantic" else punctuation_note(text)
 
     def coverage_note(self, mode: SearchMode, policy_version: str | None = None) -> str:
         """One line on what semantic search covers in ``mode`` ("" when all is embedded)."""

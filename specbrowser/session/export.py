@@ -89,6 +89,7 @@ METADATA_FIELDS = (
     "document_title",
     "source",
     "content",
+    "links",
 )
 """Keys of every record's ``metadata``, in order:
 
@@ -107,7 +108,11 @@ METADATA_FIELDS = (
   never counted; ``token_model``: whose tokenizer;
 - ``policy_version`` (full), ``document_title``, ``source`` (``<file>#<section id>``: the
   section's anchor in the spec file; the file alone for the document chunk), ``content``
-  (``retrieval`` or ``text``: what ``page_content`` holds).
+  (``retrieval`` or ``text``: what ``page_content`` holds);
+- ``links``: the chunk text's links, each once in text order, as ``{"href", "chunk_id"}``: for
+  ``#id`` naming an element of the document, the chunk of this set that holds it
+  (:mod:`specbrowser.session.links`); None for a link to another document (external) or to an
+  id the document lacks.
 """
 
 
@@ -185,6 +190,7 @@ def iter_records(
     hashes = chunk_hash_map(db, policy_version) if embedded else {}
     tokens = token_info(db, policy_version)
     token_counts = tokens.counts if tokens else {}
+    targets = _LinkTargets(db, policy_version)
     token_model = tokens.model if tokens else None
     for chunk in iter_chunks(db, policy_version):
         vector = embedded.get(hashes.get(chunk.id, "")) if embedded else None
@@ -220,6 +226,7 @@ def iter_records(
             "document_title": title,
             "source": source,
             "content": content,
+            "links": targets.of(chunk.text),
         }
         yield {
             "id": chunk.id,
@@ -227,6 +234,31 @@ def iter_records(
             "metadata": metadata,
             "type": "Document",
         }
+
+
+class _LinkTargets:
+    """Where a set's in-text links lead: the whole anchor map read once (a set without one
+    resolves each chunk's anchors as it comes, :func:`specbrowser.session.links.link_targets`)."""
+
+    def __init__(self, db: SpecStore, version: str) -> None:
+        from specbrowser.store.symbols import anchor_map, has_anchor_map
+
+        self.db, self.version = db, version
+        self.known = anchor_map(db.db, version) if has_anchor_map(db.db, version) else None
+
+    def of(self, text: str) -> list[dict[str, str | None]]:
+        """``{"href", "chunk_id"}`` for each link of ``text`` (see :data:`METADATA_FIELDS`)."""
+        from specbrowser.session.links import href_anchor, link_hrefs, link_targets
+
+        hrefs = link_hrefs(text)
+        anchors = {h: href_anchor(h) for h in hrefs}
+        known = self.known
+        if known is None:
+            known = link_targets(self.db, [a for a in anchors.values() if a], self.version)
+        return [
+            {"href": h, "chunk_id": known.get(a) if a is not None else None}
+            for h, a in anchors.items()
+        ]
 
 
 def check_output_path(path: Path) -> None:
@@ -430,6 +462,7 @@ def parquet_schema() -> Any:
         "token_count": integer,
         "embedding_truncated": pa.bool_(),
     }
+    types["links"] = pa.list_(pa.struct([pa.field("href", text), pa.field("chunk_id", text)]))
     metadata = pa.struct([pa.field(name, types.get(name, text)) for name in METADATA_FIELDS])
     return pa.schema(
         [

@@ -15,6 +15,7 @@ from specbrowser.chunking.stats import ChunkSetStats, compute_stats
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.errors import DatabaseError
 from specbrowser.formats import ParsedSpec, format_for_kind, load_spec
+from specbrowser.formats.symbols import spec_symbols
 from specbrowser.formats.toc import load_toc_file
 from specbrowser.model import Chunk
 from specbrowser.progress import Progress
@@ -104,6 +105,7 @@ def ingest(
     mark = time.perf_counter()
     rules = format_for_kind(parsed.document.kind).chunking_rules
     tokens = token_measure(policy, parsed.document.title)
+    symbols = spec_symbols(sections, parsed.elements)  # before the breakdown changes them
     chunked = chunk_spec(parsed, policy, progress, rules=rules, learn=True, tokens=tokens)
     learned = chunked.learned
     chunks = finish_chunk_set(
@@ -133,6 +135,7 @@ def ingest(
                 toc,
                 mismatches,
                 cache_writer=lambda db, digest: save_markdown(db, digest, policy.markdown, learned),
+                symbols=symbols,
             )
             chunk_sets = count_chunk_sets(db)
         finally:

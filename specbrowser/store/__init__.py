@@ -3,7 +3,8 @@
 and chunk sets. Modules: ``database`` (SpecStore), ``schema`` (tables, named migrations),
 ``sets`` (ingest's write, chunk sets), ``sections`` (the document and its sections),
 ``chunks``/``queries``/``tree``/``tokens`` (SpecStore's query methods), ``vectors`` (embeddings,
-KNN), ``cache`` (Markdown cache), ``reuse`` (chunk trees a re-chunk copies), ``toc``, ``rows``
+KNN), ``cache`` (Markdown cache), ``reuse`` (chunk trees a re-chunk copies), ``symbols`` (the
+symbol index and each set's anchor map), ``toc``, ``rows``
 (row building), ``connection`` (the driver, sqlite-vec, one-line errors).
 
 One database holds one spec: its document row, its sections (own HTML kept, so re-chunking never

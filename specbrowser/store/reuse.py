@@ -12,7 +12,9 @@ stored set already holds when
 - the new threshold is in the root row's range;
 - and either the set has the same breakdown tags, max depth, strategy and minimum size, or
   the section is one chunk within the threshold there (``threshold_hi`` NULL), which none of
-  those changes (a section that fits is one chunk under either strategy).
+  those changes (a section that fits is one chunk under either strategy);
+- and the tree is one chunk, or the set recorded where its anchors lie
+  (:func:`specbrowser.store.symbols.has_anchor_map`), so that they are copied too.
 
 The copied rows are the same rows with new ordinals; their texts (and the texts' FTS5 entries,
 embeddings and token counts) are the stored ones. Queries are parameterized; writes happen
@@ -30,6 +32,7 @@ from specbrowser.chunking.markers import marker_sizes
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.chunking.stats import ChunkFacts, ChunkSetStats
 from specbrowser.errors import DatabaseError
+from specbrowser.store.symbols import copy_chunk_anchors, has_anchor_map
 from specbrowser.types import MismatchKind
 
 if TYPE_CHECKING:
@@ -102,6 +105,9 @@ def plan_copies(store: SpecStore, policy: ChunkPolicy) -> CopyPlan:
     threshold = policy.threshold
     found: dict[str, StoredTree] = {}
     for version, cut in same_cut.items():
+        # a set made before anchor maps were recorded lends only trees of one chunk (their
+        # anchors all lie in the root): the others would come without their anchors
+        mapped = has_anchor_map(store.db, version)
         # a root row's range holds for the whole tree; its chunks are counted per section
         rows = store.db.execute(
             "SELECT r.section_id, r.ordinal, n.count FROM chunk_rows r JOIN (SELECT section_id, "
@@ -116,7 +122,7 @@ def plan_copies(store: SpecStore, policy: ChunkPolicy) -> CopyPlan:
             [version, version, threshold, threshold] if cut else [version, version, threshold],
         )
         for section_id, ordinal, count in rows:
-            if section_id not in found:
+            if section_id not in found and (mapped or count == 1):
                 found[section_id] = StoredTree(version, ordinal, count)
     return CopyPlan(found)
 
@@ -187,7 +193,8 @@ def stored_facts(
 
 def copy_trees(store: SpecStore, version: str, plan: CopyPlan) -> int:
     """Insert the rows of the trees ``plan`` copies into the set ``version``, each section's
-    chunks renumbered from its new first ordinal; returns how many rows. Call inside a
+    chunks renumbered from its new first ordinal, with their anchor rows
+    (:mod:`specbrowser.store.symbols`); returns how many chunk rows. Call inside a
     transaction, after the set's old rows were deleted.
 
     Raises:
@@ -204,6 +211,8 @@ def copy_trees(store: SpecStore, version: str, plan: CopyPlan) -> int:
             "AND r.section_id = j.key",
             [version, json.dumps(deltas), source],
         ).rowcount
+    for source, deltas in _deltas(plan).items():
+        copy_chunk_anchors(store.db, version, source, list(deltas))
     if copied != plan.chunk_count:
         raise DatabaseError(
             f"a stored chunk set changed during the re-chunk ({copied:,} chunks "

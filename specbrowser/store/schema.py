@@ -1,5 +1,5 @@
 """The database schema: its version, every table, the ``chunks`` view, and the named migrations
-that upgrade a database of schema 4, 5 or 6 in place.
+that upgrade a database of schema 4 to 7 in place.
 
 See :mod:`specbrowser.store` for what the tables hold and how they are written.
 """
@@ -16,6 +16,7 @@ import sqlite_utils
 
 from specbrowser.model import Chunk
 from specbrowser.store.rows import chunk_row, insert_rows, store_texts
+from specbrowser.store.symbols import create_symbol_tables, index_stored_sections
 from specbrowser.store.toc import create_toc_tables
 
 APP_ID = "specbrowser"
@@ -23,8 +24,8 @@ APP_ID = "specbrowser"
 log = logging.getLogger("specbrowser")
 """Where an upgrade is reported (level INFO); the command line prints it as one line."""
 
-SCHEMA_VERSION = 7
-"""Stored in ``meta``; describes every table of the file. A database of version 4, 5 or 6 is
+SCHEMA_VERSION = 8
+"""Stored in ``meta``; describes every table of the file. A database of version 4 to 7 is
 upgraded when opened (:data:`MIGRATIONS`); any other version is refused with a clear message.
 2: several chunk sets per database; chunks gained ``retrieval_text``, ``section_ordinal`` and
 the document chunk; documents gained ``sections_sha256``.
@@ -46,7 +47,11 @@ already has; the ``sections_outline`` index lists the sections without reading t
 section's Markdown conversion, :mod:`specbrowser.store.cache`), ``embeddings`` (vectors by
 model and retrieval text, :mod:`specbrowser.store.vectors`) and ``token_counts``
 (:mod:`specbrowser.store.tokens`). Only ``chunk_vectors``, the sqlite-vec index, is still made
-on first use: its column type holds the embedding model's dimension."""
+on first use: its column type holds the embedding model's dimension.
+8: the symbol index (``symbols``: what the spec defines, by name) and each chunk set's anchor
+map (``chunk_anchors``: the element ids that lie in a subsection), see
+:mod:`specbrowser.store.symbols`. The migration indexes the stored sections; sets made before
+it have no anchor map (their anchors are found by comparing texts)."""
 
 FTS_TOKENIZER = "unicode61 remove_diacritics 2"
 """FTS5's Unicode word tokenizer, folding case and diacritics. Spec tokens such as
@@ -127,6 +132,7 @@ def create_schema(db: sqlite_utils.Database) -> None:
         create_chunk_tables(db)
         create_toc_tables(db)
         create_cache_tables(db)
+        create_symbol_tables(db)
 
 
 OUTLINE_COLUMNS = ("ordinal", "id", "parent_id", "depth", "kind", "secnum", "title", "source_file")
@@ -265,6 +271,12 @@ def _caches_in_schema(db: sqlite_utils.Database) -> None:
     create_cache_tables(db)
 
 
+def _symbol_index(db: sqlite_utils.Database) -> None:
+    """7 → 8: the symbol index, made from the stored sections, and the (empty) anchor maps."""
+    create_symbol_tables(db)
+    index_stored_sections(db)
+
+
 def _whole_section_ranges(db: sqlite_utils.Database) -> None:
     """Set the threshold range of every root row whose section is one chunk within the
     threshold (no over-threshold flag, no chunk extracted from it): from its size up."""
@@ -355,6 +367,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "texts_shared_by_sets", _texts_from_chunks),
     Migration(6, "threshold_ranges", _threshold_ranges),
     Migration(7, "caches_in_schema", _caches_in_schema),
+    Migration(8, "symbol_index", _symbol_index),
 )
 """Every upgrade, in order; the last one's version is :data:`SCHEMA_VERSION`. A database of
 schema ``v`` gets those above ``v``, each in its own transaction (an interrupted upgrade leaves a

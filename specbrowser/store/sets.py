@@ -14,6 +14,7 @@ from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.chunking.stats import ChunkSetStats
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.errors import NotFoundError, PolicyError
+from specbrowser.formats.symbols import Symbol, spec_symbols
 from specbrowser.model import Chunk, Document, Section, TocNode
 from specbrowser.store.chunks import CHUNK_COLUMNS, NO_CHUNK_SET  # noqa: F401  (re-exported)
 from specbrowser.store.connection import OPERATIONAL_ERRORS
@@ -29,6 +30,11 @@ from specbrowser.store.rows import (
 from specbrowser.store.schema import (  # noqa: F401  (re-exported)
     FTS_TOKENIZER,
     SCHEMA_VERSION,
+)
+from specbrowser.store.symbols import (
+    delete_chunk_anchors,
+    insert_chunk_anchors,
+    replace_symbols,
 )
 from specbrowser.store.toc import replace_toc
 from specbrowser.types import IngestOutcome, MismatchKind
@@ -63,6 +69,7 @@ def store_ingest(
     toc: list[TocNode] | None = None,
     mismatches: list[Mismatch] | None = None,
     cache_writer: Callable[[SpecStore, str], None] | None = None,
+    symbols: list[Symbol] | None = None,
 ) -> IngestOutcome:
     """Store an ingest's chunk set and make it the active one, in one transaction.
 
@@ -76,6 +83,8 @@ def store_ingest(
     and so are the other sets' ``heading_mismatches`` counts (they count the same sections).
     ``cache_writer(store, sections_digest)``, when given, runs last in the same transaction (ingest
     stores its Markdown cache that way: :func:`specbrowser.store.cache.save_markdown`).
+    ``symbols`` is the spec's symbol index (:func:`specbrowser.formats.symbols.spec_symbols`),
+    written with new sections; made from the sections' HTML when not given.
     Readers see the old state or the new one, never half; an exception (Ctrl-C included) rolls
     back and leaves the database as it was.
 
@@ -103,11 +112,13 @@ def store_ingest(
         if outcome in (INGEST_CREATED, INGEST_REPLACED_SPEC):
             for table in ("chunk_rows", "texts", "policies", "sections", "documents"):
                 store.db.execute(f"DELETE FROM [{table}]")  # table names are constants, not input
+            delete_chunk_anchors(store.db)
             insert_rows(
                 store.db,
                 "sections",
                 [{**vars(s), "document_id": document.id, **shared[s.id]} for s in sections],
             )
+            replace_symbols(store.db, symbols if symbols is not None else spec_symbols(sections))
         else:  # same sections; this ingest's TOC (an external one, maybe) gives their paths
             store.db.conn.executemany(
                 "UPDATE sections SET toc_path = ?, mismatch = ? WHERE id = ?",
@@ -183,12 +194,14 @@ def insert_chunk_set(
     replaced = store.db.execute(
         "DELETE FROM chunk_rows WHERE policy_version = ?", [version]
     ).rowcount
+    delete_chunk_anchors(store.db, version)
     text_ids, new_texts = store_texts(store.db, chunks)
     insert_rows(
         store.db,
         "chunk_rows",
         [chunk_row(version, c, i) for c, i in zip(chunks, text_ids, strict=True)],
     )
+    insert_chunk_anchors(store.db, version, chunks)
     if copies is not None:
         copy_trees(store, version, copies)
     if replaced:
@@ -282,6 +295,7 @@ def delete_chunk_sets(
                 "DELETE FROM chunk_rows WHERE policy_version = ?", [version]
             ).rowcount
             store.db.execute("DELETE FROM policies WHERE version = ?", [version])
+            delete_chunk_anchors(store.db, version)
             deleted.append((version, chunks, drop_unused_texts(store.db)))
     return deleted
 

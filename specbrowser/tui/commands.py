@@ -21,6 +21,7 @@ from specbrowser.errors import NotFoundError
 from specbrowser.session import filters
 
 if TYPE_CHECKING:
+    from specbrowser.session.browse import Located
     from specbrowser.tui.screens.browser import BrowserScreen
 
 SEARCH_LIMIT = 40
@@ -69,8 +70,9 @@ def _fuzzy_matches(
 
 
 class JumpProvider(Provider):
-    """ "Jump to section": the section an id or number names (:meth:`Session.resolve_section`:
-    ``14.6``, ``B.1``, ``Annex B``) on top, then substring matches from
+    """ "Jump to section": the chunk any name names (:meth:`Session.locate`: a chunk id, a
+    section id or number such as ``14.6`` or ``Annex B``, an element id with or without ``#``,
+    a name the spec defines such as ``ToNumber`` or ``%Array%``) on top, then substring matches from
     :meth:`Session.find_sections`, then fuzzy matches over every section id and title to fill up
     the list (scores: see :func:`_unit`)."""
 
@@ -101,20 +103,26 @@ class JumpProvider(Provider):
             return
         matcher = self.matcher(query)
         seen: set[str] = set()
-        try:  # an id or a number as the CLI takes it (14.6, 14.6., B.1, Annex B): the top hit
-            exact_id: str | None = browser.session.resolve_section(query)
+        try:  # any name show takes (a chunk id, 14.6, Annex B, #anchor, ToNumber): the top hit
+            located: Located | None = browser.session.locate(query)
         except NotFoundError:
-            exact_id = None
-        if exact_id is not None:
-            seen.add(exact_id)
-            title = browser.session.section(exact_id).display_title
-            candidate = f"{title}  {exact_id}"
+            located = None
+        if located is not None:
+            seen.add(located.chunk_id)
+            chunk = browser.session.chunk(located.chunk_id)
+            title = chunk.title or chunk.id
+            candidate = f"{title}  {chunk.id}"
+            how = (
+                f" ({located.symbol_kind or located.resolved_as} {query})"
+                if located.resolved_as in ("anchor", "symbol")
+                else ""
+            )
             yield Hit(
                 1.0,
                 _highlight(candidate, _substring_offsets(query, candidate)),
-                partial(browser.go_to_chunk, exact_id),
+                partial(browser.go_to_chunk, chunk.id),
                 text=title,
-                help=f"Jump to {exact_id}",
+                help=f"Jump to {chunk.id}{how}",
             )
         for section_id, title in browser.session.find_sections(query, limit=SEARCH_LIMIT):
             if section_id in seen:
@@ -207,6 +215,53 @@ class FilterProvider(Provider):
             if score:
                 yield Hit(
                     score, _highlight(name, list(offsets)), callback, text=name, help=help_text
+                )
+
+
+class LinkProvider(Provider):
+    """ "Follow a link": the in-text links of the shown chunk, each with where it leads (the
+    chunk holding its anchor, :meth:`Session.link_targets`, or *external* for a link to another
+    document). Choosing one follows it as a click does."""
+
+    def _links(self) -> list[tuple[str, str, Callable[[], object]]]:
+        """``(href, where it leads, callback)`` per link of the shown chunk, in text order."""
+        from specbrowser.session.links import href_anchor, link_hrefs
+        from specbrowser.tui.screens.browser import BrowserScreen  # late: browser imports us
+
+        browser = self.screen
+        chunk = browser.chunk_view.chunk if isinstance(browser, BrowserScreen) else None
+        if chunk is None or not isinstance(browser, BrowserScreen):
+            return []
+        hrefs = link_hrefs(chunk.text)
+        anchors = {h: href_anchor(h) for h in hrefs}
+        targets = browser.session.link_targets([a for a in anchors.values() if a])
+        found: list[tuple[str, str, Callable[[], object]]] = []
+        for href, anchor in anchors.items():
+            target = targets.get(anchor) if anchor else None
+            where = (
+                f"→ {target}"
+                if target
+                else "external"
+                if anchor is None
+                else "no element of this id in the document"
+            )
+            found.append((href, where, partial(browser.follow_link, href)))
+        return found
+
+    async def discover(self) -> Hits:
+        """Every link of the shown chunk."""
+        for href, where, callback in self._links():
+            yield DiscoveryHit(Content(f"{href}  {where}"), callback, text=href, help=where)
+
+    async def search(self, query: str) -> Hits:
+        """The links whose target or destination fuzzily matches the query."""
+        fuzzy = FuzzySearch()
+        for href, where, callback in self._links():
+            candidate = f"{href}  {where}"
+            score, offsets = fuzzy.match(query, candidate)
+            if score:
+                yield Hit(
+                    score, _highlight(candidate, list(offsets)), callback, text=href, help=where
                 )
 
 

@@ -61,6 +61,9 @@ FILTER_TITLES: dict[FilterKind, str] = {
 """What each tree filter shows, as the tree's border title and in notifications."""
 
 
+LINK_PLACEHOLDER = "Follow a link of this chunk: type to filter…"
+"""The link palette's prompt (``f`` with no marker selected)."""
+
 SEARCH_LIMIT = 50
 """Hits per search: a screenful or two of results, instant on ECMA-262."""
 
@@ -216,7 +219,25 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
 
     @on(ChunkView.FollowRequested)
     def _follow_requested(self, event: ChunkView.FollowRequested) -> None:
-        self.go_to_chunk(event.chunk_id)
+        self.go_to_id(event.chunk_id)
+
+    def go_to_id(self, name: str) -> bool:
+        """Go to the chunk ``name`` names: a chunk id (a marker's), else any name
+        :meth:`Session.locate` reads (a section, the id of an element inside a section: an
+        in-text link's anchor, a defined name). An unknown name is a notification."""
+        try:
+            located = self.session.locate(name)
+        except SpecbrowserError as error:
+            self._error(error)
+            return False
+        return self.go_to_chunk(located.chunk_id)
+
+    def follow_link(self, href: str) -> None:
+        """Follow an in-text link as a click does (:meth:`ChunkView._link_clicked`)."""
+        from textual.widgets import Markdown
+
+        markdown = self.chunk_view.query_one("#chunk-text", Markdown)
+        self.chunk_view.post_message(Markdown.LinkClicked(markdown, href))
 
     def action_next_marker(self) -> None:
         """Select the next marker in the shown chunk."""
@@ -229,12 +250,32 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             self.notify("this chunk has no markers", severity="warning", markup=False)
 
     def action_follow_marker(self) -> None:
-        """Go to the chunk the selected marker points at."""
+        """Go to the chunk the selected marker points at; with no marker selected, choose one
+        of the shown chunk's in-text links in a palette ("Follow a link")."""
         target = self.chunk_view.selected_target
-        if target is None:
-            self.notify("no marker selected: press n or p first", severity="warning", markup=False)
+        if target is not None:
+            self.go_to_chunk(target)
             return
-        self.go_to_chunk(target)
+        chunk = self.chunk_view.chunk
+        from specbrowser.session.links import link_hrefs
+
+        if chunk is None or not link_hrefs(chunk.text):
+            self.notify(
+                "no marker selected (press n or p first) and no link in this chunk",
+                severity="warning",
+                markup=False,
+            )
+            return
+        from specbrowser.tui.commands import LinkProvider, SpecPalette
+
+        self.app.push_screen(
+            SpecPalette(
+                providers=[LinkProvider],
+                placeholder=LINK_PLACEHOLDER,
+                id="--command-palette",
+                cursor_blink=self.cursor_blink,
+            )
+        )
 
     def action_parent(self) -> None:
         """Go to the chunk (or enclosing section) that holds the shown chunk's marker."""
@@ -430,6 +471,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             with self.session.reopen() as session:
                 hits = session.search(query, mode, limit=SEARCH_LIMIT)
                 note = session.coverage_note(mode) if mode != SEARCH_MODES[0] else ""
+                note = "; ".join(n for n in (session.punctuation_note(query, mode), note) if n)
         except SpecbrowserError as error:
             self.post_message(SearchFinished(serial, query, mode, [], error=str(error)))
             return

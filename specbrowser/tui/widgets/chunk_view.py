@@ -491,8 +491,9 @@ class ChunkView(Vertical):
 
     @on(Markdown.LinkClicked)
     def _link_clicked(self, event: Markdown.LinkClicked) -> None:
-        """Markers and ``#id`` links go to that chunk; web links open in the browser; nothing
-        is ever opened as a file."""
+        """Markers and ``#id`` links ask the screen to follow them (an id of any element of
+        the document leads to the chunk holding it); web links open in the browser; a link to
+        another document is shown as external. Nothing is ever opened as a file."""
         event.stop()
         href = event.href
         target = chunk_id_from_href(href)
@@ -502,5 +503,10 @@ class ChunkView(Vertical):
             self.post_message(self.FollowRequested(target))
         elif href.startswith(("http://", "https://")):
             self.app.open_url(href)
+            self.notify(f"external link, opened in the browser: {href}", markup=False)
         else:
-            self.notify(f"not followed: {href}", markup=False, severity="warning")
+            self.notify(
+                f"external link (another document), not followed: {href}",
+                markup=False,
+                severity="warning",
+            )

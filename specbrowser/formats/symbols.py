@@ -1,0 +1,163 @@
+"""What a spec defines, read from its sections' own HTML: the symbol index.
+
+A *symbol* is a name the spec gives something, mapped to the section that defines it:
+
+- ``aoid``: an ecmarkup abstract operation (``<emu-clause aoid="ToNumber">``; any element
+  carrying ``aoid`` but ``emu-xref``, which only refers to one);
+- ``production``: a grammar production's defining occurrence, the ``emu-production`` whose id is
+  ``prod-<name>`` exactly (ecmarkup gives that id to the one definition; the copies in the
+  grammar summary, Annex B and the notation examples get other ids, ``prod-annexB-<name>``,
+  ``prod-grammar-notation-<name>``, or none);
+- ``title``: a section's title (without its number), and the leading name of a title that names
+  one thing, ``Array.prototype.map`` from ``Array.prototype.map ( callbackfn [ , thisArg ] )``,
+  ``%ThrowTypeError%`` from ``%ThrowTypeError% ( )``, ``Symbol.iterator``;
+- ``dfn``: a defined term (``<dfn>``: its text and its ``variants``), intrinsics such as
+  ``%Array%`` included;
+- ``id``: any element id in the section's own HTML (the section's own id, tables, steps,
+  productions, figures …), ecmarkup's ``oldids`` included (rendered as empty ``<span id>``);
+- ``oldid``: an old id named in an ``oldids`` attribute that no element carries (ecmarkup source
+  files), resolved to the element that keeps it.
+
+Pure functions over :class:`~specbrowser.model.Section` (their stored HTML) or parsed elements:
+no I/O. Section numbers are not symbols here: the sections table holds them
+(:func:`specbrowser.store.resolve_section`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from lxml import etree
+
+from specbrowser.model import SECTION_REF_TAG, Section
+
+SymbolKind = Literal["aoid", "production", "dfn", "title", "id", "oldid"]
+"""What made a symbol (see the module docstring), in the order a name's definitions rank: an
+abstract operation's clause before a production, a defined term (``%TypedArray%`` is defined
+by a ``dfn`` in its intrinsic object's section, and titles the constructor's), a title, an
+element id."""
+SYMBOL_KINDS: tuple[SymbolKind, ...] = get_args(SymbolKind)
+"""The values of :data:`SymbolKind`, best-ranked first."""
+
+PRODUCTION_ID_PREFIX = "prod-"
+"""ecmarkup's id of a production's defining occurrence: ``prod-`` and the production name."""
+
+_SPACES = re.compile(r"\s+")
+_LEADING_NAME = re.compile(r"^[%\w$@.\[\]\-]+$")
+"""A title's leading name: one token of name characters (``Array.prototype.map``,
+``%TypedArray%.prototype.set``, ``Symbol.iterator``, ``get-prototype`` is allowed too), spaces
+inside brackets removed first (``Array.prototype[%Symbol.iterator%]``)."""
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """One name the spec defines.
+
+    Attributes:
+        name: the name as the spec writes it (whitespace collapsed).
+        kind: what made it (:data:`SymbolKind`).
+        section_id: the section whose own HTML defines it.
+        anchor: the id of the defining element when it has one (for ``id`` and ``oldid``
+            symbols, the element id that holds the name: the name itself, or for an ``oldid``
+            the element's current id), else None (the section itself).
+    """
+
+    name: str
+    kind: SymbolKind
+    section_id: str
+    anchor: str | None = None
+
+
+def title_name(title: str) -> str | None:
+    """The leading name of a section title that names one thing (the text before its
+    parameter list, brackets' inner spaces removed), or None when that is prose:
+    ``Array.prototype.map ( callbackfn )`` → ``Array.prototype.map``, ``The Array Constructor``
+    → None."""
+    head = title.split(" (", 1)[0].strip()
+    head = re.sub(r"\s*([\[\]])\s*", r"\1", head)
+    if len(head) < 2 or not _LEADING_NAME.match(head) or not re.search(r"[A-Za-z]", head):
+        return None
+    return head
+
+
+def element_symbols(section_id: str, element: etree._Element) -> Iterator[Symbol]:
+    """The symbols one section's own-content element defines, in document order (child
+    sections are placeholders, so each element counts for one section only)."""
+    for el in element.iter():
+        tag = el.tag
+        if not isinstance(tag, str) or tag == SECTION_REF_TAG:
+            continue
+        element_id = el.get("id")
+        if element_id:
+            yield Symbol(element_id, "id", section_id, element_id)
+        aoid = el.get("aoid")
+        if aoid and tag != "emu-xref":
+            yield Symbol(aoid.strip(), "aoid", section_id, element_id)
+        if tag == "emu-production" and element_id:
+            name = el.get("name") or ""
+            if element_id == PRODUCTION_ID_PREFIX + name:  # not prod-annexB-…, prod-grammar-…
+                yield Symbol(name, "production", section_id, element_id)
+        if tag == "dfn":
+            term = _SPACES.sub(" ", "".join(str(t) for t in el.itertext())).strip()
+            variants = [v.strip() for v in (el.get("variants") or "").split(",")]
+            for name in dict.fromkeys([term, *variants]):
+                if name:
+                    yield Symbol(name, "dfn", section_id, element_id)
+        old = el.get("oldids")
+        if old and element_id:
+            for name in old.split(","):
+                if name.strip():
+                    yield Symbol(name.strip(), "oldid", section_id, element_id)
+
+
+def section_symbols(section: Section, element: etree._Element | None = None) -> list[Symbol]:
+    """Every symbol of one section: its id, its title's leading name and its title, then what
+    its own HTML defines
+    (``element``, or :attr:`Section.html` parsed when not given), duplicates dropped.
+
+    A section whose HTML does not parse gives its title's name and its own id only.
+    """
+    found: list[Symbol] = [Symbol(section.id, "id", section.id, section.id)]
+    name = title_name(section.title)
+    if name:
+        found.append(Symbol(name, "title", section.id))
+    title = _SPACES.sub(" ", section.title).strip()
+    if title and title != name:
+        found.append(Symbol(title, "title", section.id))
+    if element is None and section.html:
+        element = parse_section_html(section.html)
+    if element is not None:
+        found.extend(element_symbols(section.id, element))
+    ids = {s.name for s in found if s.kind == "id"}
+    unique = dict.fromkeys(
+        s
+        for s in found
+        if not (s.kind == "oldid" and s.name in ids)  # rendered as an id too
+    )
+    return list(unique)
+
+
+def parse_section_html(html: str) -> etree._Element | None:
+    """A stored section's own HTML parsed (lxml's HTML parser, as the formats wrote it), or
+    None when it holds no element."""
+    import lxml.html
+
+    try:
+        return lxml.html.fromstring(html)
+    except (etree.ParserError, ValueError, TypeError):
+        return None
+
+
+def spec_symbols(
+    sections: Iterable[Section], elements: dict[str, etree._Element] | None = None
+) -> list[Symbol]:
+    """The symbol index of a spec: :func:`section_symbols` of every section in document order
+    (``elements``: own-content elements by section id, when already parsed and not yet changed
+    by a breakdown; the others are parsed from their HTML)."""
+    found: list[Symbol] = []
+    for section in sections:
+        found.extend(section_symbols(section, (elements or {}).get(section.id)))
+    return found

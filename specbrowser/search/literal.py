@@ -1,0 +1,46 @@
+"""What lexical search looked for: the words of a query once the index's tokenizer dropped its
+punctuation.
+
+The FTS5 index splits text at every character that is not a letter or a digit (``unicode61``,
+:data:`specbrowser.store.schema.FTS_TOKENIZER`), folding case and diacritics, so
+``[[Prototype]]`` is searched as ``prototype`` and ``Array.prototype.map`` as the phrase
+``array prototype map``. :func:`searched_as` names those words so front ends can say so; a query
+that names a definition exactly is found by its name all the same
+(:mod:`specbrowser.search.symbols`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_WORD = re.compile(r"[^\W_]+")
+"""A run of letters and digits: what ``unicode61`` keeps as one token (``_`` separates)."""
+_DROPPED = re.compile(r"[^\w\s]|_")
+
+
+def query_words(text: str) -> list[str]:
+    """The words the index matches ``text`` by: letters-and-digits runs, case folded, diacritics
+    removed (as ``remove_diacritics 2`` does for Latin letters)."""
+    folded = unicodedata.normalize("NFKD", text.casefold())
+    plain = "".join(c for c in folded if not unicodedata.combining(c))
+    return _WORD.findall(plain)
+
+
+def searched_as(text: str) -> str | None:
+    """The words lexical search looked for, space-separated, when ``text`` held punctuation the
+    index drops (``[[Prototype]]`` → ``prototype``, ``don't`` → ``don t``); None when nothing
+    was dropped (case and spacing do not count)."""
+    if not _DROPPED.search(text):
+        return None
+    return " ".join(query_words(text))
+
+
+def punctuation_note(text: str) -> str:
+    """One line for a query whose punctuation was dropped (:func:`searched_as`), else ""."""
+    words = searched_as(text)
+    if words is None:
+        return ""
+    if not words:
+        return "the query has no letters or digits to search for"
+    return f'punctuation is not indexed: searched as "{words}"'

@@ -1,0 +1,133 @@
+"""Links, exact jumps and search notes in the app: an in-text link leads to the chunk holding its
+anchor (a click, or ``f`` with no marker selected and the link chosen), the jump palette (``g``)
+takes any name ``show`` takes, and a query whose punctuation was dropped says so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.command import CommandPalette
+from textual.widgets import Markdown
+
+from specbrowser.session import Session
+from specbrowser.tui.app import SpecBrowserApp, make_app
+from specbrowser.tui.commands import JumpProvider, LinkProvider
+from specbrowser.tui.screens.browser import BrowserScreen
+from specbrowser.tui.widgets.chunk_view import ChunkView
+from tests.app.helpers import SIZE, run_async, settle
+
+ANCHOR = "prod-BehaviourDeclaration"
+"""An anchor of the sample spec that lies in a subsection at the toylang_db threshold."""
+
+
+def _app(db_path: Path) -> SpecBrowserApp:
+    return make_app(db_path, cursor_blink=False, count_tokens=False)
+
+
+def _browser(app: SpecBrowserApp) -> BrowserScreen:
+    screen = app.screen
+    assert isinstance(screen, BrowserScreen)
+    return screen
+
+
+@run_async
+async def test_a_clicked_link_goes_to_the_chunk_holding_its_anchor(toylang_db: Path) -> None:
+    with Session.open(toylang_db) as session:
+        holder = session.locate(ANCHOR).chunk_id
+    assert holder != session_section(toylang_db, ANCHOR)
+    app = _app(toylang_db)
+    opened: list[str] = []
+    app.open_url = lambda url, **kw: opened.append(url)  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        markdown = _browser(app).query_one("#chunk-text", Markdown)
+        markdown.post_message(Markdown.LinkClicked(markdown, f"#{ANCHOR}"))
+        await settle(pilot)
+        assert _browser(app).query_one(ChunkView).chunk.id == holder
+        markdown.post_message(Markdown.LinkClicked(markdown, "https://example.invalid/y"))
+        await settle(pilot)
+        messages = [n.message for n in app._notifications]
+        assert opened == ["https://example.invalid/y"]
+        assert any(m.startswith("external link") for m in messages)
+        assert not any("no chunk" in m for m in messages)
+
+
+def session_section(db: Path, anchor: str) -> str | None:
+    with Session.open(db) as session:
+        return session.locate(anchor).section_id
+
+
+@run_async
+async def test_f_without_a_marker_lists_the_links_and_follows_one(toylang_db: Path) -> None:
+    with Session.open(toylang_db) as session:
+        chunk_with_link, href, holder = _link_into_a_subsection(session)
+    app = _app(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = _browser(app)
+        screen.go_to_chunk(chunk_with_link)
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+        assert CommandPalette.is_open(app)
+        provider = LinkProvider(screen)
+        links = [hit async for hit in provider.discover()]
+        chosen = next(h for h in links if h.text == href)
+        assert chosen.help == f"→ {holder}"
+        await pilot.press("escape")
+        await settle(pilot)
+        chosen.command()
+        await settle(pilot)
+        assert screen.query_one(ChunkView).chunk.id == holder
+
+
+def _link_into_a_subsection(session: Session) -> tuple[str, str, str]:
+    """``(chunk id, href, chunk the link leads to)`` of an in-text link of the active set
+    whose anchor lies in a subsection (not its section's root chunk)."""
+    from specbrowser.session.links import href_anchor, link_hrefs
+    from specbrowser.store import iter_chunks
+
+    for chunk in iter_chunks(session.store, session.active_version()):
+        for href in link_hrefs(chunk.text):
+            anchor = href_anchor(href)
+            if anchor is None:
+                continue
+            located = session.locate(anchor)
+            if located.chunk_id != located.section_id:
+                return chunk.id, href, located.chunk_id
+    raise AssertionError("no link leads into a subsection")
+
+
+@run_async
+async def test_jump_palette_takes_defined_names_and_anchors(toylang_db: Path) -> None:
+    with Session.open(toylang_db) as session:
+        holder = session.locate(ANCHOR).chunk_id
+    app = _app(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        provider = JumpProvider(_browser(app))
+        for name, chunk_id in (
+            ("ToWidget", "sec-towidget"),
+            (f"#{ANCHOR}", holder),
+            (ANCHOR, holder),
+        ):
+            hits = [hit async for hit in provider.search(name)]
+            assert hits[0].score == 1.0 and hits[0].help.startswith(f"Jump to {chunk_id}")
+        hits[0].command()
+        await settle(pilot)
+        assert _browser(app).query_one(ChunkView).chunk.id == holder
+
+
+@run_async
+async def test_the_search_bar_says_when_punctuation_was_dropped(toylang_db: Path) -> None:
+    from textual.widgets import Static
+
+    app = _app(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await settle(pilot)
+        await pilot.press(*"[[widget]]", "enter")
+        await settle(pilot)
+        status = str(_browser(app).query_one("#search-status", Static).content)
+        assert 'punctuation is not indexed: searched as "widget"' in status
