@@ -9,6 +9,7 @@ from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
 from specbrowser.cli._common import (
     EXIT_USER_ERROR,
     add_policy_options,
+    err,
     outcome_line,
     policy_for_kind_from_args,
     policy_from_args,
@@ -23,6 +24,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "open", help="browse a database (or a spec, ingested into the cache) in the app"
     )
     p.add_argument("target", nargs="+", type=Path, metavar="DB_OR_SPEC")
+    p.add_argument(
+        "--db",
+        type=Path,
+        metavar="PATH",
+        help="for a spec: keep its database at PATH (default: the user cache folder)",
+    )
     add_policy_options(p)
     p.add_argument(
         "--queries",
@@ -41,7 +48,10 @@ def cmd_open(args: argparse.Namespace) -> int:
     from specbrowser.session.opening import plan_open
 
     policy, for_kind = policy_from_args(args), policy_for_kind_from_args(args)
-    plan = plan_open(args.target, policy, for_kind)
+    plan = plan_open(args.target, policy, for_kind, args.db)
+    if plan.db_path != args.target[0]:  # a spec: say where its database is (and stays)
+        state = "ingesting into" if plan.ingest is not None else "opening"
+        err.print(f"{state} {plan.db_path}", markup=False, highlight=False)
     extra = {}
     if args.queries is not None:
         from specbrowser.session.query_file import read_queries
@@ -112,6 +122,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             outcome_line(result.outcome, result.chunk_sets),
         )
         return 0
+    opening.drop_unreadable_cache(db_path)
     if opening.use_cache(db_path, spec, policy):
         return _run_app(db_path, None, None)
     return _run_app(db_path, spec, policy)

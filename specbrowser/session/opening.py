@@ -45,13 +45,20 @@ def is_database(path: Path) -> bool:
 
 
 def plan_open(
-    targets: list[Path], policy: ChunkPolicy, policy_for_kind: PolicyForKind | None = None
+    targets: list[Path],
+    policy: ChunkPolicy,
+    policy_for_kind: PolicyForKind | None = None,
+    db_path: Path | None = None,
 ) -> OpenPlan:
-    """The plan for ``specbrowser open TARGET...`` (see the module docstring).
+    """The plan for ``specbrowser open TARGET...`` (see the module docstring). ``db_path``
+    (``--db``) keeps a spec's database there instead of in the cache folder; it is never
+    deleted, even when it cannot be read (that is an error instead).
 
     Raises:
-        SpecInputError: a database among several targets, or spec paths that cannot be read.
-        DatabaseError, NotASpecbrowserDatabase: one database target that cannot be opened.
+        SpecInputError: a database among several targets, ``db_path`` with a database target,
+            or spec paths that cannot be read.
+        DatabaseError, NotASpecbrowserDatabase: one database target (or ``db_path``) that
+            cannot be opened.
     """
     from specbrowser.formats import check_spec_inputs
     from specbrowser.session.core import Session
@@ -59,12 +66,19 @@ def plan_open(
     if len(targets) == 1 and (
         is_database(targets[0]) or targets[0].suffix.lower() in DATABASE_SUFFIXES
     ):
+        if db_path is not None:
+            raise SpecInputError("--db names where a spec's database goes; open DB takes none")
         Session.open(targets[0]).close()  # a bad database fails here, before the screen changes
         return OpenPlan(targets[0])
     if any(is_database(path) for path in targets):
         raise SpecInputError("open takes one database, or the files of one spec")
     check_spec_inputs(targets)  # a wrong path fails here, before the app takes the screen
-    db_path = cache_db_for(targets)
+    if db_path is not None:
+        if db_path.exists():
+            Session.open(db_path).close()  # not a specbrowser database: one line, kept as is
+    else:
+        db_path = cache_db_for(targets)
+        drop_unreadable_cache(db_path)
     if use_cache(db_path, targets, policy, policy_for_kind):
         return OpenPlan(db_path)
     return OpenPlan(db_path, list(targets))
@@ -109,7 +123,6 @@ def use_cache(
     from specbrowser.formats import spec_sha256
     from specbrowser.session.core import Session
 
-    drop_unreadable_cache(db_path)
     if not db_path.exists():
         return False
     try:

@@ -21,9 +21,10 @@ from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
 from specbrowser.errors import SpecbrowserError
 from specbrowser.progress import CancelToken, JobCancelled
 from specbrowser.session import Session, jobs, rechunk_process
-from specbrowser.tui.commands import JumpProvider, SpecPalette
+from specbrowser.tui.commands import JumpProvider, PaletteJumpProvider, SpecPalette
 from specbrowser.tui.messages import IngestFailed, IngestFinished, IngestProgress
 from specbrowser.tui.screens.browser import BrowserScreen
+from specbrowser.tui.screens.help import HelpScreen
 from specbrowser.tui.screens.progress import ProgressScreen
 from specbrowser.tui.widgets.job_bar import WorkerFlag
 
@@ -48,9 +49,10 @@ class SpecBrowserApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "specbrowser"
-    COMMANDS = App.COMMANDS | {JumpProvider}
+    COMMANDS = App.COMMANDS | {PaletteJumpProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("g,ctrl+g", "jump", "Jump", id="jump-to-section"),
+        Binding("question_mark,f1", "help", "Help", id="help"),
         Binding("q", "quit", "Quit", id="quit"),
     ]
 
@@ -182,6 +184,7 @@ class SpecBrowserApp(App[None]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's system commands, plus the browser's view commands on the browser screen."""
         yield from super().get_system_commands(screen)
+        yield SystemCommand("Help: keys", "Every key, by group (? or F1)", self.action_help)
         if isinstance(screen, BrowserScreen):
             yield SystemCommand(
                 "Toggle retrieval text",
@@ -234,6 +237,11 @@ class SpecBrowserApp(App[None]):
         """The full command palette (system commands and jump to section)."""
         if self.use_command_palette and not self._palette_open():
             self.push_screen(SpecPalette(id="--command-palette", cursor_blink=self.cursor_blink))
+
+    def action_help(self) -> None:
+        """The help screen: every key of the app and the browser, by group."""
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen([*self.BINDINGS, *BrowserScreen.BINDINGS]))
 
     def action_jump(self) -> None:
         """A palette with only "Jump to section"."""

@@ -181,6 +181,17 @@ FILTER_COMMANDS = (
 """The tree filter commands: palette name, filter kind, key, and what the filter shows."""
 
 
+class PaletteJumpProvider(JumpProvider):
+    """:class:`JumpProvider` in the full command palette (``ctrl+p``): it answers typed queries
+    but lists nothing before one is typed, so the palette opens on its commands, not on the
+    spec's sections (``g`` opens the palette of sections)."""
+
+    async def discover(self) -> Hits:
+        """Nothing: the commands come first."""
+        return
+        yield  # an async generator that yields nothing
+
+
 class FilterProvider(Provider):
     """The browser screen's tree filters (``BrowserScreen.COMMANDS``): each command toggles its
     filter, as its key does; the help line says whether it is on."""

@@ -103,6 +103,7 @@ OPENED_BY = {
     "SetTree": "d",
     "StatsScreen": "s",
     "EvalScreen": "v",
+    "HelpScreen": "?",
 }
 """The browser key that opens each screen (or the screen holding each widget) with bindings of
 its own: the README documents its keys in that key's table row."""
@@ -112,6 +113,7 @@ IN_THE_TABLE = {"SpecBrowserApp", "BrowserScreen"}
 
 KEY_NAMES = {
     "slash": "/",
+    "question_mark": "?",
     "left_square_bracket": "[",
     "right_square_bracket": "]",
     "up": "↑",
@@ -119,7 +121,13 @@ KEY_NAMES = {
 }
 """Textual key names shown as the character the README writes."""
 
-KEY_WORDS = {"escape": "Escape", "enter": "Enter", "space": "Space", "tab": "Tab"}
+KEY_WORDS = {
+    "escape": "Escape",
+    "enter": "Enter",
+    "space": "Space",
+    "tab": "Tab",
+    "f1": "F1",
+}
 """Keys the README names in prose, unquoted."""
 
 

@@ -171,6 +171,26 @@ def test_open_refuses_a_database_among_spec_files(toylang_db: Path) -> None:
         opening.plan_open([SAMPLE, toylang_db], ChunkPolicy())
 
 
+def test_open_keeps_a_spec_database_where_db_says(tmp_path: Path, toylang_db: Path) -> None:
+    mine = tmp_path / "mine.db"
+    plan = opening.plan_open([SAMPLE], TOYLANG_POLICY, db_path=mine)
+    assert plan == opening.OpenPlan(mine, [SAMPLE])
+    jobs.run_ingest(plan.ingest or [], plan.db_path, TOYLANG_POLICY)
+    assert opening.plan_open([SAMPLE], TOYLANG_POLICY, db_path=mine) == opening.OpenPlan(mine)
+    with pytest.raises(SpecInputError, match="--db"):
+        opening.plan_open([toylang_db], ChunkPolicy(), db_path=mine)
+
+
+def test_open_never_deletes_an_unreadable_file_named_by_db(tmp_path: Path) -> None:
+    from specbrowser.errors import DatabaseError
+
+    other = tmp_path / "notes.db"
+    other.write_bytes(b"not a database at all")
+    with pytest.raises(DatabaseError):
+        opening.plan_open([SAMPLE], ChunkPolicy(), db_path=other)
+    assert other.read_bytes() == b"not a database at all"
+
+
 def test_an_unreadable_cache_database_is_dropped(tmp_path: Path) -> None:
     cache = tmp_path / "cache.db"
     cache.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)  # damaged

@@ -87,11 +87,17 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         Binding("n", "next_marker", "Next marker", id="next-marker", group=MARKER_GROUP),
         Binding("p", "previous_marker", "Prev marker", id="previous-marker", group=MARKER_GROUP),
         Binding("f", "follow_marker", "Follow", id="follow-marker"),
-        Binding("u", "parent", "Parent", id="go-to-parent"),
-        Binding("o", "next_over_threshold", "Overrun", id="next-over-threshold"),
-        Binding("t", "toggle_retrieval_text", "Retrieval", id="toggle-retrieval-text"),
+        # the footer fits 80 columns: these and the rest below are on the help screen (?)
+        Binding("u", "parent", "Parent", id="go-to-parent", show=False),
+        Binding("o", "next_over_threshold", "Overrun", id="next-over-threshold", show=False),
+        Binding("t", "toggle_retrieval_text", "Retrieval", id="toggle-retrieval-text", show=False),
         Binding(
-            "m", "filter_mismatched", "Only mismatched", id="filter-mismatched", group=FILTER_GROUP
+            "m",
+            "filter_mismatched",
+            "Only mismatched",
+            id="filter-mismatched",
+            group=FILTER_GROUP,
+            show=False,
         ),
         Binding(
             "O,shift+o",
@@ -99,6 +105,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             "Only overruns",
             id="filter-over-threshold",
             group=FILTER_GROUP,
+            show=False,
         ),
         Binding("T,shift+t", "filter_tiny", "Only tiny", id="filter-tiny", show=False),
         Binding(
