@@ -124,7 +124,9 @@ class Chunk:
             (:data:`specbrowser.types.Layer`).
         breakdown_tag: the tag that extracted this chunk; None for a root chunk.
         title: the section's display title, or the subsection's title (table caption, grammar
-            production names), or "" when it has none.
+            production names; the marker standing for it carries this title), else its first
+            words (a paragraph, a cell, a step: :func:`specbrowser.chunking.rules.first_words`;
+            not in the marker, which stays short), or "" when it has no text.
         heading_path: display titles of the sections from the top-level section down to this
             chunk's section.
         text: Markdown, markers included.

@@ -54,7 +54,7 @@ from specbrowser.chunking.markdown import (
 from specbrowser.chunking.markers import format_marker, marker_ids, without_markers
 from specbrowser.chunking.measure import CHARS, Sizer
 from specbrowser.chunking.policy import ChunkPolicy, is_selector_tag, tag_slug
-from specbrowser.chunking.rules import ChunkingRules, SubsectionTitle
+from specbrowser.chunking.rules import ChunkingRules, SubsectionTitle, first_words
 from specbrowser.model import Chunk, Section
 from specbrowser.types import Layer, OverrunReason
 
@@ -354,6 +354,7 @@ def _extract(
         chunk_id = f"{parent_chunk_id}-{slug}-{n}"
         title = subsection_title(candidate, candidate.tag if selector else tag)
         marker = replace_with_marker(candidate, chunk_id, title)
+        title = title or first_words(candidate)  # the chunk's name; the marker keeps it short
         restore = single_restore(candidate, marker)
         pending.append(
             _Pending(candidate, chunk_id, title, tag, next_tags, marker=marker, restore=restore)

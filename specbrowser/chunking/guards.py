@@ -55,7 +55,7 @@ from specbrowser.chunking.breakdown import (
 from specbrowser.chunking.markdown import LIST_ITEMS_ATTR, is_block, list_item_number
 from specbrowser.chunking.markers import format_marker
 from specbrowser.chunking.policy import is_selector_tag, tag_slug
-from specbrowser.chunking.rules import adjacent_sibling
+from specbrowser.chunking.rules import adjacent_sibling, first_words
 
 CELL_TAGS = frozenset({"td", "th"})
 """Tags whose elements are packed by table rows."""
@@ -273,7 +273,7 @@ def _make(
         return _Pending(
             element,
             chunk_id,
-            title,
+            title or first_words(element),
             tag,
             next_tags,
             marker=marker,
@@ -290,7 +290,8 @@ def _make(
         restore()
         run.cache.pop(wrapper, None)
         return _OVER
-    return _Pending(wrapper, chunk_id, title, tag, next_tags, marker=marker, restore=restore)
+    name = title or first_words(wrapper)
+    return _Pending(wrapper, chunk_id, name, tag, next_tags, marker=marker, restore=restore)
 
 
 def _wrap(

@@ -39,9 +39,29 @@ def caption_title(el: etree._Element) -> str:
     return " ".join((el.get("caption") or "").split())
 
 
+PREVIEW_CHARS = 48
+"""The longest name :func:`first_words` gives (characters, before its ``…``): enough to tell
+paragraphs, cells and steps apart in a tree label."""
+
+
+def first_words(el: etree._Element, limit: int = PREVIEW_CHARS) -> str:
+    """The element's text, whitespace collapsed, cut after the last whole word within
+    ``limit`` characters with ``…`` (a first word longer than that is cut in it); "" for an
+    element without text."""
+    words = (text_of(el) or "").split()
+    title = ""
+    for word in words:
+        longer = f"{title} {word}" if title else word
+        if len(longer) > limit:
+            return (title or word[:limit]) + "…"
+        title = longer
+    return title
+
+
 def html_subsection_title(el: etree._Element, tag: str) -> str:
     """Plain HTML's subsection titles: a ``figure`` or ``table`` is titled by its caption
-    (:func:`caption_title`); anything else has no title."""
+    (:func:`caption_title`); anything else has no title (its chunk is named by its first
+    words instead: :func:`first_words`)."""
     if tag in ("figure", "table"):
         return caption_title(el)
     return ""

@@ -86,13 +86,13 @@ def subsection_title(el: etree._Element, tag: str) -> str:
       Object property"), else a ``caption`` element, else the ``caption`` attribute of the
       source form (:func:`~specbrowser.chunking.rules.caption_title`).
     - ``emu-grammar``: the names of its productions, in order, without repeats; in source form,
-      the left-hand sides of its text.
+      the left-hand sides of its text. ``emu-production``: its name.
     - anything else: as plain HTML (:func:`~specbrowser.chunking.rules.html_subsection_title`:
       a ``figure`` or ``table`` by its caption, else "").
     """
     if tag == "emu-table":
         return caption_title(el)
-    if tag == "emu-grammar":
+    if tag in ("emu-grammar", "emu-production"):
         names = [p.get("name") or "" for p in el.iter("emu-production")]
         if not names:
             names = _PRODUCTION_LHS.findall(text_of(el) or "")

@@ -159,7 +159,7 @@ async def test_selecting_a_chunk_shows_its_header_and_text(toylang_db: Path) -> 
         assert "2 Notational Conventions › 2.2 Algorithm Conventions › 2.2.2" in header
         assert "Some Toylang diagnostics use a bracketed notation" in rendered_plain(app)
         label = browser(app).query_one(ChunkTree).cursor_node.label
-        assert str(label) == "p 1"
+        assert str(label) == "p 1: Some Toylang diagnostics use a bracketed…"
 
 
 @run_async
@@ -394,7 +394,7 @@ async def test_t_toggles_the_retrieval_text_and_back(toylang_db: Path) -> None:
         assert retrieval_plain(app).startswith(
             "Document: Toylang Language Specification\nSection: 2 Notational Conventions > "
         )
-        assert "\nPart: p 1\nContent:\n" in retrieval_plain(app)
+        assert "\nPart: Some Toylang diagnostics use a bracketed…\nContent:\n" in retrieval_plain(app)
         assert "retrieval text" in header_plain(app).splitlines()[0]
         # the mode stays while moving to other chunks
         browser(app).go_to_chunk("sec-scope")

@@ -76,6 +76,8 @@ def test_an_anchor_lies_in_the_chunk_that_holds_its_element_text(ecma_db):
     for anchor, chunk_id, html in rows:
         root = parsed.setdefault(html, lxml.html.fromstring(html))
         element = next(e for e in root.iter() if e.get("id") == anchor)
+        for opt in element.iter("emu-opt"):  # the chunk writes "X?" where the HTML has "Xopt"
+            opt.text = ""
         start = _NOT_ALNUM.sub("", element.text_content()).casefold()[:30]
         if len(start) < 10:
             continue

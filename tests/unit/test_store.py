@@ -432,7 +432,7 @@ def test_retrieval_text_of_subsections_names_the_part_path(tmp_path, spec):
     assert lines[:4] == [
         "Document: Toylang Language Specification",
         "Section: " + " > ".join(paragraph.heading_path),
-        "Part: p 1",
+        "Part: Some Toylang diagnostics use a bracketed…",  # its first words
         "Content:",
     ]
     assert paragraph.retrieval_text.endswith("\n" + drop_link_targets(paragraph.text))
