@@ -30,6 +30,7 @@ from specbrowser.store.schema import (  # noqa: F401  (re-exported)
     FTS_TOKENIZER,
     SCHEMA_VERSION,
 )
+from specbrowser.store.set_fts import build_set_fts, drop_orphan_set_fts, drop_set_fts
 from specbrowser.store.toc import replace_toc
 from specbrowser.types import IngestOutcome, MismatchKind
 
@@ -193,6 +194,8 @@ def insert_chunk_set(
         copy_trees(store, version, copies)
     if replaced:
         drop_unused_texts(store.db)
+    drop_orphan_set_fts(store.db)  # a new spec deleted every set
+    build_set_fts(store.db, version)
     return new_texts
 
 
@@ -282,6 +285,7 @@ def delete_chunk_sets(
                 "DELETE FROM chunk_rows WHERE policy_version = ?", [version]
             ).rowcount
             store.db.execute("DELETE FROM policies WHERE version = ?", [version])
+            drop_set_fts(store.db, version)
             deleted.append((version, chunks, drop_unused_texts(store.db)))
     return deleted
 

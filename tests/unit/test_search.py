@@ -305,3 +305,30 @@ def test_snippets_come_from_the_chunk_text_not_the_retrieval_header(tmp_path):
     assert {r for r in db.db.execute("SELECT retrieval_text FROM chunks").fetchall()} == {
         (header + body,) for header, body in stored
     }
+
+
+def test_bm25_of_a_set_does_not_change_when_another_set_is_stored(tmp_path):
+    body = "".join(
+        f'<emu-clause id="sec-{i}"><h1>Clause {i}</h1>'
+        + "".join(f"<p>{word} paragraph {i}.{j} of filler words here.</p>" for j in range(4))
+        + "</emu-clause>"
+        for i, word in enumerate(["widget", "gadget widget", "sprocket", "widget widget"])
+    )
+    spec = write_spec(tmp_path, body)
+    path = tmp_path / "s.db"
+    ingest([spec], path, ChunkPolicy())
+    db = open_database(path)
+    first = db.active_version()
+    before = [(h.chunk_id, h.score) for h in lexical_search(db, "widget paragraph")]
+    db.close()
+    ingest(
+        [spec], path, ChunkPolicy(threshold=60, breakdown_tags=("p",), min_chars=0)
+    )  # many small chunks
+    db = open_database(path)
+    assert db.active_version() != first
+    after = [
+        (h.chunk_id, h.score) for h in lexical_search(db, "widget paragraph", policy_version=first)
+    ]
+    assert after == before
+    second = lexical_search(db, "widget paragraph")
+    assert second and all("." in h.chunk_id or h.chunk_id.startswith("sec-") for h in second)

@@ -723,7 +723,7 @@ def test_a_schema_6_database_gets_the_cache_tables_and_keeps_their_rows(tmp_path
     db.close()
 
     with store.open_database(used) as db:
-        assert f"{used} was upgraded from schema 6 to 7" in caplog.text
+        assert f"{used} was upgraded from schema 6 to {store_schema.SCHEMA_VERSION}" in caplog.text
         assert db.db.execute("SELECT count(*) FROM markdown_cache").fetchone()[0] == cached
         assert db.db.execute("SELECT model, truncated, tokens FROM embeddings").fetchall() == [
             ("m", 1, 600)
@@ -739,8 +739,9 @@ def test_a_schema_6_database_gets_the_cache_tables_and_keeps_their_rows(tmp_path
         "texts_shared_by_sets",
         "threshold_ranges",
         "caches_in_schema",
+        "fts_per_set",
     ]
-    assert store_schema.MIGRATIONS[-1].version == store_schema.SCHEMA_VERSION == 7
+    assert store_schema.MIGRATIONS[-1].version == store_schema.SCHEMA_VERSION == 8
 
 
 def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_path, spec, caplog):
