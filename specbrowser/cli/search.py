@@ -102,6 +102,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         HIGHLIGHT_END,
         HIGHLIGHT_START,
         SearchFilter,
+        searched_as,
+        searched_as_note,
     )
     from specbrowser.session import Session
 
@@ -111,8 +113,11 @@ def cmd_search(args: argparse.Namespace) -> int:
         where = SearchFilter(section=section, layer=args.layer, over_threshold=args.over_threshold)
         hits = session.search(query, args.mode, limit=args.limit, advanced=args.fts, where=where)
         note = session.coverage_note(args.mode) if args.mode != "lexical" else ""
-    if note and not args.json:
-        err.print(Text(note), soft_wrap=True)
+    dropped = searched_as_note(query, args.mode, args.fts)
+    if not args.json:
+        for line in (dropped, note):
+            if line:
+                err.print(Text(line), soft_wrap=True)
     if args.json:
         payload = [
             {
@@ -123,7 +128,13 @@ def cmd_search(args: argparse.Namespace) -> int:
         ]
         print(
             json.dumps(
-                {"query": query, "mode": args.mode, "coverage": note, "hits": payload},
+                {
+                    "query": query,
+                    "searched_as": searched_as(query, args.mode, args.fts),
+                    "mode": args.mode,
+                    "coverage": note,
+                    "hits": payload,
+                },
                 ensure_ascii=False,
                 indent=2,
             )

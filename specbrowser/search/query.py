@@ -97,6 +97,33 @@ def literal_query(text: str) -> str | None:
     return " ".join('"' + t.replace('"', '""') + '"' for t in tokens)
 
 
+_INDEXED_WORD = re.compile(r"[^\W_]+")
+"""What FTS5's ``unicode61`` tokenizer keeps of a query: runs of letters and digits (``_`` and
+every other punctuation character separate words)."""
+
+
+def searched_as(text: str, mode: SearchMode = "lexical", advanced: bool = False) -> str | None:
+    """The words lexical search actually looks for in ``text``, lower-cased, when the index
+    drops some of what was typed (punctuation: ``[[Prototype]]`` → ``prototype``,
+    ``Array.prototype.map`` → ``array prototype map``); None when nothing was dropped, for a
+    semantic search (the model reads the text as typed) and for an advanced query (FTS5 syntax).
+    """
+    if mode == "semantic" or advanced:
+        return None
+    words = _INDEXED_WORD.findall(text.casefold())
+    if not words or words == text.casefold().split():
+        return None
+    return " ".join(words)
+
+
+def searched_as_note(text: str, mode: SearchMode = "lexical", advanced: bool = False) -> str:
+    """One line saying what :func:`searched_as` dropped, or ""."""
+    words = searched_as(text, mode, advanced)
+    if words is None:
+        return ""
+    return f'searched as "{words}" (punctuation is not indexed)'
+
+
 def lexical_search(
     db: SpecStore,
     text: str,

@@ -102,6 +102,7 @@ OPENED_BY = {
     "DiffScreen": "d",
     "SetTree": "d",
     "StatsScreen": "s",
+    "SearchBar": "/",
 }
 """The browser key that opens each screen (or the screen holding each widget) with bindings of
 its own: the README documents its keys in that key's table row."""

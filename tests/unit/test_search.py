@@ -332,3 +332,33 @@ def test_bm25_of_a_set_does_not_change_when_another_set_is_stored(tmp_path):
     assert after == before
     second = lexical_search(db, "widget paragraph")
     assert second and all("." in h.chunk_id or h.chunk_id.startswith("sec-") for h in second)
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("[[Prototype]]", "prototype"),
+        ("Array.prototype.map", "array prototype map"),
+        ("%TypedArray%", "typedarray"),
+        ("ToNumber", None),
+        ("what does typeof return", None),
+    ],
+)
+def test_searched_as_says_which_words_were_searched(query, expected):
+    from specbrowser.search.query import searched_as, searched_as_note
+
+    assert searched_as(query) == expected
+    assert searched_as(query, "semantic") is None and searched_as(query, advanced=True) is None
+    assert bool(searched_as_note(query)) == (expected is not None)
+
+
+def test_cli_search_says_punctuation_was_dropped(tmp_path, capsys):
+    db = spec_of(tmp_path, C13_TEXTS)
+    db.close()
+    assert main(["search", str(tmp_path / "s.db"), "[[Prototype]]"]) == 0
+    captured = capsys.readouterr()
+    assert 'searched as "prototype" (punctuation is not indexed)' in captured.err
+    assert main(["search", str(tmp_path / "s.db"), "[[Prototype]]", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["searched_as"] == "prototype"
+    assert main(["search", str(tmp_path / "s.db"), "Clause"]) == 0
+    assert "searched as" not in capsys.readouterr().err
