@@ -282,12 +282,13 @@ def test_hybrid_fuses_the_same_pool_whatever_the_limit(monkeypatch):
 
     monkeypatch.setattr(search, "lexical_search", ranked(["y", "a", "x", "b"]))
     monkeypatch.setattr(search, "semantic_search", ranked(["c", "d", "x", "e"]))
-    full = [(h.chunk_id, h.score) for h in search.hybrid_search(None, "q", limit=5)]
-    assert full[0][0] == "x"
-    for limit in (1, 2, 3):
-        assert [
-            (h.chunk_id, h.score) for h in search.hybrid_search(None, "q", limit=limit)
-        ] == full[:limit]
+    for query, top in (("a question in words", "x"), ("q", "y")):  # fused; lexical first
+        full = [(h.chunk_id, h.score) for h in search.hybrid_search(None, query, limit=5)]
+        assert full[0][0] == top
+        for limit in (1, 2, 3):
+            assert [
+                (h.chunk_id, h.score) for h in search.hybrid_search(None, query, limit=limit)
+            ] == full[:limit]
 
 
 def test_snippets_come_from_the_chunk_text_not_the_retrieval_header(tmp_path):
@@ -362,3 +363,37 @@ def test_cli_search_says_punctuation_was_dropped(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["searched_as"] == "prototype"
     assert main(["search", str(tmp_path / "s.db"), "Clause"]) == 0
     assert "searched as" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "text, identifier",
+    [
+        ("ToNumber", True),
+        ("Array.prototype.map", True),
+        ("[[Prototype]] %TypedArray%", True),
+        ("hoisting", True),
+        ("what does typeof return", False),
+        ("ToNumber of a string", False),
+        ("", False),
+    ],
+)
+def test_identifier_queries_are_told_from_questions(text, identifier):
+    from specbrowser.search.query import is_identifier_query
+
+    assert is_identifier_query(text) is identifier
+
+
+def test_fuse_keeps_the_lexical_order_for_names_and_fuses_questions():
+    from specbrowser.search.query import Hit, fuse
+
+    def hits(*ids, mode="lexical"):
+        return [Hit(i, i, i, [], 1.0 / (n + 1), "", mode) for n, i in enumerate(ids)]
+
+    lexical, semantic = hits("a", "b", "c"), hits("x", "c", "b", "y", mode="semantic")
+    named = fuse("ToNumber", lexical, semantic, 10)
+    assert [h.chunk_id for h in named] == ["a", "b", "c", "x", "y"]
+    assert all(h.mode == "hybrid" for h in named)
+    assert [h.score for h in named] == sorted((h.score for h in named), reverse=True)
+    asked = [h.chunk_id for h in fuse("how is a number converted", lexical, semantic, 10)]
+    assert set(asked[:2]) == {"b", "c"} and set(asked) == {"a", "b", "c", "x", "y"}
+    assert [h.chunk_id for h in fuse("ToNumber", lexical, [], 2)] == ["a", "b"]
