@@ -124,6 +124,14 @@ def searched_as_note(text: str, mode: SearchMode = "lexical", advanced: bool = F
     return f'searched as "{words}" (punctuation is not indexed)'
 
 
+STOPWORDS = frozenset(
+    "a an and are as at be by can do does for from how in is it its of on or that the this to "
+    "what when where which who why with".split()
+)
+"""English function words left out of the any-word fill of a question (never out of the
+every-word match); ``this`` is one, though a spec keyword: the every-word match keeps it."""
+
+
 def lexical_search(
     db: SpecStore,
     text: str,
@@ -151,10 +159,15 @@ def lexical_search(
     hits = _run(db, query, version, limit, where)
     if len(hits) < limit and len(text.split()) > 1:
         # fewer chunks hold every term than were asked for: fill up with chunks holding any of
-        # them, still by BM25 (a question's words rarely all occur in the answer's chunk)
+        # them, still by BM25 (a question's words rarely all occur in the answer's chunk),
+        # leaving out the function words (they match nearly every chunk: BM25 gives them no
+        # weight, but scoring those chunks took most of a question's time)
         seen = {h.chunk_id for h in hits}
-        more = _run(db, query.replace('" "', '" OR "'), version, limit + len(seen), where)
-        hits += [h for h in more if h.chunk_id not in seen][: limit - len(hits)]
+        words = [t for t in text.split() if t.casefold() not in STOPWORDS] or text.split()
+        either = literal_query(" ".join(words))
+        if either is not None:
+            more = _run(db, either.replace('" "', '" OR "'), version, limit + len(seen), where)
+            hits += [h for h in more if h.chunk_id not in seen][: limit - len(hits)]
     return hits
 
 
