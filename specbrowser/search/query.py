@@ -125,8 +125,40 @@ def searched_as_note(text: str, mode: SearchMode = "lexical", advanced: bool = F
 
 
 STOPWORDS = frozenset(
-    "a an and are as at be by can do does for from how in is it its of on or that the this to "
-    "what when where which who why with".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "with",
+    ]
 )
 """English function words left out of the any-word fill of a question (never out of the
 every-word match); ``this`` is one, though a spec keyword: the every-word match keeps it."""
