@@ -205,9 +205,10 @@ EMBED_RECIPE = f"titles{EMBED_TITLES}+body@{EMBED_WINDOW}"
 """What the default model's vectors are of (:func:`embedding_text`, :data:`EMBED_WINDOW`):
 recorded with the vectors, so that vectors made another way are never mixed with these."""
 
-DEFAULT_BATCH_TOKENS = 8192
+DEFAULT_BATCH_TOKENS = 4096
 """Padded tokens per ONNX run (texts × the longest text's tokens, after the window's cut):
-memory follows tokens, not texts (32 texts of 256 tokens, or 8 of 1,024)."""
+memory follows tokens, not texts (16 texts of 256 tokens, or 4 of 1,024). 8,192 peaked at 1.9 GB
+for the whole `specbrowser embed` process on ECMA-262 (BENCHMARKS.md "Semantic search")."""
 
 
 def embedding_text(retrieval_text: str) -> str:
