@@ -221,8 +221,8 @@ def embedding_text(retrieval_text: str) -> str:
     ``Document:`` line and the rest of the path are left out: tokens that every chunk of a
     section shares. Measured against the whole retrieval text in the same window (BENCHMARKS.md
     "Semantic search"): hybrid search is better with this (recall@5, never below lexical on the
-    41-query set), semantic search alone slightly worse on hit@1. A text without a header (the document chunk's has only ``Document:``) keeps its
-    body, or is returned as is.
+    41-query set), semantic search alone slightly worse on hit@1. A text without a header
+    (the document chunk's has only ``Document:``) keeps its body, or is returned as is.
     """
     from specbrowser.chunking.enrich import PATH_SEPARATOR, split_retrieval_text
 
