@@ -29,19 +29,21 @@ K = 5
 
 def evaluate(search: Callable[[str], list], queries: list[dict], repeat: int) -> dict[str, float]:
     """recall@K, MRR (first relevant hit in the top 10) and latency percentiles in ms."""
-    found, reciprocal, latencies = 0, 0.0, []
+    found, first, reciprocal, latencies = 0, 0, 0.0, []
     for item in queries:
         for _ in range(repeat):
             start = time.perf_counter()
             hits = search(item["query"])
             latencies.append((time.perf_counter() - start) * 1000)
         sections = [h.section_id for h in hits]
+        first += sections[:1] == [item["expect"]]
         if item["expect"] in sections[:K]:
             found += 1
         if item["expect"] in sections[:10]:
             reciprocal += 1 / (sections.index(item["expect"]) + 1)
     latencies.sort()
     return {
+        "hit@1": first / len(queries),
         "recall@5": found / len(queries),
         "mrr": reciprocal / len(queries),
         "p50_ms": statistics.median(latencies),
@@ -53,6 +55,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", type=Path)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--queries", type=Path, default=QUERIES)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from specbrowser.chunking.policy import ChunkPolicy
@@ -60,7 +63,7 @@ def main() -> int:
     from specbrowser.session.ingest import ingest
     from specbrowser.store import open_database
 
-    queries = json.loads(QUERIES.read_text())
+    queries = json.loads(args.queries.read_text())
     with tempfile.TemporaryDirectory() as tmp:
         db_path = args.db
         if db_path is None:
@@ -84,12 +87,12 @@ def main() -> int:
                 modes[mode] = lambda q, f=function: f(db, q, limit=10)
         print(f"{len(queries)} queries, top {K}, latency over {args.repeat} runs each")
         print()
-        print("| mode | recall@5 | MRR | p50 (ms) | p95 (ms) |")
-        print("|---|---|---|---|---|")
+        print("| mode | hit@1 | recall@5 | MRR | p50 (ms) | p95 (ms) |")
+        print("|---|---|---|---|---|---|")
         for mode, search in modes.items():
             r = evaluate(search, queries, args.repeat)
             print(
-                f"| {mode} | {r['recall@5']:.2f} | {r['mrr']:.2f} "
+                f"| {mode} | {r['hit@1']:.2f} | {r['recall@5']:.2f} | {r['mrr']:.2f} "
                 f"| {r['p50_ms']:.1f} | {r['p95_ms']:.1f} |"
             )
         misses = [

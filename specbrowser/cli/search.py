@@ -102,6 +102,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         HIGHLIGHT_END,
         HIGHLIGHT_START,
         SearchFilter,
+        searched_as,
+        searched_as_note,
     )
     from specbrowser.session import Session
 
@@ -111,11 +113,11 @@ def cmd_search(args: argparse.Namespace) -> int:
         where = SearchFilter(section=section, layer=args.layer, over_threshold=args.over_threshold)
         hits = session.search(query, args.mode, limit=args.limit, advanced=args.fts, where=where)
         note = session.coverage_note(args.mode) if args.mode != "lexical" else ""
-        searched = session.punctuation_note(query, args.mode, advanced=args.fts)
-    if searched and not args.json:
-        err.print(Text(searched), soft_wrap=True)
-    if note and not args.json:
-        err.print(Text(note), soft_wrap=True)
+    dropped = searched_as_note(query, args.mode, args.fts)
+    if not args.json:
+        for line in (dropped, note):
+            if line:
+                err.print(Text(line), soft_wrap=True)
     if args.json:
         payload = [
             {
@@ -128,10 +130,10 @@ def cmd_search(args: argparse.Namespace) -> int:
             json.dumps(
                 {
                     "query": query,
+                    "searched_as": searched_as(query, args.mode, args.fts),
                     "mode": args.mode,
                     "coverage": note,
                     "hits": payload,
-                    "punctuation": searched,
                 },
                 ensure_ascii=False,
                 indent=2,

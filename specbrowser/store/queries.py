@@ -12,6 +12,7 @@ from typing import Any
 
 import sqlite_utils
 
+from specbrowser.store.set_fts import has_set_fts, set_fts_table
 from specbrowser.types import OverrunReason
 
 FTS_TABLE = "texts_fts"
@@ -272,19 +273,22 @@ class SetQueries:
         where: ChunkFilter | None = None,
     ) -> list[FtsRow]:
         """The set's chunks whose text matches the FTS5 ``query``, best first (BM25 with column
-        ``weights`` for title, retrieval header and body), at most ``limit`` (at least 1); each
-        with a snippet of up to 16 tokens of the body, matches between the ``highlight`` marks.
+        ``weights`` for title, retrieval header and body, statistics of this set only: its own
+        index, :mod:`specbrowser.store.set_fts`; the shared ``texts_fts`` for a set without
+        one), at most ``limit`` (at least 1); each with a snippet of up to 16 tokens of the
+        body, matches between the ``highlight`` marks.
 
         Raises:
             sqlite3.Error (the driver's): ``query`` is not valid FTS5 syntax.
         """
         restrict, params = where.sql("c") if where else ("", [])
+        fts = set_fts_table(policy_version) if has_set_fts(self.db, policy_version) else FTS_TABLE
         rows = self.db.execute(
             f"SELECT c.id, c.section_id, c.title, c.heading_path, c.toc_path, "
-            f"bm25({FTS_TABLE}, ?, ?, ?) AS rank, "
-            f"snippet({FTS_TABLE}, 2, ?, ?, '…', 16) "
-            f"FROM {FTS_TABLE} JOIN chunks c ON c.text_id = {FTS_TABLE}.rowid "
-            f"WHERE {FTS_TABLE} MATCH ? AND c.policy_version = ?{restrict} ORDER BY rank LIMIT ?",
+            f"bm25({fts}, ?, ?, ?) AS rank, "
+            f"snippet({fts}, 2, ?, ?, '…', 16) "
+            f"FROM {fts} JOIN chunks c ON c.text_id = {fts}.rowid "
+            f"WHERE {fts} MATCH ? AND c.policy_version = ?{restrict} ORDER BY rank LIMIT ?",
             [*weights, *highlight, query, policy_version, *params, max(1, limit)],
         ).fetchall()
         return [FtsRow(*row) for row in rows]

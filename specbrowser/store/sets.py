@@ -31,6 +31,7 @@ from specbrowser.store.schema import (  # noqa: F401  (re-exported)
     FTS_TOKENIZER,
     SCHEMA_VERSION,
 )
+from specbrowser.store.set_fts import build_set_fts, drop_orphan_set_fts, drop_set_fts
 from specbrowser.store.symbols import (
     delete_chunk_anchors,
     insert_chunk_anchors,
@@ -206,6 +207,8 @@ def insert_chunk_set(
         copy_trees(store, version, copies)
     if replaced:
         drop_unused_texts(store.db)
+    drop_orphan_set_fts(store.db)  # a new spec deleted every set
+    build_set_fts(store.db, version)
     return new_texts
 
 
@@ -296,6 +299,7 @@ def delete_chunk_sets(
             ).rowcount
             store.db.execute("DELETE FROM policies WHERE version = ?", [version])
             delete_chunk_anchors(store.db, version)
+            drop_set_fts(store.db, version)
             deleted.append((version, chunks, drop_unused_texts(store.db)))
     return deleted
 

@@ -36,6 +36,15 @@ KNN_MAX_K = 4096
 
 META_MODEL = "embedding_model"
 META_DIM = "embedding_dim"
+META_RECIPE = "embedding_recipe"
+"""What the stored vectors are of (the embedder's recipe, e.g. ``titles2+body@256``); absent
+for vectors of whole retrieval texts (every database before recipes were recorded)."""
+
+
+def stored_recipe(store: SpecStore) -> str:
+    """The recipe of the stored vectors ("" when none was recorded)."""
+    row = store.db.execute("SELECT value FROM meta WHERE key = ?", [META_RECIPE]).fetchone()
+    return str(row[0]) if row else ""
 
 
 def require_vectors(store: SpecStore) -> None:
@@ -67,8 +76,11 @@ def _create_index(store: SpecStore, dim: int) -> None:
     )
 
 
-def prepare(store: SpecStore, model: str, dim: int, *, rebuild: bool = False) -> None:
-    """Make the database ready for ``model``'s ``dim``-sized vectors, or refuse.
+def prepare(
+    store: SpecStore, model: str, dim: int, *, rebuild: bool = False, recipe: str = ""
+) -> None:
+    """Make the database ready for ``model``'s ``dim``-sized vectors made by ``recipe`` (what
+    is embedded of each text), or refuse.
 
     A database without vectors records ``model`` and ``dim`` in ``meta`` and creates the
     tables. One holding another model's vectors is refused with a message naming both models,
@@ -84,11 +96,19 @@ def prepare(store: SpecStore, model: str, dim: int, *, rebuild: bool = False) ->
     if dim <= 0:
         raise EmbeddingError(f"model {model} gives vectors of dimension {dim}")
     current = stored_model(store)
-    if current == (model, dim):
+    old_recipe = stored_recipe(store) if current is not None else recipe
+    if current == (model, dim) and old_recipe == recipe:
         _create_index(store, dim)  # no-op when it exists
         return
     if current is not None and not rebuild:
         old_model, old_dim = current
+        if current == (model, dim):
+            raise EmbeddingError(
+                f"the database holds vectors of {model} made from "
+                f"{old_recipe or 'whole retrieval texts'}; this version embeds "
+                f"{recipe or 'whole retrieval texts'}: the two cannot be mixed; add --rebuild "
+                "to embed again (or use another database)"
+            )
         raise EmbeddingError(
             f"the database holds vectors of {old_model} ({old_dim} dims); "
             f"{model} gives {dim} dims: "
@@ -105,6 +125,12 @@ def prepare(store: SpecStore, model: str, dim: int, *, rebuild: bool = False) ->
         store.db.execute(
             "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [META_DIM, str(dim)]
         )
+        if recipe:
+            store.db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [META_RECIPE, recipe]
+            )
+        else:
+            store.db.execute("DELETE FROM meta WHERE key = ?", [META_RECIPE])
 
 
 def _fingerprint(store: SpecStore, policy_version: str) -> str:

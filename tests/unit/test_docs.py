@@ -104,6 +104,7 @@ OPENED_BY = {
     "StatsScreen": "s",
     "EvalScreen": "v",
     "HelpScreen": "?",
+    "SearchBar": "/",
 }
 """The browser key that opens each screen (or the screen holding each widget) with bindings of
 its own: the README documents its keys in that key's table row."""

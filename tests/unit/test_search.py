@@ -282,12 +282,13 @@ def test_hybrid_fuses_the_same_pool_whatever_the_limit(monkeypatch):
 
     monkeypatch.setattr(search, "lexical_search", ranked(["y", "a", "x", "b"]))
     monkeypatch.setattr(search, "semantic_search", ranked(["c", "d", "x", "e"]))
-    full = [(h.chunk_id, h.score) for h in search.hybrid_search(None, "q", limit=5)]
-    assert full[0][0] == "x"
-    for limit in (1, 2, 3):
-        assert [
-            (h.chunk_id, h.score) for h in search.hybrid_search(None, "q", limit=limit)
-        ] == full[:limit]
+    for query, top in (("a question in words", "x"), ("q", "y")):  # fused; lexical first
+        full = [(h.chunk_id, h.score) for h in search.hybrid_search(None, query, limit=5)]
+        assert full[0][0] == top
+        for limit in (1, 2, 3):
+            assert [
+                (h.chunk_id, h.score) for h in search.hybrid_search(None, query, limit=limit)
+            ] == full[:limit]
 
 
 def test_snippets_come_from_the_chunk_text_not_the_retrieval_header(tmp_path):
@@ -305,3 +306,94 @@ def test_snippets_come_from_the_chunk_text_not_the_retrieval_header(tmp_path):
     assert {r for r in db.db.execute("SELECT retrieval_text FROM chunks").fetchall()} == {
         (header + body,) for header, body in stored
     }
+
+
+def test_bm25_of_a_set_does_not_change_when_another_set_is_stored(tmp_path):
+    body = "".join(
+        f'<emu-clause id="sec-{i}"><h1>Clause {i}</h1>'
+        + "".join(f"<p>{word} paragraph {i}.{j} of filler words here.</p>" for j in range(4))
+        + "</emu-clause>"
+        for i, word in enumerate(["widget", "gadget widget", "sprocket", "widget widget"])
+    )
+    spec = write_spec(tmp_path, body)
+    path = tmp_path / "s.db"
+    ingest([spec], path, ChunkPolicy())
+    db = open_database(path)
+    first = db.active_version()
+    before = [(h.chunk_id, h.score) for h in lexical_search(db, "widget paragraph")]
+    db.close()
+    ingest(
+        [spec], path, ChunkPolicy(threshold=60, breakdown_tags=("p",), min_chars=0)
+    )  # many small chunks
+    db = open_database(path)
+    assert db.active_version() != first
+    after = [
+        (h.chunk_id, h.score) for h in lexical_search(db, "widget paragraph", policy_version=first)
+    ]
+    assert after == before
+    second = lexical_search(db, "widget paragraph")
+    assert second and all("." in h.chunk_id or h.chunk_id.startswith("sec-") for h in second)
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("[[Prototype]]", "prototype"),
+        ("Array.prototype.map", "array prototype map"),
+        ("%TypedArray%", "typedarray"),
+        ("ToNumber", None),
+        ("what does typeof return", None),
+    ],
+)
+def test_searched_as_says_which_words_were_searched(query, expected):
+    from specbrowser.search.query import searched_as, searched_as_note
+
+    assert searched_as(query) == expected
+    assert searched_as(query, "semantic") is None and searched_as(query, advanced=True) is None
+    assert bool(searched_as_note(query)) == (expected is not None)
+
+
+def test_cli_search_says_punctuation_was_dropped(tmp_path, capsys):
+    db = spec_of(tmp_path, C13_TEXTS)
+    db.close()
+    assert main(["search", str(tmp_path / "s.db"), "[[Prototype]]"]) == 0
+    captured = capsys.readouterr()
+    assert 'searched as "prototype" (punctuation is not indexed)' in captured.err
+    assert main(["search", str(tmp_path / "s.db"), "[[Prototype]]", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["searched_as"] == "prototype"
+    assert main(["search", str(tmp_path / "s.db"), "Clause"]) == 0
+    assert "searched as" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "text, identifier",
+    [
+        ("ToNumber", True),
+        ("Array.prototype.map", True),
+        ("[[Prototype]] %TypedArray%", True),
+        ("hoisting", True),
+        ("what does typeof return", False),
+        ("ToNumber of a string", False),
+        ("", False),
+    ],
+)
+def test_identifier_queries_are_told_from_questions(text, identifier):
+    from specbrowser.search.query import is_identifier_query
+
+    assert is_identifier_query(text) is identifier
+
+
+def test_fuse_keeps_the_lexical_order_for_names_and_fuses_questions():
+    from specbrowser.search.query import Hit, fuse
+
+    def hits(*ids, mode="lexical"):
+        return [Hit(i, i, i, [], 1.0 / (n + 1), "", mode) for n, i in enumerate(ids)]
+
+    lexical, semantic = hits("a", "b", "c"), hits("x", "c", "b", "y", mode="semantic")
+    named = fuse("ToNumber", lexical, semantic, 10)
+    assert [h.chunk_id for h in named] == ["a", "b", "c", "x", "y"]
+    assert all(h.mode == "hybrid" for h in named)
+    assert [h.score for h in named] == sorted((h.score for h in named), reverse=True)
+    asked = [h.chunk_id for h in fuse("how is a number converted", lexical, semantic, 10)]
+    assert set(asked[:2]) == {"b", "c"} and set(asked) == {"a", "b", "c", "x", "y"}
+    assert [h.chunk_id for h in fuse("ToNumber", lexical, [], 2)] == ["a", "b"]

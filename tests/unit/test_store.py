@@ -742,8 +742,9 @@ def test_a_schema_6_database_gets_the_cache_tables_and_keeps_their_rows(tmp_path
         "threshold_ranges",
         "caches_in_schema",
         "symbol_index",
+        "fts_per_set",
     ]
-    assert store_schema.MIGRATIONS[-1].version == store_schema.SCHEMA_VERSION == 8
+    assert store_schema.MIGRATIONS[-1].version == store_schema.SCHEMA_VERSION == 9
 
 
 def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_path, spec, caplog):

@@ -308,24 +308,26 @@ def test_a_title_names_its_section_unless_many_sections_share_it(tmp_path: Path)
 
 
 def test_searched_as_names_the_words_left_once_punctuation_is_dropped() -> None:
-    from specbrowser.search.literal import punctuation_note, searched_as
+    from specbrowser.search.literal import searched_as
+    from specbrowser.search.query import searched_as_note
 
     assert searched_as("[[Prototype]]") == "prototype"
     assert searched_as("Array.prototype.map") == "array prototype map"
     assert searched_as("don't") == "don t"
     assert searched_as("Crème  brûlée") is None  # case, accents and spacing do not count
     assert (
-        punctuation_note("[[Prototype]]") == 'punctuation is not indexed: searched as "prototype"'
+        searched_as_note("[[Prototype]]") == 'searched as "prototype" (punctuation is not indexed)'
     )
-    assert punctuation_note("plain words") == ""
+    assert searched_as_note("plain words") == ""
+    assert searched_as_note("[[ ]]") == "the query has no letters or digits to search for"
 
 
 def test_the_cli_says_when_punctuation_was_dropped(spec_db: Path, capsys) -> None:
     assert main(["search", str(spec_db), "[[gizmo]]"]) == 0
     assert 'searched as "gizmo"' in capsys.readouterr().err
     assert main(["search", str(spec_db), "[[gizmo]]", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["punctuation"].endswith('"gizmo"')
+    assert json.loads(capsys.readouterr().out)["searched_as"] == "gizmo"
     assert main(["search", str(spec_db), "gizmo", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["punctuation"] == ""
+    assert json.loads(capsys.readouterr().out)["searched_as"] is None
     assert main(["search", str(spec_db), "[[gizmo]]", "--fts"]) == 0
     assert "searched as" not in capsys.readouterr().err  # FTS5 syntax is the user's own

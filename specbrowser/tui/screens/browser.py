@@ -31,7 +31,7 @@ from textual.worker import get_current_worker
 
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import SpecbrowserError
-from specbrowser.search.query import Hit
+from specbrowser.search.query import Hit, searched_as_note
 from specbrowser.session import DB_ERRORS, Session, filters
 from specbrowser.tui.commands import FilterProvider
 from specbrowser.tui.highlight import match_terms
@@ -452,7 +452,18 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
 
     @on(Input.Submitted, "#search-input")
     def _search_submitted(self, event: Input.Submitted) -> None:
+        """Enter in the search field: a new query is searched (the focus stays in the field);
+        Enter again on the query whose hits are listed jumps to the highlighted hit."""
         event.stop()
+        results = self.search_bar.query_one(SearchResults)
+        if (
+            event.value == self.search_query
+            and self.search_hits
+            and results.display
+            and results.highlighted is not None
+        ):
+            self._jump_from_list(results.highlighted)
+            return
         self.start_search(event.value)
 
     def start_search(self, query: str) -> None:
@@ -477,8 +488,8 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         try:
             with self.session.reopen() as session:
                 hits = session.search(query, mode, limit=SEARCH_LIMIT)
-                note = session.coverage_note(mode) if mode != SEARCH_MODES[0] else ""
-                note = "; ".join(n for n in (session.punctuation_note(query, mode), note) if n)
+                coverage = session.coverage_note(mode) if mode != SEARCH_MODES[0] else ""
+            note = "  ".join(line for line in (searched_as_note(query, mode), coverage) if line)
         except SpecbrowserError as error:
             self.post_message(SearchFinished(serial, query, mode, [], error=str(error)))
             return
@@ -503,15 +514,19 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         self.search_query = message.query
         self.search_hits = list(message.hits)
         bar.show_hits(message.query, message.mode, self.search_hits, message.note)
-        if self.search_hits and bar.display:
-            bar.query_one(SearchResults).focus()
+        # the focus stays where it is (the search field): ↑/↓ move the list's highlight from
+        # there, Enter jumps, Tab goes into the list
 
     @on(OptionList.OptionSelected, "#search-results")
     def _hit_chosen(self, event: OptionList.OptionSelected) -> None:
         event.stop()
+        self._jump_from_list(event.option_index)
+
+    def _jump_from_list(self, index: int) -> None:
+        """Close the search bar, focus the tree and show hit ``index``."""
         self.search_bar.display = False
         self.chunk_tree.focus()
-        self.go_to_hit(event.option_index)
+        self.go_to_hit(index)
 
     def go_to_hit(self, index: int) -> bool:
         """Show hit ``index`` of the last search (expanding the tree to it), highlight its

@@ -8,9 +8,9 @@ come up here. When the active chunk set changes, :meth:`ChunkSetActions.chunk_se
 rebuilds the tree from the database and puts the cursor back on the same chunk, or on its
 section when the new set has no chunk of that id.
 
-After a re-chunk the new set's tokens are counted, and its texts are embedded in the background
-when the database already holds embeddings (only texts never embedded: the cache is keyed by
-content hash); search meanwhile answers from lexical results for the rest and says so.
+After a re-chunk the new set's tokens are counted. Embedding starts only when asked (``E``, or
+the palette's "Embed missing chunks"; ``E`` again stops it after the batch in flight, keeping
+every finished batch); search meanwhile answers from lexical results for the rest and says so.
 """
 
 from __future__ import annotations
@@ -182,16 +182,23 @@ class ChunkSetActions:
     # --- embeddings -------------------------------------------------------------------------------
 
     def action_embed(self: BrowserScreen) -> None:  # type: ignore[misc]
-        """Embed the active set's texts that have no vector, in the background."""
+        """Embed the active set's texts that have no vector, in the background; when that runs
+        already, stop it (the batches it finished are kept)."""
         if self.job_bar is None:
             return
         if self.job_bar.running(EMBED):
-            self.notify("embedding is running already", markup=False)
+            self.job_bar.cancel(EMBED)
+            self.notify(
+                "embedding stopped: the texts embedded so far are kept (E continues)",
+                markup=False,
+            )
             return
         stored = self._stored_model()
+        self.job_bar.starting(EMBED)
         self.job_bar.embed(stored)
         self.notify(
-            "embedding in the background; search uses lexical results for what is not embedded yet",
+            "embedding in the background (E stops it); search uses lexical results for what "
+            "is not embedded yet",
             markup=False,
         )
 
@@ -263,6 +270,3 @@ class ChunkSetActions:
         except NotFoundError as error:
             self._error(error)
             return
-        stored = self._stored_model()
-        if stored is not None and self.job_bar is not None:
-            self.job_bar.embed(stored)  # only texts never embedded; lexical meanwhile

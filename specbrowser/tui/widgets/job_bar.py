@@ -36,6 +36,10 @@ RECHUNK: JobKind = "rechunk"
 TOKENS: JobKind = "tokens"
 EMBED: JobKind = "embed"
 
+EMBED_THREADS = 1
+"""onnxruntime threads of the app's embedding job: on a 2-core machine the other core stays
+with the app's event loop, so keys answer while it runs."""
+
 
 class WorkerFlag:
     """The current worker's cancel state as a :class:`~specbrowser.progress.Flag`."""
@@ -229,12 +233,16 @@ class JobBar(Vertical):
     @work(thread=True, exclusive=True, group=EMBED, exit_on_error=False)
     def embed(self, model: str | None = None) -> None:
         """Embed the active set's texts that have no vector
-        (:func:`specbrowser.session.jobs.run_embed`); the result is an
-        :class:`~specbrowser.search.embed.EmbedReport`."""
+        (:func:`specbrowser.session.jobs.run_embed`) on :data:`EMBED_THREADS` onnxruntime
+        threads; the result is an :class:`~specbrowser.search.embed.EmbedReport`."""
         self._run(
             EMBED,
             lambda progress, cancel: jobs.run_embed(
-                self.db_path, model=model, progress=progress, cancel=cancel
+                self.db_path,
+                model=model,
+                threads=EMBED_THREADS,
+                progress=progress,
+                cancel=cancel,
             ),
         )
 

@@ -9,8 +9,11 @@ Every row is built as ``Text`` from spec text (titles, paths, snippets), never p
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Input, OptionList, Static
 
@@ -70,9 +73,17 @@ class SearchBar(Vertical):
     """The query input (``#search-input``), a status line (``#search-status``: mode, hit
     count, errors) and the results (``#search-results``). Hidden until ``/``.
 
+    The focus stays in the input after a search; there ↑/↓ move the results' highlight (the
+    bar's bindings: the list handles them itself once focused, e.g. after Tab).
+
     Args:
         cursor_blink: False turns off the input cursor's blink (tests, snapshots).
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down", "move_highlight(1)", "Next hit", show=False),
+        Binding("up", "move_highlight(-1)", "Previous hit", show=False),
+    ]
 
     def __init__(self, *, cursor_blink: bool = True, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -89,6 +100,14 @@ class SearchBar(Vertical):
         """Apply the cursor blink setting; nothing to list yet."""
         self.query_one("#search-input", Input).cursor_blink = self._cursor_blink
         self.query_one(SearchResults).display = False
+
+    def action_move_highlight(self, step: int) -> None:
+        """Move the results' highlight by ``step`` (from the input; clamped to the list)."""
+        results = self.query_one(SearchResults)
+        if not results.display or not results.option_count:
+            return
+        current = results.highlighted if results.highlighted is not None else -1
+        results.highlighted = max(0, min(results.option_count - 1, current + step))
 
     def set_status(self, status: Text | str) -> None:
         """Show one status line (a string is shown literally)."""
