@@ -19,6 +19,7 @@ import re
 from rich.text import Text
 
 from specbrowser.search.query import HIGHLIGHT_END, HIGHLIGHT_START
+from specbrowser.search.query import STOPWORDS as SEARCH_STOPWORDS
 
 SNIPPET_MATCH_STYLE = "bold reverse"
 """A matched term in a results-list snippet."""
@@ -52,50 +53,9 @@ def snippet_terms(snippet: str) -> list[str]:
     return _unique(word for term in marked for word in _WORDS.findall(term))
 
 
-STOPWORDS = frozenset(
-    {
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "has",
-        "have",
-        "how",
-        "i",
-        "if",
-        "in",
-        "is",
-        "it",
-        "its",
-        "not",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "this",
-        "to",
-        "was",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-    }
-)
-"""English function words left out of the query words highlighted in the view: a semantic hit
+STOPWORDS = SEARCH_STOPWORDS | {"has", "have", "i", "if", "not", "was", "will"}
+"""English function words left out of the query words highlighted in the view (the search
+layer's, which its any-word fill leaves out, and a few more): a semantic hit
 has no FTS5 marks, and "how does the … work" would light up every "the" of the chunk."""
 
 
