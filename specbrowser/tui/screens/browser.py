@@ -233,11 +233,8 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         return self.go_to_chunk(located.chunk_id)
 
     def follow_link(self, href: str) -> None:
-        """Follow an in-text link as a click does (:meth:`ChunkView._link_clicked`)."""
-        from textual.widgets import Markdown
-
-        markdown = self.chunk_view.query_one("#chunk-text", Markdown)
-        self.chunk_view.post_message(Markdown.LinkClicked(markdown, href))
+        """Follow an in-text link as a click does (:meth:`ChunkView.follow_href`)."""
+        self.chunk_view.follow_href(href)
 
     def action_next_marker(self) -> None:
         """Select the next marker in the shown chunk."""
