@@ -42,6 +42,10 @@ view renders; never shown or opened (the view maps it back to the marker)."""
 LINE_CACHE_SIZE = 1024
 """Strips kept per view: a few screenfuls at any scroll position."""
 
+RENDER_CACHE_SIZE = 32
+"""Rendered chunks kept per view (by Markdown and width): stepping back to a chunk seen a few
+keys ago shows it without rendering it again."""
+
 
 @dataclass
 class RenderedLines:
@@ -161,6 +165,7 @@ class ChunkLines(ScrollView, can_focus=False):
         self._arrows: dict[int, tuple[int, str]] = {}
         """Line → (character offset, replacement) of one character swapped when drawn."""
         self._cache: LRUCache[tuple[int, int, int, int], Strip] = LRUCache(LINE_CACHE_SIZE)
+        self._renders: LRUCache[tuple[str, int], RenderedLines] = LRUCache(RENDER_CACHE_SIZE)
         self._epoch = 0
         """Bumped whenever lines or overlays change: part of every cache key."""
 
@@ -180,10 +185,23 @@ class ChunkLines(ScrollView, can_focus=False):
             self.rendered = None
         elif rendered is not None and rendered.width == self.render_width:
             self.rendered = rendered
+            self._renders[(markdown, rendered.width)] = rendered
         else:
-            self.rendered = render_markdown(markdown, self.render_width, self.app.console)
+            self.rendered = self._render_cached(markdown)
         self._changed()
         self.scroll_to(0, 0, animate=False, immediate=True)
+
+    def cached(self, markdown: str) -> RenderedLines | None:
+        """``markdown`` already rendered at the current width, or None."""
+        return self._renders.get((markdown, self.render_width))
+
+    def _render_cached(self, markdown: str) -> RenderedLines:
+        width = self.render_width
+        rendered = self._renders.get((markdown, width))
+        if rendered is None:
+            rendered = render_markdown(markdown, width, self.app.console)
+            self._renders[(markdown, width)] = rendered
+        return rendered
 
     def placeholder(self, message: str) -> None:
         """Show ``message`` alone (dim) until :meth:`show`."""
@@ -224,7 +242,7 @@ class ChunkLines(ScrollView, can_focus=False):
         if self.markdown is not None and (
             self.rendered is None or self.rendered.width != self.render_width
         ):
-            self.rendered = render_markdown(self.markdown, self.render_width, self.app.console)
+            self.rendered = self._render_cached(self.markdown)
             self._changed()
             self.post_message(self.Rerendered())
 

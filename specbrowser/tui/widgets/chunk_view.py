@@ -316,7 +316,7 @@ class ChunkView(Vertical):
         self._update_header()
         markdown = rewrite_markers(chunk.text, self.markers, href_prefix=MARKER_SCHEME)
         lines = self.lines
-        if len(markdown) > self.large_chunk:
+        if len(markdown) > self.large_chunk and lines.cached(markdown) is None:
             lines.placeholder(PLACEHOLDER.format(id=chunk.id, size=format_chars(chunk.size)))
             self._render_large(self._serial, markdown, lines.render_width)
         else:
