@@ -90,6 +90,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         Binding("u", "parent", "Parent", id="go-to-parent"),
         Binding("o", "next_over_threshold", "Overrun", id="next-over-threshold"),
         Binding("t", "toggle_retrieval_text", "Retrieval", id="toggle-retrieval-text"),
+        Binding("b", "toggle_section_view", "Boundaries", id="toggle-section-view", show=False),
         Binding(
             "m", "filter_mismatched", "Only mismatched", id="filter-mismatched", group=FILTER_GROUP
         ),
@@ -170,6 +171,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
 
     def on_mount(self) -> None:
         """Start on the first top-level section, the search bar hidden."""
+        self.chunk_view.boundaries_for = self.session.boundaries
         self.search_bar.display = False
         first = self.session.top_level_chunks()[:1]
         if first:
@@ -293,6 +295,12 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         """Switch the chunk view between the content and the retrieval text (the indexed one)."""
         view = self.chunk_view
         view.show_retrieval_text = not view.show_retrieval_text
+
+    def action_toggle_section_view(self) -> None:
+        """Switch the chunk view between the chunk and its whole section with the chunks'
+        boundaries (a click on a span goes to its chunk)."""
+        view = self.chunk_view
+        view.show_section = not view.show_section
 
     def action_show_document(self) -> None:
         """Go to the document synopsis chunk."""

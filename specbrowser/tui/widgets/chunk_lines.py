@@ -191,6 +191,18 @@ class ChunkLines(ScrollView, can_focus=False):
         self._changed()
         self.scroll_to(0, 0, animate=False, immediate=True)
 
+    def show_lines(self, rendered: RenderedLines, keep_scroll: bool = False) -> None:
+        """Show lines laid out elsewhere (not Markdown; on a new width :class:`Rerendered` asks
+        the owner for new ones), from the top unless ``keep_scroll``."""
+        self.markdown = None
+        self._placeholder = None
+        self.rendered = rendered
+        self._overlays = {}
+        self._arrows = {}
+        self._changed()
+        if not keep_scroll:
+            self.scroll_to(0, 0, animate=False, immediate=True)
+
     def cached(self, markdown: str) -> RenderedLines | None:
         """``markdown`` already rendered at the current width, or None."""
         return self._renders.get((markdown, self.render_width))
@@ -238,13 +250,14 @@ class ChunkLines(ScrollView, can_focus=False):
         self.refresh()
 
     def on_resize(self, event: events.Resize) -> None:
-        """Render again at the new width (overlays are dropped: the owner re-applies them)."""
-        if self.markdown is not None and (
-            self.rendered is None or self.rendered.width != self.render_width
-        ):
+        """Render again at the new width (overlays are dropped: the owner re-applies them);
+        lines laid out elsewhere are the owner's to lay out again."""
+        if self.rendered is None or self.rendered.width == self.render_width:
+            return
+        if self.markdown is not None:
             self.rendered = self._render_cached(self.markdown)
             self._changed()
-            self.post_message(self.Rerendered())
+        self.post_message(self.Rerendered())
 
     class Rerendered(Message):
         """The lines were rendered again (a new width): overlays need computing again."""

@@ -20,6 +20,7 @@ shows a placeholder body until its lines are ready.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from urllib.parse import unquote
 
 from rich.console import Console
@@ -35,8 +36,10 @@ from textual.reactive import var
 from textual.widgets import Static
 
 from specbrowser.chunking.markers import Marker, find_markers
+from specbrowser.errors import SpecbrowserError
 from specbrowser.model import Chunk
 from specbrowser.search.tokens import TokenInfo
+from specbrowser.session.browse import Boundaries
 from specbrowser.tui.highlight import term_spans
 from specbrowser.tui.marker_links import (
     MARKER_ARROW,
@@ -44,6 +47,7 @@ from specbrowser.tui.marker_links import (
     chunk_id_from_href,
     rewrite_markers,
 )
+from specbrowser.tui.section_lines import boundary_lines
 from specbrowser.tui.widgets.chunk_lines import (
     MARKER_SCHEME,
     ChunkLines,
@@ -105,6 +109,7 @@ def header_text(
     search_note: Text | None = None,
     tokens: int | None = None,
     token_window: int | None = None,
+    section_chunks: int | None = None,
 ) -> Text:
     """The header block of a chunk as Rich ``Text`` (spec text stays literal).
 
@@ -114,13 +119,20 @@ def header_text(
     counted) and the embedding-truncated badge when it is over ``token_window``; heading path
     (two lines, ``parser:`` and ``TOC:``, when the TOC's path differs; see
     :func:`heading_lines`); markers;
-    then ``search_note`` when a search's hits are being stepped through.
+    then ``search_note`` when a search's hits are being stepped through. ``section_chunks``
+    (the section view is on) adds a badge with the number of chunks the section is made of.
     """
     text = Text()
     text.append(chunk.id, style="bold")
     if retrieval:
         text.append("  ")
         text.append(RETRIEVAL_MODE_LABEL, style="bold reverse")
+    if section_chunks is not None:
+        text.append("  ")
+        text.append(
+            f" section view · {section_chunks} chunk{'s' if section_chunks != 1 else ''} ",
+            style="bold reverse",
+        )
     text.append("\n")
     text.append(chunk.layer, style="bold")
     text.append(" · §\u00a0", style="dim")  # no-break space: keep the number with its sign
@@ -231,6 +243,13 @@ class ChunkView(Vertical):
     show_retrieval_text: var[bool] = var(False, init=False)
     """Show the retrieval text (header + content) instead of the rendered Markdown content."""
 
+    show_section: var[bool] = var(False, init=False)
+    """Show the whole section the chunk belongs to, reassembled, each chunk's span tinted and
+    labelled (:mod:`specbrowser.tui.section_lines`); the shown chunk's spans are bold."""
+
+    SECTION_CHUNK_STYLE = "bold underline"
+    """The shown chunk's spans in the section view."""
+
     large_chunk = LARGE_CHUNK
     """Markdown characters above which a chunk renders in a thread (:data:`LARGE_CHUNK`)."""
 
@@ -264,6 +283,12 @@ class ChunkView(Vertical):
         """The header's last line while stepping through search hits ("hit 2/10 …")."""
         self.token_info: TokenInfo | None = None
         """The active set's token counts (:meth:`set_token_info`), or None before counting."""
+        self.boundaries_for: Callable[[str], Boundaries] | None = None
+        """Reassembles a section's root chunk by id with its spans (set by the screen, e.g.
+        :meth:`Session.boundaries`); the section view needs it."""
+        self.boundaries: Boundaries | None = None
+        """The section the section view shows, or None."""
+        self._section_places: dict[str, list[tuple[int, int, int]]] = {}
 
     def compose(self) -> ComposeResult:
         yield Static(id="chunk-header")
@@ -285,8 +310,55 @@ class ChunkView(Vertical):
         """The shown chunk's lines are on screen (not a placeholder)."""
         return self.chunk is not None and self.lines.rendered is not None
 
+    def watch_show_section(self, show: bool) -> None:
+        """Swap the body between the chunk's content and its whole section with boundaries."""
+        if show and self.show_retrieval_text:
+            self.show_retrieval_text = False
+        if show:
+            self._show_section()
+        else:
+            self.boundaries = None
+            self._update_header()
+            if self.chunk is not None:
+                self.lines.show(
+                    rewrite_markers(self.chunk.text, self.markers, href_prefix=MARKER_SCHEME)
+                )
+                self._apply_overlays(scroll="marker")
+
+    def _show_section(self, relayout: bool = False, scroll: bool = True) -> None:
+        """Lay out the shown chunk's section (again if ``relayout`` or another section), bold
+        the chunk's spans and (``scroll``) scroll to the first one."""
+        if self.chunk is None or self.boundaries_for is None:
+            return
+        root = self.chunk.section_id or self.chunk.id
+        lines = self.lines
+        same = self.boundaries is not None and self.boundaries.chunk_id == root
+        if not same or relayout:
+            try:
+                boundaries = self.boundaries_for(root)
+            except SpecbrowserError as error:
+                self.notify(str(error), severity="error", markup=False)
+                return
+            rendered, self._section_places = boundary_lines(boundaries, lines.render_width)
+            self.boundaries = boundaries
+            lines.show_lines(rendered, keep_scroll=same)
+        self._update_header()
+        places = self._section_places.get(self.chunk.id, [])
+        style = Style.parse(self.SECTION_CHUNK_STYLE)
+        lines.set_overlays([(line, start, end, style) for line, start, end in places])
+        if places and scroll:
+            self.call_after_refresh(
+                lines.scroll_to_region,
+                Region(0, places[0][0], 1, 1),
+                animate=False,
+                immediate=True,
+                top=True,
+            )
+
     def watch_show_retrieval_text(self, show: bool) -> None:
         """Swap the body between the Markdown content and the retrieval text."""
+        if show and self.show_section:
+            self.show_section = False
         self.lines.display = not show
         self.query_one("#chunk-body", VerticalScroll).display = show
         self._update_header()
@@ -306,13 +378,18 @@ class ChunkView(Vertical):
 
     def show_chunk(self, chunk: Chunk, threshold: int) -> None:
         """Show a chunk from its top, with no marker selected; header and body change together
-        (a large chunk's body is a placeholder until its lines are ready)."""
+        (a large chunk's body is a placeholder until its lines are ready). In the section view,
+        the chunk's spans in its section."""
+        fresh = self.chunk is None  # nothing shown, or the chunk set changed under the view
         self.chunk = chunk
         self.threshold = threshold
         self.markers = find_markers(chunk.text)
         self.selected_marker = None
         self.search_terms = []
         self._serial += 1
+        if self.show_section:
+            self._show_section(relayout=fresh)
+            return
         self._update_header()
         markdown = rewrite_markers(chunk.text, self.markers, href_prefix=MARKER_SCHEME)
         lines = self.lines
@@ -342,7 +419,10 @@ class ChunkView(Vertical):
     @on(ChunkLines.Rerendered)
     def _rerendered(self, event: ChunkLines.Rerendered) -> None:
         event.stop()
-        self._apply_overlays(scroll=None)
+        if self.show_section:
+            self._show_section(relayout=True, scroll=False)
+        else:
+            self._apply_overlays(scroll=None)
 
     def select_marker(self, step: int) -> bool:
         """Select the next (``step=1``) or previous (``-1``) marker, wrapping around.
@@ -375,6 +455,11 @@ class ChunkView(Vertical):
                     search_note=self.search_note,
                     tokens=info.counts.get(self.chunk.id) if info else None,
                     token_window=info.max_tokens if info else None,
+                    section_chunks=(
+                        len({span.chunk_id for span in self.boundaries.spans})
+                        if self.show_section and self.boundaries is not None
+                        else None
+                    ),
                 )
             )
 
@@ -400,7 +485,7 @@ class ChunkView(Vertical):
         """Draw the search hits and the selected marker on the lines; scroll to the selected
         marker (``scroll="marker"``) or the first hit (``"search"``)."""
         lines = self.lines
-        if lines.rendered is None:
+        if lines.rendered is None or self.show_section:
             return
         hit_style = Style.parse(SEARCH_MATCH_STYLE)
         hits = lines.search_spans(self.search_terms)
