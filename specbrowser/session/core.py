@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from specbrowser.session.export import ExportResult
     from specbrowser.session.filters import FilteredTree
     from specbrowser.session.report import StatsReport
+    from specbrowser.session.source import ChunkSource
 
 
 class Session:
@@ -304,6 +305,17 @@ class Session:
         from specbrowser.session.browse import reassembled
 
         return reassembled(self._db, chunk_id, policy_version or self.active_version())
+
+    def chunk_source(self, chunk_id: str, policy_version: str | None = None) -> ChunkSource:
+        """A chunk's source HTML: its element when found, else its section's
+        (:func:`specbrowser.session.source.chunk_source`).
+
+        Raises:
+            NotFoundError: no chunk with that id.
+        """
+        from specbrowser.session.source import chunk_source
+
+        return chunk_source(self._db, chunk_id, policy_version or self.active_version())
 
     def boundaries(self, chunk_id: str, policy_version: str | None = None) -> Boundaries:
         """A chunk reassembled with the span of every chunk it is made of

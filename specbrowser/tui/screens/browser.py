@@ -91,6 +91,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         Binding("o", "next_over_threshold", "Overrun", id="next-over-threshold"),
         Binding("t", "toggle_retrieval_text", "Retrieval", id="toggle-retrieval-text"),
         Binding("b", "toggle_section_view", "Boundaries", id="toggle-section-view", show=False),
+        Binding("h", "toggle_source", "Source HTML", id="toggle-source", show=False),
         Binding(
             "m", "filter_mismatched", "Only mismatched", id="filter-mismatched", group=FILTER_GROUP
         ),
@@ -172,6 +173,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
     def on_mount(self) -> None:
         """Start on the first top-level section, the search bar hidden."""
         self.chunk_view.boundaries_for = self.session.boundaries
+        self.chunk_view.source_for = self.session.chunk_source
         self.search_bar.display = False
         first = self.session.top_level_chunks()[:1]
         if first:
@@ -301,6 +303,11 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         boundaries (a click on a span goes to its chunk)."""
         view = self.chunk_view
         view.show_section = not view.show_section
+
+    def action_toggle_source(self) -> None:
+        """Switch the chunk view between the chunk and its source HTML."""
+        view = self.chunk_view
+        view.show_source = not view.show_source
 
     def action_show_document(self) -> None:
         """Go to the document synopsis chunk."""

@@ -40,6 +40,7 @@ from specbrowser.errors import SpecbrowserError
 from specbrowser.model import Chunk
 from specbrowser.search.tokens import TokenInfo
 from specbrowser.session.browse import Boundaries
+from specbrowser.session.source import ChunkSource
 from specbrowser.tui.highlight import term_spans
 from specbrowser.tui.marker_links import (
     MARKER_ARROW,
@@ -110,6 +111,7 @@ def header_text(
     tokens: int | None = None,
     token_window: int | None = None,
     section_chunks: int | None = None,
+    source: bool = False,
 ) -> Text:
     """The header block of a chunk as Rich ``Text`` (spec text stays literal).
 
@@ -120,13 +122,17 @@ def header_text(
     (two lines, ``parser:`` and ``TOC:``, when the TOC's path differs; see
     :func:`heading_lines`); markers;
     then ``search_note`` when a search's hits are being stepped through. ``section_chunks``
-    (the section view is on) adds a badge with the number of chunks the section is made of.
+    (the section view is on) adds a badge with the number of chunks the section is made of;
+    ``source`` a badge saying the body is the source HTML.
     """
     text = Text()
     text.append(chunk.id, style="bold")
     if retrieval:
         text.append("  ")
         text.append(RETRIEVAL_MODE_LABEL, style="bold reverse")
+    if source:
+        text.append("  ")
+        text.append(" source HTML ", style="bold reverse")
     if section_chunks is not None:
         text.append("  ")
         text.append(
@@ -247,6 +253,13 @@ class ChunkView(Vertical):
     """Show the whole section the chunk belongs to, reassembled, each chunk's span tinted and
     labelled (:mod:`specbrowser.tui.section_lines`); the shown chunk's spans are bold."""
 
+    show_source: var[bool] = var(False, init=False)
+    """Show the chunk's source HTML (its element, else its section's; see
+    :mod:`specbrowser.session.source`) instead of its Markdown."""
+
+    SOURCE_HIGHLIGHT_LIMIT = 100_000
+    """Characters of HTML above which the source is shown without syntax colours (fast)."""
+
     SECTION_CHUNK_STYLE = "bold underline"
     """The shown chunk's spans in the section view."""
 
@@ -289,16 +302,21 @@ class ChunkView(Vertical):
         self.boundaries: Boundaries | None = None
         """The section the section view shows, or None."""
         self._section_places: dict[str, list[tuple[int, int, int]]] = {}
+        self.source_for: Callable[[str], ChunkSource] | None = None
+        """Finds a chunk's source HTML by id (set by the screen: :meth:`Session.chunk_source`)."""
+        self.source: ChunkSource | None = None
+        """The source the source view shows, or None."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="chunk-header")
         yield ChunkLines(id="chunk-text")
         with VerticalScroll(id="chunk-body"):
             yield Static(id="chunk-retrieval", markup=False)
+            yield Static(id="chunk-source", markup=False)
 
     def on_mount(self) -> None:
         """Start on the Markdown content."""
-        self.query_one("#chunk-body", VerticalScroll).display = False
+        self._sync_body()
 
     @property
     def lines(self) -> ChunkLines:
@@ -310,10 +328,53 @@ class ChunkView(Vertical):
         """The shown chunk's lines are on screen (not a placeholder)."""
         return self.chunk is not None and self.lines.rendered is not None
 
+    def _sync_body(self) -> None:
+        """Show the body widget of the mode on: lines (content, section view), retrieval text
+        or source HTML."""
+        plain = self.show_retrieval_text or self.show_source
+        self.lines.display = not plain
+        self.query_one("#chunk-body", VerticalScroll).display = plain
+        self.query_one("#chunk-retrieval", Static).display = self.show_retrieval_text
+        self.query_one("#chunk-source", Static).display = self.show_source
+
+    def watch_show_source(self, show: bool) -> None:
+        """Swap the body between the chunk's content and its source HTML."""
+        if show:
+            self.show_retrieval_text = False
+            self.show_section = False
+        self._sync_body()
+        self._update_header()
+        if show:
+            self.query_one("#chunk-body", VerticalScroll).scroll_home(animate=False)
+            self._render_source()
+
+    def _render_source(self) -> None:
+        """Show the shown chunk's source HTML under a line naming it (syntax-coloured up to
+        :attr:`SOURCE_HIGHLIGHT_LIMIT` characters)."""
+        if self.chunk is None or self.source_for is None:
+            return
+        try:
+            source = self.source_for(self.chunk.id)
+        except SpecbrowserError as error:
+            self.notify(str(error), severity="error", markup=False)
+            return
+        self.source = source
+        from rich.console import Group
+        from rich.syntax import Syntax
+
+        note = Text(source.note, style="dim italic" if source.exact else "bold yellow")
+        body = (
+            Syntax(source.html, "html", word_wrap=True, theme="monokai")
+            if len(source.html) <= self.SOURCE_HIGHLIGHT_LIMIT
+            else Text(source.html)
+        )
+        self.query_one("#chunk-source", Static).update(Group(note, Text(""), body))
+
     def watch_show_section(self, show: bool) -> None:
         """Swap the body between the chunk's content and its whole section with boundaries."""
-        if show and self.show_retrieval_text:
+        if show:
             self.show_retrieval_text = False
+            self.show_source = False
         if show:
             self._show_section()
         else:
@@ -357,10 +418,10 @@ class ChunkView(Vertical):
 
     def watch_show_retrieval_text(self, show: bool) -> None:
         """Swap the body between the Markdown content and the retrieval text."""
-        if show and self.show_section:
+        if show:
             self.show_section = False
-        self.lines.display = not show
-        self.query_one("#chunk-body", VerticalScroll).display = show
+            self.show_source = False
+        self._sync_body()
         self._update_header()
         if show:
             if self.selected_marker is None:
@@ -400,6 +461,8 @@ class ChunkView(Vertical):
             lines.show(markdown)
         if self.show_retrieval_text:
             self._render_retrieval()
+        if self.show_source:
+            self._render_source()
 
     @work(thread=True, exclusive=True, group=RENDER_GROUP)
     def _render_large(self, serial: int, markdown: str, width: int) -> None:
@@ -455,6 +518,7 @@ class ChunkView(Vertical):
                     search_note=self.search_note,
                     tokens=info.counts.get(self.chunk.id) if info else None,
                     token_window=info.max_tokens if info else None,
+                    source=self.show_source,
                     section_chunks=(
                         len({span.chunk_id for span in self.boundaries.spans})
                         if self.show_section and self.boundaries is not None
