@@ -21,9 +21,6 @@ MARKER_ARROW = "⤷"
 SELECTED_ARROW = "▶"
 """Replaces :data:`MARKER_ARROW` in the rendered text of the selected marker (also bold)."""
 
-RENDERED_MARKER_PREFIX = f"{MARKER_ARROW} Subsection available"
-"""How every marker link starts once rendered; the chunk view counts these to find marker k."""
-
 _ASCII_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 """CommonMark lets a backslash escape any ASCII punctuation character, and nothing else."""
 

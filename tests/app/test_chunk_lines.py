@@ -104,3 +104,19 @@ async def test_a_wide_grammar_line_end_is_reachable_at_80_columns(toylang_db: Pa
         lines.scroll_end(animate=False, immediate=True)
         await pilot.pause()
         assert lines.scroll_y == lines.max_scroll_y
+
+
+@run_async
+async def test_the_body_takes_focus_and_scrolls_with_keys(toylang_db: Path) -> None:
+    app = _app(toylang_db)
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot)
+        screen = _browser(app)
+        screen.go_to_chunk("sec-big-table-clause-emu-table-1")
+        await settle(pilot)
+        lines = screen.chunk_view.lines
+        assert lines.max_scroll_y > 0
+        lines.focus()
+        await pilot.press("pagedown")
+        await settle(pilot)
+        assert lines.scroll_y > 0

@@ -131,13 +131,13 @@ def render_markdown(markdown: str, width: int, console: Console) -> RenderedLine
     return RenderedLines(width, lines, links, markers)
 
 
-class ChunkLines(ScrollView, can_focus=False):
+class ChunkLines(ScrollView, can_focus=True):
     """Shows :class:`RenderedLines`, re-rendering the Markdown only when the width changes.
 
     :meth:`show` sets the Markdown (rendered at once, at the current width); :meth:`set_overlays`
     sets the styled spans drawn on top (selected marker, search hits); :meth:`placeholder`
     shows one dim line while the real lines are prepared elsewhere. A click on a link posts
-    :class:`LinkClicked`.
+    :class:`LinkClicked`. It takes focus (Tab), and then the arrow and page keys scroll it.
     """
 
     DEFAULT_CSS = """

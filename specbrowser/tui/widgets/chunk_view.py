@@ -53,7 +53,6 @@ from specbrowser.tui.widgets.chunk_lines import (
     MARKER_SCHEME,
     ChunkLines,
     RenderedLines,
-    markdown_parser,
     render_markdown,
 )
 from specbrowser.types import MISMATCH_EXPLANATIONS, OVERRUN_EXPLANATIONS, MismatchKind
@@ -92,7 +91,7 @@ LARGE_CHUNK = 40_000
 PLACEHOLDER = "rendering {id} ({size} characters) …"
 """The body while a large chunk is being rendered."""
 
-__all__ = ["ChunkView", "header_text", "heading_lines", "markdown_parser"]
+__all__ = ["ChunkView", "header_text", "heading_lines"]
 
 
 def format_chars(count: int) -> str:
