@@ -18,7 +18,7 @@ The result equals :func:`specbrowser.chunking.markdown.to_markdown` of the whole
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from specbrowser.chunking.markdown import to_cell
 from specbrowser.chunking.markers import find_markers
@@ -27,8 +27,16 @@ from specbrowser.model import Chunk
 _DELIMITER_ROW = re.compile(r"^\|(?:-+\|)+$")
 
 
-def reassemble(chunk_id: str, chunks: Mapping[str, Chunk]) -> str:
+def reassemble(
+    chunk_id: str,
+    chunks: Mapping[str, Chunk],
+    wrap: Callable[[str, str], str] | None = None,
+) -> str:
     """The Markdown of a chunk with all its breakdown subsections put back, recursively.
+
+    ``wrap(subsection_id, text)``, when given, rewrites each subsection's text once it is
+    fitted to its marker's place (a cell, rows, a block), before it goes in: what
+    :func:`reassemble_spans` uses to learn where each piece lands.
 
     Raises:
         KeyError: ``chunk_id`` or a subsection it names is not in ``chunks``.
@@ -39,7 +47,7 @@ def reassemble(chunk_id: str, chunks: Mapping[str, Chunk]) -> str:
         target = chunks.get(marker.target_id)
         if target is None or target.parent_id != chunk.id:
             continue  # a child section (or an unknown id): the marker stays
-        sub = reassemble(target.id, chunks)
+        sub = reassemble(target.id, chunks, wrap)
         line_start = text.rfind("\n", 0, marker.start) + 1
         line_end = text.find("\n", marker.end)
         line_end = len(text) if line_end == -1 else line_end
@@ -48,6 +56,8 @@ def reassemble(chunk_id: str, chunks: Mapping[str, Chunk]) -> str:
             if target.layer == "table_row":  # the rows, indented as the marker row is
                 indent = before[: len(before) - len(before.lstrip(" >"))]
                 rows = "\n".join(indent + row for row in _group_rows(sub))
+                if wrap is not None:
+                    rows = wrap(target.id, rows)
                 text = text[:line_start] + rows + text[line_end:]
                 continue
             sub = to_cell(sub)
@@ -63,8 +73,64 @@ def reassemble(chunk_id: str, chunks: Mapping[str, Chunk]) -> str:
                     ),
                 ]
             )
+        if wrap is not None:
+            sub = wrap(target.id, sub)
         text = text[: marker.start] + sub + text[marker.end :]
     return text
+
+
+_OPEN = "\U000f0000"
+"""Opens a subsection's piece while :func:`reassemble_spans` runs (a private-use character,
+never in spec text); the next character is ``_OPEN`` + 1 + the subsection's index (below
+65,534 subsections per chunk tree: the next code points end at :data:`_CLOSE`)."""
+_CLOSE = "\U000fffff"
+"""Closes the innermost open piece."""
+
+
+def reassemble_spans(
+    chunk_id: str, chunks: Mapping[str, Chunk]
+) -> tuple[str, list[tuple[str, int, int]]]:
+    """:func:`reassemble` of ``chunk_id``, and which chunk each part of the result comes from.
+
+    Returns the text and its ``(chunk id, start, end)`` runs (character offsets, end excluded),
+    in order, covering the text without gaps: the parts of a chunk's own text (and the
+    caption and header rows a row group repeats are the parent's) belong to that chunk, each
+    subsection's put-back text to the subsection, recursively.
+
+    Raises:
+        KeyError: as :func:`reassemble`.
+    """
+    ids: list[str] = []
+
+    def wrap(sub_id: str, text: str) -> str:
+        ids.append(sub_id)
+        return f"{_OPEN}{chr(ord(_OPEN) + len(ids))}{text}{_CLOSE}"
+
+    marked = reassemble(chunk_id, chunks, wrap)
+    out: list[str] = []
+    runs: list[tuple[str, int, int]] = []
+    stack = [chunk_id]
+    run_start = 0
+    position = 0
+    index = 0
+    while index < len(marked):
+        char = marked[index]
+        if char in (_OPEN, _CLOSE):
+            if position > run_start:
+                runs.append((stack[-1], run_start, position))
+            run_start = position
+            if char == _OPEN:
+                stack.append(ids[ord(marked[index + 1]) - ord(_OPEN) - 1])
+                index += 2
+                continue
+            stack.pop()
+        else:
+            out.append(char)
+            position += 1
+        index += 1
+    if position > run_start:
+        runs.append((stack[-1], run_start, position))
+    return "".join(out), runs
 
 
 def _group_rows(group_text: str) -> list[str]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from specbrowser.chunking.markers import size_without_markers
-from specbrowser.chunking.reassemble import reassemble
+from specbrowser.chunking.reassemble import reassemble, reassemble_spans
 from specbrowser.errors import NotFoundError
 from specbrowser.model import Chunk
 from specbrowser.store import SpecStore, get_section, resolve_section
@@ -206,6 +206,48 @@ def reassembled(db: SpecStore, chunk_id: str, version: str) -> Reassembled:
         chunks=len(tree),
         child_sections=marker_ids(text),
     )
+
+
+@dataclass(frozen=True)
+class ChunkSpan:
+    """Where one chunk's text lies in a reassembled section (character offsets, end excluded).
+
+    A chunk whose text is split by its own subsections has several spans; ``size`` is the
+    chunk's whole size (markers included), as the tree and the header show it.
+    """
+
+    chunk_id: str
+    start: int
+    end: int
+    size: int
+
+
+@dataclass(frozen=True)
+class Boundaries:
+    """A section reassembled (as :func:`reassembled`) with the chunk each part comes from.
+
+    Attributes:
+        chunk_id: the chunk reassembled (a section's root chunk, normally).
+        text: the Markdown, equal to :attr:`Reassembled.text`.
+        spans: runs covering ``text`` in order, without gaps.
+    """
+
+    chunk_id: str
+    text: str
+    spans: list[ChunkSpan]
+
+
+def boundaries(db: SpecStore, chunk_id: str, version: str) -> Boundaries:
+    """The chunk's breakdown tree put back together, and where each chunk's text lies in it
+    (:func:`specbrowser.chunking.reassemble.reassemble_spans`).
+
+    Raises:
+        NotFoundError: no chunk with that id.
+    """
+    tree = {c.id: c for c in breakdown_tree(db, chunk_id, version)}
+    text, runs = reassemble_spans(chunk_id, tree)
+    spans = [ChunkSpan(cid, start, end, tree[cid].size) for cid, start, end in runs]
+    return Boundaries(chunk_id=chunk_id, text=text, spans=spans)
 
 
 @dataclass(frozen=True)

@@ -32,11 +32,18 @@ from specbrowser.types import ContentKind, ExportFormat, FilterKind, MismatchKin
 if TYPE_CHECKING:
     from specbrowser.search.query import Hit, SearchFilter
     from specbrowser.search.tokens import TokenInfo
-    from specbrowser.session.browse import Located, OutlineEntry, Reassembled, SubsectionInfo
+    from specbrowser.session.browse import (
+        Boundaries,
+        Located,
+        OutlineEntry,
+        Reassembled,
+        SubsectionInfo,
+    )
     from specbrowser.session.diff import ChunkBrief, ChunkSetDiff
     from specbrowser.session.export import ExportResult
     from specbrowser.session.filters import FilteredTree
     from specbrowser.session.report import StatsReport
+    from specbrowser.session.source import ChunkSource
 
 
 class Session:
@@ -298,6 +305,28 @@ class Session:
         from specbrowser.session.browse import reassembled
 
         return reassembled(self._db, chunk_id, policy_version or self.active_version())
+
+    def chunk_source(self, chunk_id: str, policy_version: str | None = None) -> ChunkSource:
+        """A chunk's source HTML: its element when found, else its section's
+        (:func:`specbrowser.session.source.chunk_source`).
+
+        Raises:
+            NotFoundError: no chunk with that id.
+        """
+        from specbrowser.session.source import chunk_source
+
+        return chunk_source(self._db, chunk_id, policy_version or self.active_version())
+
+    def boundaries(self, chunk_id: str, policy_version: str | None = None) -> Boundaries:
+        """A chunk reassembled with the span of every chunk it is made of
+        (:func:`specbrowser.session.browse.boundaries`).
+
+        Raises:
+            NotFoundError: no chunk with that id.
+        """
+        from specbrowser.session.browse import boundaries
+
+        return boundaries(self._db, chunk_id, policy_version or self.active_version())
 
     def outline(
         self,

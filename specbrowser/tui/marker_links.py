@@ -1,7 +1,8 @@
 """Markers → Markdown links, so the chunk view can highlight and follow them.
 
-Pure string functions (no Textual): the chunk view renders :func:`rewrite_markers` output with
-Textual's ``Markdown`` widget and maps clicked hrefs back with :func:`chunk_id_from_href`.
+Pure string functions (no Textual): the chunk view renders :func:`rewrite_markers` output to
+lines (:mod:`specbrowser.tui.widgets.chunk_lines`) and maps clicked hrefs back with
+:func:`chunk_id_from_href`.
 """
 
 from __future__ import annotations
@@ -19,9 +20,6 @@ MARKER_ARROW = "⤷"
 
 SELECTED_ARROW = "▶"
 """Replaces :data:`MARKER_ARROW` in the rendered text of the selected marker (also bold)."""
-
-RENDERED_MARKER_PREFIX = f"{MARKER_ARROW} Subsection available"
-"""How every marker link starts once rendered; the chunk view counts these to find marker k."""
 
 _ASCII_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 """CommonMark lets a backslash escape any ASCII punctuation character, and nothing else."""
@@ -53,17 +51,20 @@ def marker_label(marker: Marker) -> str:
     return f"Subsection available at sectionid: {marker.target_id}"
 
 
-def marker_link(marker: Marker) -> str:
-    """The Markdown link that replaces one marker: ``⤷`` and its label, escaped."""
-    return (
-        f"[{MARKER_ARROW} {escape_markdown(marker_label(marker))}]({chunk_href(marker.target_id)})"
-    )
+def marker_link(marker: Marker, href: str | None = None) -> str:
+    """The Markdown link that replaces one marker: ``⤷`` and its label, escaped; it points at
+    ``href`` (default: :func:`chunk_href` of its target)."""
+    target = href if href is not None else chunk_href(marker.target_id)
+    return f"[{MARKER_ARROW} {escape_markdown(marker_label(marker))}]({target})"
 
 
-def rewrite_markers(text: str, markers: list[Marker] | None = None) -> str:
+def rewrite_markers(
+    text: str, markers: list[Marker] | None = None, href_prefix: str | None = None
+) -> str:
     """``text`` with every marker turned into a link (``markers``: ``find_markers(text)``), and
     the ``<br>`` line breaks of table cells shown as a space: the view's Markdown parser shows
-    raw HTML literally.
+    raw HTML literally. With ``href_prefix``, marker k (0-based) links to ``href_prefix + k``
+    instead of its target, so each marker's link is told apart from the others.
 
     Markers never span lines, so line numbers stay those of ``text``.
     """
@@ -71,9 +72,10 @@ def rewrite_markers(text: str, markers: list[Marker] | None = None) -> str:
         markers = find_markers(text)
     parts: list[str] = []
     position = 0
-    for marker in markers:
+    for index, marker in enumerate(markers):
         parts.append(text[position : marker.start])
-        parts.append(marker_link(marker))
+        href = f"{href_prefix}{index}" if href_prefix is not None else None
+        parts.append(marker_link(marker, href))
         position = marker.end
     parts.append(text[position:])
     return _CELL_BREAK.sub(" ", "".join(parts))

@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.command import CommandPalette
-from textual.widgets import Markdown
 
 from specbrowser.session import Session
 from specbrowser.tui.app import SpecBrowserApp, make_app
@@ -40,11 +39,11 @@ async def test_a_clicked_link_goes_to_the_chunk_holding_its_anchor(toylang_db: P
     app.open_url = lambda url, **kw: opened.append(url)  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        markdown = _browser(app).query_one("#chunk-text", Markdown)
-        markdown.post_message(Markdown.LinkClicked(markdown, f"#{ANCHOR}"))
+        view = _browser(app).query_one(ChunkView)
+        view.follow_href(f"#{ANCHOR}")
         await settle(pilot)
         assert _browser(app).query_one(ChunkView).chunk.id == holder
-        markdown.post_message(Markdown.LinkClicked(markdown, "https://example.invalid/y"))
+        view.follow_href("https://example.invalid/y")
         await settle(pilot)
         messages = [n.message for n in app._notifications]
         assert opened == ["https://example.invalid/y"]

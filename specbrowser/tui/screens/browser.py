@@ -91,6 +91,8 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         Binding("u", "parent", "Parent", id="go-to-parent", show=False),
         Binding("o", "next_over_threshold", "Overrun", id="next-over-threshold", show=False),
         Binding("t", "toggle_retrieval_text", "Retrieval", id="toggle-retrieval-text", show=False),
+        Binding("b", "toggle_section_view", "Boundaries", id="toggle-section-view", show=False),
+        Binding("h", "toggle_source", "Source HTML", id="toggle-source", show=False),
         Binding(
             "m",
             "filter_mismatched",
@@ -177,6 +179,8 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
 
     def on_mount(self) -> None:
         """Start on the first top-level section, the search bar hidden."""
+        self.chunk_view.boundaries_for = self.session.boundaries
+        self.chunk_view.source_for = self.session.chunk_source
         self.search_bar.display = False
         first = self.session.top_level_chunks()[:1]
         if first:
@@ -240,11 +244,8 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         return self.go_to_chunk(located.chunk_id)
 
     def follow_link(self, href: str) -> None:
-        """Follow an in-text link as a click does (:meth:`ChunkView._link_clicked`)."""
-        from textual.widgets import Markdown
-
-        markdown = self.chunk_view.query_one("#chunk-text", Markdown)
-        self.chunk_view.post_message(Markdown.LinkClicked(markdown, href))
+        """Follow an in-text link as a click does (:meth:`ChunkView.follow_href`)."""
+        self.chunk_view.follow_href(href)
 
     def action_next_marker(self) -> None:
         """Select the next marker in the shown chunk."""
@@ -303,6 +304,17 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         """Switch the chunk view between the content and the retrieval text (the indexed one)."""
         view = self.chunk_view
         view.show_retrieval_text = not view.show_retrieval_text
+
+    def action_toggle_section_view(self) -> None:
+        """Switch the chunk view between the chunk and its whole section with the chunks'
+        boundaries (a click on a span goes to its chunk)."""
+        view = self.chunk_view
+        view.show_section = not view.show_section
+
+    def action_toggle_source(self) -> None:
+        """Switch the chunk view between the chunk and its source HTML."""
+        view = self.chunk_view
+        view.show_source = not view.show_source
 
     def action_show_document(self) -> None:
         """Go to the document synopsis chunk."""

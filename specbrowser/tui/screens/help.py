@@ -46,7 +46,7 @@ GROUPS: tuple[tuple[str, frozenset[str]], ...] = (
         "Chunk sets",
         frozenset({"edit-policy", "stats", "evaluate", "chunk-sets", "diff-sets", "embed"}),
     ),
-    ("View", frozenset({"toggle-retrieval-text"})),
+    ("View", frozenset({"toggle-retrieval-text", "toggle-section-view", "toggle-source"})),
     ("App", frozenset({"help", "quit"})),
 )
 """Binding ids by group, in the order the screen lists them; other bindings go under "More"."""

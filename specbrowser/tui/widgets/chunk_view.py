@@ -6,36 +6,54 @@ Markers are rewritten into ``sb-chunk:`` links before rendering (see
 :meth:`ChunkView.select_marker`, and clicking any marker asks the screen to follow it.
 Spec text stays literal: Markdown is not Rich markup, and the header is built as ``Text``.
 
-After a search jump (:meth:`ChunkView.highlight_terms`), the matched words are highlighted in
-the rendered blocks (``Content`` spans added after rendering: the Markdown source is never
-changed, so escapes, code spans and tables stay intact) and the first one is scrolled to.
-A header line (:attr:`ChunkView.search_note`) then says which hit this is.
+The Markdown is rendered once into lines (:mod:`specbrowser.tui.widgets.chunk_lines`); the
+selected marker and search hits are spans drawn over those lines, so moving them never
+renders the Markdown again. After a search jump (:meth:`ChunkView.highlight_terms`), the matched
+words are highlighted (the Markdown source is never changed, so escapes, code spans and tables
+stay intact) and the first one is scrolled to. A header line (:attr:`ChunkView.search_note`)
+then says which hit this is.
+
+The header and the body always show the same chunk: a chunk rendered in the UI thread is shown
+with its header in one step, and a chunk too large for that (:attr:`ChunkView.large_chunk`)
+shows a placeholder body until its lines are ready.
 """
 
 from __future__ import annotations
 
-from markdown_it import MarkdownIt
+from collections.abc import Callable
+from urllib.parse import unquote
+
+from rich.console import Console
+from rich.style import Style
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import var
-from textual.widgets import Markdown, Static
-from textual.widgets.markdown import MarkdownBlock
+from textual.widgets import Static
 
 from specbrowser.chunking.markers import Marker, find_markers
+from specbrowser.errors import SpecbrowserError
 from specbrowser.model import Chunk
 from specbrowser.search.tokens import TokenInfo
+from specbrowser.session.browse import Boundaries
+from specbrowser.session.source import ChunkSource
 from specbrowser.tui.highlight import term_spans
 from specbrowser.tui.marker_links import (
     MARKER_ARROW,
-    RENDERED_MARKER_PREFIX,
     SELECTED_ARROW,
     chunk_id_from_href,
-    marker_label,
     rewrite_markers,
+)
+from specbrowser.tui.section_lines import boundary_lines
+from specbrowser.tui.widgets.chunk_lines import (
+    MARKER_SCHEME,
+    ChunkLines,
+    RenderedLines,
+    render_markdown,
 )
 from specbrowser.types import MISMATCH_EXPLANATIONS, OVERRUN_EXPLANATIONS, MismatchKind
 
@@ -48,7 +66,7 @@ TRUNCATED_BADGE_STYLE = "bold white on dark_magenta"
 PATH_SEPARATOR = " › "
 """Between the titles of a heading path."""
 
-SELECTED_STYLE = "bold"
+SELECTED_STYLE = "bold on #2f3f5f"
 """Added to the selected marker's rendered text, on top of the link style."""
 
 RETRIEVAL_MARKER_STYLE = "underline"
@@ -64,13 +82,16 @@ SEARCH_MATCH_STYLE = "bold black on yellow"
 """A matched search term in the view (Markdown and retrieval text)."""
 
 RENDER_GROUP = "chunk-view-render"
-"""Worker group of the Markdown render loop (one at a time; never cancelled mid-update)."""
+"""Worker group of the renders of large chunks (a newer one cancels the one in flight)."""
 
+LARGE_CHUNK = 40_000
+"""Characters of Markdown above which a chunk is rendered in a thread behind a placeholder
+(ECMA-262's largest chunk, 18,713 characters, renders in about 80 ms in the UI thread)."""
 
-def markdown_parser() -> MarkdownIt:
-    """Textual's default "gfm-like" parser with raw HTML off: spec text such as ``<tag>`` is
-    shown as written (the widget would silently drop HTML tokens)."""
-    return MarkdownIt("gfm-like", {"html": False})
+PLACEHOLDER = "rendering {id} ({size} characters) …"
+"""The body while a large chunk is being rendered."""
+
+__all__ = ["ChunkView", "header_text", "heading_lines"]
 
 
 def format_chars(count: int) -> str:
@@ -88,6 +109,8 @@ def header_text(
     search_note: Text | None = None,
     tokens: int | None = None,
     token_window: int | None = None,
+    section_chunks: int | None = None,
+    source: bool = False,
 ) -> Text:
     """The header block of a chunk as Rich ``Text`` (spec text stays literal).
 
@@ -97,13 +120,24 @@ def header_text(
     counted) and the embedding-truncated badge when it is over ``token_window``; heading path
     (two lines, ``parser:`` and ``TOC:``, when the TOC's path differs; see
     :func:`heading_lines`); markers;
-    then ``search_note`` when a search's hits are being stepped through.
+    then ``search_note`` when a search's hits are being stepped through. ``section_chunks``
+    (the section view is on) adds a badge with the number of chunks the section is made of;
+    ``source`` a badge saying the body is the source HTML.
     """
     text = Text()
     text.append(chunk.id, style="bold")
     if retrieval:
         text.append("  ")
         text.append(RETRIEVAL_MODE_LABEL, style="bold reverse")
+    if source:
+        text.append("  ")
+        text.append(" source HTML ", style="bold reverse")
+    if section_chunks is not None:
+        text.append("  ")
+        text.append(
+            f" section view · {section_chunks} chunk{'s' if section_chunks != 1 else ''} ",
+            style="bold reverse",
+        )
     text.append("\n")
     text.append(chunk.layer, style="bold")
     text.append(" · §\u00a0", style="dim")  # no-break space: keep the number with its sign
@@ -200,11 +234,11 @@ def _mismatch_badge(kind: MismatchKind) -> Text:
 
 
 class ChunkView(Vertical):
-    """Shows one chunk: header block (``#chunk-header``) and Markdown text (``#chunk-text``).
+    """Shows one chunk: header block (``#chunk-header``) and Markdown text (``#chunk-text``,
+    a :class:`~specbrowser.tui.widgets.chunk_lines.ChunkLines`).
 
-    The text is rendered once per chunk. Selecting a marker does not re-render it (a large
-    chunk is hundreds of widgets and takes seconds): the rendered widget holding the marker gets
-    the class ``selected-marker`` and its ``⤷`` becomes a bold ``▶``.
+    The text is rendered once per chunk and width. Selecting a marker restyles its spans (bold
+    on a tint, its ``⤷`` drawn as ``▶``) without rendering the Markdown again.
 
     With :attr:`show_retrieval_text` the body shows the chunk's retrieval text instead, as plain
     text in one widget (``#chunk-retrieval``): exactly what search and embeddings index.
@@ -214,6 +248,23 @@ class ChunkView(Vertical):
     show_retrieval_text: var[bool] = var(False, init=False)
     """Show the retrieval text (header + content) instead of the rendered Markdown content."""
 
+    show_section: var[bool] = var(False, init=False)
+    """Show the whole section the chunk belongs to, reassembled, each chunk's span tinted and
+    labelled (:mod:`specbrowser.tui.section_lines`); the shown chunk's spans are bold."""
+
+    show_source: var[bool] = var(False, init=False)
+    """Show the chunk's source HTML (its element, else its section's; see
+    :mod:`specbrowser.session.source`) instead of its Markdown."""
+
+    SOURCE_HIGHLIGHT_LIMIT = 100_000
+    """Characters of HTML above which the source is shown without syntax colours (fast)."""
+
+    SECTION_CHUNK_STYLE = "bold underline"
+    """The shown chunk's spans in the section view."""
+
+    large_chunk = LARGE_CHUNK
+    """Markdown characters above which a chunk renders in a thread (:data:`LARGE_CHUNK`)."""
+
     class FollowRequested(Message):
         """The user asked to go to another chunk or section (clicked a marker or ``#id`` link)."""
 
@@ -221,46 +272,162 @@ class ChunkView(Vertical):
             super().__init__()
             self.chunk_id = chunk_id
 
+    class _Prepared(Message):
+        """A large chunk's lines are ready (posted by the render thread)."""
+
+        def __init__(self, serial: int, markdown: str, rendered: RenderedLines) -> None:
+            super().__init__()
+            self.serial = serial
+            self.markdown = markdown
+            self.rendered = rendered
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.chunk: Chunk | None = None
         self.threshold = 0
         self.markers: list[Marker] = []
         self.selected_marker: int | None = None
-        self._rendered = False
-        self._rendering = False
-        """A render loop runs (:meth:`_render_text`)."""
-        self._render_wanted = False
-        """The shown chunk changed since the render in flight started: render again."""
-        self._highlight: tuple[Static, Content] | None = None
+        self._serial = 0
+        """Bumped by every :meth:`show_chunk`: a render for an older chunk is dropped."""
         self.search_terms: list[str] = []
         """Words highlighted in the shown chunk (:meth:`highlight_terms`); empty: none."""
         self.search_note: Text | None = None
         """The header's last line while stepping through search hits ("hit 2/10 …")."""
         self.token_info: TokenInfo | None = None
         """The active set's token counts (:meth:`set_token_info`), or None before counting."""
+        self.boundaries_for: Callable[[str], Boundaries] | None = None
+        """Reassembles a section's root chunk by id with its spans (set by the screen, e.g.
+        :meth:`Session.boundaries`); the section view needs it."""
+        self.boundaries: Boundaries | None = None
+        """The section the section view shows, or None."""
+        self._section_places: dict[str, list[tuple[int, int, int]]] = {}
+        self.source_for: Callable[[str], ChunkSource] | None = None
+        """Finds a chunk's source HTML by id (set by the screen: :meth:`Session.chunk_source`)."""
+        self.source: ChunkSource | None = None
+        """The source the source view shows, or None."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="chunk-header")
+        yield ChunkLines(id="chunk-text")
         with VerticalScroll(id="chunk-body"):
-            yield Markdown(id="chunk-text", open_links=False, parser_factory=markdown_parser)
             yield Static(id="chunk-retrieval", markup=False)
+            yield Static(id="chunk-source", markup=False)
 
     def on_mount(self) -> None:
         """Start on the Markdown content."""
-        self.query_one("#chunk-retrieval", Static).display = False
+        self._sync_body()
+
+    @property
+    def lines(self) -> ChunkLines:
+        """The widget showing the rendered Markdown."""
+        return self.query_one(ChunkLines)
+
+    @property
+    def rendered(self) -> bool:
+        """The shown chunk's lines are on screen (not a placeholder)."""
+        return self.chunk is not None and self.lines.rendered is not None
+
+    def _sync_body(self) -> None:
+        """Show the body widget of the mode on: lines (content, section view), retrieval text
+        or source HTML."""
+        plain = self.show_retrieval_text or self.show_source
+        self.lines.display = not plain
+        self.query_one("#chunk-body", VerticalScroll).display = plain
+        self.query_one("#chunk-retrieval", Static).display = self.show_retrieval_text
+        self.query_one("#chunk-source", Static).display = self.show_source
+
+    def watch_show_source(self, show: bool) -> None:
+        """Swap the body between the chunk's content and its source HTML."""
+        if show:
+            self.show_retrieval_text = False
+            self.show_section = False
+        self._sync_body()
+        self._update_header()
+        if show:
+            self.query_one("#chunk-body", VerticalScroll).scroll_home(animate=False)
+            self._render_source()
+
+    def _render_source(self) -> None:
+        """Show the shown chunk's source HTML under a line naming it (syntax-coloured up to
+        :attr:`SOURCE_HIGHLIGHT_LIMIT` characters)."""
+        if self.chunk is None or self.source_for is None:
+            return
+        try:
+            source = self.source_for(self.chunk.id)
+        except SpecbrowserError as error:
+            self.notify(str(error), severity="error", markup=False)
+            return
+        self.source = source
+        from rich.console import Group
+        from rich.syntax import Syntax
+
+        note = Text(source.note, style="dim italic" if source.exact else "bold yellow")
+        body = (
+            Syntax(source.html, "html", word_wrap=True, theme="monokai")
+            if len(source.html) <= self.SOURCE_HIGHLIGHT_LIMIT
+            else Text(source.html)
+        )
+        self.query_one("#chunk-source", Static).update(Group(note, Text(""), body))
+
+    def watch_show_section(self, show: bool) -> None:
+        """Swap the body between the chunk's content and its whole section with boundaries."""
+        if show:
+            self.show_retrieval_text = False
+            self.show_source = False
+        if show:
+            self._show_section()
+        else:
+            self.boundaries = None
+            self._update_header()
+            if self.chunk is not None:
+                self.lines.show(
+                    rewrite_markers(self.chunk.text, self.markers, href_prefix=MARKER_SCHEME)
+                )
+                self._apply_overlays(scroll="marker")
+
+    def _show_section(self, relayout: bool = False, scroll: bool = True) -> None:
+        """Lay out the shown chunk's section (again if ``relayout`` or another section), bold
+        the chunk's spans and (``scroll``) scroll to the first one."""
+        if self.chunk is None or self.boundaries_for is None:
+            return
+        root = self.chunk.section_id or self.chunk.id
+        lines = self.lines
+        same = self.boundaries is not None and self.boundaries.chunk_id == root
+        if not same or relayout:
+            try:
+                boundaries = self.boundaries_for(root)
+            except SpecbrowserError as error:
+                self.notify(str(error), severity="error", markup=False)
+                return
+            rendered, self._section_places = boundary_lines(boundaries, lines.render_width)
+            self.boundaries = boundaries
+            lines.show_lines(rendered, keep_scroll=same)
+        self._update_header()
+        places = self._section_places.get(self.chunk.id, [])
+        style = Style.parse(self.SECTION_CHUNK_STYLE)
+        lines.set_overlays([(line, start, end, style) for line, start, end in places])
+        if places and scroll:
+            self.call_after_refresh(
+                lines.scroll_to_region,
+                Region(0, places[0][0], 1, 1),
+                animate=False,
+                immediate=True,
+                top=True,
+            )
 
     def watch_show_retrieval_text(self, show: bool) -> None:
         """Swap the body between the Markdown content and the retrieval text."""
-        self.query_one("#chunk-text", Markdown).display = not show
-        self.query_one("#chunk-retrieval", Static).display = show
+        if show:
+            self.show_section = False
+            self.show_source = False
+        self._sync_body()
         self._update_header()
         if show:
             if self.selected_marker is None:
                 self.query_one("#chunk-body", VerticalScroll).scroll_home(animate=False)
             self._render_retrieval()
-        elif self._rendered and self.selected_marker is not None:
-            self._show_selection()
+        elif self.selected_marker is not None:
+            self._apply_overlays(scroll="marker")
 
     @property
     def selected_target(self) -> str | None:
@@ -270,19 +437,54 @@ class ChunkView(Vertical):
         return self.markers[self.selected_marker].target_id
 
     def show_chunk(self, chunk: Chunk, threshold: int) -> None:
-        """Show a chunk from its top, with no marker selected."""
+        """Show a chunk from its top, with no marker selected; header and body change together
+        (a large chunk's body is a placeholder until its lines are ready). In the section view,
+        the chunk's spans in its section."""
+        fresh = self.chunk is None  # nothing shown, or the chunk set changed under the view
         self.chunk = chunk
         self.threshold = threshold
         self.markers = find_markers(chunk.text)
         self.selected_marker = None
-        self._highlight = None
-        self._rendered = False
         self.search_terms = []
+        self._serial += 1
+        if self.show_section:
+            self._show_section(relayout=fresh)
+            return
         self._update_header()
-        self.query_one("#chunk-body", VerticalScroll).scroll_home(animate=False)
-        self._render_text()
+        markdown = rewrite_markers(chunk.text, self.markers, href_prefix=MARKER_SCHEME)
+        lines = self.lines
+        if len(markdown) > self.large_chunk and lines.cached(markdown) is None:
+            lines.placeholder(PLACEHOLDER.format(id=chunk.id, size=format_chars(chunk.size)))
+            self._render_large(self._serial, markdown, lines.render_width)
+        else:
+            lines.show(markdown)
         if self.show_retrieval_text:
             self._render_retrieval()
+        if self.show_source:
+            self._render_source()
+
+    @work(thread=True, exclusive=True, group=RENDER_GROUP)
+    def _render_large(self, serial: int, markdown: str, width: int) -> None:
+        """Render in a thread on a console of its own; post the lines, touch no widget."""
+        console = Console(width=width, force_terminal=True, color_system="truecolor")
+        self.post_message(
+            self._Prepared(serial, markdown, render_markdown(markdown, width, console))
+        )
+
+    @on(_Prepared)
+    def _prepared(self, message: _Prepared) -> None:
+        if message.serial != self._serial or self.chunk is None:
+            return  # another chunk was asked for meanwhile
+        self.lines.show(message.markdown, message.rendered)
+        self._apply_overlays(scroll="search" if self.search_terms else "marker")
+
+    @on(ChunkLines.Rerendered)
+    def _rerendered(self, event: ChunkLines.Rerendered) -> None:
+        event.stop()
+        if self.show_section:
+            self._show_section(relayout=True, scroll=False)
+        else:
+            self._apply_overlays(scroll=None)
 
     def select_marker(self, step: int) -> bool:
         """Select the next (``step=1``) or previous (``-1``) marker, wrapping around.
@@ -298,8 +500,8 @@ class ChunkView(Vertical):
         self._update_header()
         if self.show_retrieval_text:
             self._render_retrieval()
-        elif self._rendered:
-            self._show_selection()
+        else:
+            self._apply_overlays(scroll="marker")
         return True
 
     def _update_header(self) -> None:
@@ -315,6 +517,12 @@ class ChunkView(Vertical):
                     search_note=self.search_note,
                     tokens=info.counts.get(self.chunk.id) if info else None,
                     token_window=info.max_tokens if info else None,
+                    source=self.show_source,
+                    section_chunks=(
+                        len({span.chunk_id for span in self.boundaries.spans})
+                        if self.show_section and self.boundaries is not None
+                        else None
+                    ),
                 )
             )
 
@@ -330,18 +538,66 @@ class ChunkView(Vertical):
 
     def highlight_terms(self, terms: list[str]) -> None:
         """Highlight ``terms`` (whole words, any case) in the shown chunk and scroll to the first
-        one; applied when the render finishes if it is still running."""
-        previous, self.search_terms = self.search_terms, list(terms)
+        one; applied when the lines are ready if they are still being rendered."""
+        self.search_terms = list(terms)
         if self.show_retrieval_text:
             self._render_retrieval()
-        if not self._rendered:
-            return  # the render in flight applies them
-        if previous and previous != self.search_terms:  # other words marked: render afresh
-            self._rendered = False
-            self._highlight = None
-            self._render_text()
-        else:
-            self._show_search_terms()
+        self._apply_overlays(scroll="search" if self.search_terms else None)
+
+    def _apply_overlays(self, scroll: str | None) -> None:
+        """Draw the search hits and the selected marker on the lines; scroll to the selected
+        marker (``scroll="marker"``) or the first hit (``"search"``)."""
+        lines = self.lines
+        if lines.rendered is None or self.show_section:
+            return
+        hit_style = Style.parse(SEARCH_MATCH_STYLE)
+        hits = lines.search_spans(self.search_terms)
+        spans = [(line, start, end, hit_style) for line, start, end in hits]
+        arrows: list[tuple[int, int, str]] = []
+        places = self._marker_spans(self.selected_marker)
+        if places:
+            chosen = Style.parse(SELECTED_STYLE)
+            spans += [(line, start, end, chosen) for line, start, end in places]
+            line, start, _ = places[0]
+            if lines.rendered.lines[line].plain[start : start + 1] == MARKER_ARROW:
+                arrows.append((line, start, SELECTED_ARROW))
+        lines.set_overlays(spans, arrows)
+        if self.show_retrieval_text:
+            return
+        if scroll == "marker" and places:
+            line, start, _ = places[0]
+            top = lines.cell_offset(line, start)
+            region = Region(0, top.y, 1, places[-1][0] - top.y + 1)
+            self.call_after_refresh(
+                lines.scroll_to_region, region, animate=False, immediate=True, force=True
+            )
+        elif scroll == "search" and hits:
+            self.call_after_refresh(
+                lines.scroll_to, y=max(0, hits[0][0] - 1), animate=False, immediate=True
+            )
+
+    def _marker_spans(self, index: int | None) -> list[tuple[int, int, int]]:
+        """``(line, start, end)`` spans of marker ``index`` in the rendered lines."""
+        rendered = self.lines.rendered
+        if index is None or rendered is None:
+            return []
+        return rendered.markers.get(index, [])
+
+    def marker_text(self, index: int | None = None) -> str:
+        """The rendered text of marker ``index`` (default: the selected one) as drawn, its
+        pieces (a label wrapped over lines) joined by spaces; "" when not shown."""
+        if index is None:
+            index = self.selected_marker
+        rendered = self.lines.rendered
+        pieces = [
+            rendered.lines[line].plain[start:end]
+            for line, start, end in self._marker_spans(index)
+            if rendered is not None
+        ]
+        text = " ".join(piece.strip() for piece in pieces)
+        if index == self.selected_marker and text.startswith(MARKER_ARROW):
+            text = SELECTED_ARROW + text[len(MARKER_ARROW) :]
+        return text
 
     def _render_retrieval(self) -> None:
         """Show the retrieval text, markers underlined, the selected one reversed and scrolled to.
@@ -384,118 +640,22 @@ class ChunkView(Vertical):
             y=max(0, widget.virtual_region.y + line - 2), animate=False
         )
 
-    def _render_text(self) -> None:
-        """Render the shown chunk's Markdown, after the render in flight if there is one.
-
-        Renders are never cancelled: cancelling ``Markdown.update`` while it removes the old
-        blocks left them half-closed and hung the app (seen stepping through search hits on
-        ECMA-262). So one render runs at a time, and a chunk asked for meanwhile is rendered
-        next; chunks passed over in between are never rendered at all.
-        """
-        self._render_wanted = True
-        if not self._rendering:
-            self._rendering = True
-            self._render_loop()
-
-    @work(group=RENDER_GROUP)
-    async def _render_loop(self) -> None:
-        try:
-            while self._render_wanted and self.chunk is not None:
-                self._render_wanted = False
-                markdown = rewrite_markers(self.chunk.text, self.markers)
-                await self.query_one("#chunk-text", Markdown).update(markdown)
-                if self._render_wanted:
-                    continue  # another chunk (or the same, afresh) was asked for meanwhile
-                self._rendered = True
-                if self.search_terms:
-                    self._show_search_terms()
-                if self.selected_marker is not None:
-                    self._show_selection()
-        finally:
-            self._rendering = False
-
-    def _show_search_terms(self) -> None:
-        """Add :data:`SEARCH_MATCH_STYLE` spans on :attr:`search_terms` in every rendered block
-        (table cells included) and scroll to the first block that has one."""
-        first: Static | None = None
-        for widget in self.query_one("#chunk-text", Markdown).query(Static):
-            content = widget.content
-            if not isinstance(content, Content) or not content.plain:
-                continue
-            spans = term_spans(content.plain, self.search_terms)
-            if not spans:
-                continue
-            for start, end in spans:
-                content = content.stylize(SEARCH_MATCH_STYLE, start, end)
-            self._set_content(widget, content)
-            if first is None:
-                first = widget
-        if first is not None and not self.show_retrieval_text:
-            body = self.query_one("#chunk-body", VerticalScroll)
-            self.call_after_refresh(body.scroll_to_widget, first, animate=False, top=True)
-
-    def _find_rendered_marker(self, index: int) -> tuple[Static, int] | None:
-        """The rendered widget showing marker ``index`` and the offset of its arrow.
-
-        Widgets come in document order, so the k-th rendered marker prefix is marker k.
-        """
-        seen = 0
-        for widget in self.query_one("#chunk-text", Markdown).query(Static):
-            content = widget.content
-            if not isinstance(content, Content):
-                continue
-            offset = content.plain.find(RENDERED_MARKER_PREFIX)
-            while offset >= 0:
-                if seen == index:
-                    return widget, offset
-                seen += 1
-                offset = content.plain.find(RENDERED_MARKER_PREFIX, offset + 1)
-        return None
-
-    def _show_selection(self) -> None:
-        """Move the ``selected-marker`` highlight to the selected marker and scroll to it."""
-        if self._highlight is not None:
-            previous, previous_content = self._highlight
-            self._set_content(previous, previous_content)
-            previous.remove_class("selected-marker")
-            self._highlight = None
-        if self.selected_marker is None:
-            return
-        found = self._find_rendered_marker(self.selected_marker)
-        if found is None:
-            return
-        widget, offset = found
-        original = widget.content
-        assert isinstance(original, Content)
-        label_end = (
-            offset + len(MARKER_ARROW) + 1 + len(marker_label(self.markers[self.selected_marker]))
-        )
-        plain = original.plain
-        selected = Content(
-            plain[:offset] + SELECTED_ARROW + plain[offset + len(MARKER_ARROW) :],
-            spans=list(original.spans),
-        ).stylize(SELECTED_STYLE, offset, label_end)
-        self._set_content(widget, selected)
-        widget.add_class("selected-marker")
-        self._highlight = (widget, original)
-        if not self.show_retrieval_text:  # the Markdown is hidden behind the retrieval text
-            body = self.query_one("#chunk-body", VerticalScroll)
-            self.call_after_refresh(body.scroll_to_widget, widget, animate=False)
-
-    @staticmethod
-    def _set_content(widget: Static, content: Content) -> None:
-        if isinstance(widget, MarkdownBlock):
-            widget.set_content(content)
-        else:
-            widget.update(content)
-
-    @on(Markdown.LinkClicked)
-    def _link_clicked(self, event: Markdown.LinkClicked) -> None:
-        """Markers and ``#id`` links ask the screen to follow them (an id of any element of
-        the document leads to the chunk holding it); web links open in the browser; a link to
-        another document is shown as external. Nothing is ever opened as a file."""
+    @on(ChunkLines.LinkClicked)
+    def _link_clicked(self, event: ChunkLines.LinkClicked) -> None:
         event.stop()
-        href = event.href
+        self.follow_href(event.href)
+
+    def follow_href(self, href: str) -> None:
+        """Follow a link of the text as a click does: markers and ``#id`` links ask the screen
+        to follow them (an id of any element of the document leads to the chunk holding it);
+        web links open in the browser; a link to another document is shown as external.
+        Nothing is ever opened as a file. ``href`` as written (%-escapes are undone)."""
+        if href.startswith(MARKER_SCHEME):
+            index = int(href[len(MARKER_SCHEME) :])
+            if 0 <= index < len(self.markers):
+                self.post_message(self.FollowRequested(self.markers[index].target_id))
+            return
+        href = unquote(href)
         target = chunk_id_from_href(href)
         if target is None and href.startswith("#") and len(href) > 1:
             target = href[1:]

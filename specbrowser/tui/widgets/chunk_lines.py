@@ -1,0 +1,345 @@
+"""A chunk's Markdown rendered once into lines, shown by a line-API scroll view.
+
+:func:`render_markdown` turns Markdown into :class:`RenderedLines` with Rich (one call per chunk
+and width, no widgets): each line is a Rich ``Text``, and the link spans on it (markers and
+in-text links) are kept as character offsets. :class:`ChunkLines` shows them with
+``render_line``, building each visible line's ``Strip`` on demand and caching it (LRU);
+*overlays* (the selected marker, search hits) are kept as offsets and applied when a line is
+built, so moving them restyles a screenful of lines and never re-renders the Markdown.
+
+Wide lines wrap (Rich wraps paragraphs, table cells and code blocks to the width): a grammar
+production or an algorithm step is then read top to bottom like the rest of the chunk, search
+hits and markers are always in view without a horizontal position to manage, and one scroll
+axis serves the keyboard and the mouse alike. Nothing is clipped, so the text after the pane's
+edge is reachable by scrolling down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from markdown_it import MarkdownIt
+from rich.cells import cell_len
+from rich.console import Console, JustifyMethod
+from rich.markdown import Markdown as RichMarkdown
+from rich.markdown import MarkdownElement, TableDataElement
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.cache import LRUCache
+from textual.geometry import Offset, Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from specbrowser.tui.highlight import term_spans
+
+MARKER_SCHEME = "sb-marker:"
+"""Link scheme of the k-th marker of the shown chunk (``sb-marker:3``), in the Markdown the
+view renders; never shown or opened (the view maps it back to the marker)."""
+
+LINE_CACHE_SIZE = 1024
+"""Strips kept per view: a few screenfuls at any scroll position."""
+
+RENDER_CACHE_SIZE = 32
+"""Rendered chunks kept per view (by Markdown and width): stepping back to a chunk seen a few
+keys ago shows it without rendering it again."""
+
+
+@dataclass
+class RenderedLines:
+    """Markdown rendered at one width.
+
+    ``lines``: one Rich ``Text`` per screen line (no newline). ``links``: per line, the
+    ``(start, end, href)`` character spans of links. ``markers``: marker index → its
+    ``(line, start, end)`` spans in document order (a marker wrapped over lines, or one in a
+    table cell, has several).
+    """
+
+    width: int
+    lines: list[Text]
+    links: list[list[tuple[int, int, str]]]
+    markers: dict[int, list[tuple[int, int, int]]] = field(default_factory=dict)
+
+    @property
+    def plain(self) -> list[str]:
+        """Each line's plain text."""
+        return [line.plain for line in self.lines]
+
+
+class _FoldingCell(TableDataElement):
+    """A table cell whose long words (ids) fold onto the next line instead of ending in an
+    ellipsis: a marker's whole target id stays readable in a narrow column."""
+
+    def __init__(self, justify: JustifyMethod) -> None:
+        super().__init__(justify)
+        self.content.overflow = "fold"
+
+
+class _SpecMarkdown(RichMarkdown):
+    """Rich's Markdown with folding table cells."""
+
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **RichMarkdown.elements,
+        "td_open": _FoldingCell,
+        "th_open": _FoldingCell,
+    }
+
+
+def markdown_parser() -> MarkdownIt:
+    """The "gfm-like" parser with raw HTML off: spec text such as ``<tag>`` is shown as
+    written."""
+    return MarkdownIt("gfm-like", {"html": False})
+
+
+def render_markdown(markdown: str, width: int, console: Console) -> RenderedLines:
+    """Render ``markdown`` with Rich at ``width`` cells into lines, links found by their style.
+
+    Links are Rich ``Style.link`` values (the href as written); a ``sb-marker:k`` link is
+    recorded in :attr:`RenderedLines.markers` under ``k``. Pure: the console only measures.
+    """
+    renderable = _SpecMarkdown("", hyperlinks=True)
+    renderable.markup = markdown
+    renderable.parsed = markdown_parser().parse(markdown)
+    width = max(1, width)
+    segment_lines = console.render_lines(renderable, console.options.update_width(width), pad=False)
+    lines: list[Text] = []
+    links: list[list[tuple[int, int, str]]] = []
+    markers: dict[int, list[tuple[int, int, int]]] = {}
+    for number, segments in enumerate(segment_lines):
+        text = Text(end="", no_wrap=True)
+        spans: list[tuple[int, int, str]] = []
+        for segment in segments:
+            if segment.control:
+                continue
+            start = len(text)
+            style = segment.style
+            text.append(segment.text, style)
+            href = style.link if style is not None else None
+            if href:
+                if spans and spans[-1][2] == href and spans[-1][1] == start:
+                    spans[-1] = (spans[-1][0], len(text), href)
+                else:
+                    spans.append((start, len(text), href))
+        lines.append(text)
+        links.append(spans)
+        for start, end, href in spans:
+            if href.startswith(MARKER_SCHEME):
+                index = int(href[len(MARKER_SCHEME) :])
+                markers.setdefault(index, []).append((number, start, end))
+    return RenderedLines(width, lines, links, markers)
+
+
+class ChunkLines(ScrollView, can_focus=True):
+    """Shows :class:`RenderedLines`, re-rendering the Markdown only when the width changes.
+
+    :meth:`show` sets the Markdown (rendered at once, at the current width); :meth:`set_overlays`
+    sets the styled spans drawn on top (selected marker, search hits); :meth:`placeholder`
+    shows one dim line while the real lines are prepared elsewhere. A click on a link posts
+    :class:`LinkClicked`. It takes focus (Tab), and then the arrow and page keys scroll it.
+    """
+
+    DEFAULT_CSS = """
+    ChunkLines {
+        height: 1fr;
+        overflow-x: hidden;
+        overflow-y: auto;
+    }
+    """
+
+    class LinkClicked(Message):
+        """A link of the shown text was clicked (``href`` as written in the Markdown)."""
+
+        def __init__(self, href: str) -> None:
+            super().__init__()
+            self.href = href
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.markdown: str | None = None
+        """The Markdown shown (None: nothing, or a placeholder)."""
+        self.rendered: RenderedLines | None = None
+        self._placeholder: str | None = None
+        self._overlays: dict[int, list[tuple[int, int, Style]]] = {}
+        self._arrows: dict[int, tuple[int, str]] = {}
+        """Line → (character offset, replacement) of one character swapped when drawn."""
+        self._cache: LRUCache[tuple[int, int, int, int], Strip] = LRUCache(LINE_CACHE_SIZE)
+        self._renders: LRUCache[tuple[str, int], RenderedLines] = LRUCache(RENDER_CACHE_SIZE)
+        self._epoch = 0
+        """Bumped whenever lines or overlays change: part of every cache key."""
+
+    @property
+    def render_width(self) -> int:
+        """The width lines are rendered at: the content region less the scrollbar."""
+        return max(1, self.scrollable_content_region.width)
+
+    def show(self, markdown: str | None, rendered: RenderedLines | None = None) -> None:
+        """Show ``markdown`` (rendered here unless ``rendered`` is given at the current width)
+        from its top; None shows nothing."""
+        self.markdown = markdown
+        self._placeholder = None
+        self._overlays = {}
+        self._arrows = {}
+        if markdown is None:
+            self.rendered = None
+        elif rendered is not None and rendered.width == self.render_width:
+            self.rendered = rendered
+            self._renders[(markdown, rendered.width)] = rendered
+        else:
+            self.rendered = self._render_cached(markdown)
+        self._changed()
+        self.scroll_to(0, 0, animate=False, immediate=True)
+
+    def show_lines(self, rendered: RenderedLines, keep_scroll: bool = False) -> None:
+        """Show lines laid out elsewhere (not Markdown; on a new width :class:`Rerendered` asks
+        the owner for new ones), from the top unless ``keep_scroll``."""
+        self.markdown = None
+        self._placeholder = None
+        self.rendered = rendered
+        self._overlays = {}
+        self._arrows = {}
+        self._changed()
+        if not keep_scroll:
+            self.scroll_to(0, 0, animate=False, immediate=True)
+
+    def cached(self, markdown: str) -> RenderedLines | None:
+        """``markdown`` already rendered at the current width, or None."""
+        return self._renders.get((markdown, self.render_width))
+
+    def _render_cached(self, markdown: str) -> RenderedLines:
+        width = self.render_width
+        rendered = self._renders.get((markdown, width))
+        if rendered is None:
+            rendered = render_markdown(markdown, width, self.app.console)
+            self._renders[(markdown, width)] = rendered
+        return rendered
+
+    def placeholder(self, message: str) -> None:
+        """Show ``message`` alone (dim) until :meth:`show`."""
+        self.markdown = None
+        self.rendered = None
+        self._placeholder = message
+        self._overlays = {}
+        self._arrows = {}
+        self._changed()
+        self.scroll_to(0, 0, animate=False, immediate=True)
+
+    def set_overlays(
+        self,
+        spans: list[tuple[int, int, int, Style]],
+        arrows: list[tuple[int, int, str]] | None = None,
+    ) -> None:
+        """Draw ``spans`` (``(line, start, end, style)``, characters) on the lines and swap the
+        characters ``arrows`` names (``(line, offset, replacement)``, one character each),
+        replacing the previous overlays. The Markdown is not rendered again."""
+        overlays: dict[int, list[tuple[int, int, Style]]] = {}
+        for line, start, end, style in spans:
+            overlays.setdefault(line, []).append((start, end, style))
+        self._overlays = overlays
+        self._arrows = {line: (offset, char) for line, offset, char in arrows or []}
+        self._epoch += 1
+        self._cache.clear()
+        self.refresh()
+
+    def _changed(self) -> None:
+        self._epoch += 1
+        self._cache.clear()
+        count = len(self.rendered.lines) if self.rendered is not None else 1
+        self.virtual_size = Size(self.render_width, count)
+        self.refresh()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Render again at the new width (overlays are dropped: the owner re-applies them);
+        lines laid out elsewhere are the owner's to lay out again."""
+        if self.rendered is None or self.rendered.width == self.render_width:
+            return
+        if self.markdown is not None:
+            self.rendered = self._render_cached(self.markdown)
+            self._changed()
+        self.post_message(self.Rerendered())
+
+    class Rerendered(Message):
+        """The lines were rendered again (a new width): overlays need computing again."""
+
+    def render_line(self, y: int) -> Strip:
+        """Line ``y`` of the view (scroll offset applied), from the cache when unchanged."""
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        width = self.size.width
+        key = (index, scroll_x, width, self._epoch)
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        strip = self._build_line(index, scroll_x, width)
+        self._cache[key] = strip
+        return strip
+
+    def _build_line(self, index: int, scroll_x: int, width: int) -> Strip:
+        base = self.rich_style
+        if self.rendered is None:
+            if index == 0 and self._placeholder:
+                text = Text(self._placeholder, style="dim italic", end="")
+                return Strip(list(text.render(self.app.console))).crop_extend(
+                    scroll_x, scroll_x + width, base
+                )
+            return Strip.blank(width, base)
+        if index >= len(self.rendered.lines):
+            return Strip.blank(width, base)
+        text = self.rendered.lines[index]
+        arrow = self._arrows.get(index)
+        overlays = self._overlays.get(index)
+        if arrow is not None or overlays:
+            text = text.copy()
+            if arrow is not None:
+                offset, char = arrow
+                if 0 <= offset < len(text):
+                    styles = text[offset : offset + 1].get_style_at_offset(self.app.console, 0)
+                    text = Text.assemble(
+                        text[:offset], Text(char, style=styles), text[offset + 1 :], end=""
+                    )
+            for start, end, style in overlays or []:
+                text.stylize(style, start, end)
+        segments = list(text.render(self.app.console))
+        return Strip(segments).crop_extend(scroll_x, scroll_x + width, None).apply_style(base)
+
+    def line_count(self) -> int:
+        """Lines of the shown text (0 when none)."""
+        return len(self.rendered.lines) if self.rendered is not None else 0
+
+    def link_at(self, offset: Offset) -> str | None:
+        """The href of the link at ``offset`` (content coordinates, scroll applied), or None."""
+        if self.rendered is None or not 0 <= offset.y < len(self.rendered.lines):
+            return None
+        plain = self.rendered.lines[offset.y].plain
+        for start, end, href in self.rendered.links[offset.y]:
+            if cell_len(plain[:start]) <= offset.x < cell_len(plain[:end]):
+                return href
+        return None
+
+    def cell_offset(self, line: int, start: int) -> Offset:
+        """The content offset (cells, from the text's top) of character ``start`` of ``line``."""
+        assert self.rendered is not None
+        return Offset(cell_len(self.rendered.lines[line].plain[:start]), line)
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a link posts :class:`LinkClicked`."""
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        href = self.link_at(offset + self.scroll_offset)
+        if href is not None:
+            event.stop()
+            self.post_message(self.LinkClicked(href))
+
+    def search_spans(self, terms: list[str]) -> list[tuple[int, int, int]]:
+        """``(line, start, end)`` of every whole-word match of ``terms`` (see
+        :func:`~specbrowser.tui.highlight.term_spans`), line by line (a word is never cut
+        across lines: Rich wraps at spaces)."""
+        if self.rendered is None or not terms:
+            return []
+        return [
+            (number, start, end)
+            for number, plain in enumerate(self.rendered.plain)
+            for start, end in term_spans(plain, terms)
+        ]
