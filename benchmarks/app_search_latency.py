@@ -7,7 +7,8 @@ after each ``pilot.pause()``): per mode, p50 / p95 / max in milliseconds over th
 queries). The harness alone (a key nothing is bound to, one frame) is measured too, so the
 figure can be read net of Pilot.
 
-    python benchmarks/app_search_latency.py DB [--queries FILE] [--limit 30] [--modes lexical,hybrid]
+    python benchmarks/app_search_latency.py DB [--queries FILE] [--limit 30]
+        [--modes lexical,hybrid]
 """
 
 from __future__ import annotations
