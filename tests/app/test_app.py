@@ -188,6 +188,15 @@ async def test_next_marker_then_follow_goes_to_its_target(toylang_db: Path) -> N
         await settle(pilot)
         assert view.chunk.id == "sec-notational-conventions"
         assert cursor_id(app) == "sec-notational-conventions"
+        # back on the marker that was followed, not at the top
+        assert view.selected_target == "sec-grammar-notation"
+        assert "marker 1/2 → sec-grammar-notation" in header_plain(app)
+        await pilot.press("n", "f")  # the second marker this time
+        await settle(pilot)
+        second = view.chunk.id
+        await pilot.press("u")
+        await settle(pilot)
+        assert view.selected_target == second != "sec-grammar-notation"
 
 
 @run_async

@@ -286,7 +286,8 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         )
 
     def action_parent(self) -> None:
-        """Go to the chunk (or enclosing section) that holds the shown chunk's marker."""
+        """Go to the chunk (or enclosing section) that holds the shown chunk's marker, with that
+        marker selected: after ``f``, ``u`` comes back to the marker that was followed."""
         chunk = self.chunk_view.chunk
         if chunk is None:
             return
@@ -298,7 +299,8 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         if parent is None:
             self.notify("a top-level section has no parent", severity="warning", markup=False)
             return
-        self.go_to_chunk(parent)
+        if self.go_to_chunk(parent):
+            self.chunk_view.select_marker_to(chunk.id)
 
     def action_toggle_retrieval_text(self) -> None:
         """Switch the chunk view between the content and the retrieval text (the indexed one)."""

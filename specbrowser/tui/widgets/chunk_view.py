@@ -497,12 +497,25 @@ class ChunkView(Vertical):
             self.selected_marker = 0 if step > 0 else len(self.markers) - 1
         else:
             self.selected_marker = (self.selected_marker + step) % len(self.markers)
+        self._marker_selected()
+        return True
+
+    def select_marker_to(self, target_id: str) -> bool:
+        """Select the (first) marker that names ``target_id``, scrolled into view: where a
+        followed marker was, when ``u`` comes back to its chunk. False when no marker names it."""
+        index = next((i for i, m in enumerate(self.markers) if m.target_id == target_id), None)
+        if index is None:
+            return False
+        self.selected_marker = index
+        self._marker_selected()
+        return True
+
+    def _marker_selected(self) -> None:
         self._update_header()
         if self.show_retrieval_text:
             self._render_retrieval()
         else:
             self._apply_overlays(scroll="marker")
-        return True
 
     def _update_header(self) -> None:
         if self.chunk is not None:
