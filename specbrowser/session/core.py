@@ -111,6 +111,16 @@ class Session:
         """
         return store.get_document(self._db)
 
+    def data_version(self) -> int:
+        """A number that changes whenever another connection commits to the database
+        (:meth:`SpecStore.data_version`): how a front end notices a re-chunk, an activation or a
+        delete made from another shell.
+
+        Raises:
+            DatabaseError: the database cannot be read.
+        """
+        return self._db.data_version()
+
     def active_policy(self) -> tuple[ChunkPolicy, ChunkSetStats]:
         """The active set's policy and the stats stored with it (see
         :func:`specbrowser.store.active_policy`)."""

@@ -21,6 +21,7 @@ from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase
 from specbrowser.store.chunks import ChunkReads
 from specbrowser.store.connection import (
     DATABASE_ERRORS,
+    DB_ERRORS,
     OPERATIONAL_ERRORS,
     connect,
     database_error,
@@ -124,6 +125,18 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries, TokenCounts):
             DatabaseError: the file can no longer be opened (see :meth:`open`).
         """
         return type(self).open(self.path)
+
+    def data_version(self) -> int:
+        """SQLite's ``PRAGMA data_version``: a number that changes when another connection (this
+        process's or another's) commits to the file, and only then; cheap enough to poll.
+
+        Raises:
+            DatabaseError: the database cannot be read (locked past the timeout, gone).
+        """
+        try:
+            return int(self.db.execute("PRAGMA data_version").fetchone()[0])
+        except DB_ERRORS as exc:
+            raise DatabaseError(f"cannot read {self.path}: {exc}") from None
 
     def close(self) -> None:
         """Close the connection (the object is unusable afterwards)."""

@@ -64,6 +64,9 @@ FILTER_TITLES: dict[FilterKind, str] = {
 LINK_PLACEHOLDER = "Follow a link of this chunk: type to filter…"
 """The link palette's prompt (``f`` with no marker selected)."""
 
+LIVE_CHECK_SECONDS = 1.0
+"""How often the browser asks the database whether another process changed it."""
+
 SEARCH_LIMIT = 50
 """Hits per search: a screenful or two of results, instant on ECMA-262."""
 
@@ -144,6 +147,9 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         self.policy = policy
         self.cursor_blink = cursor_blink
         self.tree_filter: FilterKind | None = None
+        self.shown_version = ""
+        """The chunk set the tree and view show (the active one when last loaded)."""
+        self._data_version = 0
         """The tree filter on, or None."""
         self.search_mode: SearchMode = SEARCH_MODES[0]
         self.search_query = ""
@@ -186,6 +192,34 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         if first:
             self.go_to_chunk(first[0].id)
         self.start_token_count()
+        self.shown_version = self.session.active_version()
+        self._data_version = self.session.data_version()
+        self.set_interval(LIVE_CHECK_SECONDS, self.check_external_change)
+
+    def check_external_change(self) -> None:
+        """Reload in place when another process made another chunk set active (a re-chunk, an
+        activation, the shown set deleted): the tree and view follow, on the same chunk (or its
+        section) when the new set has it, and a notification says so. The app's own re-chunk
+        reloads by itself, so nothing is checked while one runs."""
+        if self.query_one(JobBar).running("rechunk"):
+            return
+        try:
+            version = self.session.data_version()
+            if version == self._data_version:
+                return
+            self._data_version = version
+            active = self.session.active_version()
+        except SpecbrowserError:
+            return  # locked or mid-write: the next tick tries again
+        if active == self.shown_version:
+            return
+        self.previous_version = self.shown_version
+        self.chunk_set_changed()
+        self.notify(
+            f"another process made chunk set {active} active; showing it",
+            title="Database changed",
+            markup=False,
+        )
 
     def _error(self, error: SpecbrowserError | str) -> None:
         self.notify(str(error), severity="error", markup=False)

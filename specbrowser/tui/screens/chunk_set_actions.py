@@ -118,6 +118,7 @@ class ChunkSetActions:
         chunk (or its section), the search hits dropped (they named the old set's chunks)."""
         shown = self.chunk_view.chunk
         self.policy, _stats = self.session.active_policy()
+        self.shown_version = self.session.active_version()
         self.app.sub_title = self.policy.describe()
         self.search_hits: list[Hit] = []
         self.end_hit_navigation()
