@@ -234,6 +234,13 @@ class Session:
         """
         return self._db.chunk(chunk_id, policy_version)
 
+    def chunk_titles(
+        self, chunk_ids: list[str], policy_version: str | None = None
+    ) -> dict[str, str]:
+        """Chunk id → title for those of ``chunk_ids`` in the set that have one (missing ids and
+        empty titles left out): what a marker's preview shows."""
+        return {c.id: c.title for c in self.chunks(chunk_ids, policy_version) if c.title}
+
     def chunks(self, chunk_ids: list[str], policy_version: str | None = None) -> list[Chunk]:
         """Chunks by id, in the order given; unknown ids are left out."""
         return self._db.chunks(chunk_ids, policy_version)

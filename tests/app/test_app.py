@@ -200,6 +200,25 @@ async def test_next_marker_then_follow_goes_to_its_target(toylang_db: Path) -> N
 
 
 @run_async
+async def test_markers_without_a_title_show_their_subsections_first_words(
+    toylang_db: Path,
+) -> None:
+    """The view names what an untitled marker (a paragraph, a cell) holds; the chunk's stored
+    text keeps the bare marker."""
+    app = app_for(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        browser(app).go_to_chunk("sec-big-table-clause")
+        await settle(pilot)
+        view = browser(app).query_one(ChunkView)
+        first = view.marker_text(0)
+        title = app.session.chunk("sec-big-table-clause-p-1").title
+        assert title and first.endswith(f"sec-big-table-clause-p-1 · {title}")
+        assert title not in view.chunk.text
+        assert view.marker_text(2).startswith('⤷ Subsection available: title "BehaviourDeclaration')
+
+
+@run_async
 async def test_markers_in_table_cells_are_selected_in_order(toylang_db: Path) -> None:
     app = app_for(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
@@ -214,7 +233,8 @@ async def test_markers_in_table_cells_are_selected_in_order(toylang_db: Path) ->
             plain = view.marker_text()
             assert plain.count("▶") == 1 and "⤷" not in plain
             # a label wrapped in its cell comes back with a space at each line break
-            assert plain.replace(" ", "").endswith(f"sectionid:{marker.target_id}"), (index, plain)
+            bare = plain.replace(" ", "").split("·")[0]  # the preview after · is the view's
+            assert bare.endswith(f"sectionid:{marker.target_id}"), (index, plain)
         await pilot.press("n")
         await settle(pilot)
         assert view.selected_marker == 0

@@ -187,6 +187,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         """Start on the first top-level section, the search bar hidden."""
         self.chunk_view.boundaries_for = self.session.boundaries
         self.chunk_view.source_for = self.session.chunk_source
+        self.chunk_view.previews_for = self.session.chunk_titles
         self.search_bar.display = False
         first = self.session.top_level_chunks()[:1]
         if first:

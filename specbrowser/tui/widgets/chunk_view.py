@@ -303,6 +303,9 @@ class ChunkView(Vertical):
         self._section_places: dict[str, list[tuple[int, int, int]]] = {}
         self.source_for: Callable[[str], ChunkSource] | None = None
         """Finds a chunk's source HTML by id (set by the screen: :meth:`Session.chunk_source`)."""
+        self.previews_for: Callable[[list[str]], dict[str, str]] | None = None
+        """Names the subsections of markers without a title (chunk id → title, the first words
+        of a paragraph, cell or step: set by the screen); None shows bare markers."""
         self.source: ChunkSource | None = None
         """The source the source view shows, or None."""
 
@@ -451,7 +454,11 @@ class ChunkView(Vertical):
             self._show_section(relayout=fresh)
             return
         self._update_header()
-        markdown = rewrite_markers(chunk.text, self.markers, href_prefix=MARKER_SCHEME)
+        untitled = [m.target_id for m in self.markers if not m.title]
+        previews = self.previews_for(untitled) if untitled and self.previews_for else None
+        markdown = rewrite_markers(
+            chunk.text, self.markers, href_prefix=MARKER_SCHEME, previews=previews
+        )
         lines = self.lines
         if len(markdown) > self.large_chunk and lines.cached(markdown) is None:
             lines.placeholder(PLACEHOLDER.format(id=chunk.id, size=format_chars(chunk.size)))
