@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -15,7 +16,9 @@ from rich.table import Table
 from rich.text import Text
 
 from specbrowser.cli._common import at_least, out, percent
-from specbrowser.session.diff import Change, ChunkSetDiff, DiffSummary, SectionDiff
+
+if TYPE_CHECKING:  # the session layer loads only when a command runs (start-up)
+    from specbrowser.session.diff import Change, ChunkSetDiff, DiffSummary, SectionDiff
 
 DEFAULT_LIMIT = 20
 """Changed sections listed without ``--limit``/``--all``: a screenful, the largest changes."""
@@ -111,6 +114,8 @@ def print_diff_summary(diff: ChunkSetDiff, console: Console | None = None) -> No
         f"{summary.chunks.after:,}",
         Text(f"{summary.chunks.after - summary.chunks.before:+,}"),
     )
+    from specbrowser.session.diff import Change
+
     overruns: Iterable[tuple[str, Change[int]]] = summary.overruns.items() or [
         ("(none)", Change(0, 0))
     ]
