@@ -30,7 +30,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=Path,
         required=True,
         help="the SQLite file to write: adds this policy's chunk set when it holds the "
-        "same spec, else replaces it",
+        "same spec; one holding another spec is refused unless --replace",
+    )
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace another spec stored in --db, with every chunk set it holds (the file is "
+        "compacted afterwards)",
     )
     p.add_argument(
         "--toc",
@@ -61,6 +67,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             toc_file=args.toc,
             policy_for_kind=for_kind,
             progress=progress,
+            replace_spec=args.replace,
         )
     if for_kind is not None:
         policy = for_kind(result.parsed.document.kind)

@@ -20,7 +20,7 @@ from specbrowser.formats.toc import load_toc_file
 from specbrowser.model import Chunk
 from specbrowser.progress import Progress
 from specbrowser.search.tokens import token_measure
-from specbrowser.store import count_chunk_sets, open_database, store_ingest
+from specbrowser.store import count_chunk_sets, open_database, store_ingest, vacuum
 from specbrowser.store.cache import save_markdown
 from specbrowser.types import IngestOutcome
 
@@ -71,6 +71,7 @@ def ingest(
     progress: Progress | None = None,
     toc_file: Path | None = None,
     policy_for_kind: PolicyForKind | None = None,
+    replace_spec: bool = True,
 ) -> IngestResult:
     """Parse a spec, chunk it under ``policy`` and store the chunk set in ``db_path``.
 
@@ -84,6 +85,9 @@ def ingest(
 
     ``policy_for_kind``, when given, replaces ``policy`` once the spec is parsed and its kind
     known: how the CLI gives each kind its default breakdown tags (:data:`PolicyForKind`).
+
+    With ``replace_spec`` False a database holding another spec is refused (the CLI's default:
+    its ``--replace`` sets it); after a replacement the file is compacted (``VACUUM``).
 
     All or nothing: on any error or Ctrl-C the database is left as it was, and a database file
     this call created is removed.
@@ -136,7 +140,10 @@ def ingest(
                 mismatches,
                 cache_writer=lambda db, digest: save_markdown(db, digest, policy.markdown, learned),
                 symbols=symbols,
+                replace_spec=replace_spec,
             )
+            if outcome == "replaced_spec":
+                vacuum(db)  # the old spec's pages back to the file system
             chunk_sets = count_chunk_sets(db)
         finally:
             db.close()

@@ -74,8 +74,10 @@ def run_ingest(
     toc_file: Path | None = None,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
+    replace_spec: bool = True,
 ) -> IngestResult:
-    """Parse, chunk and store a spec (:func:`specbrowser.session.ingest.ingest`).
+    """Parse, chunk and store a spec (:func:`specbrowser.session.ingest.ingest`; with
+    ``replace_spec`` False a database holding another spec is refused).
 
     Raises:
         JobCancelled: ``cancel`` was set; the database is as it was.
@@ -90,6 +92,7 @@ def run_ingest(
         checked(progress, cancel),
         toc_file=toc_file,
         policy_for_kind=policy_for_kind,
+        replace_spec=replace_spec,
     )
 
 

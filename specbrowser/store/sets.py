@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.chunking.stats import ChunkSetStats
 from specbrowser.chunking.toc_paths import Mismatch
-from specbrowser.errors import NotFoundError, PolicyError
+from specbrowser.errors import NotFoundError, PolicyError, SpecInputError
 from specbrowser.formats.symbols import Symbol, spec_symbols
 from specbrowser.model import Chunk, Document, Section, TocNode
 from specbrowser.store.chunks import CHUNK_COLUMNS, NO_CHUNK_SET  # noqa: F401  (re-exported)
@@ -60,6 +60,27 @@ def sections_digest(sections: list[Section]) -> str:
     return digest.hexdigest()
 
 
+def _refuse_replacing(store: SpecStore, document: Document, version: str) -> None:
+    """Refuse to replace another stored spec when that loses chunk sets other than the one of
+    ``version`` (which the ingest makes again): one line naming them. Nothing to lose (the
+    stored spec has only that set): no error.
+
+    Raises:
+        SpecInputError: other chunk sets would be lost.
+    """
+    (title,) = store.db.execute("SELECT title FROM documents LIMIT 1").fetchone()
+    sets = [v for (v,) in store.db.execute("SELECT version FROM policies ORDER BY created_at")]
+    if not [v for v in sets if v != version]:
+        return
+    named = ", ".join(sets[:3]) + (" …" if len(sets) > 3 else "")
+    raise SpecInputError(
+        f"{store.path} holds another spec ({title!r}) with {len(sets)} chunk set"
+        f"{'' if len(sets) == 1 else 's'} ({named}); ingesting {document.title!r} would "
+        f"replace {'it' if len(sets) == 1 else 'them all'}: add --replace to do so, or name "
+        "another --db"
+    )
+
+
 def store_ingest(
     store: SpecStore,
     document: Document,
@@ -71,6 +92,7 @@ def store_ingest(
     mismatches: list[Mismatch] | None = None,
     cache_writer: Callable[[SpecStore, str], None] | None = None,
     symbols: list[Symbol] | None = None,
+    replace_spec: bool = True,
 ) -> IngestOutcome:
     """Store an ingest's chunk set and make it the active one, in one transaction.
 
@@ -85,7 +107,9 @@ def store_ingest(
     ``cache_writer(store, sections_digest)``, when given, runs last in the same transaction (ingest
     stores its Markdown cache that way: :func:`specbrowser.store.cache.save_markdown`).
     ``symbols`` is the spec's symbol index (:func:`specbrowser.formats.symbols.spec_symbols`),
-    written with new sections; made from the sections' HTML when not given.
+    written with new sections; made from the sections' HTML when not given. With
+    ``replace_spec`` False, a database holding another spec with chunk sets of other policies
+    is left as it is (an error says what would be lost) instead of replaced.
     Readers see the old state or the new one, never half; an exception (Ctrl-C included) rolls
     back and leaves the database as it was.
 
@@ -94,6 +118,7 @@ def store_ingest(
 
     Raises:
         DatabaseError: the database is locked or cannot be written.
+        SpecInputError: another spec is stored and ``replace_spec`` is False.
     """
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     digest = sections_digest(sections)
@@ -103,6 +128,8 @@ def store_ingest(
             outcome = INGEST_CREATED
         elif tuple(row) != (document.sha256, digest):
             outcome = INGEST_REPLACED_SPEC
+            if not replace_spec:
+                _refuse_replacing(store, document, policy.version)
         elif store.db.execute(
             "SELECT 1 FROM policies WHERE version = ?", [policy.version]
         ).fetchone():

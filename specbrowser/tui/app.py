@@ -66,8 +66,12 @@ class SpecBrowserApp(App[None]):
         cursor_blink: bool = True,
         count_tokens: bool = True,
         queries: Path | None = None,
+        replace_spec: bool = True,
     ) -> None:
         super().__init__()
+        self.replace_spec = replace_spec
+        """Whether the in-app ingest may replace another spec stored in the database (the cache
+        folder's: yes; a file named by ``open --db``: no, the ingest fails with one line)."""
         self.queries = queries
         """The query file the evaluation screen loads at once (``open --queries``), or None."""
         self.count_tokens = count_tokens
@@ -155,6 +159,7 @@ class SpecBrowserApp(App[None]):
                 policy_for_kind=self.policy_for_kind,
                 progress=progress,
                 cancel=CancelToken(WorkerFlag(get_current_worker())),
+                replace_spec=self.replace_spec,
             )
         except JobCancelled:
             return
@@ -266,6 +271,7 @@ def make_app(
     cursor_blink: bool = True,
     count_tokens: bool = True,
     queries: Path | None = None,
+    replace_spec: bool = True,
 ) -> SpecBrowserApp:
     """Build the app (used by the CLI and the tests).
 
@@ -287,4 +293,5 @@ def make_app(
         cursor_blink=cursor_blink,
         count_tokens=count_tokens,
         queries=queries,
+        replace_spec=replace_spec,
     )

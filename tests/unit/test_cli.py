@@ -61,7 +61,8 @@ def test_ingest_prints_summary_and_writes_db(tmp_path, spec, capsys):
 
 def test_reingest_replaces(tmp_path, spec, db):
     spec.write_text(spec.read_text().replace("sec-b", "sec-c"))
-    assert main(["ingest", str(spec), "--db", str(db)]) == 0
+    assert main(["ingest", str(spec), "--db", str(db)]) == 2  # it would lose the 400 set
+    assert main(["ingest", str(spec), "--db", str(db), "--replace"]) == 0
     database = open_database(db)
     ids = [r[0] for r in database.db.execute("SELECT id FROM sections ORDER BY ordinal")]
     assert ids == ["sec-a", "sec-c"]
@@ -379,7 +380,7 @@ def test_failed_ingest_leaves_database_as_it_was(db, spec, monkeypatch):
 
     monkeypatch.setattr(store.sets, "_insert_chunk_set", boom)
     spec.write_text(spec.read_text().replace("sec-b", "sec-c"))
-    assert main(["ingest", str(spec), "--db", str(db)]) == 130
+    assert main(["ingest", str(spec), "--db", str(db), "--replace"]) == 130
     database = open_database(db)
     assert database.db["chunks"].count == before
     assert (
@@ -657,3 +658,28 @@ def test_search_with_an_empty_query_exits_2_with_one_line(toylang_db, capsys):
     assert main(["search", str(toylang_db), ""]) == 2
     err = capsys.readouterr().err.strip()
     assert "the query is empty" in err and len(err.splitlines()) == 1
+
+
+def test_ingest_refuses_to_replace_another_spec_unless_told(tmp_path, capsys):
+    """Another spec in --db would replace every chunk set: refused with one line naming them
+    (the database untouched); --replace does it and compacts the file."""
+    from specbrowser.session import Session
+    from tests.helpers import MISMATCHED_TOC, SAMPLE
+
+    db = tmp_path / "e.db"
+    assert main(["ingest", str(SAMPLE), "--db", str(db)]) == 0
+    assert main(["rechunk", str(db), "--threshold", "400"]) == 0
+    with Session.open(db) as session:
+        before = [s.version for s in session.chunk_sets()]
+    size = db.stat().st_size
+    capsys.readouterr()
+    assert main(["ingest", str(MISMATCHED_TOC), "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert "holds another spec" in err and "2 chunk sets" in err and "--replace" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    with Session.open(db) as session:
+        assert [s.version for s in session.chunk_sets()] == before
+    assert main(["ingest", str(MISMATCHED_TOC), "--db", str(db), "--replace"]) == 0
+    with Session.open(db) as session:
+        assert len(session.chunk_sets()) == 1
+    assert db.stat().st_size < size  # compacted
