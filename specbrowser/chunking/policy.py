@@ -209,11 +209,13 @@ class ChunkPolicy:
     def describe(self) -> str:
         """One line for headers and summaries:
         ``threshold 5000 · table → … · max depth 3 · guarded, min 200`` (``· seed``); a
-        threshold in tokens reads ``threshold 512 tokens``."""
+        threshold in tokens reads ``threshold 512 tokens``; a proposal's edits shown marked add
+        ``· edits marked`` (the default, ``current``, is not named)."""
         tags = " → ".join(self.breakdown_tags) or "(no tags)"
+        edits = "" if self.markdown.edits == "current" else f" · edits {self.markdown.edits}"
         return (
             f"threshold {self.threshold_label} · {tags} · max depth {self.max_depth} · "
-            f"{self.strategy_label}"
+            f"{self.strategy_label}{edits}"
         )
 
     @property

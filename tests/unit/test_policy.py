@@ -86,3 +86,15 @@ def test_the_seed_strategy_has_no_minimum_so_any_typed_one_is_the_same_set():
     assert typed.version == ChunkPolicy(strategy="seed").version
     assert typed.describe().endswith("· seed")
     assert ChunkPolicy(min_chars=300).version != ChunkPolicy().version  # guarded: it counts
+
+
+def test_describe_names_marked_edits_and_not_the_default():
+    from dataclasses import replace
+
+    from specbrowser.chunking.markdown_config import MarkdownConfig
+
+    plain = ChunkPolicy()
+    marked = replace(plain, markdown=MarkdownConfig(edits="marked"))
+    assert "edits" not in plain.describe()
+    assert marked.describe() == plain.describe() + " · edits marked"
+    assert marked.version != plain.version
