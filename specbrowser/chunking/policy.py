@@ -39,6 +39,9 @@ without naming its tags gets its strategy's default (these, or :data:`SEED_BREAK
 the ecmarkup format's default policy, which stored policy versions and the tests hash. Each
 format's own defaults: :attr:`specbrowser.formats.base.SpecFormat.breakdown_tags`."""
 
+MAX_THRESHOLD = 1_000_000_000
+"""The largest threshold a policy takes (stored in SQLite integers; far beyond any spec)."""
+
 DEFAULT_MAX_DEPTH = 3
 """Seed 000's MAX_RECURSION_DEPTH: section (0) > table (1) > cell (2) > paragraph (3)."""
 
@@ -95,9 +98,10 @@ class ChunkPolicy:
             raise PolicyError(
                 f"unknown threshold unit {self.unit!r}; choose one of {', '.join(SIZE_UNITS)}"
             )
-        if not isinstance(self.threshold, int) or self.threshold < 1:
+        if not isinstance(self.threshold, int) or not 1 <= self.threshold <= MAX_THRESHOLD:
             raise PolicyError(
-                f"threshold must be a whole number of {self.unit} >= 1, got {self.threshold!r}"
+                f"threshold must be a whole number of {self.unit} from 1 to "
+                f"{MAX_THRESHOLD:,}, got {self.threshold!r}"
             )
         if not isinstance(self.max_depth, int) or self.max_depth < 0:
             raise PolicyError(f"max depth must be a whole number >= 0, got {self.max_depth!r}")

@@ -106,9 +106,14 @@ def stage_progress(
         yield progress
 
 
+MAX_WHOLE = 1_000_000_000
+"""The largest number an option takes (a threshold, a limit, a cut-off): far beyond any spec,
+and well inside SQLite's integers."""
+
+
 def at_least(minimum: int):
-    """An argparse ``type`` for a whole number >= ``minimum``: anything else is a usage error
-    (one line, exit status 2)."""
+    """An argparse ``type`` for a whole number from ``minimum`` to :data:`MAX_WHOLE`: anything
+    else is a usage error (one line, exit status 2)."""
 
     def parse(text: str) -> int:
         try:
@@ -117,6 +122,8 @@ def at_least(minimum: int):
             raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        if value > MAX_WHOLE:
+            raise argparse.ArgumentTypeError(f"must be at most {MAX_WHOLE:,}, got {value}")
         return value
 
     parse.__name__ = f"number >= {minimum}"
@@ -129,7 +136,7 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
     ``--edits current|marked``."""
     p.add_argument(
         "--threshold",
-        type=int,
+        type=at_least(1),
         default=DEFAULT_THRESHOLD_CHARS,
         metavar="N",
         help=f"break down chunks longer than N (--unit; default {DEFAULT_THRESHOLD_CHARS} chars)",
@@ -151,7 +158,7 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
     tags.format_tags = _FormatTags()  # type: ignore[attr-defined]
     p.add_argument(
         "--max-depth",
-        type=int,
+        type=at_least(0),
         default=DEFAULT_MAX_DEPTH,
         metavar="N",
         help=f"deepest subsection level (default {DEFAULT_MAX_DEPTH})",

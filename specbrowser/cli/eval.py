@@ -17,16 +17,21 @@ MISSED_SHOWN = 3
 """Chunk ids shown for what a missed query retrieved instead (its first hits)."""
 
 
+MAX_CUTOFF = 1000
+"""The deepest cut-off ``--k`` takes: a search returns at most this many hits."""
+
+
 def cutoffs(text: str) -> tuple[int, ...]:
-    """An argparse ``type`` for ``--k``: comma-separated whole numbers of at least 1."""
+    """An argparse ``type`` for ``--k``: comma-separated whole numbers from 1 to
+    :data:`MAX_CUTOFF`."""
     try:
         values = tuple(int(part) for part in text.split(",") if part.strip())
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a comma-separated list of whole numbers (1,5,10)"
         ) from None
-    if not values or min(values) < 1:
-        raise argparse.ArgumentTypeError(f"cut-offs must be at least 1, got {text!r}")
+    if not values or min(values) < 1 or max(values) > MAX_CUTOFF:
+        raise argparse.ArgumentTypeError(f"cut-offs must be from 1 to {MAX_CUTOFF}, got {text!r}")
     return tuple(sorted(set(values)))
 
 

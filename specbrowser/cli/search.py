@@ -85,7 +85,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="embed at most N texts this run (shortest first)",
     )
     p.add_argument(
-        "--threads", type=int, metavar="N", help="onnxruntime threads (default: its own)"
+        "--threads", type=at_least(1), metavar="N", help="onnxruntime threads (default: its own)"
     )
     p.add_argument(
         "--rebuild",

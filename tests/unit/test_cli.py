@@ -683,3 +683,25 @@ def test_ingest_refuses_to_replace_another_spec_unless_told(tmp_path, capsys):
     with Session.open(db) as session:
         assert len(session.chunk_sets()) == 1
     assert db.stat().st_size < size  # compacted
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["rechunk", "{db}", "--threshold", "99999999999999999999"],
+        ["search", "{db}", "x", "--limit", "99999999999999999999"],
+        ["eval", "{db}", "{queries}", "--k", "99999999999999999999"],
+        ["rechunk", "{db}", "--max-depth", "99999999999999999999"],
+    ],
+)
+def test_huge_numbers_are_one_line_not_a_traceback(db, args, capsys):
+    from tests.helpers import ROOT
+
+    queries = ROOT / "sample_specs" / "toylang-queries.tsv"
+    filled = [a.format(db=db, queries=queries) for a in args]
+    with pytest.raises(SystemExit) as exit_info:  # argparse's usage error
+        main(filled)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "at most" in err or "from 1 to" in err
+    assert "Traceback" not in err
