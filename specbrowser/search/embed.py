@@ -605,7 +605,7 @@ def embed_missing(
             for i, cut, tokens in zip(batch, result.truncated, result.tokens, strict=True):
                 if cut:
                     report.truncated_chunks.extend(pending[i].chunk_ids)
-                    log.info(
+                    log.debug(  # the summary counts them; one line each only when debugging
                         "embedding truncated: %s (%d tokens > %s)",
                         ", ".join(pending[i].chunk_ids),
                         tokens,
