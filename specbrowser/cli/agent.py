@@ -81,6 +81,14 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if address is None:
         serve(reader)
     else:
+        from specbrowser.cli._common import err
+
         host, port = address
+        shown = f"[{host}]" if ":" in host else host
+        err.print(
+            f"serving {args.db} to MCP clients at http://{shown}:{port}/mcp (Ctrl-C stops)",
+            markup=False,
+            highlight=False,
+        )
         serve(reader, transport="http", host=host, port=port, loopback=is_loopback(host))
     return 0
