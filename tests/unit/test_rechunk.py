@@ -349,7 +349,7 @@ def test_cli_rechunk_of_a_stored_policy_only_activates_it(sample_path, capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--threshold", "0"], "threshold"),
+        (["--tags", ","], "names no breakdown tag"),
         (["--tags", "emu-table,emu-table"], "repeat"),
         (["--tags", ""], "names no breakdown tag"),
         (["--tags", " , "], "names no breakdown tag"),
