@@ -348,7 +348,9 @@ def quality_rows(stats: ChunkSetStats) -> list[tuple[str, str]]:
         ),
         (
             "tiny chunks",
-            f"{tiny:,}{of_chunks} the breakdown made (under {TINY_CHARS:,} chars without markers)",
+            f"{tiny:,}{of_chunks} the breakdown made (under {TINY_CHARS:,} chars without markers)"
+            if made
+            else "none: the breakdown made no chunk",
         ),
         (
             "marker share",

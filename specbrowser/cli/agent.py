@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "mcp", help="serve the database's chunks to agents (MCP over stdio, or HTTP on loopback)"
     )
-    p.add_argument("db", type=Path)
+    p.add_argument("db", type=Path, help="a database written by specbrowser ingest")
     p.add_argument(
         "--set",
         metavar="VERSION",

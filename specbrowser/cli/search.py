@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "search", help="search the active chunk set (lexical, BM25); never errors on odd input"
     )
-    p.add_argument("db", type=Path)
+    p.add_argument("db", type=Path, help="a database written by specbrowser ingest")
     p.add_argument(
         "query",
         nargs="+",
@@ -61,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "embed", help="embed the active chunk set's texts that have no vector yet (resumable)"
     )
-    p.add_argument("db", type=Path)
+    p.add_argument("db", type=Path, help="a database written by specbrowser ingest")
     which = p.add_mutually_exclusive_group()
     which.add_argument(
         "--model",

@@ -116,7 +116,8 @@ def get_chunk(result: GetChunkResult) -> str:
 
 def reassembled(result: ReassembledResult) -> str:
     return (
-        f"=== {result.id} reassembled from {result.chunks} chunks · {result.size:,} chars ===\n"
+        f"=== {result.id} reassembled from {_count(result.chunks, 'chunk')} · "
+        f"{result.size:,} chars ===\n"
         f"{result.text}"
     )
 
@@ -128,7 +129,7 @@ def outline(result: OutlineResult) -> str:
         over = f", {s.over_threshold} over threshold" if s.over_threshold else ""
         lines.append(
             f"{indent}{s.number + ' ' if s.number else ''}{s.title} [{s.section_id}] "
-            f"({s.chunks} chunks{over}, {s.child_sections} child sections)"
+            f"({_count(s.chunks, 'chunk')}{over}, {_count(s.child_sections, 'child section')})"
         )
     return "\n".join(lines) or "no sections"
 
@@ -146,3 +147,8 @@ def chunk_sets(result: ChunkSetsResult) -> str:
             + (f" ({flags})" if flags else "")
         )
     return "\n".join(lines)
+
+
+def _count(number: int, noun: str) -> str:
+    """``1 chunk``, ``2 chunks``, ``1,204 chunks``."""
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
