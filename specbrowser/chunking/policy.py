@@ -193,9 +193,11 @@ class ChunkPolicy:
         """Inverse of :meth:`settings` (the converter version is not part of the policy);
         ``settings`` is decoded JSON, so its values are converted here. Settings written
         before the strategy was one (no ``strategy`` key) are the seed strategy's."""
-        unit: SizeUnit = "tokens" if "threshold_tokens" in settings else "chars"
+        threshold, unit = stored_threshold(settings)
+        if threshold is None:
+            raise KeyError("threshold_chars")
         return cls(
-            threshold=int(settings[f"threshold_{unit}"]),
+            threshold=threshold,
             unit=unit,
             breakdown_tags=tuple(settings["breakdown_tags"]),
             max_depth=int(settings["max_depth"]),
@@ -235,14 +237,21 @@ class ChunkPolicy:
         return f"{self.strategy}, min {self.min_chars}"
 
 
-def stored_threshold_label(settings: Mapping[str, object]) -> str:
-    """A stored set's threshold with its unit, from its settings: ``5,000 chars``,
-    ``512 tokens``, or ``? chars`` when the settings lack it."""
+def stored_threshold(settings: Mapping[str, object]) -> tuple[int | None, SizeUnit]:
+    """A stored set's threshold and its unit, from its settings (:meth:`ChunkPolicy.settings`
+    writes ``threshold_chars`` or ``threshold_tokens``); ``(None, "chars")`` when they lack it."""
     for unit in SIZE_UNITS:
         value = settings.get(f"threshold_{unit}")
         if isinstance(value, int):
-            return f"{value:,} {unit}"
-    return "? chars"
+            return value, unit
+    return None, "chars"
+
+
+def stored_threshold_label(settings: Mapping[str, object]) -> str:
+    """A stored set's threshold with its unit (:func:`stored_threshold`): ``5,000 chars``,
+    ``512 tokens``, or ``? chars`` when the settings lack it."""
+    value, unit = stored_threshold(settings)
+    return f"{'?' if value is None else f'{value:,}'} {unit}"
 
 
 _QUOTED = re.compile(r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")

@@ -24,6 +24,7 @@ from mcp_types import Resource as MCPResource
 from pydantic import BaseModel, Field, ValidationError
 
 from specbrowser import __version__
+from specbrowser.chunking.policy import stored_threshold
 from specbrowser.errors import NotFoundError, SpecbrowserError
 from specbrowser.mcp import render
 from specbrowser.mcp.models import (
@@ -406,13 +407,13 @@ def _chunk_set(info: ChunkSetInfo, served: str) -> ChunkSetOut:
 
     tags = settings.get("breakdown_tags")
     strategy = settings.get("strategy")
-    unit = "tokens" if "threshold_tokens" in settings else "chars"
+    threshold, unit = stored_threshold(settings)
     return ChunkSetOut(
         version=info.version,
         active=info.active,
         served=info.version == served,
         created_at=info.created_at,
-        threshold=number(f"threshold_{unit}"),
+        threshold=threshold,
         unit=unit,
         breakdown_tags=[str(t) for t in tags] if isinstance(tags, list) else [],
         max_depth=number("max_depth"),

@@ -15,7 +15,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from specbrowser.chunking.markers import size_without_markers
-from specbrowser.chunking.policy import DEFAULT_THRESHOLD_CHARS
+from specbrowser.chunking.policy import DEFAULT_THRESHOLD_CHARS, stored_threshold
 from specbrowser.chunking.stats import ChunkSetStats, compute_stats, is_mostly_markers, is_tiny
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.model import Chunk
@@ -24,7 +24,7 @@ from specbrowser.session.export import resolve_policy_version
 from specbrowser.store import SpecStore, iter_chunks
 from specbrowser.store import vectors as store_vectors
 from specbrowser.store.toc import list_mismatches, mismatch_counts, toc_size
-from specbrowser.types import SIZE_UNITS, MismatchKind, SizeUnit
+from specbrowser.types import MismatchKind, SizeUnit
 
 BINS_UP_TO_THRESHOLD = 8
 """Equal-width histogram bins from 0 to the threshold: enough to see the shape, few enough to
@@ -175,12 +175,8 @@ class StatsReport:
 def set_threshold(db: SpecStore, policy_version: str) -> tuple[int, SizeUnit]:
     """The threshold a chunk set was made with and its unit, from its stored settings
     (``(0, "chars")`` when they lack it)."""
-    settings = db.policy_settings(policy_version) or {}
-    for unit in SIZE_UNITS:
-        value = settings.get(f"threshold_{unit}")
-        if isinstance(value, int):
-            return value, unit
-    return 0, "chars"
+    value, unit = stored_threshold(db.policy_settings(policy_version) or {})
+    return value or 0, unit
 
 
 def build_report(
