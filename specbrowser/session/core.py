@@ -238,8 +238,8 @@ class Session:
         self, chunk_ids: list[str], policy_version: str | None = None
     ) -> dict[str, str]:
         """Chunk id → title for those of ``chunk_ids`` in the set that have one (missing ids and
-        empty titles left out): what a marker's preview shows."""
-        return {c.id: c.title for c in self.chunks(chunk_ids, policy_version) if c.title}
+        empty titles left out): what a marker's preview shows. Texts are not read."""
+        return self._db.chunk_titles(chunk_ids, policy_version)
 
     def chunks(self, chunk_ids: list[str], policy_version: str | None = None) -> list[Chunk]:
         """Chunks by id, in the order given; unknown ids are left out."""

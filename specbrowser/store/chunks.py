@@ -131,6 +131,20 @@ class ChunkReads:
         found = {chunk.id: chunk for chunk in map(row_to_chunk, rows)}
         return [found[i] for i in chunk_ids if i in found]
 
+    def chunk_titles(
+        self, chunk_ids: list[str], policy_version: str | None = None
+    ) -> dict[str, str]:
+        """Chunk id → title for those of ``chunk_ids`` that exist and have a title; reads the
+        titles only, not the texts."""
+        rows = select_in(
+            self.db,
+            "SELECT r.id, t.title FROM chunk_rows r JOIN texts t ON t.id = r.text_id "
+            "WHERE r.policy_version = ? AND t.title != '' AND r.id IN",
+            [self._version(policy_version)],
+            chunk_ids,
+        )
+        return {str(chunk_id): str(title) for chunk_id, title in rows}
+
     def document_chunk(self, policy_version: str | None = None) -> Chunk | None:
         """The document (synopsis) chunk of the active (or given) chunk set, or None if it has
         none."""
