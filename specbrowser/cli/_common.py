@@ -16,7 +16,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from specbrowser.__main__ import EXIT_INTERRUPTED, INTERRUPTED  # noqa: F401 - re-exported
-from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.chunking.policy import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MIN_CHARS,
@@ -216,17 +215,9 @@ class _FormatTags:
 
 
 def policy_from_args(args: argparse.Namespace) -> ChunkPolicy:
-    """The policy the ``--threshold``/``--tags``/``--max-depth`` options give, for a spec of no
-    known kind yet (the default format's tags when ``--tags`` is not given)."""
-    return ChunkPolicy.from_tag_list(
-        args.threshold,
-        args.tags,
-        args.max_depth,
-        MarkdownConfig(edits=args.edits),
-        strategy=args.strategy,
-        min_chars=args.min_chars,
-        unit=args.unit,
-    )
+    """The policy the policy options give, for a spec of no known kind yet (the default
+    format's tags for the strategy when ``--tags`` is not given)."""
+    return _policy(args, None, args.tags)
 
 
 def policy_for_kind_from_args(args: argparse.Namespace) -> PolicyForKind | None:
@@ -235,22 +226,27 @@ def policy_for_kind_from_args(args: argparse.Namespace) -> PolicyForKind | None:
     (:func:`specbrowser.formats.policy_for`)."""
     if args.tags is not None:
         return None
+    return lambda kind: _policy(args, kind, None)
 
-    def for_kind(kind: str) -> ChunkPolicy:
-        from specbrowser.formats import policy_for
 
-        return policy_for(
-            kind,
-            args.threshold,
-            None,
-            args.max_depth,
-            strategy=args.strategy,
-            min_chars=args.min_chars,
-            unit=args.unit,
-            edits=args.edits,
-        )
+def _policy(args: argparse.Namespace, kind: str | None, tags: str | None) -> ChunkPolicy:
+    """:func:`specbrowser.formats.policy_for` with the options' settings.
 
-    return for_kind
+    Raises:
+        PolicyError: as :meth:`ChunkPolicy.from_tag_list`.
+    """
+    from specbrowser.formats import policy_for
+
+    return policy_for(
+        kind,
+        args.threshold,
+        tags,
+        args.max_depth,
+        strategy=args.strategy,
+        min_chars=args.min_chars,
+        unit=args.unit,
+        edits=args.edits,
+    )
 
 
 def outcome_line(outcome: IngestOutcome, chunk_sets: int) -> str:
