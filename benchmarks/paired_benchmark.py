@@ -1,0 +1,129 @@
+"""Whole-process ingest and re-chunk against the lxml floor, in alternating pairs.
+
+Each pair runs the floor (a fresh interpreter: ``lxml.html`` parse of the spec with
+``huge_tree=True``, then ``text_content()``) and the command, one right after the other, so both
+see the same machine; the ratio is taken per pair and the table gives the median over the pairs
+(and the medians of the walls, and the largest peak RSS of each side). Every command writes a
+fresh database: ``ingest`` into a new file, ``rechunk`` into a new copy of one database ingested
+before the pairs with the default policy (copied and flushed before the pair starts, so the copy
+is not timed). Nothing is cached between runs but what the operating system caches for every
+process alike (the spec file, the interpreter, the packages).
+
+    python benchmarks/paired_benchmark.py ingest  [--pairs 5] [--spec PATH] [--package DIR]
+    python benchmarks/paired_benchmark.py rechunk [--pairs 5] [--threshold 2000]
+        [--tags emu-table,emu-grammar,tr,p]
+
+``--package DIR`` runs the command from another checkout (its ``specbrowser`` on
+``PYTHONPATH``), e.g. a ``git worktree`` of an older commit, for before/after tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_SPEC = ROOT.parent / "shared" / "specs" / "ecma262" / "index.html"
+
+FLOOR = (
+    "import sys, lxml.html\n"
+    "parser = lxml.html.HTMLParser(huge_tree=True)\n"
+    "root = lxml.html.fromstring(open(sys.argv[1], 'rb').read(), parser=parser)\n"
+    "text = root.text_content()\n"
+)
+
+
+def run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Run one process to its end; (wall seconds, its own peak RSS in MB). Raises
+    ``SystemExit`` with its stderr when it fails."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    stderr = proc.stderr.read().decode() if proc.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(argv)} failed:\n{stderr}")
+    return wall, usage.ru_maxrss / 1024  # KiB on Linux
+
+
+def flushed_copy(source: Path, target: Path) -> None:
+    """Copy a database and flush it, so the command's own fsync does not write the copy."""
+    shutil.copyfile(source, target)
+    with open(target, "rb+") as handle:
+        os.fsync(handle.fileno())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=("ingest", "rechunk"))
+    parser.add_argument("--spec", type=Path, default=DEFAULT_SPEC)
+    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--package", type=Path, default=ROOT, help="checkout to run")
+    parser.add_argument("--threshold", default="2000", help="rechunk: --threshold")
+    parser.add_argument("--tags", default="emu-table,emu-grammar,tr,p", help="rechunk: --tags")
+    args = parser.parse_args()
+    if not args.spec.exists():
+        print(f"spec not found: {args.spec}", file=sys.stderr)
+        return 2
+    env = {**os.environ, "PYTHONPATH": str(args.package.resolve())}
+    cli = [sys.executable, "-m", "specbrowser"]
+    floor_walls, walls, ratios, floor_peaks, peaks = [], [], [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp) / "base.db"
+        if args.command == "rechunk":
+            run([*cli, "ingest", str(args.spec), "--db", str(base)], env)
+        for i in range(args.pairs):
+            db = Path(tmp) / f"run{i}.db"
+            if args.command == "ingest":
+                argv = [*cli, "ingest", str(args.spec), "--db", str(db)]
+            else:
+                flushed_copy(base, db)
+                argv = [*cli, "rechunk", str(db), "--threshold", args.threshold]
+                argv += ["--tags", args.tags]
+            floor_wall, floor_peak = run([sys.executable, "-c", FLOOR, str(args.spec)], env)
+            wall, peak = run(argv, env)
+            floor_walls.append(floor_wall)
+            walls.append(wall)
+            ratios.append(wall / floor_wall)
+            floor_peaks.append(floor_peak)
+            peaks.append(peak)
+            db.unlink()
+            print(
+                f"pair {i + 1}: floor {floor_wall:.2f} s, {args.command} {wall:.2f} s, "
+                f"{wall / floor_wall:.2f}x, peak {peak:.0f} MB",
+                file=sys.stderr,
+            )
+    load = os.getloadavg()[0]
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}, load average {load:.1f}; package {args.package}"
+    )
+    what = "ingest" if args.command == "ingest" else f"rechunk {args.threshold}/{args.tags}"
+    print(f"spec: {args.spec.name} ({args.spec.stat().st_size / 1e6:.1f} MB), {args.pairs} pairs")
+    print()
+    print(
+        "| measure | median wall (s) | ratio to floor, median of pairs (min–max) | peak RSS (MB) |"
+    )
+    print("|---|---:|---:|---:|")
+    print(
+        f"| floor: lxml parse + text_content() | {statistics.median(floor_walls):.2f} | "
+        f"1.0x | {max(floor_peaks):.0f} |"
+    )
+    print(
+        f"| specbrowser {what} | {statistics.median(walls):.2f} | "
+        f"**{statistics.median(ratios):.2f}x** ({min(ratios):.2f}–{max(ratios):.2f}) | "
+        f"{max(peaks):.0f} |"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
