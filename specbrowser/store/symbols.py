@@ -119,12 +119,15 @@ def insert_chunk_anchors(db: sqlite_utils.Database, version: str, chunks: Sequen
 
 def copy_chunk_anchors(db: sqlite_utils.Database, version: str, source: str, sections: list[str]):
     """Copy the anchor rows of ``sections`` from the set ``source`` into the set ``version``
-    (the chunk trees a re-chunk copies keep their ids, so their anchors lie where they did)."""
+    (the chunk trees a re-chunk copies keep their ids, so their anchors lie where they did).
+
+    The sections are an ``IN`` list, not a join: joined, SQLite searched the source set's rows
+    once per section (0.67 s for ECMA-262's 2,254 against 6 ms)."""
     db.execute(
         "INSERT OR IGNORE INTO chunk_anchors (policy_version, anchor, section_id, chunk_id) "
-        "SELECT ?, a.anchor, a.section_id, a.chunk_id FROM json_each(?) j "
-        "CROSS JOIN chunk_anchors a ON a.policy_version = ? AND a.section_id = j.value",
-        [version, json.dumps(sections), source],
+        "SELECT ?, a.anchor, a.section_id, a.chunk_id FROM chunk_anchors a "
+        "WHERE a.policy_version = ? AND a.section_id IN (SELECT value FROM json_each(?))",
+        [version, source, json.dumps(sections)],
     )
 
 
