@@ -10,6 +10,9 @@
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import os
 import sys
 
 EXIT_INTERRUPTED = 130
@@ -30,5 +33,24 @@ def run() -> int:
     return main()
 
 
+def console() -> None:
+    """The console script: :func:`run`, then :func:`leave` with its status. Never returns."""
+    leave(run())
+
+
+def leave(status: int) -> None:
+    """End the process with ``status`` the way the interpreter would, less its teardown: the
+    atexit handlers run (logging, multiprocessing's children) and stdout and stderr are
+    flushed, then ``os._exit``. What is skipped is freeing every object one by one: after an
+    ingest of ECMA-262 (its lxml tree, sections and chunks) that took 0.14 s of a 1.9 s run.
+    Every command closes its database and files before it returns (``with`` blocks), so nothing
+    is left unwritten. Never returns."""
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing more to say
+            stream.flush()
+    os._exit(status)
+
+
 if __name__ == "__main__":  # not when a spawned child process imports this module
-    raise SystemExit(run())
+    leave(run())

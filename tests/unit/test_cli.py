@@ -551,11 +551,23 @@ def test_the_console_script_is_the_light_entry_point():
     from importlib.metadata import entry_points
 
     (script,) = entry_points(group="console_scripts", name="specbrowser")
-    assert script.value == "specbrowser.__main__:run"
+    assert script.value == "specbrowser.__main__:console"
     # importing it (as a re-chunk child re-imports the main module) loads no command line
     probe = "import sys, specbrowser.__main__; print('specbrowser.cli' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_the_fast_exit_keeps_the_status_and_flushes_every_line(db, capsys):
+    """``leave`` skips the interpreter's teardown: what a command printed to a pipe must still
+    arrive whole, and its status must be the command's."""
+    assert main(["policies", str(db), "--json"]) == 0
+    expected = capsys.readouterr().out
+    cli = [sys.executable, "-m", "specbrowser"]
+    done = subprocess.run([*cli, "policies", str(db), "--json"], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (0, expected)
+    missing = subprocess.run([*cli, "show", str(db), "no-such-chunk"], capture_output=True)
+    assert missing.returncode == 2 and missing.stderr.count(b"\n") == 1
 
 
 def test_ctrl_c_while_the_command_line_loads_is_one_line_and_130(monkeypatch, capsys):
