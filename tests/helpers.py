@@ -86,3 +86,24 @@ def assert_lossless(path: Path, policy: ChunkPolicy, tokens: TokenMeasure | None
         )
         assert normalize_whitespace(reassemble(section.id, chunks)) == expected, section.id
     return len(whole.sections)
+
+
+def set_fts_in_sync(db) -> dict[str, tuple[int, int]]:
+    """Per stored chunk set of a ``SpecStore``: (rows its FTS5 index holds, distinct texts its
+    chunk rows use), read through the index's ``docsize`` shadow table; asserts that every
+    indexed row is one of the set's texts."""
+    from specbrowser.store.set_fts import set_fts_table
+
+    counts = {}
+    for (version,) in db.db.execute("SELECT version FROM policies").fetchall():
+        table = set_fts_table(version)
+        indexed = {r[0] for r in db.db.execute(f"SELECT id FROM [{table}_docsize]")}
+        used = {
+            r[0]
+            for r in db.db.execute(
+                "SELECT DISTINCT text_id FROM chunk_rows WHERE policy_version = ?", [version]
+            )
+        }
+        assert indexed <= used, (version, sorted(indexed - used)[:5])
+        counts[version] = (len(indexed), len(used))
+    return counts

@@ -12,10 +12,9 @@ from typing import Any
 
 import sqlite_utils
 
-from specbrowser.store.set_fts import has_set_fts, set_fts_table
+from specbrowser.store.set_fts import set_fts_table
 from specbrowser.types import OverrunReason
 
-FTS_TABLE = "texts_fts"
 """The FTS5 index over every stored text (``texts``: each distinct text once, whatever the sets
 sharing it); a hit becomes the chunks of the searched set that have the text."""
 
@@ -274,15 +273,14 @@ class SetQueries:
     ) -> list[FtsRow]:
         """The set's chunks whose text matches the FTS5 ``query``, best first (BM25 with column
         ``weights`` for title, retrieval header and body, statistics of this set only: its own
-        index, :mod:`specbrowser.store.set_fts`; the shared ``texts_fts`` for a set without
-        one), at most ``limit`` (at least 1); each with a snippet of up to 16 tokens of the
-        body, matches between the ``highlight`` marks.
+        index, :mod:`specbrowser.store.set_fts`), at most ``limit`` (at least 1); each with a
+        snippet of up to 16 tokens of the body, matches between the ``highlight`` marks.
 
         Raises:
             sqlite3.Error (the driver's): ``query`` is not valid FTS5 syntax.
         """
         restrict, params = where.sql("c") if where else ("", [])
-        fts = set_fts_table(policy_version) if has_set_fts(self.db, policy_version) else FTS_TABLE
+        fts = set_fts_table(policy_version)
         rows = self.db.execute(
             f"SELECT c.id, c.section_id, c.title, c.heading_path, c.toc_path, "
             f"bm25({fts}, ?, ?, ?) AS rank, "

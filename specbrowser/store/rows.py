@@ -99,8 +99,8 @@ def _retrieval_parts(retrieval_text: str) -> dict[str, str]:
 
 
 def drop_unused_texts(db: sqlite_utils.Database) -> int:
-    """Delete the texts no chunk set uses (their FTS5 entries go with them, by trigger); returns
-    how many. Call inside a transaction, after chunk rows were deleted."""
+    """Delete the texts no chunk set uses (the sets that indexed them are gone with their FTS5
+    indexes); returns how many. Call inside a transaction, after chunk rows were deleted."""
     return db.execute("DELETE FROM texts WHERE id NOT IN (SELECT text_id FROM chunk_rows)").rowcount
 
 
@@ -111,10 +111,9 @@ MAX_SQL_VARIABLES = 32766
 def insert_rows(db: sqlite_utils.Database, table: str, rows: list[dict[str, object]]) -> None:
     """Insert rows (all with the same keys) in as few statements as the parameter limit allows.
 
-    Why not ``insert_all``: it caps a statement at 999 parameters (52 chunk rows), and the FTS5
-    index flushes its pending terms into a new segment at the end of every statement, so many
-    small statements cost many segment writes and merges: on ECMA-262 (3,746 chunks) this
-    halves the write. ``table`` is a constant of specbrowser's, never input.
+    Why not ``insert_all``: it caps a statement at 999 parameters (52 chunk rows) and builds
+    each statement in Python; one statement per 32,766 values is prepared a few times instead of
+    hundreds. ``table`` is a constant of specbrowser's, never input.
     """
     if not rows:
         return

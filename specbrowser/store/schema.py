@@ -24,8 +24,8 @@ APP_ID = "specbrowser"
 log = logging.getLogger("specbrowser")
 """Where an upgrade is reported (level INFO); the command line prints it as one line."""
 
-SCHEMA_VERSION = 9
-"""Stored in ``meta``; describes every table of the file. A database of version 4 to 8 is
+SCHEMA_VERSION = 10
+"""Stored in ``meta``; describes every table of the file. A database of version 4 to 9 is
 upgraded when opened (:data:`MIGRATIONS`); any other version is refused with a clear message.
 2: several chunk sets per database; chunks gained ``retrieval_text``, ``section_ordinal`` and
 the document chunk; documents gained ``sections_sha256``.
@@ -54,7 +54,9 @@ map (``chunk_anchors``: the element ids that lie in a subsection), see
 it have no anchor map (their anchors are found by comparing texts).
 9: each chunk set has its own FTS5 index (``set_fts_<hash>``, external content over ``texts``,
 :mod:`specbrowser.store.set_fts`), so a set's BM25 statistics count only its own texts and
-storing another set leaves its scores as they were."""
+storing another set leaves its scores as they were.
+10: ``texts_fts`` and its triggers are gone: every set searches its own index since 9, so the
+shared one was written on every insert and never read."""
 
 FTS_TOKENIZER = "unicode61 remove_diacritics 2"
 """FTS5's Unicode word tokenizer, folding case and diacritics. Spec tokens such as
@@ -153,7 +155,8 @@ def create_sections_outline(db: sqlite_utils.Database) -> None:
 
 
 def create_chunk_tables(db: sqlite_utils.Database) -> None:
-    """``texts`` (with its FTS5 index and triggers), ``chunk_rows`` and the ``chunks`` view."""
+    """``texts``, ``chunk_rows`` and the ``chunks`` view (each set's FTS5 index is made with
+    the set, :mod:`specbrowser.store.set_fts`)."""
     db.table("texts").create(
         {
             "id": int,
@@ -170,12 +173,6 @@ def create_chunk_tables(db: sqlite_utils.Database) -> None:
     )
     db.table("texts").create_index(["text_hash"], index_name="texts_hash", unique=True)
     db.table("texts").create_index(["content_hash"], index_name="texts_content")
-    db.table("texts").enable_fts(
-        ["title", "retrieval_header", "retrieval_body"],
-        fts_version="FTS5",
-        tokenize=FTS_TOKENIZER,
-        create_triggers=True,
-    )
     db.table("chunk_rows").create(
         {
             "policy_version": str,
@@ -366,6 +363,13 @@ def _fts_per_set(db: sqlite_utils.Database) -> None:
         build_set_fts(db, version_)
 
 
+def _no_shared_fts(db: sqlite_utils.Database) -> None:
+    """9 → 10: drop ``texts_fts`` and its triggers (each set has its own index since 9)."""
+    for name in ("texts_ai", "texts_ad", "texts_au"):
+        db.execute(f"DROP TRIGGER IF EXISTS [{name}]")  # names are constants
+    db.execute("DROP TABLE IF EXISTS texts_fts")
+
+
 class Migration(NamedTuple):
     """One schema upgrade: from ``version - 1`` to ``version``, by ``apply`` (inside the
     transaction that also records ``version`` in ``meta``)."""
@@ -381,6 +385,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "caches_in_schema", _caches_in_schema),
     Migration(8, "symbol_index", _symbol_index),
     Migration(9, "fts_per_set", _fts_per_set),
+    Migration(10, "no_shared_fts", _no_shared_fts),
 )
 """Every upgrade, in order; the last one's version is :data:`SCHEMA_VERSION`. A database of
 schema ``v`` gets those above ``v``, each in its own transaction (an interrupted upgrade leaves a

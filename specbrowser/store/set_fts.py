@@ -1,7 +1,7 @@
 """One FTS5 index per chunk set, so that a set's BM25 ranking counts only its own texts.
 
 ``texts`` holds each distinct text once, shared by the sets that have it; an index over all of
-them (``texts_fts``) would give BM25 statistics (document count, average length, each term's
+them would give BM25 statistics (document count, average length, each term's
 document frequency) over every stored set, so storing a second set would change the first set's
 scores. Each set therefore gets its own *external-content* FTS5 table over ``texts``
 (``content='texts'``: the index only, the text is read from ``texts`` for snippets), holding the
@@ -63,14 +63,3 @@ def drop_orphan_set_fts(db: sqlite_utils.Database) -> None:
     for name in names:
         if name not in live:
             db.execute(f"DROP TABLE IF EXISTS [{name}]")
-
-
-def has_set_fts(db: sqlite_utils.Database, policy_version: str) -> bool:
-    """Whether the chunk set has its FTS5 index."""
-    return (
-        db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-            [set_fts_table(policy_version)],
-        ).fetchone()
-        is not None
-    )

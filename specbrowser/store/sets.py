@@ -191,7 +191,7 @@ def insert_chunk_set(
     With ``activate`` it becomes the active set; without, the active set stays as it was (a set
     that was active and is overwritten stays active). ``now`` is the ISO 8601 creation time.
 
-    Only the texts no stored set has are written (with their FTS5 entries): one ``texts`` row
+    Only the texts no stored set has are written, then the set's FTS5 index: one ``texts`` row
     per distinct (title, text, retrieval text); every chunk gets a ``chunk_rows`` row pointing
     at its text. What the chunks share with their section (heading path, TOC path, mismatch,
     section number) is the section's (see :data:`specbrowser.store.schema.CHUNKS_VIEW`). Texts no
@@ -292,10 +292,9 @@ def delete_chunk_sets(
     store: SpecStore, versions: list[str], *, activate: str | None = None
 ) -> list[tuple[str, int, int]]:
     """Delete stored chunk sets other than the active one, all in one transaction: their chunk
-    rows, their ``policies`` rows, and the texts no remaining set uses (their FTS5 entries go
-    with them). Embeddings and token counts stay: they are keyed by retrieval text and model,
-    and serve again if a later set has the same texts. The file keeps its size until
-    :func:`vacuum`.
+    rows, their ``policies`` rows and FTS5 indexes, and the texts no remaining set uses.
+    Embeddings and token counts stay: they are keyed by retrieval text and model, and serve
+    again if a later set has the same texts. The file keeps its size until :func:`vacuum`.
 
     ``versions`` are full policy versions or prefixes of exactly one each. With ``activate``
     (a version or prefix), that set is made active in the same transaction first, so the set

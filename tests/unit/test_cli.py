@@ -17,7 +17,7 @@ from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.cli import main
 from specbrowser.model import DOCUMENT_CHUNK_ID
 from specbrowser.store import connection, open_database
-from tests.helpers import SAMPLE, write_spec
+from tests.helpers import SAMPLE, set_fts_in_sync, write_spec
 
 BODY = (
     '<emu-clause id="sec-a"><h1><span class="secnum">1</span> Alpha</h1><p>alpha text</p>'
@@ -107,7 +107,7 @@ def test_policies_lists_every_chunk_set(spec, db, capsys):
 def _texts_and_sets(path) -> tuple[set[str], set[str]]:
     database = open_database(path)
     try:
-        database.db.execute("INSERT INTO texts_fts(texts_fts) VALUES ('integrity-check')")
+        assert all(indexed == used for indexed, used in set_fts_in_sync(database).values())
         texts = {r[0] for r in database.db.execute("SELECT text_hash FROM texts")}
         return texts, {r[0] for r in database.db.execute("SELECT version FROM policies")}
     finally:

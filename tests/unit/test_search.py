@@ -18,7 +18,7 @@ from specbrowser.search.query import (
 )
 from specbrowser.session.ingest import ingest
 from specbrowser.store import open_database
-from tests.helpers import write_spec
+from tests.helpers import set_fts_in_sync, write_spec
 
 
 def spec_of(tmp_path, texts: list[str]):
@@ -114,15 +114,18 @@ def test_fts_stays_in_sync_with_chunks_on_reingest_and_new_chunk_sets(tmp_path):
     ingest([spec], path, ChunkPolicy(threshold=10))  # a second chunk set
     db = open_database(path)
     texts = db.db.execute("SELECT count(DISTINCT text_id) FROM chunk_rows").fetchone()[0]
-    assert db.db.execute("SELECT count(*) FROM texts_fts").fetchone()[0] == texts
+    assert all(indexed == used for indexed, used in set_fts_in_sync(db).values())
+    assert len(set_fts_in_sync(db)) == 2
     assert db.db.execute("SELECT count(*) FROM texts").fetchone()[0] == texts
     spec.write_text(spec.read_text().replace("OLDWORD", "NEWWORD"))
     ingest([spec], path, ChunkPolicy())  # another spec: everything replaced
     db = open_database(path)
     assert lexical_search(db, "OLDWORD") == []
     assert [h.chunk_id for h in lexical_search(db, "NEWWORD")] == ["a"]
+    ((indexed, used),) = set_fts_in_sync(db).values()
     assert (
-        db.db.execute("SELECT count(*) FROM texts_fts").fetchone()[0]
+        indexed
+        == used
         == db.db.execute("SELECT count(*) FROM texts").fetchone()[0]
         == db.db.execute("SELECT count(DISTINCT text_id) FROM chunk_rows").fetchone()[0]
     )

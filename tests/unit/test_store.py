@@ -39,7 +39,7 @@ from specbrowser.formats.ecmarkup import CHUNKING_RULES
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Document, Section
 from specbrowser.session.ingest import ingest
 from specbrowser.store.toc import load_toc
-from tests.helpers import SAMPLE, SAMPLE_MULTIPAGE, write_spec
+from tests.helpers import SAMPLE, SAMPLE_MULTIPAGE, set_fts_in_sync, write_spec
 
 pytestmark = pytest.mark.skipif(not SAMPLE.is_file(), reason="sample_specs/toylang.html absent")
 
@@ -91,14 +91,19 @@ def test_same_policy_replaces_only_its_own_set(tmp_path, spec):
 
 
 def _text_counts(db) -> tuple[int, int, int]:
-    """(texts rows, FTS5 rows, distinct texts the chunk rows use)."""
-    return tuple(
-        db.db.execute(sql).fetchone()[0]
-        for sql in (
-            "SELECT count(*) FROM texts",
-            "SELECT count(*) FROM texts_fts",
-            "SELECT count(DISTINCT text_id) FROM chunk_rows",
-        )
+    """(texts rows, texts some set's FTS5 index holds, distinct texts the chunk rows use)."""
+    from specbrowser.store.set_fts import set_fts_table
+
+    set_fts_in_sync(db)
+    indexed: set[int] = set()
+    for (version,) in db.db.execute("SELECT version FROM policies").fetchall():
+        indexed |= {
+            r[0] for r in db.db.execute(f"SELECT id FROM [{set_fts_table(version)}_docsize]")
+        }
+    return (
+        db.db.execute("SELECT count(*) FROM texts").fetchone()[0],
+        len(indexed),
+        db.db.execute("SELECT count(DISTINCT text_id) FROM chunk_rows").fetchone()[0],
     )
 
 
@@ -743,8 +748,30 @@ def test_a_schema_6_database_gets_the_cache_tables_and_keeps_their_rows(tmp_path
         "caches_in_schema",
         "symbol_index",
         "fts_per_set",
+        "no_shared_fts",
     ]
-    assert store_schema.MIGRATIONS[-1].version == store_schema.SCHEMA_VERSION == 9
+    assert store_schema.MIGRATIONS[-1].version == store_schema.SCHEMA_VERSION == 10
+
+
+def test_a_schema_9_database_loses_the_shared_fts_index_and_searches_as_before(tmp_path, spec):
+    from specbrowser.search.query import lexical_search
+
+    db_path = tmp_path / "nine.db"
+    ingest([spec], db_path, SMALL)
+    with store.open_database(db_path) as db:
+        hits = [h.chunk_id for h in lexical_search(db, "scope")]
+        with db.db.atomic():  # what schema 9 had beside each set's own index
+            db.db.table("texts").enable_fts(
+                ["title", "retrieval_header", "retrieval_body"],
+                fts_version="FTS5",
+                tokenize=store.FTS_TOKENIZER,
+                create_triggers=True,
+            )
+            db.db.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    with store.open_database(db_path) as db:
+        names = {r[0] for r in db.db.execute("SELECT name FROM sqlite_master")}
+        assert not {n for n in names if n.startswith("texts_fts") or n.startswith("texts_a")}
+        assert [h.chunk_id for h in lexical_search(db, "scope")] == hits and hits
 
 
 def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_path, spec, caplog):
@@ -756,9 +783,7 @@ def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_pat
 
     db_path, before = _two_sets(tmp_path, spec)
     db = store.open_database(db_path)
-    counts = tuple(
-        db.db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("texts", "texts_fts")
-    )
+    counts = _text_counts(db)
     hits = [h.chunk_id for h in lexical_search(db, "scope")]
     db.close()
     _downgrade_to_schema_4(db_path)
@@ -775,12 +800,7 @@ def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_pat
     assert {
         v: [vars(c) for c in store.iter_chunks(db, v)] for v in before
     } == _ranges_known_after_an_upgrade(before)
-    assert (
-        tuple(
-            db.db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("texts", "texts_fts")
-        )
-        == counts
-    )
+    assert _text_counts(db) == counts
     assert [h.chunk_id for h in lexical_search(db, "scope")] == hits and hits
     assert "chunk_hashes" not in db.db.table_names() and "chunks_fts" not in db.db.table_names()
     assert store.active_version(db) == SMALLER.version
