@@ -95,7 +95,7 @@ FILTER_KINDS: tuple[FilterKind, ...] = get_args(FilterKind)
 """The values of :data:`FilterKind`, in that order."""
 
 IngestOutcome = Literal["created", "added", "replaced_set", "replaced_spec"]
-"""What an ingest did to the database (:func:`specbrowser.store.store_ingest`): created it,
+"""What an ingest did to the database (:func:`specbrowser.store.begin_ingest`): created it,
 added a chunk set beside the others, replaced the set of the same policy version, or replaced
 everything (another spec)."""
 INGEST_OUTCOMES: tuple[IngestOutcome, ...] = get_args(IngestOutcome)

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
 from specbrowser.chunking.policy import tag_slug
 from specbrowser.chunking.toc_paths import Mismatch, build_heading_paths, classify_mismatches
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Document, Section, TocNode
-from specbrowser.types import Layer
+from specbrowser.types import Layer, MismatchKind
 
 DOCUMENT_LAYER: Layer = "document"
 DOCUMENT_TREE_LABEL = "Document synopsis"
@@ -210,6 +211,68 @@ def section_chunks(chunks: Iterable[Chunk]) -> list[Chunk]:
     return [c for c in chunks if c.layer != DOCUMENT_LAYER]
 
 
+@dataclass
+class SectionPaths:
+    """What every chunk of a section shares, known from the sections and the TOC alone (before
+    any breakdown): :func:`section_paths`.
+
+    Attributes:
+        heading: the parser's heading path of each section id (display titles, top-level
+            first): what its chunks' :attr:`Chunk.heading_path` is.
+        from_toc: whether a TOC was given (without one the fields below are empty).
+        toc: the TOC's path of each section id the TOC places; absent ids keep the parser's.
+        kinds: the mismatch kind of each section id that has one (every kind but
+            ``toc_entry_without_section``, which names no section).
+        mismatches: every mismatch found, sections in document order, then TOC entries
+            without a section (:func:`specbrowser.chunking.toc_paths.classify_mismatches`).
+        ordinal: the section number of each section id as the chunks carry it
+            (:attr:`Chunk.section_ordinal`).
+    """
+
+    heading: dict[str, list[str]]
+    from_toc: bool = False
+    toc: dict[str, list[str]] = field(default_factory=dict)
+    kinds: dict[str, MismatchKind] = field(default_factory=dict)
+    mismatches: list[Mismatch] = field(default_factory=list)
+    ordinal: dict[str, str] = field(default_factory=dict)
+
+
+def section_paths(
+    sections: list[Section],
+    toc: list[TocNode],
+    section_ordinal: Callable[[str], str] | None = None,
+) -> SectionPaths:
+    """The heading paths, TOC paths and mismatches of ``sections`` against ``toc`` (an empty
+    ``toc``: parser paths only, no mismatch), and each section's number by ``section_ordinal``
+    (the format's :attr:`specbrowser.chunking.rules.ChunkingRules.section_ordinal`; None: "")."""
+    heading: dict[str, list[str]] = {}
+    for section in sections:
+        parent = heading.get(section.parent_id, []) if section.parent_id else []
+        heading[section.id] = [*parent, section.display_title]
+    ordinal = {s.id: section_ordinal(s.secnum) if section_ordinal else "" for s in sections}
+    if not toc:
+        return SectionPaths(heading, ordinal=ordinal)
+    toc_paths = build_heading_paths(sections, toc)
+    mismatches = classify_mismatches(sections, toc, heading, toc_paths)
+    kinds: dict[str, MismatchKind] = {
+        m.section_id: m.kind for m in mismatches if m.kind != "toc_entry_without_section"
+    }
+    return SectionPaths(heading, True, toc_paths, kinds, mismatches, ordinal)
+
+
+def apply_toc_paths(chunks: Iterable[Chunk], paths: SectionPaths) -> None:
+    """Set each section chunk's :attr:`Chunk.toc_path` and :attr:`Chunk.mismatch` from
+    ``paths`` (subsections take their section's); a ``paths`` made without a TOC changes
+    nothing."""
+    if not paths.from_toc:
+        return
+    for chunk in chunks:
+        if chunk.section_id is not None:
+            path = paths.toc.get(chunk.section_id)
+            chunk.toc_path = list(path) if path is not None else None
+            chunk.mismatch = paths.kinds.get(chunk.section_id)
+
+
 def add_heading_paths(
     chunks: list[Chunk], sections: list[Section], toc: list[TocNode]
 ) -> list[Mismatch]:
@@ -220,16 +283,6 @@ def add_heading_paths(
     """
     if not toc:
         return []
-    parser_paths: dict[str, list[str]] = {}
-    for section in sections:
-        parent = parser_paths.get(section.parent_id, []) if section.parent_id else []
-        parser_paths[section.id] = [*parent, section.display_title]
-    toc_paths = build_heading_paths(sections, toc)
-    mismatches = classify_mismatches(sections, toc, parser_paths, toc_paths)
-    kind_of = {m.section_id: m.kind for m in mismatches if m.kind != "toc_entry_without_section"}
-    for chunk in chunks:
-        if chunk.section_id is not None:
-            path = toc_paths.get(chunk.section_id)
-            chunk.toc_path = list(path) if path is not None else None
-            chunk.mismatch = kind_of.get(chunk.section_id)
-    return mismatches
+    paths = section_paths(sections, toc)
+    apply_toc_paths(chunks, paths)
+    return paths.mismatches

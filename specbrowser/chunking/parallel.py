@@ -103,6 +103,7 @@ def split_map(
     items: Sequence[T],
     weights: Sequence[int],
     on_done: Callable[[int, int], None] | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> list[R]:
     """``[func(item) for item in items]``, computed by up to :func:`worker_count` processes.
 
@@ -113,6 +114,11 @@ def split_map(
     the item count). Children need nothing but ``func`` and the items (they inherit this
     process's memory as it is at the call); ``func`` must return picklable results.
 
+    ``meanwhile()``, when given, runs once in this process before it takes any item: once the
+    children are started, so other work of the caller's (an ingest writes the spec's tables)
+    overlaps theirs, and the queue leaves this process the items they have not taken yet. It
+    sees the items as they were at the call (no item computed here yet).
+
     Raises:
         whatever ``func`` raised, in whichever process: a :class:`SpecbrowserError` from a child
         is raised again here with its class and message; any other child failure becomes
@@ -122,12 +128,16 @@ def split_map(
     workers = min(worker_count(sum(weights)), len(items))
     queue = _queue(sorted(range(len(items)), key=lambda i: -weights[i])) if workers > 1 else None
     if queue is None:
+        if meanwhile is not None:
+            meanwhile()
         return _run_here(func, items, on_done)
     children: dict[int, int] = {}  # pid -> read fd of its results, until reaped
     try:
         for _ in range(workers - 1):
             pid, fd = _fork(func, items, queue)
             children[pid] = fd
+        if meanwhile is not None:
+            meanwhile()
         results: list = [None] * len(items)
         for i, result in _take(func, items, queue, on_done):
             results[i] = result

@@ -53,6 +53,7 @@ def chunk_spec(
     rules: ChunkingRules,
     learn: bool = False,
     tokens: TokenMeasure | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> ChunkingResult:
     """Break every section of a parsed spec into chunks, in document order.
 
@@ -60,6 +61,8 @@ def chunk_spec(
     (:attr:`specbrowser.formats.base.SpecFormat.chunking_rules`). With ``learn`` the result's
     :attr:`~ChunkingResult.learned` holds each section's conversion for the Markdown cache.
     ``tokens`` counts a threshold in tokens (required when ``policy.unit`` is ``tokens``).
+    ``meanwhile()`` runs once in this process while other processes break sections down, with
+    ``parsed.elements`` not yet changed (see :func:`specbrowser.chunking.parallel.split_map`).
 
     Raises:
         SpecParseError: a section has the id reserved for the document chunk.
@@ -73,6 +76,7 @@ def chunk_spec(
         rules,
         learn=learn,
         tokens=tokens,
+        meanwhile=meanwhile,
     )
 
 
@@ -157,6 +161,7 @@ def _chunk_sections(
     learn: bool = False,
     copied: Mapping[str, int] | None = None,
     tokens: TokenMeasure | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> ChunkingResult:
     """Chunk every section not ``copied``: first the ones the cache makes whole (no parse),
     then the rest, spread over the cores (:func:`specbrowser.chunking.parallel.split_map`,
@@ -201,7 +206,11 @@ def _chunk_sections(
     if progress:
         progress("chunking", quick, total)
     broken = split_map(
-        chunk_one, to_break, [len(section.html) for section, _, _ in to_break], report
+        chunk_one,
+        to_break,
+        [len(section.html) for section, _, _ in to_break],
+        report,
+        meanwhile=meanwhile,
     )
     for (section, _, _), (chunks, conversion) in zip(to_break, broken, strict=True):
         done[section.id] = chunks

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from specbrowser.chunking.enrich import add_heading_paths, finish_chunk_set
+from specbrowser.chunking.enrich import apply_toc_paths, finish_chunk_set, section_paths
 from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
 from specbrowser.chunking.stats import ChunkSetStats, compute_stats
@@ -20,7 +20,7 @@ from specbrowser.formats.toc import load_toc_file
 from specbrowser.model import Chunk
 from specbrowser.progress import Progress
 from specbrowser.search.tokens import token_measure
-from specbrowser.store import count_chunk_sets, open_database, store_ingest, vacuum
+from specbrowser.store import begin_ingest, count_chunk_sets, open_database, vacuum
 from specbrowser.store.cache import save_markdown
 from specbrowser.types import IngestOutcome
 
@@ -33,7 +33,9 @@ class IngestResult:
         parsed: the parsed spec (document and sections).
         chunks: the stored chunk set: the document chunk, then the section chunks in pre-order.
         stats: :func:`compute_stats` of ``chunks``.
-        timings: seconds per stage (``parse``, ``chunk``, ``store``, ``total``).
+        timings: seconds per stage (``parse``, ``chunk``, ``store``, ``total``): ``chunk``
+            includes writing the spec's tables (sections, symbols, TOC), done while other
+            processes break sections down; ``store`` is the chunk set's write and the commit.
         outcome: what happened to the database (:data:`specbrowser.types.IngestOutcome`).
         chunk_sets: how many chunk sets the database holds afterwards.
         mismatches: disagreements between the section tree and the TOC (empty without a TOC).
@@ -78,7 +80,7 @@ def ingest(
     The new set becomes the active one. With the spec already in the database (same bytes,
     same parse), the set is added beside the other policies' sets, or replaces the set of the
     same policy version; a different spec replaces everything (old sets would be stale against
-    its sections). See :func:`specbrowser.store.store_ingest`.
+    its sections). See :func:`specbrowser.store.begin_ingest`.
 
     Heading paths are reconciled with ``toc_file`` (an external TOC, see
     :func:`specbrowser.formats.toc.load_toc_file`) when given, else with the document's own TOC.
@@ -106,42 +108,54 @@ def ingest(
     toc = external_toc if external_toc is not None else parsed.toc
     timings["parse"] = time.perf_counter() - start
     sections = list(parsed.sections)
-    mark = time.perf_counter()
     rules = format_for_kind(parsed.document.kind).chunking_rules
     tokens = token_measure(policy, parsed.document.title)
-    symbols = spec_symbols(sections, parsed.elements)  # before the breakdown changes them
-    chunked = chunk_spec(parsed, policy, progress, rules=rules, learn=True, tokens=tokens)
-    learned = chunked.learned
-    chunks = finish_chunk_set(
-        parsed.document,
-        sections,
-        chunked.chunks,
-        policy.threshold,
-        measure=tokens.count if tokens else len,
-    )
-    mismatches = add_heading_paths(chunks, sections, toc)
-    timings["chunk"] = time.perf_counter() - mark
-    stats = compute_stats(chunks, len(sections))
-    mark = time.perf_counter()
-    if progress:
-        progress("storing", 0, 0)
     existed = db_path.exists()
     try:
         db = open_database(db_path, create=True)
         try:
-            outcome = store_ingest(
-                db,
-                parsed.document,
-                sections,
-                policy,
-                chunks,
-                stats,
-                toc,
-                mismatches,
-                cache_writer=lambda db, digest: save_markdown(db, digest, policy.markdown, learned),
-                symbols=symbols,
-                replace_spec=replace_spec,
-            )
+            with begin_ingest(
+                db, parsed.document, sections, policy.version, replace_spec=replace_spec
+            ) as write:
+                mark = time.perf_counter()
+                paths = section_paths(sections, toc or [], rules.section_ordinal)
+
+                def write_spec() -> None:  # while other processes break sections down
+                    symbols = spec_symbols(sections, parsed.elements)  # before any breakdown
+                    write.write_spec(paths, symbols, toc)
+
+                chunked = chunk_spec(
+                    parsed,
+                    policy,
+                    progress,
+                    rules=rules,
+                    learn=True,
+                    tokens=tokens,
+                    meanwhile=write_spec,
+                )
+                learned = chunked.learned
+                chunks = finish_chunk_set(
+                    parsed.document,
+                    sections,
+                    chunked.chunks,
+                    policy.threshold,
+                    measure=tokens.count if tokens else len,
+                )
+                apply_toc_paths(chunks, paths)
+                stats = compute_stats(chunks, len(sections))
+                timings["chunk"] = time.perf_counter() - mark
+                mark = time.perf_counter()
+                if progress:
+                    progress("storing", 0, 0)
+                write.write_chunk_set(
+                    policy,
+                    chunks,
+                    stats,
+                    cache_writer=lambda db, digest: save_markdown(
+                        db, digest, policy.markdown, learned
+                    ),
+                )
+            outcome = write.outcome
             if outcome == "replaced_spec":
                 vacuum(db)  # the old spec's pages back to the file system
             chunk_sets = count_chunk_sets(db)
@@ -160,5 +174,5 @@ def ingest(
         timings=timings,
         outcome=outcome,
         chunk_sets=chunk_sets,
-        mismatches=mismatches,
+        mismatches=paths.mismatches,
     )

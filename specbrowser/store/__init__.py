@@ -41,6 +41,7 @@ from specbrowser.store.sets import (
     ChunkSetInfo,
     activate_chunk_set,
     active_policy,
+    begin_ingest,
     chunk_stats,
     count_chunk_sets,
     delete_chunk_sets,
@@ -49,7 +50,6 @@ from specbrowser.store.sets import (
     resolve_version,
     section_mismatches,
     sections_digest,
-    store_ingest,
     vacuum,
 )
 
@@ -67,6 +67,7 @@ __all__ = [
     "activate_chunk_set",
     "active_policy",
     "active_version",
+    "begin_ingest",
     "chunk_stats",
     "count_chunk_sets",
     "delete_chunk_sets",
@@ -89,7 +90,6 @@ __all__ = [
     "section_mismatches",
     "section_titles",
     "sections_digest",
-    "store_ingest",
     "subsections_of",
     "top_level_chunks",
     "tree_parent_id",

@@ -12,8 +12,8 @@ import json
 
 import sqlite_utils
 
-from specbrowser.chunking.enrich import split_retrieval_text
-from specbrowser.model import Chunk, Section
+from specbrowser.chunking.enrich import SectionPaths, split_retrieval_text
+from specbrowser.model import Chunk
 
 
 def content_hash(text: str) -> str:
@@ -161,25 +161,16 @@ def chunk_row(policy_version: str, chunk: Chunk, text_id: int) -> dict[str, obje
     }
 
 
-def section_columns(sections: list[Section], chunks: list[Chunk]) -> dict[str, dict[str, object]]:
-    """What every chunk of a section shares, as ``sections`` columns, from each section's root
-    chunk (the parser's heading path, the TOC path, the mismatch kind, the section number)."""
-    roots = {c.id: c for c in chunks if c.parent_id is None and c.section_id == c.id}
-    columns: dict[str, dict[str, object]] = {}
-    for section in sections:
-        root = roots.get(section.id)
-        if root is None:  # every section has a root chunk; kept total for safety
-            columns[section.id] = {
-                "heading_path": "[]",
-                "toc_path": None,
-                "mismatch": None,
-                "section_ordinal": "",
-            }
-            continue
-        columns[section.id] = {
-            "heading_path": json_strings(root.heading_path),
-            "toc_path": None if root.toc_path is None else json_strings(root.toc_path),
-            "mismatch": root.mismatch,
-            "section_ordinal": root.section_ordinal,
+def section_columns(paths: SectionPaths) -> dict[str, dict[str, object]]:
+    """What every chunk of a section shares, as ``sections`` columns by section id: the
+    parser's heading path, the TOC path, the mismatch kind, the section number (JSON lists as
+    text)."""
+    return {
+        section_id: {
+            "heading_path": json_strings(heading),
+            "toc_path": json_strings(paths.toc[section_id]) if section_id in paths.toc else None,
+            "mismatch": paths.kinds.get(section_id),
+            "section_ordinal": paths.ordinal.get(section_id, ""),
         }
-    return columns
+        for section_id, heading in paths.heading.items()
+    }

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 
+from specbrowser.chunking.enrich import SectionPaths
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.chunking.stats import ChunkSetStats
-from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.errors import NotFoundError, PolicyError, SpecInputError
 from specbrowser.formats.symbols import Symbol, spec_symbols
 from specbrowser.model import Chunk, Document, Section, TocNode
@@ -81,40 +82,114 @@ def _refuse_replacing(store: SpecStore, document: Document, version: str) -> Non
     )
 
 
-def store_ingest(
+@dataclass
+class IngestWrite:
+    """An ingest's write, begun by :func:`begin_ingest`: the spec's tables
+    (:meth:`write_spec`), then its chunk set (:meth:`write_chunk_set`), both in the one
+    transaction :func:`begin_ingest` holds, so the spec's part can be written while the chunks
+    are still being made.
+
+    Attributes:
+        outcome: what the ingest does to the database (:data:`INGEST_OUTCOMES`).
+    """
+
+    store: SpecStore
+    document: Document
+    sections: list[Section]
+    digest: str
+    now: str
+    outcome: IngestOutcome
+    steps: list[str] = field(default_factory=list)
+
+    def write_spec(
+        self, paths: SectionPaths, symbols: list[Symbol] | None, toc: list[TocNode] | None
+    ) -> None:
+        """Write the document, its sections (with what their chunks share: ``paths``), the
+        symbol index (``symbols``, made from the sections' HTML when None) and the TOC with
+        ``paths.mismatches``. A spec already stored keeps its sections and symbols; only the
+        sections' TOC paths and mismatches (this ingest's TOC may be another) are updated."""
+        db = self.store.db
+        shared = section_columns(paths)
+        if self.outcome in (INGEST_CREATED, INGEST_REPLACED_SPEC):
+            for table in ("chunk_rows", "texts", "policies", "sections", "documents"):
+                db.execute(f"DELETE FROM [{table}]")  # table names are constants, not input
+            delete_chunk_anchors(db)
+            insert_rows(
+                db,
+                "sections",
+                [
+                    {**vars(s), "document_id": self.document.id, **shared[s.id]}
+                    for s in self.sections
+                ],
+            )
+            replace_symbols(db, symbols if symbols is not None else spec_symbols(self.sections))
+        else:
+            db.conn.executemany(
+                "UPDATE sections SET toc_path = ?, mismatch = ? WHERE id = ?",
+                [(v["toc_path"], v["mismatch"], k) for k, v in shared.items()],
+            )
+        db.table("documents").upsert(
+            {
+                **asdict(self.document),
+                "source_paths": json.dumps(self.document.source_paths),
+                "sections_sha256": self.digest,
+                "ingested_at": self.now,
+            },
+            pk="id",
+        )
+        replace_toc(self.store, toc or [], paths.mismatches)
+        self.steps.append("spec")
+
+    def write_chunk_set(
+        self,
+        policy: ChunkPolicy,
+        chunks: list[Chunk],
+        stats: ChunkSetStats,
+        cache_writer: Callable[[SpecStore, str], None] | None = None,
+    ) -> None:
+        """Write the chunk set of ``policy`` (replacing a stored one of the same version) and
+        make it the active one; the kept sets' ``heading_mismatches`` become this ingest's
+        (they count the same sections). ``cache_writer(store, sections_digest)``, when given,
+        runs last (ingest stores its Markdown cache that way:
+        :func:`specbrowser.store.cache.save_markdown`). Call after :meth:`write_spec`."""
+        if self.steps != ["spec"]:
+            raise RuntimeError("write_chunk_set before write_spec")
+        _insert_chunk_set(self.store, policy, chunks, stats, self.now)
+        if self.outcome not in (INGEST_CREATED, INGEST_REPLACED_SPEC):
+            self.store.db.execute(
+                "UPDATE policies SET stats = json_set(stats, '$.heading_mismatches', "
+                "json(?)) WHERE version != ?",
+                [json.dumps(stats.heading_mismatches), policy.version],
+            )
+        if cache_writer is not None:
+            cache_writer(self.store, self.digest)
+        self.steps.append("chunk set")
+
+
+@contextmanager
+def begin_ingest(
     store: SpecStore,
     document: Document,
     sections: list[Section],
-    policy: ChunkPolicy,
-    chunks: list[Chunk],
-    stats: ChunkSetStats,
-    toc: list[TocNode] | None = None,
-    mismatches: list[Mismatch] | None = None,
-    cache_writer: Callable[[SpecStore, str], None] | None = None,
-    symbols: list[Symbol] | None = None,
+    policy_version: str,
+    *,
     replace_spec: bool = True,
-) -> IngestOutcome:
-    """Store an ingest's chunk set and make it the active one, in one transaction.
+) -> Iterator[IngestWrite]:
+    """Begin an ingest's one write transaction and say what it will do (the yielded
+    :class:`IngestWrite`'s ``outcome``):
 
-    - The database holds this spec already (same ``sha256`` of the source bytes and same
-      :func:`sections_digest`): the chunk set is added (new policy version) or replaces the set
-      of the same version; the other sets stay.
-    - Otherwise everything (document, sections, every chunk set) is replaced: old sets would
-      point at sections that no longer exist.
+    - the database holds this spec already (same ``sha256`` of the source bytes and same
+      :func:`sections_digest`): the chunk set of ``policy_version`` is added, or replaces the
+      stored set of that version; the other sets stay;
+    - otherwise everything (document, sections, every chunk set) is replaced: old sets would
+      point at sections that no longer exist. With ``replace_spec`` False, a database holding
+      another spec with chunk sets of other policies is refused at once (an error says what
+      would be lost), before any work.
 
-    The document's TOC and mismatches are replaced by this ingest's (``toc``, ``mismatches``),
-    and so are the other sets' ``heading_mismatches`` counts (they count the same sections).
-    ``cache_writer(store, sections_digest)``, when given, runs last in the same transaction (ingest
-    stores its Markdown cache that way: :func:`specbrowser.store.cache.save_markdown`).
-    ``symbols`` is the spec's symbol index (:func:`specbrowser.formats.symbols.spec_symbols`),
-    written with new sections; made from the sections' HTML when not given. With
-    ``replace_spec`` False, a database holding another spec with chunk sets of other policies
-    is left as it is (an error says what would be lost) instead of replaced.
-    Readers see the old state or the new one, never half; an exception (Ctrl-C included) rolls
-    back and leaves the database as it was.
-
-    Returns:
-        one of :data:`specbrowser.types.INGEST_OUTCOMES`.
+    The caller writes both steps inside the ``with`` block; it commits when the block ends
+    (an unfinished write is a programming error: ``RuntimeError``, rolled back). Readers see
+    the old state or the new one, never half; an exception (Ctrl-C included) rolls back and
+    leaves the database as it was.
 
     Raises:
         DatabaseError: the database is locked or cannot be written.
@@ -124,56 +199,23 @@ def store_ingest(
     digest = sections_digest(sections)
     with store.transaction():
         row = store.db.execute("SELECT sha256, sections_sha256 FROM documents LIMIT 1").fetchone()
+        outcome: IngestOutcome
         if row is None:
             outcome = INGEST_CREATED
         elif tuple(row) != (document.sha256, digest):
             outcome = INGEST_REPLACED_SPEC
             if not replace_spec:
-                _refuse_replacing(store, document, policy.version)
+                _refuse_replacing(store, document, policy_version)
         elif store.db.execute(
-            "SELECT 1 FROM policies WHERE version = ?", [policy.version]
+            "SELECT 1 FROM policies WHERE version = ?", [policy_version]
         ).fetchone():
             outcome = INGEST_REPLACED_SET
         else:
             outcome = INGEST_ADDED
-        shared = section_columns(sections, chunks)
-        if outcome in (INGEST_CREATED, INGEST_REPLACED_SPEC):
-            for table in ("chunk_rows", "texts", "policies", "sections", "documents"):
-                store.db.execute(f"DELETE FROM [{table}]")  # table names are constants, not input
-            delete_chunk_anchors(store.db)
-            insert_rows(
-                store.db,
-                "sections",
-                [{**vars(s), "document_id": document.id, **shared[s.id]} for s in sections],
-            )
-            replace_symbols(store.db, symbols if symbols is not None else spec_symbols(sections))
-        else:  # same sections; this ingest's TOC (an external one, maybe) gives their paths
-            store.db.conn.executemany(
-                "UPDATE sections SET toc_path = ?, mismatch = ? WHERE id = ?",
-                [(v["toc_path"], v["mismatch"], k) for k, v in shared.items()],
-            )
-        store.db.table("documents").upsert(
-            {
-                **asdict(document),
-                "source_paths": json.dumps(document.source_paths),
-                "sections_sha256": digest,
-                "ingested_at": now,
-            },
-            pk="id",
-        )
-        _insert_chunk_set(store, policy, chunks, stats, now)
-        if outcome not in (INGEST_CREATED, INGEST_REPLACED_SPEC):
-            # the sections' mismatches may have changed (another TOC); every set counts
-            # the same sections, so the kept sets' counts become this ingest's
-            store.db.execute(
-                "UPDATE policies SET stats = json_set(stats, '$.heading_mismatches', "
-                "json(?)) WHERE version != ?",
-                [json.dumps(stats.heading_mismatches), policy.version],
-            )
-        replace_toc(store, toc or [], mismatches or [])
-        if cache_writer is not None:
-            cache_writer(store, digest)
-    return outcome
+        write = IngestWrite(store, document, sections, digest, now, outcome)
+        yield write
+        if write.steps != ["spec", "chunk set"]:
+            raise RuntimeError(f"an ingest's write ended after {write.steps or 'no step'}")
 
 
 def insert_chunk_set(
@@ -240,7 +282,8 @@ def insert_chunk_set(
 
 
 _insert_chunk_set = insert_chunk_set
-"""What :func:`store_ingest` calls, looked up at call time (tests patch it to fail mid-write)."""
+"""What :meth:`IngestWrite.write_chunk_set` calls, looked up at call time (tests patch it to
+fail mid-write)."""
 
 
 def resolve_version(store: SpecStore, version: str) -> str:

@@ -1231,16 +1231,16 @@ async def test_the_ingest_progress_screen_says_when_the_chunks_are_stored(
         pytest.skip("sample_specs/toylang.html absent")
     import threading
 
-    import specbrowser.session.ingest
+    from specbrowser.store.sets import IngestWrite
 
     release = threading.Event()
-    real_store = specbrowser.session.ingest.store_ingest
+    real_store = IngestWrite.write_chunk_set
 
     def held_store(*args, **kwargs):
         release.wait(10)  # the worker waits in the store stage until the test has looked
         return real_store(*args, **kwargs)
 
-    monkeypatch.setattr(specbrowser.session.ingest, "store_ingest", held_store)
+    monkeypatch.setattr(IngestWrite, "write_chunk_set", held_store)
     app = make_app(
         ingest_spec=[TOYLANG],
         cache_db=tmp_path / "cache.db",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 from dataclasses import replace
@@ -218,6 +219,71 @@ def test_failed_ingest_keeps_every_set_as_it_was(tmp_path, spec, monkeypatch):
         ingest([spec], db_path, SMALLER)
     db = store.open_database(db_path)
     assert [(s.version, s.active) for s in store.list_chunk_sets(db)] == [(SMALL.version, True)]
+
+
+def test_an_ingest_write_left_without_its_chunk_set_is_rolled_back(tmp_path, spec):
+    from specbrowser.chunking.enrich import section_paths
+    from specbrowser.formats import load_spec
+
+    parsed = load_spec([spec])
+    db = store.open_database(tmp_path / "t.db", create=True)
+    begun = store.begin_ingest(db, parsed.document, parsed.sections, SMALL.version)
+    with pytest.raises(RuntimeError, match="after"), begun as write:
+        write.write_spec(section_paths(parsed.sections, []), None, None)
+    assert db.db.execute("SELECT count(*) FROM sections").fetchone()[0] == 0
+    db.close()
+
+
+def test_a_refused_replacement_is_refused_before_any_breakdown(tmp_path, spec, monkeypatch):
+    import specbrowser.session.ingest
+    from specbrowser.errors import SpecInputError
+
+    db_path = tmp_path / "t.db"
+    ingest([spec], db_path, SMALL)
+    ingest([spec], db_path, SMALLER)
+    other = write_spec(tmp_path, '<emu-clause id="z"><h1>Z</h1><p>other</p></emu-clause>', "z.html")
+
+    def no_breakdown(*args, **kwargs):
+        raise AssertionError("the breakdown ran before the refusal")
+
+    monkeypatch.setattr(specbrowser.session.ingest, "chunk_spec", no_breakdown)
+    with pytest.raises(SpecInputError, match="--replace"):
+        ingest([other], db_path, SMALL, replace_spec=False)
+
+
+def test_a_failing_spec_write_beside_a_child_leaves_the_database_as_it_was(tmp_path, monkeypatch):
+    """The spec's tables are written while a forked child breaks sections down: a failure
+    there rolls everything back and reaps the child."""
+    from specbrowser.chunking import parallel
+
+    if not parallel.sys.platform.startswith("linux"):
+        pytest.skip("work is split over forked processes on Linux only")
+    monkeypatch.setattr(parallel, "MIN_WEIGHT", 0)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    children: list[int] = []
+    fork = parallel._fork
+    monkeypatch.setattr(parallel, "_fork", lambda *a: _record(fork, children, *a))
+
+    def broken(*args, **kwargs):
+        raise OSError("disk gone")
+
+    db_path = tmp_path / "t.db"
+    ingest([SAMPLE], db_path, SMALL)
+    before = db_path.read_bytes()
+    monkeypatch.setattr(store.sets, "replace_symbols", broken)
+    changed = write_spec(tmp_path, '<emu-clause id="z"><h1>Z</h1><p>x</p></emu-clause>', "z.html")
+    with pytest.raises(OSError, match="disk gone"):
+        ingest([changed], db_path, SMALL)
+    assert db_path.read_bytes() == before and children
+    for pid in children:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+def _record(fork, children, *args):
+    pid, fd = fork(*args)
+    children.append(pid)
+    return pid, fd
 
 
 def test_activate_switches_the_set_every_read_uses(tmp_path, spec):

@@ -79,6 +79,33 @@ def test_split_map_returns_results_in_item_order_from_two_processes(always_split
     assert _all_reaped(forked)
 
 
+@pytest.mark.parametrize("split", [True, False], ids=["two processes", "this process"])
+def test_meanwhile_runs_once_here_before_this_process_takes_an_item(monkeypatch, split):
+    if split:
+        if not sys.platform.startswith("linux"):
+            pytest.skip("work is split over forked processes on Linux only")
+        monkeypatch.setattr(workers, "MIN_WEIGHT", 0)
+        monkeypatch.setattr(workers, "usable_cores", lambda: 2)
+    items = [[i] for i in range(30)]
+    events: list[str] = []
+
+    def meanwhile() -> None:
+        time.sleep(0.05)  # the child (when there is one) takes items meanwhile
+        events.append(f"meanwhile {os.getpid()} saw {sum(len(i) for i in items)}")
+
+    def func(item: list[int]) -> tuple[int, int]:
+        events.append(f"item {os.getpid()}")  # seen here only for this process's items
+        item.append(0)  # items change as they are computed
+        return item[0], os.getpid()
+
+    results = workers.split_map(func, items, [1] * 30, meanwhile=meanwhile)
+    assert [r for r, _ in results] == list(range(30))
+    assert events[0] == f"meanwhile {os.getpid()} saw 30"  # first, once, on unchanged items
+    assert [e for e in events if e.startswith("meanwhile")] == events[:1]
+    elsewhere = {pid for _, pid in results} - {os.getpid()}
+    assert bool(elsewhere) is split  # the child took items while this process was busy
+
+
 def test_small_jobs_and_one_core_stay_in_this_process(monkeypatch):
     assert workers.worker_count(workers.MIN_WEIGHT - 1) == 1
     monkeypatch.setattr(workers, "usable_cores", lambda: 1)
