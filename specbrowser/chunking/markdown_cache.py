@@ -60,7 +60,8 @@ def capture(
 
     The detail is a small JSON header, :data:`_HEAD_END`, then every cached block joined by
     :data:`_BLOCK_SEP`. The header holds the tags walked, their element count, and parallel
-    lists: each role element's position and role (an index into the role names), each cached
+    lists: each role element's position and role (an index into the role names; by position, so
+    the detail does not depend on the order roles were found in), each cached
     element's position, tag and block count. A position counts the elements of
     ``element.iter(*tags)`` over only the tags that have a role or a cached block (a third of
     the elements have neither). Built with C-level maps, no per-element Python loop and no JSON
@@ -75,13 +76,20 @@ def capture(
     position = dict(zip(nodes, range(len(nodes)), strict=True))
     role_names = sorted(set(roles.values()))
     role_code = {name: code for code, name in enumerate(role_names)}
+    role_at = sorted(
+        zip(
+            map(position.__getitem__, roles),
+            map(role_code.__getitem__, roles.values()),
+            strict=True,
+        )
+    )
     head = json.dumps(
         {
             "tags": tags,
             "nodes": len(nodes),
             "role_names": role_names,
-            "role_at": list(map(position.__getitem__, roles)),
-            "role": list(map(role_code.__getitem__, roles.values())),
+            "role_at": [at for at, _ in role_at],
+            "role": [code for _, code in role_at],
             "block_at": list(map(position.__getitem__, cache)),
             "block_tag": [node.tag for node in cache],
             "blocks": list(map(len, cache.values())),
