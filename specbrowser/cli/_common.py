@@ -15,7 +15,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from specbrowser.__main__ import EXIT_INTERRUPTED, INTERRUPTED  # noqa: F401 - re-exported
+from specbrowser.__main__ import (  # noqa: F401 - re-exported
+    EXIT_INTERRUPTED,
+    INTERRUPTED,
+    keep_until_exit,
+)
 from specbrowser.chunking.policy import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MIN_CHARS,

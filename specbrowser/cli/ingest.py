@@ -7,6 +7,7 @@ from pathlib import Path
 
 from specbrowser.cli._common import (
     add_policy_options,
+    keep_until_exit,
     outcome_line,
     policy_for_kind_from_args,
     policy_from_args,
@@ -79,6 +80,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         result.timings,
         outcome_line(result.outcome, result.chunk_sets),
     )
+    keep_until_exit(result)
     if args.embed:  # the ingest is stored; embedding is its own resumable step
         from specbrowser.cli.search import cmd_embed
 

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from specbrowser.cli._common import (
     add_policy_options,
+    keep_until_exit,
     out,
     policy_for_kind_from_args,
     policy_from_args,
@@ -72,4 +73,5 @@ def cmd_rechunk(args: argparse.Namespace) -> int:
             out.print(Text("nothing to compare: no other set was active"), highlight=False)
         elif result.previous_version != result.version:
             print_diff_summary(session.diff(result.previous_version, result.version))
+    keep_until_exit(result)
     return 0

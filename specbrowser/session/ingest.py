@@ -20,6 +20,7 @@ from specbrowser.formats.toc import load_toc_file
 from specbrowser.model import Chunk
 from specbrowser.progress import Progress
 from specbrowser.search.tokens import token_measure
+from specbrowser.session.collector import collector_paused
 from specbrowser.store import begin_ingest, count_chunk_sets, open_database, vacuum
 from specbrowser.store.cache import save_markdown
 from specbrowser.types import IngestOutcome
@@ -66,6 +67,7 @@ def check_db_path(db_path: Path) -> None:
         raise DatabaseError(f"cannot write {db_path}: permission denied")
 
 
+@collector_paused()
 def ingest(
     spec_paths: list[Path],
     db_path: Path,
@@ -92,7 +94,8 @@ def ingest(
     its ``--replace`` sets it); after a replacement the file is compacted (``VACUUM``).
 
     All or nothing: on any error or Ctrl-C the database is left as it was, and a database file
-    this call created is removed.
+    this call created is removed. The cyclic garbage collector is paused meanwhile
+    (:func:`~specbrowser.session.collector.collector_paused`).
 
     Raises:
         SpecInputError, SpecParseError: bad spec input or TOC file.

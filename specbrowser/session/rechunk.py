@@ -20,10 +20,8 @@ Thread use: everything lives in the call; pass a connection of the calling threa
 
 from __future__ import annotations
 
-import gc
 import time
-from collections.abc import Container, Iterator
-from contextlib import contextmanager
+from collections.abc import Container
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -39,6 +37,7 @@ from specbrowser.formats import format_for_kind
 from specbrowser.model import Section
 from specbrowser.progress import Progress
 from specbrowser.search.tokens import token_measure
+from specbrowser.session.collector import collector_paused
 from specbrowser.store import SpecStore
 from specbrowser.store.cache import load_details, load_markdown, save_markdown
 from specbrowser.store.reuse import CopyPlan, plan_copies, stored_facts
@@ -119,7 +118,7 @@ def rechunk(
     already = db.has_chunk_set(version)
     if already and not rebuild:
         return _activate_stored(db, version, previous, activate, start)
-    with _collector_paused():
+    with collector_paused():
         return _build(
             db, policy, progress, activate, use_cache, copy_stored, previous, already, start
         )
@@ -200,25 +199,6 @@ def _build(
         copied_chunks=copies.chunk_count,
         parsed_sections=len(broken_down),
     )
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off for the duration (process-wide; restored after, as
-    it was, on errors too).
-
-    A re-chunk allocates some 100,000 short-lived objects (chunks, lxml element proxies, rows)
-    that reference counting frees; the collections their allocation triggers each walk every
-    live object and find next to nothing: ~0.07 s of a 0.7 s ECMA-262 re-chunk (measured with
-    benchmarks/rechunk_benchmark.py). Whatever cycles the call leaves are collected after it.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _load_sections(

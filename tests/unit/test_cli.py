@@ -570,6 +570,25 @@ def test_the_fast_exit_keeps_the_status_and_flushes_every_line(db, capsys):
     assert missing.returncode == 2 and missing.stderr.count(b"\n") == 1
 
 
+def test_results_are_kept_for_the_fast_exit_only_when_the_process_ends_by_it(monkeypatch):
+    import weakref
+
+    import specbrowser.__main__ as entry
+
+    class Result:
+        pass
+
+    kept, freed = Result(), Result()
+    alive = weakref.ref(freed)
+    entry.keep_until_exit(freed)  # called in process: a no-op
+    del freed
+    assert alive() is None and entry._kept == []
+    monkeypatch.setattr(entry, "_leaving", True)
+    monkeypatch.setattr(entry, "_kept", [])
+    entry.keep_until_exit(kept)
+    assert entry._kept == [kept]
+
+
 def test_ctrl_c_while_the_command_line_loads_is_one_line_and_130(monkeypatch, capsys):
     import types
 
