@@ -4,10 +4,40 @@ compare and manage its chunk sets, and run the long jobs (:mod:`specbrowser.sess
 :class:`Session` (:mod:`specbrowser.session.core`) is what the CLI and the app hold;
 :data:`DB_ERRORS` are the driver errors a front end catches where a database can change under
 it (another process rewrote or removed the file).
+
+The three are loaded on first use (:func:`__getattr__`), so that importing a submodule does not
+load the store (sqlite-utils and what it imports) before it is needed: an ingest imports it
+while lxml parses the spec (:mod:`specbrowser.session.ingest`).
 """
 
-from specbrowser.session.core import Session
-from specbrowser.store import ChunkSetInfo
-from specbrowser.store.connection import DB_ERRORS
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from specbrowser.session.core import Session
+    from specbrowser.store import ChunkSetInfo
+    from specbrowser.store.connection import DB_ERRORS
 
 __all__ = ["DB_ERRORS", "ChunkSetInfo", "Session"]
+
+
+def __getattr__(name: str) -> object:
+    """``Session``, ``ChunkSetInfo`` and ``DB_ERRORS``, imported when first asked for.
+
+    Raises:
+        AttributeError: any other name.
+    """
+    if name == "Session":
+        from specbrowser.session.core import Session
+
+        return Session
+    if name == "ChunkSetInfo":
+        from specbrowser.store import ChunkSetInfo
+
+        return ChunkSetInfo
+    if name == "DB_ERRORS":
+        from specbrowser.store.connection import DB_ERRORS
+
+        return DB_ERRORS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
