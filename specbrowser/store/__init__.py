@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import specbrowser.store._sqlite_utils  # noqa: F401  (first: loads sqlite-utils, see there)
 from specbrowser.model import Chunk
 from specbrowser.store.chunks import CHUNK_COLUMNS, NO_CHUNK_SET
 from specbrowser.store.database import SpecStore

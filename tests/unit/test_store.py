@@ -905,3 +905,18 @@ def test_listing_sections_without_html_reads_the_outline_index_only(tmp_path, sp
     assert [s.id for s in store.list_sections(db, html=False)] == [
         s.id for s in store.list_sections(db)
     ]
+
+
+def test_the_store_loads_sqlite_utils_without_numpy_and_numpy_still_imports():
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, specbrowser.store, sqlite_utils\n"
+        "print('numpy' in sys.modules, sys.modules.get('numpy', 0) is None)\n"
+        "import numpy\n"
+        "print(numpy.zeros(2).tolist())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["False False", "[0.0, 0.0]"]

@@ -1,0 +1,35 @@
+"""Load sqlite-utils without the numpy and pandas imports it makes when they are installed.
+
+sqlite-utils imports numpy and pandas, when present, only to map their scalar types to column
+types for tables it creates from Python values. specbrowser never hands it such values (its
+rows hold str, int, float and bytes), and the imports cost every command's start: numpy 0.05–0.1
+s on 2 cores (with fastembed installed it always is), pandas 0.3 s. While sqlite-utils loads,
+the two are hidden (a ``None`` entry in ``sys.modules`` makes their import raise ImportError,
+which sqlite-utils expects); afterwards they import as usual (fastembed imports numpy).
+:mod:`specbrowser.store` imports this module first, so sqlite-utils is loaded here.
+"""
+
+from __future__ import annotations
+
+import sys
+
+OPTIONAL_IMPORTS = ("numpy", "pandas")
+"""What sqlite-utils imports only for its type mappings."""
+
+
+def _load_sqlite_utils() -> None:
+    """Import sqlite-utils (once) with :data:`OPTIONAL_IMPORTS` hidden, unless already loaded."""
+    if "sqlite_utils" in sys.modules:
+        return
+    hidden = [name for name in OPTIONAL_IMPORTS if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]
+    try:
+        import sqlite_utils  # noqa: F401
+    finally:
+        for name in hidden:
+            if sys.modules.get(name, 0) is None:
+                del sys.modules[name]
+
+
+_load_sqlite_utils()  # on import: specbrowser.store imports this module before any other
