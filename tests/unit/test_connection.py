@@ -20,6 +20,26 @@ def test_vector_extension_loads_with_the_preferred_driver(tmp_path):
         assert connected.conn.execute("select vec_version()").fetchone()[0].startswith("v")
 
 
+def test_the_extension_is_the_packages_and_opening_a_database_imports_no_numpy(tmp_path):
+    import importlib.util
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("sqlite_vec") is None:
+        assert connection.vector_extension_path() is None
+        return
+    import sqlite_vec
+
+    assert str(connection.vector_extension_path()) == sqlite_vec.loadable_path()
+    probe = (
+        "import sys\nfrom specbrowser.store import connection\n"
+        f"c = connection.connect({str(tmp_path / 'n.db')!r})\n"
+        "print(c.vector_error, 'numpy' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.stdout.split() == ["None", "False"], done.stderr
+
+
 def test_C22_python_without_enable_load_extension(tmp_path, monkeypatch, capsys):
     no_extensions = types.SimpleNamespace()  # like a sqlite3 built without extension loading
     assert "cannot load extensions" in connection.load_vector_extension(no_extensions)
