@@ -8,6 +8,8 @@ levels. cProfile slows Python code about twofold; the shares, not the seconds, a
 
     python benchmarks/profile_tree.py [--depth 5] [--min 0.02] -- ingest SPEC --db /tmp/x.db
     python benchmarks/profile_tree.py -- rechunk /tmp/x.db --threshold 2000 --tags emu-table,tr
+
+``--package DIR`` profiles another checkout (a ``git worktree`` of an older commit).
 """
 
 from __future__ import annotations
@@ -24,11 +26,15 @@ ROOT = Path(__file__).resolve().parent.parent
 Key = tuple[str, int, str]
 
 
+_package = ROOT
+"""The checkout profiled (:func:`main` sets it): its path is left out of the names."""
+
+
 def _name(key: Key) -> str:
     path, line, func = key
     if path == "~":
         return func
-    for prefix in (str(ROOT) + os.sep, sys.prefix + os.sep):
+    for prefix in (str(_package) + os.sep, sys.prefix + os.sep):
         if path.startswith(prefix):
             path = path[len(prefix) :]
     return f"{path.split('site-packages' + os.sep)[-1]}:{line}({func})"
@@ -62,13 +68,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--depth", type=int, default=5)
     parser.add_argument("--min", type=float, default=0.02, help="least share of the command")
+    parser.add_argument("--package", type=Path, default=ROOT, help="checkout to profile")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command's args")
     args = parser.parse_args()
     argv = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not argv:
         parser.error("give the command after --, e.g. -- ingest SPEC --db /tmp/x.db")
     os.environ["SPECBROWSER_WORKERS"] = "1"
-    sys.path.insert(0, str(ROOT))
+    global _package
+    _package = args.package.resolve()
+    sys.path.insert(0, str(_package))
     from specbrowser.cli import main as cli_main
 
     profile = cProfile.Profile()
