@@ -11,7 +11,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from specbrowser.chunking.enrich import apply_toc_paths, finish_chunk_set, section_paths
+from specbrowser.chunking.enrich import (
+    SectionPaths,
+    apply_toc_paths,
+    finish_chunk_set,
+    section_paths,
+)
 from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
 from specbrowser.chunking.stats import ChunkSetStats, compute_stats
@@ -146,11 +151,12 @@ def ingest(
                 db, parsed.document, sections, policy.version, replace_spec=replace_spec
             ) as write:
                 mark = time.perf_counter()
-                paths = section_paths(sections, toc or [], rules.section_ordinal)
+                known: list[SectionPaths] = []
 
                 def write_spec() -> None:  # while other processes break sections down
+                    known.append(section_paths(sections, toc or [], rules.section_ordinal))
                     symbols = spec_symbols(sections, parsed.elements)  # before any breakdown
-                    write.write_spec(paths, symbols, toc)
+                    write.write_spec(known[0], symbols, toc)
 
                 chunked = chunk_spec(
                     parsed,
@@ -169,6 +175,7 @@ def ingest(
                     policy.threshold,
                     measure=tokens.count if tokens else len,
                 )
+                (paths,) = known
                 apply_toc_paths(chunks, paths)
                 stats = compute_stats(chunks, len(sections))
                 timings["chunk"] = time.perf_counter() - mark
