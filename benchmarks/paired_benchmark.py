@@ -41,11 +41,14 @@ FLOOR = (
 )
 
 
-def run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Run one process to its end; (wall seconds, its own peak RSS in MB). Raises
-    ``SystemExit`` with its stderr when it fails."""
+def run(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """Run one process to its end in ``cwd`` (not the checkout: ``python -m`` puts the working
+    folder first on the path, which would shadow ``--package``); (wall seconds, its own peak
+    RSS in MB). Raises ``SystemExit`` with its stderr when it fails."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     stderr = proc.stderr.read().decode() if proc.stderr else ""
@@ -73,13 +76,14 @@ def main() -> int:
     if not args.spec.exists():
         print(f"spec not found: {args.spec}", file=sys.stderr)
         return 2
+    args.spec = args.spec.resolve()  # the processes run in a temporary folder
     env = {**os.environ, "PYTHONPATH": str(args.package.resolve())}
     cli = [sys.executable, "-m", "specbrowser"]
     floor_walls, walls, ratios, floor_peaks, peaks = [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "base.db"
         if args.command == "rechunk":
-            run([*cli, "ingest", str(args.spec), "--db", str(base)], env)
+            run([*cli, "ingest", str(args.spec), "--db", str(base)], env, Path(tmp))
         for i in range(args.pairs):
             db = Path(tmp) / f"run{i}.db"
             if args.command == "ingest":
@@ -88,8 +92,10 @@ def main() -> int:
                 flushed_copy(base, db)
                 argv = [*cli, "rechunk", str(db), "--threshold", args.threshold]
                 argv += ["--tags", args.tags]
-            floor_wall, floor_peak = run([sys.executable, "-c", FLOOR, str(args.spec)], env)
-            wall, peak = run(argv, env)
+            floor_wall, floor_peak = run(
+                [sys.executable, "-c", FLOOR, str(args.spec)], env, Path(tmp)
+            )
+            wall, peak = run(argv, env, Path(tmp))
             floor_walls.append(floor_wall)
             walls.append(wall)
             ratios.append(wall / floor_wall)
