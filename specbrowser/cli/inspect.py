@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from specbrowser.cli._common import out, print_summary, tokens_row
+from specbrowser.cli._common import err, out, print_summary, tokens_row
 from specbrowser.model import Chunk
 from specbrowser.types import MISMATCH_KINDS
 
@@ -18,7 +18,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add ``show``, ``subsections``, ``stats`` and ``mismatches`` to the subcommands."""
     p = sub.add_parser("show", help="print a chunk (and with --recursive all its descendants)")
     p.add_argument("db", type=Path)
-    p.add_argument("id", help="a chunk or section id, or a section number (14.6)")
+    p.add_argument(
+        "id",
+        help="a chunk or section id, a section number (14.6), an anchor (#id) or a name the "
+        "spec defines (an abstract operation, a production, a term)",
+    )
     p.add_argument("--recursive", "-r", action="store_true")
     p.add_argument(
         "--retrieval-text",
@@ -30,7 +34,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("subsections", help="list a chunk's direct subsections")
     p.add_argument("db", type=Path)
-    p.add_argument("id", help="a chunk or section id, or a section number (14.6)")
+    p.add_argument(
+        "id",
+        help="a chunk or section id, a section number (14.6), an anchor (#id) or a name the "
+        "spec defines (an abstract operation, a production, a term)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=cmd_subsections)
 
@@ -59,7 +67,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     from specbrowser.session import Session
 
     with Session.open(args.db) as session:
-        chunk_id = session.chunk_id_for(args.id)
+        located = session.name_to_chunk(args.id)
+        chunk_id = located.chunk_id
         chunks = (
             session.descendants(chunk_id) if args.recursive else iter([session.chunk(chunk_id)])
         )
@@ -72,11 +81,20 @@ def cmd_show(args: argparse.Namespace) -> int:
             ]
             payload = {
                 "requested": args.id,
+                "resolved_as": located.resolved_as,
                 "policy_version": session.active_version(),
                 "chunks": records,
             }
             print(json.dumps(payload, ensure_ascii=False, indent=2))
             return 0
+        if located.resolved_as != "chunk":  # said apart, so the text on stdout stays as is
+            kind = f" ({located.symbol_kind})" if located.symbol_kind else ""
+            err.print(
+                f"[dim]{escape(args.id)} read as {located.resolved_as}{kind}: "
+                f"{escape(chunk_id)}[/]",
+                soft_wrap=True,
+                highlight=False,
+            )
         for chunk in chunks:
             flag = (
                 f" [red]over threshold: {chunk.over_threshold}[/]" if chunk.over_threshold else ""

@@ -246,10 +246,18 @@ class Session:
         return self._db.chunks(chunk_ids, policy_version)
 
     def chunk_id_for(self, text: str) -> str:
-        """The chunk of the active set that ``text`` names: a chunk id, a section id or number
-        (``14.6``), an element id (``#anchor`` or ``anchor``: the chunk holding the element) or a
-        name the spec defines (an aoid, a production, a term, a title's leading name), as
-        :meth:`locate` reads it.
+        """The chunk of the active set that ``text`` names (:meth:`name_to_chunk`).
+
+        Raises:
+            NotFoundError: nothing by that name (the message names what was asked for).
+        """
+        return self.name_to_chunk(text).chunk_id
+
+    def name_to_chunk(self, text: str) -> Located:
+        """The chunk of the active set that ``text`` names, and how it was read: a chunk id, a
+        section id or number (``14.6``), an element id (``#anchor`` or ``anchor``: the chunk
+        holding the element) or a name the spec defines (an aoid, a production, a term, a
+        title's leading name), as :meth:`locate` reads it.
 
         Raises:
             NotFoundError: none of these (the message names what was asked for).
@@ -257,7 +265,7 @@ class Session:
         from specbrowser.errors import NotFoundError
 
         try:
-            return self.locate(text).chunk_id
+            return self.locate(text)
         except NotFoundError:
             raise NotFoundError(
                 f"no chunk or section with id or number {text!r}, nor an anchor or a name "

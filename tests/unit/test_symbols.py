@@ -147,9 +147,14 @@ def test_show_takes_an_anchor_and_a_defined_name(spec_db: Path, capsys) -> None:
     with Session.open(spec_db) as session:
         gizmo = session.locate("#term-gizmo").chunk_id
     assert main(["show", str(spec_db), "#term-gizmo", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["chunks"][0]["id"] == gizmo
+    shown = json.loads(capsys.readouterr().out)
+    assert (shown["chunks"][0]["id"], shown["resolved_as"]) == (gizmo, "anchor")
     assert main(["show", str(spec_db), "ToThing"]) == 0
-    assert "sec-tothing" in capsys.readouterr().out
+    said = capsys.readouterr()
+    assert "sec-tothing" in said.out and "read as" not in said.out  # stdout is the text alone
+    assert said.err.strip() == "ToThing read as symbol (aoid): sec-tothing"
+    assert main(["show", str(spec_db), "sec-tothing"]) == 0
+    assert capsys.readouterr().err == ""  # a chunk id needs no word on how it was read
 
 
 def test_a_rechunk_records_anchors_as_an_ingest_of_the_same_policy_does(
