@@ -96,10 +96,18 @@ class IngestWrite:
     store: SpecStore
     document: Document
     sections: list[Section]
-    digest: str
     now: str
     outcome: IngestOutcome
+    known_digest: str | None = None
     steps: list[str] = field(default_factory=list)
+
+    @property
+    def digest(self) -> str:
+        """:func:`sections_digest` of the sections, computed on first use (a first ingest
+        needs it only when its spec's tables are written, beside the breakdown)."""
+        if self.known_digest is None:
+            self.known_digest = sections_digest(self.sections)
+        return self.known_digest
 
     def write_spec(
         self, paths: SectionPaths, symbols: list[Symbol] | None, toc: list[TocNode] | None
@@ -196,13 +204,13 @@ def begin_ingest(
         SpecInputError: another spec is stored and ``replace_spec`` is False.
     """
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    digest = sections_digest(sections)
     with store.transaction():
         row = store.db.execute("SELECT sha256, sections_sha256 FROM documents LIMIT 1").fetchone()
         outcome: IngestOutcome
+        digest = None  # the sections' digest only tells the same bytes parsed otherwise apart
         if row is None:
             outcome = INGEST_CREATED
-        elif tuple(row) != (document.sha256, digest):
+        elif row[0] != document.sha256 or (digest := sections_digest(sections)) != row[1]:
             outcome = INGEST_REPLACED_SPEC
             if not replace_spec:
                 _refuse_replacing(store, document, policy_version)
@@ -212,7 +220,7 @@ def begin_ingest(
             outcome = INGEST_REPLACED_SET
         else:
             outcome = INGEST_ADDED
-        write = IngestWrite(store, document, sections, digest, now, outcome)
+        write = IngestWrite(store, document, sections, now, outcome, digest)
         yield write
         if write.steps != ["spec", "chunk set"]:
             raise RuntimeError(f"an ingest's write ended after {write.steps or 'no step'}")
