@@ -193,12 +193,17 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
 def unused_tags(policy: ChunkPolicy, stats: ChunkSetStats) -> list[str]:
     """The breakdown tags that extracted nothing although some chunk stayed over the
     threshold after every tag was tried on it (``unsplittable``, ``markers``): a typo such as
-    ``emu_table``,
-    or a tag the spec does not use. [] when nothing was left unsplittable (with max depth 0,
-    say, no tag was tried at all)."""
+    ``emu_table``, or a tag the spec does not use. [] when nothing was left unsplittable (with
+    max depth 0, say, no tag was tried at all), and for a format's own default tags (a spec
+    that has no ``li`` to break down is no mistake of the user's)."""
+    from specbrowser.formats import FORMATS
+
     if not any(stats.over_threshold.get(reason) for reason in ("unsplittable", "markers")):
         return []
-    return [tag for tag in policy.breakdown_tags if tag not in stats.by_tag]
+    tags = tuple(policy.breakdown_tags)
+    if any(tags in (tuple(f.breakdown_tags), tuple(f.seed_breakdown_tags)) for f in FORMATS):
+        return []
+    return [tag for tag in tags if tag not in stats.by_tag]
 
 
 class _FormatTags:

@@ -331,6 +331,9 @@ def test_cli_rechunk_names_tags_that_extracted_nothing(sample_path, capsys):
     assert main(["rechunk", str(sample_path), "--threshold", "400", "--max-depth", "0"]) == 0
     output = capsys.readouterr().out
     assert "over threshold: max_depth" in output and "unused tags" not in output
+    # the default tags are the format's, no typo: a spec without li or emu-production is fine
+    assert main(["ingest", str(SAMPLE), "--db", str(sample_path.with_name("d.db"))]) == 0
+    assert "unused tags" not in capsys.readouterr().out
 
 
 def test_cli_rechunk_of_a_stored_policy_only_activates_it(sample_path, capsys):
