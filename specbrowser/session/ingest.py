@@ -32,7 +32,7 @@ from specbrowser.types import IngestOutcome
 
 STORE_MODULES = ("specbrowser.store", "specbrowser.store.cache", "specbrowser.search.tokens")
 """What :func:`ingest` needs once the spec is parsed, imported while lxml parses it (the parse
-releases the GIL): about 0.12 s of imports (sqlite-utils, numpy through it) that overlap a
+releases the GIL): sqlite-utils and the store's modules, about 0.1 s of imports that overlap a
 0.1 s parse of ECMA-262 instead of coming before it."""
 
 
