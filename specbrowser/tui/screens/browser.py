@@ -26,6 +26,7 @@ from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.containers import Horizontal
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, OptionList, Tree
 from textual.worker import get_current_worker
 
@@ -66,6 +67,15 @@ LINK_PLACEHOLDER = "Follow a link of this chunk: type to filter…"
 
 LIVE_CHECK_SECONDS = 1.0
 """How often the browser asks the database whether another process changed it."""
+
+PREFETCH_DELAY = 0.08
+"""Seconds the tree cursor rests before the chunks a next key would show are rendered ahead
+(:meth:`BrowserScreen.prefetch`): longer than the gap between repeated keys, so a held key
+never waits for them."""
+
+PREFETCH_STEP = 0.01
+"""Seconds between two chunks rendered ahead, so that a key pressed meanwhile is handled after
+one render at most."""
 
 SEARCH_LIMIT = 50
 """Hits per search: a screenful or two of results, instant on ECMA-262."""
@@ -158,6 +168,8 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         self.hit_index: int | None = None
         """The hit shown while hit navigation is on (``n`` / ``N``), else None."""
         self._search_serial = 0
+        self._prefetch_timer: Timer | None = None
+        self._prefetch_queue: list[str] = []
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -188,6 +200,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         self.chunk_view.boundaries_for = self.session.boundaries
         self.chunk_view.source_for = self.session.chunk_source
         self.chunk_view.previews_for = self.session.chunk_titles
+        self.chunk_tree.on_cursor = self._cursor_moved
         self.search_bar.display = False
         first = self.session.top_level_chunks()[:1]
         if first:
@@ -254,14 +267,71 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         if current is not None and current.id == chunk_id:
             return
         self.chunk_view.show_chunk(self.session.chunk(chunk_id), self.policy.threshold)
+        self._schedule_prefetch()
+
+    def _schedule_prefetch(self) -> None:
+        """Render ahead once the cursor has rested :data:`PREFETCH_DELAY` seconds."""
+        self._prefetch_queue = []
+        if self._prefetch_timer is not None:
+            self._prefetch_timer.stop()
+        self._prefetch_timer = self.set_timer(PREFETCH_DELAY, self.prefetch)
+
+    def prefetch_candidates(self) -> list[str]:
+        """The chunks a next key would show: the tree lines below and above the cursor, and
+        the next chunk over the threshold when the shown one is (``o`` steps through them)."""
+        tree = self.chunk_tree
+        ids: list[str] = []
+        for line in (tree.cursor_line + 1, tree.cursor_line - 1):
+            node = tree.get_node_at_line(line) if line >= 0 else None
+            if node is not None and node.data is not None:
+                ids.append(node.data)
+        shown = self.chunk_view.chunk
+        if shown is not None and shown.over_threshold is not None:
+            following = self.session.next_over_threshold(shown.ordinal)
+            if following is not None:
+                ids.append(following.id)
+        return [
+            chunk_id for chunk_id in dict.fromkeys(ids) if shown is None or chunk_id != shown.id
+        ]
+
+    def prefetch(self) -> None:
+        """Render the next of :meth:`prefetch_candidates` into the chunk view's cache, one per
+        :data:`PREFETCH_STEP`, so that Down, Up or ``o`` shows it without rendering."""
+        if not self.is_current:
+            return
+        try:
+            if not self._prefetch_queue:
+                self._prefetch_queue = self.prefetch_candidates()
+                if not self._prefetch_queue:
+                    return
+            chunk_id = self._prefetch_queue.pop(0)
+            self.chunk_view.prepare(self.session.chunk(chunk_id))
+        except SpecbrowserError:
+            self._prefetch_queue = []  # a chunk gone (another process re-chunked): not now
+            return
+        if self._prefetch_queue:
+            self._prefetch_timer = self.set_timer(PREFETCH_STEP, self._prefetch_more)
+
+    def _prefetch_more(self) -> None:
+        if self._prefetch_queue:
+            self.prefetch()
+
+    def _cursor_moved(self, chunk_id: str) -> None:
+        """The tree's cursor moved (:attr:`ChunkTree.on_cursor`): show its chunk now."""
+        try:
+            self._show(chunk_id)
+        except SpecbrowserError as error:
+            self._error(error)
 
     @on(Tree.NodeHighlighted, "#chunk-tree")
     def _node_highlighted(self, event: Tree.NodeHighlighted[str]) -> None:
+        # shown already, unless the cursor moved before the screen was mounted; a message about
+        # a node the cursor has left since (lines rebuilt under a go-to) is stale
+        tree = self.chunk_tree
+        if tree.moving_to is not None or event.node is not tree.cursor_node:
+            return
         if event.node.data is not None:
-            try:
-                self._show(event.node.data)
-            except SpecbrowserError as error:
-                self._error(error)
+            self._cursor_moved(event.node.data)
 
     @on(ChunkView.FollowRequested)
     def _follow_requested(self, event: ChunkView.FollowRequested) -> None:

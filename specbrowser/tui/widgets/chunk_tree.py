@@ -12,6 +12,7 @@ ancestors that lead to them (a :class:`~specbrowser.session.filters.FilteredTree
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from rich.text import Text
 from textual.widgets import Tree
@@ -108,11 +109,18 @@ class ChunkTree(Tree[str]):
         label: the (hidden) root label, e.g. the document title.
     """
 
+    on_cursor: Callable[[str], None] | None = None
+    """Called with the chunk id under the cursor as soon as the cursor moves, in the same step
+    as the key that moved it (the ``NodeHighlighted`` message comes later, after a frame has
+    been drawn): the screen shows the chunk in the frame that shows the cursor."""
+
     def __init__(self, session: Session, label: str = "", *, id: str | None = None) -> None:
         super().__init__(Text(label), id=id)
         self.show_root = False
         self._session = session
         self._chunk_nodes: dict[str, TreeNode[str]] = {}
+        self._moving_to: TreeNode[str] | None = None
+        """The node :meth:`select_chunk` moves the cursor to after the next refresh."""
         self._loaded_nodes: set[int] = set()
         self.filtered: FilteredTree | None = None
         """The filter the tree shows, or None for the whole (lazy) tree."""
@@ -122,6 +130,22 @@ class ChunkTree(Tree[str]):
     def on_mount(self) -> None:
         """Build the top level of the whole tree."""
         self._build_top_level()
+
+    @property
+    def moving_to(self) -> TreeNode[str] | None:
+        """The node :meth:`select_chunk` will move the cursor to after the next refresh, or
+        None: until then, a cursor on another node is only the old place."""
+        return self._moving_to
+
+    def watch_cursor_line(self, previous_line: int, line: int) -> None:
+        """Tree's own cursor handling, then :attr:`on_cursor` with the new node's chunk id."""
+        super().watch_cursor_line(previous_line, line)
+        node = self.cursor_node
+        if self.on_cursor is None or previous_line == line or node is None or node.data is None:
+            return
+        if self._moving_to is not None and node is not self._moving_to:
+            return  # lines rebuilt under a pending select_chunk: the target is shown already
+        self.on_cursor(node.data)
 
     def _build_top_level(self) -> None:
         """Add the document synopsis, then the top-level sections (only them)."""
@@ -153,6 +177,7 @@ class ChunkTree(Tree[str]):
         self.clear()
         self._chunk_nodes.clear()
         self._loaded_nodes.clear()
+        self._moving_to = None
         self.filtered = filtered
         if filtered is None:
             self._build_top_level()
@@ -208,8 +233,8 @@ class ChunkTree(Tree[str]):
     def select_chunk(self, chunk_id: str) -> bool:
         """Expand the ancestors of a chunk (loading them lazily) and move the cursor to it.
 
-        The cursor moves after the next refresh, when the tree's lines include the new nodes;
-        the usual ``NodeHighlighted`` message follows.
+        The cursor moves at once when the tree is on screen (else after the next refresh, when
+        its lines include the new nodes); the usual ``NodeHighlighted`` message follows.
 
         Under a filter, only chunks the filter shows can be selected (False for others).
 
@@ -220,7 +245,7 @@ class ChunkTree(Tree[str]):
             target = self._chunk_nodes.get(chunk_id)
             if target is None:
                 return False
-            self.call_after_refresh(self._move_to, target)
+            self._move_soon(target)
             return True
         chain = [chunk_id]
         parent = self._session.tree_parent_id(chunk_id)
@@ -237,12 +262,26 @@ class ChunkTree(Tree[str]):
         target = self._chunk_nodes.get(chunk_id)
         if target is None:
             return False
-        self.call_after_refresh(self._move_to, target)
+        self._move_soon(target)
         return True
+
+    def _move_soon(self, node: TreeNode[str]) -> None:
+        """Move the cursor to ``node`` now when the tree is on screen (its lines are built again
+        first, so the cursor lands in the same frame as the view's new chunk), else after the
+        next refresh."""
+        self._moving_to = node
+        if self.is_mounted and self.size.height:
+            self.get_node_at_line(0)  # builds the lines now when nodes were added or expanded
+            if self.get_node_at_line(node.line) is node:
+                self._move_to(node)
+                return
+        self.call_after_refresh(self._move_to, node)
 
     def _move_to(self, node: TreeNode[str]) -> None:
         # Nodes added above the cursor can leave cursor_line unchanged while its node changed;
         # reset it first so the cursor node and the NodeHighlighted message stay right.
+        if self._moving_to is node:
+            self._moving_to = None
         if self.cursor_node is not node and self.cursor_line == node.line:
             self.cursor_line = -1
         self.move_cursor(node)

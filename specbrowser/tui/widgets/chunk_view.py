@@ -233,6 +233,18 @@ def _mismatch_badge(kind: MismatchKind) -> Text:
     return badge
 
 
+def _set_header(header: Static, text: Text) -> None:
+    """Show ``text`` in the header, laying the screen out again only when the header's height
+    changes: most chunks' headers wrap to the same number of lines, and a layout of every
+    widget on each key is the larger part of a frame."""
+    header.update(text, layout=False)
+    region = header.content_region
+    if not region.width or header.get_content_height(region.size, region.size, region.width) != (
+        region.height
+    ):
+        header.refresh(layout=True)
+
+
 class ChunkView(Vertical):
     """Shows one chunk: header block (``#chunk-header``) and Markdown text (``#chunk-text``,
     a :class:`~specbrowser.tui.widgets.chunk_lines.ChunkLines`).
@@ -410,7 +422,7 @@ class ChunkView(Vertical):
         style = Style.parse(self.SECTION_CHUNK_STYLE)
         lines.set_overlays([(line, start, end, style) for line, start, end in places])
         if places and scroll:
-            self.call_after_refresh(
+            self._scroll_now_and_after(
                 lines.scroll_to_region,
                 Region(0, places[0][0], 1, 1),
                 animate=False,
@@ -454,11 +466,7 @@ class ChunkView(Vertical):
             self._show_section(relayout=fresh)
             return
         self._update_header()
-        untitled = [m.target_id for m in self.markers if not m.title]
-        previews = self.previews_for(untitled) if untitled and self.previews_for else None
-        markdown = rewrite_markers(
-            chunk.text, self.markers, href_prefix=MARKER_SCHEME, previews=previews
-        )
+        markdown = self.markdown_for(chunk, self.markers)
         lines = self.lines
         if len(markdown) > self.large_chunk and lines.cached(markdown) is None:
             lines.placeholder(PLACEHOLDER.format(id=chunk.id, size=format_chars(chunk.size)))
@@ -469,6 +477,26 @@ class ChunkView(Vertical):
             self._render_retrieval()
         if self.show_source:
             self._render_source()
+
+    def markdown_for(self, chunk: Chunk, markers: list[Marker] | None = None) -> str:
+        """The Markdown the view renders for ``chunk``: its text with the markers (``markers``,
+        else found again) as links, untitled ones named by :attr:`previews_for`."""
+        if markers is None:
+            markers = find_markers(chunk.text)
+        untitled = [m.target_id for m in markers if not m.title]
+        previews = self.previews_for(untitled) if untitled and self.previews_for else None
+        return rewrite_markers(chunk.text, markers, href_prefix=MARKER_SCHEME, previews=previews)
+
+    def prepare(self, chunk: Chunk) -> bool:
+        """Render ``chunk``'s lines ahead, into the lines' render cache, without showing them:
+        showing the chunk next then takes no render. False when nothing was rendered (cached
+        already, a large chunk rendered in a thread when shown, or the section view on)."""
+        if self.show_section:
+            return False
+        markdown = self.markdown_for(chunk)
+        if len(markdown) > self.large_chunk:
+            return False
+        return self.lines.prerender(markdown)
 
     @work(thread=True, exclusive=True, group=RENDER_GROUP)
     def _render_large(self, serial: int, markdown: str, width: int) -> None:
@@ -527,7 +555,8 @@ class ChunkView(Vertical):
     def _update_header(self) -> None:
         if self.chunk is not None:
             info = self.token_info
-            self.query_one("#chunk-header", Static).update(
+            _set_header(
+                self.query_one("#chunk-header", Static),
                 header_text(
                     self.chunk,
                     self.threshold,
@@ -543,7 +572,7 @@ class ChunkView(Vertical):
                         if self.show_section and self.boundaries is not None
                         else None
                     ),
-                )
+                ),
             )
 
     def set_token_info(self, info: TokenInfo | None) -> None:
@@ -588,13 +617,21 @@ class ChunkView(Vertical):
             line, start, _ = places[0]
             top = lines.cell_offset(line, start)
             region = Region(0, top.y, 1, places[-1][0] - top.y + 1)
-            self.call_after_refresh(
+            self._scroll_now_and_after(
                 lines.scroll_to_region, region, animate=False, immediate=True, force=True
             )
         elif scroll == "search" and hits:
-            self.call_after_refresh(
+            self._scroll_now_and_after(
                 lines.scroll_to, y=max(0, hits[0][0] - 1), animate=False, immediate=True
             )
+
+    def _scroll_now_and_after(self, scroll: Callable[..., object], *args, **kwargs) -> None:
+        """Scroll the lines now, so that the next frame shows the place (the lines' size is
+        known once they are mounted), and again after that frame in case a new header height
+        moved them (a no-op when nothing moved)."""
+        if self.lines.size.height:
+            scroll(*args, **kwargs)
+        self.call_after_refresh(scroll, *args, **kwargs)
 
     def _marker_spans(self, index: int | None) -> list[tuple[int, int, int]]:
         """``(line, start, end)`` spans of marker ``index`` in the rendered lines."""

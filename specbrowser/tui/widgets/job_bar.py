@@ -12,7 +12,10 @@ While a job runs, the bar shows one row per job: what it does, a progress bar an
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -39,6 +42,41 @@ EMBED: JobKind = "embed"
 EMBED_THREADS = 1
 """onnxruntime threads of the app's embedding job: on a 2-core machine the other core stays
 with the app's event loop, so keys answer while it runs."""
+
+
+BACKGROUND_NICE = 10
+"""Nice value added to the thread that runs an embedding or token-count job (Linux schedules
+threads on their own nice values): the app's event loop, the keys, goes first on a busy
+machine. Re-chunks run in a child process and are not affected."""
+
+NICED_JOBS: frozenset[JobKind] = frozenset({EMBED, TOKENS})
+"""The jobs run on a lowered-priority thread of their own (:data:`BACKGROUND_NICE`)."""
+
+
+def run_niced(job: Callable[[], object], name: str) -> object:
+    """Run ``job()`` on a new thread whose priority is lowered by :data:`BACKGROUND_NICE` and
+    wait for it; return its result or raise what it raised.
+
+    A thread of its own, not the calling worker's: Textual's thread workers share a pool, and
+    an unprivileged thread cannot raise its priority back. Where priorities cannot be set (not
+    Linux, a sandbox) the job runs at normal priority.
+    """
+    outcome: dict[str, object] = {}
+
+    def target() -> None:
+        with contextlib.suppress(AttributeError, OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
+        try:
+            outcome["result"] = job()
+        except BaseException as error:  # handed to the waiting thread, raised there
+            outcome["error"] = error
+
+    thread = threading.Thread(target=target, name=name, daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome.get("result")
 
 
 class WorkerFlag:
@@ -178,7 +216,13 @@ class JobBar(Vertical):
         worker = get_current_worker()
         self.post_message(JobProgress(kind, 0, 0))
         try:
-            result = job(self._report(kind), CancelToken(WorkerFlag(worker)))
+            cancel = CancelToken(WorkerFlag(worker))
+            if kind in NICED_JOBS:
+                result = run_niced(
+                    lambda: job(self._report(kind), cancel), name=f"specbrowser-{kind}"
+                )
+            else:
+                result = job(self._report(kind), cancel)
         except JobCancelled:
             self.post_message(JobFinished(kind, cancelled=True))
             return
