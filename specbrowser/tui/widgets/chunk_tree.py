@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from rich.console import Console
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -60,6 +62,75 @@ MARKER_HEAVY_STYLE = "bold blue"
 
 CONTEXT_STYLE = "dim"
 """Added to the labels a filter shows only as ancestors of a match."""
+
+
+ELLIPSIS = "…"
+"""Stands for the characters a label too long for the pane leaves out."""
+
+_ID_LIKE = re.compile(r"^\S*[-_.]\S*[-_.]\S*$")
+"""A word made like an id (two separators or more, no space): ``sec-well-known-…-p-3-7``."""
+
+_MARKS = (OVER_THRESHOLD_MARK, TRUNCATED_MARK, TINY_MARK, MARKER_HEAVY_MARK, MISMATCH_MARK)
+
+
+def cut_middle(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters: whole when it fits, else its start, ``…`` and
+    its end, the end about a third of the room and starting at a separator (``-``, ``_``,
+    ``.``, space) when one is a character away, so an id keeps its distinctive tail:
+    ``cut_middle("sec-well-known-intrinsic-objects-p-3-7", 18) == "sec-well-kn…-p-3-7"``.
+    A width under 2 leaves ``…`` (or nothing at 0)."""
+    if len(text) <= width:
+        return text
+    if width < 2:
+        return ELLIPSIS[:width]
+    room = width - 1
+    tail = max(1, room // 3)
+    start = len(text) - tail
+    if tail < room - 1 and text[start - 1 : start] in ("-", "_", ".", " "):
+        tail += 1
+    return text[: room - tail] + ELLIPSIS + text[len(text) - tail :]
+
+
+def cut_end(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, its end replaced by ``…`` when too long."""
+    if len(text) <= width:
+        return text
+    return text[: max(0, width - 1)] + ELLIPSIS[: max(0, min(1, width))]
+
+
+def fit_label(label: Text, width: int) -> Text:
+    """A tree label cut to ``width`` cells, styles kept: the trailing marks (⚠ ✂ ∘ ⇢ ≠) stay
+    whole; the text before them is cut in the middle when it ends in an id-like word (its
+    distinctive end kept, :func:`cut_middle`), else at its end (:func:`cut_end`). A label
+    that fits, or a pane too narrow for any text, is returned as it is."""
+    if label.cell_len <= width:
+        return label
+    plain = label.plain
+    main_end = len(plain)
+    while True:
+        mark = next((m for m in _MARKS if plain[:main_end].endswith(m)), None)
+        if mark is None:
+            break
+        main_end -= len(mark)
+    room = width - (len(plain) - main_end)
+    if room < 2:
+        return label
+    main = plain[:main_end]
+    words = main.split()
+    cut = cut_middle if words and _ID_LIKE.match(words[-1]) else cut_end
+    short = cut(main, room)
+    head = short.index(ELLIPSIS) if ELLIPSIS in short else len(short)
+    tail = len(short) - head - 1
+    result = label[:head]
+    result.append(ELLIPSIS, style=label.get_style_at_offset(_CONSOLE, max(0, head - 1)))
+    if tail > 0:
+        result.append_text(label[main_end - tail : main_end])
+    result.append_text(label[main_end:])
+    return result
+
+
+_CONSOLE = Console(width=80)
+"""Only to read a label's style at an offset (:meth:`Text.get_style_at_offset` wants one)."""
 
 
 def chunk_label(chunk: Chunk, *, context: bool = False, truncated: bool = False) -> Text:
@@ -130,6 +201,20 @@ class ChunkTree(Tree[str]):
     def on_mount(self) -> None:
         """Build the top level of the whole tree."""
         self._build_top_level()
+
+    def render_label(self, node: TreeNode[str], base_style: Style, style: Style) -> Text:
+        """The node's label (Tree's), cut to what the pane shows at the node's depth
+        (:func:`fit_label`): an id keeps its start and its distinctive end."""
+        label = super().render_label(node, base_style, style)
+        width = self.scrollable_content_region.width
+        if width <= 0:
+            return label
+        depth = 0
+        parent = node.parent
+        while parent is not None and parent is not self.root:
+            depth += 1
+            parent = parent.parent
+        return fit_label(label, width - depth * self.guide_depth)
 
     @property
     def moving_to(self) -> TreeNode[str] | None:
