@@ -27,6 +27,9 @@ measures, in milliseconds:
   while the app's embedding job runs (``E``; on a copy of the database). Keys that land
   after a job ended are timed again once the next one runs; the tree is reset after each
   re-chunk (it is rebuilt).
+- *held Down*: ``--keys`` Down keys 1/30 s apart (a terminal's key repeat) without waiting for
+  the app: per key, until a frame's header shows its chunk or a later one; and from the last
+  key until a frame shows the last chunk's body.
 
 Selections clear the view's render cache first (when it has one), so each is a first visit.
 
@@ -208,15 +211,23 @@ class FrameClock:
     def __init__(self, app, screen) -> None:
         self.pending = None
         self.done: float | None = None
+        self.log: list[tuple[float, str | None, bool]] | None = None
+        """Each frame's end, the chunk it showed and whether with its body (when a list)."""
         timer = screen._update_timer
         original = timer._callback
 
+        view = screen.chunk_view
+
         def tick() -> None:
             hit = self.pending is not None and self.pending()
+            shown = view.chunk.id if view.chunk is not None else None
+            rendered = _ready(view, shown) if shown is not None else False
             original()
             if hit:
                 self.done = time.perf_counter()
                 self.pending = None
+            if self.log is not None:
+                self.log.append((time.perf_counter(), shown, rendered))
 
         timer._callback = tick
         display = app._display
@@ -289,6 +300,50 @@ def _chunk_shown(screen, chunk_id: str):
         return _ready(view, chunk_id) and node is not None and node.data == chunk_id
 
     return shown
+
+
+async def _held_down(pilot, clock, screen, presses: int, interval: float, results) -> None:
+    """Down held: ``presses`` keys ``interval`` seconds apart, not waiting for the app. Per key,
+    the time until a frame shows its chunk (or a later key's) in the header; then from the last
+    key until a frame shows the last chunk's body."""
+    from textual import events
+
+    app = screen.app
+    tree = screen.chunk_tree
+    first = tree.cursor_line
+    order = {}
+    for step in range(1, presses + 1):
+        node = tree.get_node_at_line(first + step)
+        if node is None:
+            presses = step - 1
+            break
+        order[node.data] = step
+    clock.log = []
+    sent = []
+    for _ in range(presses):
+        event = events.Key("down", None)
+        event.set_sender(app)
+        sent.append(time.perf_counter())
+        app._driver.send_message(event)
+        await asyncio.sleep(interval)
+    last = next(chunk for chunk, step in order.items() if step == presses)
+    deadline = time.perf_counter() + 10
+    while time.perf_counter() < deadline and not any(
+        shown == last and rendered for _t, shown, rendered in clock.log
+    ):
+        await asyncio.sleep(0.005)
+    frames, clock.log = clock.log, None
+    header = []
+    for step, at in enumerate(sent, start=1):
+        shown_at = next(
+            (t for t, shown, _r in frames if t >= at and order.get(shown, 0) >= step), None
+        )
+        if shown_at is not None:
+            header.append((shown_at - at) * 1000)
+    body = next((t for t, shown, rendered in frames if shown == last and rendered), None)
+    results[f"held down ({1 / interval:.0f}/s), header per key"] = ([], header)
+    if body is not None:
+        results["held down, last key to its body"] = ([], [(body - sent[-1]) * 1000])
 
 
 class _Jobs:
@@ -373,6 +428,11 @@ async def _frame_keys(
                     shown_sizes.append(view.chunk.size)
             await asyncio.sleep(gap)
         results[f"frame {key}{suffix}"] = (shown_sizes, times)
+    if jobs is None:
+        await _start_at(pilot, screen, start, expand=True)
+        await pilot.pause(0.3)
+        _forget_renders(view)
+        await _held_down(pilot, clock, screen, keys, 1 / 30, results)
     if jobs is not None:
         results[f"jobs started ({during})"] = jobs.started
         bar = screen.job_bar
@@ -444,9 +504,9 @@ def main() -> None:
             if not times:
                 print(f"{name}: no presses timed")
                 continue
+            over = f" over chunks of {min(shown):,}–{max(shown):,} chars" if shown else ""
             print(
-                f"{name}: {len(times)} presses over chunks of {min(shown, default=0):,}–"
-                f"{max(shown, default=0):,} chars: p50 {_percentile(times, 0.5):.0f} ms, "
+                f"{name}: {len(times)} presses{over}: p50 {_percentile(times, 0.5):.0f} ms, "
                 f"p95 {_percentile(times, 0.95):.0f} ms, max {max(times):.0f} ms"
             )
 

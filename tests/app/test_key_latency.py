@@ -62,9 +62,9 @@ async def test_go_to_moves_the_cursor_at_once_and_never_shows_the_old_chunk(
         shown: list[str] = []
         original = view.show_chunk
 
-        def recording(chunk, threshold):  # type: ignore[no-untyped-def]
+        def recording(chunk, threshold, **options):  # type: ignore[no-untyped-def]
             shown.append(chunk.id)
-            original(chunk, threshold)
+            original(chunk, threshold, **options)
 
         view.show_chunk = recording  # type: ignore[method-assign]
         assert screen.go_to_chunk(deep.id)
@@ -118,3 +118,32 @@ def test_a_niced_job_raises_what_it_raised() -> None:
 
     with pytest.raises(ValueError, match="boom"):
         run_niced(job, "test-job")
+
+
+@run_async
+async def test_repeating_keys_defer_the_body_and_the_header_never_disagrees(
+    toylang_db: Path,
+) -> None:
+    app = _app(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = _browser(app)
+        screen.prefetch_candidates = lambda: []  # type: ignore[method-assign]
+        view = screen.chunk_view
+        view.lines.forget_renders()
+        view.quick_render = 0  # every body needs rendering
+        tree = screen.chunk_tree
+        tree.action_cursor_down()  # a first press: shown at once
+        assert view.rendered
+        for _ in range(3):  # the key held: each move within the repeat window of the last
+            tree.action_cursor_down()
+            node = tree.cursor_node
+            assert node is not None and view.chunk is not None and view.chunk.id == node.data
+            assert not view.rendered  # the body waits, under a placeholder naming the chunk
+            assert node.data in (view.lines._placeholder or "")
+        await pilot.pause(0.2)  # the key released: the body of where it stopped
+        await settle(pilot)
+        node = tree.cursor_node
+        assert node is not None and view.chunk is not None and view.chunk.id == node.data
+        assert view.rendered
+        assert view.lines.markdown == view.markdown_for(view.chunk)

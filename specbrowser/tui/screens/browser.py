@@ -16,6 +16,7 @@ once Escape ends it).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -67,6 +68,10 @@ LINK_PLACEHOLDER = "Follow a link of this chunk: type to filter…"
 
 LIVE_CHECK_SECONDS = 1.0
 """How often the browser asks the database whether another process changed it."""
+
+REPEAT_SECONDS = 0.05
+"""Tree cursor moves closer together than this are a repeating key (terminals repeat a held
+key every 30–40 ms; a user's separate presses are 100 ms apart or more)."""
 
 PREFETCH_DELAY = 0.08
 """Seconds the tree cursor rests before the chunks a next key would show are rendered ahead
@@ -169,6 +174,9 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         """The hit shown while hit navigation is on (``n`` / ``N``), else None."""
         self._search_serial = 0
         self._prefetch_timer: Timer | None = None
+        self._last_cursor_move = 0.0
+        """When a key last moved the tree cursor (``time.monotonic()``)."""
+        self._going_to = False
         self._prefetch_queue: list[str] = []
 
     def compose(self) -> ComposeResult:
@@ -246,7 +254,12 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         stays where it is (a notification says so).
         """
         try:
-            if not self.chunk_tree.select_chunk(chunk_id):
+            self._going_to = True  # the cursor moves for a go-to, not a key: never deferred
+            try:
+                selected = self.chunk_tree.select_chunk(chunk_id)
+            finally:
+                self._going_to = False
+            if not selected:
                 if self.tree_filter is None:
                     self._error(f"{chunk_id} is not in the tree")
                     return False
@@ -262,11 +275,13 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             return False
         return True
 
-    def _show(self, chunk_id: str) -> None:
+    def _show(self, chunk_id: str, *, repeating: bool = False) -> None:
         current = self.chunk_view.chunk
         if current is not None and current.id == chunk_id:
             return
-        self.chunk_view.show_chunk(self.session.chunk(chunk_id), self.policy.threshold)
+        self.chunk_view.show_chunk(
+            self.session.chunk(chunk_id), self.policy.threshold, defer=repeating
+        )
         self._schedule_prefetch()
 
     def _schedule_prefetch(self) -> None:
@@ -317,9 +332,16 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             self.prefetch()
 
     def _cursor_moved(self, chunk_id: str) -> None:
-        """The tree's cursor moved (:attr:`ChunkTree.on_cursor`): show its chunk now."""
+        """The tree's cursor moved (:attr:`ChunkTree.on_cursor`): show its chunk now; when the
+        cursor moved less than :data:`REPEAT_SECONDS` before (a held key, or keys queued while
+        the app was busy), a body that needs rendering waits until the keys stop."""
+        repeating = False
+        if not self._going_to:
+            now = time.monotonic()
+            repeating = now - self._last_cursor_move < REPEAT_SECONDS
+            self._last_cursor_move = now
         try:
-            self._show(chunk_id)
+            self._show(chunk_id, repeating=repeating)
         except SpecbrowserError as error:
             self._error(error)
 

@@ -33,6 +33,7 @@ from textual.content import Content
 from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import var
+from textual.timer import Timer
 from textual.widgets import Static
 
 from specbrowser.chunking.markers import Marker, find_markers
@@ -87,6 +88,14 @@ RENDER_GROUP = "chunk-view-render"
 LARGE_CHUNK = 40_000
 """Characters of Markdown above which a chunk is rendered in a thread behind a placeholder
 (ECMA-262's largest chunk, 18,713 characters, renders in about 80 ms in the UI thread)."""
+
+QUICK_RENDER = 1_500
+"""Characters of Markdown a chunk renders in a few milliseconds: shown at once even while keys
+repeat."""
+
+DEFER_SECONDS = 0.06
+"""While keys repeat, a body that needs rendering waits until no other chunk was asked for
+during this long (about two key repeats)."""
 
 PLACEHOLDER = "rendering {id} ({size} characters) …"
 """The body while a large chunk is being rendered."""
@@ -275,6 +284,9 @@ class ChunkView(Vertical):
     """The shown chunk's spans in the section view."""
 
     large_chunk = LARGE_CHUNK
+    quick_render = QUICK_RENDER
+    """Markdown characters up to which a chunk is rendered at once while keys repeat
+    (:data:`QUICK_RENDER`)."""
     """Markdown characters above which a chunk renders in a thread (:data:`LARGE_CHUNK`)."""
 
     class FollowRequested(Message):
@@ -300,6 +312,8 @@ class ChunkView(Vertical):
         self.markers: list[Marker] = []
         self.selected_marker: int | None = None
         self._serial = 0
+        self._deferred: Timer | None = None
+        """The pending render of a body deferred while keys repeat (:meth:`show_chunk`)."""
         """Bumped by every :meth:`show_chunk`: a render for an older chunk is dropped."""
         self.search_terms: list[str] = []
         """Words highlighted in the shown chunk (:meth:`highlight_terms`); empty: none."""
@@ -451,10 +465,14 @@ class ChunkView(Vertical):
             return None
         return self.markers[self.selected_marker].target_id
 
-    def show_chunk(self, chunk: Chunk, threshold: int) -> None:
+    def show_chunk(self, chunk: Chunk, threshold: int, *, defer: bool = False) -> None:
         """Show a chunk from its top, with no marker selected; header and body change together
         (a large chunk's body is a placeholder until its lines are ready). In the section view,
-        the chunk's spans in its section."""
+        the chunk's spans in its section.
+
+        ``defer`` (keys repeating): a body that would need rendering (not cached, over
+        :attr:`quick_render` characters) is a placeholder until no other chunk was asked for
+        during :data:`DEFER_SECONDS`, so a held key renders only where it stops."""
         fresh = self.chunk is None  # nothing shown, or the chunk set changed under the view
         self.chunk = chunk
         self.threshold = threshold
@@ -468,9 +486,20 @@ class ChunkView(Vertical):
         self._update_header()
         markdown = self.markdown_for(chunk, self.markers)
         lines = self.lines
-        if len(markdown) > self.large_chunk and lines.cached(markdown) is None:
+        if self._deferred is not None:
+            self._deferred.stop()
+            self._deferred = None
+        if lines.cached(markdown) is not None:
+            lines.show(markdown)
+        elif len(markdown) > self.large_chunk:
             lines.placeholder(PLACEHOLDER.format(id=chunk.id, size=format_chars(chunk.size)))
             self._render_large(self._serial, markdown, lines.render_width)
+        elif defer and len(markdown) > self.quick_render:
+            lines.placeholder(PLACEHOLDER.format(id=chunk.id, size=format_chars(chunk.size)))
+            serial = self._serial
+            self._deferred = self.set_timer(
+                DEFER_SECONDS, lambda: self._show_deferred(serial, markdown)
+            )
         else:
             lines.show(markdown)
         if self.show_retrieval_text:
@@ -505,6 +534,14 @@ class ChunkView(Vertical):
         self.post_message(
             self._Prepared(serial, markdown, render_markdown(markdown, width, console))
         )
+
+    def _show_deferred(self, serial: int, markdown: str) -> None:
+        """The keys stopped on a deferred chunk: render and show its body now."""
+        self._deferred = None
+        if serial != self._serial or self.chunk is None:
+            return
+        self.lines.show(markdown)
+        self._apply_overlays(scroll="search" if self.search_terms else "marker")
 
     @on(_Prepared)
     def _prepared(self, message: _Prepared) -> None:
