@@ -147,3 +147,28 @@ async def test_repeating_keys_defer_the_body_and_the_header_never_disagrees(
         assert node is not None and view.chunk is not None and view.chunk.id == node.data
         assert view.rendered
         assert view.lines.markdown == view.markdown_for(view.chunk)
+
+
+@run_async
+async def test_job_progress_rows_show_the_latest_report_a_few_times_a_second() -> None:
+    from textual.app import App, ComposeResult
+    from textual.widgets import ProgressBar
+
+    from specbrowser.tui.widgets.job_bar import JobBar, JobProgress
+
+    class Jobs(App[None]):
+        def compose(self) -> ComposeResult:
+            yield JobBar(Path("unused.db"))
+
+    app = Jobs()
+    async with app.run_test() as pilot:
+        jobs = app.query_one(JobBar)
+        jobs.on_job_progress(JobProgress("tokens", 0, 100))  # a new row: shown at once
+        await pilot.pause()
+        bar = jobs.query_one(ProgressBar)
+        assert bar.progress == 0
+        for done in range(1, 51):  # a burst of reports: no row update per report
+            jobs.on_job_progress(JobProgress("tokens", done, 100))
+        assert bar.progress == 0
+        await pilot.pause(0.3)
+        assert bar.progress == 50  # the latest one, once the interval has passed

@@ -24,6 +24,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Label, ProgressBar
 from textual.worker import NoActiveWorker, Worker, get_current_worker
 
@@ -38,6 +39,9 @@ log = logging.getLogger(__name__)
 RECHUNK: JobKind = "rechunk"
 TOKENS: JobKind = "tokens"
 EMBED: JobKind = "embed"
+
+PROGRESS_SECONDS = 0.1
+"""Least time between two updates of a job's progress row."""
 
 EMBED_THREADS = 1
 """onnxruntime threads of the app's embedding job: on a 2-core machine the other core stays
@@ -158,6 +162,9 @@ class JobBar(Vertical):
         super().__init__(id=id)
         self.db_path = Path(db_path)
         self._rows: dict[str, JobRow] = {}
+        self._latest: dict[JobKind, JobProgress] = {}
+        """Each job's latest report not shown yet."""
+        self._progress_timer: Timer | None = None
         self.display = False
 
     # --- rows ---------------------------------------------------------------------------------
@@ -176,13 +183,30 @@ class JobBar(Vertical):
         self._row(kind).update_progress(0, 0, "starting")
 
     def on_job_progress(self, message: JobProgress) -> None:
-        """Update (or add) the job's row; the message goes on up to the screen."""
-        self._row(message.kind).update_progress(message.done, message.total, message.stage)
+        """Update (or add) the job's row, at most every :data:`PROGRESS_SECONDS` (the latest
+        report wins: a re-chunk reports hundreds of times a second, and each row update lays
+        the screen out again); the message goes on up to the screen."""
+        if message.kind not in self._rows:  # a new row shows its first report at once
+            self._latest.pop(message.kind, None)
+            self._row(message.kind).update_progress(message.done, message.total, message.stage)
+            return
+        self._latest[message.kind] = message
+        if self._progress_timer is None:
+            self._progress_timer = self.set_timer(PROGRESS_SECONDS, self._show_progress)
+
+    def _show_progress(self) -> None:
+        self._progress_timer = None
+        latest, self._latest = self._latest, {}
+        for kind, message in latest.items():
+            row = self._rows.get(kind)
+            if row is not None:
+                row.update_progress(message.done, message.total, message.stage)
 
     def on_job_finished(self, message: JobFinished) -> None:
         """Remove the job's row unless a newer job of its kind runs; the message goes on up."""
         if self.running(message.kind, besides=message.worker):
             return
+        self._latest.pop(message.kind, None)
         row = self._rows.pop(message.kind, None)
         if row is not None:
             row.remove()
