@@ -27,8 +27,9 @@ measures, in milliseconds:
   while the app's embedding job runs (``E``; on a copy of the database). Keys that land
   after a job ended are timed again once the next one runs; the tree is reset after each
   re-chunk (it is rebuilt).
-- *held Down*: ``--keys`` Down keys 1/30 s apart (a terminal's key repeat) without waiting for
-  the app: per key, until a frame's header shows its chunk or a later one; and from the last
+- *held Down*: ``--keys`` Down keys 1/30 s apart (a terminal's key repeat), sent from a
+  thread of their own as a terminal driver's input thread sends them, without waiting for the
+  app: per key, until a frame's header shows its chunk or a later one; and from the last
   key until a frame shows the last chunk's body.
 
 Selections clear the view's render cache first (when it has one), so each is a first visit.
@@ -319,13 +320,23 @@ async def _held_down(pilot, clock, screen, presses: int, interval: float, result
             break
         order[node.data] = step
     clock.log = []
-    sent = []
-    for _ in range(presses):
-        event = events.Key("down", None)
-        event.set_sender(app)
-        sent.append(time.perf_counter())
-        app._driver.send_message(event)
-        await asyncio.sleep(interval)
+    sent: list[float] = []
+
+    def repeat() -> None:  # a terminal driver's input thread, reading a held key
+        began = time.perf_counter()
+        for step in range(presses):
+            time.sleep(max(0.0, began + step * interval - time.perf_counter()))
+            event = events.Key("down", None)
+            event.set_sender(app)
+            sent.append(time.perf_counter())
+            app._driver.send_message(event)
+
+    import threading
+
+    sender = threading.Thread(target=repeat, daemon=True)
+    sender.start()
+    while sender.is_alive():
+        await asyncio.sleep(0.005)
     last = next(chunk for chunk, step in order.items() if step == presses)
     deadline = time.perf_counter() + 10
     while time.perf_counter() < deadline and not any(

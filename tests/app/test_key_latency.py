@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from textual import events
 
 from specbrowser.tui.app import SpecBrowserApp, make_app
 from specbrowser.tui.screens.browser import BrowserScreen
@@ -132,21 +133,49 @@ async def test_repeating_keys_defer_the_body_and_the_header_never_disagrees(
         view = screen.chunk_view
         view.lines.forget_renders()
         view.quick_render = 0  # every body needs rendering
-        tree = screen.chunk_tree
-        tree.action_cursor_down()  # a first press: shown at once
-        assert view.rendered
-        for _ in range(3):  # the key held: each move within the repeat window of the last
-            tree.action_cursor_down()
-            node = tree.cursor_node
-            assert node is not None and view.chunk is not None and view.chunk.id == node.data
-            assert not view.rendered  # the body waits, under a placeholder naming the chunk
-            assert node.data in (view.lines._placeholder or "")
-        await pilot.pause(0.2)  # the key released: the body of where it stopped
+        shown: list[tuple[str, bool, bool, str]] = []
+        original = view.show_chunk
+
+        def recording(chunk, threshold, **options):  # type: ignore[no-untyped-def]
+            original(chunk, threshold, **options)
+            placeholder = view.lines._placeholder or ""
+            shown.append((chunk.id, options.get("defer", False), view.rendered, placeholder))
+
+        view.show_chunk = recording  # type: ignore[method-assign]
+        await pilot.press("down")  # a first press: its body at once
+        assert shown[0][1:3] == (False, True)
+        for _ in range(4):  # then the key held: four keys read microseconds apart
+            app.post_message(events.Key("down", None))
+        await pilot.pause(0.3)  # the keys stop: the body of where they stopped
         await settle(pilot)
-        node = tree.cursor_node
+        held = shown[1:]
+        assert len(held) == 4
+        assert sum(deferred for _id, deferred, _r, _p in held) >= 2
+        for chunk_id, deferred, rendered, placeholder in held:
+            # the header never names a chunk whose body is not shown: the body is the chunk's,
+            # or a placeholder naming it
+            assert rendered != deferred
+            assert not deferred or chunk_id in placeholder
+        node = screen.chunk_tree.cursor_node
         assert node is not None and view.chunk is not None and view.chunk.id == node.data
-        assert view.rendered
-        assert view.lines.markdown == view.markdown_for(view.chunk)
+        assert node.data == shown[-1][0]
+        assert view.rendered and view.lines.markdown == view.markdown_for(view.chunk)
+
+
+@run_async
+async def test_keys_pressed_one_by_one_show_each_body_at_once(toylang_db: Path) -> None:
+    app = _app(toylang_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = _browser(app)
+        view = screen.chunk_view
+        view.lines.forget_renders()
+        view.quick_render = 0
+        for _ in range(3):
+            await pilot.press("down")  # Pilot's presses are 40 ms apart or more
+            node = screen.chunk_tree.cursor_node
+            assert node is not None and view.chunk is not None and view.chunk.id == node.data
+            assert view.rendered
 
 
 @run_async

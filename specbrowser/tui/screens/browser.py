@@ -69,9 +69,10 @@ LINK_PLACEHOLDER = "Follow a link of this chunk: type to filter…"
 LIVE_CHECK_SECONDS = 1.0
 """How often the browser asks the database whether another process changed it."""
 
-REPEAT_SECONDS = 0.05
-"""Tree cursor moves closer together than this are a repeating key (terminals repeat a held
-key every 30–40 ms; a user's separate presses are 100 ms apart or more)."""
+REPEAT_SECONDS = 0.038
+"""Keys closer together than this (by their own timestamps) are a key held down: terminals
+repeat at most about 30 keys a second (33 ms). Separate presses, and Pilot's (two 20 ms waits
+each at least), are further apart."""
 
 PREFETCH_DELAY = 0.08
 """Seconds the tree cursor rests before the chunks a next key would show are rendered ahead
@@ -175,7 +176,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         self._search_serial = 0
         self._prefetch_timer: Timer | None = None
         self._last_cursor_move = 0.0
-        """When a key last moved the tree cursor (``time.monotonic()``)."""
+        """When the tree cursor last moved, not for a go-to (``time.monotonic()``)."""
         self._going_to = False
         self._prefetch_queue: list[str] = []
 
@@ -332,13 +333,16 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             self.prefetch()
 
     def _cursor_moved(self, chunk_id: str) -> None:
-        """The tree's cursor moved (:attr:`ChunkTree.on_cursor`): show its chunk now; when the
-        cursor moved less than :data:`REPEAT_SECONDS` before (a held key, or keys queued while
-        the app was busy), a body that needs rendering waits until the keys stop."""
+        """The tree's cursor moved (:attr:`ChunkTree.on_cursor`): show its chunk now; when a
+        held key moved it (keys under :data:`REPEAT_SECONDS` apart, the last one moving the
+        cursor before it), a body that needs rendering waits until the keys stop."""
         repeating = False
         if not self._going_to:
             now = time.monotonic()
-            repeating = now - self._last_cursor_move < REPEAT_SECONDS
+            repeating = (
+                self.chunk_tree.key_gap < REPEAT_SECONDS
+                and now - self._last_cursor_move < REPEAT_SECONDS + 0.5
+            )
             self._last_cursor_move = now
         try:
             self._show(chunk_id, repeating=repeating)

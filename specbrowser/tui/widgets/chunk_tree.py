@@ -17,6 +17,7 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -191,6 +192,10 @@ class ChunkTree(Tree[str]):
         self._session = session
         self._chunk_nodes: dict[str, TreeNode[str]] = {}
         self._moving_to: TreeNode[str] | None = None
+        self.key_gap = float("inf")
+        """Seconds between the last two keys this tree received, by the keys' own timestamps
+        (when the terminal driver read them, not when the app got to them)."""
+        self._last_key_time = float("-inf")
         """The node :meth:`select_chunk` moves the cursor to after the next refresh."""
         self._loaded_nodes: set[int] = set()
         self.filtered: FilteredTree | None = None
@@ -215,6 +220,13 @@ class ChunkTree(Tree[str]):
             depth += 1
             parent = parent.parent
         return fit_label(label, width - depth * self.guide_depth)
+
+    async def handle_key(self, event: events.Key) -> bool:
+        """Note when keys arrive (:attr:`key_gap`), then Tree's own handling; the bindings
+        (Down, Up, …) run after this, as the key bubbles up."""
+        self.key_gap = event.time - self._last_key_time
+        self._last_key_time = event.time
+        return await super().handle_key(event)
 
     @property
     def moving_to(self) -> TreeNode[str] | None:
