@@ -334,8 +334,9 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
 
     def _cursor_moved(self, chunk_id: str) -> None:
         """The tree's cursor moved (:attr:`ChunkTree.on_cursor`): show its chunk now; when a
-        held key moved it (keys under :data:`REPEAT_SECONDS` apart, the last one moving the
-        cursor before it), a body that needs rendering waits until the keys stop."""
+        held key moved it (the tree's last keys under :data:`REPEAT_SECONDS` apart, and the
+        cursor moved by a key within the last half second), a body that needs rendering waits
+        until the keys stop (:meth:`ChunkView.show_chunk` ``defer``)."""
         repeating = False
         if not self._going_to:
             now = time.monotonic()
