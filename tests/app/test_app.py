@@ -255,7 +255,8 @@ async def test_clicking_a_marker_follows_it(toylang_db: Path) -> None:
         )
         line, start, _ = view.lines.rendered.markers[index][0]
         at = view.lines.cell_offset(line, start) - view.lines.scroll_offset
-        await pilot.click(view.lines, offset=(at.x + 1 + 3, at.y))
+        gutter = view.lines.styles.gutter  # padding and the rule over the body
+        await pilot.click(view.lines, offset=(at.x + gutter.left + 3, at.y + gutter.top))
         await settle(pilot)
         assert browser(app).query_one(ChunkView).chunk.id == "sec-algorithm-conventions"
         assert cursor_id(app) == "sec-algorithm-conventions"

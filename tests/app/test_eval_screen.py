@@ -126,3 +126,26 @@ def test_snapshot_eval_screen(two_sets, snap_compare, monkeypatch) -> None:
         terminal_size=SNAPSHOT_SIZE,
         run_before=run_before,
     )
+
+
+def test_snapshot_eval_screen_80x24(two_sets, snap_compare, monkeypatch) -> None:
+    """The same at 80×24: the path field keeps most of the width, the table and the missed
+    queries below it."""
+    db, _first, _second = two_sets
+    monkeypatch.chdir(ROOT)
+
+    async def run_before(pilot) -> None:
+        await open_eval(pilot)
+        pilot.app.screen.query_one("#eval-missed").focus()
+        await pilot.pause()
+
+    assert snap_compare(
+        make_app(
+            db,
+            cursor_blink=False,
+            count_tokens=False,
+            queries=Path("sample_specs/toylang-queries.tsv"),
+        ),
+        terminal_size=(80, 24),
+        run_before=run_before,
+    )

@@ -68,3 +68,16 @@ def test_snapshot_help_screen_at_80x24(toylang_db: Path, snap_compare) -> None:
         terminal_size=(80, 24),
         run_before=run_before,
     )
+
+
+def test_snapshot_help_screen_at_160x50(toylang_db: Path, snap_compare) -> None:
+    async def run_before(pilot) -> None:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+
+    assert snap_compare(
+        make_app(toylang_db, cursor_blink=False, count_tokens=False),
+        terminal_size=(160, 50),
+        run_before=run_before,
+    )

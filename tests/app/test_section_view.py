@@ -60,7 +60,8 @@ async def test_b_shows_the_section_with_spans_and_a_click_selects_a_chunk(
         view.lines.scroll_to(y=line, animate=False, immediate=True)
         await pilot.pause()
         at = view.lines.cell_offset(line, start) - view.lines.scroll_offset
-        await pilot.click(view.lines, offset=(at.x + 1, at.y))  # + the left padding
+        gutter = view.lines.styles.gutter  # the left padding, the rule over the body
+        await pilot.click(view.lines, offset=(at.x + gutter.left, at.y + gutter.top))
         await settle(pilot)
         assert view.chunk.id == other and _cursor_id(app) == other
         assert view.show_section and view.boundaries.chunk_id == "sec-big-table-clause"

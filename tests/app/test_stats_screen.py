@@ -385,3 +385,19 @@ def test_snapshot_stats_screen_with_token_histogram(toylang_db: Path, snap_compa
         terminal_size=(SNAPSHOT_SIZE[0], 60),
         run_before=run_before,
     )
+
+
+def test_snapshot_stats_screen_80x24(toylang_db: Path, snap_compare) -> None:
+    """The same at 80×24: headings and notes wrap, the list's ids are cut in the middle to
+    its width (their distinctive ends kept), the charts scroll."""
+
+    async def run_before(pilot) -> None:
+        await open_stats(pilot, [])
+        await pilot.pause()
+        await pilot.pause()  # the list filled again at its laid-out width
+
+    assert snap_compare(
+        make_app(toylang_db, cursor_blink=False, count_tokens=False),
+        terminal_size=(80, 24),
+        run_before=run_before,
+    )

@@ -16,6 +16,7 @@ once Escape ends it).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -26,6 +27,7 @@ from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.containers import Horizontal
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, OptionList, Tree
 from textual.worker import get_current_worker
 
@@ -66,6 +68,20 @@ LINK_PLACEHOLDER = "Follow a link of this chunk: type to filter…"
 
 LIVE_CHECK_SECONDS = 1.0
 """How often the browser asks the database whether another process changed it."""
+
+REPEAT_SECONDS = 0.038
+"""Keys closer together than this (by their own timestamps) are a key held down: terminals
+repeat at most about 30 keys a second (33 ms). Separate presses, and Pilot's (two 20 ms waits
+each at least), are further apart."""
+
+PREFETCH_DELAY = 0.08
+"""Seconds the tree cursor rests before the chunks a next key would show are rendered ahead
+(:meth:`BrowserScreen.prefetch`): longer than the gap between repeated keys, so a held key
+never waits for them."""
+
+PREFETCH_STEP = 0.01
+"""Seconds between two chunks rendered ahead, so that a key pressed meanwhile is handled after
+one render at most."""
 
 SEARCH_LIMIT = 50
 """Hits per search: a screenful or two of results, instant on ECMA-262."""
@@ -158,6 +174,11 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         self.hit_index: int | None = None
         """The hit shown while hit navigation is on (``n`` / ``N``), else None."""
         self._search_serial = 0
+        self._prefetch_timer: Timer | None = None
+        self._last_cursor_move = 0.0
+        """When the tree cursor last moved, not for a go-to (``time.monotonic()``)."""
+        self._going_to = False
+        self._prefetch_queue: list[str] = []
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -188,6 +209,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         self.chunk_view.boundaries_for = self.session.boundaries
         self.chunk_view.source_for = self.session.chunk_source
         self.chunk_view.previews_for = self.session.chunk_titles
+        self.chunk_tree.on_cursor = self._cursor_moved
         self.search_bar.display = False
         first = self.session.top_level_chunks()[:1]
         if first:
@@ -233,7 +255,12 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         stays where it is (a notification says so).
         """
         try:
-            if not self.chunk_tree.select_chunk(chunk_id):
+            self._going_to = True  # the cursor moves for a go-to, not a key: never deferred
+            try:
+                selected = self.chunk_tree.select_chunk(chunk_id)
+            finally:
+                self._going_to = False
+            if not selected:
                 if self.tree_filter is None:
                     self._error(f"{chunk_id} is not in the tree")
                     return False
@@ -249,19 +276,89 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             return False
         return True
 
-    def _show(self, chunk_id: str) -> None:
+    def _show(self, chunk_id: str, *, repeating: bool = False) -> None:
         current = self.chunk_view.chunk
         if current is not None and current.id == chunk_id:
             return
-        self.chunk_view.show_chunk(self.session.chunk(chunk_id), self.policy.threshold)
+        self.chunk_view.show_chunk(
+            self.session.chunk(chunk_id), self.policy.threshold, defer=repeating
+        )
+        self._schedule_prefetch()
+
+    def _schedule_prefetch(self) -> None:
+        """Render ahead once the cursor has rested :data:`PREFETCH_DELAY` seconds."""
+        self._prefetch_queue = []
+        if self._prefetch_timer is not None:
+            self._prefetch_timer.stop()
+        self._prefetch_timer = self.set_timer(PREFETCH_DELAY, self.prefetch)
+
+    def prefetch_candidates(self) -> list[str]:
+        """The chunks a next key would show: the tree lines below and above the cursor, and
+        the next chunk over the threshold when the shown one is (``o`` steps through them)."""
+        tree = self.chunk_tree
+        ids: list[str] = []
+        for line in (tree.cursor_line + 1, tree.cursor_line - 1):
+            node = tree.get_node_at_line(line) if line >= 0 else None
+            if node is not None and node.data is not None:
+                ids.append(node.data)
+        shown = self.chunk_view.chunk
+        if shown is not None and shown.over_threshold is not None:
+            following = self.session.next_over_threshold(shown.ordinal)
+            if following is not None:
+                ids.append(following.id)
+        return [
+            chunk_id for chunk_id in dict.fromkeys(ids) if shown is None or chunk_id != shown.id
+        ]
+
+    def prefetch(self) -> None:
+        """Render the next of :meth:`prefetch_candidates` into the chunk view's cache, one per
+        :data:`PREFETCH_STEP`, so that Down, Up or ``o`` shows it without rendering."""
+        if not self.is_current:
+            return
+        try:
+            if not self._prefetch_queue:
+                self._prefetch_queue = self.prefetch_candidates()
+                if not self._prefetch_queue:
+                    return
+            chunk_id = self._prefetch_queue.pop(0)
+            self.chunk_view.prepare(self.session.chunk(chunk_id))
+        except SpecbrowserError:
+            self._prefetch_queue = []  # a chunk gone (another process re-chunked): not now
+            return
+        if self._prefetch_queue:
+            self._prefetch_timer = self.set_timer(PREFETCH_STEP, self._prefetch_more)
+
+    def _prefetch_more(self) -> None:
+        if self._prefetch_queue:
+            self.prefetch()
+
+    def _cursor_moved(self, chunk_id: str) -> None:
+        """The tree's cursor moved (:attr:`ChunkTree.on_cursor`): show its chunk now; when a
+        held key moved it (the tree's last keys under :data:`REPEAT_SECONDS` apart, and the
+        cursor moved by a key within the last half second), a body that needs rendering waits
+        until the keys stop (:meth:`ChunkView.show_chunk` ``defer``)."""
+        repeating = False
+        if not self._going_to:
+            now = time.monotonic()
+            repeating = (
+                self.chunk_tree.key_gap < REPEAT_SECONDS
+                and now - self._last_cursor_move < REPEAT_SECONDS + 0.5
+            )
+            self._last_cursor_move = now
+        try:
+            self._show(chunk_id, repeating=repeating)
+        except SpecbrowserError as error:
+            self._error(error)
 
     @on(Tree.NodeHighlighted, "#chunk-tree")
     def _node_highlighted(self, event: Tree.NodeHighlighted[str]) -> None:
+        # shown already, unless the cursor moved before the screen was mounted; a message about
+        # a node the cursor has left since (lines rebuilt under a go-to) is stale
+        tree = self.chunk_tree
+        if tree.moving_to is not None or event.node is not tree.cursor_node:
+            return
         if event.node.data is not None:
-            try:
-                self._show(event.node.data)
-            except SpecbrowserError as error:
-                self._error(error)
+            self._cursor_moved(event.node.data)
 
     @on(ChunkView.FollowRequested)
     def _follow_requested(self, event: ChunkView.FollowRequested) -> None:

@@ -40,12 +40,16 @@ from specbrowser.errors import SpecbrowserError
 from specbrowser.session import Session
 from specbrowser.session.report import ChunkEntry, HistogramBin, StatsReport
 from specbrowser.tui.widgets.bar_chart import BarChart, BarRow
+from specbrowser.tui.widgets.chunk_tree import cut_middle
 
 LIST_LIMIT = 200
 """Entries per list at most (a set with thousands of overruns stays quick to show); a last
 line says how many more there are."""
 
 SIZE_WIDTH = 7
+
+MIN_ID_WIDTH = 12
+"""Cells an id keeps in a list row however narrow the list (the row's end is cut then)."""
 """Columns of the size in a list row: up to 999,999 characters."""
 
 
@@ -104,16 +108,21 @@ def count_rows(
     return [BarRow(f"{prefix}{key}", int(value), alert=alert) for key, value in counts.items()]
 
 
-def entry_prompt(entry: ChunkEntry, detail_width: int = 0) -> Text:
+def entry_prompt(entry: ChunkEntry, detail_width: int = 0, width: int = 0) -> Text:
     """A list row: size, what is wrong (reason, kind, tokens; padded to ``detail_width`` so the
-    ids line up), chunk id and title, all literal."""
+    ids line up), chunk id and title, all literal. With ``width`` (cells, 0: any), an id too
+    long for the row is cut in the middle (its distinctive end kept, see
+    :func:`~specbrowser.tui.widgets.chunk_tree.cut_middle`); the title ends in an ellipsis."""
     row = Text(no_wrap=True, overflow="ellipsis")
     row.append(f"{entry.size:,}".rjust(SIZE_WIDTH), style="bold")
     row.append("  ")
     if entry.detail or detail_width:
         row.append(entry.detail.ljust(detail_width), style="yellow")
         row.append("  ")
-    row.append(entry.chunk_id, style="bold")
+    chunk_id = entry.chunk_id
+    if width:
+        chunk_id = cut_middle(chunk_id, max(MIN_ID_WIDTH, width - len(row)))
+    row.append(chunk_id, style="bold")
     if entry.title and entry.title != entry.chunk_id:
         row.append("  ")
         row.append(entry.title, style="italic dim")
@@ -148,6 +157,8 @@ class StatsScreen(Screen[str | None]):
         self.report: StatsReport | None = None
         """The report shown (None until mounted, or when it could not be built)."""
         self.targets: dict[str, str] = {}
+        self._list_width = -1
+        """The list's width (cells) when it was last filled: ids are cut to it."""
         """Option id → the chunk id that choosing it dismisses with."""
 
     def compose(self) -> ComposeResult:
@@ -187,6 +198,7 @@ class StatsScreen(Screen[str | None]):
             self.query_one("#stats-summary", Static).update(f"No statistics: {error}")
             return
         self.show_report(report)
+        self.call_after_refresh(self._refit_list)
 
     def show_report(self, report: StatsReport) -> None:
         """Show ``report``: summary line, charts, embedding line and the chunk list."""
@@ -274,6 +286,9 @@ class StatsScreen(Screen[str | None]):
         if report.embedding_model is None and report.token_model is not None:
             heading = f"Over the model's window (not embedded yet) · {len(report.over_window):,}"
             groups.insert(3, (heading, report.over_window, "none"))
+        chunk_list = self.query_one("#stats-chunks", OptionList)
+        row_width = max(0, chunk_list.scrollable_content_region.width - 2)  # 0 before layout
+        self._list_width = chunk_list.scrollable_content_region.width
         options: list[Option | None] = []
         self.targets = {}
         for index, (heading, entries, empty) in enumerate(groups):
@@ -286,7 +301,7 @@ class StatsScreen(Screen[str | None]):
             for entry in entries[:LIST_LIMIT]:
                 option_id = f"chunk-{len(self.targets)}"
                 self.targets[option_id] = entry.chunk_id
-                options.append(Option(entry_prompt(entry, detail_width), id=option_id))
+                options.append(Option(entry_prompt(entry, detail_width, row_width), id=option_id))
             if len(entries) > LIST_LIMIT:
                 options.append(
                     Option(
@@ -294,13 +309,27 @@ class StatsScreen(Screen[str | None]):
                         disabled=True,
                     )
                 )
-        chunk_list = self.query_one("#stats-chunks", OptionList)
         chunk_list.clear_options()
         chunk_list.add_options(options)
         first = next(
             (i for i, option in enumerate(chunk_list.options) if not option.disabled), None
         )
         chunk_list.highlighted = first
+
+    def on_resize(self) -> None:
+        """Cut the list's ids to its new width once it is laid out."""
+        self.call_after_refresh(self._refit_list)
+
+    def _refit_list(self) -> None:
+        """Fill the list again when its width changed since it was filled (ids cut to it)."""
+        report = self.report
+        chunk_list = self.query_one("#stats-chunks", OptionList)
+        if report is None or chunk_list.scrollable_content_region.width == self._list_width:
+            return
+        highlighted = chunk_list.highlighted
+        self._fill_list(report)
+        if highlighted is not None and highlighted < chunk_list.option_count:
+            chunk_list.highlighted = highlighted
 
     @on(OptionList.OptionSelected, "#stats-chunks")
     def _chosen(self, event: OptionList.OptionSelected) -> None:

@@ -91,8 +91,11 @@ class BarChart(Widget):
         self.set_reactive(BarChart.rows, tuple(rows))
 
     def get_content_height(self, container: object, viewport: object, width: int) -> int:
-        """One line per row (one for the ``empty`` text)."""
-        return max(1, len(self.rows))
+        """One line per row; with no rows, the ``empty`` text wrapped to ``width`` cells (it
+        wraps, so a narrow screen still shows all of it)."""
+        if self.rows:
+            return len(self.rows)
+        return max(1, len(Text(self.empty).wrap(self.app.console, max(1, width))))
 
     def render(self) -> Text:
         """The rows as one ``Text``: label column, bar, value."""

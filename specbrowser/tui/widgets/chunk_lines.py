@@ -144,7 +144,9 @@ class ChunkLines(ScrollView, can_focus=True):
     ChunkLines {
         height: 1fr;
         overflow-x: hidden;
-        overflow-y: auto;
+        /* always shown: a scrollbar appearing for one chunk and not the next would lay out
+           the screen again and change the width the lines are rendered at */
+        overflow-y: scroll;
     }
     """
 
@@ -207,6 +209,18 @@ class ChunkLines(ScrollView, can_focus=True):
         """``markdown`` already rendered at the current width, or None."""
         return self._renders.get((markdown, self.render_width))
 
+    def forget_renders(self) -> None:
+        """Drop the rendered chunks kept (:data:`RENDER_CACHE_SIZE`): the next show renders."""
+        self._renders.clear()
+
+    def prerender(self, markdown: str) -> bool:
+        """Render ``markdown`` at the current width into the render cache, not shown; False
+        when it is cached already or the widget has no width yet."""
+        if not self.size.width or self.cached(markdown) is not None:
+            return False
+        self._render_cached(markdown)
+        return True
+
     def _render_cached(self, markdown: str) -> RenderedLines:
         width = self.render_width
         rendered = self._renders.get((markdown, width))
@@ -243,10 +257,16 @@ class ChunkLines(ScrollView, can_focus=True):
         self.refresh()
 
     def _changed(self) -> None:
+        """Repaint with new lines. Only this widget's scroll size changes, so the screen is not
+        laid out again (a ``virtual_size`` assignment would lay out every widget on each chunk
+        shown); showing or hiding the scrollbar still does, through its own reactive."""
         self._epoch += 1
         self._cache.clear()
         count = len(self.rendered.lines) if self.rendered is not None else 1
-        self.virtual_size = Size(self.render_width, count)
+        size = Size(self.render_width, count)
+        if size != self.virtual_size:
+            self.set_reactive(ChunkLines.virtual_size, size)
+            self._scroll_update(size)
         self.refresh()
 
     def on_resize(self, event: events.Resize) -> None:

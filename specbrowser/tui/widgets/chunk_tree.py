@@ -12,8 +12,12 @@ ancestors that lead to them (a :class:`~specbrowser.session.filters.FilteredTree
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
+from rich.console import Console
+from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -59,6 +63,75 @@ MARKER_HEAVY_STYLE = "bold blue"
 
 CONTEXT_STYLE = "dim"
 """Added to the labels a filter shows only as ancestors of a match."""
+
+
+ELLIPSIS = "…"
+"""Stands for the characters a label too long for the pane leaves out."""
+
+_ID_LIKE = re.compile(r"^\S*[-_.]\S*[-_.]\S*$")
+"""A word made like an id (two separators or more, no space): ``sec-well-known-…-p-3-7``."""
+
+_MARKS = (OVER_THRESHOLD_MARK, TRUNCATED_MARK, TINY_MARK, MARKER_HEAVY_MARK, MISMATCH_MARK)
+
+
+def cut_middle(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters: whole when it fits, else its start, ``…`` and
+    its end, the end about a third of the room and starting at a separator (``-``, ``_``,
+    ``.``, space) when one is a character away, so an id keeps its distinctive tail:
+    ``cut_middle("sec-well-known-intrinsic-objects-p-3-7", 18) == "sec-well-kn…-p-3-7"``.
+    A width under 2 leaves ``…`` (or nothing at 0)."""
+    if len(text) <= width:
+        return text
+    if width < 2:
+        return ELLIPSIS[:width]
+    room = width - 1
+    tail = max(1, room // 3)
+    start = len(text) - tail
+    if tail < room - 1 and text[start - 1 : start] in ("-", "_", ".", " "):
+        tail += 1
+    return text[: room - tail] + ELLIPSIS + text[len(text) - tail :]
+
+
+def cut_end(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, its end replaced by ``…`` when too long."""
+    if len(text) <= width:
+        return text
+    return text[: max(0, width - 1)] + ELLIPSIS[: max(0, min(1, width))]
+
+
+def fit_label(label: Text, width: int) -> Text:
+    """A tree label cut to ``width`` cells, styles kept: the trailing marks (⚠ ✂ ∘ ⇢ ≠) stay
+    whole; the text before them is cut in the middle when it ends in an id-like word (its
+    distinctive end kept, :func:`cut_middle`), else at its end (:func:`cut_end`). A label
+    that fits, or a pane too narrow for any text, is returned as it is."""
+    if label.cell_len <= width:
+        return label
+    plain = label.plain
+    main_end = len(plain)
+    while True:
+        mark = next((m for m in _MARKS if plain[:main_end].endswith(m)), None)
+        if mark is None:
+            break
+        main_end -= len(mark)
+    room = width - (len(plain) - main_end)
+    if room < 2:
+        return label
+    main = plain[:main_end]
+    words = main.split()
+    cut = cut_middle if words and _ID_LIKE.match(words[-1]) else cut_end
+    short = cut(main, room)
+    head = short.index(ELLIPSIS) if ELLIPSIS in short else len(short)
+    tail = len(short) - head - 1
+    result = label[:head]
+    result.append(ELLIPSIS, style=label.get_style_at_offset(_CONSOLE, max(0, head - 1)))
+    if tail > 0:
+        result.append_text(label[main_end - tail : main_end])
+    result.append_text(label[main_end:])
+    return result
+
+
+_CONSOLE = Console(width=80)
+"""Only to read a label's style at an offset (:meth:`Text.get_style_at_offset` wants one)."""
 
 
 def chunk_label(chunk: Chunk, *, context: bool = False, truncated: bool = False) -> Text:
@@ -108,11 +181,22 @@ class ChunkTree(Tree[str]):
         label: the (hidden) root label, e.g. the document title.
     """
 
+    on_cursor: Callable[[str], None] | None = None
+    """Called with the chunk id under the cursor as soon as the cursor moves, in the same step
+    as the key that moved it (the ``NodeHighlighted`` message comes later, after a frame has
+    been drawn): the screen shows the chunk in the frame that shows the cursor."""
+
     def __init__(self, session: Session, label: str = "", *, id: str | None = None) -> None:
         super().__init__(Text(label), id=id)
         self.show_root = False
         self._session = session
         self._chunk_nodes: dict[str, TreeNode[str]] = {}
+        self._moving_to: TreeNode[str] | None = None
+        self.key_gap = float("inf")
+        """Seconds between the last two keys this tree received, by the keys' own timestamps
+        (when the terminal driver read them, not when the app got to them)."""
+        self._last_key_time = float("-inf")
+        """The node :meth:`select_chunk` moves the cursor to after the next refresh."""
         self._loaded_nodes: set[int] = set()
         self.filtered: FilteredTree | None = None
         """The filter the tree shows, or None for the whole (lazy) tree."""
@@ -122,6 +206,43 @@ class ChunkTree(Tree[str]):
     def on_mount(self) -> None:
         """Build the top level of the whole tree."""
         self._build_top_level()
+
+    def render_label(self, node: TreeNode[str], base_style: Style, style: Style) -> Text:
+        """The node's label (Tree's), cut to what the pane shows at the node's depth
+        (:func:`fit_label`): an id keeps its start and its distinctive end."""
+        label = super().render_label(node, base_style, style)
+        width = self.scrollable_content_region.width
+        if width <= 0:
+            return label
+        depth = 0
+        parent = node.parent
+        while parent is not None and parent is not self.root:
+            depth += 1
+            parent = parent.parent
+        return fit_label(label, width - depth * self.guide_depth)
+
+    async def handle_key(self, event: events.Key) -> bool:
+        """Note when keys arrive (:attr:`key_gap`), then Tree's own handling; the bindings
+        (Down, Up, …) run after this, as the key bubbles up."""
+        self.key_gap = event.time - self._last_key_time
+        self._last_key_time = event.time
+        return await super().handle_key(event)
+
+    @property
+    def moving_to(self) -> TreeNode[str] | None:
+        """The node :meth:`select_chunk` will move the cursor to after the next refresh, or
+        None: until then, a cursor on another node is only the old place."""
+        return self._moving_to
+
+    def watch_cursor_line(self, previous_line: int, line: int) -> None:
+        """Tree's own cursor handling, then :attr:`on_cursor` with the new node's chunk id."""
+        super().watch_cursor_line(previous_line, line)
+        node = self.cursor_node
+        if self.on_cursor is None or previous_line == line or node is None or node.data is None:
+            return
+        if self._moving_to is not None and node is not self._moving_to:
+            return  # lines rebuilt under a pending select_chunk: the target is shown already
+        self.on_cursor(node.data)
 
     def _build_top_level(self) -> None:
         """Add the document synopsis, then the top-level sections (only them)."""
@@ -153,6 +274,7 @@ class ChunkTree(Tree[str]):
         self.clear()
         self._chunk_nodes.clear()
         self._loaded_nodes.clear()
+        self._moving_to = None
         self.filtered = filtered
         if filtered is None:
             self._build_top_level()
@@ -208,8 +330,8 @@ class ChunkTree(Tree[str]):
     def select_chunk(self, chunk_id: str) -> bool:
         """Expand the ancestors of a chunk (loading them lazily) and move the cursor to it.
 
-        The cursor moves after the next refresh, when the tree's lines include the new nodes;
-        the usual ``NodeHighlighted`` message follows.
+        The cursor moves at once when the tree is on screen (else after the next refresh, when
+        its lines include the new nodes); the usual ``NodeHighlighted`` message follows.
 
         Under a filter, only chunks the filter shows can be selected (False for others).
 
@@ -220,7 +342,7 @@ class ChunkTree(Tree[str]):
             target = self._chunk_nodes.get(chunk_id)
             if target is None:
                 return False
-            self.call_after_refresh(self._move_to, target)
+            self._move_soon(target)
             return True
         chain = [chunk_id]
         parent = self._session.tree_parent_id(chunk_id)
@@ -237,12 +359,26 @@ class ChunkTree(Tree[str]):
         target = self._chunk_nodes.get(chunk_id)
         if target is None:
             return False
-        self.call_after_refresh(self._move_to, target)
+        self._move_soon(target)
         return True
+
+    def _move_soon(self, node: TreeNode[str]) -> None:
+        """Move the cursor to ``node`` now when the tree is on screen (its lines are built again
+        first, so the cursor lands in the same frame as the view's new chunk), else after the
+        next refresh."""
+        self._moving_to = node
+        if self.is_mounted and self.size.height:
+            self.get_node_at_line(0)  # builds the lines now when nodes were added or expanded
+            if self.get_node_at_line(node.line) is node:
+                self._move_to(node)
+                return
+        self.call_after_refresh(self._move_to, node)
 
     def _move_to(self, node: TreeNode[str]) -> None:
         # Nodes added above the cursor can leave cursor_line unchanged while its node changed;
         # reset it first so the cursor node and the NodeHighlighted message stay right.
+        if self._moving_to is node:
+            self._moving_to = None
         if self.cursor_node is not node and self.cursor_line == node.line:
             self.cursor_line = -1
         self.move_cursor(node)

@@ -33,6 +33,7 @@ from textual.content import Content
 from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import var
+from textual.timer import Timer
 from textual.widgets import Static
 
 from specbrowser.chunking.markers import Marker, find_markers
@@ -87,6 +88,14 @@ RENDER_GROUP = "chunk-view-render"
 LARGE_CHUNK = 40_000
 """Characters of Markdown above which a chunk is rendered in a thread behind a placeholder
 (ECMA-262's largest chunk, 18,713 characters, renders in about 80 ms in the UI thread)."""
+
+QUICK_RENDER = 1_500
+"""Characters of Markdown a chunk renders in a few milliseconds: shown at once even while keys
+repeat."""
+
+DEFER_SECONDS = 0.06
+"""While keys repeat, a body that needs rendering waits until no other chunk was asked for
+during this long (about two key repeats)."""
 
 PLACEHOLDER = "rendering {id} ({size} characters) …"
 """The body while a large chunk is being rendered."""
@@ -233,6 +242,18 @@ def _mismatch_badge(kind: MismatchKind) -> Text:
     return badge
 
 
+def _set_header(header: Static, text: Text) -> None:
+    """Show ``text`` in the header, laying the screen out again only when the header's height
+    changes: most chunks' headers wrap to the same number of lines, and a layout of every
+    widget on each key is the larger part of a frame."""
+    header.update(text, layout=False)
+    region = header.content_region
+    if not region.width or header.get_content_height(region.size, region.size, region.width) != (
+        region.height
+    ):
+        header.refresh(layout=True)
+
+
 class ChunkView(Vertical):
     """Shows one chunk: header block (``#chunk-header``) and Markdown text (``#chunk-text``,
     a :class:`~specbrowser.tui.widgets.chunk_lines.ChunkLines`).
@@ -263,6 +284,9 @@ class ChunkView(Vertical):
     """The shown chunk's spans in the section view."""
 
     large_chunk = LARGE_CHUNK
+    quick_render = QUICK_RENDER
+    """Markdown characters up to which a chunk is rendered at once while keys repeat
+    (:data:`QUICK_RENDER`)."""
     """Markdown characters above which a chunk renders in a thread (:data:`LARGE_CHUNK`)."""
 
     class FollowRequested(Message):
@@ -288,6 +312,8 @@ class ChunkView(Vertical):
         self.markers: list[Marker] = []
         self.selected_marker: int | None = None
         self._serial = 0
+        self._deferred: Timer | None = None
+        """The pending render of a body deferred while keys repeat (:meth:`show_chunk`)."""
         """Bumped by every :meth:`show_chunk`: a render for an older chunk is dropped."""
         self.search_terms: list[str] = []
         """Words highlighted in the shown chunk (:meth:`highlight_terms`); empty: none."""
@@ -410,7 +436,7 @@ class ChunkView(Vertical):
         style = Style.parse(self.SECTION_CHUNK_STYLE)
         lines.set_overlays([(line, start, end, style) for line, start, end in places])
         if places and scroll:
-            self.call_after_refresh(
+            self._scroll_now_and_after(
                 lines.scroll_to_region,
                 Region(0, places[0][0], 1, 1),
                 animate=False,
@@ -439,10 +465,14 @@ class ChunkView(Vertical):
             return None
         return self.markers[self.selected_marker].target_id
 
-    def show_chunk(self, chunk: Chunk, threshold: int) -> None:
+    def show_chunk(self, chunk: Chunk, threshold: int, *, defer: bool = False) -> None:
         """Show a chunk from its top, with no marker selected; header and body change together
         (a large chunk's body is a placeholder until its lines are ready). In the section view,
-        the chunk's spans in its section."""
+        the chunk's spans in its section.
+
+        ``defer`` (keys repeating): a body that would need rendering (not cached, over
+        :attr:`quick_render` characters) is a placeholder until no other chunk was asked for
+        during :data:`DEFER_SECONDS`, so a held key renders only where it stops."""
         fresh = self.chunk is None  # nothing shown, or the chunk set changed under the view
         self.chunk = chunk
         self.threshold = threshold
@@ -454,21 +484,48 @@ class ChunkView(Vertical):
             self._show_section(relayout=fresh)
             return
         self._update_header()
-        untitled = [m.target_id for m in self.markers if not m.title]
-        previews = self.previews_for(untitled) if untitled and self.previews_for else None
-        markdown = rewrite_markers(
-            chunk.text, self.markers, href_prefix=MARKER_SCHEME, previews=previews
-        )
+        markdown = self.markdown_for(chunk, self.markers)
         lines = self.lines
-        if len(markdown) > self.large_chunk and lines.cached(markdown) is None:
+        if self._deferred is not None:
+            self._deferred.stop()
+            self._deferred = None
+        if lines.cached(markdown) is not None:
+            lines.show(markdown)
+        elif len(markdown) > self.large_chunk:
             lines.placeholder(PLACEHOLDER.format(id=chunk.id, size=format_chars(chunk.size)))
             self._render_large(self._serial, markdown, lines.render_width)
+        elif defer and len(markdown) > self.quick_render:
+            lines.placeholder(PLACEHOLDER.format(id=chunk.id, size=format_chars(chunk.size)))
+            serial = self._serial
+            self._deferred = self.set_timer(
+                DEFER_SECONDS, lambda: self._show_deferred(serial, markdown)
+            )
         else:
             lines.show(markdown)
         if self.show_retrieval_text:
             self._render_retrieval()
         if self.show_source:
             self._render_source()
+
+    def markdown_for(self, chunk: Chunk, markers: list[Marker] | None = None) -> str:
+        """The Markdown the view renders for ``chunk``: its text with the markers (``markers``,
+        else found again) as links, untitled ones named by :attr:`previews_for`."""
+        if markers is None:
+            markers = find_markers(chunk.text)
+        untitled = [m.target_id for m in markers if not m.title]
+        previews = self.previews_for(untitled) if untitled and self.previews_for else None
+        return rewrite_markers(chunk.text, markers, href_prefix=MARKER_SCHEME, previews=previews)
+
+    def prepare(self, chunk: Chunk) -> bool:
+        """Render ``chunk``'s lines ahead, into the lines' render cache, without showing them:
+        showing the chunk next then takes no render. False when nothing was rendered (cached
+        already, a large chunk rendered in a thread when shown, or the section view on)."""
+        if self.show_section:
+            return False
+        markdown = self.markdown_for(chunk)
+        if len(markdown) > self.large_chunk:
+            return False
+        return self.lines.prerender(markdown)
 
     @work(thread=True, exclusive=True, group=RENDER_GROUP)
     def _render_large(self, serial: int, markdown: str, width: int) -> None:
@@ -477,6 +534,14 @@ class ChunkView(Vertical):
         self.post_message(
             self._Prepared(serial, markdown, render_markdown(markdown, width, console))
         )
+
+    def _show_deferred(self, serial: int, markdown: str) -> None:
+        """The keys stopped on a deferred chunk: render and show its body now."""
+        self._deferred = None
+        if serial != self._serial or self.chunk is None:
+            return
+        self.lines.show(markdown)
+        self._apply_overlays(scroll="search" if self.search_terms else "marker")
 
     @on(_Prepared)
     def _prepared(self, message: _Prepared) -> None:
@@ -527,7 +592,8 @@ class ChunkView(Vertical):
     def _update_header(self) -> None:
         if self.chunk is not None:
             info = self.token_info
-            self.query_one("#chunk-header", Static).update(
+            _set_header(
+                self.query_one("#chunk-header", Static),
                 header_text(
                     self.chunk,
                     self.threshold,
@@ -543,7 +609,7 @@ class ChunkView(Vertical):
                         if self.show_section and self.boundaries is not None
                         else None
                     ),
-                )
+                ),
             )
 
     def set_token_info(self, info: TokenInfo | None) -> None:
@@ -588,13 +654,21 @@ class ChunkView(Vertical):
             line, start, _ = places[0]
             top = lines.cell_offset(line, start)
             region = Region(0, top.y, 1, places[-1][0] - top.y + 1)
-            self.call_after_refresh(
+            self._scroll_now_and_after(
                 lines.scroll_to_region, region, animate=False, immediate=True, force=True
             )
         elif scroll == "search" and hits:
-            self.call_after_refresh(
+            self._scroll_now_and_after(
                 lines.scroll_to, y=max(0, hits[0][0] - 1), animate=False, immediate=True
             )
+
+    def _scroll_now_and_after(self, scroll: Callable[..., object], *args, **kwargs) -> None:
+        """Scroll the lines now, so that the next frame shows the place (the lines' size is
+        known once they are mounted), and again after that frame in case a new header height
+        moved them (a no-op when nothing moved)."""
+        if self.lines.size.height:
+            scroll(*args, **kwargs)
+        self.call_after_refresh(scroll, *args, **kwargs)
 
     def _marker_spans(self, index: int | None) -> list[tuple[int, int, int]]:
         """``(line, start, end)`` spans of marker ``index`` in the rendered lines."""

@@ -12,7 +12,10 @@ While a job runs, the bar shows one row per job: what it does, a progress bar an
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,6 +24,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Label, ProgressBar
 from textual.worker import NoActiveWorker, Worker, get_current_worker
 
@@ -36,9 +40,47 @@ RECHUNK: JobKind = "rechunk"
 TOKENS: JobKind = "tokens"
 EMBED: JobKind = "embed"
 
+PROGRESS_SECONDS = 0.1
+"""Least time between two updates of a job's progress row."""
+
 EMBED_THREADS = 1
 """onnxruntime threads of the app's embedding job: on a 2-core machine the other core stays
 with the app's event loop, so keys answer while it runs."""
+
+
+BACKGROUND_NICE = 10
+"""Nice value added to the thread that runs an embedding or token-count job (Linux schedules
+threads on their own nice values): the app's event loop, the keys, goes first on a busy
+machine. Re-chunks run in a child process and are not affected."""
+
+NICED_JOBS: frozenset[JobKind] = frozenset({EMBED, TOKENS})
+"""The jobs run on a lowered-priority thread of their own (:data:`BACKGROUND_NICE`)."""
+
+
+def run_niced(job: Callable[[], object], name: str) -> object:
+    """Run ``job()`` on a new thread whose priority is lowered by :data:`BACKGROUND_NICE` and
+    wait for it; return its result or raise what it raised.
+
+    A thread of its own, not the calling worker's: Textual's thread workers share a pool, and
+    an unprivileged thread cannot raise its priority back. Where priorities cannot be set (not
+    Linux, a sandbox) the job runs at normal priority.
+    """
+    outcome: dict[str, object] = {}
+
+    def target() -> None:
+        with contextlib.suppress(AttributeError, OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
+        try:
+            outcome["result"] = job()
+        except BaseException as error:  # handed to the waiting thread, raised there
+            outcome["error"] = error
+
+    thread = threading.Thread(target=target, name=name, daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome.get("result")
 
 
 class WorkerFlag:
@@ -120,6 +162,9 @@ class JobBar(Vertical):
         super().__init__(id=id)
         self.db_path = Path(db_path)
         self._rows: dict[str, JobRow] = {}
+        self._latest: dict[JobKind, JobProgress] = {}
+        """Each job's latest report not shown yet."""
+        self._progress_timer: Timer | None = None
         self.display = False
 
     # --- rows ---------------------------------------------------------------------------------
@@ -138,13 +183,30 @@ class JobBar(Vertical):
         self._row(kind).update_progress(0, 0, "starting")
 
     def on_job_progress(self, message: JobProgress) -> None:
-        """Update (or add) the job's row; the message goes on up to the screen."""
-        self._row(message.kind).update_progress(message.done, message.total, message.stage)
+        """Update (or add) the job's row, at most every :data:`PROGRESS_SECONDS` (the latest
+        report wins: a re-chunk reports hundreds of times a second, and each row update lays
+        the screen out again); the message goes on up to the screen."""
+        if message.kind not in self._rows:  # a new row shows its first report at once
+            self._latest.pop(message.kind, None)
+            self._row(message.kind).update_progress(message.done, message.total, message.stage)
+            return
+        self._latest[message.kind] = message
+        if self._progress_timer is None:
+            self._progress_timer = self.set_timer(PROGRESS_SECONDS, self._show_progress)
+
+    def _show_progress(self) -> None:
+        self._progress_timer = None
+        latest, self._latest = self._latest, {}
+        for kind, message in latest.items():
+            row = self._rows.get(kind)
+            if row is not None:
+                row.update_progress(message.done, message.total, message.stage)
 
     def on_job_finished(self, message: JobFinished) -> None:
         """Remove the job's row unless a newer job of its kind runs; the message goes on up."""
         if self.running(message.kind, besides=message.worker):
             return
+        self._latest.pop(message.kind, None)
         row = self._rows.pop(message.kind, None)
         if row is not None:
             row.remove()
@@ -178,7 +240,13 @@ class JobBar(Vertical):
         worker = get_current_worker()
         self.post_message(JobProgress(kind, 0, 0))
         try:
-            result = job(self._report(kind), CancelToken(WorkerFlag(worker)))
+            cancel = CancelToken(WorkerFlag(worker))
+            if kind in NICED_JOBS:
+                result = run_niced(
+                    lambda: job(self._report(kind), cancel), name=f"specbrowser-{kind}"
+                )
+            else:
+                result = job(self._report(kind), cancel)
         except JobCancelled:
             self.post_message(JobFinished(kind, cancelled=True))
             return

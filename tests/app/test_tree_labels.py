@@ -1,0 +1,95 @@
+"""Tree labels too long for the pane: ids cut in the middle (start and distinctive end kept),
+other labels at the end, the marks always whole."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rich.text import Text
+
+from specbrowser.tui.app import make_app
+from specbrowser.tui.screens.browser import BrowserScreen
+from specbrowser.tui.widgets.chunk_tree import (
+    ELLIPSIS,
+    OVER_THRESHOLD_MARK,
+    TINY_MARK,
+    cut_end,
+    cut_middle,
+    fit_label,
+)
+from tests.app.helpers import run_async, settle
+
+LONG_ID = "sec-well-known-intrinsic-objects-emu-table-1-p-3-7"
+
+
+@pytest.mark.parametrize(
+    ("text", "width", "expected"),
+    [
+        ("sec-well-known-intrinsic-objects-p-3-7", 18, "sec-well-kn…-p-3-7"),
+        (LONG_ID, 18, "sec-well-kn…-p-3-7"),
+        ("short-id", 18, "short-id"),
+        ("abcdefghij", 10, "abcdefghij"),
+        ("abcdefghij", 9, "abcdef…ij"),
+        ("abcdef", 1, "…"),
+        ("abcdef", 0, ""),
+    ],
+)
+def test_cut_middle_keeps_the_start_and_the_distinctive_end(
+    text: str, width: int, expected: str
+) -> None:
+    cut = cut_middle(text, width)
+    assert cut == expected
+    assert len(cut) <= max(width, 0)
+
+
+def test_cut_end_ends_in_an_ellipsis() -> None:
+    assert cut_end("23.1.3.1 Array.prototype.at", 12) == "23.1.3.1 Ar…"
+    assert cut_end("short", 12) == "short"
+
+
+def test_fit_label_cuts_an_id_in_the_middle_and_keeps_the_marks() -> None:
+    label = Text(LONG_ID, style="italic")
+    label.append(OVER_THRESHOLD_MARK, "bold red")
+    label.append(TINY_MARK, "bold cyan")
+    fitted = fit_label(label, 24)
+    assert fitted.cell_len <= 24
+    assert fitted.plain.endswith("-p-3-7" + OVER_THRESHOLD_MARK + TINY_MARK)
+    assert fitted.plain.startswith("sec-well")
+    assert ELLIPSIS in fitted.plain
+    # styles stay on their characters: the marks keep theirs, the id its own
+    assert fitted.get_style_at_offset(_console(), len(fitted) - 1).bold
+    assert fitted.get_style_at_offset(_console(), 0).italic
+
+
+def test_fit_label_cuts_a_title_at_its_end_and_leaves_a_fitting_label_alone() -> None:
+    title = Text("23.1.3.1 Array.prototype.at ( index )")
+    assert fit_label(title, 20).plain == "23.1.3.1 Array.prot…"
+    assert fit_label(title, 80) is title
+
+
+def _console():  # type: ignore[no-untyped-def]
+    from rich.console import Console
+
+    return Console(width=80)
+
+
+@run_async
+async def test_a_long_id_label_is_cut_in_the_middle_in_a_narrow_pane(toylang_db: Path) -> None:
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, BrowserScreen)
+        tree = screen.chunk_tree
+        node = tree.get_node_at_line(1)
+        assert node is not None
+        node.set_label(Text(LONG_ID))
+        await pilot.pause()
+        width = tree.scrollable_content_region.width
+        assert width < len(LONG_ID)  # the pane is too narrow for the id
+        line = "".join(segment.text for segment in tree.render_line(node.line)).rstrip()
+        assert ELLIPSIS in line
+        assert line.endswith("-p-3-7")
+        assert line.lstrip().startswith("sec-well")
+        assert len(line) <= width
