@@ -16,7 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
-from specbrowser.errors import NotASpecbrowserDatabase, SpecbrowserError, SpecInputError
+from specbrowser.errors import (
+    NotASpecbrowserDatabase,
+    NotFoundError,
+    SpecbrowserError,
+    SpecInputError,
+)
 
 DATABASE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 """A target with one of these names is taken for a database even when it is not one (missing,
@@ -74,14 +79,49 @@ def plan_open(
         raise SpecInputError("open takes one database, or the files of one spec")
     check_spec_inputs(targets)  # a wrong path fails here, before the app takes the screen
     if db_path is not None:
-        if db_path.exists():
-            Session.open(db_path).close()  # not a specbrowser database: one line, kept as is
+        if db_path.exists():  # not a specbrowser database, or another spec's: one line, kept
+            _refuse_another_spec(db_path, targets, policy, policy_for_kind)
     else:
         db_path = cache_db_for(targets)
         drop_unreadable_cache(db_path)
     if use_cache(db_path, targets, policy, policy_for_kind):
         return OpenPlan(db_path)
     return OpenPlan(db_path, list(targets))
+
+
+def _refuse_another_spec(
+    db_path: Path,
+    spec_paths: list[Path],
+    policy: ChunkPolicy,
+    policy_for_kind: PolicyForKind | None,
+) -> None:
+    """Refuse ``--db`` when it holds another spec whose chunk sets opening this one would
+    replace (an ingest without ``--replace`` refuses the same), before the app takes the
+    screen. A set of ``policy``'s own version (made again) is not a loss.
+
+    Raises:
+        DatabaseError, NotASpecbrowserDatabase: the file cannot be opened as a database.
+        SpecInputError: another spec with chunk sets is stored there.
+    """
+    from specbrowser.formats import spec_sha256
+    from specbrowser.session.core import Session
+
+    with Session.open(db_path) as session:
+        try:
+            document = session.document()
+        except NotFoundError:  # an empty database: nothing to replace
+            return
+        if document.sha256 == spec_sha256(spec_paths):
+            return
+        versions = [s.version for s in session.chunk_sets()]
+    lost = [v for v in versions if policy_for_kind is not None or v != policy.version]
+    if lost:
+        sets = f"{len(versions)} chunk set{'' if len(versions) == 1 else 's'}"
+        raise SpecInputError(
+            f"{db_path} holds another spec ({document.title!r}) with {sets}; opening this spec "
+            "there would replace them: name another --db, or replace it first with "
+            f"specbrowser ingest SPEC --db {db_path} --replace"
+        )
 
 
 def cache_db_for(spec_paths: list[Path]) -> Path:

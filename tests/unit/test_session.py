@@ -181,6 +181,25 @@ def test_open_keeps_a_spec_database_where_db_says(tmp_path: Path, toylang_db: Pa
         opening.plan_open([toylang_db], ChunkPolicy(), db_path=mine)
 
 
+def test_open_refuses_a_db_holding_another_spec_before_the_app(tmp_path: Path, capsys) -> None:
+    """As ingest without --replace: one line, exit 2, the database as it was; a set of the
+    same policy alone is no loss (it is made again)."""
+    from specbrowser.cli import main
+    from tests.helpers import MISMATCHED_TOC
+
+    mine = tmp_path / "mine.db"
+    jobs.run_ingest([SAMPLE], mine, TOYLANG_POLICY)
+    assert opening.plan_open([MISMATCHED_TOC], TOYLANG_POLICY, db_path=mine).ingest
+    jobs.run_ingest([SAMPLE], mine, ChunkPolicy(threshold=400))  # another policy's set
+    kept = mine.read_bytes()
+    with pytest.raises(SpecInputError, match=r"holds another spec .* 2 chunk sets"):
+        opening.plan_open([MISMATCHED_TOC], TOYLANG_POLICY, db_path=mine)
+    assert main(["open", str(MISMATCHED_TOC), "--db", str(mine)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--replace" in err and "ingest" in err
+    assert mine.read_bytes() == kept
+
+
 def test_open_never_deletes_an_unreadable_file_named_by_db(tmp_path: Path) -> None:
     from specbrowser.errors import DatabaseError
 
