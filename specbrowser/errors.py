@@ -69,6 +69,11 @@ class NotFoundError(SpecbrowserError):
     """A chunk or section id that does not exist in the database."""
 
 
+class AmbiguousNameError(NotFoundError):
+    """A name the spec defines in too many sections to name one place (a title that dozens of
+    sections share); the message lists some of them."""
+
+
 class PolicyError(SpecbrowserError):
     """A chunk policy setting is out of range (threshold, tags, max depth)."""
 

@@ -18,8 +18,9 @@ from typing import Literal
 
 from specbrowser.chunking.markers import size_without_markers
 from specbrowser.chunking.reassemble import reassemble, reassemble_spans
-from specbrowser.errors import NotFoundError
+from specbrowser.errors import AmbiguousNameError, NotFoundError
 from specbrowser.model import Chunk
+from specbrowser.search.symbols import MAX_DEFINITIONS, POINTS_AT_ANCHOR
 from specbrowser.store import SpecStore, get_section, resolve_section
 from specbrowser.store.sections import outline_rows, section_with_anchor
 from specbrowser.store.symbols import (
@@ -42,10 +43,6 @@ ANCHOR_PROBE_CHARS = 60
 chunks (enough to tell most blocks apart, short enough for a chunk to hold them whole)."""
 
 _NOT_ALNUM = re.compile(r"[\W_]+")
-
-POINTS_AT_ANCHOR = frozenset({"production", "dfn", "id", "oldid"})
-"""Symbol kinds whose name resolves to the chunk holding their defining element; the others
-(an abstract operation's clause, a title) name the section's root chunk."""
 
 
 @dataclass(frozen=True)
@@ -72,9 +69,12 @@ def locate(db: SpecStore, name: str, version: str) -> Located:
     section id or number (its root chunk); an element id of the document, with or without a
     leading ``#`` (the chunk holding the element: :func:`anchor_chunk`); a name the spec defines
     (:func:`specbrowser.store.symbols.find_symbols`: exact, then in any case; the best-ranked
-    definition's root chunk, or for a production, term or old id the chunk holding it).
+    definition's root chunk, or for a production, term or old id the chunk holding it). A name
+    whose best-ranked definitions lie in more than
+    :data:`~specbrowser.search.symbols.MAX_DEFINITIONS` sections names none (search's rule).
 
     Raises:
+        AmbiguousNameError: such a name (the message lists some of its sections).
         NotFoundError: none of these (one line naming what was asked for).
     """
     name = name.strip()
@@ -95,7 +95,16 @@ def locate(db: SpecStore, name: str, version: str) -> Located:
     held = anchor_chunk(db, anchor, version)
     if held is not None:
         return Located(held[1], "anchor", held[0])
-    for symbol in find_symbols(db.db, anchor, limit=5):
+    symbols = find_symbols(db.db, anchor, limit=20)
+    best = [s for s in symbols if s.kind == symbols[0].kind] if symbols else []
+    sections = list(dict.fromkeys(s.section_id for s in best))
+    if len(sections) > MAX_DEFINITIONS:  # "Static Semantics: Early Errors": no one place
+        shown = ", ".join(sections[:3])
+        raise AmbiguousNameError(
+            f"{name!r} names {len(sections)}{'+' if len(symbols) == 20 else ''} sections "
+            f"({shown}, …): pass the section's number or id"
+        )
+    for symbol in symbols:
         if not db.chunks([symbol.section_id], version):
             continue
         chunk_id = symbol.section_id

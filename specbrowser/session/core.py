@@ -262,10 +262,12 @@ class Session:
         Raises:
             NotFoundError: none of these (the message names what was asked for).
         """
-        from specbrowser.errors import NotFoundError
+        from specbrowser.errors import AmbiguousNameError, NotFoundError
 
         try:
             return self.locate(text)
+        except AmbiguousNameError:
+            raise
         except NotFoundError:
             raise NotFoundError(
                 f"no chunk or section with id or number {text!r}, nor an anchor or a name "

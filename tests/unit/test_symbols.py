@@ -336,3 +336,28 @@ def test_the_cli_says_when_punctuation_was_dropped(spec_db: Path, capsys) -> Non
     assert json.loads(capsys.readouterr().out)["searched_as"] is None
     assert main(["search", str(spec_db), "[[gizmo]]", "--fts"]) == 0
     assert "searched as" not in capsys.readouterr().err  # FTS5 syntax is the user's own
+
+
+@pytest.mark.parametrize("shared_by, ambiguous", [(3, False), (4, True)])
+def test_a_title_many_sections_share_names_none_of_them(tmp_path, capsys, shared_by, ambiguous):
+    """As in search: a name whose best definitions lie in more than three sections (ECMA-262's
+    "Static Semantics: Early Errors") is one line, exit 2, listing some; up to three, the first."""
+    from specbrowser.errors import AmbiguousNameError
+
+    body = "".join(
+        f'<emu-clause id="sec-c{n}"><h1>Clause {n}</h1>'
+        f'<emu-clause id="sec-c{n}-ee"><h1>Early Errors</h1><p>Rule {n}.</p></emu-clause>'
+        "</emu-clause>"
+        for n in range(shared_by)
+    )
+    path = tmp_path / "ee.db"
+    ingest([write_spec(tmp_path, body)], path, POLICY)
+    with Session.open(path) as session:
+        if ambiguous:
+            with pytest.raises(AmbiguousNameError, match=r"names 4 sections \(sec-c0-ee, "):
+                session.name_to_chunk("Early Errors")
+        else:
+            assert session.name_to_chunk("Early Errors").chunk_id == "sec-c0-ee"
+    assert main(["show", str(path), "Early Errors"]) == (2 if ambiguous else 0)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and ("section's number or id" in err[0]) is ambiguous
