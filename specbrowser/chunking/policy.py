@@ -251,7 +251,9 @@ def stored_threshold_label(settings: Mapping[str, object]) -> str:
     """A stored set's threshold with its unit (:func:`stored_threshold`): ``5,000 chars``,
     ``512 tokens``, or ``? chars`` when the settings lack it."""
     value, unit = stored_threshold(settings)
-    return f"{'?' if value is None else f'{value:,}'} {unit}"
+    return (
+        f"{'?' if value is None else f'{value:,}'} {unit.removesuffix('s') if value == 1 else unit}"
+    )
 
 
 _QUOTED = re.compile(r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")

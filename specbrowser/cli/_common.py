@@ -309,7 +309,7 @@ def print_summary(
             "largest chunk",
             escape(f"{largest.id} ({largest.size:,} chars)") if largest else "-",
         ),
-        ("over threshold", ", ".join(f"{k}: {v}" for k, v in overruns.items()) or "none"),
+        ("over threshold", ", ".join(f"{k}: {v:,}" for k, v in overruns.items()) or "none"),
         ("unresolved markers", str(stats.unresolved_markers)),
         (
             "TOC mismatches",

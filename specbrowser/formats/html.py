@@ -61,7 +61,8 @@ def check_html_head(path: Path, head: bytes | None = None) -> str:
     """Check that a file looks like HTML from its first bytes; return its encoding.
 
     Raises:
-        SpecInputError: unreadable, binary, or text with no HTML tag near its start.
+        SpecInputError: unreadable, empty (or only whitespace), binary, or text with no HTML
+            tag near its start.
     """
     if head is None:
         try:
@@ -69,6 +70,8 @@ def check_html_head(path: Path, head: bytes | None = None) -> str:
                 head = handle.read(_SNIFF_BYTES)
         except OSError as exc:
             raise SpecInputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not head.strip():
+        raise SpecInputError(f"{path} is empty")
     encoding = detect_encoding(head)
     if encoding == "utf-8" and b"\x00" in head:
         raise SpecInputError(f"{path} is not HTML (it looks like a binary file)")

@@ -149,6 +149,14 @@ def test_text_file_is_not_html(tmp_path):
         load_spec(path)
 
 
+@pytest.mark.parametrize("content", ["", "  \n\n"])
+def test_an_empty_file_is_said_to_be_empty(tmp_path, content):
+    path = tmp_path / "page.html"
+    path.write_text(content)
+    with pytest.raises(SpecInputError, match=r"page\.html is empty$"):
+        load_spec(path)
+
+
 def test_binary_file_is_not_html(tmp_path):
     path = tmp_path / "image.html"
     path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00" + bytes(range(256)) * 4)
