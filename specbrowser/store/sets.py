@@ -39,6 +39,7 @@ from specbrowser.store.symbols import (
     replace_symbols,
 )
 from specbrowser.store.toc import replace_toc
+from specbrowser.store.vectors import forget_vectors
 from specbrowser.types import IngestOutcome, MismatchKind
 
 INGEST_CREATED: IngestOutcome = "created"
@@ -115,7 +116,9 @@ class IngestWrite:
         """Write the document, its sections (with what their chunks share: ``paths``), the
         symbol index (``symbols``, made from the sections' HTML when None) and the TOC with
         ``paths.mismatches``. A spec already stored keeps its sections and symbols; only the
-        sections' TOC paths and mismatches (this ingest's TOC may be another) are updated."""
+        sections' TOC paths and mismatches (this ingest's TOC may be another) are updated.
+        Another spec's vectors and token counts go with its texts
+        (:func:`specbrowser.store.vectors.forget_vectors`)."""
         db = self.store.db
         shared = section_columns(paths)
         if self.outcome in (INGEST_CREATED, INGEST_REPLACED_SPEC):
@@ -131,6 +134,8 @@ class IngestWrite:
                 ],
             )
             replace_symbols(db, symbols if symbols is not None else spec_symbols(self.sections))
+            if self.outcome == INGEST_REPLACED_SPEC:
+                forget_vectors(self.store)  # the old spec's texts are gone
         else:
             db.conn.executemany(
                 "UPDATE sections SET toc_path = ?, mismatch = ? WHERE id = ?",

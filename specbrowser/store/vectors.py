@@ -223,6 +223,23 @@ class NewEmbedding:
     tokens: int
 
 
+def forget_vectors(store: SpecStore) -> None:
+    """Drop every stored vector, its KNN index, the token counts and the model's ``meta`` rows
+    (call inside a transaction): the texts they were made from are gone (a spec replaced by
+    another). Left as they are when the KNN index exists but sqlite-vec is not loaded (a
+    ``vec0`` table cannot be dropped without it, and embeddings without their index rows would
+    clash with the next ones)."""
+    has_index = store.db.execute(
+        "SELECT 1 FROM sqlite_master WHERE name = 'chunk_vectors'"
+    ).fetchone()
+    if has_index and store.vector_error is not None:
+        return
+    store.db.execute("DROP TABLE IF EXISTS chunk_vectors")
+    store.db.execute("DELETE FROM embeddings")
+    store.db.execute("DELETE FROM token_counts")
+    store.db.execute("DELETE FROM meta WHERE key IN (?, ?, ?)", [META_MODEL, META_DIM, META_RECIPE])
+
+
 def store_embeddings(store: SpecStore, model: str, dim: int, items: list[NewEmbedding]) -> None:
     """Store one batch of vectors and their KNN index rows, committed as one transaction.
 

@@ -920,3 +920,42 @@ def test_the_store_loads_sqlite_utils_without_numpy_and_numpy_still_imports():
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[:2] == ["False False", "[0.0, 0.0]"]
+
+
+def test_replacing_the_spec_drops_its_vectors_and_token_counts(tmp_path, spec):
+    """Another spec replaces everything: the old texts' vectors, KNN index and token counts
+    too, and the file is compacted; a set added beside the same spec keeps them."""
+    from specbrowser.store import vectors as store_vectors
+
+    db_path = tmp_path / "t.db"
+    first = ingest([spec], db_path, SMALL)
+    with store.open_database(db_path) as db:
+        if db.vector_error:
+            pytest.skip(db.vector_error)
+        store_vectors.prepare(db, "fake-model", 2)
+        store_vectors.store_embeddings(
+            db,
+            "fake-model",
+            2,
+            [
+                store_vectors.NewEmbedding(
+                    store_vectors.content_hash(c.retrieval_text), b"\0" * 8, False, 9
+                )
+                for c in first.chunks
+            ],
+        )
+        with db.transaction():
+            db.db.execute("INSERT INTO token_counts VALUES ('fake-model', 'h', 9)")
+    ingest([spec], db_path, SMALLER)  # the same spec: vectors serve the new set too
+    with store.open_database(db_path) as db:
+        assert db.db.execute("SELECT count(*) FROM embeddings").fetchone()[0] == len(first.chunks)
+    other = write_spec(tmp_path, '<emu-clause id="z"><h1>Z</h1><p>other</p></emu-clause>', "z.html")
+    assert ingest([other], db_path, SMALL).outcome == store.INGEST_REPLACED_SPEC
+    with store.open_database(db_path) as db:
+        counts = [
+            db.db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            for table in ("embeddings", "token_counts")
+        ]
+        assert counts == [0, 0]
+        assert "chunk_vectors" not in db.db.table_names()
+        assert store_vectors.stored_model(db) is None
