@@ -116,14 +116,15 @@ def print_evaluation(evaluation) -> None:  # evaluation: specbrowser.session.eva
     out.print(title, soft_wrap=True)
     table = Table()
     table.add_column("metric", no_wrap=True)
-    for run in evaluation.runs:
-        table.add_column(Text(f"{run.policy_version}\n{run.mode}"), justify="right")
+    for run in evaluation.runs:  # * marks a run whose note says what it does not cover
+        mark = "*" if run.note else ""
+        table.add_column(Text(f"{run.policy_version}\n{run.mode}{mark}"), justify="right")
     for metric, cells in metric_rows(evaluation):
         table.add_row(metric, *cells)
     out.print(table)
     for run in evaluation.runs:
         if run.note:
-            out.print(Text(f"{run.policy_version} {run.mode}: {run.note}"), soft_wrap=True)
+            out.print(Text(f"* {run.policy_version} {run.mode}: {run.note}"), soft_wrap=True)
     top = evaluation.ks[-1]
     for run in evaluation.runs:
         missed = run.missed

@@ -298,3 +298,20 @@ def test_open_hands_the_query_file_to_the_app(tiny: tuple[Path, Path], monkeypat
     monkeypatch.setattr(cli_app, "_run_app", lambda *args, **kw: launched.append(kw) or 0)
     assert main(["open", str(db), "--queries", str(queries)]) == 0
     assert launched == [{"queries": queries}]
+
+
+def test_a_run_that_does_not_cover_every_chunk_is_marked_in_the_table(capsys):
+    """A partly embedded set's semantic column is starred, its note says why (both stdout)."""
+    from dataclasses import replace
+
+    from specbrowser.cli.eval import print_evaluation
+    from specbrowser.session.evaluate import Evaluation
+
+    query = EvalQuery(line=2, query="q", expected=("sec-x",))
+    scores = [score_query(query, [Retrieved("sec-x", "sec-x")], (1, 5))]
+    full = summarize("aaaa", "lexical", (1, 5), scores)
+    part = replace(summarize("aaaa", "semantic", (1, 5), scores), note="65% of chunks embedded")
+    print_evaluation(Evaluation("q.tsv", 1, (1, 5), [full, part], []))
+    out = capsys.readouterr().out
+    assert "semantic*" in out and "lexical*" not in out
+    assert "* aaaa semantic: 65% of chunks embedded" in out
