@@ -1,12 +1,18 @@
 """Helpers for the app tests (a plain module: app test modules import it, never each other):
-the terminal size they run at, an async test runner, and a wait for the app to settle."""
+the terminal size they run at, an async test runner, a wait for the app to settle, and a quiet
+app on a database with its browser screen."""
 
 from __future__ import annotations
 
 import asyncio
 import functools
 from collections.abc import Callable, Coroutine
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from specbrowser.tui.app import SpecBrowserApp
+    from specbrowser.tui.screens.browser import BrowserScreen
 
 SIZE = (120, 40)
 """The terminal size (columns, rows) the app tests run at."""
@@ -27,3 +33,19 @@ async def settle(pilot) -> None:
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+
+
+def quiet_app(db_path: Path) -> SpecBrowserApp:
+    """The app on a database, without a blinking cursor or background token counts."""
+    from specbrowser.tui.app import make_app
+
+    return make_app(db_path, cursor_blink=False, count_tokens=False)
+
+
+def browser_of(app: SpecBrowserApp) -> BrowserScreen:
+    """The app's current screen, asserted to be the browser."""
+    from specbrowser.tui.screens.browser import BrowserScreen
+
+    screen = app.screen
+    assert isinstance(screen, BrowserScreen)
+    return screen

@@ -9,23 +9,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from specbrowser.tui.app import SpecBrowserApp, make_app
 from specbrowser.tui.marker_links import rewrite_markers
-from specbrowser.tui.screens.browser import BrowserScreen
 from specbrowser.tui.widgets.chunk_lines import MARKER_SCHEME, render_markdown
-from tests.app.helpers import run_async, settle
+from tests.app.helpers import browser_of, quiet_app, run_async, settle
 
 NARROW = (80, 24)
-
-
-def _app(db_path: Path) -> SpecBrowserApp:
-    return make_app(db_path, cursor_blink=False, count_tokens=False)
-
-
-def _browser(app: SpecBrowserApp) -> BrowserScreen:
-    screen = app.screen
-    assert isinstance(screen, BrowserScreen)
-    return screen
 
 
 def test_a_wide_code_line_wraps_and_keeps_every_character() -> None:
@@ -53,10 +41,10 @@ def test_markers_are_found_in_table_cells_by_their_own_link() -> None:
 
 @run_async
 async def test_header_and_body_never_disagree_while_a_large_chunk_loads(toylang_db: Path) -> None:
-    app = _app(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=NARROW) as pilot:
         await settle(pilot)
-        screen = _browser(app)
+        screen = browser_of(app)
         view = screen.chunk_view
         view.large_chunk = 10  # every chunk renders in a thread behind a placeholder
         screen.prefetch_candidates = lambda: []  # type: ignore[method-assign]
@@ -81,10 +69,10 @@ async def test_header_and_body_never_disagree_while_a_large_chunk_loads(toylang_
 
 @run_async
 async def test_a_wide_grammar_line_end_is_reachable_at_80_columns(toylang_db: Path) -> None:
-    app = _app(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=NARROW) as pilot:
         await settle(pilot)
-        screen = _browser(app)
+        screen = browser_of(app)
         width = 0
         widest = ("", "")
         for top in app.session.top_level_chunks():
@@ -110,10 +98,10 @@ async def test_a_wide_grammar_line_end_is_reachable_at_80_columns(toylang_db: Pa
 
 @run_async
 async def test_the_body_takes_focus_and_scrolls_with_keys(toylang_db: Path) -> None:
-    app = _app(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=NARROW) as pilot:
         await settle(pilot)
-        screen = _browser(app)
+        screen = browser_of(app)
         screen.go_to_chunk("sec-big-table-clause-emu-table-1")
         await settle(pilot)
         lines = screen.chunk_view.lines

@@ -11,28 +11,16 @@ from pathlib import Path
 import pytest
 from textual import events
 
-from specbrowser.tui.app import SpecBrowserApp, make_app
-from specbrowser.tui.screens.browser import BrowserScreen
 from specbrowser.tui.widgets.job_bar import BACKGROUND_NICE, run_niced
-from tests.app.helpers import SIZE, run_async, settle
-
-
-def _app(db_path: Path) -> SpecBrowserApp:
-    return make_app(db_path, cursor_blink=False, count_tokens=False)
-
-
-def _browser(app: SpecBrowserApp) -> BrowserScreen:
-    screen = app.screen
-    assert isinstance(screen, BrowserScreen)
-    return screen
+from tests.app.helpers import SIZE, browser_of, quiet_app, run_async, settle
 
 
 @run_async
 async def test_the_view_follows_the_cursor_in_the_same_step(toylang_db: Path) -> None:
-    app = _app(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = _browser(app)
+        screen = browser_of(app)
         tree = screen.chunk_tree
         for _ in range(3):
             tree.action_cursor_down()
@@ -48,10 +36,10 @@ async def test_the_view_follows_the_cursor_in_the_same_step(toylang_db: Path) ->
 async def test_go_to_moves_the_cursor_at_once_and_never_shows_the_old_chunk(
     toylang_db: Path,
 ) -> None:
-    app = _app(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = _browser(app)
+        screen = browser_of(app)
         view = screen.chunk_view
         top = app.session.top_level_chunks()
         deep = next(
@@ -78,10 +66,10 @@ async def test_go_to_moves_the_cursor_at_once_and_never_shows_the_old_chunk(
 
 @run_async
 async def test_the_next_and_previous_chunks_are_rendered_ahead(toylang_db: Path) -> None:
-    app = _app(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = _browser(app)
+        screen = browser_of(app)
         tree = screen.chunk_tree
         tree.action_cursor_down()
         tree.action_cursor_down()
@@ -125,10 +113,10 @@ def test_a_niced_job_raises_what_it_raised() -> None:
 async def test_repeating_keys_defer_the_body_and_the_header_never_disagrees(
     toylang_db: Path,
 ) -> None:
-    app = _app(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = _browser(app)
+        screen = browser_of(app)
         screen.prefetch_candidates = lambda: []  # type: ignore[method-assign]
         view = screen.chunk_view
         view.lines.forget_renders()
@@ -164,10 +152,10 @@ async def test_repeating_keys_defer_the_body_and_the_header_never_disagrees(
 
 @run_async
 async def test_keys_pressed_one_by_one_show_each_body_at_once(toylang_db: Path) -> None:
-    app = _app(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = _browser(app)
+        screen = browser_of(app)
         view = screen.chunk_view
         view.lines.forget_renders()
         view.quick_render = 0

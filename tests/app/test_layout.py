@@ -7,30 +7,18 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from specbrowser.tui.app import SpecBrowserApp, make_app
-from specbrowser.tui.screens.browser import BrowserScreen
-from tests.app.helpers import run_async, settle
+from tests.app.helpers import browser_of, quiet_app, run_async, settle
 
 TABLE = "sec-big-table-clause-emu-table-1"
 """A chunk of markers (one per table cell): the selected marker shows on it."""
 
 
-def _app(db_path: Path) -> SpecBrowserApp:
-    return make_app(db_path, cursor_blink=False, count_tokens=False)
-
-
-def _browser(app: SpecBrowserApp) -> BrowserScreen:
-    screen = app.screen
-    assert isinstance(screen, BrowserScreen)
-    return screen
-
-
 @run_async
 async def test_the_focused_pane_has_the_accent_edge(toylang_db: Path) -> None:
-    app = _app(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        screen = _browser(app)
+        screen = browser_of(app)
         tree = screen.chunk_tree
         body = screen.chunk_view.lines
 
@@ -53,7 +41,7 @@ async def test_the_focused_pane_has_the_accent_edge(toylang_db: Path) -> None:
 def _run_before(chunk_id: str, *keys: str):
     async def run_before(pilot) -> None:
         await settle(pilot)
-        _browser(pilot.app).go_to_chunk(chunk_id)
+        browser_of(pilot.app).go_to_chunk(chunk_id)
         await settle(pilot)
         await pilot.press(*keys)
         await settle(pilot)
@@ -65,7 +53,7 @@ def test_snapshot_chunk_view_80x24(toylang_db: Path, snap_compare) -> None:
     """The table chunk at 80×24 with its second marker selected: tree labels cut to the pane,
     title and footer whole, the tree's edge in the accent colour (it has the focus)."""
     assert snap_compare(
-        _app(toylang_db), terminal_size=(80, 24), run_before=_run_before(TABLE, "n", "n")
+        quiet_app(toylang_db), terminal_size=(80, 24), run_before=_run_before(TABLE, "n", "n")
     )
 
 
@@ -73,12 +61,12 @@ def test_snapshot_chunk_view_focused_80x24(toylang_db: Path, snap_compare) -> No
     """The same with the focus on the chunk body (Tab): the rule over the body is the accent
     colour, the tree's edge dim."""
     assert snap_compare(
-        _app(toylang_db), terminal_size=(80, 24), run_before=_run_before(TABLE, "n", "tab")
+        quiet_app(toylang_db), terminal_size=(80, 24), run_before=_run_before(TABLE, "n", "tab")
     )
 
 
 def test_snapshot_chunk_view_160x50(toylang_db: Path, snap_compare) -> None:
     """The table chunk at 160×50, its second marker selected."""
     assert snap_compare(
-        _app(toylang_db), terminal_size=(160, 50), run_before=_run_before(TABLE, "n", "n")
+        quiet_app(toylang_db), terminal_size=(160, 50), run_before=_run_before(TABLE, "n", "n")
     )

@@ -9,24 +9,12 @@ from pathlib import Path
 from textual.command import CommandPalette
 
 from specbrowser.session import Session
-from specbrowser.tui.app import SpecBrowserApp, make_app
 from specbrowser.tui.commands import JumpProvider, LinkProvider
-from specbrowser.tui.screens.browser import BrowserScreen
 from specbrowser.tui.widgets.chunk_view import ChunkView
-from tests.app.helpers import SIZE, run_async, settle
+from tests.app.helpers import SIZE, browser_of, quiet_app, run_async, settle
 
 ANCHOR = "prod-BehaviourDeclaration"
 """An anchor of the sample spec that lies in a subsection at the toylang_db threshold."""
-
-
-def _app(db_path: Path) -> SpecBrowserApp:
-    return make_app(db_path, cursor_blink=False, count_tokens=False)
-
-
-def _browser(app: SpecBrowserApp) -> BrowserScreen:
-    screen = app.screen
-    assert isinstance(screen, BrowserScreen)
-    return screen
 
 
 @run_async
@@ -34,15 +22,15 @@ async def test_a_clicked_link_goes_to_the_chunk_holding_its_anchor(toylang_db: P
     with Session.open(toylang_db) as session:
         holder = session.locate(ANCHOR).chunk_id
     assert holder != session_section(toylang_db, ANCHOR)
-    app = _app(toylang_db)
+    app = quiet_app(toylang_db)
     opened: list[str] = []
     app.open_url = lambda url, **kw: opened.append(url)  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        view = _browser(app).query_one(ChunkView)
+        view = browser_of(app).query_one(ChunkView)
         view.follow_href(f"#{ANCHOR}")
         await settle(pilot)
-        assert _browser(app).query_one(ChunkView).chunk.id == holder
+        assert browser_of(app).query_one(ChunkView).chunk.id == holder
         view.follow_href("https://example.invalid/y")
         await settle(pilot)
         messages = [n.message for n in app._notifications]
@@ -60,10 +48,10 @@ def session_section(db: Path, anchor: str) -> str | None:
 async def test_f_without_a_marker_lists_the_links_and_follows_one(toylang_db: Path) -> None:
     with Session.open(toylang_db) as session:
         chunk_with_link, href, holder = _link_into_a_subsection(session)
-    app = _app(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = _browser(app)
+        screen = browser_of(app)
         screen.go_to_chunk(chunk_with_link)
         await settle(pilot)
         await pilot.press("f")
@@ -101,10 +89,10 @@ def _link_into_a_subsection(session: Session) -> tuple[str, str, str]:
 async def test_jump_palette_takes_defined_names_and_anchors(toylang_db: Path) -> None:
     with Session.open(toylang_db) as session:
         holder = session.locate(ANCHOR).chunk_id
-    app = _app(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        provider = JumpProvider(_browser(app))
+        provider = JumpProvider(browser_of(app))
         for name, chunk_id in (
             ("ToWidget", "sec-towidget"),
             (f"#{ANCHOR}", holder),
@@ -114,19 +102,19 @@ async def test_jump_palette_takes_defined_names_and_anchors(toylang_db: Path) ->
             assert hits[0].score == 1.0 and hits[0].help.startswith(f"Jump to {chunk_id}")
         hits[0].command()
         await settle(pilot)
-        assert _browser(app).query_one(ChunkView).chunk.id == holder
+        assert browser_of(app).query_one(ChunkView).chunk.id == holder
 
 
 @run_async
 async def test_the_search_bar_says_when_punctuation_was_dropped(toylang_db: Path) -> None:
     from textual.widgets import Static
 
-    app = _app(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("slash")
         await settle(pilot)
         await pilot.press(*"[[widget]]", "enter")
         await settle(pilot)
-        status = str(_browser(app).query_one("#search-status", Static).content)
+        status = str(browser_of(app).query_one("#search-status", Static).content)
         assert 'searched as "widget" (punctuation is not indexed)' in status

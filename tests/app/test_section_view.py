@@ -7,27 +7,16 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from specbrowser.tui.app import SpecBrowserApp, make_app
-from specbrowser.tui.screens.browser import BrowserScreen
+from specbrowser.tui.app import SpecBrowserApp
 from specbrowser.tui.widgets.chunk_tree import ChunkTree
-from tests.app.helpers import SIZE, run_async, settle
+from tests.app.helpers import SIZE, browser_of, quiet_app, run_async, settle
 
 TABLE = "sec-big-table-clause-emu-table-1"
 """A table broken into cells at the toylang_db threshold."""
 
 
-def _app(db_path: Path) -> SpecBrowserApp:
-    return make_app(db_path, cursor_blink=False, count_tokens=False)
-
-
-def _browser(app: SpecBrowserApp) -> BrowserScreen:
-    screen = app.screen
-    assert isinstance(screen, BrowserScreen)
-    return screen
-
-
 def _cursor_id(app: SpecBrowserApp) -> str | None:
-    node = _browser(app).query_one(ChunkTree).cursor_node
+    node = browser_of(app).query_one(ChunkTree).cursor_node
     return node.data if node is not None else None
 
 
@@ -35,10 +24,10 @@ def _cursor_id(app: SpecBrowserApp) -> str | None:
 async def test_b_shows_the_section_with_spans_and_a_click_selects_a_chunk(
     toylang_db: Path,
 ) -> None:
-    app = _app(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = _browser(app)
+        screen = browser_of(app)
         screen.go_to_chunk(TABLE)
         await settle(pilot)
         await pilot.press("b")
@@ -73,10 +62,10 @@ async def test_b_shows_the_section_with_spans_and_a_click_selects_a_chunk(
 
 @run_async
 async def test_retrieval_text_and_section_view_take_turns(toylang_db: Path) -> None:
-    app = _app(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        view = _browser(app).chunk_view
+        view = browser_of(app).chunk_view
         await pilot.press("b")
         await settle(pilot)
         assert view.show_section
@@ -91,7 +80,7 @@ async def test_retrieval_text_and_section_view_take_turns(toylang_db: Path) -> N
 def _run_before(chunk_id: str, *keys: str):
     async def run_before(pilot) -> None:
         await settle(pilot)
-        _browser(pilot.app).go_to_chunk(chunk_id)
+        browser_of(pilot.app).go_to_chunk(chunk_id)
         await settle(pilot)
         await pilot.press(*keys)
         await settle(pilot)
@@ -102,12 +91,12 @@ def _run_before(chunk_id: str, *keys: str):
 def test_snapshot_section_view_80x24(toylang_db: Path, snap_compare) -> None:
     """The table's section at 80×24: the gutter names each cell chunk, its size, tinted."""
     assert snap_compare(
-        _app(toylang_db), terminal_size=(80, 24), run_before=_run_before(TABLE, "b")
+        quiet_app(toylang_db), terminal_size=(80, 24), run_before=_run_before(TABLE, "b")
     )
 
 
 def test_snapshot_section_view_160x50(toylang_db: Path, snap_compare) -> None:
     """The same at 160×50: the whole table in view, the table chunk's own spans bold."""
     assert snap_compare(
-        _app(toylang_db), terminal_size=(160, 50), run_before=_run_before(TABLE, "b")
+        quiet_app(toylang_db), terminal_size=(160, 50), run_before=_run_before(TABLE, "b")
     )

@@ -6,29 +6,17 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from specbrowser.tui.app import SpecBrowserApp, make_app
-from specbrowser.tui.screens.browser import BrowserScreen
-from tests.app.helpers import SIZE, run_async, settle
+from tests.app.helpers import SIZE, browser_of, quiet_app, run_async, settle
 
 CELL = "sec-big-table-clause-emu-table-1-td-1"
 
 
-def _app(db_path: Path) -> SpecBrowserApp:
-    return make_app(db_path, cursor_blink=False, count_tokens=False)
-
-
-def _browser(app: SpecBrowserApp) -> BrowserScreen:
-    screen = app.screen
-    assert isinstance(screen, BrowserScreen)
-    return screen
-
-
 @run_async
 async def test_h_shows_the_source_html_and_follows_the_selection(toylang_db: Path) -> None:
-    app = _app(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = _browser(app)
+        screen = browser_of(app)
         view = screen.chunk_view
         screen.go_to_chunk(CELL)
         await settle(pilot)
@@ -53,7 +41,7 @@ async def test_h_shows_the_source_html_and_follows_the_selection(toylang_db: Pat
 def _run_before(chunk_id: str, *keys: str):
     async def run_before(pilot) -> None:
         await settle(pilot)
-        _browser(pilot.app).go_to_chunk(chunk_id)
+        browser_of(pilot.app).go_to_chunk(chunk_id)
         await settle(pilot)
         await pilot.press(*keys)
         await settle(pilot)
@@ -63,11 +51,13 @@ def _run_before(chunk_id: str, *keys: str):
 
 def test_snapshot_source_view_80x24(toylang_db: Path, snap_compare) -> None:
     """A table cell's source: its <td> element, syntax-coloured, the note above it."""
-    assert snap_compare(_app(toylang_db), terminal_size=(80, 24), run_before=_run_before(CELL, "h"))
+    assert snap_compare(
+        quiet_app(toylang_db), terminal_size=(80, 24), run_before=_run_before(CELL, "h")
+    )
 
 
 def test_snapshot_source_view_160x50(toylang_db: Path, snap_compare) -> None:
     """The same at 160×50."""
     assert snap_compare(
-        _app(toylang_db), terminal_size=(160, 50), run_before=_run_before(CELL, "h")
+        quiet_app(toylang_db), terminal_size=(160, 50), run_before=_run_before(CELL, "h")
     )
