@@ -49,3 +49,16 @@ def browser_of(app: SpecBrowserApp) -> BrowserScreen:
     screen = app.screen
     assert isinstance(screen, BrowserScreen)
     return screen
+
+
+def at_chunk_then(chunk_id: str, *keys: str):
+    """A snapshot's ``run_before``: settle, go to ``chunk_id``, press ``keys``, settle."""
+
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        browser_of(pilot.app).go_to_chunk(chunk_id)
+        await settle(pilot)
+        await pilot.press(*keys)
+        await settle(pilot)
+
+    return run_before

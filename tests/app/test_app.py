@@ -43,7 +43,7 @@ from specbrowser.tui.screens.progress import ProgressScreen
 from specbrowser.tui.widgets.chunk_tree import MARKER_HEAVY_MARK, TINY_MARK, ChunkTree, chunk_label
 from specbrowser.tui.widgets.chunk_view import SEARCH_MATCH_STYLE, ChunkView, heading_lines
 from specbrowser.tui.widgets.search_results import SearchResults, hit_row
-from tests.app.helpers import SIZE, run_async, settle
+from tests.app.helpers import SIZE, browser_of, quiet_app, run_async, settle
 from tests.helpers import MISMATCHED_TOC, ROOT, TOYLANG_POLICY, needs_toylang
 from tests.helpers import SAMPLE as TOYLANG
 
@@ -71,30 +71,19 @@ def markup_db(tmp_path: Path) -> Path:
     return db_path
 
 
-def app_for(db_path: Path) -> SpecBrowserApp:
-    """The app on a database, without the background token count (screens stay still)."""
-    return make_app(db_path, cursor_blink=False, count_tokens=False)
-
-
-def browser(app: SpecBrowserApp) -> BrowserScreen:
-    screen = app.screen
-    assert isinstance(screen, BrowserScreen)
-    return screen
-
-
 def header_plain(app: SpecBrowserApp) -> str:
-    header = browser(app).query_one("#chunk-header", Static).content
+    header = browser_of(app).query_one("#chunk-header", Static).content
     return str(header)
 
 
 def rendered_plain(app: SpecBrowserApp) -> str:
     """All text the chunk view's lines show, in order."""
-    rendered = browser(app).chunk_view.lines.rendered
+    rendered = browser_of(app).chunk_view.lines.rendered
     return "\n".join(rendered.plain) if rendered is not None else ""
 
 
 def cursor_id(app: SpecBrowserApp) -> str | None:
-    node = browser(app).query_one(ChunkTree).cursor_node
+    node = browser_of(app).query_one(ChunkTree).cursor_node
     return node.data if node is not None else None
 
 
@@ -103,26 +92,26 @@ def cursor_id(app: SpecBrowserApp) -> str | None:
 
 @run_async
 async def test_tree_shows_top_level_sections(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         db = store.open_database(toylang_db)
         expected = ["Document synopsis", *(c.title for c in store.top_level_chunks(db))]
-        tree = browser(app).query_one(ChunkTree)
+        tree = browser_of(app).query_one(ChunkTree)
         assert [str(n.label) for n in tree.root.children] == expected
         assert tree.root.children[0].data == DOCUMENT_CHUNK_ID
         assert app.title == "Toylang Language Specification"
         assert app.sub_title == TOYLANG_POLICY.describe()
         assert cursor_id(app) == "front-matter"  # the title block, before the first section
-        assert browser(app).query_one(ChunkView).chunk.id == "front-matter"
+        assert browser_of(app).query_one(ChunkView).chunk.id == "front-matter"
 
 
 @run_async
 async def test_expanding_a_node_adds_its_children_lazily(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        tree = browser(app).query_one(ChunkTree)
+        tree = browser_of(app).query_one(ChunkTree)
         node = tree.node_for("sec-notational-conventions")
         assert node is not None and not node.children
         assert tree.node_for("sec-grammar-notation") is None
@@ -144,10 +133,10 @@ async def test_expanding_a_node_adds_its_children_lazily(toylang_db: Path) -> No
 
 @run_async
 async def test_selecting_a_chunk_shows_its_header_and_text(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert browser(app).go_to_chunk("sec-literal-markup-p-1")
+        assert browser_of(app).go_to_chunk("sec-literal-markup-p-1")
         await settle(pilot)
         assert cursor_id(app) == "sec-literal-markup-p-1"
         header = header_plain(app)
@@ -156,16 +145,16 @@ async def test_selecting_a_chunk_shows_its_header_and_text(toylang_db: Path) -> 
         assert "/ 800 chars" in header and "without markers" not in header  # it has none
         assert "2 Notational Conventions › 2.2 Algorithm Conventions › 2.2.2" in header
         assert "Some Toylang diagnostics use a bracketed notation" in rendered_plain(app)
-        label = browser(app).query_one(ChunkTree).cursor_node.label
+        label = browser_of(app).query_one(ChunkTree).cursor_node.label
         assert str(label) == "p 1: Some Toylang diagnostics use a bracketed…"
 
 
 @run_async
 async def test_next_marker_then_follow_goes_to_its_target(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        browser(app).go_to_chunk("sec-notational-conventions")
+        browser_of(app).go_to_chunk("sec-notational-conventions")
         await settle(pilot)
         header = header_plain(app)
         assert "marker –/2" in header
@@ -176,7 +165,7 @@ async def test_next_marker_then_follow_goes_to_its_target(toylang_db: Path) -> N
         assert f"{chunk.size:,} / 800 chars ({bare:,} without markers)" in header
         await pilot.press("n")
         await settle(pilot)
-        view = browser(app).query_one(ChunkView)
+        view = browser_of(app).query_one(ChunkView)
         assert view.selected_target == "sec-grammar-notation"
         assert "marker 1/2 → sec-grammar-notation" in header_plain(app)
         assert view.marker_text().startswith('▶ Subsection available: title "2.1 Grammar Notation"')
@@ -205,12 +194,12 @@ async def test_markers_without_a_title_show_their_subsections_first_words(
 ) -> None:
     """The view names what an untitled marker (a paragraph, a cell) holds; the chunk's stored
     text keeps the bare marker."""
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        browser(app).go_to_chunk("sec-big-table-clause")
+        browser_of(app).go_to_chunk("sec-big-table-clause")
         await settle(pilot)
-        view = browser(app).query_one(ChunkView)
+        view = browser_of(app).query_one(ChunkView)
         first = view.marker_text(0)
         title = app.session.chunk("sec-big-table-clause-p-1").title
         assert title and first.endswith(f"sec-big-table-clause-p-1 · {title}")
@@ -220,12 +209,12 @@ async def test_markers_without_a_title_show_their_subsections_first_words(
 
 @run_async
 async def test_markers_in_table_cells_are_selected_in_order(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        browser(app).go_to_chunk("sec-big-table-clause-emu-table-1")
+        browser_of(app).go_to_chunk("sec-big-table-clause-emu-table-1")
         await settle(pilot)
-        view = browser(app).query_one(ChunkView)
+        view = browser_of(app).query_one(ChunkView)
         assert len(view.markers) > 3
         for index, marker in enumerate(view.markers):
             await pilot.press("n")
@@ -242,12 +231,12 @@ async def test_markers_in_table_cells_are_selected_in_order(toylang_db: Path) ->
 
 @run_async
 async def test_clicking_a_marker_follows_it(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        browser(app).go_to_chunk("sec-notational-conventions")
+        browser_of(app).go_to_chunk("sec-notational-conventions")
         await settle(pilot)
-        view = browser(app).chunk_view
+        view = browser_of(app).chunk_view
         index = next(
             k
             for k in range(len(view.markers))
@@ -258,22 +247,22 @@ async def test_clicking_a_marker_follows_it(toylang_db: Path) -> None:
         gutter = view.lines.styles.gutter  # padding and the rule over the body
         await pilot.click(view.lines, offset=(at.x + gutter.left + 3, at.y + gutter.top))
         await settle(pilot)
-        assert browser(app).query_one(ChunkView).chunk.id == "sec-algorithm-conventions"
+        assert browser_of(app).query_one(ChunkView).chunk.id == "sec-algorithm-conventions"
         assert cursor_id(app) == "sec-algorithm-conventions"
 
 
 @run_async
 async def test_section_links_follow_and_other_links_do_not(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     opened: list[str] = []
     app.open_url = lambda url, **kw: opened.append(url)  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        view = browser(app).chunk_view
+        view = browser_of(app).chunk_view
         for href in ("#sec-widget-type", "https://example.invalid/x", "other.html", "#no-such-id"):
             view.follow_href(href)
             await settle(pilot)
-        assert browser(app).query_one(ChunkView).chunk.id == "sec-widget-type"
+        assert browser_of(app).query_one(ChunkView).chunk.id == "sec-widget-type"
         assert opened == ["https://example.invalid/x"]
         messages = [n.message for n in app._notifications]
         assert any("external" in m and "other.html" in m for m in messages)
@@ -282,17 +271,17 @@ async def test_section_links_follow_and_other_links_do_not(toylang_db: Path) -> 
 
 @run_async
 async def test_over_threshold_chunk_shows_the_reason(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("o")
         await settle(pilot)
         db = store.open_database(toylang_db)
         first = store.next_over_threshold(db, -1)
-        view = browser(app).query_one(ChunkView)
+        view = browser_of(app).query_one(ChunkView)
         assert view.chunk.id == first.id == cursor_id(app)
         assert f"over threshold: {first.over_threshold}" in header_plain(app)
-        assert str(browser(app).query_one(ChunkTree).cursor_node.label).endswith(" ⚠")
+        assert str(browser_of(app).query_one(ChunkTree).cursor_node.label).endswith(" ⚠")
         await pilot.press("o")
         await settle(pilot)
         assert view.chunk.id == store.next_over_threshold(db, first.ordinal).id
@@ -300,15 +289,15 @@ async def test_over_threshold_chunk_shows_the_reason(toylang_db: Path) -> None:
 
 @run_async
 async def test_markup_like_spec_text_is_shown_literally(markup_db: Path) -> None:
-    app = app_for(markup_db)
+    app = quiet_app(markup_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.title == "Markup [bold] Spec [/]"
-        tree = browser(app).query_one(ChunkTree)
+        tree = browser_of(app).query_one(ChunkTree)
         assert str(tree.root.children[1].label) == "1 Title [bold]x[/] [red]"
         text = rendered_plain(app)
         assert "[bold]not bold[/]" in text and "[/]." in text
-        browser(app).go_to_chunk("sec-markup-child")
+        browser_of(app).go_to_chunk("sec-markup-child")
         await settle(pilot)
         assert "Child [i]" in header_plain(app)
         assert str(tree.cursor_node.label) == "1.1 Child [i]"
@@ -316,7 +305,7 @@ async def test_markup_like_spec_text_is_shown_literally(markup_db: Path) -> None
 
 @run_async
 async def test_jump_palette_goes_to_the_chosen_section(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("g")
@@ -327,16 +316,16 @@ async def test_jump_palette_goes_to_the_chosen_section(toylang_db: Path) -> None
         await pilot.press("enter")
         await settle(pilot)
         assert not CommandPalette.is_open(app)
-        assert browser(app).query_one(ChunkView).chunk.id == "sec-literal-markup"
+        assert browser_of(app).query_one(ChunkView).chunk.id == "sec-literal-markup"
         assert cursor_id(app) == "sec-literal-markup"
 
 
 @run_async
 async def test_jump_provider_matches_ids_titles_and_fuzzy(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        provider = JumpProvider(browser(app))
+        provider = JumpProvider(browser_of(app))
         exact = [hit async for hit in provider.search("sec-scope")]
         assert exact[0].help == "Jump to sec-scope" and exact[0].score == 1.0
         by_number = [hit async for hit in provider.search("4.2")]  # 4.2.1 and 4.2.2 match too
@@ -360,20 +349,20 @@ async def test_jump_provider_matches_ids_titles_and_fuzzy(toylang_db: Path) -> N
 
 
 def retrieval_plain(app: SpecBrowserApp) -> str:
-    widget = browser(app).query_one("#chunk-retrieval", Static)
+    widget = browser_of(app).query_one("#chunk-retrieval", Static)
     return widget.content.plain if isinstance(widget.content, Content) else str(widget.content)
 
 
 @run_async
 async def test_header_shows_layer_and_section_ordinal(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        browser(app).go_to_chunk("sec-literal-markup-p-1")
+        browser_of(app).go_to_chunk("sec-literal-markup-p-1")
         await settle(pilot)
         line = header_plain(app).splitlines()[1]
         assert line == "subsection · §\u00a02.2.2 · depth 1 · tag p · parent sec-literal-markup"
-        browser(app).go_to_chunk("sec-intro")
+        browser_of(app).go_to_chunk("sec-intro")
         await settle(pilot)
         line = header_plain(app).splitlines()[1]
         assert line == "section · §\u00a0— · depth 0 · tag — · parent — (section root)"
@@ -381,13 +370,13 @@ async def test_header_shows_layer_and_section_ordinal(toylang_db: Path) -> None:
 
 @run_async
 async def test_document_synopsis_is_the_first_node_and_shows_the_outline(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        tree = browser(app).query_one(ChunkTree)
+        tree = browser_of(app).query_one(ChunkTree)
         tree.move_cursor(tree.root.children[0])
         await settle(pilot)
-        view = browser(app).query_one(ChunkView)
+        view = browser_of(app).query_one(ChunkView)
         assert view.chunk.id == DOCUMENT_CHUNK_ID
         assert header_plain(app).splitlines()[1].endswith("· parent — (document)")
         assert header_plain(app).splitlines()[1].startswith("document · ")
@@ -403,14 +392,14 @@ async def test_document_synopsis_is_the_first_node_and_shows_the_outline(toylang
 
 @run_async
 async def test_t_toggles_the_retrieval_text_and_back(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        browser(app).go_to_chunk("sec-literal-markup-p-1")
+        browser_of(app).go_to_chunk("sec-literal-markup-p-1")
         await settle(pilot)
-        view = browser(app).query_one(ChunkView)
+        view = browser_of(app).query_one(ChunkView)
         markdown = view.lines
-        retrieval = browser(app).query_one("#chunk-body")
+        retrieval = browser_of(app).query_one("#chunk-body")
         assert markdown.display and not retrieval.display
         await pilot.press("t")
         await settle(pilot)
@@ -424,7 +413,7 @@ async def test_t_toggles_the_retrieval_text_and_back(toylang_db: Path) -> None:
         )
         assert "retrieval text" in header_plain(app).splitlines()[0]
         # the mode stays while moving to other chunks
-        browser(app).go_to_chunk("sec-scope")
+        browser_of(app).go_to_chunk("sec-scope")
         await settle(pilot)
         assert (
             retrieval_plain(app)
@@ -439,16 +428,16 @@ async def test_t_toggles_the_retrieval_text_and_back(toylang_db: Path) -> None:
 
 @run_async
 async def test_markers_select_and_follow_in_the_retrieval_text(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        browser(app).go_to_chunk("sec-notational-conventions")
+        browser_of(app).go_to_chunk("sec-notational-conventions")
         await settle(pilot)
         await pilot.press("t", "n", "n")
         await settle(pilot)
-        view = browser(app).query_one(ChunkView)
+        view = browser_of(app).query_one(ChunkView)
         assert view.selected_target == "sec-algorithm-conventions"
-        content = browser(app).query_one("#chunk-retrieval", Static).content
+        content = browser_of(app).query_one("#chunk-retrieval", Static).content
         assert isinstance(content, Content)
         start = content.plain.index('[Subsection available: title "2.2')
         styles = [str(span.style) for span in content.spans if span.start == start]
@@ -463,10 +452,10 @@ async def test_markers_select_and_follow_in_the_retrieval_text(toylang_db: Path)
 async def test_palette_commands_toggle_retrieval_text_and_show_the_synopsis(
     toylang_db: Path,
 ) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        titles = [c.title for c in app.get_system_commands(browser(app))]
+        titles = [c.title for c in app.get_system_commands(browser_of(app))]
         assert "Toggle retrieval text" in titles and "Document synopsis" in titles
         await pilot.press("ctrl+p")
         await settle(pilot)
@@ -475,14 +464,14 @@ async def test_palette_commands_toggle_retrieval_text_and_show_the_synopsis(
         await pilot.press("enter")
         await settle(pilot)
         assert not CommandPalette.is_open(app)
-        assert browser(app).query_one(ChunkView).show_retrieval_text
+        assert browser_of(app).query_one(ChunkView).show_retrieval_text
         await pilot.press("ctrl+p")
         await settle(pilot)
         await pilot.press(*"document synopsis")
         await settle(pilot)
         await pilot.press("enter")
         await settle(pilot)
-        assert browser(app).query_one(ChunkView).chunk.id == DOCUMENT_CHUNK_ID
+        assert browser_of(app).query_one(ChunkView).chunk.id == DOCUMENT_CHUNK_ID
         assert cursor_id(app) == DOCUMENT_CHUNK_ID
 
 
@@ -591,10 +580,10 @@ def test_heading_lines_one_path_when_equal_two_with_the_kind_when_not() -> None:
 
 @run_async
 async def test_mismatched_sections_are_marked_in_the_tree(mismatch_db: Path) -> None:
-    app = app_for(mismatch_db)
+    app = quiet_app(mismatch_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        tree = browser(app).query_one(ChunkTree)
+        tree = browser_of(app).query_one(ChunkTree)
         assert [str(n.label) for n in tree.root.children] == [
             "Document synopsis",
             "1 Gadgets",
@@ -620,20 +609,20 @@ async def test_mismatched_sections_are_marked_in_the_tree(mismatch_db: Path) -> 
 async def test_header_shows_both_paths_for_a_mismatched_chunk_and_one_otherwise(
     mismatch_db: Path,
 ) -> None:
-    app = app_for(mismatch_db)
+    app = quiet_app(mismatch_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        browser(app).go_to_chunk("sec-widget-sizes")
+        browser_of(app).go_to_chunk("sec-widget-sizes")
         await settle(pilot)
         lines = header_plain(app).splitlines()
         assert lines[3] == "parser: 2 Widgets › 2.1 Widget Sizes"
         assert lines[4].startswith("TOC:    2 Doohickeys › 2.1 Widget Sizes   ≠ ancestor_differs ")
         assert lines[5] == "no markers"
-        browser(app).go_to_chunk("sec-gadget-parts")
+        browser_of(app).go_to_chunk("sec-gadget-parts")
         await settle(pilot)
         assert "≠ title_differs" in header_plain(app)
         assert "TOC:    1 Gadgets › 1.1 Gadget Components" in header_plain(app)
-        browser(app).go_to_chunk("sec-gadget-limits")  # its paths agree
+        browser_of(app).go_to_chunk("sec-gadget-limits")  # its paths agree
         await settle(pilot)
         lines = header_plain(app).splitlines()
         assert lines[3] == "1 Gadgets › 1.2 Gadget Limits"
@@ -645,14 +634,14 @@ async def test_header_shows_both_paths_for_a_mismatched_chunk_and_one_otherwise(
 async def test_mismatch_filter_shows_only_mismatched_sections_and_toggles_back(
     mismatch_db: Path,
 ) -> None:
-    app = app_for(mismatch_db)
+    app = quiet_app(mismatch_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        tree = browser(app).query_one(ChunkTree)
+        tree = browser_of(app).query_one(ChunkTree)
         whole = [str(n.label) for n in tree.root.children]
         await pilot.press("m")
         await settle(pilot)
-        assert browser(app).tree_filter == filters.MISMATCHED
+        assert browser_of(app).tree_filter == filters.MISMATCHED
         assert tree_shape(tree) == {
             None: ["sec-gadgets", "sec-widgets", "sec-glossary"],
             "sec-gadgets": ["sec-gadget-parts", "sec-gadget-assembly"],
@@ -665,10 +654,10 @@ async def test_mismatch_filter_shows_only_mismatched_sections_and_toggles_back(
         await pilot.press("down", "down", "down")
         await settle(pilot)
         assert cursor_id(app) == "sec-widgets"
-        assert browser(app).query_one(ChunkView).chunk.id == "sec-widgets"
+        assert browser_of(app).query_one(ChunkView).chunk.id == "sec-widgets"
         await pilot.press("m")
         await settle(pilot)
-        assert browser(app).tree_filter is None and tree.border_title is None
+        assert browser_of(app).tree_filter is None and tree.border_title is None
         assert [str(n.label) for n in tree.root.children] == whole
         assert tree.node_for("sec-widget-sizes") is None  # lazy again: nothing below is built
         assert not tree.node_for("sec-gadgets").is_expanded
@@ -677,14 +666,14 @@ async def test_mismatch_filter_shows_only_mismatched_sections_and_toggles_back(
 
 @run_async
 async def test_over_threshold_filter_shows_overruns_and_their_ancestors(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        tree = browser(app).query_one(ChunkTree)
+        tree = browser_of(app).query_one(ChunkTree)
         whole = [str(n.label) for n in tree.root.children]
         await pilot.press("O")
         await settle(pilot)
-        assert browser(app).tree_filter == filters.OVER_THRESHOLD
+        assert browser_of(app).tree_filter == filters.OVER_THRESHOLD
         assert tree_shape(tree) == {
             None: ["sec-data-types-and-values", "sec-statements", "sec-annex-grammar-summary"],
             "sec-data-types-and-values": ["sec-specification-types"],
@@ -703,13 +692,13 @@ async def test_over_threshold_filter_shows_overruns_and_their_ancestors(toylang_
         assert tree.border_title == "only over-threshold chunks · 4"
         # sec-intro (shown before) is hidden: the cursor goes to the first overrun
         assert cursor_id(app) == "sec-big-table-clause"
-        assert browser(app).query_one(ChunkView).chunk.id == "sec-big-table-clause"
+        assert browser_of(app).query_one(ChunkView).chunk.id == "sec-big-table-clause"
         await pilot.press("o")  # next overrun, inside the filtered tree
         await settle(pilot)
         assert cursor_id(app) == "sec-big-table-clause-emu-table-1"
         await pilot.press("O")
         await settle(pilot)
-        assert browser(app).tree_filter is None
+        assert browser_of(app).tree_filter is None
         assert [str(n.label) for n in tree.root.children] == whole
         assert cursor_id(app) == "sec-big-table-clause-emu-table-1"
         assert tree.node_for("sec-long-prose") is None
@@ -719,33 +708,33 @@ async def test_over_threshold_filter_shows_overruns_and_their_ancestors(toylang_
 async def test_filters_switch_refuse_to_match_nothing_and_keep_hidden_chunks_viewable(
     toylang_db: Path,
 ) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("m")  # toylang's TOC agrees with its sections
         await settle(pilot)
-        assert browser(app).tree_filter is None
+        assert browser_of(app).tree_filter is None
         assert any(
             "every section's heading path agrees with the TOC" in n.message
             for n in app._notifications
         )
         await pilot.press("O")
         await settle(pilot)
-        assert browser(app).tree_filter == filters.OVER_THRESHOLD
-        assert browser(app).go_to_chunk("sec-scope")  # hidden by the filter: shown all the same
+        assert browser_of(app).tree_filter == filters.OVER_THRESHOLD
+        assert browser_of(app).go_to_chunk("sec-scope")  # hidden by the filter: shown all the same
         await settle(pilot)
-        assert browser(app).query_one(ChunkView).chunk.id == "sec-scope"
+        assert browser_of(app).query_one(ChunkView).chunk.id == "sec-scope"
         assert cursor_id(app) == "sec-big-table-clause"
         assert any("sec-scope is hidden by the filter" in n.message for n in app._notifications)
-        assert not browser(app).go_to_chunk("no-such-chunk")
+        assert not browser_of(app).go_to_chunk("no-such-chunk")
 
 
 @run_async
 async def test_palette_commands_toggle_the_filters(mismatch_db: Path) -> None:
-    app = app_for(mismatch_db)
+    app = quiet_app(mismatch_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        provider = FilterProvider(browser(app))
+        provider = FilterProvider(browser_of(app))
         discovered = [hit async for hit in provider.discover()]
         assert [h.text for h in discovered] == [
             "Only mismatched sections",
@@ -762,7 +751,7 @@ async def test_palette_commands_toggle_the_filters(mismatch_db: Path) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert not CommandPalette.is_open(app)
-        assert browser(app).tree_filter == filters.MISMATCHED
+        assert browser_of(app).tree_filter == filters.MISMATCHED
         helps = [hit.help async for hit in provider.discover()]
         assert helps[0].startswith("On: run again")
         await pilot.press("ctrl+p")
@@ -771,15 +760,15 @@ async def test_palette_commands_toggle_the_filters(mismatch_db: Path) -> None:
         await settle(pilot)
         await pilot.press("enter")
         await settle(pilot)
-        assert browser(app).tree_filter is None
+        assert browser_of(app).tree_filter is None
 
 
 @run_async
 async def test_tiny_and_marker_heavy_filters_show_their_chunks(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        tree = browser(app).query_one(ChunkTree)
+        tree = browser_of(app).query_one(ChunkTree)
         version = app.session.active_version()
         for key, kind, title in (
             ("T", filters.TINY, "only tiny chunks"),
@@ -787,14 +776,14 @@ async def test_tiny_and_marker_heavy_filters_show_their_chunks(toylang_db: Path)
         ):
             await pilot.press(key)
             await settle(pilot)
-            assert browser(app).tree_filter == kind
+            assert browser_of(app).tree_filter == kind
             filtered = filters.filtered_tree(app.session.store, kind, version)
             assert tree.border_title == f"{title} · {len(filtered.matches)}"
             assert tree_shape(tree) == filtered.children
             assert cursor_id(app) in filtered.shown
         await pilot.press("M")
         await settle(pilot)
-        assert browser(app).tree_filter is None
+        assert browser_of(app).tree_filter is None
 
 
 @run_async
@@ -802,10 +791,10 @@ async def test_tiny_and_marker_heavy_chunks_carry_their_badges_in_the_tree(
     toylang_db: Path,
 ) -> None:
     """Every chunk the T and M filters match shows ∘ and ⇢ in its tree label, and no other."""
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        tree = browser(app).query_one(ChunkTree)
+        tree = browser_of(app).query_one(ChunkTree)
         version = app.session.active_version()
         for key, kind, mark in (
             ("T", filters.TINY, TINY_MARK),
@@ -846,12 +835,12 @@ async def search_for(pilot, query: str) -> None:
 
 
 def search_status(app: SpecBrowserApp) -> str:
-    return str(browser(app).query_one("#search-status", Static).content)
+    return str(browser_of(app).query_one("#search-status", Static).content)
 
 
 def highlighted_words(app: SpecBrowserApp) -> list[str]:
     """The words the chunk view shows in the search match style, in document order."""
-    lines = browser(app).chunk_view.lines
+    lines = browser_of(app).chunk_view.lines
     if lines.rendered is None:
         return []
     match = Style.parse(SEARCH_MATCH_STYLE)
@@ -865,7 +854,7 @@ def highlighted_words(app: SpecBrowserApp) -> list[str]:
 
 @run_async
 async def test_search_lists_hits_and_enter_jumps_to_the_first(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("slash")
@@ -873,7 +862,7 @@ async def test_search_lists_hits_and_enter_jumps_to_the_first(toylang_db: Path) 
         assert isinstance(app.focused, Input) and app.focused.id == "search-input"
         await pilot.press(*"persist", "enter")  # letters bound on the screen (p, t) are typed
         await settle(pilot)
-        screen = browser(app)
+        screen = browser_of(app)
         expected = lexical_search_hits(toylang_db, "persist")
         assert [h.chunk_id for h in screen.search_hits] == [h.chunk_id for h in expected]
         assert search_status(app).startswith(f"lexical · {len(expected)} hits for persist")
@@ -902,11 +891,11 @@ async def test_search_lists_hits_and_enter_jumps_to_the_first(toylang_db: Path) 
 async def test_focus_stays_in_the_search_field_and_dropped_punctuation_is_said(
     toylang_db: Path,
 ) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await search_for(pilot, "[[widget]]")
-        screen = browser(app)
+        screen = browser_of(app)
         assert screen.search_hits
         assert isinstance(app.focused, Input) and app.focused.id == "search-input"
         assert 'searched as "widget" (punctuation is not indexed)' in search_status(app)
@@ -938,7 +927,7 @@ def lexical_search_hits(db_path: Path, query: str) -> list[Hit]:
 async def test_n_and_shift_n_step_through_hits_then_escape_restores_markers(
     toylang_db: Path,
 ) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         expected = [h.chunk_id for h in lexical_search_hits(toylang_db, "widget")]
@@ -946,7 +935,7 @@ async def test_n_and_shift_n_step_through_hits_then_escape_restores_markers(
         await search_for(pilot, "widget")
         await pilot.press("down", "enter")  # the second hit
         await settle(pilot)
-        screen, view = browser(app), browser(app).chunk_view
+        screen, view = browser_of(app), browser_of(app).chunk_view
         assert view.chunk.id == cursor_id(app) == expected[1]
         footer_keys = {b.binding.id for b in screen.active_bindings.values()}
         assert {"next-hit", "previous-hit", "search"} <= footer_keys
@@ -975,11 +964,11 @@ async def test_n_and_shift_n_step_through_hits_then_escape_restores_markers(
 
 @run_async
 async def test_escape_in_the_search_bar_closes_it_and_focuses_the_tree(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await search_for(pilot, "gadget")
-        screen = browser(app)
+        screen = browser_of(app)
         assert screen.search_bar.display and screen.search_hits
         await pilot.press("escape")
         await settle(pilot)
@@ -994,11 +983,11 @@ async def test_escape_in_the_search_bar_closes_it_and_focuses_the_tree(toylang_d
 
 @run_async
 async def test_hits_are_highlighted_in_the_retrieval_text_too(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await search_for(pilot, "SlotList")
-        screen = browser(app)
+        screen = browser_of(app)
         assert [h.chunk_id for h in screen.search_hits] == [
             "sec-widget-literals",
             "sec-annex-statements",
@@ -1040,12 +1029,12 @@ async def test_search_runs_in_a_worker_and_a_newer_search_wins(
         return real_search(session, query, mode, **kwargs)
 
     monkeypatch.setattr(Session, "search", held_search)
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("slash", *"slow", "enter")
         await pilot.pause()
-        screen = browser(app)
+        screen = browser_of(app)
         assert "searching" in search_status(app)
         await pilot.press("ctrl+u", *"gadget", "enter")  # the UI answers while "slow" runs
         await pilot.pause()
@@ -1058,13 +1047,13 @@ async def test_search_runs_in_a_worker_and_a_newer_search_wins(
 
 @run_async
 async def test_mode_key_stays_lexical_without_embeddings_and_says_why(toylang_db: Path) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await search_for(pilot, "gadget")
         await pilot.press("ctrl+r")
         await settle(pilot)
-        screen = browser(app)
+        screen = browser_of(app)
         assert screen.search_mode == "lexical"
         assert search_status(app).startswith("lexical · semantic and hybrid search are off: ")
 
@@ -1082,13 +1071,13 @@ async def test_mode_key_cycles_modes_and_searches_again(toylang_db: Path, monkey
 
     monkeypatch.setattr(Session, "search", fake_semantic)
     monkeypatch.setattr(BrowserScreen, "vectors_off", lambda self: None)
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await search_for(pilot, "gadget")
         await pilot.press("ctrl+r")
         await settle(pilot)
-        screen = browser(app)
+        screen = browser_of(app)
         assert screen.search_mode == "semantic"
         assert search_status(app).startswith("semantic · 1 hit for gadget")
         assert "no embeddings yet" in search_status(app)  # the core's coverage note
@@ -1103,11 +1092,11 @@ async def test_mode_key_cycles_modes_and_searches_again(toylang_db: Path, monkey
 )
 @run_async
 async def test_odd_queries_never_raise(toylang_db: Path, query: str) -> None:
-    app = app_for(toylang_db)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await search_for(pilot, query)
-        screen = browser(app)
+        screen = browser_of(app)
         status = search_status(app)
         assert status.startswith("lexical · ")
         assert query in status  # shown literally, never as markup
@@ -1122,11 +1111,11 @@ async def test_odd_queries_never_raise(toylang_db: Path, query: str) -> None:
 
 @run_async
 async def test_markup_like_query_finds_literal_text_and_highlights_it(markup_db: Path) -> None:
-    app = app_for(markup_db)
+    app = quiet_app(markup_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await search_for(pilot, "[bold]")
-        screen = browser(app)
+        screen = browser_of(app)
         assert screen.search_hits and "no hits" not in search_status(app)
         await pilot.press("enter")
         await settle(pilot)
@@ -1168,7 +1157,7 @@ def test_snippets_and_terms_are_literal_text() -> None:
 
 @run_async
 async def test_missing_database_is_a_notification_not_a_traceback(tmp_path: Path) -> None:
-    app = app_for(tmp_path / "missing.db")
+    app = quiet_app(tmp_path / "missing.db")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert not isinstance(app.screen, BrowserScreen)
@@ -1180,7 +1169,7 @@ async def test_missing_database_is_a_notification_not_a_traceback(tmp_path: Path
 async def test_not_a_specbrowser_database_is_a_notification(tmp_path: Path) -> None:
     other = tmp_path / "other.db"
     other.write_bytes(b"not sqlite at all, just bytes" * 100)
-    app = app_for(other)
+    app = quiet_app(other)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert not isinstance(app.screen, BrowserScreen)
@@ -1327,7 +1316,7 @@ def test_marker_links_round_trip_ids_with_url_characters() -> None:
 def _run_before(chunk_id: str, *keys: str):
     async def run_before(pilot) -> None:
         await settle(pilot)
-        browser(pilot.app).go_to_chunk(chunk_id)
+        browser_of(pilot.app).go_to_chunk(chunk_id)
         await settle(pilot)
         if keys:
             await pilot.press(*keys)
@@ -1340,7 +1329,7 @@ def _run_before(chunk_id: str, *keys: str):
 def test_snapshot_tree_and_view_with_selected_marker(toylang_db: Path, snap_compare) -> None:
     """Tree expanded down to 2.2 Algorithm Conventions; its second marker is selected."""
     assert snap_compare(
-        app_for(toylang_db),
+        quiet_app(toylang_db),
         terminal_size=SNAPSHOT_SIZE,
         run_before=_run_before("sec-algorithm-conventions", "n", "n"),
     )
@@ -1350,7 +1339,7 @@ def test_snapshot_tree_and_view_with_selected_marker(toylang_db: Path, snap_comp
 def test_snapshot_over_threshold_chunk(toylang_db: Path, snap_compare) -> None:
     """An unsplittable table: red size, highlighted reason, ⚠ in the tree."""
     assert snap_compare(
-        app_for(toylang_db),
+        quiet_app(toylang_db),
         terminal_size=SNAPSHOT_SIZE,
         run_before=_run_before("sec-big-table-clause-emu-table-1"),
     )
@@ -1360,7 +1349,7 @@ def test_snapshot_over_threshold_chunk(toylang_db: Path, snap_compare) -> None:
 def test_snapshot_jump_palette_with_query(toylang_db: Path, snap_compare) -> None:
     """The jump palette (g) with "gram" typed: substring hits, highlighted."""
     assert snap_compare(
-        app_for(toylang_db),
+        quiet_app(toylang_db),
         terminal_size=SNAPSHOT_SIZE,
         run_before=_run_before("sec-intro", "g", *"gram"),
     )
@@ -1371,7 +1360,7 @@ def test_snapshot_retrieval_text(toylang_db: Path, snap_compare) -> None:
     """A paragraph subsection shown as its retrieval text (t): header lines, then the content;
     the header badge says so, and the tree starts with the document synopsis."""
     assert snap_compare(
-        app_for(toylang_db),
+        quiet_app(toylang_db),
         terminal_size=SNAPSHOT_SIZE,
         run_before=_run_before("sec-literal-markup-p-1", "t"),
     )
@@ -1387,10 +1376,10 @@ def test_snapshot_mismatch_filter_with_both_paths(mismatch_db: Path, snap_compar
         await settle(pilot)
         await pilot.press("m")
         await settle(pilot)
-        browser(pilot.app).go_to_chunk("sec-widget-sizes")
+        browser_of(pilot.app).go_to_chunk("sec-widget-sizes")
         await settle(pilot)
 
-    assert snap_compare(app_for(mismatch_db), terminal_size=SNAPSHOT_SIZE, run_before=run_before)
+    assert snap_compare(quiet_app(mismatch_db), terminal_size=SNAPSHOT_SIZE, run_before=run_before)
 
 
 @needs_toylang
@@ -1403,7 +1392,7 @@ def test_snapshot_search_results(toylang_db: Path, snap_compare) -> None:
         await settle(pilot)
         await search_for(pilot, "persist")
 
-    assert snap_compare(app_for(toylang_db), terminal_size=SNAPSHOT_SIZE, run_before=run_before)
+    assert snap_compare(quiet_app(toylang_db), terminal_size=SNAPSHOT_SIZE, run_before=run_before)
 
 
 @needs_toylang
@@ -1411,5 +1400,5 @@ def test_snapshot_over_threshold_filter(toylang_db: Path, snap_compare) -> None:
     """The over-threshold filter (O) on: the four overruns with ⚠ and their dimmed ancestors,
     expanded; the cursor on the first overrun (the section shown before is filtered out)."""
     assert snap_compare(
-        app_for(toylang_db), terminal_size=SNAPSHOT_SIZE, run_before=_run_before("sec-intro", "O")
+        quiet_app(toylang_db), terminal_size=SNAPSHOT_SIZE, run_before=_run_before("sec-intro", "O")
     )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from tests.app.helpers import browser_of, quiet_app, run_async, settle
+from tests.app.helpers import at_chunk_then, browser_of, quiet_app, run_async, settle
 
 TABLE = "sec-big-table-clause-emu-table-1"
 """A chunk of markers (one per table cell): the selected marker shows on it."""
@@ -38,22 +38,11 @@ async def test_the_focused_pane_has_the_accent_edge(toylang_db: Path) -> None:
         assert edges() == (dim, dim)
 
 
-def _run_before(chunk_id: str, *keys: str):
-    async def run_before(pilot) -> None:
-        await settle(pilot)
-        browser_of(pilot.app).go_to_chunk(chunk_id)
-        await settle(pilot)
-        await pilot.press(*keys)
-        await settle(pilot)
-
-    return run_before
-
-
 def test_snapshot_chunk_view_80x24(toylang_db: Path, snap_compare) -> None:
     """The table chunk at 80×24 with its second marker selected: tree labels cut to the pane,
     title and footer whole, the tree's edge in the accent colour (it has the focus)."""
     assert snap_compare(
-        quiet_app(toylang_db), terminal_size=(80, 24), run_before=_run_before(TABLE, "n", "n")
+        quiet_app(toylang_db), terminal_size=(80, 24), run_before=at_chunk_then(TABLE, "n", "n")
     )
 
 
@@ -61,12 +50,12 @@ def test_snapshot_chunk_view_focused_80x24(toylang_db: Path, snap_compare) -> No
     """The same with the focus on the chunk body (Tab): the rule over the body is the accent
     colour, the tree's edge dim."""
     assert snap_compare(
-        quiet_app(toylang_db), terminal_size=(80, 24), run_before=_run_before(TABLE, "n", "tab")
+        quiet_app(toylang_db), terminal_size=(80, 24), run_before=at_chunk_then(TABLE, "n", "tab")
     )
 
 
 def test_snapshot_chunk_view_160x50(toylang_db: Path, snap_compare) -> None:
     """The table chunk at 160×50, its second marker selected."""
     assert snap_compare(
-        quiet_app(toylang_db), terminal_size=(160, 50), run_before=_run_before(TABLE, "n", "n")
+        quiet_app(toylang_db), terminal_size=(160, 50), run_before=at_chunk_then(TABLE, "n", "n")
     )

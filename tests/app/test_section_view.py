@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from specbrowser.tui.app import SpecBrowserApp
 from specbrowser.tui.widgets.chunk_tree import ChunkTree
-from tests.app.helpers import SIZE, browser_of, quiet_app, run_async, settle
+from tests.app.helpers import SIZE, at_chunk_then, browser_of, quiet_app, run_async, settle
 
 TABLE = "sec-big-table-clause-emu-table-1"
 """A table broken into cells at the toylang_db threshold."""
@@ -77,26 +77,15 @@ async def test_retrieval_text_and_section_view_take_turns(toylang_db: Path) -> N
         assert view.show_section and not view.show_retrieval_text
 
 
-def _run_before(chunk_id: str, *keys: str):
-    async def run_before(pilot) -> None:
-        await settle(pilot)
-        browser_of(pilot.app).go_to_chunk(chunk_id)
-        await settle(pilot)
-        await pilot.press(*keys)
-        await settle(pilot)
-
-    return run_before
-
-
 def test_snapshot_section_view_80x24(toylang_db: Path, snap_compare) -> None:
     """The table's section at 80×24: the gutter names each cell chunk, its size, tinted."""
     assert snap_compare(
-        quiet_app(toylang_db), terminal_size=(80, 24), run_before=_run_before(TABLE, "b")
+        quiet_app(toylang_db), terminal_size=(80, 24), run_before=at_chunk_then(TABLE, "b")
     )
 
 
 def test_snapshot_section_view_160x50(toylang_db: Path, snap_compare) -> None:
     """The same at 160×50: the whole table in view, the table chunk's own spans bold."""
     assert snap_compare(
-        quiet_app(toylang_db), terminal_size=(160, 50), run_before=_run_before(TABLE, "b")
+        quiet_app(toylang_db), terminal_size=(160, 50), run_before=at_chunk_then(TABLE, "b")
     )

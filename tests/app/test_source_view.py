@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from tests.app.helpers import SIZE, browser_of, quiet_app, run_async, settle
+from tests.app.helpers import SIZE, at_chunk_then, browser_of, quiet_app, run_async, settle
 
 CELL = "sec-big-table-clause-emu-table-1-td-1"
 
@@ -38,26 +38,15 @@ async def test_h_shows_the_source_html_and_follows_the_selection(toylang_db: Pat
         assert view.lines.display and view.rendered
 
 
-def _run_before(chunk_id: str, *keys: str):
-    async def run_before(pilot) -> None:
-        await settle(pilot)
-        browser_of(pilot.app).go_to_chunk(chunk_id)
-        await settle(pilot)
-        await pilot.press(*keys)
-        await settle(pilot)
-
-    return run_before
-
-
 def test_snapshot_source_view_80x24(toylang_db: Path, snap_compare) -> None:
     """A table cell's source: its <td> element, syntax-coloured, the note above it."""
     assert snap_compare(
-        quiet_app(toylang_db), terminal_size=(80, 24), run_before=_run_before(CELL, "h")
+        quiet_app(toylang_db), terminal_size=(80, 24), run_before=at_chunk_then(CELL, "h")
     )
 
 
 def test_snapshot_source_view_160x50(toylang_db: Path, snap_compare) -> None:
     """The same at 160×50."""
     assert snap_compare(
-        quiet_app(toylang_db), terminal_size=(160, 50), run_before=_run_before(CELL, "h")
+        quiet_app(toylang_db), terminal_size=(160, 50), run_before=at_chunk_then(CELL, "h")
     )
