@@ -88,7 +88,17 @@ def check_db_path(db_path: Path) -> None:
         raise DatabaseError(f"cannot create {db_path}: folder {parent} does not exist")
     target = db_path if db_path.exists() else parent
     if not os.access(target, os.W_OK):
-        raise DatabaseError(f"cannot write {db_path}: permission denied")
+        raise DatabaseError(f"cannot write {db_path}: {_why_not_writable(target)}")
+
+
+def _why_not_writable(path: Path) -> str:
+    """``read-only file system`` when ``path`` lies on one (as the operating system words it
+    elsewhere), else ``permission denied``."""
+    try:
+        read_only = bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except (AttributeError, OSError):  # no statvfs (Windows), or it failed: say the usual
+        read_only = False
+    return "read-only file system" if read_only else "permission denied"
 
 
 @collector_paused()

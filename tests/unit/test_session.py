@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -223,3 +224,21 @@ def test_an_empty_query_is_refused_in_one_line(toylang_db: Path, query: str) -> 
 
     with Session.open(toylang_db) as session, pytest.raises(PolicyError, match="query is empty"):
         session.search(query)
+
+
+@pytest.mark.parametrize(
+    "flags, says", [(os.ST_RDONLY, "read-only file system"), (0, "permission denied")]
+)
+def test_an_unwritable_database_place_says_why(tmp_path: Path, monkeypatch, flags, says) -> None:
+    """A read-only mount is named as the operating system names it elsewhere."""
+    import types
+
+    from specbrowser.errors import DatabaseError
+    from specbrowser.session import ingest as ingest_module
+
+    monkeypatch.setattr(ingest_module.os, "access", lambda path, mode: False)
+    monkeypatch.setattr(
+        ingest_module.os, "statvfs", lambda path: types.SimpleNamespace(f_flag=flags)
+    )
+    with pytest.raises(DatabaseError, match=f"cannot write .*: {says}$"):
+        ingest_module.check_db_path(tmp_path / "x.db")
