@@ -35,6 +35,8 @@ class _Parser(argparse.ArgumentParser):
     missing argument) as one red line naming ``--help`` instead of the usage block."""
 
     def error(self, message: str) -> NoReturn:
+        if "required: query" in message:  # argparse took a query such as -x for an option
+            message += " (a query that starts with - goes after --: search DB -- -x)"
         err.print(
             f"[red]error:[/] {escape(message)} (see: {escape(self.prog)} --help)", soft_wrap=True
         )

@@ -536,6 +536,7 @@ def test_a_reader_that_stops_early_ends_the_command_quietly_with_141(tmp_path):
             "argument --threshold: 'abc' is not a whole number",
         ),
         (["ingest"], "the following arguments are required"),
+        (["search", "x.db", "-x"], "a query that starts with - goes after --"),
         (["nope"], "argument COMMAND: invalid choice: 'nope'"),
     ],
 )
