@@ -8,6 +8,7 @@ on stderr and exit status 2; Ctrl-C ends with status 130 and changes nothing.
 from __future__ import annotations
 
 import argparse
+import re
 import logging
 import os
 import sys
@@ -35,7 +36,7 @@ class _Parser(argparse.ArgumentParser):
     missing argument) as one red line naming ``--help`` instead of the usage block."""
 
     def error(self, message: str) -> NoReturn:
-        if "required: query" in message:  # argparse took a query such as -x for an option
+        if re.search(r"required: .*\bquery\b", message):  # argparse read a query -x as an option
             message += " (a query that starts with - goes after --: search DB -- -x)"
         err.print(
             f"[red]error:[/] {escape(message)} (see: {escape(self.prog)} --help)", soft_wrap=True
