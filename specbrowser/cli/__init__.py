@@ -8,9 +8,9 @@ on stderr and exit status 2; Ctrl-C ends with status 130 and changes nothing.
 from __future__ import annotations
 
 import argparse
-import re
 import logging
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
