@@ -18,7 +18,7 @@ import re
 from specbrowser.errors import NotFoundError
 from specbrowser.search.query import HIGHLIGHT_END, HIGHLIGHT_START, NO_FILTER, Hit, SearchFilter
 from specbrowser.store import SpecStore, active_version, resolve_section
-from specbrowser.store.symbols import anchor_chunks, chunks_within, find_symbols
+from specbrowser.store.symbols import SymbolRow, anchor_chunks, chunks_within, find_symbols
 from specbrowser.types import SearchMode
 
 MAX_DEFINITIONS = 3
@@ -48,6 +48,21 @@ def query_names(text: str) -> list[str]:
     return list(dict.fromkeys(n for n in names if n))
 
 
+DEFINITIONS_READ = 20
+"""The most definitions of one name read (enough to tell a name of a few places from one of
+many)."""
+
+
+def definitions(db: SpecStore, name: str) -> tuple[list[SymbolRow], list[str]]:
+    """The definitions of ``name``, best first (:func:`find_symbols`, at most
+    :data:`DEFINITIONS_READ`), and the sections its best-ranked kind of definition lies in, in
+    that order: a name whose sections are more than :data:`MAX_DEFINITIONS` names no one
+    place."""
+    symbols = find_symbols(db.db, name, limit=DEFINITIONS_READ)
+    best = [s for s in symbols if s.kind == symbols[0].kind] if symbols else []
+    return symbols, list(dict.fromkeys(s.section_id for s in best))
+
+
 def symbol_chunks(db: SpecStore, text: str, version: str) -> list[tuple[str, str, str]]:
     """``(chunk id, kind, name)`` of the chunks a query names, best first (see the module
     docstring): the kind of name it matched (``chunk``, ``section``, or a
@@ -64,9 +79,7 @@ def symbol_chunks(db: SpecStore, text: str, version: str) -> list[tuple[str, str
                 pass
             else:
                 found.setdefault(section_id, ("section", name))
-        symbols = find_symbols(db.db, name, limit=20)
-        best = [s for s in symbols if s.kind == symbols[0].kind] if symbols else []
-        sections = list(dict.fromkeys(s.section_id for s in best))
+        symbols, sections = definitions(db, name)
         if len(sections) > MAX_DEFINITIONS:  # "Static Semantics: Early Errors": no one place
             symbols, sections = [], []
         held = anchor_chunks(

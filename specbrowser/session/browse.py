@@ -20,13 +20,17 @@ from specbrowser.chunking.markers import size_without_markers
 from specbrowser.chunking.reassemble import reassemble, reassemble_spans
 from specbrowser.errors import AmbiguousNameError, NotFoundError
 from specbrowser.model import Chunk
-from specbrowser.search.symbols import MAX_DEFINITIONS, POINTS_AT_ANCHOR
+from specbrowser.search.symbols import (
+    DEFINITIONS_READ,
+    MAX_DEFINITIONS,
+    POINTS_AT_ANCHOR,
+    definitions,
+)
 from specbrowser.store import SpecStore, get_section, resolve_section
 from specbrowser.store.sections import outline_rows, section_with_anchor
 from specbrowser.store.symbols import (
     anchor_chunks,
     anchor_section,
-    find_symbols,
     has_anchor_map,
     symbol_count,
 )
@@ -95,14 +99,12 @@ def locate(db: SpecStore, name: str, version: str) -> Located:
     held = anchor_chunk(db, anchor, version)
     if held is not None:
         return Located(held[1], "anchor", held[0])
-    symbols = find_symbols(db.db, anchor, limit=20)
-    best = [s for s in symbols if s.kind == symbols[0].kind] if symbols else []
-    sections = list(dict.fromkeys(s.section_id for s in best))
+    symbols, sections = definitions(db, anchor)
     if len(sections) > MAX_DEFINITIONS:  # "Static Semantics: Early Errors": no one place
-        shown = ", ".join(sections[:3])
+        more = "+" if len(symbols) == DEFINITIONS_READ else ""
         raise AmbiguousNameError(
-            f"{name!r} names {len(sections)}{'+' if len(symbols) == 20 else ''} sections "
-            f"({shown}, …): pass the section's number or id"
+            f"{name!r} names {len(sections)}{more} sections ({', '.join(sections[:3])}, …): "
+            "pass the section's number or id"
         )
     for symbol in symbols:
         if not db.chunks([symbol.section_id], version):
