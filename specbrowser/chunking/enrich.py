@@ -271,18 +271,3 @@ def apply_toc_paths(chunks: Iterable[Chunk], paths: SectionPaths) -> None:
             path = paths.toc.get(chunk.section_id)
             chunk.toc_path = list(path) if path is not None else None
             chunk.mismatch = paths.kinds.get(chunk.section_id)
-
-
-def add_heading_paths(
-    chunks: list[Chunk], sections: list[Section], toc: list[TocNode]
-) -> list[Mismatch]:
-    """Set each section chunk's :attr:`Chunk.toc_path` and :attr:`Chunk.mismatch` from ``toc``
-    (subsections take their section's), and return every mismatch found.
-
-    With an empty ``toc`` nothing is set and [] is returned: the parser's paths stand.
-    """
-    if not toc:
-        return []
-    paths = section_paths(sections, toc)
-    apply_toc_paths(chunks, paths)
-    return paths.mismatches

@@ -10,6 +10,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from specbrowser.chunking.enrich import (
     SectionPaths,
@@ -17,18 +18,24 @@ from specbrowser.chunking.enrich import (
     finish_chunk_set,
     section_paths,
 )
+from specbrowser.chunking.markdown_cache import SectionMarkdown
+from specbrowser.chunking.measure import TokenMeasure
 from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
+from specbrowser.chunking.rules import ChunkingRules
 from specbrowser.chunking.stats import ChunkSetStats, compute_stats
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.errors import DatabaseError
 from specbrowser.formats import ParsedSpec, format_for_kind, load_spec
 from specbrowser.formats.symbols import spec_symbols
 from specbrowser.formats.toc import load_toc_file
-from specbrowser.model import Chunk
+from specbrowser.model import Chunk, TocNode
 from specbrowser.progress import Progress
 from specbrowser.session.collector import collector_paused
 from specbrowser.types import IngestOutcome
+
+if TYPE_CHECKING:
+    from specbrowser.store.sets import IngestWrite
 
 STORE_MODULES = ("specbrowser.store", "specbrowser.store.cache", "specbrowser.search.tokens")
 """What :func:`ingest` needs once the spec is parsed, imported while lxml parses it (the parse
@@ -73,6 +80,43 @@ class IngestResult:
     outcome: IngestOutcome
     chunk_sets: int = 1
     mismatches: list[Mismatch] = field(default_factory=list)
+
+
+def _chunk_beside_spec_write(
+    write: IngestWrite,
+    parsed: ParsedSpec,
+    policy: ChunkPolicy,
+    toc: list[TocNode],
+    rules: ChunkingRules,
+    tokens: TokenMeasure | None,
+    progress: Progress | None,
+) -> tuple[list[Chunk], ChunkSetStats, SectionPaths, dict[str, SectionMarkdown]]:
+    """Break the spec down while this process writes the spec's tables (``write.write_spec``:
+    heading and TOC paths, the symbol index from the elements before any breakdown, sections,
+    TOC) beside the forked children (:func:`chunk_spec`'s ``meanwhile``); then finish the
+    chunk set. Returns its chunks (document chunk first), statistics, the sections' paths and
+    the conversions learned for the Markdown cache."""
+    sections = parsed.sections
+    paths: SectionPaths | None = None
+
+    def write_spec() -> None:
+        nonlocal paths
+        paths = section_paths(sections, toc, rules.section_ordinal)
+        write.write_spec(paths, spec_symbols(sections, parsed.elements), toc)
+
+    chunked = chunk_spec(
+        parsed, policy, progress, rules=rules, learn=True, tokens=tokens, meanwhile=write_spec
+    )
+    assert paths is not None  # meanwhile runs once, always
+    chunks = finish_chunk_set(
+        parsed.document,
+        sections,
+        chunked.chunks,
+        policy.threshold,
+        measure=tokens.count if tokens else len,
+    )
+    apply_toc_paths(chunks, paths)
+    return chunks, compute_stats(chunks, len(sections)), paths, chunked.learned
 
 
 def check_db_path(db_path: Path) -> None:
@@ -161,33 +205,9 @@ def ingest(
                 db, parsed.document, sections, policy.version, replace_spec=replace_spec
             ) as write:
                 mark = time.perf_counter()
-                known: list[SectionPaths] = []
-
-                def write_spec() -> None:  # while other processes break sections down
-                    known.append(section_paths(sections, toc or [], rules.section_ordinal))
-                    symbols = spec_symbols(sections, parsed.elements)  # before any breakdown
-                    write.write_spec(known[0], symbols, toc)
-
-                chunked = chunk_spec(
-                    parsed,
-                    policy,
-                    progress,
-                    rules=rules,
-                    learn=True,
-                    tokens=tokens,
-                    meanwhile=write_spec,
+                chunks, stats, paths, learned = _chunk_beside_spec_write(
+                    write, parsed, policy, toc, rules, tokens, progress
                 )
-                learned = chunked.learned
-                chunks = finish_chunk_set(
-                    parsed.document,
-                    sections,
-                    chunked.chunks,
-                    policy.threshold,
-                    measure=tokens.count if tokens else len,
-                )
-                (paths,) = known
-                apply_toc_paths(chunks, paths)
-                stats = compute_stats(chunks, len(sections))
                 timings["chunk"] = time.perf_counter() - mark
                 mark = time.perf_counter()
                 if progress:

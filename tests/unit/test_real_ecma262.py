@@ -7,7 +7,12 @@ from dataclasses import replace
 
 import pytest
 
-from specbrowser.chunking.enrich import add_heading_paths, finish_chunk_set, section_chunks
+from specbrowser.chunking.enrich import (
+    apply_toc_paths,
+    finish_chunk_set,
+    section_chunks,
+    section_paths,
+)
 from specbrowser.chunking.markers import find_markers
 from specbrowser.chunking.pipeline import chunk_sections, chunk_spec
 from specbrowser.chunking.policy import ChunkPolicy
@@ -121,5 +126,5 @@ def test_chunk_sections_from_stored_sections_equals_the_ingest(single_db):
     ]
     assert len(again) == len(result.chunks) - 1 > 2253
     rebuilt = finish_chunk_set(get_document(db), sections, again, 5000)
-    add_heading_paths(rebuilt, sections, load_toc(db))
+    apply_toc_paths(rebuilt, section_paths(sections, load_toc(db)))
     assert rebuilt == stored

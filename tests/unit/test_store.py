@@ -22,13 +22,14 @@ from hypothesis import strategies as st
 
 from specbrowser import store
 from specbrowser.chunking.enrich import (
-    add_heading_paths,
+    apply_toc_paths,
     drop_link_targets,
     finish_chunk_set,
     part_label,
     retrieval_text,
     section_chunks,
     section_ordinal,
+    section_paths,
     synopsis,
 )
 from specbrowser.chunking.markers import find_markers
@@ -381,7 +382,8 @@ def test_chunk_sections_from_stored_sections_equals_the_ingest(tmp_path, spec, t
         replace(c, retrieval_text="", toc_path=None, mismatch=None) for c in section_chunks(stored)
     ]
     rebuilt = finish_chunk_set(store.get_document(db), sections, again, threshold)
-    add_heading_paths(rebuilt, sections, load_toc(db))  # the stored TOC: no source needed
+    stored_toc = load_toc(db)  # the stored TOC: no source needed
+    apply_toc_paths(rebuilt, section_paths(sections, stored_toc))
     assert rebuilt == stored
 
 
