@@ -357,7 +357,8 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         tree = self.chunk_tree
         if tree.moving_to is not None or event.node is not tree.cursor_node:
             return
-        if event.node.data is not None:
+        shown = self.chunk_view.chunk
+        if event.node.data is not None and (shown is None or shown.id != event.node.data):
             self._cursor_moved(event.node.data)
 
     @on(ChunkView.FollowRequested)
