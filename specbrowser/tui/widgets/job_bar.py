@@ -17,6 +17,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from rich.text import Text
@@ -65,22 +66,13 @@ def run_niced(job: Callable[[], object], name: str) -> object:
     an unprivileged thread cannot raise its priority back. Where priorities cannot be set (not
     Linux, a sandbox) the job runs at normal priority.
     """
-    outcome: dict[str, object] = {}
+    with ThreadPoolExecutor(1, thread_name_prefix=name, initializer=_lower_priority) as thread:
+        return thread.submit(job).result()
 
-    def target() -> None:
-        with contextlib.suppress(AttributeError, OSError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
-        try:
-            outcome["result"] = job()
-        except BaseException as error:  # handed to the waiting thread, raised there
-            outcome["error"] = error
 
-    thread = threading.Thread(target=target, name=name, daemon=True)
-    thread.start()
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]  # type: ignore[misc]
-    return outcome.get("result")
+def _lower_priority() -> None:
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
 
 
 class WorkerFlag:
