@@ -42,6 +42,7 @@ from specbrowser.formats.ecmarkup_source import (
     expand_shorthand,
     number_sections,
 )
+from specbrowser.formats.headings import FRONT_MATTER_ID, front_matter_section
 from specbrowser.formats.html import element_text, without_deleted
 from specbrowser.model import SECTION_REF_TAG, Section
 
@@ -234,11 +235,6 @@ def _kind(pages: list[bytes]) -> str:
     return MULTIPAGE if len(pages) > 1 else RENDERED
 
 
-FRONT_MATTER_ID = "front-matter"
-FRONT_MATTER_TITLE = "Front matter"
-FRONT_MATTER_KIND = "front-matter"
-"""Id (``-2``, ``-3`` … when a section has it), title and kind of the front-matter section."""
-
 _NOT_CONTENT_TAGS = frozenset({"script", "style", "template", "link", "meta", "noscript"})
 _NOT_CONTENT_IDS = frozenset({"menu", "menu-toc", "menu-toggle", "menu-spacer", "shortcuts-help"})
 
@@ -266,16 +262,10 @@ def _add_front_matter(parsed: ParsedSpec, pages: Sequence[Page]) -> None:
     front.set("id", section_id)
     for section in parsed.sections:
         section.ordinal += 1
-    section = Section(
-        id=section_id,
-        parent_id=None,
-        ordinal=0,
-        depth=0,
-        kind=FRONT_MATTER_KIND,
-        secnum="",
-        title=FRONT_MATTER_TITLE,
-        html=etree.tostring(front, encoding="unicode", method="html", with_tail=False),
-        source_file=pages[0].path.name,
+    section = front_matter_section(  # its id numbered on (-2, -3 …) when a section has it
+        section_id,
+        etree.tostring(front, encoding="unicode", method="html", with_tail=False),
+        pages[0].path.name,
     )
     parsed.sections.insert(0, section)
     parsed.elements[section_id] = front

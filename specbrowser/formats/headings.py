@@ -80,7 +80,24 @@ SECTION_KIND = "heading"
 FRONT_MATTER_ID = "front-matter"
 FRONT_MATTER_TITLE = "Front matter"
 FRONT_MATTER_KIND = "front-matter"
-"""Id, title and kind of the section holding the content before the first heading."""
+"""Id, title and kind of the section holding the content outside every section (before the
+first heading; an ecmarkup rendering's text outside its clauses), in every format."""
+
+
+def front_matter_section(section_id: str, html: str, source_file: str) -> Section:
+    """The front-matter section: top level, ordinal 0, no number."""
+    return Section(
+        id=section_id,
+        parent_id=None,
+        ordinal=0,
+        depth=0,
+        kind=FRONT_MATTER_KIND,
+        secnum="",
+        title=FRONT_MATTER_TITLE,
+        html=html,
+        source_file=source_file,
+    )
+
 
 SECTION_ELEMENT_CLASS = "sb-section"
 """Class of the ``div`` made for each section's own content (its ``data-id`` is the section id)."""
@@ -490,16 +507,8 @@ class _Builder:
     def finish(self) -> list[tuple[Section, etree._Element]]:
         """The sections in document order, front matter first when it holds text."""
         if element_text(self.front).strip():
-            section = Section(
-                id=self.ids.take(FRONT_MATTER_ID, generated=False),
-                parent_id=None,
-                ordinal=0,
-                depth=0,
-                kind=FRONT_MATTER_KIND,
-                secnum="",
-                title=FRONT_MATTER_TITLE,
-                html="",
-                source_file=self.source_file,
+            section = front_matter_section(
+                self.ids.take(FRONT_MATTER_ID, generated=False), "", self.source_file
             )
             self.front.set("data-id", section.id)
             return [(section, self.front), *self.records]
