@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -322,15 +322,9 @@ def evaluate(
             ]
             run = summarize(version, mode, ks, scores)
             if mode != "lexical":
-                run = _with_note(run, session.coverage_note(mode, version))
+                run = replace(run, note=session.coverage_note(mode, version))
             runs.append(run)
     return Evaluation(str(path), len(queries), ks, runs, skipped)
-
-
-def _with_note(run: RunScores, note: str) -> RunScores:
-    from dataclasses import replace
-
-    return replace(run, note=note)
 
 
 def _retrieve(
