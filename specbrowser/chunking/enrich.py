@@ -86,12 +86,25 @@ def retrieval_text(document_title: str, chunk: Chunk, part_path: list[str]) -> s
     (excluded) down to ``chunk``; empty for a root chunk, which gets no ``Part:`` line. The
     document chunk gets only the ``Document:`` line.
     """
+    return retrieval_header(document_title, chunk.heading_path, part_path) + drop_link_targets(
+        chunk.text
+    )
+
+
+def retrieval_header(document_title: str, heading_path: list[str], part_path: list[str]) -> str:
+    """A retrieval text's header: ``Document:``, ``Section:`` (when ``heading_path``),
+    ``Part:`` (when ``part_path``: :func:`part_line`) and the ``Content:`` line."""
     lines = [f"Document: {document_title}"]
-    if chunk.heading_path:
-        lines.append(f"Section: {PATH_SEPARATOR.join(chunk.heading_path)}")
+    if heading_path:
+        lines.append(f"Section: {PATH_SEPARATOR.join(heading_path)}")
     if part_path:
-        lines.append(f"Part: {PATH_SEPARATOR.join(part_path)}")
-    return "\n".join(lines) + CONTENT_LINE + drop_link_targets(chunk.text)
+        lines.append(part_line(part_path))
+    return "\n".join(lines) + CONTENT_LINE
+
+
+def part_line(part_path: list[str]) -> str:
+    """The ``Part:`` line of a subsection named by ``part_path`` (no newline)."""
+    return f"Part: {PATH_SEPARATOR.join(part_path)}"
 
 
 CONTENT_LINE = "\nContent:\n"

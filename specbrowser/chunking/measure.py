@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from specbrowser.chunking.enrich import PATH_SEPARATOR
+from specbrowser.chunking.enrich import part_line, retrieval_header
 
 PART_LINE_TOKENS = 40
 """Tokens allowed for the name a subsection adds to its ``Part:`` line (``… > rows 12–40``)
@@ -53,11 +53,7 @@ class Sizer:
         [] for the root chunk): its ``Part:`` line counted. Itself in characters."""
         if self.joins:
             return self
-        part = (
-            self.measure(f"Part: {PATH_SEPARATOR.join(part_path)}\n") - self.specials
-            if part_path
-            else 0
-        )
+        part = self.measure(part_line(part_path) + "\n") - self.specials if part_path else 0
         return replace(self, overhead=self.header + part)
 
     def for_children(self, part_path: list[str]) -> Sizer:
@@ -108,10 +104,7 @@ class TokenMeasure:
         """The sizer of a section's root chunk: the header tokens of a chunk under
         ``heading_path`` (its section's, top-level first); :meth:`Sizer.for_part` gives its
         subsections'."""
-        header = (
-            f"Document: {self.document_title}\nSection: {PATH_SEPARATOR.join(heading_path)}\n"
-            "Content:\n"
-        )
+        header = retrieval_header(self.document_title, heading_path, [])
         specials = self.count("")
         overhead = self.count(header) - specials
         return Sizer(self.count, overhead=overhead, specials=specials, joins=False, header=overhead)
