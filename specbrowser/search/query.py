@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from specbrowser.search import literal
 from specbrowser.store import SpecStore, active_version
@@ -249,18 +249,7 @@ def reciprocal_rank_fusion(
             scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weight / (k + rank)
             first.setdefault(hit.chunk_id, hit)
     order = sorted(scores, key=lambda chunk_id: -scores[chunk_id])
-    return [
-        Hit(
-            chunk_id=c,
-            section_id=first[c].section_id,
-            title=first[c].title,
-            heading_path=first[c].heading_path,
-            score=scores[c],
-            snippet=first[c].snippet,
-            mode="hybrid",
-        )
-        for c in order[:limit]
-    ]
+    return [replace(first[c], score=scores[c], mode="hybrid") for c in order[:limit]]
 
 
 _EMBEDDERS: dict[str, object] = {}
@@ -358,19 +347,10 @@ def lexical_first(lexical: list[Hit], semantic: list[Hit], limit: int) -> list[H
     this finds everything the lexical list finds), each with ``mode="hybrid"``."""
     seen = {hit.chunk_id for hit in lexical}
     merged = [*lexical, *(hit for hit in semantic if hit.chunk_id not in seen)]
-    return [_as_hybrid(hit, len(merged) - rank) for rank, hit in enumerate(merged[:limit])]
-
-
-def _as_hybrid(hit: Hit, score: float) -> Hit:
-    return Hit(
-        chunk_id=hit.chunk_id,
-        section_id=hit.section_id,
-        title=hit.title,
-        heading_path=hit.heading_path,
-        score=score,
-        snippet=hit.snippet,
-        mode="hybrid",
-    )
+    return [
+        replace(hit, score=len(merged) - rank, mode="hybrid")
+        for rank, hit in enumerate(merged[:limit])
+    ]
 
 
 def fuse(text: str, lexical: list[Hit], semantic: list[Hit], limit: int) -> list[Hit]:
@@ -388,7 +368,7 @@ def fuse(text: str, lexical: list[Hit], semantic: list[Hit], limit: int) -> list
     when the index has them, go before both lists (see :func:`hybrid_search`).
     """
     if not semantic:
-        return [_as_hybrid(hit, hit.score) for hit in lexical[:limit]]
+        return [replace(hit, mode="hybrid") for hit in lexical[:limit]]
     if is_identifier_query(text):
         return lexical_first(lexical, semantic, limit)
     return reciprocal_rank_fusion([lexical, semantic], limit=limit, weights=[1.0, SEMANTIC_WEIGHT])

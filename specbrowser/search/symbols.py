@@ -14,6 +14,7 @@ first in lexical, semantic and hybrid search alike.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from specbrowser.errors import NotFoundError
 from specbrowser.search.query import HIGHLIGHT_END, HIGHLIGHT_START, NO_FILTER, Hit, SearchFilter
@@ -147,16 +148,5 @@ def with_symbol_hits(symbols: list[Hit], ranked: list[Hit], limit: int) -> list[
     seen = {h.chunk_id for h in symbols}
     rest = [h for h in ranked if h.chunk_id not in seen]
     top = max((h.score for h in ranked), default=0.0)
-    scored = [
-        Hit(
-            chunk_id=h.chunk_id,
-            section_id=h.section_id,
-            title=h.title,
-            heading_path=h.heading_path,
-            score=top + len(symbols) - index,
-            snippet=h.snippet,
-            mode=h.mode,
-        )
-        for index, h in enumerate(symbols)
-    ]
+    scored = [replace(h, score=top + len(symbols) - index) for index, h in enumerate(symbols)]
     return (scored + rest)[:limit]
