@@ -173,16 +173,12 @@ def assemble_default_model(cache_root: Path | None = None) -> Path:
             f"model {DEFAULT_MODEL}: installed packages lack {', '.join(missing)} "
             f"(needed in {target}); {install_hint()}"
         )
-    if (found := _sha256(sources["model.onnx"])) != ONNX_SHA256:
-        raise EmbeddingError(
-            f"model {DEFAULT_MODEL}: {sources['model.onnx']} has sha256 {found}, "
-            f"expected {ONNX_SHA256}; not copied to {target}"
-        )
-    if (found := _sha256(sources["tokenizer.json"])) != TOKENIZER_SHA256:
-        raise EmbeddingError(
-            f"model {DEFAULT_MODEL}: {sources['tokenizer.json']} has sha256 {found}, "
-            f"expected {TOKENIZER_SHA256}; not copied to {target}"
-        )
+    for name, expected in (("model.onnx", ONNX_SHA256), ("tokenizer.json", TOKENIZER_SHA256)):
+        if (found := _sha256(sources[name])) != expected:
+            raise EmbeddingError(
+                f"model {DEFAULT_MODEL}: {sources[name]} has sha256 {found}, "
+                f"expected {expected}; not copied to {target}"
+            )
     staging = target.with_name(target.name + f".tmp{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
