@@ -75,7 +75,12 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries, TokenCounts):
                 f"{path} does not exist (create it with: specbrowser ingest SPEC --db {path})"
             )
         connected = connect(path)
-        store = cls(sqlite_utils.Database(connected.conn), path, connected.vector_error)
+        # execute_plugins=False: sqlite-utils plugins register SQL functions for its own CLI;
+        # specbrowser's SQL uses none, and finding them scans every installed distribution's
+        # entry points (importlib.metadata), 10–15 ms on each command here, more where many
+        # packages are installed.
+        database = sqlite_utils.Database(connected.conn, execute_plugins=False)
+        store = cls(database, path, connected.vector_error)
         try:
             store._check_schema(create)
         except DATABASE_ERRORS as exc:
