@@ -22,7 +22,7 @@ from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.stats import ChunkSetStats
 from specbrowser.store import SpecStore
 from specbrowser.store import vectors as store_vectors
-from specbrowser.store.queries import ChunkBrief
+from specbrowser.store.queries import ChunkBrief, ChunkSize
 from specbrowser.types import OverrunReason
 
 T = TypeVar("T")
@@ -248,12 +248,12 @@ def diff_chunk_sets(db: SpecStore, version_a: str, version_b: str) -> ChunkSetDi
         NotFoundError: a version names no chunk set (or several).
     """
     full_a, full_b = store.resolve_version(db, version_a), store.resolve_version(db, version_b)
-    briefs_a, briefs_b = db.chunk_briefs(full_a), db.chunk_briefs(full_b)
+    briefs_a, briefs_b = db.chunk_sizes(full_a), db.chunk_sizes(full_b)
     text_changed = db.text_changed_ids(full_a, full_b)
     by_id_a = {c.id: c for c in briefs_a}
     by_id_b = {c.id: c for c in briefs_b}
 
-    per_section: dict[str, tuple[list[ChunkBrief], list[ChunkBrief]]] = {}
+    per_section: dict[str, tuple[list[ChunkSize], list[ChunkSize]]] = {}
     for side, briefs in ((0, briefs_a), (1, briefs_b)):
         for chunk in briefs:
             if chunk.section_id is not None:
@@ -339,7 +339,7 @@ def diff_chunk_sets(db: SpecStore, version_a: str, version_b: str) -> ChunkSetDi
     )
 
 
-def _largest(briefs: list[ChunkBrief]) -> tuple[str, int] | None:
+def _largest(briefs: list[ChunkSize]) -> tuple[str, int] | None:
     """``(id, size)`` of the largest chunk (the first in order on a tie), or None."""
     largest = max(briefs, key=lambda c: c.size, default=None)
     return (largest.id, largest.size) if largest else None

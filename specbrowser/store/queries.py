@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlite_utils
 
@@ -68,6 +68,15 @@ def _brief(row: Sequence[Any]) -> ChunkBrief:
         over_threshold=over,
         ordinal=ordinal,
     )
+
+
+class ChunkSize(NamedTuple):
+    """What a chunk set comparison counts of a chunk (:meth:`SetQueries.chunk_sizes`)."""
+
+    id: str
+    section_id: str | None
+    size: int
+    over_threshold: OverrunReason | None
 
 
 @dataclass(frozen=True)
@@ -246,6 +255,20 @@ class SetQueries:
             sql += " AND section_id = ?"
             params.append(section_id)
         return [_brief(row) for row in self.db.execute(sql + " ORDER BY ordinal", params)]
+
+    def chunk_sizes(self, policy_version: str) -> list[ChunkSize]:
+        """A set's chunks as :class:`ChunkSize` rows, in ordinal order: what a comparison of
+        two sets counts, read from the rows and texts alone (no view, no JSON: a third of
+        :meth:`chunk_briefs`' time on ECMA-262)."""
+        return [
+            ChunkSize(*row)
+            for row in self.db.execute(
+                "SELECT r.id, r.section_id, coalesce(t.size, 0), r.over_threshold "
+                "FROM chunk_rows r JOIN texts t ON t.id = r.text_id "
+                "WHERE r.policy_version = ? ORDER BY r.ordinal",
+                [policy_version],
+            )
+        ]
 
     def text_changed_ids(self, version_a: str, version_b: str) -> set[str]:
         """Ids of the chunks in both sets whose text differs (compared in SQLite, where the
