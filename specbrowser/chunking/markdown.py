@@ -210,25 +210,43 @@ Roles = dict[etree._Element, str]
 _TAG_NAME = re.compile(r"[A-Za-z][\w-]*")
 
 
+@dataclass(frozen=True)
+class _RoleSelectors:
+    """A config's selectors, compiled for :func:`resolve_roles`.
+
+    Attributes:
+        by_name: per element name among the selectors, the first role (in precedence order)
+            that names it, with that role's rank (its index in precedence order).
+        css: per role with selectors other than names, in precedence order: its rank, the role
+            and one compiled selector for those.
+    """
+
+    by_name: dict[str, tuple[int, str]]
+    css: tuple[tuple[int, str, CSSSelector], ...]
+
+
 @lru_cache(maxsize=16)
-def _selectors(
-    config: MarkdownConfig,
-) -> tuple[tuple[str, tuple[str, ...], CSSSelector | None], ...]:
-    """Per role, in precedence order: the element names among its selectors (found with
-    ``iter``, libxml2's own walk) and one compiled selector for the others (None when all are
-    names). A bare name selects the same elements either way; ``iter`` is 3–4 times faster."""
-    compiled = []
-    for role in _ROLE_ORDER:
+def _selectors(config: MarkdownConfig) -> _RoleSelectors:
+    """The config's roles as :class:`_RoleSelectors`. A bare name selects the same elements by
+    CSS or by ``iter``; one ``iter`` over every name (libxml2's own walk) is 3–4 times faster
+    than a selector per role."""
+    by_name: dict[str, tuple[int, str]] = {}
+    css: list[tuple[int, str, CSSSelector]] = []
+    for rank, role in enumerate(_ROLE_ORDER):
         selectors = getattr(config, role)
-        if selectors:
-            names = tuple(s for s in selectors if _TAG_NAME.fullmatch(s))
-            others = [s for s in selectors if not _TAG_NAME.fullmatch(s)]
-            compiled.append((role, names, CSSSelector(", ".join(others)) if others else None))
-    return tuple(compiled)
+        for name in selectors:
+            if _TAG_NAME.fullmatch(name):
+                by_name.setdefault(name, (rank, role))
+        others = [s for s in selectors if not _TAG_NAME.fullmatch(s)]
+        if others:
+            css.append((rank, role, CSSSelector(", ".join(others))))
+    return _RoleSelectors(by_name, tuple(css))
 
 
 def resolve_roles(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG) -> Roles:
-    """The role of every element under ``el`` (itself included) that a selector matches.
+    """The role of every element under ``el`` (itself included) that a selector matches; an
+    element several roles select gets the first of them in precedence order
+    (:data:`_ROLE_ORDER`: ``skip`` first, ``inline_code`` last).
 
     Applies the config's edit mode to the tree first: with ``current`` edits, deleted text is
     removed from ``el`` (:func:`drop_deleted`), so that no later step (the breakdown included)
@@ -239,14 +257,17 @@ def resolve_roles(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG) -
     """
     if config.edits == "current":
         drop_deleted(el)
+    compiled = _selectors(config)
+    by_name = compiled.by_name
+    ranks: dict[etree._Element, int] = {}
     roles: Roles = {}
-    for role, names, selector in _selectors(config):
-        if names:
-            for match in el.iter(*names):
-                roles.setdefault(match, role)
-        if selector is not None:
-            for match in cast("list[etree._Element]", selector(el)):  # CSS selects elements
-                roles.setdefault(match, role)
+    if by_name:
+        for match in el.iter(*by_name):
+            ranks[match], roles[match] = by_name[match.tag]
+    for rank, role, selector in compiled.css:
+        for match in cast("list[etree._Element]", selector(el)):  # CSS selects elements
+            if ranks.get(match, rank + 1) > rank:
+                ranks[match], roles[match] = rank, role
     if config.edits == "marked":
         for edit in el.iter(*EDIT_TAGS):
             roles.setdefault(edit, "deleted" if edit.tag == "del" else "inserted")
