@@ -24,7 +24,7 @@ import specbrowser.store._sqlite_utils  # noqa: F401  (first: loads sqlite-utils
 from specbrowser.model import Chunk
 from specbrowser.store.chunks import CHUNK_COLUMNS, NO_CHUNK_SET
 from specbrowser.store.database import SpecStore
-from specbrowser.store.schema import FTS_TOKENIZER, SCHEMA_VERSION
+from specbrowser.store.schema import FTS_TOKENIZER, PAGE_SIZE, SCHEMA_VERSION
 from specbrowser.store.sections import (
     find_sections,
     get_document,
@@ -62,6 +62,7 @@ __all__ = [
     "INGEST_REPLACED_SET",
     "INGEST_REPLACED_SPEC",
     "NO_CHUNK_SET",
+    "PAGE_SIZE",
     "SCHEMA_VERSION",
     "ChunkSetInfo",
     "SpecStore",

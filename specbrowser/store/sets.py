@@ -30,6 +30,7 @@ from specbrowser.store.rows import (
 )
 from specbrowser.store.schema import (  # noqa: F401  (re-exported)
     FTS_TOKENIZER,
+    PAGE_SIZE,
     SCHEMA_VERSION,
 )
 from specbrowser.store.set_fts import build_set_fts, drop_orphan_set_fts, drop_set_fts
@@ -403,13 +404,16 @@ def delete_chunk_sets(
 
 def vacuum(store: SpecStore) -> None:
     """Rebuild the database file without its free pages (after :func:`delete_chunk_sets`), so
-    that it shrinks. Needs free disk space about the size of the database.
+    that it shrinks, with pages of :data:`~specbrowser.store.schema.PAGE_SIZE` bytes (a file an
+    older specbrowser wrote with smaller ones gets them too). Needs free disk space about the
+    size of the database.
 
     Raises:
         DatabaseError: the database is locked or read-only, or the disk is full (the file is
             then as it was).
     """
     try:
+        store.db.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # a constant
         store.db.execute("VACUUM")
     except OPERATIONAL_ERRORS as exc:
         raise store.error(exc) from None

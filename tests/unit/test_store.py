@@ -59,6 +59,23 @@ def chunk_ids(db, version: str) -> list[str]:
     return [c.id for c in store.iter_chunks(db, version)]
 
 
+# --- the file ---------------------------------------------------------------------------------
+
+
+def test_a_new_database_and_a_compacted_one_have_large_pages(tmp_path, spec):
+    db_path = tmp_path / "t.db"
+    ingest([spec], db_path, SMALL)
+    db = store.open_database(db_path)
+    assert db.db.execute("PRAGMA page_size").fetchone()[0] == store.PAGE_SIZE
+    db.db.execute("PRAGMA page_size = 4096")
+    db.db.execute("VACUUM")  # as an older specbrowser wrote it
+    assert db.db.execute("PRAGMA page_size").fetchone()[0] == 4096
+    store.vacuum(db)
+    assert db.db.execute("PRAGMA page_size").fetchone()[0] == store.PAGE_SIZE
+    assert chunk_ids(db, SMALL.version)  # the rows came through
+    db.close()
+
+
 # --- chunk sets -------------------------------------------------------------------------------
 
 
