@@ -16,6 +16,9 @@ compile the package's modules again: about 0.05 s).
     python benchmarks/paired_benchmark.py rechunk [--pairs 5] [--threshold 2000]
         [--tags emu-table,emu-grammar,tr,p]
 
+``--spec`` is a spec file or a multipage spec's folder (the floor then parses each of its
+``.html`` files, in one process).
+
 ``--package DIR`` runs the command from another checkout (its ``specbrowser`` on
 ``PYTHONPATH``), e.g. a ``git worktree`` of an older commit, for before/after tables.
 """
@@ -39,9 +42,19 @@ DEFAULT_SPEC = ROOT.parent / "shared" / "specs" / "ecma262" / "index.html"
 FLOOR = (
     "import sys, lxml.html\n"
     "parser = lxml.html.HTMLParser(huge_tree=True)\n"
-    "root = lxml.html.fromstring(open(sys.argv[1], 'rb').read(), parser=parser)\n"
-    "text = root.text_content()\n"
+    "for path in sys.argv[1:]:\n"
+    "    root = lxml.html.fromstring(open(path, 'rb').read(), parser=parser)\n"
+    "    text = root.text_content()\n"
 )
+"""The floor's program: every file named on its command line parsed and its text taken."""
+
+
+def spec_files(spec: Path) -> list[Path]:
+    """The HTML files the floor parses: the spec file, or every ``.html`` file of a spec folder
+    (a multipage spec: what ``specbrowser ingest FOLDER`` reads), in name order."""
+    if spec.is_dir():
+        return sorted(spec.glob("*.html"))
+    return [spec]
 
 
 def run(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
@@ -80,6 +93,10 @@ def main() -> int:
         print(f"spec not found: {args.spec}", file=sys.stderr)
         return 2
     args.spec = args.spec.resolve()  # the processes run in a temporary folder
+    files = spec_files(args.spec)
+    if not files:
+        print(f"no .html file in {args.spec}", file=sys.stderr)
+        return 2
     env = {**os.environ, "PYTHONPATH": str(args.package.resolve())}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its bytecode cached
     cli = [sys.executable, "-m", "specbrowser"]
@@ -101,7 +118,7 @@ def main() -> int:
                 argv = [*cli, "rechunk", str(db), "--threshold", args.threshold]
                 argv += ["--tags", args.tags]
             floor_wall, floor_peak = run(
-                [sys.executable, "-c", FLOOR, str(args.spec)], env, Path(tmp)
+                [sys.executable, "-c", FLOOR, *map(str, files)], env, Path(tmp)
             )
             wall, peak = run(argv, env, Path(tmp))
             floor_walls.append(floor_wall)
@@ -121,7 +138,8 @@ def main() -> int:
         f"{platform.python_version()}, load average {load:.1f}; package {args.package}"
     )
     what = "ingest" if args.command == "ingest" else f"rechunk {args.threshold}/{args.tags}"
-    print(f"spec: {args.spec.name} ({args.spec.stat().st_size / 1e6:.1f} MB), {args.pairs} pairs")
+    size = sum(path.stat().st_size for path in files) / 1e6
+    print(f"spec: {args.spec.name} ({len(files)} file(s), {size:.1f} MB), {args.pairs} pairs")
     print()
     print(
         "| measure | median wall (s) | ratio to floor, median of pairs (min–max) | peak RSS (MB) |"
