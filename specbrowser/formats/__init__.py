@@ -25,7 +25,13 @@ from specbrowser.chunking.policy import (
 from specbrowser.errors import SpecInputError, SpecParseError
 from specbrowser.formats import ecmarkup, headings
 from specbrowser.formats.base import Page, ParsedSpec, SpecFormat
-from specbrowser.formats.html import bytes_sha256, check_html_head, order_pages, read_html
+from specbrowser.formats.html import (
+    RepeatedMenus,
+    bytes_sha256,
+    check_html_head,
+    order_pages,
+    read_html,
+)
 from specbrowser.types import EDIT_MODES, BreakdownStrategy, EditMode, SizeUnit
 
 FORMATS: tuple[SpecFormat, ...] = (
@@ -159,9 +165,15 @@ def spec_sha256(paths: list[Path]) -> str:
 
 
 def _read_pages(paths: list[Path] | Path) -> list[Page]:
-    """The input pages read and parsed, in the order given."""
+    """The input pages read and parsed, in the order given, without the copies of a multipage
+    rendering's TOC menu that nothing reads (:class:`~specbrowser.formats.html.RepeatedMenus`)."""
     files = resolve_inputs([paths] if isinstance(paths, Path) else paths)
-    return [Page(path, *read_html(path)) for path in files]
+    menus = RepeatedMenus([path.name for path in files])
+    pages = []
+    for path in files:
+        pages.append(Page(path, *read_html(path)))
+        menus.add(pages[-1])
+    return pages
 
 
 def _candidates(pages: list[Page]) -> list[tuple[SpecFormat, str]]:

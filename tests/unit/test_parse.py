@@ -7,7 +7,7 @@ import codecs
 import pytest
 
 from specbrowser.errors import SpecInputError, SpecParseError
-from specbrowser.formats import load_spec
+from specbrowser.formats import _read_pages, load_spec
 from specbrowser.formats.html import detect_encoding
 from tests.helpers import SAMPLE, SAMPLE_MULTIPAGE, write_spec
 
@@ -129,6 +129,42 @@ def test_multipage_and_single_page_give_the_same_sections():
     assert multi.document.kind == "ecmarkup-multipage"
     key = [(s.id, s.title, s.secnum, s.parent_id, s.ordinal) for s in single.sections]
     assert key == [(s.id, s.title, s.secnum, s.parent_id, s.ordinal) for s in multi.sections]
+
+
+def _menu_page(path, name, names, clause):
+    """A multipage page: the TOC menu linking ``names`` in that order, then one clause."""
+    links = "".join(
+        f'<li><a href="{n}#sec-{n[:-5]}" title="{n[:-5]}">{n[:-5]}</a></li>' for n in names
+    )
+    path.joinpath(name).write_text(
+        f'<html><body><div id="menu"><div id="menu-toc"><ol class="toc">{links}</ol></div></div>'
+        f'<div id="spec-container">{clause}</div></body></html>'
+    )
+
+
+def test_multipage_menus_are_read_once_and_order_and_toc_are_kept(tmp_path):
+    names = ["index.html", "b.html", "a.html"]  # document order: not the file names' order
+    for n in names:
+        _menu_page(
+            tmp_path,
+            n,
+            names,
+            f'<emu-clause id="sec-{n[:-5]}"><h1>{n[:-5]}</h1><p>text</p></emu-clause>',
+        )
+    pages = _read_pages(tmp_path)  # read in name order: a, b, index
+    with_menu = [p.path.name for p in pages if p.root.xpath("//*[@id='menu-toc']")]
+    assert with_menu == ["a.html", "index.html"]  # the first read, and the first in order
+    parsed = load_spec(tmp_path)
+    assert [s.id for s in parsed.sections] == ["sec-index", "sec-b", "sec-a"]
+    assert [n.title for n in parsed.toc] == ["index", "b", "a"]
+
+
+def test_a_single_page_keeps_its_menu(tmp_path):
+    _menu_page(
+        tmp_path, "index.html", ["index.html"], '<emu-clause id="sec-x"><h1>X</h1></emu-clause>'
+    )
+    (page,) = _read_pages(tmp_path / "index.html")
+    assert page.root.xpath("//*[@id='menu-toc']")
 
 
 def test_missing_path(tmp_path):
