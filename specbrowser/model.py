@@ -153,11 +153,11 @@ class Chunk:
             hi`` (``hi`` None: no upper bound), the other settings equal (see
             :mod:`specbrowser.chunking.breakdown`). With ``hi`` None the section is one chunk
             that fits, whatever the tags and depth. None on other chunks and when unknown.
-        anchors: the element ids this chunk's own part of its section holds (not those of its
-            subsections, which hold their own), in document order, as the breakdown found them;
-            [] when not recorded (a chunk read back from the store, a section that is one
-            chunk: every id of the section is then in it). Not compared: it follows from the
-            section and the chunk's place in it.
+        anchors: on a subsection, the element ids its own part of its section holds (not those
+            of its subsections, which hold their own), in document order, as the breakdown found
+            them; [] on a section's root chunk (an id no subsection holds is in it: the store
+            records subsections' ids only) and when not recorded (a chunk read back from the
+            store). Not compared: it follows from the section and the chunk's place in it.
     """
 
     id: str

@@ -288,7 +288,7 @@ class _Breakdown:
                     mostly_markers = self.fits(sizer.size(without_markers(text)))
                     reason = OVER_MARKERS if mostly_markers else OVER_UNSPLITTABLE
         subsections = [m.get("data-id", "") for m in el.iter(*MARKER_TAGS)]
-        anchors = element_ids(el)
+        anchors = element_ids(el) if parent_id is not None else []  # see Chunk.anchors
         self.out.append(
             Chunk(
                 id=item.chunk_id,
