@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from lxml import etree
 
-from specbrowser.chunking.markdown import to_markdown
+from specbrowser.chunking.markdown import _HARD_BREAK, _WS, _collapse, _join_inline, to_markdown
 from specbrowser.formats.ecmarkup import MARKDOWN_ELEMENTS
 
 
@@ -169,3 +172,31 @@ def test_bikeshed_notes_and_examples_are_blockquotes():
         md('<div class="note"><p>Mind this.</p></div><div class="example"><p>Try it.</p></div>')
         == "> **Note**\n>\n> Mind this.\n\n> **Example**\n>\n> Try it."
     )
+
+
+_PIECES = st.text(
+    alphabet=st.sampled_from(["a", "`", " ", "\t", "\n", "\r", "\f", "\v", "\xa0", _HARD_BREAK])
+)
+
+
+@pytest.mark.parametrize("space", [" ", "  ", "\t", "\n", "\r", "\f", "\v", " \n "])
+def test_collapse_makes_any_run_of_ascii_whitespace_one_space(space):
+    assert _collapse(f" a{space}b\xa0{space}c ") == "a b\xa0 c"
+
+
+@given(_PIECES)
+def test_collapse_is_one_space_per_run_of_ascii_whitespace_then_stripped(text):
+    expected = _WS.sub(" ", text).strip()  # the rule; _collapse skips it where it changes nothing
+    if _HARD_BREAK in expected:
+        expected = expected.replace(f" {_HARD_BREAK} ", "\n").replace(_HARD_BREAK, "\n").strip("\n")
+    assert _collapse(text) == expected
+
+
+@given(st.lists(_PIECES, max_size=6))
+def test_join_inline_keeps_code_spans_apart_and_adds_nothing_else(parts):
+    expected = "".join(
+        (" " if i and part and parts[i - 1] and parts[i - 1][-1] == "`" and part[0] == "`" else "")
+        + part
+        for i, part in enumerate(parts)
+    )
+    assert _join_inline(parts) == expected
