@@ -187,6 +187,8 @@ _ROLE_ORDER = (
     "link",
     "inline_code",
 )
+_ROLE_RANK = {role: rank for rank, role in enumerate(_ROLE_ORDER)}
+"""A role's place in :data:`_ROLE_ORDER` (0 ranks first)."""
 MAX_NESTING = 100
 """How many elements deep the converter walks with its rules; below that depth an element's
 content is written as its plain text (words kept, formatting dropped), so that no input nests
@@ -216,12 +218,12 @@ class _RoleSelectors:
 
     Attributes:
         by_name: per element name among the selectors, the first role (in precedence order)
-            that names it, with that role's rank (its index in precedence order).
+            that names it.
         css: per role with selectors other than names, in precedence order: its rank, the role
             and one compiled selector for those.
     """
 
-    by_name: dict[str, tuple[int, str]]
+    by_name: dict[str, str]
     css: tuple[tuple[int, str, CSSSelector], ...]
 
 
@@ -230,13 +232,13 @@ def _selectors(config: MarkdownConfig) -> _RoleSelectors:
     """The config's roles as :class:`_RoleSelectors`. A bare name selects the same elements by
     CSS or by ``iter``; one ``iter`` over every name (libxml2's own walk) is 3–4 times faster
     than a selector per role."""
-    by_name: dict[str, tuple[int, str]] = {}
+    by_name: dict[str, str] = {}
     css: list[tuple[int, str, CSSSelector]] = []
     for rank, role in enumerate(_ROLE_ORDER):
         selectors = getattr(config, role)
         for name in selectors:
             if _TAG_NAME.fullmatch(name):
-                by_name.setdefault(name, (rank, role))
+                by_name.setdefault(name, role)
         others = [s for s in selectors if not _TAG_NAME.fullmatch(s)]
         if others:
             css.append((rank, role, CSSSelector(", ".join(others))))
@@ -259,15 +261,15 @@ def resolve_roles(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG) -
         drop_deleted(el)
     compiled = _selectors(config)
     by_name = compiled.by_name
-    ranks: dict[etree._Element, int] = {}
     roles: Roles = {}
     if by_name:
         for match in el.iter(*by_name):
-            ranks[match], roles[match] = by_name[match.tag]
+            roles[match] = by_name[match.tag]
     for rank, role, selector in compiled.css:
         for match in cast("list[etree._Element]", selector(el)):  # CSS selects elements
-            if ranks.get(match, rank + 1) > rank:
-                ranks[match], roles[match] = rank, role
+            held = roles.get(match)
+            if held is None or _ROLE_RANK[held] > rank:
+                roles[match] = role
     if config.edits == "marked":
         for edit in el.iter(*EDIT_TAGS):
             roles.setdefault(edit, "deleted" if edit.tag == "del" else "inserted")

@@ -159,6 +159,29 @@ def test_markdown_config_selectors_change_roles():
     assert to_markdown(el, config) == "x `kw` v"
 
 
+def test_an_element_two_roles_select_gets_the_first_in_precedence_order():
+    from specbrowser.chunking.markdown import resolve_roles
+    from specbrowser.chunking.markdown_config import MarkdownConfig
+
+    el = etree.fromstring(
+        "<div><pre class='x'>a</pre><pre>b</pre><code>c</code><code class='y'>d</code>"
+        "<pre class='z'>e</pre></div>"
+    )
+    config = MarkdownConfig(
+        skip=("pre.x",), code_block=("pre", "code.y"), inline_code=("code", "pre.z")
+    )
+    roles = {e.text: role for e, role in resolve_roles(el, config).items()}
+    # skip's CSS ranks before code_block's name, code_block's CSS before inline_code's name,
+    # code_block's name before inline_code's CSS
+    assert roles == {
+        "a": "skip",
+        "b": "code_block",
+        "c": "inline_code",
+        "d": "code_block",
+        "e": "code_block",
+    }
+
+
 def test_image_paths_are_the_same_for_single_page_and_multipage():
     assert (
         md('<p><img alt="Fig" src="../img/f.svg"></p>')
