@@ -473,7 +473,8 @@ class _Converter:
 
     def container(self, el: etree._Element, out: list[str]) -> None:
         """Children in order: runs of inline content become paragraphs, block children render."""
-        buf: list[str] = [escape_text(el.text)] if el.text else []
+        text = el.text  # lxml makes a new str on each read of .text or .tail: read once
+        buf: list[str] = [escape_text(text)] if text else []
         for child in el:
             if self.is_block(child):
                 self.paragraph_of(_join_inline(buf), out)
@@ -481,8 +482,9 @@ class _Converter:
                 self.block(child, out)
             elif isinstance(child.tag, str) and self.roles.get(child) != "skip":
                 buf.append(self.inline(child))
-            if child.tail:
-                buf.append(escape_text(child.tail))
+            tail = child.tail
+            if tail:
+                buf.append(escape_text(tail))
         self.paragraph_of(_join_inline(buf), out)
 
     @staticmethod
@@ -717,13 +719,15 @@ class _Converter:
     # --- inline -----------------------------------------------------------------------------
 
     def inline_children(self, el: etree._Element) -> str:
-        parts = [escape_text(el.text)] if el.text else []
+        text = el.text  # read once (see container)
+        parts = [escape_text(text)] if text else []
         roles = self.roles
         for child in el:
             if isinstance(child.tag, str) and roles.get(child) != "skip":
                 parts.append(self.inline(child))
-            if child.tail:
-                parts.append(escape_text(child.tail))
+            tail = child.tail
+            if tail:
+                parts.append(escape_text(tail))
         return _join_inline(parts)
 
     def inline(self, el: etree._Element) -> str:
