@@ -37,7 +37,10 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         if re.search(r"required: .*\bquery\b", message):  # argparse read a query -x as an option
-            message += " (a query that starts with - goes after --: search DB -- -x)"
+            message += (
+                " (a query that starts with - goes after -- and any options: "
+                "search DB --limit 5 -- -x)"
+            )
         err.print(
             f"[red]error:[/] {escape(message)} (see: {escape(self.prog)} --help)", soft_wrap=True
         )

@@ -258,15 +258,21 @@ def _policy(args: argparse.Namespace, kind: str | None, tags: str | None) -> Chu
     )
 
 
-def outcome_line(outcome: IngestOutcome, chunk_sets: int) -> str:
-    """What the ingest did to the database, for the summary's ``chunk sets`` row."""
+def outcome_line(
+    outcome: IngestOutcome, chunk_sets: int, sizes: tuple[int, int] | None = None
+) -> str:
+    """What the ingest did to the database, for the summary's ``chunk sets`` row; ``sizes``
+    (bytes of the file before and after) tell a replaced spec's compaction."""
     done: dict[IngestOutcome, str] = {
         "created": "new database",
         "added": "added beside the other policies' sets",
         "replaced_set": "replaced this policy's set",
         "replaced_spec": "another spec: old sets dropped",
     }
-    return f"{done.get(outcome, outcome)}; {chunk_sets} in the database, this one active"
+    line = f"{done.get(outcome, outcome)}; {chunk_sets} in the database, this one active"
+    if outcome == "replaced_spec" and sizes is not None:
+        line += f"; file compacted: {sizes[0] / 1e6:,.1f} MB → {sizes[1] / 1e6:,.1f} MB"
+    return line
 
 
 def print_summary(

@@ -60,6 +60,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from specbrowser.session.jobs import run_ingest
 
     policy, for_kind = policy_from_args(args), policy_for_kind_from_args(args)
+    size = args.db.stat().st_size if args.db.is_file() else 0
     with stage_progress("parsing") as progress:
         result = run_ingest(
             args.spec,
@@ -78,7 +79,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         policy,
         result.stats,
         result.timings,
-        outcome_line(result.outcome, result.chunk_sets),
+        outcome_line(result.outcome, result.chunk_sets, (size, args.db.stat().st_size)),
     )
     keep_until_exit(result)
     if args.embed:  # the ingest is stored; embedding is its own resumable step

@@ -536,7 +536,7 @@ def test_a_reader_that_stops_early_ends_the_command_quietly_with_141(tmp_path):
             "argument --threshold: 'abc' is not a whole number",
         ),
         (["ingest"], "the following arguments are required"),
-        (["search", "x.db", "-x"], "a query that starts with - goes after --"),
+        (["search", "x.db", "-x"], "a query that starts with - goes after -- and any options"),
         (["nope"], "argument COMMAND: invalid choice: 'nope'"),
     ],
 )
@@ -714,7 +714,9 @@ def test_ingest_refuses_to_replace_another_spec_unless_told(tmp_path, capsys):
     assert main(["ingest", str(MISMATCHED_TOC), "--db", str(db), "--replace"]) == 0
     with Session.open(db) as session:
         assert len(session.chunk_sets()) == 1
-    assert db.stat().st_size < size  # compacted
+    assert db.stat().st_size < size  # compacted, and the summary says so
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"file compacted: {size / 1e6:,.1f} MB → {db.stat().st_size / 1e6:,.1f} MB" in out
 
 
 @pytest.mark.parametrize(
