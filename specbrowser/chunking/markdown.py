@@ -465,11 +465,7 @@ class _Converter:
             return
         blocks: list[str] = []
         self.container(el, blocks)
-        lines = [f"> **{_EDIT_LABELS[role][1]}**"]
-        if blocks:
-            lines.append(">")
-            lines.extend(f"> {line}" if line else ">" for line in "\n\n".join(blocks).split("\n"))
-        out.append("\n".join(lines))
+        out.append(_labelled_quote(_EDIT_LABELS[role][1], blocks))
 
     def container(self, el: etree._Element, out: list[str]) -> None:
         """Children in order: runs of inline content become paragraphs, block children render."""
@@ -668,11 +664,7 @@ class _Converter:
         label = label or ("Example" if is_example else "Note")
         blocks: list[str] = []
         self.container(el, blocks)
-        lines = [f"> **{label}**"]
-        if blocks:
-            lines.append(">")
-            lines.extend(f"> {line}" if line else ">" for line in "\n\n".join(blocks).split("\n"))
-        out.append("\n".join(lines))
+        out.append(_labelled_quote(label, blocks))
 
     def table(self, el: etree._Element, out: list[str]) -> None:
         caption = el.find("caption")
@@ -819,6 +811,16 @@ def _vocabulary(
     handlers = dict(_TAG_HANDLERS)
     handlers.update({tag: _Converter.algorithm for tag in elements.algorithm_tags})
     return BLOCK_TAGS | elements.block_tags, handlers
+
+
+def _labelled_quote(label: str, blocks: list[str]) -> str:
+    """A blockquote opening with ``label`` in bold (a note, an example, an edit), then
+    ``blocks`` after a quoted blank line."""
+    lines = [f"> **{label}**"]
+    if blocks:
+        lines.append(">")
+        lines.extend(f"> {line}" if line else ">" for line in "\n\n".join(blocks).split("\n"))
+    return "\n".join(lines)
 
 
 def _join_item_blocks(blocks: list[str]) -> str:
