@@ -18,7 +18,7 @@ from urllib.parse import unquote
 from lxml import etree
 
 from specbrowser.errors import SpecInputError
-from specbrowser.formats.html import element_text, without_deleted
+from specbrowser.formats.html import element_text, menu_toc, without_deleted
 from specbrowser.model import TocNode
 
 _NUMBER_CLASSES = frozenset({"secnum", "secno"})
@@ -40,7 +40,7 @@ def extract_toc(root: etree._Element) -> list[TocNode]:
 def _toc_list(root: etree._Element) -> etree._Element | None:
     """The TOC's outer list. Walks elements of one tag at a time and stops at the first hit: an
     XPath over ECMA-262's whole tree costs a fifth of a second, this a few milliseconds."""
-    menu = next((d for d in root.iter("div") if d.get("id") == "menu-toc"), None)
+    menu = menu_toc(root)
     if menu is not None and menu.find("ol") is not None:
         return menu.find("ol")
     nav = next((n for n in root.iter("nav") if n.get("id") == "toc"), None)
