@@ -179,31 +179,18 @@ class ChunkLines(ScrollView, can_focus=True):
     def show(self, markdown: str | None, rendered: RenderedLines | None = None) -> None:
         """Show ``markdown`` (rendered here unless ``rendered`` is given at the current width)
         from its top; None shows nothing."""
-        self.markdown = markdown
-        self._placeholder = None
-        self._overlays = {}
-        self._arrows = {}
         if markdown is None:
-            self.rendered = None
+            rendered = None
         elif rendered is not None and rendered.width == self.render_width:
-            self.rendered = rendered
             self._renders[(markdown, rendered.width)] = rendered
         else:
-            self.rendered = self._render_cached(markdown)
-        self._changed()
-        self.scroll_to(0, 0, animate=False, immediate=True)
+            rendered = self._render_cached(markdown)
+        self._replace(markdown, rendered)
 
     def show_lines(self, rendered: RenderedLines, keep_scroll: bool = False) -> None:
         """Show lines laid out elsewhere (not Markdown; on a new width :class:`Rerendered` asks
         the owner for new ones), from the top unless ``keep_scroll``."""
-        self.markdown = None
-        self._placeholder = None
-        self.rendered = rendered
-        self._overlays = {}
-        self._arrows = {}
-        self._changed()
-        if not keep_scroll:
-            self.scroll_to(0, 0, animate=False, immediate=True)
+        self._replace(None, rendered, keep_scroll=keep_scroll)
 
     def cached(self, markdown: str) -> RenderedLines | None:
         """``markdown`` already rendered at the current width, or None."""
@@ -222,22 +209,34 @@ class ChunkLines(ScrollView, can_focus=True):
         return True
 
     def _render_cached(self, markdown: str) -> RenderedLines:
-        width = self.render_width
-        rendered = self._renders.get((markdown, width))
+        rendered = self.cached(markdown)
         if rendered is None:
-            rendered = render_markdown(markdown, width, self.app.console)
-            self._renders[(markdown, width)] = rendered
+            rendered = render_markdown(markdown, self.render_width, self.app.console)
+            self._renders[(markdown, self.render_width)] = rendered
         return rendered
 
     def placeholder(self, message: str) -> None:
         """Show ``message`` alone (dim) until :meth:`show`."""
-        self.markdown = None
-        self.rendered = None
-        self._placeholder = message
+        self._replace(None, None, placeholder=message)
+
+    def _replace(
+        self,
+        markdown: str | None,
+        rendered: RenderedLines | None,
+        *,
+        placeholder: str | None = None,
+        keep_scroll: bool = False,
+    ) -> None:
+        """Show ``rendered`` (of ``markdown`` when it is Markdown) or ``placeholder`` instead of
+        what was shown, without its overlays, from the top unless ``keep_scroll``."""
+        self.markdown = markdown
+        self.rendered = rendered
+        self._placeholder = placeholder
         self._overlays = {}
         self._arrows = {}
         self._changed()
-        self.scroll_to(0, 0, animate=False, immediate=True)
+        if not keep_scroll:
+            self.scroll_to(0, 0, animate=False, immediate=True)
 
     def set_overlays(
         self,
