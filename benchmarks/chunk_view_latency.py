@@ -109,13 +109,20 @@ async def measure(
     return results
 
 
-async def _selections(pilot, screen, sizes, repeat: int, results: dict[str, object]) -> None:
-    """*select*: the largest chunk and the one closest to 5,000 characters, first visits."""
-    view = screen.chunk_view
+def _selection_targets(sizes: dict[str, int]) -> tuple[str, list[tuple[str, str]]]:
+    """The chunk to start each selection from (the smallest over 200 characters), and the
+    chunks selected: the largest and the one closest to 5,000 characters, labelled."""
     largest = max(sizes, key=sizes.__getitem__)
     near_5k = min(sizes, key=lambda c: abs(sizes[c] - 5000))
     small = min((c for c in sizes if sizes[c] > 200), key=sizes.__getitem__)
-    for label, chunk_id in (("largest", largest), ("5k", near_5k)):
+    return small, [("largest", largest), ("5k", near_5k)]
+
+
+async def _selections(pilot, screen, sizes, repeat: int, results: dict[str, object]) -> None:
+    """*select*: the largest chunk and the one closest to 5,000 characters, first visits."""
+    view = screen.chunk_view
+    small, targets = _selection_targets(sizes)
+    for label, chunk_id in targets:
         times = []
         for _ in range(repeat):
             screen.go_to_chunk(small)
@@ -143,10 +150,8 @@ async def _frame_selections(pilot, clock, screen, sizes, repeat: int, results) -
     """*select* timed to the frame: from ``go_to_chunk`` to the end of the first frame that
     shows the chunk's body, render cache emptied before each."""
     view = screen.chunk_view
-    largest = max(sizes, key=sizes.__getitem__)
-    near_5k = min(sizes, key=lambda c: abs(sizes[c] - 5000))
-    small = min((c for c in sizes if sizes[c] > 200), key=sizes.__getitem__)
-    for label, chunk_id in (("largest", largest), ("5k", near_5k)):
+    small, targets = _selection_targets(sizes)
+    for label, chunk_id in targets:
         times = []
         for _ in range(repeat):
             screen.go_to_chunk(small)
