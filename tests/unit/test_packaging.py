@@ -4,9 +4,16 @@ The sample spec ships in the wheel as the package ``specbrowser.sample_specs`` (
 maps it to the top-level ``sample_specs/`` folder; setup.py lists it); the demo reads it with
 ``importlib.resources``. The test builds the wheel from a copy of the source (so no ``build/``
 or ``*.egg-info`` lands in the checkout) without build isolation (offline: it needs the
-setuptools of pyproject's build-system, which the test extra installs), installs it with
-``--no-deps`` into a venv that sees this environment's packages, and runs the demo there with the
-cache folder in ``tmp_path``. It skips, saying why, where the wheel cannot be built.
+setuptools of pyproject's build-system, which the test extra installs).
+
+The venv is made without ``--system-site-packages``: that option shows the *base* interpreter's
+packages, which inside a virtual environment are not the ones the suite runs with. Instead a
+``.pth`` file lists the site-packages folders of the interpreter running the suite (inside a venv
+or not), and the wheel is installed *with* its dependencies and ``--no-index``: pip resolves every
+requirement of the wheel's metadata against those folders, so a missing or too old dependency
+fails the install, offline. The directories a ``.pth`` line adds are not site directories, so the
+editable install's own ``.pth`` finder is not loaded and the venv imports its own copy. It skips,
+saying why, where the wheel cannot be built.
 """
 
 from __future__ import annotations
@@ -14,8 +21,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
+import sysconfig
 from importlib import metadata
 from pathlib import Path
 
@@ -42,6 +51,17 @@ def why_no_build() -> str | None:
     if int(metadata.version("pip").split(".")[0]) < 23:
         return "pip is older than 23 (no --python option to install into the venv)"
     return None
+
+
+PURELIB = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+"""Prints an interpreter's own site-packages folder."""
+
+
+def suite_site_packages() -> list[str]:
+    """The site-packages folders of the interpreter running the suite, in import order."""
+    folders = [*site.getsitepackages(), sysconfig.get_paths()["purelib"]]
+    folders += [sysconfig.get_paths()["platlib"]]
+    return list(dict.fromkeys(f for f in folders if Path(f).is_dir()))
 
 
 def run(*args: str | Path, **kwargs) -> subprocess.CompletedProcess[str]:
@@ -71,13 +91,12 @@ def test_demo_runs_from_a_wheel_in_a_fresh_venv(tmp_path: Path) -> None:
     (wheel,) = (tmp_path / "dist").glob("specbrowser-*.whl")
 
     venv = tmp_path / "venv"
-    run(sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", venv)
+    run(sys.executable, "-m", "venv", "--without-pip", venv)
     bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
     python = bin_dir / ("python.exe" if os.name == "nt" else "python")
-    # --ignore-installed: this environment's specbrowser (an editable install) stays visible
-    # through --system-site-packages; the venv gets its own copy from the wheel
-    run(*pip, "--python", python, "install", "--no-deps", "--no-index", "--ignore-installed",
-        wheel)  # fmt: skip
+    venv_site = Path(run(python, "-c", PURELIB).stdout.strip())
+    (venv_site / "suite_packages.pth").write_text("\n".join(suite_site_packages()) + "\n")
+    run(*pip, "--python", python, "install", "--no-index", wheel)
 
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
