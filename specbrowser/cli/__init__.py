@@ -21,8 +21,9 @@ from specbrowser import __version__
 from specbrowser.chunking.parallel import check_environment
 from specbrowser.cli import agent, app, diff, export, ingest, inspect, policies, rechunk, search
 from specbrowser.cli import eval as eval_cmd
-from specbrowser.cli._common import EXIT_INTERRUPTED, EXIT_USER_ERROR, INTERRUPTED, err
+from specbrowser.cli._common import EXIT_INTERRUPTED, EXIT_USER_ERROR, err
 from specbrowser.errors import SpecbrowserError
+from specbrowser.process import COMMITS, interrupted_message
 
 EXIT_BROKEN_PIPE = 141
 """Exit status when stdout's reader closed early: 128 + SIGPIPE, as a shell reports it."""
@@ -76,16 +77,18 @@ def _show_notices() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    _show_notices()
-    args = build_parser().parse_args(argv)
+    commits_before = len(COMMITS)
     try:
+        _show_notices()
+        args = build_parser().parse_args(argv)
         check_environment()  # a bad SPECBROWSER_WORKERS now, not after a parse
         return args.handler(args)
     except SpecbrowserError as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
-        err.print(f"[yellow]{INTERRUPTED}[/]", soft_wrap=True)
+        message = interrupted_message(COMMITS[commits_before:])
+        err.print(f"[yellow]{escape(message)}[/]", soft_wrap=True)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (`… | head`): stop quietly, as Unix tools do
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -15,11 +15,6 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from specbrowser.__main__ import (  # noqa: F401 - re-exported
-    EXIT_INTERRUPTED,
-    INTERRUPTED,
-    keep_until_exit,
-)
 from specbrowser.chunking.policy import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MIN_CHARS,
@@ -28,12 +23,17 @@ from specbrowser.chunking.policy import (
     ChunkPolicy,
     PolicyForKind,
 )
+from specbrowser.process import (  # noqa: F401 - re-exported
+    EXIT_INTERRUPTED,
+    EXIT_USER_ERROR,
+    INTERRUPTED,
+    keep_until_exit,
+)
 from specbrowser.types import BREAKDOWN_STRATEGIES, EDIT_MODES, SIZE_UNITS, IngestOutcome
 
 if TYPE_CHECKING:
     from specbrowser.chunking.stats import ChunkSetStats
 
-EXIT_USER_ERROR = 2
 
 PIPED_WIDTH = 160
 """Line width when a stream is not a terminal (a pipe, a file) and ``COLUMNS`` is unset: Rich

@@ -152,13 +152,13 @@ def count_missing_tokens(
     what it finished). ``progress("counting", done, total)`` is called after each batch, in
     texts; it may raise to stop the run. Returns how many texts were counted.
     """
-    with db.transaction():
+    with db.transaction("the token window"):
         db.set_token_window(counter.model, counter.max_tokens)
     items = db.texts_without_tokens(counter.model, policy_version)
     for first in range(0, len(items), COUNT_BATCH):
         batch = items[first : first + COUNT_BATCH]
         counts = counter.count([text for _digest, text in batch])
-        with db.transaction():
+        with db.transaction(f"token counts of {len(batch):,} texts"):
             db.add_token_counts(
                 counter.model,
                 [(digest, n) for (digest, _text), n in zip(batch, counts, strict=True)],

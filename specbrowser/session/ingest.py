@@ -30,6 +30,7 @@ from specbrowser.formats import ParsedSpec, format_for_kind, load_spec
 from specbrowser.formats.symbols import spec_symbols
 from specbrowser.formats.toc import load_toc_file
 from specbrowser.model import Chunk, TocNode
+from specbrowser.process import COMMITS
 from specbrowser.progress import Progress
 from specbrowser.session.collector import collector_paused
 from specbrowser.types import IngestOutcome
@@ -171,9 +172,10 @@ def ingest(
     With ``replace_spec`` False a database holding another spec is refused (the CLI's default:
     its ``--replace`` sets it); after a replacement the file is compacted (``VACUUM``).
 
-    All or nothing: on any error or Ctrl-C the database is left as it was, and a database file
-    this call created is removed. The cyclic garbage collector is paused meanwhile
-    (:func:`~specbrowser.session.collector.collector_paused`).
+    All or nothing: on any error or Ctrl-C before the commit the database is left as it was, and
+    a database file this call created is removed; after the commit (a replacement's ``VACUUM``,
+    closing) the new chunk set stays, recorded in :data:`specbrowser.process.COMMITS`. The cyclic
+    garbage collector is paused meanwhile (:func:`~specbrowser.session.collector.collector_paused`).
 
     Raises:
         SpecInputError, SpecParseError: bad spec input or TOC file.
@@ -198,6 +200,7 @@ def ingest(
     rules = format_for_kind(parsed.document.kind).chunking_rules
     tokens = token_measure(policy, parsed.document.title)
     existed = db_path.exists()
+    commits_before = len(COMMITS)
     try:
         db = open_database(db_path, create=True)
         try:
@@ -227,7 +230,7 @@ def ingest(
         finally:
             db.close()
     except BaseException:
-        if not existed:
+        if not existed and len(COMMITS) == commits_before:  # nothing of this call was committed
             db_path.unlink(missing_ok=True)
         raise
     timings["store"] = time.perf_counter() - mark

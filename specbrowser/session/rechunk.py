@@ -176,7 +176,8 @@ def _build(
     if progress:
         progress("storing", 0, 0)
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    with db.transaction():
+    state = "active" if activate else "not active"
+    with db.transaction(f"chunk set {version} ({state})"):
         if db.sections_sha256() != digest:
             raise DatabaseError(
                 "the database's spec was replaced during the re-chunk; run it again"

@@ -18,6 +18,7 @@ from types import TracebackType
 import sqlite_utils
 
 from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase
+from specbrowser.process import COMMITS, Commit, sigint_held
 from specbrowser.store.chunks import ChunkReads
 from specbrowser.store.connection import (
     DATABASE_ERRORS,
@@ -168,9 +169,15 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries, TokenCounts):
         return self.db.conn
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite_utils.Database]:
+    def transaction(self, what: str = "a change") -> Iterator[sqlite_utils.Database]:
         """A write transaction: everything inside commits together or not at all (an exception,
         Ctrl-C included, rolls it back). Nested use becomes a savepoint of the outer one.
+
+        The outermost transaction's ``COMMIT`` runs with Ctrl-C held back (in the main thread:
+        a SIGINT that arrives meanwhile is raised right after), and a committed transaction is
+        recorded in :data:`specbrowser.process.COMMITS` as ``what`` (a phrase such as
+        ``"chunk set 1a2b… (active)"``) before that interrupt can be raised, so whoever catches
+        it can tell a user whether the file changed.
 
         Yields the ``sqlite_utils.Database`` (for the store's own statements).
 
@@ -179,8 +186,23 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries, TokenCounts):
                 full), as one line naming the file; the transaction is rolled back.
         """
         try:
-            with self.db.atomic():
+            if self.conn.in_transaction:
+                with self.db.atomic():
+                    yield self.db
+                return
+            self.conn.execute("BEGIN")
+            try:
                 yield self.db
+            except BaseException:
+                self.db.rollback()  # a no-op where an error already ended the transaction
+                raise
+            try:
+                with sigint_held():
+                    self.conn.execute("COMMIT")
+                    COMMITS.append(Commit(self.path, what))
+            except BaseException:
+                self.db.rollback()
+                raise
         except OPERATIONAL_ERRORS as exc:
             raise self.error(exc) from None
 

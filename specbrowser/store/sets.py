@@ -210,7 +210,7 @@ def begin_ingest(
         SpecInputError: another spec is stored and ``replace_spec`` is False.
     """
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    with store.transaction():
+    with store.transaction(f"{document.title!r} with chunk set {policy_version} (active)"):
         row = store.db.execute("SELECT sha256, sections_sha256 FROM documents LIMIT 1").fetchone()
         outcome: IngestOutcome
         digest = None  # the sections' digest only tells the same bytes parsed otherwise apart
@@ -350,7 +350,7 @@ def activate_chunk_set(store: SpecStore, version: str) -> str:
         NotFoundError: no chunk set has that version (or the prefix names several).
     """
     chosen = resolve_version(store, version)
-    with store.transaction():
+    with store.transaction(f"chunk set {chosen} made active"):
         _set_active(store, chosen)
     return chosen
 
@@ -388,7 +388,8 @@ def delete_chunk_sets(
         )
         raise PolicyError(f"cannot delete {active}: it is {why}")
     deleted: list[tuple[str, int, int]] = []
-    with store.transaction():
+    gone = ", ".join(chosen)
+    with store.transaction(f"chunk sets deleted ({gone}; active: {active})"):
         if activate is not None:
             _set_active(store, active)
         for version in chosen:

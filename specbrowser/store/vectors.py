@@ -115,7 +115,7 @@ def prepare(
             "vectors of two models cannot be mixed; add --rebuild to drop the old vectors "
             "(or use another database)"
         )
-    with store.transaction():
+    with store.transaction("old embeddings dropped"):
         store.db.execute("DROP TABLE IF EXISTS chunk_vectors")
         store.db.execute("DELETE FROM embeddings")
         _create_index(store, dim)
@@ -255,7 +255,7 @@ def store_embeddings(store: SpecStore, model: str, dim: int, items: list[NewEmbe
     bad = [item.content_hash for item in items if len(item.vector) != dim * 4]
     if bad:
         raise EmbeddingError(f"model {model}: {len(bad)} vectors are not {dim} float32s")
-    with store.transaction():
+    with store.transaction(f"{len(items):,} embeddings"):
         for item in items:
             cursor = store.db.execute(
                 "INSERT OR IGNORE INTO embeddings "
