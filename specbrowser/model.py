@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from lxml import etree
 
-from specbrowser.types import Layer, MismatchKind, OverrunReason
+from specbrowser.types import Layer, MismatchKind, OverrunReason, SymbolKind
 
 DOCUMENT_CHUNK_ID = "specbrowser:document"
 """Id of the document (synopsis) chunk of every chunk set. Section ids are the spec's element
@@ -199,3 +199,22 @@ class ParsedSpec:
     elements: dict[str, etree._Element] = field(repr=False, default_factory=dict)
     toc: list[TocNode] = field(default_factory=list)
     """The document's own table of contents (top-level entries), or [] when it has none."""
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """One name the spec defines (:mod:`specbrowser.formats.symbols` reads them).
+
+    Attributes:
+        name: the name as the spec writes it (whitespace collapsed).
+        kind: what made it (:data:`~specbrowser.types.SymbolKind`).
+        section_id: the section whose own HTML defines it.
+        anchor: the id of the defining element when it has one (for ``id`` and ``oldid``
+            symbols, the element id that holds the name: the name itself, or for an ``oldid``
+            the element's current id), else None (the section itself).
+    """
+
+    name: str
+    kind: SymbolKind
+    section_id: str
+    anchor: str | None = None

@@ -92,7 +92,7 @@ def set_fts_in_sync(db) -> dict[str, tuple[int, int]]:
     """Per stored chunk set of a ``SpecStore``: (rows its FTS5 index holds, distinct texts its
     chunk rows use), read through the index's ``docsize`` shadow table; asserts that every
     indexed row is one of the set's texts."""
-    from specbrowser.store.set_fts import set_fts_table
+    from specbrowser.store.schema import set_fts_table
 
     counts = {}
     for (version,) in db.db.execute("SELECT version FROM policies").fetchall():

@@ -285,8 +285,9 @@ def print_summary(
     *,
     extra_rows: Sequence[tuple[str, str]] = (),
 ) -> None:
-    """Print a chunk set's statistics (``store.chunk_stats``) as a two-column Rich table;
-    ``extra_rows`` (name, Rich markup) come after the counts, before unused tags and timings."""
+    """Print a chunk set's statistics (:func:`specbrowser.session.stores.chunk_stats`) as a
+    two-column Rich table; ``extra_rows`` (name, Rich markup) come after the counts, before
+    unused tags and timings."""
     table = Table(
         title=f"{escape(title)} → {escape(str(db))}", show_header=False, title_justify="left"
     )

@@ -27,20 +27,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Literal, get_args
 
 from lxml import etree
 
-from specbrowser.model import SECTION_REF_TAG, Section
-
-SymbolKind = Literal["aoid", "production", "dfn", "title", "id", "oldid"]
-"""What made a symbol (see the module docstring), in the order a name's definitions rank: an
-abstract operation's clause before a production, a defined term (``%TypedArray%`` is defined
-by a ``dfn`` in its intrinsic object's section, and titles the constructor's), a title, an
-element id."""
-SYMBOL_KINDS: tuple[SymbolKind, ...] = get_args(SymbolKind)
-"""The values of :data:`SymbolKind`, best-ranked first."""
+from specbrowser.model import SECTION_REF_TAG, Section, Symbol
 
 PRODUCTION_ID_PREFIX = "prod-"
 """ecmarkup's id of a production's defining occurrence: ``prod-`` and the production name."""
@@ -50,25 +40,6 @@ _LEADING_NAME = re.compile(r"^[%\w$@.\[\]\-]+$")
 """A title's leading name: one token of name characters (``Array.prototype.map``,
 ``%TypedArray%.prototype.set``, ``Symbol.iterator``, ``get-prototype`` is allowed too), spaces
 inside brackets removed first (``Array.prototype[%Symbol.iterator%]``)."""
-
-
-@dataclass(frozen=True)
-class Symbol:
-    """One name the spec defines.
-
-    Attributes:
-        name: the name as the spec writes it (whitespace collapsed).
-        kind: what made it (:data:`SymbolKind`).
-        section_id: the section whose own HTML defines it.
-        anchor: the id of the defining element when it has one (for ``id`` and ``oldid``
-            symbols, the element id that holds the name: the name itself, or for an ``oldid``
-            the element's current id), else None (the section itself).
-    """
-
-    name: str
-    kind: SymbolKind
-    section_id: str
-    anchor: str | None = None
 
 
 def title_name(title: str) -> str | None:

@@ -19,7 +19,7 @@ from dataclasses import replace
 from specbrowser.errors import NotFoundError
 from specbrowser.search.query import HIGHLIGHT_END, HIGHLIGHT_START, NO_FILTER, Hit, SearchFilter
 from specbrowser.store import SpecStore, active_version, resolve_section
-from specbrowser.store.symbols import SymbolRow, anchor_chunks, chunks_within, find_symbols
+from specbrowser.store.symbols import SymbolRow
 from specbrowser.types import SearchMode
 
 MAX_DEFINITIONS = 3
@@ -59,7 +59,7 @@ def definitions(db: SpecStore, name: str) -> tuple[list[SymbolRow], list[str]]:
     :data:`DEFINITIONS_READ`), and the sections its best-ranked kind of definition lies in, in
     that order: a name whose sections are more than :data:`MAX_DEFINITIONS` names no one
     place."""
-    symbols = find_symbols(db.db, name, limit=DEFINITIONS_READ)
+    symbols = db.symbols.find(name, limit=DEFINITIONS_READ)
     best = [s for s in symbols if s.kind == symbols[0].kind] if symbols else []
     return symbols, list(dict.fromkeys(s.section_id for s in best))
 
@@ -83,8 +83,7 @@ def symbol_chunks(db: SpecStore, text: str, version: str) -> list[tuple[str, str
         symbols, sections = definitions(db, name)
         if len(sections) > MAX_DEFINITIONS:  # "Static Semantics: Early Errors": no one place
             symbols, sections = [], []
-        held = anchor_chunks(
-            db.db,
+        held = db.symbols.anchor_chunks(
             version,
             [s.anchor for s in symbols if s.anchor and s.kind in POINTS_AT_ANCHOR],
         )
@@ -117,7 +116,7 @@ def symbol_hits(
     named = symbol_chunks(db, text, version)
     if not named:
         return []
-    allowed = chunks_within(db.db, version, [c for c, _, _ in named], where)
+    allowed = db.symbols.chunks_within(version, [c for c, _, _ in named], where)
     chunks = {c.id: c for c in db.chunks([c for c, _, _ in named if c in allowed], version)}
     hits = []
     for chunk_id, kind, name in named:

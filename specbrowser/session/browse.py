@@ -28,12 +28,6 @@ from specbrowser.search.symbols import (
 )
 from specbrowser.store import SpecStore, get_section, resolve_section
 from specbrowser.store.sections import outline_rows, section_with_anchor
-from specbrowser.store.symbols import (
-    anchor_chunks,
-    anchor_section,
-    has_anchor_map,
-    symbol_count,
-)
 from specbrowser.types import Layer, OverrunReason
 
 ResolvedAs = Literal["chunk", "section", "anchor", "symbol"]
@@ -123,16 +117,17 @@ def anchor_chunk(db: SpecStore, anchor: str, version: str) -> tuple[str, str] | 
     """``(section id, chunk id)`` of the element with the id ``anchor`` in the set ``version``:
     the subsection holding it by the set's anchor map, else its section's root chunk; None when
     the document has no element of that id. A set made before anchor maps were recorded
-    (:func:`specbrowser.store.symbols.has_anchor_map`) finds the chunk by comparing texts."""
-    section_id = anchor_section(db.db, anchor)
-    if section_id is None and symbol_count(db.db) == 0:  # no index: a spec without ids
+    (:meth:`specbrowser.store.symbols.SymbolIndex.has_anchor_map`) finds the chunk by comparing
+    texts."""
+    section_id = db.symbols.anchor_section(anchor)
+    if section_id is None and db.symbols.count() == 0:  # no index: a spec without ids
         section_id = section_with_anchor(db, anchor)
     if section_id is None:
         return None
     if not db.chunks([section_id], version):
         return None
-    if has_anchor_map(db.db, version):
-        return section_id, anchor_chunks(db.db, version, [anchor]).get(anchor, section_id)
+    if db.symbols.has_anchor_map(version):
+        return section_id, db.symbols.anchor_chunks(version, [anchor]).get(anchor, section_id)
     return section_id, _chunk_holding(db, section_id, anchor, version)
 
 

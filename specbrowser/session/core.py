@@ -23,6 +23,7 @@ from specbrowser.chunking.stats import ChunkSetStats
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.model import Chunk, Document, Section
 from specbrowser.progress import Progress
+from specbrowser.session.stores import chunk_stats, open_store
 from specbrowser.store import ChunkSetInfo, SpecStore
 from specbrowser.store import toc as store_toc
 from specbrowser.store import vectors as store_vectors
@@ -75,7 +76,7 @@ class Session:
                 not writable.
             NotASpecbrowserDatabase: a SQLite file specbrowser did not write, or a newer schema.
         """
-        return cls(SpecStore.open(path, create=create))
+        return cls(open_store(path, create=create))
 
     @property
     def path(self) -> Path:
@@ -179,8 +180,9 @@ class Session:
             return 0
 
     def stats(self, policy_version: str | None = None) -> ChunkSetStats:
-        """Counts, sizes and overruns of a chunk set (:func:`specbrowser.store.chunk_stats`)."""
-        return store.chunk_stats(self._db, policy_version)
+        """Counts, sizes and overruns of a chunk set
+        (:func:`specbrowser.session.stores.chunk_stats`)."""
+        return chunk_stats(self._db, policy_version)
 
     def report(
         self, policy_version: str | None = None, threshold: int | None = None

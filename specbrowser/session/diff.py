@@ -20,6 +20,7 @@ from typing import Generic, TypeVar
 from specbrowser import store
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.stats import ChunkSetStats
+from specbrowser.session.stores import chunk_stats
 from specbrowser.store import SpecStore
 from specbrowser.store import vectors as store_vectors
 from specbrowser.store.queries import ChunkBrief, ChunkSize
@@ -217,7 +218,7 @@ def set_stats(db: SpecStore, version: str) -> ChunkSetStats:
     figures (stored by an older specbrowser)."""
     stats = ChunkSetStats.from_dict(db.policy_stats(version) or {})
     if stats.grown_chunks is None or stats.sizes_without_markers is None:
-        stats = store.chunk_stats(db, version)
+        stats = chunk_stats(db, version)
     return stats
 
 

@@ -241,10 +241,9 @@ class _LinkTargets:
     resolves each chunk's anchors as it comes, :func:`specbrowser.session.links.link_targets`)."""
 
     def __init__(self, db: SpecStore, version: str) -> None:
-        from specbrowser.store.symbols import anchor_map, has_anchor_map
-
         self.db, self.version = db, version
-        self.known = anchor_map(db.db, version) if has_anchor_map(db.db, version) else None
+        symbols = db.symbols
+        self.known = symbols.anchor_map(version) if symbols.has_anchor_map(version) else None
 
     def of(self, text: str) -> list[dict[str, str | None]]:
         """``{"href", "chunk_id"}`` for each link of ``text`` (see :data:`METADATA_FIELDS`)."""

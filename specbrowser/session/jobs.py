@@ -124,9 +124,9 @@ def run_rechunk(
             cancelled=(lambda: cancel.cancelled) if cancel is not None else (lambda: False),
         )
     from specbrowser.session.rechunk import rechunk
-    from specbrowser.store import open_database
+    from specbrowser.session.stores import open_store
 
-    db = open_database(db_path)
+    db = open_store(db_path)
     try:
         return rechunk(db, policy, progress=checked(progress, cancel))
     finally:
@@ -146,12 +146,13 @@ def run_count_tokens(
         JobCancelled: ``cancel`` was set; the counts of finished batches are kept.
     """
     from specbrowser.search.tokens import count_missing_tokens, default_token_counter, token_info
-    from specbrowser.store import active_version, open_database
+    from specbrowser.session.stores import open_store
+    from specbrowser.store import active_version
 
     counter = default_token_counter()
     if counter is None:
         return None
-    db = open_database(db_path)
+    db = open_store(db_path)
     try:
         version = active_version(db)
         count_missing_tokens(db, counter, version, progress=checked(progress, cancel))
@@ -181,10 +182,11 @@ def run_embed(
         EmbeddingError: no vector extension, or the model cannot be loaded.
     """
     from specbrowser.search.embed import DEFAULT_BATCH, embed_missing, load_embedder
-    from specbrowser.store import active_version, open_database
+    from specbrowser.session.stores import open_store
+    from specbrowser.store import active_version
     from specbrowser.store.vectors import require_vectors
 
-    db = open_database(db_path)
+    db = open_store(db_path)
     try:
         require_vectors(db)
         version = active_version(db)

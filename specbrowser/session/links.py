@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from specbrowser.store import SpecStore
-from specbrowser.store.symbols import anchor_chunks, has_anchor_map
 
 _LINK = re.compile(r"\]\((<[^>\n]*>|[^)\s]+)\)")
 """The target of a Markdown inline link: ``](target)`` or ``](<target>)``."""
@@ -43,8 +42,8 @@ def link_targets(db: SpecStore, anchors: Iterable[str], version: str) -> dict[st
     ``anchors`` the document holds. A set without an anchor map (made before they were
     recorded) resolves each anchor on its own by comparing texts (slower)."""
     wanted = list(dict.fromkeys(anchors))
-    if has_anchor_map(db.db, version):
-        return anchor_chunks(db.db, version, wanted)
+    if db.symbols.has_anchor_map(version):
+        return db.symbols.anchor_chunks(version, wanted)
     from specbrowser.session.browse import anchor_chunk
 
     found: dict[str, str] = {}
@@ -82,18 +81,15 @@ class LinkReport:
 def link_report(db: SpecStore, version: str) -> LinkReport:
     """Count and resolve every in-text link of the chunk set ``version``; an anchor of the
     document counts as resolved when the chunk it leads to is a chunk of the set."""
-    from specbrowser.store import iter_chunks
-    from specbrowser.store.symbols import anchor_section
-
     anchors: list[str] = []
     links = 0
-    for chunk in iter_chunks(db, version):
+    for chunk in db.iter_chunks(version):
         hrefs = [_unbracket(m.group(1)) for m in _LINK.finditer(chunk.text)]
         links += len(hrefs)
         anchors += [a for a in map(href_anchor, hrefs) if a is not None]
     targets = link_targets(db, anchors, version)
     existing = {c.id for c in db.chunks(sorted(set(targets.values())), version)}
-    known = {a: a in targets or anchor_section(db.db, a) is not None for a in set(anchors)}
+    known = {a: a in targets or db.symbols.anchor_section(a) is not None for a in set(anchors)}
     in_document = [a for a in anchors if known[a]]
     resolved = [a for a in in_document if targets.get(a) in existing]
     missing = list(dict.fromkeys(a for a in in_document if targets.get(a) not in existing))

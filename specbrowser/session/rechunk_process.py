@@ -157,14 +157,14 @@ def _start(context: _Context, db_path: Path, policy: ChunkPolicy) -> tuple[Any, 
 def _child(db_path: str, settings: dict[str, Any], sender: Connection, stop: Any) -> None:
     """The child's whole life: re-chunk, then send one final message."""
     from specbrowser.session.rechunk import rechunk
-    from specbrowser.store import open_database
+    from specbrowser.session.stores import open_store
 
     def send(stage: str, done: int, total: int) -> None:
         sender.send(("progress", (stage, done, total)))
 
     progress = checked(send, CancelToken(stop))  # stops at the next report once asked to
     try:
-        db = open_database(db_path)
+        db = open_store(db_path)
         try:
             result = rechunk(db, ChunkPolicy.from_settings(settings), progress=progress)
         finally:

@@ -29,6 +29,7 @@ from specbrowser.store.connection import (
 )
 from specbrowser.store.queries import SetQueries
 from specbrowser.store.schema import APP_ID, SCHEMA_VERSION, create_schema, migrate
+from specbrowser.store.symbols import SymbolIndex
 from specbrowser.store.tokens import TokenCounts
 from specbrowser.store.tree import TreeQueries
 
@@ -58,6 +59,8 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries, TokenCounts):
         self.db = db
         self.path = path
         self.vector_error = vector_error
+        self.symbols = SymbolIndex(db)
+        """The symbol index and each chunk set's anchor map."""
 
     @classmethod
     def open(cls, path: Path | str, *, create: bool = False) -> SpecStore:

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import sqlite_utils
 
-from specbrowser.store.set_fts import set_fts_table
+from specbrowser.store.schema import set_fts_table
 from specbrowser.types import OverrunReason
 
 """The FTS5 index over every stored text (``texts``: each distinct text once, whatever the sets
@@ -296,8 +296,8 @@ class SetQueries:
     ) -> list[FtsRow]:
         """The set's chunks whose text matches the FTS5 ``query``, best first (BM25 with column
         ``weights`` for title, retrieval header and body, statistics of this set only: its own
-        index, :mod:`specbrowser.store.set_fts`), at most ``limit`` (at least 1); each with a
-        snippet of up to 16 tokens of the body, matches between the ``highlight`` marks.
+        index, :func:`specbrowser.store.schema.build_set_fts`), at most ``limit`` (at least 1);
+        each with a snippet of up to 16 tokens of the body, matches between the ``highlight`` marks.
 
         Raises:
             sqlite3.Error (the driver's): ``query`` is not valid FTS5 syntax.

@@ -14,7 +14,7 @@ stored set already holds when
   the section is one chunk within the threshold there (``threshold_hi`` NULL), which none of
   those changes (a section that fits is one chunk under either strategy);
 - and the tree is one chunk, or the set recorded where its anchors lie
-  (:func:`specbrowser.store.symbols.has_anchor_map`), so that they are copied too.
+  (:meth:`specbrowser.store.symbols.SymbolIndex.has_anchor_map`), so that they are copied too.
 
 The copied rows are the same rows with new ordinals; their texts (and the texts' FTS5 entries,
 embeddings and token counts) are the stored ones. Queries are parameterized; writes happen
@@ -32,7 +32,6 @@ from specbrowser.chunking.markers import marker_sizes
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.chunking.stats import ChunkFacts, ChunkSetStats
 from specbrowser.errors import DatabaseError
-from specbrowser.store.symbols import copy_chunk_anchors, has_anchor_map
 from specbrowser.types import MismatchKind
 
 if TYPE_CHECKING:
@@ -107,7 +106,7 @@ def plan_copies(store: SpecStore, policy: ChunkPolicy) -> CopyPlan:
     for version, cut in same_cut.items():
         # a set made before anchor maps were recorded lends only trees of one chunk (their
         # anchors all lie in the root): the others would come without their anchors
-        mapped = has_anchor_map(store.db, version)
+        mapped = store.symbols.has_anchor_map(version)
         # a root row's range holds for the whole tree; its chunks are counted per section
         rows = store.db.execute(
             "SELECT r.section_id, r.ordinal, n.count FROM chunk_rows r JOIN (SELECT section_id, "
@@ -212,7 +211,7 @@ def copy_trees(store: SpecStore, version: str, plan: CopyPlan) -> int:
             [version, json.dumps(deltas), source],
         ).rowcount
     for source, deltas in _deltas(plan).items():
-        copy_chunk_anchors(store.db, version, source, list(deltas))
+        store.symbols.copy_chunk_anchors(version, source, list(deltas))
     if copied != plan.chunk_count:
         raise DatabaseError(
             f"a stored chunk set changed during the re-chunk ({copied:,} chunks "

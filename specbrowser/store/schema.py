@@ -6,6 +6,7 @@ See :mod:`specbrowser.store` for what the tables hold and how they are written.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from collections.abc import Callable
@@ -16,8 +17,6 @@ import sqlite_utils
 
 from specbrowser.model import Chunk
 from specbrowser.store.rows import chunk_row, insert_rows, store_texts
-from specbrowser.store.symbols import create_symbol_tables, index_stored_sections
-from specbrowser.store.toc import create_toc_tables
 
 APP_ID = "specbrowser"
 
@@ -53,7 +52,7 @@ map (``chunk_anchors``: the element ids that lie in a subsection), see
 :mod:`specbrowser.store.symbols`. The migration indexes the stored sections; sets made before
 it have no anchor map (their anchors are found by comparing texts).
 9: each chunk set has its own FTS5 index (``set_fts_<hash>``, external content over ``texts``,
-:mod:`specbrowser.store.set_fts`), so a set's BM25 statistics count only its own texts and
+:func:`build_set_fts`), so a set's BM25 statistics count only its own texts and
 storing another set leaves its scores as they were.
 10: ``texts_fts`` and its triggers are gone: every set searches its own index since 9, so the
 shared one was written on every insert and never read."""
@@ -151,6 +150,12 @@ def create_schema(db: sqlite_utils.Database) -> None:
         create_symbol_tables(db)
 
 
+SYMBOLS_PENDING = "symbols_pending"
+"""The ``meta`` key that says the symbol index still has to be read from the stored sections
+(set by the schema-8 migration, removed by
+:meth:`specbrowser.store.symbols.SymbolIndex.replace`)."""
+
+
 OUTLINE_COLUMNS = ("ordinal", "id", "parent_id", "depth", "kind", "secnum", "title", "source_file")
 """The ``sections`` columns every section listing reads (all but the HTML and the shared paths)."""
 
@@ -167,7 +172,7 @@ def create_sections_outline(db: sqlite_utils.Database) -> None:
 
 def create_chunk_tables(db: sqlite_utils.Database) -> None:
     """``texts``, ``chunk_rows`` and the ``chunks`` view (each set's FTS5 index is made with
-    the set, :mod:`specbrowser.store.set_fts`)."""
+    the set, :func:`build_set_fts`)."""
     db.table("texts").create(
         {
             "id": int,
@@ -210,6 +215,70 @@ def create_chunk_tables(db: sqlite_utils.Database) -> None:
     ):
         db.table("chunk_rows").create_index(columns, index_name=name)
     db.create_view("chunks", CHUNKS_VIEW)
+
+
+def create_toc_tables(db: sqlite_utils.Database) -> None:
+    """``toc_nodes`` (the TOC flattened in pre-order) and ``mismatches`` (one row per
+    disagreement, document order)."""
+    db.table("toc_nodes").create(
+        {
+            "id": int,
+            "parent_id": int,
+            "depth": int,
+            "title": str,
+            "secnum": str,
+            "target_id": str,
+            "start": int,
+            "end": int,
+        },
+        pk="id",
+    )
+    db.table("toc_nodes").create_index(["target_id"], index_name="toc_nodes_target")
+    db.table("mismatches").create(
+        {
+            "id": int,
+            "kind": str,
+            "section_id": str,
+            "parser_path": str,
+            "toc_path": str,
+        },
+        pk="id",
+    )
+    db.table("mismatches").create_index(["kind"], index_name="mismatches_kind")
+
+
+SYMBOL_TABLES = (
+    """CREATE TABLE IF NOT EXISTS symbols (
+    name TEXT NOT NULL,
+    key TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    rank INTEGER NOT NULL,
+    section_id TEXT NOT NULL,
+    anchor TEXT,
+    ordinal INTEGER NOT NULL
+)""",
+    "CREATE INDEX IF NOT EXISTS symbols_name ON symbols (name, rank, ordinal)",
+    "CREATE INDEX IF NOT EXISTS symbols_key ON symbols (key, rank, ordinal)",
+    """CREATE TABLE IF NOT EXISTS chunk_anchors (
+    policy_version TEXT NOT NULL,
+    anchor TEXT NOT NULL,
+    section_id TEXT NOT NULL,
+    chunk_id TEXT NOT NULL,
+    PRIMARY KEY (policy_version, anchor)
+) WITHOUT ROWID""",
+    "CREATE INDEX IF NOT EXISTS chunk_anchors_section ON chunk_anchors "
+    "(policy_version, section_id)",
+)
+"""``symbols``: ``name`` as written, ``key`` its casefolded form (a query typed in another case
+still finds it), ``rank`` the kind's place in :data:`~specbrowser.types.SYMBOL_KINDS`
+(0: an abstract operation), ``ordinal`` the row's place in document order. ``chunk_anchors``:
+see :mod:`specbrowser.store.symbols`."""
+
+
+def create_symbol_tables(db: sqlite_utils.Database) -> None:
+    """``symbols`` and ``chunk_anchors`` with their indexes (:data:`SYMBOL_TABLES`)."""
+    for statement in SYMBOL_TABLES:
+        db.execute(statement)
 
 
 CACHE_TABLES = (
@@ -283,9 +352,12 @@ def _caches_in_schema(db: sqlite_utils.Database) -> None:
 
 
 def _symbol_index(db: sqlite_utils.Database) -> None:
-    """7 → 8: the symbol index, made from the stored sections, and the (empty) anchor maps."""
+    """7 → 8: the symbol index and the (empty) anchor maps. The index is read from the stored
+    sections' HTML, which is the formats' work, not the store's: the migration marks it
+    pending in ``meta`` (:data:`SYMBOLS_PENDING`), and whoever opens the database fills it
+    (:func:`specbrowser.session.stores.open_store`)."""
     create_symbol_tables(db)
-    index_stored_sections(db)
+    db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", [SYMBOLS_PENDING])
 
 
 def _whole_section_ranges(db: sqlite_utils.Database) -> None:
@@ -368,8 +440,6 @@ def _texts_from_chunks(db: sqlite_utils.Database) -> None:
 def _fts_per_set(db: sqlite_utils.Database) -> None:
     """8 → 9: an FTS5 index of its own for every stored chunk set (about a second per
     ECMA-262 set)."""
-    from specbrowser.store.set_fts import build_set_fts
-
     for (version_,) in db.execute("SELECT version FROM policies").fetchall():
         build_set_fts(db, version_)
 
@@ -438,3 +508,73 @@ def migrate(db: sqlite_utils.Database, version: int, path: Path) -> bool:
         SCHEMA_VERSION,
     )
     return True
+
+
+# Each chunk set's FTS5 index.
+#
+# One FTS5 index per chunk set, so that a set's BM25 ranking counts only its own texts.
+#
+# ``texts`` holds each distinct text once, shared by the sets that have it; an index over all of
+# them would give BM25 statistics (document count, average length, each term's
+# document frequency) over every stored set, so storing a second set would change the first set's
+# scores. Each set therefore gets its own *external-content* FTS5 table over ``texts``
+# (``content='texts'``: the index only, the text is read from ``texts`` for snippets), holding the
+# rows of the texts the set uses, built when the set is written and dropped with it.
+#
+# Table names come from the policy version (:func:`set_fts_table`), never from input text.
+
+SET_FTS_PREFIX = "set_fts_"
+"""Start of every per-set FTS5 table's name."""
+
+
+def set_fts_table(policy_version: str) -> str:
+    """The FTS5 table name of a chunk set: the prefix and the first 16 hex digits of the
+    version's sha1 (only ``[a-z0-9_]``, so safe to put into SQL)."""
+    return SET_FTS_PREFIX + hashlib.sha1(policy_version.encode()).hexdigest()[:16]
+
+
+def build_set_fts(db: sqlite_utils.Database, policy_version: str) -> None:
+    """(Re)build the chunk set's FTS5 index from its chunk rows (call inside a transaction)."""
+    table = set_fts_table(policy_version)
+    db.execute(f"DROP TABLE IF EXISTS [{table}]")
+    db.execute(
+        f"CREATE VIRTUAL TABLE [{table}] USING fts5(title, retrieval_header, retrieval_body, "
+        f"content='texts', content_rowid='id', tokenize='{FTS_TOKENIZER}')"
+    )
+    db.execute(
+        f"INSERT INTO [{table}] (rowid, title, retrieval_header, retrieval_body) "
+        "SELECT id, title, retrieval_header, retrieval_body FROM texts WHERE id IN "
+        "(SELECT text_id FROM chunk_rows WHERE policy_version = ?) ORDER BY id",
+        [policy_version],
+    )
+
+
+def drop_set_fts(db: sqlite_utils.Database, policy_version: str) -> None:
+    """Drop the chunk set's FTS5 index (its shadow tables go with it)."""
+    db.execute(f"DROP TABLE IF EXISTS [{set_fts_table(policy_version)}]")
+
+
+def drop_orphan_set_fts(db: sqlite_utils.Database) -> None:
+    """Drop the per-set indexes of sets no longer stored (after a spec replaced them all)."""
+    live = {set_fts_table(version) for (version,) in db.execute("SELECT version FROM policies")}
+    names = [
+        name
+        for (name,) in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE ? "
+            "AND sql LIKE 'CREATE VIRTUAL TABLE%'",
+            [SET_FTS_PREFIX + "%"],
+        )
+    ]
+    for name in names:
+        if name not in live:
+            db.execute(f"DROP TABLE IF EXISTS [{name}]")
+
+
+def create_vector_index(db: sqlite_utils.Database, dim: int) -> None:
+    """The ``chunk_vectors`` KNN index (sqlite-vec's ``vec0``) for ``dim``-sized vectors, when
+    missing. Made on first use, not with the schema: a vec0 column's type holds the dimension,
+    which the embedding model gives."""
+    # dim is an int; vec0 takes no parameter for the column type
+    db.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS chunk_vectors USING vec0(embedding float[{int(dim)}])"
+    )

@@ -15,8 +15,7 @@ from specbrowser.chunking.enrich import SectionPaths
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.chunking.stats import ChunkSetStats
 from specbrowser.errors import NotFoundError, PolicyError, SpecInputError
-from specbrowser.formats.symbols import Symbol, spec_symbols
-from specbrowser.model import Chunk, Document, Section, TocNode
+from specbrowser.model import Chunk, Document, Section, Symbol, TocNode
 from specbrowser.store.chunks import CHUNK_COLUMNS, NO_CHUNK_SET  # noqa: F401  (re-exported)
 from specbrowser.store.connection import CACHE_KIB, OPERATIONAL_ERRORS
 from specbrowser.store.database import SpecStore
@@ -32,12 +31,9 @@ from specbrowser.store.schema import (  # noqa: F401  (re-exported)
     FTS_TOKENIZER,
     PAGE_SIZE,
     SCHEMA_VERSION,
-)
-from specbrowser.store.set_fts import build_set_fts, drop_orphan_set_fts, drop_set_fts
-from specbrowser.store.symbols import (
-    delete_chunk_anchors,
-    insert_chunk_anchors,
-    replace_symbols,
+    build_set_fts,
+    drop_orphan_set_fts,
+    drop_set_fts,
 )
 from specbrowser.store.toc import replace_toc
 from specbrowser.store.vectors import forget_vectors
@@ -112,11 +108,12 @@ class IngestWrite:
         return self.known_digest
 
     def write_spec(
-        self, paths: SectionPaths, symbols: list[Symbol] | None, toc: list[TocNode] | None
+        self, paths: SectionPaths, symbols: list[Symbol], toc: list[TocNode] | None
     ) -> None:
         """Write the document, its sections (with what their chunks share: ``paths``), the
-        symbol index (``symbols``, made from the sections' HTML when None) and the TOC with
-        ``paths.mismatches``. A spec already stored keeps its sections and symbols; only the
+        symbol index (``symbols``: :func:`specbrowser.formats.symbols.spec_symbols` of the
+        sections) and the TOC with ``paths.mismatches``. A spec already stored keeps its
+        sections and symbols; only the
         sections' TOC paths and mismatches (this ingest's TOC may be another) are updated.
         Another spec's vectors and token counts go with its texts
         (:func:`specbrowser.store.vectors.forget_vectors`)."""
@@ -125,7 +122,7 @@ class IngestWrite:
         if self.outcome in (INGEST_CREATED, INGEST_REPLACED_SPEC):
             for table in ("chunk_rows", "texts", "policies", "sections", "documents"):
                 db.execute(f"DELETE FROM [{table}]")  # table names are constants, not input
-            delete_chunk_anchors(db)
+            self.store.symbols.delete_chunk_anchors()
             insert_rows(
                 db,
                 "sections",
@@ -134,7 +131,7 @@ class IngestWrite:
                     for s in self.sections
                 ],
             )
-            replace_symbols(db, symbols if symbols is not None else spec_symbols(self.sections))
+            self.store.symbols.replace(symbols)
             if self.outcome == INGEST_REPLACED_SPEC:
                 forget_vectors(self.store)  # the old spec's texts are gone
         else:
@@ -293,14 +290,14 @@ def insert_chunk_set(
     replaced = store.db.execute(
         "DELETE FROM chunk_rows WHERE policy_version = ?", [version]
     ).rowcount
-    delete_chunk_anchors(store.db, version)
+    store.symbols.delete_chunk_anchors(version)
     text_ids, new_texts = store_texts(store.db, chunks)
     insert_rows(
         store.db,
         "chunk_rows",
         [chunk_row(version, c, i) for c, i in zip(chunks, text_ids, strict=True)],
     )
-    insert_chunk_anchors(store.db, version, chunks)
+    store.symbols.add_chunk_anchors(version, chunks)
     if copies is not None:
         copy_trees(store, version, copies)
     if replaced:
@@ -397,7 +394,7 @@ def delete_chunk_sets(
                 "DELETE FROM chunk_rows WHERE policy_version = ?", [version]
             ).rowcount
             store.db.execute("DELETE FROM policies WHERE version = ?", [version])
-            delete_chunk_anchors(store.db, version)
+            store.symbols.delete_chunk_anchors(version)
             drop_set_fts(store.db, version)
             deleted.append((version, chunks, drop_unused_texts(store.db)))
     return deleted
@@ -520,10 +517,3 @@ def list_chunk_sets(store: SpecStore) -> list[ChunkSetInfo]:
 def count_chunk_sets(store: SpecStore) -> int:
     """How many chunk sets (policy versions) the database holds."""
     return int(store.db.execute("SELECT count(*) FROM policies").fetchone()[0])
-
-
-def chunk_stats(store: SpecStore, policy_version: str | None = None) -> ChunkSetStats:
-    """Counts for ``specbrowser stats``: sections, chunks, sizes, overruns, unresolved markers."""
-    from specbrowser.chunking.stats import compute_stats
-
-    return compute_stats(list(store.iter_chunks(policy_version)), store.section_count())

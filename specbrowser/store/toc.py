@@ -11,44 +11,12 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-import sqlite_utils
-
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.model import TocNode
 from specbrowser.types import MismatchKind
 
 if TYPE_CHECKING:
     from specbrowser.store.database import SpecStore
-
-
-def create_toc_tables(db: sqlite_utils.Database) -> None:
-    """``toc_nodes`` (the TOC flattened in pre-order) and ``mismatches`` (one row per
-    disagreement, document order)."""
-    db.table("toc_nodes").create(
-        {
-            "id": int,
-            "parent_id": int,
-            "depth": int,
-            "title": str,
-            "secnum": str,
-            "target_id": str,
-            "start": int,
-            "end": int,
-        },
-        pk="id",
-    )
-    db.table("toc_nodes").create_index(["target_id"], index_name="toc_nodes_target")
-    db.table("mismatches").create(
-        {
-            "id": int,
-            "kind": str,
-            "section_id": str,
-            "parser_path": str,
-            "toc_path": str,
-        },
-        pk="id",
-    )
-    db.table("mismatches").create_index(["kind"], index_name="mismatches_kind")
 
 
 def replace_toc(store: SpecStore, toc: list[TocNode], mismatches: list[Mismatch]) -> None:

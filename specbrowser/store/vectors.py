@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from specbrowser.errors import EmbeddingError, VectorsUnavailable
 from specbrowser.store.rows import content_hash  # noqa: F401  (re-exported: the vector key)
+from specbrowser.store.schema import create_vector_index
 
 if TYPE_CHECKING:
     from specbrowser.store.database import SpecStore
@@ -67,15 +68,6 @@ def stored_model(store: SpecStore) -> tuple[str, int] | None:
     return rows[META_MODEL], int(rows[META_DIM])
 
 
-def _create_index(store: SpecStore, dim: int) -> None:
-    """The ``chunk_vectors`` KNN index for ``dim``-sized vectors, when missing. Made here, not by
-    the schema: a vec0 column's type holds the dimension, which the embedding model gives."""
-    # dim is an int validated by the caller; vec0 takes no parameter for the column type
-    store.db.execute(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS chunk_vectors USING vec0(embedding float[{int(dim)}])"
-    )
-
-
 def prepare(
     store: SpecStore, model: str, dim: int, *, rebuild: bool = False, recipe: str = ""
 ) -> None:
@@ -98,7 +90,7 @@ def prepare(
     current = stored_model(store)
     old_recipe = stored_recipe(store) if current is not None else recipe
     if current == (model, dim) and old_recipe == recipe:
-        _create_index(store, dim)  # no-op when it exists
+        create_vector_index(store.db, dim)  # no-op when it exists
         return
     if current is not None and not rebuild:
         old_model, old_dim = current
@@ -118,7 +110,7 @@ def prepare(
     with store.transaction("old embeddings dropped"):
         store.db.execute("DROP TABLE IF EXISTS chunk_vectors")
         store.db.execute("DELETE FROM embeddings")
-        _create_index(store, dim)
+        create_vector_index(store.db, dim)
         store.db.execute(
             "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [META_MODEL, model]
         )

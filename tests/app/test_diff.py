@@ -39,6 +39,7 @@ from specbrowser.cli.diff import print_diff_summary
 from specbrowser.errors import NotFoundError
 from specbrowser.session.diff import Change, diff_chunk_sets
 from specbrowser.session.ingest import ingest
+from specbrowser.session.stores import chunk_stats
 from specbrowser.store import resolve_version
 from specbrowser.store import vectors as store_vectors
 from specbrowser.tui.app import make_app
@@ -292,7 +293,7 @@ def test_print_diff_summary_on_a_given_console(two_sets) -> None:
 def test_quality_figures_before_and_after_are_each_sets_stats(two_sets) -> None:
     db_path, a, b = two_sets
     db = store.open_database(db_path)
-    stats_a, stats_b = store.chunk_stats(db, a), store.chunk_stats(db, b)
+    stats_a, stats_b = chunk_stats(db, a), chunk_stats(db, b)
     summary = diff_chunk_sets(db, a, b).summary
     assert summary.tiny_chunks == Change(stats_a.tiny_chunks, stats_b.tiny_chunks)
     assert summary.breakdown_marker_share == Change(

@@ -18,6 +18,7 @@ from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.stats import TINY_CHARS
 from specbrowser.session.ingest import ingest
 from specbrowser.session.report import build_report, size_histogram
+from specbrowser.session.stores import chunk_stats
 from specbrowser.store import vectors as store_vectors
 from specbrowser.tui.app import make_app
 from specbrowser.tui.screens.stats import StatsScreen, entry_prompt
@@ -89,7 +90,7 @@ def test_report_numbers_are_store_chunk_stats(toylang_db: Path) -> None:
     db = store.open_database(toylang_db)
     try:
         report = build_report(db)
-        assert report.stats == store.chunk_stats(db)
+        assert report.stats == chunk_stats(db)
         assert report.threshold == THRESHOLD
         assert sum(b.count for b in report.histogram) == report.stats.chunks
         assert sum(b.count for b in report.histogram if b.over) == len(report.overruns)
@@ -134,7 +135,7 @@ async def test_screen_shows_the_numbers_of_store_chunk_stats(toylang_db: Path) -
     app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_stats(pilot, [])
-        stats = store.chunk_stats(app.session.store)
+        stats = chunk_stats(app.session.store)
         assert app.screen is screen
         summary = str(screen.query_one("#stats-summary", Static).render())
         sizes = stats.sizes
@@ -203,7 +204,7 @@ async def test_other_policy_by_prefix_and_unknown_version(tmp_path: Path) -> Non
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_stats(pilot, [], policy_version=other[:6])
         assert screen.report.policy_version == other and screen.report.threshold == 1000
-        assert screen.report.stats == store.chunk_stats(app.session.store, other)
+        assert screen.report.stats == chunk_stats(app.session.store, other)
         assert store.active_version(app.session.store) != other  # not activated
         await pilot.press("escape")
         screen = await open_stats(pilot, [], policy_version="nope")

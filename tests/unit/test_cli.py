@@ -574,7 +574,7 @@ def test_the_fast_exit_keeps_the_status_and_flushes_every_line(db, capsys):
 def test_results_are_kept_for_the_fast_exit_only_when_the_process_ends_by_it(monkeypatch):
     import weakref
 
-    import specbrowser.__main__ as entry
+    import specbrowser.process as entry
 
     class Result:
         pass

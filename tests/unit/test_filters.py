@@ -14,6 +14,7 @@ import pytest
 
 from specbrowser import store
 from specbrowser.session import filters
+from specbrowser.session.stores import chunk_stats
 from specbrowser.store import SpecStore
 
 MISMATCHED_SECTIONS = [
@@ -109,7 +110,7 @@ def test_filtered_tree_of_overruns_adds_the_ancestor_chain(toylang_db) -> None:
 def test_quality_filters_match_what_the_stats_count(toylang_db, kind, counted) -> None:
     version = store.active_version(toylang_db)
     filtered = filters.filtered_tree(toylang_db, kind, version)
-    stats = store.chunk_stats(toylang_db, version)
+    stats = chunk_stats(toylang_db, version)
     assert filtered.matches and len(filtered.matches) == getattr(stats, counted)
     assert filtered.children == _expected_children(toylang_db, filtered.matches)
     ordinals = [store.get_chunk(toylang_db, c).ordinal for c in filtered.matches]

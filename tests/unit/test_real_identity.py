@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from specbrowser.cli import main as cli_main
-from specbrowser.store.set_fts import set_fts_table
+from specbrowser.store.schema import set_fts_table
 from tests.helpers import ECMA262
 
 pytestmark = [

@@ -17,6 +17,7 @@ from specbrowser.cli import main
 from specbrowser.errors import NotFoundError
 from specbrowser.session.ingest import ingest
 from specbrowser.session.rechunk import rechunk
+from specbrowser.session.stores import chunk_stats
 from tests.helpers import ECMA262, SAMPLE, set_fts_in_sync, write_spec
 
 SMALL = ChunkPolicy(threshold=400)
@@ -50,7 +51,7 @@ def test_rechunk_equals_what_ingest_stores_for_the_same_policy(tmp_path, sample_
     assert result.previous_version == ChunkPolicy().version
     assert not result.already_stored
     assert list(store.iter_chunks(sample_db)) == list(store.iter_chunks(direct))
-    assert result.stats == store.chunk_stats(direct)
+    assert result.stats == chunk_stats(direct)
     assert set(result.timings) == {"load", "chunk", "store", "total"}
 
 
@@ -58,7 +59,7 @@ def test_rechunk_without_activate_keeps_the_active_set(sample_db):
     result = rechunk(sample_db, SMALL, activate=False)
     assert store.active_version(sample_db) == result.previous_version == ChunkPolicy().version
     assert store.count_chunk_sets(sample_db) == 2
-    assert store.chunk_stats(sample_db, result.version) == result.stats
+    assert chunk_stats(sample_db, result.version) == result.stats
 
 
 def test_a_stored_policy_is_only_activated_unless_rebuild(sample_db):
@@ -67,7 +68,7 @@ def test_a_stored_policy_is_only_activated_unless_rebuild(sample_db):
     again = rechunk(sample_db, ChunkPolicy())
     assert again.already_stored and again.previous_version == SMALL.version
     assert store.active_version(sample_db) == ChunkPolicy().version
-    assert again.stats == store.chunk_stats(sample_db)
+    assert again.stats == chunk_stats(sample_db)
     rebuilt = rechunk(sample_db, SMALL, rebuild=True)
     assert rebuilt.already_stored and rebuilt.timings["chunk"] > 0
     assert _snapshot(sample_db)[1] == before[1]
@@ -314,7 +315,7 @@ def test_cli_rechunk_prints_the_diff_against_the_previous_set(sample_path, capsy
     assert "chunks" in output and "sections changed" in output
     assert re.search(r"texts written: \d+ new for \d+ chunks", output)
     db = store.open_database(sample_path)
-    sections = store.chunk_stats(db).sections
+    sections = chunk_stats(db).sections
     parsed, copied, whole = _section_counts(output)
     assert parsed > 0 and copied > 0 and parsed + copied + whole == sections
     assert store.active_version(db) == SMALL.version
@@ -408,7 +409,7 @@ def ecma262_db(tmp_path_factory):
 def test_real_rechunk_from_the_cache_equals_the_ingest(ecma262_db):
     version = ChunkPolicy().version
     stored = _chunk_rows(ecma262_db, version)
-    stats = store.chunk_stats(ecma262_db)
+    stats = chunk_stats(ecma262_db)
     result = rechunk(ecma262_db, ChunkPolicy(), rebuild=True)
     assert result.already_stored and result.previous_version == version
     assert _chunk_rows(ecma262_db, version) == stored

@@ -40,6 +40,8 @@ from specbrowser.errors import NotASpecbrowserDatabase, NotFoundError, SpecParse
 from specbrowser.formats.ecmarkup import CHUNKING_RULES
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Document, Section
 from specbrowser.session.ingest import ingest
+from specbrowser.session.stores import chunk_stats
+from specbrowser.store.symbols import SymbolIndex
 from specbrowser.store.toc import load_toc
 from tests.helpers import SAMPLE, SAMPLE_MULTIPAGE, set_fts_in_sync, write_spec
 
@@ -111,7 +113,7 @@ def test_same_policy_replaces_only_its_own_set(tmp_path, spec):
 
 def _text_counts(db) -> tuple[int, int, int]:
     """(texts rows, texts some set's FTS5 index holds, distinct texts the chunk rows use)."""
-    from specbrowser.store.set_fts import set_fts_table
+    from specbrowser.store.schema import set_fts_table
 
     set_fts_in_sync(db)
     indexed: set[int] = set()
@@ -247,7 +249,7 @@ def test_an_ingest_write_left_without_its_chunk_set_is_rolled_back(tmp_path, spe
     db = store.open_database(tmp_path / "t.db", create=True)
     begun = store.begin_ingest(db, parsed.document, parsed.sections, SMALL.version)
     with pytest.raises(RuntimeError, match="after"), begun as write:
-        write.write_spec(section_paths(parsed.sections, []), None, None)
+        write.write_spec(section_paths(parsed.sections, []), [], None)
     assert db.db.execute("SELECT count(*) FROM sections").fetchone()[0] == 0
     db.close()
 
@@ -288,7 +290,7 @@ def test_a_failing_spec_write_beside_a_child_leaves_the_database_as_it_was(tmp_p
     db_path = tmp_path / "t.db"
     ingest([SAMPLE], db_path, SMALL)
     before = db_path.read_bytes()
-    monkeypatch.setattr(store.sets, "replace_symbols", broken)
+    monkeypatch.setattr(SymbolIndex, "replace", broken)
     changed = write_spec(tmp_path, '<emu-clause id="z"><h1>Z</h1><p>x</p></emu-clause>', "z.html")
     with pytest.raises(OSError, match="disk gone"):
         ingest([changed], db_path, SMALL)
@@ -313,7 +315,7 @@ def test_activate_switches_the_set_every_read_uses(tmp_path, spec):
     assert store.active_version(db) == SMALL.version
     assert store.active_policy(db)[0] == SMALL
     assert [c.id for c in store.iter_chunks(db)] == [c.id for c in small.chunks]
-    assert store.chunk_stats(db).chunks == len(small.chunks)
+    assert chunk_stats(db).chunks == len(small.chunks)
     assert [s.version for s in store.list_chunk_sets(db) if s.active] == [SMALL.version]
 
 
@@ -366,7 +368,7 @@ def test_stale_set_is_detected_and_still_readable(tmp_path, spec):
     assert store.get_chunk(db, "sec-long-prose").text == next(
         c.text for c in small.chunks if c.id == "sec-long-prose"
     )
-    assert store.chunk_stats(db).chunks == len(small.chunks)
+    assert chunk_stats(db).chunks == len(small.chunks)
     # re-ingesting with the same options adds a current set beside the stale one
     assert ingest([spec], db_path, SMALL).outcome == store.INGEST_ADDED
 
@@ -598,7 +600,7 @@ def test_document_chunk_keeps_the_stores_invariants(tmp_path, spec):
     assert store.tree_parent_id(db, DOCUMENT_CHUNK_ID) is None
     assert [c.id for c in store.iter_descendants(db, DOCUMENT_CHUNK_ID)] == [DOCUMENT_CHUNK_ID]
     assert not find_markers(result.chunks[0].text)
-    stats = store.chunk_stats(db)
+    stats = chunk_stats(db)
     assert stats.unresolved_markers == 0 and stats.marker_mismatches == 0
     assert stats.by_layer["document"] == 1 and stats.by_tag["(document)"] == 1
     ids = {c.id for c in result.chunks}
@@ -636,7 +638,7 @@ def test_stored_stats_are_the_json_of_chunk_set_stats_and_read_back_equal(tmp_pa
     (stored,) = db.db.execute("SELECT stats FROM policies").fetchone()
     assert list(json.loads(stored)) == STATS_KEYS  # the keys existing databases hold
     assert stored == result.stats.to_json() and json.loads(stored)["by_depth"]["0"] > 1
-    assert ChunkSetStats.from_json(stored) == result.stats == store.chunk_stats(db)
+    assert ChunkSetStats.from_json(stored) == result.stats == chunk_stats(db)
     assert store.active_policy(db)[1] == result.stats
 
 
@@ -907,7 +909,7 @@ def test_a_read_only_database_is_read_and_an_old_one_says_it_needs_writing(tmp_p
     for path in (current, old):
         path.chmod(0o444)
     db = store.open_database(current)
-    assert store.chunk_stats(db).chunks > 1 and lexical_search(db, "scope")
+    assert chunk_stats(db).chunks > 1 and lexical_search(db, "scope")
     with pytest.raises(DatabaseError, match=r"older specbrowser \(schema 4\).*needs write access"):
         store.open_database(old)
 

@@ -24,7 +24,6 @@ from specbrowser.session import Session
 from specbrowser.session.ingest import ingest
 from specbrowser.session.links import href_anchor, link_hrefs, link_report
 from specbrowser.session.rechunk import rechunk
-from specbrowser.store.symbols import find_symbols
 from tests.helpers import SAMPLE, TOYLANG_POLICY, write_spec
 
 LONG = " ".join(f"Sentence {n} of a paragraph long enough to be cut out." for n in range(8))
@@ -100,10 +99,10 @@ def test_ingest_stores_the_symbol_index_and_a_rechunk_keeps_it(spec_db: Path) ->
         kinds = {k for (k,) in db.db.execute("SELECT DISTINCT kind FROM symbols")}
         assert kinds == {"aoid", "production", "dfn", "title", "id"}
         before = db.db.execute("SELECT * FROM symbols ORDER BY ordinal").fetchall()
-        assert [s.section_id for s in find_symbols(db.db, "ToThing")] == ["sec-tothing"] * 2
-        assert find_symbols(db.db, "Spin")[0].anchor == "prod-Spin"
-        assert find_symbols(db.db, "tothing")[0].name == "ToThing"  # any case
-        assert find_symbols(db.db, "nothing-of-the-kind") == []
+        assert [s.section_id for s in db.symbols.find("ToThing")] == ["sec-tothing"] * 2
+        assert db.symbols.find("Spin")[0].anchor == "prod-Spin"
+        assert db.symbols.find("tothing")[0].name == "ToThing"  # any case
+        assert db.symbols.find("nothing-of-the-kind") == []
         rechunk(db, replace(POLICY, threshold=400))
         assert db.db.execute("SELECT * FROM symbols ORDER BY ordinal").fetchall() == before
 
