@@ -32,7 +32,8 @@ DEFAULT_SPEC = ROOT.parent / "shared" / "specs" / "ecma262" / "index.html"
 
 # After the sys.path line: the script runs from a checkout, the package need not be installed.
 from specbrowser.chunking.policy import ChunkPolicy  # noqa: E402
-from specbrowser.search.embed import DEFAULT_MODEL, embed_missing, load_embedder  # noqa: E402
+from specbrowser.search.embed import embed_missing, load_embedder  # noqa: E402
+from specbrowser.search.model_files import DEFAULT_MODEL  # noqa: E402
 from specbrowser.session.ingest import ingest  # noqa: E402
 from specbrowser.store import active_version, open_database  # noqa: E402
 from specbrowser.store.vectors import content_hash  # noqa: E402

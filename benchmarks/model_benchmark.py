@@ -62,7 +62,7 @@ class Model:
     def __init__(self, name: str, window: int, threads: int) -> None:
         import onnxruntime as ort
 
-        from specbrowser.search.embed import tokenizer_folder
+        from specbrowser.search.model_files import tokenizer_folder
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads

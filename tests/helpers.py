@@ -20,7 +20,7 @@ from specbrowser.chunking.reassemble import normalize_whitespace, reassemble
 from specbrowser.formats import load_spec
 from specbrowser.formats.ecmarkup import CHUNKING_RULES, MARKDOWN_ELEMENTS
 from specbrowser.model import Chunk
-from specbrowser.search.embed import install_hint, tokenizer_folder
+from specbrowser.search.model_files import install_hint, tokenizer_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_specs" / "toylang.html"

@@ -190,7 +190,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
     if args.count_tokens:
         from specbrowser.errors import EmbeddingError
-        from specbrowser.search.embed import TOKENIZER_HINT
+        from specbrowser.search.model_files import TOKENIZER_HINT
         from specbrowser.session.jobs import run_count_tokens
 
         if run_count_tokens(args.db) is None:

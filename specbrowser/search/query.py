@@ -18,71 +18,22 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from specbrowser.search import literal
-from specbrowser.store import SpecStore, active_version
+from specbrowser.errors import EmbeddingError, SpecbrowserError
+from specbrowser.search import embed, literal
+from specbrowser.search.hits import HIGHLIGHT_END, HIGHLIGHT_START, NO_FILTER, Hit, SearchFilter
+from specbrowser.search.symbols import symbol_hits, with_symbol_hits
+from specbrowser.store import SpecStore, active_version, get_chunks
 from specbrowser.store.connection import DB_ERRORS
-from specbrowser.store.queries import ChunkFilter
-from specbrowser.types import LAYERS, SearchMode
-
-HIGHLIGHT_START = "\x02"
-"""Opens a matched term in :attr:`Hit.snippet` (a control character no spec text contains)."""
-HIGHLIGHT_END = "\x03"
-"""Closes a matched term in :attr:`Hit.snippet`."""
+from specbrowser.store.vectors import embedded_fraction, nearest, require_vectors, stored_model
+from specbrowser.types import SearchMode
 
 TITLE_WEIGHT, HEADER_WEIGHT, TEXT_WEIGHT = 2.0, 1.0, 1.0
 """BM25 column weights: a term in a chunk's title counts twice a term in its retrieval header
 (document, heading path, part) or body (the Markdown); snippets come from the body."""
 
 _WORD = re.compile(r"\w")
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One search result.
-
-    Attributes:
-        chunk_id, section_id, title: which chunk.
-        heading_path: the chunk's path of section titles (TOC path when it has one).
-        score: higher is better; for lexical hits, minus FTS5's BM25 rank.
-        snippet: up to 16 tokens around the match, matched terms between
-            :data:`HIGHLIGHT_START` and :data:`HIGHLIGHT_END`.
-        mode: ``lexical`` (``semantic`` and ``hybrid`` come with embeddings).
-    """
-
-    chunk_id: str
-    section_id: str | None
-    title: str
-    heading_path: list[str]
-    score: float
-    snippet: str
-    mode: SearchMode = "lexical"
-
-
-@dataclass(frozen=True)
-class SearchFilter(ChunkFilter):
-    """Optional restrictions of a search; each one narrows the hits, in SQL
-    (:class:`specbrowser.store.queries.ChunkFilter`: ``section``, ``layer``,
-    ``over_threshold``).
-    """
-
-    def check(self, db: SpecStore) -> None:
-        """Refuse a filter that names what does not exist.
-
-        Raises:
-            NotFoundError: no section with that id.
-            PolicyError: a layer that is not one of :data:`specbrowser.types.LAYERS`.
-        """
-        from specbrowser.errors import NotFoundError, PolicyError
-
-        if self.section and not db.section_exists(self.section):
-            raise NotFoundError(f"no section with id {self.section!r} to search in")
-        if self.layer and self.layer not in LAYERS:
-            raise PolicyError(f"unknown layer {self.layer!r} (one of {', '.join(LAYERS)})")
-
-
-NO_FILTER = SearchFilter()
 
 
 def literal_query(text: str) -> str | None:
@@ -271,9 +222,7 @@ def query_embedder(model: str):  # -> specbrowser.search.embed.Embedder
         EmbeddingError: the model cannot be loaded (offline files missing, …).
     """
     if model not in _EMBEDDERS:
-        from specbrowser.search.embed import load_embedder
-
-        _EMBEDDERS[model] = load_embedder(model, threads=QUERY_THREADS)
+        _EMBEDDERS[model] = embed.load_embedder(model, threads=QUERY_THREADS)
     return _EMBEDDERS[model]
 
 
@@ -294,10 +243,6 @@ def semantic_search(
         VectorsUnavailable: sqlite-vec is not loaded in this Python.
         EmbeddingError: the database holds no embeddings, or the model cannot be loaded.
     """
-    from specbrowser.errors import EmbeddingError
-    from specbrowser.store import get_chunks
-    from specbrowser.store.vectors import nearest, require_vectors, stored_model
-
     require_vectors(db)
     if not text.strip():
         return []
@@ -389,8 +334,6 @@ def hybrid_search(
     embedded yet still come through the lexical list. When semantic search cannot run (no
     sqlite-vec, no embeddings), this is the lexical search.
     """
-    from specbrowser.errors import SpecbrowserError
-
     pool = max(HYBRID_POOL, 2 * limit)
     lexical = lexical_search(db, text, limit=pool, policy_version=policy_version, where=where)
     try:
@@ -419,8 +362,6 @@ def run_search(
         NotFoundError, PolicyError: the filter names no section, or an unknown layer.
         VectorsUnavailable, EmbeddingError: ``semantic`` without sqlite-vec or embeddings.
     """
-    from specbrowser.search.symbols import symbol_hits, with_symbol_hits
-
     where.check(db)
     symbols = symbol_hits(db, text, mode, policy_version=policy_version, where=where)
     if mode == "lexical":
@@ -442,8 +383,6 @@ def coverage_note(
     """One line on what semantic search covers in ``mode``: why it is off, or the embedded
     fraction (hybrid finds the rest lexically; semantic cannot find it); "" when all is
     embedded."""
-    from specbrowser.store.vectors import embedded_fraction, stored_model
-
     vector_error = db.vector_error
     if vector_error:
         return f"lexical results only: {vector_error}"

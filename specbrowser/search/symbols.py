@@ -17,7 +17,7 @@ import re
 from dataclasses import replace
 
 from specbrowser.errors import NotFoundError
-from specbrowser.search.query import HIGHLIGHT_END, HIGHLIGHT_START, NO_FILTER, Hit, SearchFilter
+from specbrowser.search.hits import HIGHLIGHT_END, HIGHLIGHT_START, NO_FILTER, Hit, SearchFilter
 from specbrowser.store import SpecStore, active_version, resolve_section
 from specbrowser.store.symbols import SymbolRow
 from specbrowser.types import SearchMode

@@ -6,7 +6,7 @@ its token count, and a chunk over the window is flagged *before* anything is emb
 
 Counting uses the model's ``tokenizer.json`` through the ``tokenizers`` library (no fastembed,
 no ONNX): the default model's file comes from an installed package
-(:func:`specbrowser.search.embed.tokenizer_folder`), the window from its
+(:func:`specbrowser.search.model_files.tokenizer_folder`), the window from its
 ``tokenizer_config.json`` (``model_max_length``, the value fastembed truncates at).
 Counting ECMA-262's 3,747 texts takes about 1.8 s on 2 cores, too slow to run inside every
 ingest, so it runs after one: ``specbrowser embed`` counts first, and the app counts in a
@@ -29,8 +29,9 @@ from specbrowser.chunking.measure import TokenMeasure
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import EmbeddingError
 from specbrowser.progress import Progress
+from specbrowser.search.model_files import DEFAULT_MODEL, TOKENIZER_HINT, tokenizer_folder
 from specbrowser.store import SpecStore
-from specbrowser.store.vectors import chunk_hash_map
+from specbrowser.store.vectors import chunk_hash_map, stored_model
 
 COUNT_BATCH = 256
 """Texts per ``encode_batch`` call and per committed batch."""
@@ -74,6 +75,7 @@ def load_token_counter(folder: Path, model: str) -> TokenCounter:
         EmbeddingError: the ``tokenizers`` library is missing or the file cannot be read.
     """
     try:
+        # deferred: the tokenizers package (14 ms) only where texts are counted
         from tokenizers import Tokenizer
     except ImportError:
         raise EmbeddingError(
@@ -100,8 +102,6 @@ def load_token_counter(folder: Path, model: str) -> TokenCounter:
 def default_token_counter() -> TokenCounter | None:
     """The default embedding model's counter, or None when its tokenizer package is not
     installed (counting is then skipped; nothing fails)."""
-    from specbrowser.search.embed import DEFAULT_MODEL, tokenizer_folder
-
     folder = tokenizer_folder()
     if folder is None:
         return None
@@ -117,8 +117,6 @@ def require_token_counter() -> TokenCounter:
     Raises:
         EmbeddingError: its tokenizer package is not installed (with the install command).
     """
-    from specbrowser.search.embed import TOKENIZER_HINT
-
     counter = default_token_counter()
     if counter is None:
         raise EmbeddingError(
@@ -211,8 +209,6 @@ def token_info(db: SpecStore, policy_version: str, model: str | None = None) -> 
     if not db.tokens_recorded():
         return None
     if model is None:
-        from specbrowser.store.vectors import stored_model
-
         stored = stored_model(db)
         model = stored[0] if stored else db.token_count_model()
     if model is None:

@@ -19,7 +19,7 @@ from textual.widgets import Button, Input, Label, SelectionList, Static
 from specbrowser import store
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.progress import JobCancelled as RechunkCancelled
-from specbrowser.search.embed import tokenizer_folder
+from specbrowser.search.model_files import tokenizer_folder
 from specbrowser.session import rechunk_process
 from specbrowser.session.ingest import ingest
 from specbrowser.store import vectors as store_vectors

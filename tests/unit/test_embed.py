@@ -119,7 +119,7 @@ def test_c21_missing_model_dir_fails_fast_naming_model_and_folder(tmp_path: Path
 def test_c21_default_model_without_packages_fails_fast(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("specbrowser.search.embed._package_dir", lambda name: None)
+    monkeypatch.setattr("specbrowser.search.model_files._package_dir", lambda name: None)
     start = time.perf_counter()
     with pytest.raises(EmbeddingError) as caught:
         load_embedder(cache_root=tmp_path)
@@ -134,7 +134,7 @@ def test_c21_default_model_without_packages_fails_fast(
 def test_default_model_with_another_hash_is_not_copied(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from specbrowser.search import embed
+    from specbrowser.search import model_files as embed
 
     monkeypatch.setattr(embed, "ONNX_SHA256", "0" * 64)
     with pytest.raises(EmbeddingError, match="expected 0000"):
@@ -144,7 +144,7 @@ def test_default_model_with_another_hash_is_not_copied(
 
 @needs_model
 def test_damaged_cached_model_is_assembled_again(tmp_path: Path) -> None:
-    from specbrowser.search import embed
+    from specbrowser.search import model_files as embed
 
     folder = embed.assemble_default_model(tmp_path)
     (folder / "model.onnx").write_bytes(b"truncated")

@@ -9,7 +9,7 @@ import pytest
 
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.cli import main
-from specbrowser.search.embed import tokenizer_folder
+from specbrowser.search.model_files import tokenizer_folder
 from specbrowser.search.tokens import count_missing_tokens, default_token_counter, token_info
 from specbrowser.session.ingest import ingest
 from specbrowser.store import active_version, iter_chunks, open_database
