@@ -16,9 +16,11 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.resources import ResourceSecurity
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from mcp_types import Resource as MCPResource
 from pydantic import BaseModel, Field, ValidationError
@@ -43,6 +45,7 @@ from specbrowser.mcp.models import (
 )
 from specbrowser.mcp.pages import Cursor, page
 from specbrowser.mcp.reader import Reader
+from specbrowser.search.query import SearchFilter
 from specbrowser.session import ChunkSetInfo, Session
 from specbrowser.types import Layer, SearchMode
 
@@ -205,8 +208,6 @@ def _tools(reader: Reader) -> list[Callable[..., Awaitable[CallToolResult]]]:
         fetch_section_chunks."""
 
         def work(session: Session, version: str) -> SearchResult:
-            from specbrowser.search.query import SearchFilter
-
             where = SearchFilter(
                 section=session.resolve_section(section) if section else None, layer=layer
             )
@@ -446,9 +447,6 @@ def serve(
     but a loopback address are refused (DNS rebinding: a web page must not reach the server
     through a name of its own); on another host (``--allow-remote``) nothing is checked.
     """
-    import anyio
-    from mcp.server.transport_security import TransportSecuritySettings
-
     server = build_server(reader)
     named = f"[{host}]" if ":" in host else host
     security = TransportSecuritySettings(
