@@ -1,8 +1,9 @@
-"""The MCP server: seed 000's agent tools over one specbrowser database, read-only.
+"""The MCP server over one specbrowser database, read-only.
 
-:func:`build_server` registers the tools (typed input schemas; each result is structured
-content, whose shape :mod:`specbrowser.mcp.models` gives, plus the same as readable text) and
-the ``specbrowser://chunk/{id}`` resources on the official SDK's
+:func:`build_server` registers every tool of :data:`~specbrowser.mcp.tools.TOOLS` (its input
+model's fields are its input schema; its result is structured content, whose shape
+:mod:`specbrowser.mcp.models` gives, plus the same as readable text) and the
+``specbrowser://chunk/{id}`` resources on the official SDK's
 :class:`~mcp.server.mcpserver.MCPServer`. Every read goes through a
 :class:`~specbrowser.session.Session` on a worker thread (:class:`~specbrowser.mcp.reader.Reader`);
 a mistake in the input (an unknown id, an empty query, a limit out of range, a bad cursor)
