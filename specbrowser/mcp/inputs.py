@@ -1,9 +1,10 @@
-"""The tools' arguments: one model per tool, whose fields are the tool's parameters.
+"""The tools' arguments: a model per parameter list, whose fields are a tool's parameters.
 
 Each field's annotation (type, bounds, description) and default become one keyword parameter of
 the function :func:`specbrowser.mcp.server.build_server` registers with the SDK, which derives
 the tool's ``inputSchema`` from those parameters and validates every call's arguments against
-them; the handler then gets the arguments as this model.
+them; the handler then gets the arguments as this model. The models have no docstrings, so
+that each one's JSON schema is the tool's input schema but for its title.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ MAX_LIMIT = 100
 """Most search hits one call returns."""
 
 ChunkName = Annotated[str, Field(description="chunk id, section number (14.6) or anchor")]
-"""What names a chunk: its id, or a section's number or anchor (the section's root chunk)."""
+"""The ``id`` parameter of the tools that read one chunk and what is below it."""
 
 
 class SearchInput(BaseModel):
@@ -55,8 +56,6 @@ class FetchInput(BaseModel):
 
 
 class ChunkInput(BaseModel):
-    """One chunk, named as :data:`ChunkName` says."""
-
     id: ChunkName
 
 
@@ -86,4 +85,4 @@ class OutlineInput(BaseModel):
 
 
 class NoInput(BaseModel):
-    """A tool without parameters."""
+    pass
