@@ -171,11 +171,13 @@ def _tool_function(
         return _result(model, tool.text(model))
 
     call.__name__ = tool.name  # the SDK names the argument model after it: f"{name}Arguments"
-    call.__signature__ = _signature(tool)  # type: ignore[attr-defined]
+    call.__signature__ = _signature(tool)  # type: ignore[attr-defined]  # what inspect reads
     return call
 
 
 def _signature(tool: Tool[Any, Any]) -> inspect.Signature:
+    """One keyword parameter per field of the input model, with the field's annotation as
+    written (``Annotated[type, Field(...)]``) and its default; returns the output model."""
     hints = get_type_hints(tool.input_model, include_extras=True)
     parameters = [
         inspect.Parameter(
