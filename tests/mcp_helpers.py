@@ -16,6 +16,10 @@ from specbrowser.model import Chunk
 
 T = TypeVar("T")
 
+BIG = "sec-big-table-clause"
+"""The sample's section that its breakdown cuts deepest (a table cut into cells)."""
+TABLE = f"{BIG}-emu-table-1"
+
 TOOLS = {
     "search",
     "fetch_section_chunks",

@@ -1,5 +1,6 @@
-"""The MCP server front end: seed 000's agent tools (search, fetch_section_chunks,
-check_subsections, get_chunk, reassemble_section, outline, chunk_sets) over one database.
+"""The MCP server front end: an agent's tools over one database, read-only (search,
+fetch_section_chunks, check_subsections, get_chunk, reassemble_section, outline, chunk_sets),
+each declared once in :data:`specbrowser.mcp.tools.TOOLS`.
 
 A thin front end like the CLI and the app: it holds :class:`~specbrowser.session.Session`
 objects (one per worker thread, :mod:`specbrowser.mcp.reader`) and never the store; it never

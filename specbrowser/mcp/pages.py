@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from specbrowser.errors import PolicyError
 from specbrowser.model import Chunk
 
+DEFAULT_PAGE_CHARS, MIN_PAGE_CHARS, MAX_PAGE_CHARS = 20_000, 1_000, 200_000
+"""A page's size in characters of chunk text (``max_chars``): default, bounds."""
+
 
 @dataclass(frozen=True)
 class Cursor:

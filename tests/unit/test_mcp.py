@@ -1,28 +1,21 @@
 """The MCP server (``specbrowser mcp``): every tool through a real MCP client session.
 
-Most tests pair the SDK's client with the server in this process (``mcp.Client`` given the
-server object: the same request handling, without a transport); one launches ``python -m
-specbrowser mcp DB`` and talks to it over stdio, one over streamable HTTP on loopback (100
-calls at once). The sample spec is ``toylang_db`` (threshold 800, seed strategy: tables cut
-into cells).
+The SDK's client is paired with the server in this process (``mcp.Client`` given the server
+object: the same request handling, without a transport); ``test_mcp_transports.py`` runs the
+command itself over stdio and HTTP. The sample spec is ``toylang_db`` (threshold 800, seed
+strategy: tables cut into cells).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from typing import Any
 from urllib.parse import quote
 
-import anyio
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 from specbrowser.chunking.markers import marker_ids
 from specbrowser.chunking.reassemble import reassemble
@@ -31,12 +24,7 @@ from specbrowser.mcp.pages import Cursor, page
 from specbrowser.model import DOCUMENT_CHUNK_ID
 from specbrowser.search.query import SearchFilter
 from specbrowser.session import Session
-from tests.helpers import ROOT
-from tests.mcp_helpers import TOOLS, as_chunk, call, fetch_all, joined, ok, with_client
-
-BIG = "sec-big-table-clause"
-"""The sample's section that its breakdown cuts deepest (a table cut into cells)."""
-TABLE = f"{BIG}-emu-table-1"
+from tests.mcp_helpers import BIG, TABLE, TOOLS, as_chunk, call, fetch_all, joined, ok, with_client
 
 # --- the tools -------------------------------------------------------------------------------
 
@@ -308,148 +296,6 @@ def test_a_locked_database_is_one_sentence_then_read_again(toylang_db, monkeypat
     ok(after)
 
 
-# --- transports and the command line ---------------------------------------------------------
-
-
-def _env() -> dict[str, str]:
-    return {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-    }
-
-
-def test_stdio_server_launched_as_a_client_would(toylang_db):
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "specbrowser", "mcp", str(toylang_db)], env=_env()
-    )
-
-    async def run() -> tuple[float, Any, Any, Any]:
-        start = time.perf_counter()
-        async with Client(params) as client:
-            ready = time.perf_counter() - start
-            tools = await client.list_tools()
-            found = await client.call_tool("fetch_section_chunks", {"id": TABLE})
-            bad = await client.call_tool("get_chunk", {"id": "sec-nope"})
-            return ready, tools, found, bad
-
-    ready, tools, found, bad = anyio.run(run)
-    assert {t.name for t in tools.tools} == TOOLS
-    assert ok(found)["chunks"][0]["id"] == TABLE and bad.is_error
-    assert ready < 10  # about 0.7 s here (BENCHMARKS.md); generous for a loaded CI machine
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@pytest.mark.serial
-def test_http_server_on_loopback_answers_concurrent_calls(toylang_db):
-    port = _free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "specbrowser",
-            "mcp",
-            str(toylang_db),
-            "--http",
-            f"127.0.0.1:{port}",
-        ],
-        env=_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert server.poll() is None and time.monotonic() < deadline, server.stderr
-                time.sleep(0.05)
-
-        async def run() -> list[Any]:
-            results: list[Any] = []
-            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
-
-                async def one(i: int) -> None:
-                    tool, args = [
-                        ("get_chunk", {"id": TABLE}),
-                        ("check_subsections", {"id": BIG}),
-                        ("search", {"query": "widget", "mode": "lexical"}),
-                    ][i % 3]
-                    results.append(await client.call_tool(tool, args))
-
-                async with anyio.create_task_group() as group:
-                    for i in range(100):
-                        group.start_soon(one, i)
-            return results
-
-        results = anyio.run(run)
-        assert len(results) == 100 and not any(r.is_error for r in results)
-        rebound = urllib.request.Request(
-            f"http://127.0.0.1:{port}/mcp",
-            data=b"{}",
-            headers={"Host": "evil.example", "Content-Type": "application/json"},
-        )
-        with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(rebound, timeout=10)
-        refused.value.close()
-        assert refused.value.code in (400, 403, 421)  # a name that is not loopback: refused
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-        assert server.stderr is not None
-        server.stderr.close()
-
-
-@pytest.mark.parametrize(
-    "argv, expected",
-    [
-        (["--http", "0.0.0.0:8765"], "is not a loopback address"),
-        (["--http", "8765"], "--http takes HOST:PORT"),
-        (["--http", "127.0.0.1:0"], "--http takes HOST:PORT"),
-        (["--set", "ffffff"], "ffffff"),
-    ],
-)
-def test_mcp_command_refuses_bad_options_in_one_line(toylang_db, capsys, argv, expected):
-    assert main(["mcp", str(toylang_db), *argv]) == 2
-    err = capsys.readouterr().err
-    assert expected in err and len(err.strip().splitlines()) == 1
-
-
-def test_allow_remote_accepts_any_host():
-    from specbrowser.cli.agent import parse_address
-
-    assert parse_address("0.0.0.0:8765", allow_remote=True) == ("0.0.0.0", 8765)
-    assert parse_address("[::1]:9000") == ("::1", 9000)
-    assert parse_address("localhost:9000") == ("localhost", 9000)
-
-
-def test_show_and_subsections_json(toylang_db, capsys):
-    assert main(["show", str(toylang_db), "4.2.2", "--recursive", "--json"]) == 0
-    shown = json.loads(capsys.readouterr().out)
-    with Session.open(toylang_db) as session:
-        assert [c["id"] for c in shown["chunks"]] == [c.id for c in session.descendants(BIG)]
-    assert shown["chunks"][0]["size"] == len(shown["chunks"][0]["text"])
-    assert main(["subsections", str(toylang_db), TABLE, "--json"]) == 0
-    listed = json.loads(capsys.readouterr().out)
-    assert listed["id"] == TABLE and {s["kind"] for s in listed["subsections"]} == {"td"}
-
-
-def test_the_server_module_loads_neither_textual_nor_rich():
-    """stdout is the protocol's channel: nothing of specbrowser's may print to it (the SDK's
-    own logging set-up, at start, may use Rich on stderr)."""
-    probe = (
-        "import sys, specbrowser.mcp.server; "
-        "sys.exit(any(m.split('.')[0] in ('textual', 'rich') for m in sys.modules))"
-    )
-    assert subprocess.run([sys.executable, "-c", probe], env=_env(), check=False).returncode == 0
-
-
 def test_search_filter_is_the_cli_s(toylang_db):
     with Session.open(toylang_db) as session:
         where = SearchFilter(section="sec-data-types-and-values", layer="subsection")
@@ -500,11 +346,6 @@ def test_semantic_search_through_the_server(tmp_path, embedder):
     assert found["hits"][0]["chunk_id"] == "sec-rain" and found["hits"][0]["mode"] == "semantic"
     fused = ok(call(path, "search", {"query": "weather precipitation"}))
     assert fused["hits"][0]["chunk_id"] == "sec-rain" and fused["coverage"] == ""
-
-
-def test_mcp_command_refuses_a_missing_database(tmp_path, capsys):
-    assert main(["mcp", str(tmp_path / "none.db")]) == 2
-    assert "does not exist" in capsys.readouterr().err
 
 
 def test_odd_queries_are_searched_literally(toylang_db):
