@@ -59,7 +59,7 @@ class SpecServer(MCPServer[Any]):
         super().__init__(
             SERVER_NAME,
             title="specbrowser",
-            description="A specification's chunk hierarchy for agents (seed 000's tools).",
+            description="A specification's chunk hierarchy for agents: search, fetch, check.",
             instructions=INSTRUCTIONS,
             version=__version__,
             log_level="WARNING",

@@ -234,10 +234,9 @@ TOOLS: tuple[Tool[Any, Any], ...] = (
         name="fetch_section_chunks",
         description=(
             "Fetch a chunk and all its descendants (breakdown subsections and child sections, "
-            "recursively) in document order, each with its markers left in place: seed 000's "
-            "recursive fetch. Long results come in pages: while next_cursor is set, call again "
-            "with it. A chunk longer than a page is split across pages "
-            "(text_start/text_end/continued)."
+            "recursively) in document order, each with its markers left in place. Long results "
+            "come in pages: while next_cursor is set, call again with it. A chunk longer than a "
+            "page is split across pages (text_start/text_end/continued)."
         ),
         input_model=FetchInput,
         output_model=FetchResult,
@@ -249,7 +248,7 @@ TOOLS: tuple[Tool[Any, Any], ...] = (
         description=(
             "List a chunk's direct subsections (what its markers name, in order): kind (the "
             "breakdown tag that made it, or the section element), title, size in characters and "
-            "whether it stayed over the threshold: seed 000's check."
+            "whether it stayed over the threshold."
         ),
         input_model=ChunkInput,
         output_model=SubsectionsResult,
