@@ -35,7 +35,7 @@ from specbrowser.chunking.policy import ChunkPolicy  # noqa: E402
 from specbrowser.search.embed import embed_missing, load_embedder  # noqa: E402
 from specbrowser.search.model_files import DEFAULT_MODEL  # noqa: E402
 from specbrowser.session.ingest import ingest  # noqa: E402
-from specbrowser.store import active_version, open_database  # noqa: E402
+from specbrowser.store import open_database  # noqa: E402
 from specbrowser.store.vectors import content_hash  # noqa: E402
 
 
@@ -51,7 +51,7 @@ def sample_database(spec: Path, workdir: Path, size: int) -> tuple[Path, list[st
     shutil.copyfile(full, sample)
     db = open_database(sample)
     try:
-        version = active_version(db)
+        version = db.active_version()
         rows = db.db.execute(
             "SELECT id, retrieval_text FROM chunks WHERE policy_version = ? ORDER BY ordinal",
             [version],
@@ -107,7 +107,7 @@ def main() -> int:
         direct = time_fastembed(embedder.model, texts, args.batch)
         db = open_database(sample_db)
         try:
-            report = embed_missing(db, embedder, active_version(db), batch_size=args.batch)
+            report = embed_missing(db, embedder, db.active_version(), batch_size=args.batch)
         finally:
             db.close()
         ours = report.seconds

@@ -41,10 +41,10 @@ def main() -> int:
     from model_benchmark import Model
 
     from specbrowser.search import query as q
-    from specbrowser.store import iter_chunks, open_database
+    from specbrowser.store import open_database
 
     db = open_database(args.db)
-    chunks = {c.id: c for c in iter_chunks(db)}
+    chunks = {c.id: c for c in db.iter_chunks()}
     saved = np.load(args.vectors)
     vectors, owners, ids = saved["vectors"], saved["owners"], saved["ids"]
     model = Model(args.model, args.window, 2)

@@ -127,10 +127,10 @@ def main() -> int:
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from specbrowser.search.embed import embedding_text
-    from specbrowser.store import iter_chunks, open_database
+    from specbrowser.store import open_database
 
     db = open_database(args.db)
-    chunks = list(iter_chunks(db))
+    chunks = list(db.iter_chunks())
     model = Model(args.model, args.window, args.threads)
     texts: list[str] = []
     owner: list[int] = []

@@ -95,9 +95,9 @@ FILTER_KINDS: tuple[FilterKind, ...] = get_args(FilterKind)
 """The values of :data:`FilterKind`, in that order."""
 
 IngestOutcome = Literal["created", "added", "replaced_set", "replaced_spec"]
-"""What an ingest did to the database (:func:`specbrowser.store.begin_ingest`): created it,
-added a chunk set beside the others, replaced the set of the same policy version, or replaced
-everything (another spec)."""
+"""What an ingest did to the database (:meth:`specbrowser.store.sets.ChunkSets.begin_ingest`):
+created it, added a chunk set beside the others, replaced the set of the same policy version, or
+replaced everything (another spec)."""
 INGEST_OUTCOMES: tuple[IngestOutcome, ...] = get_args(IngestOutcome)
 """The values of :data:`IngestOutcome`, in that order."""
 

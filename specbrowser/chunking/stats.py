@@ -30,7 +30,7 @@ reader (or a retriever) of it gets little besides pointers elsewhere."""
 
 class ChunkFacts(NamedTuple):
     """What the statistics count of one chunk (a :class:`Chunk`, or a stored row a re-chunk
-    copies: :func:`specbrowser.store.reuse.stored_facts`). Sizes in characters.
+    copies: :meth:`specbrowser.store.reuse.StoredTrees.facts`). Sizes in characters.
 
     ``targets`` are the ids of the markers in the chunk's text, ``subsections`` the ids the chunk
     names; ``ordinal`` is its place in the set (the counts list ties in that order);

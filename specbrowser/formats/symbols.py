@@ -20,7 +20,7 @@ A *symbol* is a name the spec gives something, mapped to the section that define
 
 Pure functions over :class:`~specbrowser.model.Section` (their stored HTML) or parsed elements:
 no I/O. Section numbers are not symbols here: the sections table holds them
-(:func:`specbrowser.store.resolve_section`).
+(:meth:`specbrowser.store.sections.Sections.resolve`).
 """
 
 from __future__ import annotations

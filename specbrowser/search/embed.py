@@ -407,12 +407,12 @@ def embed_missing(
         EmbeddingError: the database holds vectors of another model, dimension or recipe,
             unless ``rebuild``, which drops them first; checked before anything is written.
     """
-    store_vectors.prepare(db, embedder.name, embedder.dim, rebuild=rebuild, recipe=embedder.recipe)
+    db.vectors.prepare(embedder.name, embedder.dim, rebuild=rebuild, recipe=embedder.recipe)
     counter = embedder.token_counter()
     if counter is not None:  # every chunk's token count first (seconds), then the slow part
         count_missing_tokens(db, counter, policy_version)
-    pending = store_vectors.missing_texts(db, embedder.name, policy_version)
-    total = store_vectors.distinct_text_count(db, policy_version)
+    pending = db.vectors.missing_texts(embedder.name, policy_version)
+    total = db.vectors.distinct_text_count(policy_version)
     report = EmbedReport(
         embedder.name,
         total_texts=total,
@@ -435,8 +435,7 @@ def embed_missing(
         for span in token_batches(lengths, batch_tokens or DEFAULT_BATCH_TOKENS, batch_size):
             batch = [order[position] for position in span]
             result = embedder.embed([texts[i] for i in batch], [counts[i] for i in batch])
-            store_vectors.store_embeddings(
-                db,
+            db.vectors.add(
                 embedder.name,
                 embedder.dim,
                 [

@@ -24,9 +24,8 @@ from specbrowser.errors import EmbeddingError, SpecbrowserError
 from specbrowser.search import embed, literal
 from specbrowser.search.hits import HIGHLIGHT_END, HIGHLIGHT_START, NO_FILTER, Hit, SearchFilter
 from specbrowser.search.symbols import symbol_hits, with_symbol_hits
-from specbrowser.store import SpecStore, active_version, get_chunks
+from specbrowser.store import SpecStore
 from specbrowser.store.connection import DB_ERRORS
-from specbrowser.store.vectors import embedded_fraction, nearest, require_vectors, stored_model
 from specbrowser.types import SearchMode
 
 TITLE_WEIGHT, HEADER_WEIGHT, TEXT_WEIGHT = 2.0, 1.0, 1.0
@@ -125,7 +124,7 @@ def lexical_search(
     Never raises on what a user types: with ``advanced`` an FTS5 parse error falls back to the
     literal search; a literal query cannot fail to parse.
     """
-    version = policy_version or active_version(db)
+    version = policy_version or db.active_version()
     if advanced and text.strip():
         try:
             return _run(db, text, version, limit, where)
@@ -243,16 +242,16 @@ def semantic_search(
         VectorsUnavailable: sqlite-vec is not loaded in this Python.
         EmbeddingError: the database holds no embeddings, or the model cannot be loaded.
     """
-    require_vectors(db)
+    db.vectors.require()
     if not text.strip():
         return []
-    current = stored_model(db)
+    current = db.vectors.model()
     if current is None:
         raise EmbeddingError("the database holds no embeddings yet (run: specbrowser embed DB)")
-    version = policy_version or active_version(db)
+    version = policy_version or db.active_version()
     vector = query_embedder(current[0]).embed_query(text)
-    found = nearest(db, vector, limit, version, where=where)
-    chunks = {c.id: c for c in get_chunks(db, [chunk_id for chunk_id, _ in found], version)}
+    found = db.vectors.nearest(vector, limit, version, where=where)
+    chunks = {c.id: c for c in db.chunks([chunk_id for chunk_id, _ in found], version)}
     return [
         Hit(
             chunk_id=c.id,
@@ -386,10 +385,10 @@ def coverage_note(
     vector_error = db.vector_error
     if vector_error:
         return f"lexical results only: {vector_error}"
-    current = stored_model(db)
+    current = db.vectors.model()
     if current is None:
         return "lexical results only: no embeddings yet (run: specbrowser embed DB)"
-    fraction = embedded_fraction(db, current[0], policy_version or active_version(db))
+    fraction = db.vectors.embedded_fraction(current[0], policy_version or db.active_version())
     if fraction < 1:
         rest = (
             "semantic search cannot find the rest"

@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from specbrowser.errors import NotFoundError
 from specbrowser.search.hits import HIGHLIGHT_END, HIGHLIGHT_START, NO_FILTER, Hit, SearchFilter
-from specbrowser.store import SpecStore, active_version, resolve_section
+from specbrowser.store import SpecStore
 from specbrowser.store.symbols import SymbolRow
 from specbrowser.types import SearchMode
 
@@ -75,7 +75,7 @@ def symbol_chunks(db: SpecStore, text: str, version: str) -> list[tuple[str, str
             found.setdefault(name, ("chunk", name))
         if " " not in name or name.startswith("Annex "):  # "A realm" is no annex
             try:
-                section_id = resolve_section(db, name)
+                section_id = db.sections.resolve(name)
             except NotFoundError:
                 pass
             else:
@@ -112,7 +112,7 @@ def symbol_hits(
     (:func:`with_symbol_hits` gives them their place); each snippet starts with the kind of name
     matched and the name, marked (``aoid \x02ToNumber\x03 · …``). [] for a query that names
     nothing."""
-    version = policy_version or active_version(db)
+    version = policy_version or db.active_version()
     named = symbol_chunks(db, text, version)
     if not named:
         return []

@@ -31,7 +31,6 @@ from specbrowser.errors import EmbeddingError
 from specbrowser.progress import Progress
 from specbrowser.search.model_files import DEFAULT_MODEL, TOKENIZER_HINT, tokenizer_folder
 from specbrowser.store import SpecStore
-from specbrowser.store.vectors import chunk_hash_map, stored_model
 
 COUNT_BATCH = 256
 """Texts per ``encode_batch`` call and per committed batch."""
@@ -209,12 +208,12 @@ def token_info(db: SpecStore, policy_version: str, model: str | None = None) -> 
     if not db.tokens_recorded():
         return None
     if model is None:
-        stored = stored_model(db)
+        stored = db.vectors.model()
         model = stored[0] if stored else db.token_count_model()
     if model is None:
         return None
     window = db.token_window(model)
-    hashes = chunk_hash_map(db, policy_version)
+    hashes = db.vectors.chunk_hash_map(policy_version)
     by_hash = db.token_counts(model)
     counts = {chunk_id: by_hash[digest] for chunk_id, digest in hashes.items() if digest in by_hash}
     return TokenInfo(model=model, max_tokens=window, counts=counts, total_chunks=len(hashes))

@@ -26,8 +26,7 @@ from specbrowser.search.symbols import (
     POINTS_AT_ANCHOR,
     definitions,
 )
-from specbrowser.store import SpecStore, get_section, resolve_section
-from specbrowser.store.sections import outline_rows, section_with_anchor
+from specbrowser.store import SpecStore
 from specbrowser.types import Layer, OverrunReason
 
 ResolvedAs = Literal["chunk", "section", "anchor", "symbol"]
@@ -66,7 +65,7 @@ def locate(db: SpecStore, name: str, version: str) -> Located:
     """The chunk ``name`` names in the set ``version``, tried in this order: a chunk id; a
     section id or number (its root chunk); an element id of the document, with or without a
     leading ``#`` (the chunk holding the element: :func:`anchor_chunk`); a name the spec defines
-    (:func:`specbrowser.store.symbols.find_symbols`: exact, then in any case; the best-ranked
+    (:meth:`specbrowser.store.symbols.SymbolIndex.find`: exact, then in any case; the best-ranked
     definition's root chunk, or for a production, term or old id the chunk holding it). A name
     whose best-ranked definitions lie in more than
     :data:`~specbrowser.search.symbols.MAX_DEFINITIONS` sections names none (search's rule).
@@ -84,7 +83,7 @@ def locate(db: SpecStore, name: str, version: str) -> Located:
     if found:
         return Located(name, "chunk", found[0].section_id)
     try:
-        section_id = resolve_section(db, name)
+        section_id = db.sections.resolve(name)
     except NotFoundError:
         pass
     else:
@@ -121,7 +120,7 @@ def anchor_chunk(db: SpecStore, anchor: str, version: str) -> tuple[str, str] | 
     texts."""
     section_id = db.symbols.anchor_section(anchor)
     if section_id is None and db.symbols.count() == 0:  # no index: a spec without ids
-        section_id = section_with_anchor(db, anchor)
+        section_id = db.sections.with_anchor(anchor)
     if section_id is None:
         return None
     if not db.chunks([section_id], version):
@@ -140,7 +139,7 @@ def _chunk_holding(db: SpecStore, section_id: str, anchor: str, version: str) ->
     import lxml.html
 
     try:
-        root = lxml.html.fromstring(get_section(db, section_id).html)
+        root = lxml.html.fromstring(db.sections.get(section_id).html)
     except (ValueError, TypeError, lxml.etree.ParserError):  # fall back to the section
         return section_id
     element = next((e for e in root.iter() if e.get("id") == anchor), None)
@@ -294,7 +293,7 @@ def subsection_info(db: SpecStore, chunk: Chunk, version: str) -> list[Subsectio
         if child.breakdown_tag:
             kind = child.breakdown_tag
         elif child.section_id:
-            kind = section_kind_label(get_section(db, child.section_id).kind)
+            kind = section_kind_label(db.sections.get(child.section_id).kind)
         else:
             kind = child.layer
         found.append(
@@ -354,7 +353,7 @@ def outline(
     Raises:
         NotFoundError: no section with the id ``root``.
     """
-    rows = outline_rows(db)
+    rows = db.sections.outline()
     children: dict[str | None, int] = {}
     for row in rows:
         children[row.parent_id] = children.get(row.parent_id, 0) + 1

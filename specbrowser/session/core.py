@@ -17,7 +17,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from specbrowser import store
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.stats import ChunkSetStats
 from specbrowser.chunking.toc_paths import Mismatch
@@ -25,8 +24,6 @@ from specbrowser.model import Chunk, Document, Section
 from specbrowser.progress import Progress
 from specbrowser.session.stores import chunk_stats, open_store
 from specbrowser.store import ChunkSetInfo, SpecStore
-from specbrowser.store import toc as store_toc
-from specbrowser.store import vectors as store_vectors
 from specbrowser.store.connection import DB_ERRORS
 from specbrowser.types import ContentKind, ExportFormat, FilterKind, MismatchKind, SearchMode
 
@@ -110,7 +107,7 @@ class Session:
         Raises:
             NotFoundError: the database holds no spec yet.
         """
-        return store.get_document(self._db)
+        return self._db.sections.document()
 
     def data_version(self) -> int:
         """A number that changes whenever another connection commits to the database
@@ -124,8 +121,8 @@ class Session:
 
     def active_policy(self) -> tuple[ChunkPolicy, ChunkSetStats]:
         """The active set's policy and the stats stored with it (see
-        :func:`specbrowser.store.active_policy`)."""
-        return store.active_policy(self._db)
+        :meth:`specbrowser.store.sets.ChunkSets.active_policy`)."""
+        return self._db.sets.active_policy()
 
     def active_version(self) -> str:
         """The active chunk set's policy version.
@@ -137,7 +134,7 @@ class Session:
 
     def chunk_sets(self) -> list[ChunkSetInfo]:
         """Every chunk set, oldest first."""
-        return store.list_chunk_sets(self._db)
+        return self._db.sets.all()
 
     def resolve_version(self, version: str) -> str:
         """The full policy version a full version or unique prefix names.
@@ -145,7 +142,7 @@ class Session:
         Raises:
             NotFoundError: none, or several.
         """
-        return store.resolve_version(self._db, version)
+        return self._db.sets.resolve(version)
 
     def activate(self, version: str) -> str:
         """Make a chunk set the active one; returns its full version.
@@ -154,19 +151,19 @@ class Session:
             NotFoundError: no set has that version (or the prefix names several).
             DatabaseError: the database is locked or read-only.
         """
-        return store.activate_chunk_set(self._db, version)
+        return self._db.sets.activate(version)
 
     def delete_chunk_sets(
         self, versions: list[str], *, activate: str | None = None
     ) -> list[tuple[str, int, int]]:
         """Delete chunk sets other than the active one, in one transaction
-        (:func:`specbrowser.store.delete_chunk_sets`: ``(version, chunks, texts)`` per set
+        (:meth:`specbrowser.store.sets.ChunkSets.delete`: ``(version, chunks, texts)`` per set
         deleted); the file keeps its size until :meth:`compact`."""
-        return store.delete_chunk_sets(self._db, versions, activate=activate)
+        return self._db.sets.delete(versions, activate=activate)
 
     def compact(self) -> None:
         """Give the pages deleted sets left back to the file system (SQLite ``VACUUM``)."""
-        store.vacuum(self._db)
+        self._db.vacuum()
 
     def chunk_count(self, policy_version: str | None = None) -> int:
         """How many chunks a chunk set (a full version or unique prefix; the active one by
@@ -375,7 +372,7 @@ class Session:
 
     def tree_parent_id(self, chunk_id: str) -> str | None:
         """The chunk whose subsections list ``chunk_id``
-        (:func:`specbrowser.store.tree_parent_id`)."""
+        (:meth:`specbrowser.store.SpecStore.tree_parent_id`)."""
         return self._db.tree_parent_id(chunk_id, self._db.active_version())
 
     def next_over_threshold(self, after_ordinal: int) -> Chunk | None:
@@ -389,7 +386,7 @@ class Session:
         Raises:
             NotFoundError: no section with that id.
         """
-        return store.get_section(self._db, section_id)
+        return self._db.sections.get(section_id)
 
     def resolve_section(self, text: str) -> str:
         """The id of the section ``text`` names by id or number (``14.6``, ``Annex B``).
@@ -397,16 +394,16 @@ class Session:
         Raises:
             NotFoundError: no such section.
         """
-        return store.resolve_section(self._db, text)
+        return self._db.sections.resolve(text)
 
     def find_sections(self, query: str, limit: int = 50) -> list[tuple[str, str]]:
         """``(section id, display title)`` of the sections whose id, number or title holds
         ``query`` (case-insensitive, literal)."""
-        return store.find_sections(self._db, query, limit)
+        return self._db.sections.find(query, limit)
 
     def section_titles(self) -> list[tuple[str, str]]:
         """Every section as ``(section id, display title)``, in document order."""
-        return store.section_titles(self._db)
+        return self._db.sections.titles()
 
     def filtered_tree(self, kind: FilterKind) -> FilteredTree:
         """The active set's tree cut down to one filter (:mod:`specbrowser.session.filters`)."""
@@ -418,15 +415,15 @@ class Session:
 
     def toc_size(self) -> int:
         """How many TOC entries the document has (0: no TOC)."""
-        return store_toc.toc_size(self._db)
+        return self._db.toc.size()
 
     def mismatches(self, kind: MismatchKind | None = None) -> list[Mismatch]:
         """Where the section tree and the TOC disagree (one kind, or all)."""
-        return store_toc.list_mismatches(self._db, kind)
+        return self._db.toc.mismatches(kind)
 
     def mismatch_counts(self) -> dict[MismatchKind, int]:
         """Mismatches counted by kind."""
-        return store_toc.mismatch_counts(self._db)
+        return self._db.toc.mismatch_counts()
 
     # --- search, embeddings, tokens -----------------------------------------------------------
 
@@ -478,7 +475,7 @@ class Session:
         if self.vector_error:
             return self.vector_error
         try:
-            if store_vectors.stored_model(self._db) is None:
+            if self._db.vectors.model() is None:
                 return "no embeddings yet (run: specbrowser embed DB)"
         except DB_ERRORS as error:
             return f"cannot read the embeddings ({error})"
@@ -486,7 +483,7 @@ class Session:
 
     def embedding_model(self) -> str | None:
         """The model the stored embeddings were made with, or None."""
-        stored = store_vectors.stored_model(self._db)
+        stored = self._db.vectors.model()
         return stored[0] if stored else None
 
     def token_info(self, policy_version: str | None = None) -> TokenInfo | None:

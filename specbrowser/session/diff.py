@@ -17,12 +17,10 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Generic, TypeVar
 
-from specbrowser import store
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.stats import ChunkSetStats
 from specbrowser.session.stores import chunk_stats
 from specbrowser.store import SpecStore
-from specbrowser.store import vectors as store_vectors
 from specbrowser.store.queries import ChunkBrief, ChunkSize
 from specbrowser.types import OverrunReason
 
@@ -226,12 +224,12 @@ def _embedding_counts(
     db: SpecStore, versions: tuple[str, str]
 ) -> tuple[str | None, Change[int] | None, Change[int] | None]:
     """(model, truncated A → B, embedded A → B); Nones when the database holds no vectors."""
-    stored = store_vectors.stored_model(db)
+    stored = db.vectors.model()
     if stored is None:
         return None, None, None
     model = stored[0]
-    truncated = [len(store_vectors.truncated_chunks(db, model, v)) for v in versions]
-    embedded = [store_vectors.embedding_counts(db, model, v)[0] for v in versions]
+    truncated = [len(db.vectors.truncated_chunks(model, v)) for v in versions]
+    embedded = [db.vectors.counts(model, v)[0] for v in versions]
     return model, Change(*truncated), Change(*embedded)
 
 
@@ -242,13 +240,13 @@ def diff_chunk_sets(db: SpecStore, version_a: str, version_b: str) -> ChunkSetDi
     """Compare chunk set A (``version_a``) with chunk set B (``version_b``) of one database.
 
     Versions are full policy versions or unique prefixes
-    (:func:`specbrowser.store.resolve_version`); the active set is not changed. Reads both sets
-    once (about 0.04 s for two ECMA-262 sets); writes nothing.
+    (:meth:`specbrowser.store.sets.ChunkSets.resolve`); the active set is not changed. Reads both
+    sets once (about 0.04 s for two ECMA-262 sets); writes nothing.
 
     Raises:
         NotFoundError: a version names no chunk set (or several).
     """
-    full_a, full_b = store.resolve_version(db, version_a), store.resolve_version(db, version_b)
+    full_a, full_b = db.sets.resolve(version_a), db.sets.resolve(version_b)
     sizes_a, sizes_b = db.chunk_sizes(full_a), db.chunk_sizes(full_b)
     text_changed = db.text_changed_ids(full_a, full_b)
     by_id_a = {c.id: c for c in sizes_a}

@@ -256,10 +256,9 @@ def mode_unavailable(session: Session, policy_version: str, mode: SearchMode) ->
     off = session.vectors_off()
     if off:
         return off
-    from specbrowser.store.vectors import embedded_fraction
 
     model = session.embedding_model()
-    if model is None or embedded_fraction(session.store, model, policy_version) == 0:
+    if model is None or session.store.vectors.embedded_fraction(model, policy_version) == 0:
         return (
             f"no embeddings of chunk set {policy_version} "
             "(activate it, then run: specbrowser embed DB)"

@@ -55,8 +55,7 @@ from specbrowser import __version__
 from specbrowser.errors import SpecbrowserError
 from specbrowser.progress import Progress
 from specbrowser.search.tokens import token_info
-from specbrowser.store import SpecStore, active_version, get_document, iter_chunks, resolve_version
-from specbrowser.store.vectors import chunk_hash_map, embedding_flags, stored_model
+from specbrowser.store import SpecStore
 from specbrowser.types import CONTENT_KINDS, EXPORT_FORMATS, ContentKind, ExportFormat
 
 PYARROW_HINT = "parquet export needs pyarrow: pip install 'specbrowser[export]'"
@@ -150,8 +149,8 @@ def resolve_policy_version(db: SpecStore, version: str | None) -> str:
         NotFoundError: no chunk set at all, or none (or several) with that version or prefix.
     """
     if not version:
-        return active_version(db)
-    return resolve_version(db, version)
+        return db.active_version()
+    return db.sets.resolve(version)
 
 
 def embedding_info(
@@ -163,11 +162,11 @@ def embedding_info(
     vectors. Keys are content hashes (sha256 of a retrieval text, the ``chunks`` view's
     ``content_hash``).
     """
-    current = stored_model(db)
+    current = db.vectors.model()
     if current is None:
         return None, {}
     model = current[0]
-    return model, embedding_flags(db, model)
+    return model, db.vectors.flags(model)
 
 
 def iter_records(
@@ -183,16 +182,16 @@ def iter_records(
     """
     if content not in CONTENT_KINDS:
         raise ValueError(f"content must be one of {CONTENT_KINDS}, not {content!r}")
-    title = get_document(db).title
+    title = db.sections.document().title
     source_files = db.source_files()
     first_file = db.first_source_file()
     model, embedded = embedding_info(db)
-    hashes = chunk_hash_map(db, policy_version) if embedded else {}
+    hashes = db.vectors.chunk_hash_map(policy_version) if embedded else {}
     tokens = token_info(db, policy_version)
     token_counts = tokens.counts if tokens else {}
     targets = _LinkTargets(db, policy_version)
     token_model = tokens.model if tokens else None
-    for chunk in iter_chunks(db, policy_version):
+    for chunk in db.iter_chunks(policy_version):
         vector = embedded.get(hashes.get(chunk.id, "")) if embedded else None
         token_count = token_counts.get(chunk.id, vector[1] if vector else None)
         source = (
@@ -321,7 +320,7 @@ def export_chunk_set(
     file_metadata = {
         "specbrowser.version": __version__,
         "specbrowser.policy_version": version,
-        "specbrowser.document_title": get_document(db).title,
+        "specbrowser.document_title": db.sections.document().title,
         "specbrowser.content": content,
     }
     output = _stream_output(path) if is_stream(path) else _atomic_output(path.resolve())

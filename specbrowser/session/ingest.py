@@ -161,7 +161,7 @@ def ingest(
     The new set becomes the active one. With the spec already in the database (same bytes,
     same parse), the set is added beside the other policies' sets, or replaces the set of the
     same policy version; a different spec replaces everything (old sets would be stale against
-    its sections). See :func:`specbrowser.store.begin_ingest`.
+    its sections). See :meth:`specbrowser.store.sets.ChunkSets.begin_ingest`.
 
     Heading paths are reconciled with ``toc_file`` (an external TOC, see
     :func:`specbrowser.formats.toc.load_toc_file`) when given, else with the document's own TOC.
@@ -189,8 +189,7 @@ def ingest(
     parsed = load_spec(spec_paths)
     importing.join()
     from specbrowser.search.tokens import token_measure
-    from specbrowser.store import begin_ingest, count_chunk_sets, open_database, vacuum
-    from specbrowser.store.cache import save_markdown
+    from specbrowser.store import open_database
 
     if policy_for_kind is not None:
         policy = policy_for_kind(parsed.document.kind)
@@ -204,8 +203,8 @@ def ingest(
     try:
         db = open_database(db_path, create=True)
         try:
-            with begin_ingest(
-                db, parsed.document, sections, policy.version, replace_spec=replace_spec
+            with db.sets.begin_ingest(
+                parsed.document, sections, policy.version, replace_spec=replace_spec
             ) as write:
                 mark = time.perf_counter()
                 chunks, stats, paths, learned = _chunk_beside_spec_write(
@@ -219,14 +218,12 @@ def ingest(
                     policy,
                     chunks,
                     stats,
-                    cache_writer=lambda db, digest: save_markdown(
-                        db, digest, policy.markdown, learned
-                    ),
+                    cache_writer=lambda db, digest: db.cache.save(digest, policy.markdown, learned),
                 )
             outcome = write.outcome
             if outcome == "replaced_spec":
-                vacuum(db)  # the old spec's pages back to the file system
-            chunk_sets = count_chunk_sets(db)
+                db.vacuum()  # the old spec's pages back to the file system
+            chunk_sets = db.sets.count()
         finally:
             db.close()
     except BaseException:

@@ -147,14 +147,13 @@ def run_count_tokens(
     """
     from specbrowser.search.tokens import count_missing_tokens, default_token_counter, token_info
     from specbrowser.session.stores import open_store
-    from specbrowser.store import active_version
 
     counter = default_token_counter()
     if counter is None:
         return None
     db = open_store(db_path)
     try:
-        version = active_version(db)
+        version = db.active_version()
         count_missing_tokens(db, counter, version, progress=checked(progress, cancel))
         return token_info(db, version, counter.model)
     finally:
@@ -183,13 +182,11 @@ def run_embed(
     """
     from specbrowser.search.embed import DEFAULT_BATCH, embed_missing, load_embedder
     from specbrowser.session.stores import open_store
-    from specbrowser.store import active_version
-    from specbrowser.store.vectors import require_vectors
 
     db = open_store(db_path)
     try:
-        require_vectors(db)
-        version = active_version(db)
+        db.vectors.require()
+        version = db.active_version()
         embedder = load_embedder(model, model_dir, threads=threads)
         return embed_missing(
             db,

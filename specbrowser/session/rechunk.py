@@ -25,7 +25,6 @@ from collections.abc import Container
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from specbrowser import store
 from specbrowser.chunking.breakdown import breakdown_applies
 from specbrowser.chunking.enrich import finish_chunk_set
 from specbrowser.chunking.markdown_cache import SectionMarkdown
@@ -39,8 +38,7 @@ from specbrowser.progress import Progress
 from specbrowser.search.tokens import token_measure
 from specbrowser.session.collector import collector_paused
 from specbrowser.store import SpecStore
-from specbrowser.store.cache import load_details, load_markdown, save_markdown
-from specbrowser.store.reuse import CopyPlan, plan_copies, stored_facts
+from specbrowser.store.reuse import CopyPlan
 
 
 @dataclass
@@ -138,13 +136,13 @@ def _build(
     """The re-chunk proper (:func:`rechunk` after its checks): load, chunk, store."""
     timings: dict[str, float] = {}
     version = policy.version
-    document = store.get_document(db)
+    document = db.sections.document()
     if progress:
         progress("loading", 0, 0)
     digest = db.sections_sha256()
-    copies = plan_copies(db, policy) if copy_stored else CopyPlan({})
+    copies = db.trees.plan(policy) if copy_stored else CopyPlan({})
     sections, known = _load_sections(db, digest if use_cache else None, policy, copies.trees)
-    mismatches = store.section_mismatches(db)
+    mismatches = db.sets.section_mismatches()
     timings["load"] = time.perf_counter() - start
     mark = time.perf_counter()
     tokens = token_measure(policy, document.title)
@@ -170,7 +168,7 @@ def _build(
     )
     for chunk in chunks:  # the TOC paths are the sections' (stored); the stats count mismatches
         chunk.mismatch = mismatches.get(chunk.section_id)  # type: ignore[arg-type]
-    stats = compute_stats(chunks, len(sections), stored_facts(db, copies, mismatches))
+    stats = compute_stats(chunks, len(sections), db.trees.facts(copies, mismatches))
     timings["chunk"] = time.perf_counter() - mark
     mark = time.perf_counter()
     if progress:
@@ -182,11 +180,9 @@ def _build(
             raise DatabaseError(
                 "the database's spec was replaced during the re-chunk; run it again"
             )
-        new_texts = store.insert_chunk_set(
-            db, policy, chunks, stats, now, activate=activate, copies=copies
-        )
+        new_texts = db.sets.insert(policy, chunks, stats, now, activate=activate, copies=copies)
         if learned and digest:
-            save_markdown(db, digest, policy.markdown, learned)
+            db.cache.save(digest, policy.markdown, learned)
     timings["store"] = time.perf_counter() - mark
     timings["total"] = time.perf_counter() - start
     return RechunkResult(
@@ -209,9 +205,9 @@ def _load_sections(
     ``digest``). Of the sections not copied, only those the cache does not cover get their HTML
     read, and only those the breakdown will cut get their cached detail (under a threshold in
     tokens, every section's: its character count does not tell)."""
-    sections = store.list_sections(db, html=False)
+    sections = db.sections.all(html=False)
     chunked = [s.id for s in sections if s.id not in copied]
-    known = load_markdown(db, digest, policy.markdown, chunked) if digest else {}
+    known = db.cache.load(digest, policy.markdown, chunked) if digest else {}
     to_parse = [
         i
         for i in chunked
@@ -219,11 +215,11 @@ def _load_sections(
         or policy.unit == "tokens"
         or breakdown_applies(len(known[i].markdown), policy)
     ]
-    html = store.section_html(db, to_parse)
+    html = db.sections.html(to_parse)
     for section in sections:
         section.html = html.get(section.id, section.html)
     if digest:
-        load_details(db, digest, policy.markdown, known, to_parse)
+        db.cache.load_details(digest, policy.markdown, known, to_parse)
     return sections, known
 
 
@@ -232,7 +228,7 @@ def _activate_stored(
 ) -> RechunkResult:
     """Activate the stored set of ``version`` (when asked) and report its stored stats."""
     if activate and previous != version:
-        store.activate_chunk_set(db, version)
+        db.sets.activate(version)
     stats = ChunkSetStats.from_dict(db.policy_stats(version) or {})
     elapsed = time.perf_counter() - start
     return RechunkResult(
@@ -246,6 +242,6 @@ def _activate_stored(
 
 def _active_version_or_none(db: SpecStore) -> str | None:
     try:
-        return store.active_version(db)
+        return db.active_version()
     except NotFoundError:
         return None

@@ -21,9 +21,7 @@ from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.model import Chunk
 from specbrowser.search.tokens import token_info
 from specbrowser.session.export import resolve_policy_version
-from specbrowser.store import SpecStore, iter_chunks
-from specbrowser.store import vectors as store_vectors
-from specbrowser.store.toc import list_mismatches, mismatch_counts, toc_size
+from specbrowser.store import SpecStore
 from specbrowser.types import MismatchKind, SizeUnit
 
 BINS_UP_TO_THRESHOLD = 8
@@ -121,12 +119,12 @@ class StatsReport:
         unit: what the set's threshold counts (``chars`` or ``tokens``).
         stats: :func:`specbrowser.chunking.stats.compute_stats` of the set (as ``specbrowser
             stats`` shows them).
-        histogram: :func:`size_histogram` of the chunk sizes.
-        largest: the :data:`LARGEST_COUNT` largest chunks, largest first.
-        overruns: every chunk over the threshold, largest first; ``detail`` is the reason.
-        toc_entries: how many TOC entries the document has (0: no TOC, so no mismatches).
-        mismatch_counts: mismatches by kind (:func:`specbrowser.store.toc.mismatch_counts`).
-        mismatched: one entry per mismatch whose section has a chunk in the set, document
+        histogram: :func:`size_histogram` of the chunk sizes. largest: the :data:`LARGEST_COUNT`
+        largest chunks, largest first. overruns: every chunk over the threshold, largest first;
+        ``detail`` is the reason. toc_entries: how many TOC entries the document has (0: no TOC, so
+        no mismatches). mismatch_counts: mismatches by kind
+        (:meth:`specbrowser.store.toc.TocTables.mismatch_counts`). mismatched: one entry per
+        mismatch whose section has a chunk in the set, document
             order; ``detail`` is the kind.
         embedding_model: the stored vectors' model, or None when the database is not embedded.
         embedded: ``(chunks with a vector, chunks)`` for that model.
@@ -198,7 +196,7 @@ def build_report(
     own, unit = set_threshold(db, version)
     if threshold is None:
         threshold = own if unit == "chars" else DEFAULT_THRESHOLD_CHARS
-    chunks = list(iter_chunks(db, version))
+    chunks = list(db.iter_chunks(version))
     sections = db.section_count()
     by_id = {chunk.id: chunk for chunk in chunks}
     by_size = sorted(chunks, key=lambda c: (-c.size, c.ordinal))
@@ -210,17 +208,17 @@ def build_report(
         histogram=size_histogram([c.size for c in chunks], threshold),
         largest=[_entry(c) for c in by_size[:LARGEST_COUNT]],
         overruns=[_entry(c, c.over_threshold or "") for c in by_size if c.over_threshold],
-        toc_entries=toc_size(db),
-        mismatch_counts=mismatch_counts(db),
-        mismatched=_mismatched(list_mismatches(db), by_id),
+        toc_entries=db.toc.size(),
+        mismatch_counts=db.toc.mismatch_counts(),
+        mismatched=_mismatched(db.toc.mismatches(), by_id),
     )
     report.tiny, report.marker_heavy = _quality_entries(chunks)
-    stored = store_vectors.stored_model(db)
+    stored = db.vectors.model()
     if stored is not None:
         model = stored[0]
         report.embedding_model = model
-        report.embedded = store_vectors.embedding_counts(db, model, version)
-        cut = store_vectors.truncated_chunks(db, model, version)
+        report.embedded = db.vectors.counts(model, version)
+        cut = db.vectors.truncated_chunks(model, version)
         report.truncated = [
             _entry(by_id[cid], f"{tokens:,} tokens")
             for cid, tokens in sorted(cut.items(), key=lambda kv: (-kv[1], kv[0]))

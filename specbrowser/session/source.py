@@ -17,7 +17,7 @@ from lxml import etree, html
 
 from specbrowser.chunking.markers import find_markers
 from specbrowser.chunking.policy import is_selector_tag
-from specbrowser.store import SpecStore, get_section
+from specbrowser.store import SpecStore
 
 MIN_WORDS = 8
 """Words from the start that must agree for an element to count as a subsection's source."""
@@ -52,7 +52,7 @@ def chunk_source(db: SpecStore, chunk_id: str, version: str) -> ChunkSource:
     """
     chunk = db.chunk(chunk_id, version)
     section_id = chunk.section_id or chunk.id
-    section = get_section(db, section_id)
+    section = db.sections.get(section_id)
     if chunk.parent_id is None or not chunk.breakdown_tag:
         return ChunkSource(chunk.id, section_id, section.html, True, f"section {section_id}")
     number = re.search(r"-(\d+)$", chunk.id)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from specbrowser.chunking.stats import ChunkSetStats, compute_stats
 from specbrowser.formats.symbols import spec_symbols
-from specbrowser.store import SpecStore, list_sections
+from specbrowser.store import SpecStore
 
 
 def open_store(path: Path | str, *, create: bool = False) -> SpecStore:
@@ -25,7 +25,7 @@ def open_store(path: Path | str, *, create: bool = False) -> SpecStore:
     store = SpecStore.open(path, create=create)
     try:
         if store.symbols.pending():
-            symbols = spec_symbols(list_sections(store))
+            symbols = spec_symbols(store.sections.all())
             with store.transaction("the symbol index"):
                 store.symbols.replace(symbols)
     except BaseException:

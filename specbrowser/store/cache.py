@@ -53,85 +53,89 @@ def config_key(config: MarkdownConfig) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 
-def load_markdown(
-    store: SpecStore,
-    digest: str,
-    config: MarkdownConfig,
-    section_ids: Iterable[str] | None = None,
-) -> dict[str, SectionMarkdown]:
-    """Every cached section (section id → conversion, ``detail`` not loaded) for the stored
-    sections of ``digest`` under ``config``, or only those of ``section_ids``; {} when nothing
-    is cached."""
-    select = (
-        f"SELECT section_id, markdown, subsections FROM [{TABLE}] "
-        "WHERE sections_sha256 = ? AND config_key = ?"
-    )
-    params: list[object] = [digest, config_key(config)]
-    rows = (
-        store.db.execute(select, params).fetchall()
-        if section_ids is None
-        else select_in(store.db, select + " AND section_id IN", params, list(section_ids))
-    )
-    return {
-        section_id: SectionMarkdown(markdown, json.loads(subsections))
-        for section_id, markdown, subsections in rows
-    }
+class MarkdownCache:
+    """Each section's cached Markdown conversion (``store.cache``)."""
 
+    def __init__(self, store: SpecStore) -> None:
+        self.store = store
+        self.db = store.db
 
-def load_details(
-    store: SpecStore,
-    digest: str,
-    config: MarkdownConfig,
-    cached: Mapping[str, SectionMarkdown],
-    section_ids: Iterable[str],
-) -> None:
-    """Fill in the ``detail`` of the ``cached`` conversions of ``section_ids`` (those that
-    have one)."""
-    ids = [i for i in section_ids if i in cached]
-    for section_id, detail in select_in(
-        store.db,
-        f"SELECT section_id, detail FROM [{TABLE}] WHERE sections_sha256 = ? AND "
-        "config_key = ? AND detail IS NOT NULL AND section_id IN",
-        [digest, config_key(config)],
-        ids,
-    ):
-        cached[section_id].detail = detail
+    def load(
+        self,
+        digest: str,
+        config: MarkdownConfig,
+        section_ids: Iterable[str] | None = None,
+    ) -> dict[str, SectionMarkdown]:
+        """Every cached section (section id → conversion, ``detail`` not loaded) for the stored
+        sections of ``digest`` under ``config``, or only those of ``section_ids``; {} when nothing
+        is cached."""
+        select = (
+            f"SELECT section_id, markdown, subsections FROM [{TABLE}] "
+            "WHERE sections_sha256 = ? AND config_key = ?"
+        )
+        params: list[object] = [digest, config_key(config)]
+        rows = (
+            self.db.execute(select, params).fetchall()
+            if section_ids is None
+            else select_in(self.db, select + " AND section_id IN", params, list(section_ids))
+        )
+        return {
+            section_id: SectionMarkdown(markdown, json.loads(subsections))
+            for section_id, markdown, subsections in rows
+        }
 
+    def load_details(
+        self,
+        digest: str,
+        config: MarkdownConfig,
+        cached: Mapping[str, SectionMarkdown],
+        section_ids: Iterable[str],
+    ) -> None:
+        """Fill in the ``detail`` of the ``cached`` conversions of ``section_ids`` (those that
+        have one)."""
+        ids = [i for i in section_ids if i in cached]
+        for section_id, detail in select_in(
+            self.db,
+            f"SELECT section_id, detail FROM [{TABLE}] WHERE sections_sha256 = ? AND "
+            "config_key = ? AND detail IS NOT NULL AND section_id IN",
+            [digest, config_key(config)],
+            ids,
+        ):
+            cached[section_id].detail = detail
 
-def save_markdown(
-    store: SpecStore,
-    digest: str,
-    config: MarkdownConfig,
-    learned: Mapping[str, SectionMarkdown],
-) -> None:
-    """Store conversions of the sections of ``digest`` (call inside a transaction); rows of
-    other sections digests or converter versions are dropped first (a replaced spec's)."""
-    drop_stale(store, digest)
-    if not learned:
-        return
-    key = config_key(config)
-    store.db.conn.executemany(
-        f"INSERT OR REPLACE INTO [{TABLE}] (sections_sha256, config_key, section_id, markdown, "
-        "subsections, detail, converter_version) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [
-            (
-                digest,
-                key,
-                section_id,
-                memo.markdown,
-                json.dumps(memo.subsections, ensure_ascii=False),
-                memo.detail,
-                CONVERTER_VERSION,
-            )
-            for section_id, memo in learned.items()
-        ],
-    )
+    def save(
+        self,
+        digest: str,
+        config: MarkdownConfig,
+        learned: Mapping[str, SectionMarkdown],
+    ) -> None:
+        """Store conversions of the sections of ``digest`` (call inside a transaction); rows of
+        other sections digests or converter versions are dropped first (a replaced spec's)."""
+        self.drop_stale(digest)
+        if not learned:
+            return
+        key = config_key(config)
+        self.db.conn.executemany(
+            f"INSERT OR REPLACE INTO [{TABLE}] (sections_sha256, config_key, section_id, markdown, "
+            "subsections, detail, converter_version) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    digest,
+                    key,
+                    section_id,
+                    memo.markdown,
+                    json.dumps(memo.subsections, ensure_ascii=False),
+                    memo.detail,
+                    CONVERTER_VERSION,
+                )
+                for section_id, memo in learned.items()
+            ],
+        )
 
-
-def drop_stale(store: SpecStore, digest: str) -> None:
-    """Delete cached rows of any other sections digest or converter version (call inside a
-    transaction)."""
-    store.db.execute(
-        f"DELETE FROM [{TABLE}] WHERE sections_sha256 != ? OR converter_version != ?",
-        [digest, CONVERTER_VERSION],
-    )
+    def drop_stale(self, digest: str) -> None:
+        """Delete cached rows of any other sections digest or converter version (call inside a
+        transaction)."""
+        self.db.execute(
+            f"DELETE FROM [{TABLE}] WHERE sections_sha256 != ? OR converter_version != ?",
+            [digest, CONVERTER_VERSION],
+        )

@@ -19,6 +19,7 @@ import sqlite_utils
 
 from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase
 from specbrowser.process import COMMITS, Commit, sigint_held
+from specbrowser.store.cache import MarkdownCache
 from specbrowser.store.chunks import ChunkReads
 from specbrowser.store.connection import (
     DATABASE_ERRORS,
@@ -28,10 +29,15 @@ from specbrowser.store.connection import (
     database_error,
 )
 from specbrowser.store.queries import SetQueries
-from specbrowser.store.schema import APP_ID, SCHEMA_VERSION, create_schema, migrate
+from specbrowser.store.reuse import StoredTrees
+from specbrowser.store.schema import APP_ID, PAGE_SIZE, SCHEMA_VERSION, create_schema, migrate
+from specbrowser.store.sections import Sections
+from specbrowser.store.sets import ChunkSets
 from specbrowser.store.symbols import SymbolIndex
+from specbrowser.store.toc import TocTables
 from specbrowser.store.tokens import TokenCounts
 from specbrowser.store.tree import TreeQueries
+from specbrowser.store.vectors import Vectors
 
 
 class SpecStore(ChunkReads, SetQueries, TreeQueries, TokenCounts):
@@ -59,8 +65,20 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries, TokenCounts):
         self.db = db
         self.path = path
         self.vector_error = vector_error
+        self.sections = Sections(self)
+        """The document and its sections."""
+        self.sets = ChunkSets(self)
+        """The chunk sets, the ingest's write and the active set."""
+        self.toc = TocTables(self)
+        """The stored TOC and its mismatches with the section tree."""
         self.symbols = SymbolIndex(db)
         """The symbol index and each chunk set's anchor map."""
+        self.trees = StoredTrees(self)
+        """The chunk trees a re-chunk copies from stored sets."""
+        self.cache = MarkdownCache(self)
+        """Each section's cached Markdown conversion."""
+        self.vectors = Vectors(self)
+        """Embeddings and the KNN index."""
 
     @classmethod
     def open(cls, path: Path | str, *, create: bool = False) -> SpecStore:
@@ -206,6 +224,22 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries, TokenCounts):
             except BaseException:
                 self.db.rollback()
                 raise
+        except OPERATIONAL_ERRORS as exc:
+            raise self.error(exc) from None
+
+    def vacuum(self) -> None:
+        """Rebuild the database file without its free pages (after deleting chunk sets), so that
+        it shrinks, with pages of :data:`~specbrowser.store.schema.PAGE_SIZE` bytes (a file an
+        older specbrowser wrote with smaller ones gets them too). Needs free disk space about the
+        size of the database.
+
+        Raises:
+            DatabaseError: the database is locked or read-only, or the disk is full (the file is
+                then as it was).
+        """
+        try:
+            self.db.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # a constant
+            self.db.execute("VACUUM")
         except OPERATIONAL_ERRORS as exc:
             raise self.error(exc) from None
 

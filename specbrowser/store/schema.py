@@ -77,7 +77,7 @@ FROM chunk_rows r JOIN texts t ON t.id = r.text_id LEFT JOIN sections s ON s.id 
 """The ``chunks`` view: one row per chunk of every set, with the columns a chunk had before
 schema 5 (what readers select and filter on), plus ``text_id``, ``content_hash`` (sha256 of
 the retrieval text: the key of embeddings and token counts) and a root row's threshold range.
-Writes go to ``chunk_rows`` and ``texts`` (:func:`specbrowser.store.insert_chunk_set`)."""
+Writes go to ``chunk_rows`` and ``texts`` (:meth:`specbrowser.store.sets.ChunkSets.insert`)."""
 
 
 PAGE_SIZE = 16_384

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from specbrowser.chunking.enrich import section_ordinal
 from specbrowser.errors import NotFoundError
 from specbrowser.model import Document, Section
 from specbrowser.store.chunks import CHUNK_COLUMNS, NO_CHUNK_SET  # noqa: F401  (re-exported)
-from specbrowser.store.database import SpecStore
 from specbrowser.store.rows import (
     select_in,
 )
@@ -18,127 +18,8 @@ from specbrowser.store.schema import (  # noqa: F401  (re-exported)
     SCHEMA_VERSION,
 )
 
-
-def get_document(store: SpecStore) -> Document:
-    """The spec held by this database.
-
-    Raises:
-        NotFoundError: the database holds no spec yet.
-    """
-    row = store.db.execute(
-        "SELECT id, title, kind, source_paths, sha256 FROM documents LIMIT 1"
-    ).fetchone()
-    if row is None:
-        raise NotFoundError(
-            "the database holds no spec yet (run: specbrowser ingest SPEC --db FILE)"
-        )
-    return Document(
-        id=row[0], title=row[1], kind=row[2], source_paths=json.loads(row[3]), sha256=row[4]
-    )
-
-
-def get_section(store: SpecStore, section_id: str) -> Section:
-    """One section row.
-
-    Raises:
-        NotFoundError: no section with that id.
-    """
-    row = store.db.execute(
-        "SELECT id, parent_id, ordinal, depth, kind, secnum, title, html, source_file "
-        "FROM sections WHERE id = ?",
-        [section_id],
-    ).fetchone()
-    if row is None:
-        raise NotFoundError(f"no section with id {section_id!r}")
-    return Section(*row)
-
-
-def list_sections(store: SpecStore, *, html: bool = True) -> list[Section]:
-    """Every stored section in document order (parents before children): the input of a
-    re-chunk (:func:`specbrowser.session.ingest.chunk_sections`). With ``html=False`` each
-    :attr:`Section.html` is "" (read it where needed with :func:`section_html`)."""
-    html_column = "html" if html else "''"  # a constant either way, never input
-    # without the HTML, the sections_outline index covers the query
-    rows = store.db.execute(
-        "SELECT id, parent_id, ordinal, depth, kind, secnum, title, "
-        f"{html_column}, source_file FROM sections ORDER BY ordinal"
-    )
-    return [Section(*row) for row in rows]
-
-
-def section_html(store: SpecStore, section_ids: list[str]) -> dict[str, str]:
-    """The stored own HTML of the given sections (ids that do not exist are left out)."""
-    return dict(select_in(store.db, "SELECT id, html FROM sections WHERE id IN", [], section_ids))
-
-
-def resolve_section(store: SpecStore, text: str) -> str:
-    """The id of the section that ``text`` names: its id, else its number as the spec prints it
-    (``14.6``, ``14.6.``, ``B.1.2``, ``Annex B``; matched against the stored section number,
-    :func:`specbrowser.chunking.enrich.section_ordinal`), the first in document order.
-
-    Raises:
-        NotFoundError: no section has that id or number.
-    """
-    if store.db.execute("SELECT 1 FROM sections WHERE id = ?", [text]).fetchone():
-        return text
-    number = section_ordinal(text.strip())
-    row = (
-        store.db.execute(
-            "SELECT id FROM sections WHERE section_ordinal = ? ORDER BY ordinal LIMIT 1", [number]
-        ).fetchone()
-        if number
-        else None
-    )
-    if row is None:
-        raise NotFoundError(f"no section with id or number {text!r}")
-    return str(row[0])
-
-
-def find_sections(store: SpecStore, query: str, limit: int = 50) -> list[tuple[str, str]]:
-    """Sections whose id, number or title contains ``query`` (case-insensitive, literal).
-
-    Returns ``(section id, display title)`` pairs, exact id matches first, then document order.
-    """
-    pattern = "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-    rows = store.db.execute(
-        "SELECT id, trim(secnum || ' ' || title) FROM sections "
-        "WHERE id LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\' "
-        "OR (secnum || ' ' || title) LIKE ? ESCAPE '\\' "
-        "ORDER BY (id = ?) DESC, ordinal LIMIT ?",
-        [pattern, pattern, pattern, query, limit],
-    ).fetchall()
-    return [(r[0], r[1]) for r in rows]
-
-
-def section_titles(store: SpecStore) -> list[tuple[str, str]]:
-    """Every section as ``(section id, display title)``, in document order (the fuzzy jump list)."""
-    rows = store.db.execute(
-        "SELECT id, trim(secnum || ' ' || title) FROM sections ORDER BY ordinal"
-    )
-    return [(r[0], r[1]) for r in rows]
-
-
-def section_with_anchor(store: SpecStore, anchor: str) -> str | None:
-    """The id of the section whose own HTML holds an element with the id ``anchor`` (a table,
-    a grammar production, a term's definition …), the last in document order when several
-    do; None when none does.
-
-    The attribute is looked for literally (``instr``, not ``LIKE``) as lxml writes it: `` id="…"``
-    with ``&`` (and in XML output ``<``, ``>``) escaped and ``"`` as ``&quot;``, or
-    `` id='…'`` when the value holds a ``"``.
-    """
-    amp = anchor.replace("&", "&amp;")
-    values = {amp, amp.replace("<", "&lt;").replace(">", "&gt;")}
-    needles = sorted(
-        {f' id="{v.replace(chr(34), "&quot;")}"' for v in values} | {f" id='{v}'" for v in values}
-    )
-    row = store.db.execute(
-        "SELECT id FROM sections WHERE "
-        + " OR ".join(["instr(html, ?) > 0"] * len(needles))  # a count, never input
-        + " ORDER BY ordinal DESC LIMIT 1",
-        needles,
-    ).fetchone()
-    return str(row[0]) if row else None
+if TYPE_CHECKING:
+    from specbrowser.store.database import SpecStore
 
 
 @dataclass(frozen=True)
@@ -163,22 +44,147 @@ class OutlineRow:
     mismatch: str | None
 
 
-def outline_rows(store: SpecStore) -> list[OutlineRow]:
-    """Every section with its heading path, TOC path and mismatch, in document order."""
-    rows = store.db.execute(
-        "SELECT id, parent_id, depth, secnum, title, heading_path, toc_path, mismatch "
-        "FROM sections ORDER BY ordinal"
-    )
-    return [
-        OutlineRow(
-            id=r[0],
-            parent_id=r[1],
-            depth=r[2],
-            secnum=r[3] or "",
-            title=r[4] or "",
-            heading_path=json.loads(r[5]) if r[5] else [],
-            toc_path=json.loads(r[6]) if r[6] else None,
-            mismatch=r[7],
+class Sections:
+    """The document and its sections (``store.sections``)."""
+
+    def __init__(self, store: SpecStore) -> None:
+        self.store = store
+        self.db = store.db
+
+    def document(self) -> Document:
+        """The spec held by this database.
+
+        Raises:
+            NotFoundError: the database holds no spec yet.
+        """
+        row = self.db.execute(
+            "SELECT id, title, kind, source_paths, sha256 FROM documents LIMIT 1"
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(
+                "the database holds no spec yet (run: specbrowser ingest SPEC --db FILE)"
+            )
+        return Document(
+            id=row[0], title=row[1], kind=row[2], source_paths=json.loads(row[3]), sha256=row[4]
         )
-        for r in rows
-    ]
+
+    def get(self, section_id: str) -> Section:
+        """One section row.
+
+        Raises:
+            NotFoundError: no section with that id.
+        """
+        row = self.db.execute(
+            "SELECT id, parent_id, ordinal, depth, kind, secnum, title, html, source_file "
+            "FROM sections WHERE id = ?",
+            [section_id],
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(f"no section with id {section_id!r}")
+        return Section(*row)
+
+    def all(self, *, html: bool = True) -> list[Section]:
+        """Every stored section in document order (parents before children): the input of a
+        re-chunk (:func:`specbrowser.session.ingest.chunk_sections`). With ``html=False`` each
+        :attr:`Section.html` is "" (read it where needed with :meth:`Sections.html`)."""
+        html_column = "html" if html else "''"  # a constant either way, never input
+        # without the HTML, the sections_outline index covers the query
+        rows = self.db.execute(
+            "SELECT id, parent_id, ordinal, depth, kind, secnum, title, "
+            f"{html_column}, source_file FROM sections ORDER BY ordinal"
+        )
+        return [Section(*row) for row in rows]
+
+    def html(self, section_ids: list[str]) -> dict[str, str]:
+        """The stored own HTML of the given sections (ids that do not exist are left out)."""
+        return dict(
+            select_in(self.db, "SELECT id, html FROM sections WHERE id IN", [], section_ids)
+        )
+
+    def resolve(self, text: str) -> str:
+        """The id of the section that ``text`` names: its id, else its number as the spec prints it
+        (``14.6``, ``14.6.``, ``B.1.2``, ``Annex B``; matched against the stored section number,
+        :func:`specbrowser.chunking.enrich.section_ordinal`), the first in document order.
+
+        Raises:
+            NotFoundError: no section has that id or number.
+        """
+        if self.db.execute("SELECT 1 FROM sections WHERE id = ?", [text]).fetchone():
+            return text
+        number = section_ordinal(text.strip())
+        row = (
+            self.db.execute(
+                "SELECT id FROM sections WHERE section_ordinal = ? ORDER BY ordinal LIMIT 1",
+                [number],
+            ).fetchone()
+            if number
+            else None
+        )
+        if row is None:
+            raise NotFoundError(f"no section with id or number {text!r}")
+        return str(row[0])
+
+    def find(self, query: str, limit: int = 50) -> list[tuple[str, str]]:
+        """Sections whose id, number or title contains ``query`` (case-insensitive, literal).
+
+        Returns ``(section id, display title)`` pairs, exact id matches first, then document order.
+        """
+        pattern = "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        rows = self.db.execute(
+            "SELECT id, trim(secnum || ' ' || title) FROM sections "
+            "WHERE id LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\' "
+            "OR (secnum || ' ' || title) LIKE ? ESCAPE '\\' "
+            "ORDER BY (id = ?) DESC, ordinal LIMIT ?",
+            [pattern, pattern, pattern, query, limit],
+        ).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    def titles(self) -> list[tuple[str, str]]:
+        """Every section as ``(section id, display title)``, in document order (the fuzzy jump
+        list)."""
+        rows = self.db.execute(
+            "SELECT id, trim(secnum || ' ' || title) FROM sections ORDER BY ordinal"
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    def with_anchor(self, anchor: str) -> str | None:
+        """The id of the section whose own HTML holds an element with the id ``anchor`` (a table,
+        a grammar production, a term's definition …), the last in document order when several
+        do; None when none does.
+
+        The attribute is looked for literally (``instr``, not ``LIKE``) as lxml writes it: ``
+        id="…"`` with ``&`` (and in XML output ``<``, ``>``) escaped and ``"`` as ``&quot;``, or ``
+        id='…'`` when the value holds a ``"``."""
+        amp = anchor.replace("&", "&amp;")
+        values = {amp, amp.replace("<", "&lt;").replace(">", "&gt;")}
+        needles = sorted(
+            {f' id="{v.replace(chr(34), "&quot;")}"' for v in values}
+            | {f" id='{v}'" for v in values}
+        )
+        row = self.db.execute(
+            "SELECT id FROM sections WHERE "
+            + " OR ".join(["instr(html, ?) > 0"] * len(needles))  # a count, never input
+            + " ORDER BY ordinal DESC LIMIT 1",
+            needles,
+        ).fetchone()
+        return str(row[0]) if row else None
+
+    def outline(self) -> list[OutlineRow]:
+        """Every section with its heading path, TOC path and mismatch, in document order."""
+        rows = self.db.execute(
+            "SELECT id, parent_id, depth, secnum, title, heading_path, toc_path, mismatch "
+            "FROM sections ORDER BY ordinal"
+        )
+        return [
+            OutlineRow(
+                id=r[0],
+                parent_id=r[1],
+                depth=r[2],
+                secnum=r[3] or "",
+                title=r[4] or "",
+                heading_path=json.loads(r[5]) if r[5] else [],
+                toc_path=json.loads(r[6]) if r[6] else None,
+                mismatch=r[7],
+            )
+            for r in rows
+        ]

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from specbrowser.chunking.enrich import SectionPaths
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
@@ -17,9 +18,8 @@ from specbrowser.chunking.stats import ChunkSetStats
 from specbrowser.errors import NotFoundError, PolicyError, SpecInputError
 from specbrowser.model import Chunk, Document, Section, Symbol, TocNode
 from specbrowser.store.chunks import CHUNK_COLUMNS, NO_CHUNK_SET  # noqa: F401  (re-exported)
-from specbrowser.store.connection import CACHE_KIB, OPERATIONAL_ERRORS
-from specbrowser.store.database import SpecStore
-from specbrowser.store.reuse import CopyPlan, copy_trees
+from specbrowser.store.connection import CACHE_KIB
+from specbrowser.store.reuse import CopyPlan
 from specbrowser.store.rows import (
     chunk_row,
     drop_unused_texts,
@@ -35,9 +35,11 @@ from specbrowser.store.schema import (  # noqa: F401  (re-exported)
     drop_orphan_set_fts,
     drop_set_fts,
 )
-from specbrowser.store.toc import replace_toc
-from specbrowser.store.vectors import forget_vectors
 from specbrowser.types import IngestOutcome, MismatchKind
+
+if TYPE_CHECKING:
+    from specbrowser.store.database import SpecStore
+
 
 INGEST_CREATED: IngestOutcome = "created"
 """The database held no spec: document, sections and the first chunk set written."""
@@ -59,33 +61,12 @@ def sections_digest(sections: list[Section]) -> str:
     return digest.hexdigest()
 
 
-def _refuse_replacing(store: SpecStore, document: Document, version: str) -> None:
-    """Refuse to replace another stored spec when that loses chunk sets other than the one of
-    ``version`` (which the ingest makes again): one line naming them. Nothing to lose (the
-    stored spec has only that set): no error.
-
-    Raises:
-        SpecInputError: other chunk sets would be lost.
-    """
-    (title,) = store.db.execute("SELECT title FROM documents LIMIT 1").fetchone()
-    sets = [v for (v,) in store.db.execute("SELECT version FROM policies ORDER BY created_at")]
-    if not [v for v in sets if v != version]:
-        return
-    named = ", ".join(sets[:3]) + (" …" if len(sets) > 3 else "")
-    raise SpecInputError(
-        f"{store.path} holds another spec ({title!r}) with {len(sets)} chunk set"
-        f"{'' if len(sets) == 1 else 's'} ({named}); ingesting {document.title!r} would "
-        f"replace {'it' if len(sets) == 1 else 'them all'}: add --replace to do so, or name "
-        "another --db"
-    )
-
-
 @dataclass
 class IngestWrite:
-    """An ingest's write, begun by :func:`begin_ingest`: the spec's tables
-    (:meth:`write_spec`), then its chunk set (:meth:`write_chunk_set`), both in the one
-    transaction :func:`begin_ingest` holds, so the spec's part can be written while the chunks
-    are still being made.
+    """An ingest's write, begun by :meth:`ChunkSets.begin_ingest`: the spec's tables
+    (:meth:`write_spec`), then its chunk set (:meth:`write_chunk_set`), both in the one transaction
+    :meth:`ChunkSets.begin_ingest` holds, so the spec's part can be written while the chunks are
+    still being made.
 
     Attributes:
         outcome: what the ingest does to the database (:data:`INGEST_OUTCOMES`).
@@ -116,7 +97,7 @@ class IngestWrite:
         sections and symbols; only the
         sections' TOC paths and mismatches (this ingest's TOC may be another) are updated.
         Another spec's vectors and token counts go with its texts
-        (:func:`specbrowser.store.vectors.forget_vectors`)."""
+        (:meth:`specbrowser.store.vectors.Vectors.forget`)."""
         db = self.store.db
         shared = section_columns(paths)
         if self.outcome in (INGEST_CREATED, INGEST_REPLACED_SPEC):
@@ -133,7 +114,7 @@ class IngestWrite:
             )
             self.store.symbols.replace(symbols)
             if self.outcome == INGEST_REPLACED_SPEC:
-                forget_vectors(self.store)  # the old spec's texts are gone
+                self.store.vectors.forget()  # the old spec's texts are gone
         else:
             db.conn.executemany(
                 "UPDATE sections SET toc_path = ?, mismatch = ? WHERE id = ?",
@@ -148,7 +129,7 @@ class IngestWrite:
             },
             pk="id",
         )
-        replace_toc(self.store, toc or [], paths.mismatches)
+        self.store.toc.replace(toc or [], paths.mismatches)
         self.steps.append("spec")
 
     def write_chunk_set(
@@ -162,10 +143,10 @@ class IngestWrite:
         make it the active one; the kept sets' ``heading_mismatches`` become this ingest's
         (they count the same sections). ``cache_writer(store, sections_digest)``, when given,
         runs last (ingest stores its Markdown cache that way:
-        :func:`specbrowser.store.cache.save_markdown`). Call after :meth:`write_spec`."""
+        :meth:`specbrowser.store.cache.MarkdownCache.save`). Call after :meth:`write_spec`."""
         if self.steps != ["spec"]:
             raise RuntimeError("write_chunk_set before write_spec")
-        _insert_chunk_set(self.store, policy, chunks, stats, self.now)
+        self.store.sets.insert(policy, chunks, stats, self.now)
         if self.outcome not in (INGEST_CREATED, INGEST_REPLACED_SPEC):
             self.store.db.execute(
                 "UPDATE policies SET stats = json_set(stats, '$.heading_mismatches', "
@@ -177,64 +158,6 @@ class IngestWrite:
         self.steps.append("chunk set")
 
 
-@contextmanager
-def begin_ingest(
-    store: SpecStore,
-    document: Document,
-    sections: list[Section],
-    policy_version: str,
-    *,
-    replace_spec: bool = True,
-) -> Iterator[IngestWrite]:
-    """Begin an ingest's one write transaction and say what it will do (the yielded
-    :class:`IngestWrite`'s ``outcome``):
-
-    - the database holds this spec already (same ``sha256`` of the source bytes and same
-      :func:`sections_digest`): the chunk set of ``policy_version`` is added, or replaces the
-      stored set of that version; the other sets stay;
-    - otherwise everything (document, sections, every chunk set) is replaced: old sets would
-      point at sections that no longer exist. With ``replace_spec`` False, a database holding
-      another spec with chunk sets of other policies is refused at once (an error says what
-      would be lost), before any work.
-
-    The caller writes both steps inside the ``with`` block; it commits when the block ends
-    (an unfinished write is a programming error: ``RuntimeError``, rolled back). Readers see
-    the old state or the new one, never half; an exception (Ctrl-C included) rolls back and
-    leaves the database as it was.
-
-    Raises:
-        DatabaseError: the database is locked or cannot be written.
-        SpecInputError: another spec is stored and ``replace_spec`` is False.
-    """
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    with store.transaction(f"{document.title!r} with chunk set {policy_version} (active)"):
-        row = store.db.execute("SELECT sha256, sections_sha256 FROM documents LIMIT 1").fetchone()
-        outcome: IngestOutcome
-        digest = None  # the sections' digest only tells the same bytes parsed otherwise apart
-        if row is None:
-            outcome = INGEST_CREATED
-        elif row[0] != document.sha256 or (digest := sections_digest(sections)) != row[1]:
-            outcome = INGEST_REPLACED_SPEC
-            if not replace_spec:
-                _refuse_replacing(store, document, policy_version)
-        elif store.db.execute(
-            "SELECT 1 FROM policies WHERE version = ?", [policy_version]
-        ).fetchone():
-            outcome = INGEST_REPLACED_SET
-        else:
-            outcome = INGEST_ADDED
-        write = IngestWrite(store, document, sections, now, outcome, digest)
-        if outcome == INGEST_CREATED:  # nobody reads a database that holds no spec yet
-            store.db.execute(f"PRAGMA cache_size = -{NEW_DATABASE_CACHE_KIB}")  # constants
-        try:
-            yield write
-            if write.steps != ["spec", "chunk set"]:
-                raise RuntimeError(f"an ingest's write ended after {write.steps or 'no step'}")
-        finally:
-            if outcome == INGEST_CREATED:
-                store.db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
-
-
 NEW_DATABASE_CACHE_KIB = 2_048
 """Page cache (KiB) of an ingest into a database that holds no spec yet: pages go to the file
 as they fill it, much of it while the spec's tables are written beside the breakdown, instead
@@ -242,207 +165,6 @@ of all at the commit (ECMA-262: commit 0.077 → 0.037 s, store stage 0.24 → 0
 exclusive lock it takes early keeps nobody out: there is nothing to read yet. Other ingests and
 re-chunks keep :data:`~specbrowser.store.connection.CACHE_KIB`, so readers of a stored spec
 wait only for the commit."""
-
-
-def insert_chunk_set(
-    store: SpecStore,
-    policy: ChunkPolicy,
-    chunks: list[Chunk],
-    stats: ChunkSetStats,
-    now: str,
-    *,
-    activate: bool = True,
-    copies: CopyPlan | None = None,
-) -> int:
-    """Write (or overwrite) the chunk set of ``policy.version`` (call inside a transaction).
-
-    With ``activate`` it becomes the active set; without, the active set stays as it was (a set
-    that was active and is overwritten stays active). ``now`` is the ISO 8601 creation time.
-
-    Only the texts no stored set has are written, then the set's FTS5 index: one ``texts`` row
-    per distinct (title, text, retrieval text); every chunk gets a ``chunk_rows`` row pointing
-    at its text. What the chunks share with their section (heading path, TOC path, mismatch,
-    section number) is the section's (see :data:`specbrowser.store.schema.CHUNKS_VIEW`). Texts no
-    set uses any more (the overwritten set's) are deleted. Returns how many texts were new.
-
-    ``copies`` (a re-chunk's) adds the stored chunk trees it names, renumbered
-    (:func:`specbrowser.store.reuse.copy_trees`): the set is ``chunks`` plus those.
-    """
-    version = policy.version  # a hash over the settings: computed once, not once per chunk
-    was_active = (
-        store.db.execute(
-            "SELECT 1 FROM policies WHERE version = ? AND active = 1", [version]
-        ).fetchone()
-        is not None
-    )
-    if activate:
-        store.db.execute("UPDATE policies SET active = 0")
-    store.db.table("policies").upsert(
-        {
-            "version": version,
-            "settings": json.dumps(policy.settings()),
-            "created_at": now,
-            "stats": stats.to_json(),
-            "active": int(activate or was_active),
-        },
-        pk="version",
-    )
-    replaced = store.db.execute(
-        "DELETE FROM chunk_rows WHERE policy_version = ?", [version]
-    ).rowcount
-    store.symbols.delete_chunk_anchors(version)
-    text_ids, new_texts = store_texts(store.db, chunks)
-    insert_rows(
-        store.db,
-        "chunk_rows",
-        [chunk_row(version, c, i) for c, i in zip(chunks, text_ids, strict=True)],
-    )
-    store.symbols.add_chunk_anchors(version, chunks)
-    if copies is not None:
-        copy_trees(store, version, copies)
-    if replaced:
-        drop_unused_texts(store.db)
-    drop_orphan_set_fts(store.db)  # a new spec deleted every set
-    build_set_fts(store.db, version)
-    return new_texts
-
-
-_insert_chunk_set = insert_chunk_set
-"""What :meth:`IngestWrite.write_chunk_set` calls, looked up at call time (tests patch it to
-fail mid-write)."""
-
-
-def resolve_version(store: SpecStore, version: str) -> str:
-    """The full policy version that ``version`` (a full version or a unique prefix) names,
-    without activating anything.
-
-    Raises:
-        NotFoundError: no chunk set has that version, or the prefix names several.
-    """
-    rows = (
-        [
-            r[0]
-            for r in store.db.execute(
-                "SELECT version FROM policies WHERE substr(version, 1, ?) = ? "
-                "ORDER BY version = ? DESC, version",
-                [len(version), version, version],
-            )
-        ]
-        if version
-        else []
-    )
-    if rows and (rows[0] == version or len(rows) == 1):
-        return str(rows[0])
-    known = ", ".join(rows) if rows else "see: specbrowser policies DB"
-    what = "several chunk sets start with" if rows else "no chunk set with policy version"
-    raise NotFoundError(f"{what} {version!r} ({known})")
-
-
-def activate_chunk_set(store: SpecStore, version: str) -> str:
-    """Make the chunk set of a policy version the active one; returns its full version.
-
-    ``version`` is a full policy version or a prefix of exactly one.
-
-    Raises:
-        NotFoundError: no chunk set has that version (or the prefix names several).
-    """
-    chosen = resolve_version(store, version)
-    with store.transaction(f"chunk set {chosen} made active"):
-        _set_active(store, chosen)
-    return chosen
-
-
-def _set_active(store: SpecStore, version: str) -> None:
-    """Make ``version`` (a full version) the one active set (inside the caller's transaction)."""
-    store.db.execute("UPDATE policies SET active = (version = ?)", [version])
-
-
-def delete_chunk_sets(
-    store: SpecStore, versions: list[str], *, activate: str | None = None
-) -> list[tuple[str, int, int]]:
-    """Delete stored chunk sets other than the active one, all in one transaction: their chunk
-    rows, their ``policies`` rows and FTS5 indexes, and the texts no remaining set uses.
-    Embeddings and token counts stay: they are keyed by retrieval text and model, and serve
-    again if a later set has the same texts. The file keeps its size until :func:`vacuum`.
-
-    ``versions`` are full policy versions or prefixes of exactly one each. With ``activate``
-    (a version or prefix), that set is made active in the same transaction first, so the set
-    active before may be deleted. Returns, per set deleted (repeats once), its full version,
-    how many chunks and how many texts went.
-
-    Raises:
-        NotFoundError: a version names no chunk set (or several); nothing changes.
-        PolicyError: one is the set that is (or would be made) active; nothing changes.
-        DatabaseError: the database is locked or read-only; nothing changes.
-    """
-    active = resolve_version(store, activate) if activate is not None else store.active_version()
-    chosen = list(dict.fromkeys(resolve_version(store, version) for version in versions))
-    if active in chosen:
-        why = (
-            "the set --activate makes active"
-            if activate is not None
-            else "the active chunk set; activate another one first"
-        )
-        raise PolicyError(f"cannot delete {active}: it is {why}")
-    deleted: list[tuple[str, int, int]] = []
-    gone = ", ".join(chosen)
-    with store.transaction(f"chunk sets deleted ({gone}; active: {active})"):
-        if activate is not None:
-            _set_active(store, active)
-        for version in chosen:
-            chunks = store.db.execute(
-                "DELETE FROM chunk_rows WHERE policy_version = ?", [version]
-            ).rowcount
-            store.db.execute("DELETE FROM policies WHERE version = ?", [version])
-            store.symbols.delete_chunk_anchors(version)
-            drop_set_fts(store.db, version)
-            deleted.append((version, chunks, drop_unused_texts(store.db)))
-    return deleted
-
-
-def vacuum(store: SpecStore) -> None:
-    """Rebuild the database file without its free pages (after :func:`delete_chunk_sets`), so
-    that it shrinks, with pages of :data:`~specbrowser.store.schema.PAGE_SIZE` bytes (a file an
-    older specbrowser wrote with smaller ones gets them too). Needs free disk space about the
-    size of the database.
-
-    Raises:
-        DatabaseError: the database is locked or read-only, or the disk is full (the file is
-            then as it was).
-    """
-    try:
-        store.db.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # a constant
-        store.db.execute("VACUUM")
-    except OPERATIONAL_ERRORS as exc:
-        raise store.error(exc) from None
-
-
-def section_mismatches(store: SpecStore) -> dict[str, MismatchKind]:
-    """Section id → mismatch kind, for the sections whose parser and TOC paths disagree (as the
-    ingest reconciled them; a re-chunk's stats count them: they never depend on the policy)."""
-    return dict(
-        store.db.execute("SELECT id, mismatch FROM sections WHERE mismatch IS NOT NULL").fetchall()
-    )
-
-
-def active_policy(store: SpecStore) -> tuple[ChunkPolicy, ChunkSetStats]:
-    """The policy whose chunk set is active, and the stats recorded when it was made.
-
-    The policy is rebuilt from its stored settings; for a stale set (made by another converter
-    version) its :attr:`ChunkPolicy.version` differs from the stored one, so read the set by
-    :func:`active_version`, never by this policy's version.
-
-    Raises:
-        NotFoundError: no chunk set exists.
-    """
-    row = store.db.execute(
-        "SELECT settings, stats FROM policies WHERE active = 1 LIMIT 1"
-    ).fetchone()
-    if row is None:
-        raise NotFoundError(NO_CHUNK_SET)
-    settings = json.loads(row[0])
-    policy = ChunkPolicy.from_settings(settings)
-    return policy, ChunkSetStats.from_json(row[1])
 
 
 @dataclass
@@ -482,38 +204,300 @@ class ChunkSetInfo:
         return self.converter_version != CONVERTER_VERSION
 
 
-def list_chunk_sets(store: SpecStore) -> list[ChunkSetInfo]:
-    """Every chunk set in the database, oldest first (then by version)."""
-    counts = {
-        r[0]: r[1]
-        for r in store.db.execute(
-            "SELECT policy_version, count(*) FROM chunks GROUP BY policy_version"
-        )
-    }
-    overruns: dict[str, dict[str, int]] = {}
-    for version, reason, count in store.db.execute(
-        "SELECT policy_version, over_threshold, count(*) FROM chunks "
-        "WHERE over_threshold IS NOT NULL GROUP BY policy_version, over_threshold "
-        "ORDER BY count(*) DESC, over_threshold"
-    ):
-        overruns.setdefault(version, {})[reason] = count
-    return [
-        ChunkSetInfo(
-            version=version,
-            settings=json.loads(settings or "{}"),
-            created_at=created_at or "",
-            active=bool(active),
-            chunks=counts.get(version, 0),
-            over_threshold=overruns.get(version, {}),
-            stats=ChunkSetStats.from_json(stats),
-        )
-        for version, settings, created_at, active, stats in store.db.execute(
-            "SELECT version, settings, created_at, active, stats FROM policies "
-            "ORDER BY created_at, version"
-        )
-    ]
+class ChunkSets:
+    """The chunk sets (one per policy version), the ingest write and the active set
+    (``store.sets``)."""
 
+    def __init__(self, store: SpecStore) -> None:
+        self.store = store
+        self.db = store.db
 
-def count_chunk_sets(store: SpecStore) -> int:
-    """How many chunk sets (policy versions) the database holds."""
-    return int(store.db.execute("SELECT count(*) FROM policies").fetchone()[0])
+    def _refuse_replacing(self, document: Document, version: str) -> None:
+        """Refuse to replace another stored spec when that loses chunk sets other than the one of
+        ``version`` (which the ingest makes again): one line naming them. Nothing to lose (the
+        stored spec has only that set): no error.
+
+        Raises:
+            SpecInputError: other chunk sets would be lost.
+        """
+        (title,) = self.db.execute("SELECT title FROM documents LIMIT 1").fetchone()
+        sets = [v for (v,) in self.db.execute("SELECT version FROM policies ORDER BY created_at")]
+        if not [v for v in sets if v != version]:
+            return
+        named = ", ".join(sets[:3]) + (" …" if len(sets) > 3 else "")
+        raise SpecInputError(
+            f"{self.store.path} holds another spec ({title!r}) with {len(sets)} chunk set"
+            f"{'' if len(sets) == 1 else 's'} ({named}); ingesting {document.title!r} would "
+            f"replace {'it' if len(sets) == 1 else 'them all'}: add --replace to do so, or name "
+            "another --db"
+        )
+
+    @contextmanager
+    def begin_ingest(
+        self,
+        document: Document,
+        sections: list[Section],
+        policy_version: str,
+        *,
+        replace_spec: bool = True,
+    ) -> Iterator[IngestWrite]:
+        """Begin an ingest's one write transaction and say what it will do (the yielded
+        :class:`IngestWrite`'s ``outcome``):
+
+        - the database holds this spec already (same ``sha256`` of the source bytes and same
+          :func:`sections_digest`): the chunk set of ``policy_version`` is added, or replaces the
+          stored set of that version; the other sets stay;
+        - otherwise everything (document, sections, every chunk set) is replaced: old sets would
+          point at sections that no longer exist. With ``replace_spec`` False, a database holding
+          another spec with chunk sets of other policies is refused at once (an error says what
+          would be lost), before any work.
+
+        The caller writes both steps inside the ``with`` block; it commits when the block ends
+        (an unfinished write is a programming error: ``RuntimeError``, rolled back). Readers see
+        the old state or the new one, never half; an exception (Ctrl-C included) rolls back and
+        leaves the database as it was.
+
+        Raises:
+            DatabaseError: the database is locked or cannot be written.
+            SpecInputError: another spec is stored and ``replace_spec`` is False.
+        """
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        with self.store.transaction(f"{document.title!r} with chunk set {policy_version} (active)"):
+            row = self.db.execute(
+                "SELECT sha256, sections_sha256 FROM documents LIMIT 1"
+            ).fetchone()
+            outcome: IngestOutcome
+            digest = None  # the sections' digest only tells the same bytes parsed otherwise apart
+            if row is None:
+                outcome = INGEST_CREATED
+            elif row[0] != document.sha256 or (digest := sections_digest(sections)) != row[1]:
+                outcome = INGEST_REPLACED_SPEC
+                if not replace_spec:
+                    self._refuse_replacing(document, policy_version)
+            elif self.db.execute(
+                "SELECT 1 FROM policies WHERE version = ?", [policy_version]
+            ).fetchone():
+                outcome = INGEST_REPLACED_SET
+            else:
+                outcome = INGEST_ADDED
+            write = IngestWrite(self.store, document, sections, now, outcome, digest)
+            if outcome == INGEST_CREATED:  # nobody reads a database that holds no spec yet
+                self.db.execute(f"PRAGMA cache_size = -{NEW_DATABASE_CACHE_KIB}")  # constants
+            try:
+                yield write
+                if write.steps != ["spec", "chunk set"]:
+                    raise RuntimeError(f"an ingest's write ended after {write.steps or 'no step'}")
+            finally:
+                if outcome == INGEST_CREATED:
+                    self.db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+
+    def insert(
+        self,
+        policy: ChunkPolicy,
+        chunks: list[Chunk],
+        stats: ChunkSetStats,
+        now: str,
+        *,
+        activate: bool = True,
+        copies: CopyPlan | None = None,
+    ) -> int:
+        """Write (or overwrite) the chunk set of ``policy.version`` (call inside a transaction).
+
+        With ``activate`` it becomes the active set; without, the active set stays as it was (a set
+        that was active and is overwritten stays active). ``now`` is the ISO 8601 creation time.
+
+        Only the texts no stored set has are written, then the set's FTS5 index: one ``texts`` row
+        per distinct (title, text, retrieval text); every chunk gets a ``chunk_rows`` row pointing
+        at its text. What the chunks share with their section (heading path, TOC path, mismatch,
+        section number) is the section's (see :data:`specbrowser.store.schema.CHUNKS_VIEW`). Texts
+        no set uses any more (the overwritten set's) are deleted. Returns how many texts were new.
+
+        ``copies`` (a re-chunk's) adds the stored chunk trees it names, renumbered
+        (:meth:`specbrowser.store.reuse.StoredTrees.copy`): the set is ``chunks`` plus those.
+        """
+        version = policy.version  # a hash over the settings: computed once, not once per chunk
+        was_active = (
+            self.db.execute(
+                "SELECT 1 FROM policies WHERE version = ? AND active = 1", [version]
+            ).fetchone()
+            is not None
+        )
+        if activate:
+            self.db.execute("UPDATE policies SET active = 0")
+        self.db.table("policies").upsert(
+            {
+                "version": version,
+                "settings": json.dumps(policy.settings()),
+                "created_at": now,
+                "stats": stats.to_json(),
+                "active": int(activate or was_active),
+            },
+            pk="version",
+        )
+        replaced = self.db.execute(
+            "DELETE FROM chunk_rows WHERE policy_version = ?", [version]
+        ).rowcount
+        self.store.symbols.delete_chunk_anchors(version)
+        text_ids, new_texts = store_texts(self.db, chunks)
+        insert_rows(
+            self.db,
+            "chunk_rows",
+            [chunk_row(version, c, i) for c, i in zip(chunks, text_ids, strict=True)],
+        )
+        self.store.symbols.add_chunk_anchors(version, chunks)
+        if copies is not None:
+            self.store.trees.copy(version, copies)
+        if replaced:
+            drop_unused_texts(self.db)
+        drop_orphan_set_fts(self.db)  # a new spec deleted every set
+        build_set_fts(self.db, version)
+        return new_texts
+
+    def resolve(self, version: str) -> str:
+        """The full policy version that ``version`` (a full version or a unique prefix) names,
+        without activating anything.
+
+        Raises:
+            NotFoundError: no chunk set has that version, or the prefix names several.
+        """
+        rows = (
+            [
+                r[0]
+                for r in self.db.execute(
+                    "SELECT version FROM policies WHERE substr(version, 1, ?) = ? "
+                    "ORDER BY version = ? DESC, version",
+                    [len(version), version, version],
+                )
+            ]
+            if version
+            else []
+        )
+        if rows and (rows[0] == version or len(rows) == 1):
+            return str(rows[0])
+        known = ", ".join(rows) if rows else "see: specbrowser policies DB"
+        what = "several chunk sets start with" if rows else "no chunk set with policy version"
+        raise NotFoundError(f"{what} {version!r} ({known})")
+
+    def activate(self, version: str) -> str:
+        """Make the chunk set of a policy version the active one; returns its full version.
+
+        ``version`` is a full policy version or a prefix of exactly one.
+
+        Raises:
+            NotFoundError: no chunk set has that version (or the prefix names several).
+        """
+        chosen = self.resolve(version)
+        with self.store.transaction(f"chunk set {chosen} made active"):
+            self._set_active(chosen)
+        return chosen
+
+    def _set_active(self, version: str) -> None:
+        """Make ``version`` (a full version) the one active set (inside the caller's
+        transaction)."""
+        self.db.execute("UPDATE policies SET active = (version = ?)", [version])
+
+    def delete(
+        self, versions: list[str], *, activate: str | None = None
+    ) -> list[tuple[str, int, int]]:
+        """Delete stored chunk sets other than the active one, all in one transaction: their chunk
+        rows, their ``policies`` rows and FTS5 indexes, and the texts no remaining set uses.
+        Embeddings and token counts stay: they are keyed by retrieval text and model, and serve
+        again if a later set has the same texts. The file keeps its size until
+        :meth:`specbrowser.store.SpecStore.vacuum`.
+
+        ``versions`` are full policy versions or prefixes of exactly one each. With ``activate``
+        (a version or prefix), that set is made active in the same transaction first, so the set
+        active before may be deleted. Returns, per set deleted (repeats once), its full version,
+        how many chunks and how many texts went.
+
+        Raises:
+            NotFoundError: a version names no chunk set (or several); nothing changes.
+            PolicyError: one is the set that is (or would be made) active; nothing changes.
+            DatabaseError: the database is locked or read-only; nothing changes.
+        """
+        active = self.resolve(activate) if activate is not None else self.store.active_version()
+        chosen = list(dict.fromkeys(self.resolve(version) for version in versions))
+        if active in chosen:
+            why = (
+                "the set --activate makes active"
+                if activate is not None
+                else "the active chunk set; activate another one first"
+            )
+            raise PolicyError(f"cannot delete {active}: it is {why}")
+        deleted: list[tuple[str, int, int]] = []
+        gone = ", ".join(chosen)
+        with self.store.transaction(f"chunk sets deleted ({gone}; active: {active})"):
+            if activate is not None:
+                self._set_active(active)
+            for version in chosen:
+                chunks = self.db.execute(
+                    "DELETE FROM chunk_rows WHERE policy_version = ?", [version]
+                ).rowcount
+                self.db.execute("DELETE FROM policies WHERE version = ?", [version])
+                self.store.symbols.delete_chunk_anchors(version)
+                drop_set_fts(self.db, version)
+                deleted.append((version, chunks, drop_unused_texts(self.db)))
+        return deleted
+
+    def section_mismatches(self) -> dict[str, MismatchKind]:
+        """Section id → mismatch kind, for the sections whose parser and TOC paths disagree (as the
+        ingest reconciled them; a re-chunk's stats count them: they never depend on the policy)."""
+        return dict(
+            self.db.execute(
+                "SELECT id, mismatch FROM sections WHERE mismatch IS NOT NULL"
+            ).fetchall()
+        )
+
+    def active_policy(self) -> tuple[ChunkPolicy, ChunkSetStats]:
+        """The policy whose chunk set is active, and the stats recorded when it was made.
+
+        The policy is rebuilt from its stored settings; for a stale set (made by another converter
+        version) its :attr:`ChunkPolicy.version` differs from the stored one, so read the set by
+        :meth:`specbrowser.store.SpecStore.active_version`, never by this policy's version.
+
+        Raises:
+            NotFoundError: no chunk set exists.
+        """
+        row = self.db.execute(
+            "SELECT settings, stats FROM policies WHERE active = 1 LIMIT 1"
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(NO_CHUNK_SET)
+        settings = json.loads(row[0])
+        policy = ChunkPolicy.from_settings(settings)
+        return policy, ChunkSetStats.from_json(row[1])
+
+    def all(self) -> list[ChunkSetInfo]:
+        """Every chunk set in the database, oldest first (then by version)."""
+        counts = {
+            r[0]: r[1]
+            for r in self.db.execute(
+                "SELECT policy_version, count(*) FROM chunks GROUP BY policy_version"
+            )
+        }
+        overruns: dict[str, dict[str, int]] = {}
+        for version, reason, count in self.db.execute(
+            "SELECT policy_version, over_threshold, count(*) FROM chunks "
+            "WHERE over_threshold IS NOT NULL GROUP BY policy_version, over_threshold "
+            "ORDER BY count(*) DESC, over_threshold"
+        ):
+            overruns.setdefault(version, {})[reason] = count
+        return [
+            ChunkSetInfo(
+                version=version,
+                settings=json.loads(settings or "{}"),
+                created_at=created_at or "",
+                active=bool(active),
+                chunks=counts.get(version, 0),
+                over_threshold=overruns.get(version, {}),
+                stats=ChunkSetStats.from_json(stats),
+            )
+            for version, settings, created_at, active, stats in self.db.execute(
+                "SELECT version, settings, created_at, active, stats FROM policies "
+                "ORDER BY created_at, version"
+            )
+        ]
+
+    def count(self) -> int:
+        """How many chunk sets (policy versions) the database holds."""
+        return int(self.db.execute("SELECT count(*) FROM policies").fetchone()[0])

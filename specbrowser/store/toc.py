@@ -19,26 +19,6 @@ if TYPE_CHECKING:
     from specbrowser.store.database import SpecStore
 
 
-def replace_toc(store: SpecStore, toc: list[TocNode], mismatches: list[Mismatch]) -> None:
-    """Replace the stored TOC and mismatches (call inside a transaction)."""
-    store.db.execute("DELETE FROM toc_nodes")
-    store.db.execute("DELETE FROM mismatches")
-    store.db.table("toc_nodes").insert_all(_toc_rows(toc), batch_size=500)
-    store.db.table("mismatches").insert_all(
-        (
-            {
-                "id": i,
-                "kind": m.kind,
-                "section_id": m.section_id,
-                "parser_path": json.dumps(m.parser_path, ensure_ascii=False),
-                "toc_path": json.dumps(m.toc_path, ensure_ascii=False),
-            }
-            for i, m in enumerate(mismatches)
-        ),
-        batch_size=500,
-    )
-
-
 def _toc_rows(toc: list[TocNode]) -> Iterator[dict[str, object]]:
     counter = 0
     stack: list[tuple[TocNode, int | None, int]] = [(n, None, 0) for n in reversed(toc)]
@@ -59,39 +39,63 @@ def _toc_rows(toc: list[TocNode]) -> Iterator[dict[str, object]]:
         stack.extend((child, row_id, depth + 1) for child in reversed(node.children))
 
 
-def load_toc(store: SpecStore) -> list[TocNode]:
-    """The stored TOC as a tree (top-level nodes)."""
-    nodes: dict[int, TocNode] = {}
-    roots: list[TocNode] = []
-    for row_id, parent, title, secnum, target, start, end in store.db.execute(
-        "SELECT id, parent_id, title, secnum, target_id, start, [end] FROM toc_nodes ORDER BY id"
-    ):
-        node = TocNode(title=title, secnum=secnum or "", target_id=target, start=start, end=end)
-        nodes[row_id] = node
-        (roots if parent is None else nodes[parent].children).append(node)
-    return roots
+class TocTables:
+    """The stored TOC and its mismatches with the section tree (``store.toc``)."""
 
+    def __init__(self, store: SpecStore) -> None:
+        self.store = store
+        self.db = store.db
 
-def list_mismatches(store: SpecStore, kind: MismatchKind | None = None) -> list[Mismatch]:
-    """The stored mismatches in document order, all or of one ``kind``."""
-    query = "SELECT kind, section_id, parser_path, toc_path FROM mismatches"
-    args: list[object] = []
-    if kind:
-        query += " WHERE kind = ?"
-        args.append(kind)
-    return [
-        Mismatch(k, s, json.loads(p), json.loads(t))
-        for k, s, p, t in store.db.execute(query + " ORDER BY id", args)
-    ]
+    def replace(self, toc: list[TocNode], mismatches: list[Mismatch]) -> None:
+        """Replace the stored TOC and mismatches (call inside a transaction)."""
+        self.db.execute("DELETE FROM toc_nodes")
+        self.db.execute("DELETE FROM mismatches")
+        self.db.table("toc_nodes").insert_all(_toc_rows(toc), batch_size=500)
+        self.db.table("mismatches").insert_all(
+            (
+                {
+                    "id": i,
+                    "kind": m.kind,
+                    "section_id": m.section_id,
+                    "parser_path": json.dumps(m.parser_path, ensure_ascii=False),
+                    "toc_path": json.dumps(m.toc_path, ensure_ascii=False),
+                }
+                for i, m in enumerate(mismatches)
+            ),
+            batch_size=500,
+        )
 
+    def load(self) -> list[TocNode]:
+        """The stored TOC as a tree (top-level nodes)."""
+        nodes: dict[int, TocNode] = {}
+        roots: list[TocNode] = []
+        for row_id, parent, title, secnum, target, start, end in self.db.execute(
+            "SELECT id, parent_id, title, secnum, target_id, start, [end] FROM toc_nodes "
+            "ORDER BY id"
+        ):
+            node = TocNode(title=title, secnum=secnum or "", target_id=target, start=start, end=end)
+            nodes[row_id] = node
+            (roots if parent is None else nodes[parent].children).append(node)
+        return roots
 
-def mismatch_counts(store: SpecStore) -> dict[MismatchKind, int]:
-    """How many mismatches of each kind (kinds with none are left out)."""
-    return dict(
-        Counter(k for (k,) in store.db.execute("SELECT kind FROM mismatches")).most_common()
-    )
+    def mismatches(self, kind: MismatchKind | None = None) -> list[Mismatch]:
+        """The stored mismatches in document order, all or of one ``kind``."""
+        query = "SELECT kind, section_id, parser_path, toc_path FROM mismatches"
+        args: list[object] = []
+        if kind:
+            query += " WHERE kind = ?"
+            args.append(kind)
+        return [
+            Mismatch(k, s, json.loads(p), json.loads(t))
+            for k, s, p, t in self.db.execute(query + " ORDER BY id", args)
+        ]
 
+    def mismatch_counts(self) -> dict[MismatchKind, int]:
+        """How many mismatches of each kind (kinds with none are left out)."""
+        return dict(
+            Counter(k for (k,) in self.db.execute("SELECT kind FROM mismatches")).most_common()
+        )
 
-def toc_size(store: SpecStore) -> int:
-    """How many TOC entries are stored (0: the document had no TOC)."""
-    return int(store.db.execute("SELECT count(*) FROM toc_nodes").fetchone()[0])
+    def size(self) -> int:
+        """How many TOC entries are stored (0: the document had no TOC)."""
+        return int(self.db.execute("SELECT count(*) FROM toc_nodes").fetchone()[0])

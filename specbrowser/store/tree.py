@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sqlite_utils
 
@@ -57,6 +58,10 @@ class TreeQueries:
 
     db: sqlite_utils.Database
 
+    if TYPE_CHECKING:
+
+        def active_version(self) -> str: ...  # SpecStore's (ChunkReads)
+
     def tree_parents(self, policy_version: str) -> TreeParents:
         """Every chunk's tree parent in the set (full version), reading no text."""
         section_parent = dict(self.db.execute("SELECT id, parent_id FROM sections").fetchall())
@@ -83,8 +88,10 @@ class TreeQueries:
             )
         return TreeParents(parents, order)
 
-    def tree_parent_id(self, chunk_id: str, policy_version: str) -> str | None:
-        """The tree parent of one chunk of the set (full version), or None at the top level.
+    def tree_parent_id(self, chunk_id: str, policy_version: str | None = None) -> str | None:
+        """The chunk whose ``subsections`` list ``chunk_id`` in the set (full version; the active
+        one by default): its parent in the browser's tree, None for a top-level section and for
+        the document chunk (the rule: :func:`tree_parent`).
 
         Raises:
             NotFoundError: no chunk with that id.
@@ -93,7 +100,7 @@ class TreeQueries:
             "SELECT r.parent_id, s.parent_id FROM chunk_rows r "
             "LEFT JOIN sections s ON s.id = r.section_id "
             "WHERE r.policy_version = ? AND r.id = ?",
-            [policy_version, chunk_id],
+            [policy_version or self.active_version(), chunk_id],
         ).fetchone()
         if row is None:
             raise NotFoundError(f"no chunk or section with id {chunk_id!r}")

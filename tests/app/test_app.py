@@ -96,7 +96,7 @@ async def test_tree_shows_top_level_sections(toylang_db: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         db = store.open_database(toylang_db)
-        expected = ["Document synopsis", *(c.title for c in store.top_level_chunks(db))]
+        expected = ["Document synopsis", *(c.title for c in db.top_level_chunks())]
         tree = browser_of(app).query_one(ChunkTree)
         assert [str(n.label) for n in tree.root.children] == expected
         assert tree.root.children[0].data == DOCUMENT_CHUNK_ID
@@ -277,14 +277,14 @@ async def test_over_threshold_chunk_shows_the_reason(toylang_db: Path) -> None:
         await pilot.press("o")
         await settle(pilot)
         db = store.open_database(toylang_db)
-        first = store.next_over_threshold(db, -1)
+        first = db.next_over_threshold(-1)
         view = browser_of(app).query_one(ChunkView)
         assert view.chunk.id == first.id == cursor_id(app)
         assert f"over threshold: {first.over_threshold}" in header_plain(app)
         assert str(browser_of(app).query_one(ChunkTree).cursor_node.label).endswith(" ⚠")
         await pilot.press("o")
         await settle(pilot)
-        assert view.chunk.id == store.next_over_threshold(db, first.ordinal).id
+        assert view.chunk.id == db.next_over_threshold(first.ordinal).id
 
 
 @run_async
@@ -417,7 +417,7 @@ async def test_t_toggles_the_retrieval_text_and_back(toylang_db: Path) -> None:
         await settle(pilot)
         assert (
             retrieval_plain(app)
-            == store.get_chunk(store.open_database(toylang_db), "sec-scope").retrieval_text
+            == store.open_database(toylang_db).chunk("sec-scope").retrieval_text
         )
         await pilot.press("t")
         await settle(pilot)
@@ -683,7 +683,7 @@ async def test_over_threshold_filter_shows_overruns_and_their_ancestors(toylang_
             "sec-annex-grammar-summary": ["sec-annex-statements"],
         }
         db = store.open_database(toylang_db)
-        over = {c.id for c in store.iter_chunks(db) if c.over_threshold}
+        over = {c.id for c in db.iter_chunks() if c.over_threshold}
         for node in all_nodes(tree):
             assert (" ⚠" in str(node.label)) == (node.data in over), node.data
             dimmed = any(str(span.style) == "dim" for span in node.label.spans)

@@ -22,7 +22,6 @@ from specbrowser.progress import JobCancelled as RechunkCancelled
 from specbrowser.search.model_files import tokenizer_folder
 from specbrowser.session import rechunk_process
 from specbrowser.session.ingest import ingest
-from specbrowser.store import vectors as store_vectors
 from specbrowser.tui.app import make_app
 from specbrowser.tui.screens.browser import BrowserScreen
 from specbrowser.tui.screens.chunk_sets import ChunkSetsScreen, chunk_set_line
@@ -75,14 +74,14 @@ async def test_apply_new_threshold_rechunks_keeps_section_and_changes_tree(
         screen = browser(app)
         assert screen.go_to_chunk("sec-notational-conventions")
         await settle(pilot)
-        before_sets = store.list_chunk_sets(app.session.store)
+        before_sets = app.session.store.sets.all()
         before_chunks = before_sets[0].chunks
         await apply_threshold(pilot, "300")
         await settle(pilot)
         await wait_until(pilot, lambda: screen.policy.threshold == 300)
         await settle(pilot)
-        sets = {s.version: s for s in store.list_chunk_sets(app.session.store)}
-        active = store.active_version(app.session.store)
+        sets = {s.version: s for s in app.session.store.sets.all()}
+        active = app.session.store.active_version()
         assert len(sets) == 2 and active == replace(TOYLANG_POLICY, threshold=300).version
         assert sets[active].chunks > before_chunks
         assert screen.chunk_view.chunk.id == "sec-notational-conventions"
@@ -90,7 +89,7 @@ async def test_apply_new_threshold_rechunks_keeps_section_and_changes_tree(
         assert "threshold 300" in app.sub_title
         assert screen.previous_version == before_sets[0].version
         # the tree shows the new set: a section that is now split has subsection children
-        root = store.get_chunk(app.session.store, "sec-notational-conventions")
+        root = app.session.store.chunk("sec-notational-conventions")
         assert screen.chunk_tree.node_for(root.id).allow_expand == bool(root.subsections)
         # the notification counts the sections copied and those broken down
         note = next(n.message for n in app._notifications if n.title == "Re-chunked")
@@ -247,12 +246,12 @@ async def test_applying_again_cancels_the_run_in_flight(toylang_db: Path, slow_r
         release.set()
         await wait_until(pilot, lambda: screen.policy.threshold == 500)
         await settle(pilot)
-        versions = {s.version for s in store.list_chunk_sets(app.session.store)}
+        versions = {s.version for s in app.session.store.sets.all()}
         # the editor keeps the fixture's strategy: only the threshold changes
         made, dropped = (replace(TOYLANG_POLICY, threshold=t).version for t in (500, 300))
         assert made in versions
         assert dropped not in versions  # rolled back
-        assert store.active_version(app.session.store) == made
+        assert app.session.store.active_version() == made
 
 
 @needs_toylang
@@ -325,7 +324,7 @@ async def test_editor_refuses_bad_values_and_edits_tags(toylang_db: Path) -> Non
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, BrowserScreen)
-        assert len(store.list_chunk_sets(app.session.store)) == 1  # cancelled: nothing re-chunked
+        assert len(app.session.store.sets.all()) == 1  # cancelled: nothing re-chunked
 
 
 @needs_toylang
@@ -342,7 +341,7 @@ async def test_switch_chunk_sets_from_the_list(toylang_db: Path) -> None:
         await pilot.press("up")  # the older set, at 800
         await pilot.press("enter")
         await settle(pilot)
-        assert store.active_version(app.session.store) == TOYLANG_POLICY.version
+        assert app.session.store.active_version() == TOYLANG_POLICY.version
         assert screen.policy.threshold == THRESHOLD
         assert screen.previous_version == ChunkPolicy(threshold=300).version
 
@@ -394,14 +393,12 @@ async def test_embed_runs_in_the_background_and_search_says_what_is_covered(
         await settle(pilot)
         assert browser(app).vectors_off() is not None
         await pilot.press("E")
-        await wait_until(
-            pilot, lambda: store_vectors.stored_model(app.session.store) is not None, 120
-        )
+        await wait_until(pilot, lambda: app.session.store.vectors.model() is not None, 120)
         await wait_until(pilot, lambda: not browser(app).query_one(JobBar).running("embed"), 120)
-        version = store.active_version(app.session.store)
+        version = app.session.store.active_version()
         assert (
-            store_vectors.embedded_fraction(
-                app.session.store, store_vectors.stored_model(app.session.store)[0], version
+            app.session.store.vectors.embedded_fraction(
+                app.session.store.vectors.model()[0], version
             )
             == 1.0
         )
@@ -437,7 +434,7 @@ async def test_embedding_starts_only_when_asked_and_e_again_cancels_it(
     app = make_app(db_path, cursor_blink=False, count_tokens=False)
 
     def version() -> str:
-        return store.active_version(app.session.store)
+        return app.session.store.active_version()
 
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -449,7 +446,7 @@ async def test_embedding_starts_only_when_asked_and_e_again_cancels_it(
         model = embed_module.DEFAULT_MODEL
         await wait_until(
             pilot,
-            lambda: store_vectors.embedding_counts(app.session.store, model, version())[0] > 0,
+            lambda: app.session.store.vectors.counts(model, version())[0] > 0,
             60,
         )
         start = time.monotonic()
@@ -457,7 +454,7 @@ async def test_embedding_starts_only_when_asked_and_e_again_cancels_it(
         await wait_until(pilot, lambda: not bar.running("embed"), 30)
         await wait_until(pilot, lambda: not bar.display, 10)
         assert time.monotonic() - start < 10
-        done, total = store_vectors.embedding_counts(app.session.store, model, version())
+        done, total = app.session.store.vectors.counts(model, version())
         assert 0 < done < total  # the finished batches are kept, the rest is not embedded
         await pilot.press("j")  # keys still work
         await settle(pilot)
@@ -493,9 +490,9 @@ async def test_chunks_asked_for_during_a_render_end_on_the_last_one(toylang_db: 
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = browser(app)
-        ids = [c.id for c in store.top_level_chunks(app.session.store)]
+        ids = [c.id for c in app.session.store.top_level_chunks()]
         for chunk_id in ids * 2:  # faster than any render finishes
-            screen.chunk_view.show_chunk(store.get_chunk(app.session.store, chunk_id), THRESHOLD)
+            screen.chunk_view.show_chunk(app.session.store.chunk(chunk_id), THRESHOLD)
         await settle(pilot)
         view = screen.chunk_view
         assert view.chunk.id == ids[-1] and view.rendered

@@ -40,7 +40,6 @@ from specbrowser.errors import NotFoundError
 from specbrowser.session.diff import Change, diff_chunk_sets
 from specbrowser.session.ingest import ingest
 from specbrowser.session.stores import chunk_stats
-from specbrowser.store import resolve_version
 from specbrowser.store import vectors as store_vectors
 from specbrowser.tui.app import make_app
 from specbrowser.tui.screens.diff import DiffScreen
@@ -87,7 +86,7 @@ def two_sets(tmp_path: Path) -> tuple[Path, str, str]:
 def sizes(db_path: Path, version: str) -> dict[str, int]:
     db = store.open_database(db_path)
     try:
-        return {c.id: c.size for c in store.iter_chunks(db, version)}
+        return {c.id: c.size for c in db.iter_chunks(version)}
     finally:
         db.close()
 
@@ -162,10 +161,10 @@ def test_a_set_against_itself_has_no_changes(two_sets) -> None:
 def test_prefixes_resolve_without_activating(two_sets) -> None:
     db_path, a, b = two_sets
     db = store.open_database(db_path)
-    assert resolve_version(db, a[:4]) == a
+    assert db.sets.resolve(a[:4]) == a
     diff = diff_chunk_sets(db, a[:4], b[:5])
     assert (diff.version_a, diff.version_b) == (a, b)
-    assert store.active_version(db) == b
+    assert db.active_version() == b
 
 
 @pytest.mark.parametrize("version", ["ffffffff", ""])
@@ -183,11 +182,10 @@ def test_truncated_counts_come_from_the_stored_model(two_sets) -> None:
     db = store.open_database(db_path)
     if db.vector_error:
         pytest.skip(db.vector_error)
-    store_vectors.prepare(db, "fake-model", 4)
-    texts = {c.retrieval_text for v in (a, b) for c in store.iter_chunks(db, v)}
-    cut = {c.retrieval_text for c in store.iter_chunks(db, a) if c.id in ("sec-code", "sec-big")}
-    store_vectors.store_embeddings(
-        db,
+    db.vectors.prepare("fake-model", 4)
+    texts = {c.retrieval_text for v in (a, b) for c in db.iter_chunks(v)}
+    cut = {c.retrieval_text for c in db.iter_chunks(a) if c.id in ("sec-code", "sec-big")}
+    db.vectors.add(
         "fake-model",
         4,
         [
@@ -495,7 +493,7 @@ def test_ecma262_default_against_threshold_2000_with_tr(tmp_path) -> None:
     ingest([ECMA262 / "index.html"], db_path, policy_a)
     ingest([ECMA262 / "index.html"], db_path, policy_b)
     db = store.open_database(db_path)
-    sets = {s.version: s for s in store.list_chunk_sets(db)}
+    sets = {s.version: s for s in db.sets.all()}
     diff = diff_chunk_sets(db, policy_a.version, policy_b.version)
     summary = diff.summary
     assert summary.chunks == Change(sets[policy_a.version].chunks, sets[policy_b.version].chunks)

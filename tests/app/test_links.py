@@ -72,9 +72,8 @@ def _link_into_a_subsection(session: Session) -> tuple[str, str, str]:
     """``(chunk id, href, chunk the link leads to)`` of an in-text link of the active set
     whose anchor lies in a subsection (not its section's root chunk)."""
     from specbrowser.session.links import href_anchor, link_hrefs
-    from specbrowser.store import iter_chunks
 
-    for chunk in iter_chunks(session.store, session.active_version()):
+    for chunk in session.store.iter_chunks(session.active_version()):
         for href in link_hrefs(chunk.text):
             anchor = href_anchor(href)
             if anchor is None:

@@ -111,7 +111,7 @@ def test_report_lists_the_tiny_and_mostly_marker_chunks(toylang_db: Path) -> Non
             stats.mostly_marker_chunks
         )
         assert report.tiny and report.marker_heavy
-        chunks = {c.id: c for c in store.iter_chunks(db)}
+        chunks = {c.id: c for c in db.iter_chunks()}
         own = [int(e.detail.split()[0].replace(",", "")) for e in report.tiny]
         assert own == sorted(own) and all(n < TINY_CHARS for n in own)
         assert all(chunks[e.chunk_id].parent_id is not None for e in report.tiny)
@@ -205,7 +205,7 @@ async def test_other_policy_by_prefix_and_unknown_version(tmp_path: Path) -> Non
         screen = await open_stats(pilot, [], policy_version=other[:6])
         assert screen.report.policy_version == other and screen.report.threshold == 1000
         assert screen.report.stats == chunk_stats(app.session.store, other)
-        assert store.active_version(app.session.store) != other  # not activated
+        assert app.session.store.active_version() != other  # not activated
         await pilot.press("escape")
         screen = await open_stats(pilot, [], policy_version="nope")
         assert screen.report is None
@@ -224,9 +224,8 @@ async def test_mismatched_sections_are_listed_and_chosen(tmp_path: Path) -> None
     async with app.run_test(size=SIZE) as pilot:
         results: list = []
         screen = await open_stats(pilot, results)
-        from specbrowser.store.toc import mismatch_counts
 
-        assert rows_of(screen, "stats-mismatches") == mismatch_counts(app.session.store)
+        assert rows_of(screen, "stats-mismatches") == app.session.store.toc.mismatch_counts()
         mismatched = screen.report.mismatched
         assert mismatched and all(e.detail for e in mismatched)
         # the mismatched sections are the last group (a section may also be listed above)
@@ -246,10 +245,9 @@ async def test_truncated_embeddings_are_listed(toylang_db: Path) -> None:
     try:
         if db.vector_error:
             pytest.skip(db.vector_error)
-        chunk = next(c for c in store.iter_chunks(db) if c.layer == "section")
-        store_vectors.prepare(db, "fake-model", 2)
-        store_vectors.store_embeddings(
-            db,
+        chunk = next(c for c in db.iter_chunks() if c.layer == "section")
+        db.vectors.prepare("fake-model", 2)
+        db.vectors.add(
             "fake-model",
             2,
             [
@@ -281,7 +279,7 @@ async def test_token_counts_without_embeddings_list_the_chunks_over_the_window(
 
     db = store.open_database(toylang_db)
     try:
-        chunks = [c for c in store.iter_chunks(db) if c.layer == "section"][:2]
+        chunks = [c for c in db.iter_chunks() if c.layer == "section"][:2]
         with db.db.atomic():
             tokens.store_counts(
                 db,

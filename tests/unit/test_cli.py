@@ -79,7 +79,7 @@ def test_ingest_with_a_new_policy_adds_a_chunk_set(spec, db, capsys):
     )
     database = open_database(db)
     assert database.db["policies"].count == 2
-    assert store.active_version(database) == version
+    assert database.active_version() == version
 
 
 def two_sets(spec, db) -> tuple[str, str]:
@@ -158,7 +158,7 @@ def test_policies_delete_never_touches_the_active_set_or_deletes_half(spec, db, 
         assert main(["policies", str(db), *options]) == 2
         assert says in one_error_line(capsys)
         assert _texts_and_sets(db) == before
-        assert store.active_version(open_database(db)) == second  # not activated either
+        assert open_database(db).active_version() == second  # not activated either
     capsys.readouterr()
     assert main(["policies", str(db), "--activate", first, "--delete", second, "--json"]) == 0
     captured = capsys.readouterr()
@@ -208,7 +208,7 @@ def test_policies_activate(spec, db, capsys):
     capsys.readouterr()
     assert main(["policies", str(db), "--activate", first[:6]]) == 0
     assert f"active chunk set: {first}" in capsys.readouterr().out
-    assert store.active_version(open_database(db)) == first
+    assert open_database(db).active_version() == first
     assert main(["stats", str(db), "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["policy"]["version"] == first and payload["policy"]["threshold_chars"] == 400
@@ -378,7 +378,7 @@ def test_failed_ingest_leaves_database_as_it_was(db, spec, monkeypatch):
     def boom(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(store.sets, "_insert_chunk_set", boom)
+    monkeypatch.setattr(store.sets.ChunkSets, "insert", boom)
     spec.write_text(spec.read_text().replace("sec-b", "sec-c"))
     assert main(["ingest", str(spec), "--db", str(db), "--replace"]) == 130
     database = open_database(db)

@@ -19,7 +19,7 @@ from specbrowser.cli import main
 from specbrowser.errors import EmbeddingError, VectorsUnavailable
 from specbrowser.search.embed import EmbeddedTexts, Embedder, embed_missing, load_embedder
 from specbrowser.session.ingest import ingest
-from specbrowser.store import active_version, open_database
+from specbrowser.store import open_database
 from specbrowser.store import vectors as store_vectors
 from tests.helpers import HAVE_MODEL, MODEL_MISSING, SAMPLE, write_spec
 
@@ -178,10 +178,10 @@ def test_c27_embed_reports_truncated_chunk_ids(tmp_path: Path, embedder: Embedde
     ingest([spec], db_path, BIG)
     db = open_database(db_path)
     try:
-        version = active_version(db)
+        version = db.active_version()
         report = embed_missing(db, embedder, version)
         assert "sec-long" in report.truncated_chunks and "sec-short" not in report.truncated_chunks
-        assert "sec-long" in store_vectors.truncated_chunks(db, embedder.name, version)
+        assert "sec-long" in db.vectors.truncated_chunks(embedder.name, version)
     finally:
         db.close()
 
@@ -194,18 +194,18 @@ def test_second_run_and_reingest_embed_nothing_new(tmp_path: Path, embedder: Emb
     db_path = _sample_db(tmp_path)
     db = open_database(db_path)
     try:
-        first = embed_missing(db, embedder, active_version(db), limit=6)
+        first = embed_missing(db, embedder, db.active_version(), limit=6)
         assert first.embedded == 6
-        second = embed_missing(db, embedder, active_version(db), limit=0)
+        second = embed_missing(db, embedder, db.active_version(), limit=0)
         assert (second.cached, second.embedded) == (6, 0)
     finally:
         db.close()
     ingest([SAMPLE], db_path, BIG)  # same policy: its chunk set is replaced by equal chunks
     db = open_database(db_path)
     try:
-        report = embed_missing(db, embedder, active_version(db), limit=0)
+        report = embed_missing(db, embedder, db.active_version(), limit=0)
         assert (report.cached, report.embedded) == (6, 0)
-        assert len(store_vectors.missing_texts(db, embedder.name, active_version(db))) == (
+        assert len(db.vectors.missing_texts(embedder.name, db.active_version())) == (
             report.total_texts - 6
         )
     finally:
@@ -216,16 +216,16 @@ def test_c26_other_dimension_refused_before_writing(tmp_path: Path) -> None:
     db_path = _sample_db(tmp_path)
     db = open_database(db_path)
     try:
-        version = active_version(db)
+        version = db.active_version()
         embed_missing(db, FakeEmbedder("small/model", 4), version, limit=3)
         before = db.db.execute("SELECT count(*) FROM embeddings").fetchone()[0]
         with pytest.raises(EmbeddingError, match=r"small/model \(4 dims\).*8 dims.*--rebuild"):
             embed_missing(db, FakeEmbedder("big/model", 8), version)
         assert db.db.execute("SELECT count(*) FROM embeddings").fetchone()[0] == before == 3
-        assert store_vectors.stored_model(db) == ("small/model", 4)
+        assert db.vectors.model() == ("small/model", 4)
         assert db.db.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0] == 3
         report = embed_missing(db, FakeEmbedder("big/model", 8), version, limit=2, rebuild=True)
-        assert report.embedded == 2 and store_vectors.stored_model(db) == ("big/model", 8)
+        assert report.embedded == 2 and db.vectors.model() == ("big/model", 8)
         assert db.db.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0] == 2
     finally:
         db.close()
@@ -235,7 +235,7 @@ def test_vectors_of_another_recipe_are_refused_then_rebuilt(tmp_path: Path) -> N
     db_path = _sample_db(tmp_path)
     db = open_database(db_path)
     try:
-        version = active_version(db)
+        version = db.active_version()
         old = FakeEmbedder("same/model", 4)  # recipe "": whole retrieval texts
         embed_missing(db, old, version, limit=2)
         new = FakeEmbedder("same/model", 4)
@@ -243,7 +243,7 @@ def test_vectors_of_another_recipe_are_refused_then_rebuilt(tmp_path: Path) -> N
         with pytest.raises(EmbeddingError, match=r"whole retrieval texts.*titles2.*--rebuild"):
             embed_missing(db, new, version)
         report = embed_missing(db, new, version, limit=1, rebuild=True)
-        assert report.embedded == 1 and store_vectors.stored_recipe(db) == "titles2+body@256"
+        assert report.embedded == 1 and db.vectors.recipe() == "titles2+body@256"
     finally:
         db.close()
 
@@ -277,19 +277,19 @@ def test_c15_knn_k_clamped_joined_and_zero(tmp_path: Path) -> None:
     db_path = _sample_db(tmp_path, ChunkPolicy(threshold=800))
     db = open_database(db_path)
     try:
-        version = active_version(db)
+        version = db.active_version()
         fake = FakeEmbedder()
         report = embed_missing(db, fake, version)
         query = fake.embed(["anything"]).vectors[0]
-        three = store_vectors.nearest(db, query, 3, version)
+        three = db.vectors.nearest(query, 3, version)
         assert len(three) == 3 and [d for _, d in three] == sorted(d for _, d in three)
-        everything = store_vectors.nearest(db, query, 10_000, version)
+        everything = db.vectors.nearest(query, 10_000, version)
         chunks = db.db.execute(
             "SELECT count(*) FROM chunks WHERE policy_version = ?", [version]
         ).fetchone()[0]
         assert len(everything) == chunks and report.total_texts <= chunks
-        assert store_vectors.nearest(db, query, 0, version) == []
-        assert store_vectors.nearest(db, query, -5, version) == []
+        assert db.vectors.nearest(query, 0, version) == []
+        assert db.vectors.nearest(query, -5, version) == []
         assert three == everything[:3]
     finally:
         db.close()
@@ -300,21 +300,21 @@ def test_c15_knn_only_returns_chunks_of_the_active_set(tmp_path: Path) -> None:
     fake = FakeEmbedder()
     db = open_database(db_path)
     try:
-        embed_missing(db, fake, active_version(db))  # the BIG set's texts
+        embed_missing(db, fake, db.active_version())  # the BIG set's texts
     finally:
         db.close()
     ingest([SAMPLE], db_path, ChunkPolicy(threshold=800))  # another set, now active
     db = open_database(db_path)
     try:
-        version = active_version(db)
+        version = db.active_version()
         embed_missing(db, fake, version)
         ids = {
             row[0]
             for row in db.db.execute("SELECT id FROM chunks WHERE policy_version = ?", [version])
         }
-        hits = store_vectors.nearest(db, fake.embed(["q"]).vectors[0], 5, version)
+        hits = db.vectors.nearest(fake.embed(["q"]).vectors[0], 5, version)
         assert len(hits) == 5 and {chunk_id for chunk_id, _ in hits} <= ids
-        assert math.isclose(store_vectors.embedded_fraction(db, fake.name, version), 1.0)
+        assert math.isclose(db.vectors.embedded_fraction(fake.name, version), 1.0)
     finally:
         db.close()
 
@@ -323,15 +323,15 @@ def test_interrupted_run_keeps_finished_batches_and_resumes(tmp_path: Path) -> N
     db_path = _sample_db(tmp_path)
     db = open_database(db_path)
     try:
-        version = active_version(db)
+        version = db.active_version()
         with pytest.raises(KeyboardInterrupt):
             embed_missing(db, FakeEmbedder(fail_after=1), version, batch_size=4)
         assert db.db.execute("SELECT count(*) FROM embeddings").fetchone()[0] == 4
-        done, total = store_vectors.embedding_counts(db, "fake/model", version)
+        done, total = db.vectors.counts("fake/model", version)
         assert 4 <= done < total
         resumed = embed_missing(db, FakeEmbedder(), version, batch_size=4)
         assert resumed.cached == 4 and resumed.embedded == resumed.total_texts - 4
-        assert store_vectors.embedded_fraction(db, "fake/model", version) == 1.0
+        assert db.vectors.embedded_fraction("fake/model", version) == 1.0
     finally:
         db.close()
 
@@ -342,8 +342,8 @@ def test_without_sqlite_vec_embed_refused_with_one_line(tmp_path: Path) -> None:
     try:
         db.vector_error = "sqlite-vec is not installed; semantic search is off"
         with pytest.raises(VectorsUnavailable, match="semantic search is off"):
-            embed_missing(db, FakeEmbedder(), active_version(db))
-        assert store_vectors.embedded_fraction(db, "fake/model", active_version(db)) == 0.0
+            embed_missing(db, FakeEmbedder(), db.active_version())
+        assert db.vectors.embedded_fraction("fake/model", db.active_version()) == 0.0
     finally:
         db.close()
 
@@ -381,7 +381,7 @@ def test_cli_embed_ctrl_c_keeps_finished_batches_exit_130(
     assert "6 texts embedded" in capsys.readouterr().err
     db = open_database(db_path)
     try:
-        assert store_vectors.embedding_counts(db, "fake/model", active_version(db))[0] == 6
+        assert db.vectors.counts("fake/model", db.active_version())[0] == 6
     finally:
         db.close()
 
@@ -425,7 +425,6 @@ def test_ingest_embed_flag_embeds_after_storing(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from specbrowser.cli import main
-    from specbrowser.store.vectors import embedding_counts
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache_root.parent / "xdg"))
     spec = write_spec(tmp_path, '<emu-clause id="a"><h1>A</h1><p>a few words</p></emu-clause>')
@@ -433,8 +432,8 @@ def test_ingest_embed_flag_embeds_after_storing(
     assert main(["ingest", str(spec), "--db", str(db_path), "--embed"]) == 0
     assert "texts embedded" in capsys.readouterr().out
     db = open_database(db_path)
-    embedded, total = embedding_counts(
-        db, "sentence-transformers/all-MiniLM-L6-v2", active_version(db)
+    embedded, total = db.vectors.counts(
+        "sentence-transformers/all-MiniLM-L6-v2", db.active_version()
     )
     assert embedded == total == 2  # the section chunk and the document chunk
 

@@ -13,13 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from specbrowser import store
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.cli import main
 from specbrowser.errors import NotFoundError
 from specbrowser.session import export
 from specbrowser.session.ingest import ingest
-from specbrowser.store import iter_chunks, open_database
+from specbrowser.store import open_database
 from tests.helpers import ECMA262, SAMPLE
 
 THRESHOLD = 300
@@ -49,7 +48,7 @@ def read_jsonl(path: Path) -> list[dict]:
 def chunks_of(db_path: Path, version: str | None = None) -> list:
     db = open_database(db_path)
     try:
-        return list(iter_chunks(db, version))
+        return list(db.iter_chunks(version))
     finally:
         db.close()
 
@@ -148,7 +147,7 @@ def test_policy_prefix_exports_that_set_without_activating_it(two_sets, tmp_path
     assert {r["metadata"]["policy_version"] for r in records} == {other}
     db = open_database(db_path)
     try:
-        assert store.active_version(db) == active
+        assert db.active_version() == active
     finally:
         db.close()
 
@@ -165,8 +164,8 @@ def test_unknown_policy_version_is_one_error_line_and_no_file(two_sets, tmp_path
     try:
         with pytest.raises(NotFoundError):
             export.resolve_policy_version(db, "zzzz")
-        assert export.resolve_policy_version(db, None) == store.active_version(db)
-        active = store.active_version(db)
+        assert export.resolve_policy_version(db, None) == db.active_version()
+        active = db.active_version()
         with db.db.atomic():  # a second version sharing the active one's first 3 digits
             db.db.execute(
                 "INSERT INTO policies (version, settings, created_at, stats, active) "
@@ -270,10 +269,9 @@ def test_embedding_fields_come_from_the_stored_vectors(two_sets, tmp_path):
     try:
         if db.vector_error:
             pytest.skip(db.vector_error)
-        first, second, third = list(iter_chunks(db))[1:4]
-        store_vectors.prepare(db, "fake-model", 2)
-        store_vectors.store_embeddings(
-            db,
+        first, second, third = list(db.iter_chunks())[1:4]
+        db.vectors.prepare("fake-model", 2)
+        db.vectors.add(
             "fake-model",
             2,
             [
@@ -332,7 +330,7 @@ def test_real_ecma262_default_set_exports_every_chunk(tmp_path):
     db = open_database(db_path)
     try:
         expected = db.db.execute(
-            "SELECT count(*) FROM chunks WHERE policy_version = ?", [store.active_version(db)]
+            "SELECT count(*) FROM chunks WHERE policy_version = ?", [db.active_version()]
         ).fetchone()[0]
     finally:
         db.close()
@@ -344,7 +342,7 @@ def test_export_to_standard_output_streams_the_records_and_says_so_on_stderr(two
     assert main(["export", str(db_path), "--format", "jsonl", "-o", "-"]) == 0
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
-    assert len(lines) == len(list(iter_chunks(open_database(db_path), active)))
+    assert len(lines) == len(list(open_database(db_path).iter_chunks(active)))
     assert all(set(json.loads(line)) == LANGCHAIN_FIELDS for line in lines)
     assert "records (page_content" in captured.err and "records (page_content" not in captured.out
 

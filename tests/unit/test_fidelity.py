@@ -418,7 +418,7 @@ def test_cli_edits_option_chooses_the_mode(tmp_path, capsys):
     for mode, expected in (("current", "A NEW."), ("marked", "A ~~OLD~~++NEW++.")):
         db = tmp_path / f"{mode}.db"
         assert main(["ingest", str(spec), "--db", str(db), "--edits", mode]) == 0
-        chunk = store.get_chunk(store.open_database(db), "sec-e")
+        chunk = store.open_database(db).chunk("sec-e")
         assert chunk.text.endswith(expected)
     with pytest.raises(SystemExit) as exited:
         main(["ingest", str(spec), "--db", str(tmp_path / "x.db"), "--edits", "bogus"])

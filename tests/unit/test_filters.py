@@ -47,32 +47,32 @@ def _expected_children(db: SpecStore, matches: list[str]) -> dict[str | None, li
         current: str | None = chunk_id
         while current is not None:
             shown.add(current)
-            current = store.tree_parent_id(db, current)
-    top = [c.id for c in store.top_level_chunks(db)]
+            current = db.tree_parent_id(current)
+    top = [c.id for c in db.top_level_chunks()]
     children: dict[str | None, list[str]] = {}
     for chunk_id in shown:
-        children.setdefault(store.tree_parent_id(db, chunk_id), [])
+        children.setdefault(db.tree_parent_id(chunk_id), [])
     for parent in children:
-        siblings = top if parent is None else store.get_chunk(db, parent).subsections
+        siblings = top if parent is None else db.chunk(parent).subsections
         children[parent] = [c for c in siblings if c in shown]
     return children
 
 
 def test_mismatched_section_ids_are_the_root_chunks_in_document_order(mismatch_db) -> None:
-    version = store.active_version(mismatch_db)
+    version = mismatch_db.active_version()
     assert filters.mismatched_section_ids(mismatch_db, version) == MISMATCHED_SECTIONS
     flagged = [
         c.id
-        for c in store.iter_chunks(mismatch_db, version)
+        for c in mismatch_db.iter_chunks(version)
         if c.mismatch is not None and c.parent_id is None
     ]
     assert flagged == MISMATCHED_SECTIONS
 
 
 def test_over_threshold_chunk_ids_in_ordinal_order(toylang_db) -> None:
-    version = store.active_version(toylang_db)
+    version = toylang_db.active_version()
     found = filters.over_threshold_chunk_ids(toylang_db, version)
-    assert found == [c.id for c in store.iter_chunks(toylang_db, version) if c.over_threshold]
+    assert found == [c.id for c in toylang_db.iter_chunks(version) if c.over_threshold]
     assert found == [
         "sec-big-table-clause",
         "sec-big-table-clause-emu-table-1",
@@ -82,9 +82,7 @@ def test_over_threshold_chunk_ids_in_ordinal_order(toylang_db) -> None:
 
 
 def test_filtered_tree_of_mismatches_keeps_the_section_path(mismatch_db) -> None:
-    filtered = filters.filtered_tree(
-        mismatch_db, filters.MISMATCHED, store.active_version(mismatch_db)
-    )
+    filtered = filters.filtered_tree(mismatch_db, filters.MISMATCHED, mismatch_db.active_version())
     assert filtered.kind == filters.MISMATCHED
     assert filtered.matches == MISMATCHED_SECTIONS
     assert filtered.children == {
@@ -96,7 +94,7 @@ def test_filtered_tree_of_mismatches_keeps_the_section_path(mismatch_db) -> None
 
 
 def test_filtered_tree_of_overruns_adds_the_ancestor_chain(toylang_db) -> None:
-    version = store.active_version(toylang_db)
+    version = toylang_db.active_version()
     filtered = filters.filtered_tree(toylang_db, filters.OVER_THRESHOLD, version)
     assert filtered.children == _expected_children(toylang_db, filtered.matches)
     assert filtered.children["sec-specification-types"] == ["sec-big-table-clause"]
@@ -108,28 +106,26 @@ def test_filtered_tree_of_overruns_adds_the_ancestor_chain(toylang_db) -> None:
     "kind, counted", [(filters.TINY, "tiny_chunks"), (filters.MARKER_HEAVY, "mostly_marker_chunks")]
 )
 def test_quality_filters_match_what_the_stats_count(toylang_db, kind, counted) -> None:
-    version = store.active_version(toylang_db)
+    version = toylang_db.active_version()
     filtered = filters.filtered_tree(toylang_db, kind, version)
     stats = chunk_stats(toylang_db, version)
     assert filtered.matches and len(filtered.matches) == getattr(stats, counted)
     assert filtered.children == _expected_children(toylang_db, filtered.matches)
-    ordinals = [store.get_chunk(toylang_db, c).ordinal for c in filtered.matches]
+    ordinals = [toylang_db.chunk(c).ordinal for c in filtered.matches]
     assert ordinals == sorted(ordinals)
     if kind == filters.TINY:
-        assert all(store.get_chunk(toylang_db, c).parent_id for c in filtered.matches)
+        assert all(toylang_db.chunk(c).parent_id for c in filtered.matches)
 
 
 def test_filters_match_nothing_when_nothing_qualifies(mismatch_db, toylang_db) -> None:
     none_over = filters.filtered_tree(
-        mismatch_db, filters.OVER_THRESHOLD, store.active_version(mismatch_db)
+        mismatch_db, filters.OVER_THRESHOLD, mismatch_db.active_version()
     )
     assert none_over.matches == [] and none_over.children == {} and none_over.shown == set()
-    agreeing = filters.filtered_tree(
-        toylang_db, filters.MISMATCHED, store.active_version(toylang_db)
-    )
+    agreeing = filters.filtered_tree(toylang_db, filters.MISMATCHED, toylang_db.active_version())
     assert agreeing.matches == []
 
 
 def test_unknown_filter_kind_is_a_value_error(mismatch_db) -> None:
     with pytest.raises(ValueError, match="unknown filter"):
-        filters.filtered_tree(mismatch_db, "largest", store.active_version(mismatch_db))
+        filters.filtered_tree(mismatch_db, "largest", mismatch_db.active_version())

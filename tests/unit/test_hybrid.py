@@ -9,7 +9,7 @@ from specbrowser.search import query as search
 from specbrowser.search.embed import embed_missing
 from specbrowser.search.query import hybrid_search, lexical_search, semantic_search
 from specbrowser.session.ingest import ingest
-from specbrowser.store import active_version, open_database
+from specbrowser.store import open_database
 from tests.helpers import HAVE_MODEL, MODEL_MISSING, write_spec
 
 pytestmark = pytest.mark.skipif(not HAVE_MODEL, reason=MODEL_MISSING)
@@ -30,7 +30,7 @@ def db(tmp_path, embedder):
     path = tmp_path / "h.db"
     ingest([write_spec(tmp_path, body)], path, ChunkPolicy())
     database = open_database(path)
-    embed_missing(database, embedder, active_version(database))
+    embed_missing(database, embedder, database.active_version())
     search._EMBEDDERS[embedder.name] = embedder  # reuse the loaded model
     return database
 

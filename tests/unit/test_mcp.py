@@ -326,7 +326,7 @@ def test_semantic_search_through_the_server(tmp_path, embedder):
     from specbrowser.search import query as search_module
     from specbrowser.search.embed import embed_missing
     from specbrowser.session.ingest import ingest
-    from specbrowser.store import active_version, open_database
+    from specbrowser.store import open_database
     from tests.helpers import write_spec
 
     texts = {
@@ -340,7 +340,7 @@ def test_semantic_search_through_the_server(tmp_path, embedder):
     path = tmp_path / "e.db"
     ingest([write_spec(tmp_path, body)], path, ChunkPolicy())
     with open_database(path) as database:
-        embed_missing(database, embedder, active_version(database))
+        embed_missing(database, embedder, database.active_version())
     search_module._EMBEDDERS[embedder.name] = embedder  # the loaded model, not a second load
     found = ok(call(path, "search", {"query": "weather precipitation", "mode": "semantic"}))
     assert found["hits"][0]["chunk_id"] == "sec-rain" and found["hits"][0]["mode"] == "semantic"

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from specbrowser.cli import main
-from specbrowser.store import get_chunk, open_database
+from specbrowser.store import open_database
 from tests.helpers import ROOT, write_spec
 
 MISMATCHED = ROOT / "sample_specs" / "mismatched-toc.html"
@@ -39,16 +39,16 @@ def test_sample_shows_every_kind(db, capsys):
 
 def test_chunks_carry_both_paths_and_the_kind(db):
     database = open_database(db)
-    chunk = get_chunk(database, "sec-widget-sizes")
+    chunk = database.chunk("sec-widget-sizes")
     assert chunk.heading_path == ["2 Widgets", "2.1 Widget Sizes"]
     assert chunk.toc_path == ["2 Doohickeys", "2.1 Widget Sizes"]
     assert chunk.mismatch == "ancestor_differs"
-    limits = get_chunk(database, "sec-gadget-limits")
+    limits = database.chunk("sec-gadget-limits")
     assert limits.toc_path == limits.heading_path and limits.mismatch is None
-    gadgets = get_chunk(database, "sec-gadgets")
+    gadgets = database.chunk("sec-gadgets")
     assert gadgets.toc_path == ["1 Gadgets"] and gadgets.mismatch is None
     # missing from the TOC: no path borrowed from "2.1 Widget Sizes" before it
-    glossary = get_chunk(database, "sec-glossary")
+    glossary = database.chunk("sec-glossary")
     assert glossary.toc_path is None and glossary.mismatch == "missing_from_toc"
 
 
@@ -74,7 +74,7 @@ def test_a_spec_without_toc_has_no_mismatches(tmp_path, capsys):
     capsys.readouterr()
     assert main(["mismatches", str(path)]) == 0
     assert "no table of contents" in capsys.readouterr().out
-    assert get_chunk(open_database(path), "a").toc_path is None
+    assert open_database(path).chunk("a").toc_path is None
 
 
 def test_external_toc_file_replaces_the_documents_own(tmp_path, capsys):

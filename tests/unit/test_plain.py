@@ -21,7 +21,7 @@ from specbrowser.formats.headings import BREAKDOWN_TAGS as PLAIN_HTML_BREAKDOWN_
 from specbrowser.formats.headings import FRONT_MATTER_ID, slugify
 from specbrowser.model import Section
 from specbrowser.session.ingest import ingest
-from specbrowser.store import active_policy, get_chunk, get_document, open_database
+from specbrowser.store import open_database
 from tests.helpers import ROOT
 
 WIDGET_SAMPLE = ROOT / "sample_specs" / "widget-protocol.html"
@@ -617,8 +617,8 @@ def test_ingest_policy_for_kind_hook(tmp_path):
     )
     db = open_database(db_path)
     try:
-        assert active_policy(db)[0].breakdown_tags == PLAIN_HTML_BREAKDOWN_TAGS
-        assert get_document(db).kind == "html-headings"
+        assert db.sets.active_policy()[0].breakdown_tags == PLAIN_HTML_BREAKDOWN_TAGS
+        assert db.sections.document().kind == "html-headings"
     finally:
         db.close()
     assert len(result.chunks) == 32  # the document chunk and the 31 section chunks
@@ -630,8 +630,8 @@ def test_cli_ingest_uses_plain_defaults_unless_tags_are_given(tmp_path, capsys):
     assert "table → pre → ol → ul → p" in capsys.readouterr().out
     db = open_database(db_path)
     try:
-        assert active_policy(db)[0].breakdown_tags == PLAIN_HTML_BREAKDOWN_TAGS
-        assert get_chunk(db, "errors-table-1").breakdown_tag == "table"
+        assert db.sets.active_policy()[0].breakdown_tags == PLAIN_HTML_BREAKDOWN_TAGS
+        assert db.chunk("errors-table-1").breakdown_tag == "table"
     finally:
         db.close()
 
@@ -639,7 +639,7 @@ def test_cli_ingest_uses_plain_defaults_unless_tags_are_given(tmp_path, capsys):
     assert "td → p" in capsys.readouterr().out
     db = open_database(db_path)
     try:
-        assert active_policy(db)[0].breakdown_tags == ("td", "p")
+        assert db.sets.active_policy()[0].breakdown_tags == ("td", "p")
     finally:
         db.close()
 
@@ -651,7 +651,7 @@ def test_cli_ingest_keeps_ecmarkup_defaults_for_ecmarkup(tmp_path):
     )
     db = open_database(db_path)
     try:
-        assert active_policy(db)[0].breakdown_tags == DEFAULT_BREAKDOWN_TAGS
+        assert db.sets.active_policy()[0].breakdown_tags == DEFAULT_BREAKDOWN_TAGS
     finally:
         db.close()
 

@@ -20,8 +20,7 @@ from specbrowser.formats import load_spec
 from specbrowser.formats.ecmarkup import CHUNKING_RULES
 from specbrowser.model import DOCUMENT_CHUNK_ID
 from specbrowser.session.ingest import ingest
-from specbrowser.store import get_document, iter_chunks, list_sections, open_database
-from specbrowser.store.toc import load_toc
+from specbrowser.store import open_database
 from tests.helpers import ECMA262
 
 pytestmark = [
@@ -56,7 +55,7 @@ def test_section_count_equals_section_elements_with_an_id(single_db):
 def test_every_marker_resolves_and_every_parent_exists(single_db):
     path, _ = single_db
     db = open_database(path)
-    chunks = {c.id: c for c in iter_chunks(db)}
+    chunks = {c.id: c for c in db.iter_chunks()}
     sections = {r[0]: r[1] for r in db.db.execute("SELECT id, parent_id FROM sections")}
     assert chunks[DOCUMENT_CHUNK_ID].layer == "document"
     for chunk in chunks.values():
@@ -118,13 +117,13 @@ def test_chunk_sections_from_stored_sections_equals_the_ingest(single_db):
     """Re-chunking from the stored own HTML (no source file) gives the stored chunk set."""
     path, result = single_db
     db = open_database(path)
-    sections = list_sections(db)
-    stored = list(iter_chunks(db))
+    sections = db.sections.all()
+    stored = list(db.iter_chunks())
     again = chunk_sections(sections, ChunkPolicy(), rules=CHUNKING_RULES).chunks
     assert again == [
         replace(c, retrieval_text="", toc_path=None, mismatch=None) for c in section_chunks(stored)
     ]
     assert len(again) == len(result.chunks) - 1 > 2253
-    rebuilt = finish_chunk_set(get_document(db), sections, again, 5000)
-    apply_toc_paths(rebuilt, section_paths(sections, load_toc(db)))
+    rebuilt = finish_chunk_set(db.sections.document(), sections, again, 5000)
+    apply_toc_paths(rebuilt, section_paths(sections, db.toc.load()))
     assert rebuilt == stored

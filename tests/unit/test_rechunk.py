@@ -47,18 +47,18 @@ def test_rechunk_equals_what_ingest_stores_for_the_same_policy(tmp_path, sample_
     ingest([SAMPLE], tmp_path / "direct.db", policy)
     direct = store.open_database(tmp_path / "direct.db")
     result = rechunk(sample_db, policy)
-    assert result.version == policy.version == store.active_version(sample_db)
+    assert result.version == policy.version == sample_db.active_version()
     assert result.previous_version == ChunkPolicy().version
     assert not result.already_stored
-    assert list(store.iter_chunks(sample_db)) == list(store.iter_chunks(direct))
+    assert list(sample_db.iter_chunks()) == list(direct.iter_chunks())
     assert result.stats == chunk_stats(direct)
     assert set(result.timings) == {"load", "chunk", "store", "total"}
 
 
 def test_rechunk_without_activate_keeps_the_active_set(sample_db):
     result = rechunk(sample_db, SMALL, activate=False)
-    assert store.active_version(sample_db) == result.previous_version == ChunkPolicy().version
-    assert store.count_chunk_sets(sample_db) == 2
+    assert sample_db.active_version() == result.previous_version == ChunkPolicy().version
+    assert sample_db.sets.count() == 2
     assert chunk_stats(sample_db, result.version) == result.stats
 
 
@@ -67,7 +67,7 @@ def test_a_stored_policy_is_only_activated_unless_rebuild(sample_db):
     before = _snapshot(sample_db)
     again = rechunk(sample_db, ChunkPolicy())
     assert again.already_stored and again.previous_version == SMALL.version
-    assert store.active_version(sample_db) == ChunkPolicy().version
+    assert sample_db.active_version() == ChunkPolicy().version
     assert again.stats == chunk_stats(sample_db)
     rebuilt = rechunk(sample_db, SMALL, rebuild=True)
     assert rebuilt.already_stored and rebuilt.timings["chunk"] > 0
@@ -113,7 +113,7 @@ def test_rechunk_of_hand_written_html(tmp_path):
     ingest([spec], tmp_path / "t.db", ChunkPolicy())
     db = store.open_database(tmp_path / "t.db")
     result = rechunk(db, ChunkPolicy(threshold=700))
-    ids = [c.id for c in store.iter_chunks(db)]
+    ids = [c.id for c in db.iter_chunks()]
     assert ids == ["specbrowser:document", "sec-a", "sec-a-p-1", "sec-a-p-2"]
     assert result.stats.chunks == 4
 
@@ -197,13 +197,13 @@ def test_cache_rows_are_keyed_by_the_converter_version(sample_db, monkeypatch):
     from specbrowser.store import cache as store_cache
 
     digest = sample_db.db.execute("SELECT sections_sha256 FROM documents").fetchone()[0]
-    assert len(store_cache.load_markdown(sample_db, digest, SMALL.markdown)) == 38
+    assert len(sample_db.cache.load(digest, SMALL.markdown)) == 38
     monkeypatch.setattr(store_cache, "CONVERTER_VERSION", 999)
-    assert store_cache.load_markdown(sample_db, digest, SMALL.markdown) == {}
+    assert sample_db.cache.load(digest, SMALL.markdown) == {}
     with sample_db.db.atomic():
-        store_cache.drop_stale(sample_db, digest)
+        sample_db.cache.drop_stale(digest)
     monkeypatch.undo()
-    assert store_cache.load_markdown(sample_db, digest, SMALL.markdown) == {}
+    assert sample_db.cache.load(digest, SMALL.markdown) == {}
 
 
 def test_cache_rows_of_a_replaced_spec_are_dropped(tmp_path, sample_db):
@@ -318,7 +318,7 @@ def test_cli_rechunk_prints_the_diff_against_the_previous_set(sample_path, capsy
     sections = chunk_stats(db).sections
     parsed, copied, whole = _section_counts(output)
     assert parsed > 0 and copied > 0 and parsed + copied + whole == sections
-    assert store.active_version(db) == SMALL.version
+    assert db.active_version() == SMALL.version
     # at max depth 0 nothing is cut: the sections no set lends are one chunk from the cache
     assert main(["rechunk", str(sample_path), "--threshold", "400", "--max-depth", "0"]) == 0
     parsed, copied, whole = _section_counts(capsys.readouterr().out)
@@ -343,7 +343,7 @@ def test_cli_rechunk_of_a_stored_policy_only_activates_it(sample_path, capsys):
     assert main(["rechunk", str(sample_path)]) == 0
     output = capsys.readouterr().out
     assert "already stored: made active" in output and "sections changed" in output
-    assert store.active_version(store.open_database(sample_path)) == ChunkPolicy().version
+    assert store.open_database(sample_path).active_version() == ChunkPolicy().version
     assert main(["rechunk", str(sample_path)]) == 0  # once more: it is the active set already
     output = capsys.readouterr().out
     assert "already stored and active" in output and "made active" not in output
@@ -378,7 +378,7 @@ def test_cli_rechunk_interrupted_exits_130_and_changes_nothing(sample_path, monk
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(store, "insert_chunk_set", interrupted)
+    monkeypatch.setattr(store.sets.ChunkSets, "insert", interrupted)
     assert main(["rechunk", str(sample_path), "--threshold", "400"]) == 130
     assert _snapshot(db) == before
 
@@ -507,33 +507,30 @@ def test_cli_rechunk_without_tags_takes_the_default_tags_of_the_stored_spec_kind
     path = tmp_path / "plain.db"
     ingest([SAMPLE.parent / "widget-protocol.html"], path, ChunkPolicy(breakdown_tags=("p",)))
     assert main(["rechunk", str(path), "--threshold", "300"]) == 0
-    policy, _ = store.active_policy(store.open_database(path))
+    policy, _ = store.open_database(path).sets.active_policy()
     assert policy.breakdown_tags == PLAIN_HTML_BREAKDOWN_TAGS and policy.threshold == 300
     assert main(["rechunk", str(path), "--threshold", "300", "--tags", "li,p"]) == 0
-    assert store.active_policy(store.open_database(path))[0].breakdown_tags == ("li", "p")
+    assert store.open_database(path).sets.active_policy()[0].breakdown_tags == ("li", "p")
 
 
 def test_a_source_set_that_changed_meanwhile_rolls_the_rechunk_back(sample_db, monkeypatch):
     """The copies are planned before the write transaction; if a source set lost rows in
     between, the re-chunk must not store a set with chunks missing."""
     from specbrowser.errors import DatabaseError
-    from specbrowser.session import rechunk as rechunk_module
+    from specbrowser.store.reuse import StoredTrees
 
-    planned = rechunk_module.plan_copies
+    planned = StoredTrees.plan
 
-    def plan_then_lose_a_row(db, policy):
-        plan = planned(db, policy)
-        with db.db.atomic():
-            db.db.execute(
+    def plan_then_lose_a_row(trees, policy):
+        plan = planned(trees, policy)
+        with trees.db.atomic():
+            trees.db.execute(
                 "DELETE FROM chunk_rows WHERE policy_version = ? AND id = ?",
                 [ChunkPolicy().version, next(iter(plan.trees))],
             )
         return plan
 
-    monkeypatch.setattr(rechunk_module, "plan_copies", plan_then_lose_a_row)
+    monkeypatch.setattr(StoredTrees, "plan", plan_then_lose_a_row)
     with pytest.raises(DatabaseError, match="changed during the re-chunk"):
         rechunk(sample_db, SMALL)
-    assert (
-        store.count_chunk_sets(sample_db) == 1
-        and store.active_version(sample_db) == ChunkPolicy().version
-    )
+    assert sample_db.sets.count() == 1 and sample_db.active_version() == ChunkPolicy().version

@@ -12,7 +12,7 @@ from specbrowser.progress import JobCancelled
 from specbrowser.session.ingest import ingest
 from specbrowser.session.rechunk import rechunk
 from specbrowser.session.rechunk_process import rechunk_in_subprocess
-from specbrowser.store import active_version, iter_chunks, list_chunk_sets, open_database
+from specbrowser.store import open_database
 from tests.helpers import SAMPLE
 
 
@@ -29,8 +29,8 @@ def test_subprocess_rechunk_equals_the_in_process_one(sample_db: Path, tmp_path:
     assert {stage for stage, _d, _t in reports} >= {"chunking"}
     db = open_database(sample_db)
     try:
-        assert active_version(db) == policy.version
-        theirs = [(c.id, c.text, c.retrieval_text) for c in iter_chunks(db)]
+        assert db.active_version() == policy.version
+        theirs = [(c.id, c.text, c.retrieval_text) for c in db.iter_chunks()]
     finally:
         db.close()
     other = tmp_path / "o.db"
@@ -38,7 +38,7 @@ def test_subprocess_rechunk_equals_the_in_process_one(sample_db: Path, tmp_path:
     db = open_database(other)
     try:
         rechunk(db, policy)
-        assert [(c.id, c.text, c.retrieval_text) for c in iter_chunks(db)] == theirs
+        assert [(c.id, c.text, c.retrieval_text) for c in db.iter_chunks()] == theirs
     finally:
         db.close()
 
@@ -57,7 +57,7 @@ def test_a_cancelled_run_stops_and_leaves_the_database_as_it_was(
         )
     db = open_database(sample_db)
     try:
-        assert [s.version for s in list_chunk_sets(db)] == [ChunkPolicy(threshold=800).version]
+        assert [s.version for s in db.sets.all()] == [ChunkPolicy(threshold=800).version]
     finally:
         db.close()
 

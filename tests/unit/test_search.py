@@ -245,17 +245,17 @@ NUMBERED = (
 
 
 def test_a_section_is_named_by_its_id_or_its_number(tmp_path, capsys):
-    from specbrowser.store import open_database, resolve_section
+    from specbrowser.store import open_database
 
     path = tmp_path / "n.db"
     ingest([write_spec(tmp_path, NUMBERED)], path, ChunkPolicy())
     db = open_database(path)
     assert [
-        resolve_section(db, t) for t in ("sec-x-y", "14.6", "14.6.", "14", "Annex B", "B.1")
+        db.sections.resolve(t) for t in ("sec-x-y", "14.6", "14.6.", "14", "Annex B", "B.1")
     ] == ["sec-x-y", "sec-x-y", "sec-x-y", "sec-x", "sec-annex", "sec-annex-1"]
     for text in ("14.7", "C", "", "sec-nope"):
         with pytest.raises(NotFoundError, match="no section with id or number"):
-            resolve_section(db, text)
+            db.sections.resolve(text)
     assert main(["search", str(path), "needle", "--section", "14", "--json"]) == 0
     assert {h["chunk_id"] for h in json.loads(capsys.readouterr().out)["hits"]} == {
         "sec-x",

@@ -42,7 +42,6 @@ from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Document, Section
 from specbrowser.session.ingest import ingest
 from specbrowser.session.stores import chunk_stats
 from specbrowser.store.symbols import SymbolIndex
-from specbrowser.store.toc import load_toc
 from tests.helpers import SAMPLE, SAMPLE_MULTIPAGE, set_fts_in_sync, write_spec
 
 pytestmark = pytest.mark.skipif(not SAMPLE.is_file(), reason="sample_specs/toylang.html absent")
@@ -58,7 +57,7 @@ def spec(tmp_path: Path) -> Path:
 
 
 def chunk_ids(db, version: str) -> list[str]:
-    return [c.id for c in store.iter_chunks(db, version)]
+    return [c.id for c in db.iter_chunks(version)]
 
 
 # --- the file ---------------------------------------------------------------------------------
@@ -72,7 +71,7 @@ def test_a_new_database_and_a_compacted_one_have_large_pages(tmp_path, spec):
     db.db.execute("PRAGMA page_size = 4096")
     db.db.execute("VACUUM")  # as an older specbrowser wrote it
     assert db.db.execute("PRAGMA page_size").fetchone()[0] == 4096
-    store.vacuum(db)
+    db.vacuum()
     assert db.db.execute("PRAGMA page_size").fetchone()[0] == store.PAGE_SIZE
     assert chunk_ids(db, SMALL.version)  # the rows came through
     db.close()
@@ -88,11 +87,11 @@ def test_new_policy_adds_a_chunk_set_and_makes_it_active(tmp_path, spec):
     assert (first.outcome, first.chunk_sets) == (store.INGEST_CREATED, 1)
     assert (second.outcome, second.chunk_sets) == (store.INGEST_ADDED, 2)
     db = store.open_database(db_path)
-    assert store.active_version(db) == SMALLER.version
+    assert db.active_version() == SMALLER.version
     assert chunk_ids(db, SMALL.version) == [c.id for c in first.chunks]
     assert chunk_ids(db, SMALLER.version) == [c.id for c in second.chunks]
     assert len(second.chunks) > len(first.chunks)
-    sets = {s.version: s for s in store.list_chunk_sets(db)}
+    sets = {s.version: s for s in db.sets.all()}
     assert sets[SMALLER.version].active and not sets[SMALL.version].active
     assert sets[SMALL.version].chunks == len(first.chunks)
     assert sets[SMALLER.version].over_threshold == second.stats.over_threshold
@@ -106,7 +105,7 @@ def test_same_policy_replaces_only_its_own_set(tmp_path, spec):
     again = ingest([spec], db_path, SMALL)
     assert (again.outcome, again.chunk_sets) == (store.INGEST_REPLACED_SET, 2)
     db = store.open_database(db_path)
-    assert store.active_version(db) == SMALL.version
+    assert db.active_version() == SMALL.version
     assert chunk_ids(db, SMALL.version) == [c.id for c in again.chunks]
     assert len(chunk_ids(db, SMALLER.version)) > len(again.chunks)
 
@@ -143,7 +142,7 @@ def test_chunk_sets_share_the_texts_they_have_in_common(tmp_path, spec):
     shared = _text_keys(first.chunks) & _text_keys(second.chunks)
     assert 0 < len(shared) < len(distinct)  # most sections fit both thresholds
     for version, result in ((SMALL.version, first), (SMALLER.version, second)):
-        stored = list(store.iter_chunks(db, version))
+        stored = list(db.iter_chunks(version))
         # a chunk's anchors are stored apart (chunk_anchors), not read back with it
         assert [vars(c) for c in stored] == [{**vars(c), "anchors": []} for c in result.chunks]
 
@@ -154,11 +153,11 @@ def test_overwriting_or_replacing_sets_drops_the_texts_no_set_uses(tmp_path, spe
     ingest([spec], db_path, SMALLER)
     db = store.open_database(db_path)
     before = _text_counts(db)
-    doc = store.document_chunk(db, SMALL.version)
+    doc = db.document_chunk(SMALL.version)
     with db.db.atomic():  # the SMALL set rewritten with another synopsis: its old text is unused
-        chunks = list(store.iter_chunks(db, SMALL.version))
+        chunks = list(db.iter_chunks(SMALL.version))
         chunks[0] = replace(chunks[0], text=doc.text + "\n\nrewritten")
-        store.insert_chunk_set(db, SMALL, chunks, ChunkSetStats(), "now", activate=False)
+        db.sets.insert(SMALL, chunks, ChunkSetStats(), "now", activate=False)
     assert _text_counts(db) == before  # one text swapped for another, none left over
     assert db.db.execute("SELECT count(*) FROM texts WHERE text = ?", [doc.text]).fetchone()[0] == 0
     spec.write_text(
@@ -202,7 +201,7 @@ def test_changed_spec_replaces_every_set(tmp_path, spec):
     result = ingest([spec], db_path, SMALL)
     assert (result.outcome, result.chunk_sets) == (store.INGEST_REPLACED_SPEC, 1)
     db = store.open_database(db_path)
-    assert [s.version for s in store.list_chunk_sets(db)] == [SMALL.version]
+    assert [s.version for s in db.sets.all()] == [SMALL.version]
     assert (
         db.db.execute("SELECT count(*) FROM sections WHERE id = ?", ["sec-range"]).fetchone()[0]
         == 1
@@ -234,11 +233,11 @@ def test_failed_ingest_keeps_every_set_as_it_was(tmp_path, spec, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(store.sets, "_insert_chunk_set", interrupted)
+    monkeypatch.setattr(store.sets.ChunkSets, "insert", interrupted)
     with pytest.raises(KeyboardInterrupt):
         ingest([spec], db_path, SMALLER)
     db = store.open_database(db_path)
-    assert [(s.version, s.active) for s in store.list_chunk_sets(db)] == [(SMALL.version, True)]
+    assert [(s.version, s.active) for s in db.sets.all()] == [(SMALL.version, True)]
 
 
 def test_an_ingest_write_left_without_its_chunk_set_is_rolled_back(tmp_path, spec):
@@ -247,7 +246,7 @@ def test_an_ingest_write_left_without_its_chunk_set_is_rolled_back(tmp_path, spe
 
     parsed = load_spec([spec])
     db = store.open_database(tmp_path / "t.db", create=True)
-    begun = store.begin_ingest(db, parsed.document, parsed.sections, SMALL.version)
+    begun = db.sets.begin_ingest(parsed.document, parsed.sections, SMALL.version)
     with pytest.raises(RuntimeError, match="after"), begun as write:
         write.write_spec(section_paths(parsed.sections, []), [], None)
     assert db.db.execute("SELECT count(*) FROM sections").fetchone()[0] == 0
@@ -311,12 +310,12 @@ def test_activate_switches_the_set_every_read_uses(tmp_path, spec):
     small = ingest([spec], db_path, SMALL)
     ingest([spec], db_path, SMALLER)
     db = store.open_database(db_path)
-    assert store.activate_chunk_set(db, SMALL.version[:5]) == SMALL.version  # a unique prefix
-    assert store.active_version(db) == SMALL.version
-    assert store.active_policy(db)[0] == SMALL
-    assert [c.id for c in store.iter_chunks(db)] == [c.id for c in small.chunks]
+    assert db.sets.activate(SMALL.version[:5]) == SMALL.version  # a unique prefix
+    assert db.active_version() == SMALL.version
+    assert db.sets.active_policy()[0] == SMALL
+    assert [c.id for c in db.iter_chunks()] == [c.id for c in small.chunks]
     assert chunk_stats(db).chunks == len(small.chunks)
-    assert [s.version for s in store.list_chunk_sets(db) if s.active] == [SMALL.version]
+    assert [s.version for s in db.sets.all() if s.active] == [SMALL.version]
 
 
 @pytest.mark.parametrize("version", ["nope", "", "0123456789abcdef"])
@@ -325,8 +324,8 @@ def test_activate_unknown_version_raises_and_changes_nothing(tmp_path, spec, ver
     ingest([spec], db_path, SMALL)
     db = store.open_database(db_path)
     with pytest.raises(NotFoundError, match="no chunk set with policy version"):
-        store.activate_chunk_set(db, version)
-    assert store.active_version(db) == SMALL.version
+        db.sets.activate(version)
+    assert db.active_version() == SMALL.version
 
 
 def make_stale(db, version: str) -> str:
@@ -357,15 +356,15 @@ def test_stale_set_is_detected_and_still_readable(tmp_path, spec):
     ingest([spec], db_path, SMALLER)
     db = store.open_database(db_path)
     old = make_stale(db, SMALL.version)
-    sets = {s.version: s for s in store.list_chunk_sets(db)}
+    sets = {s.version: s for s in db.sets.all()}
     assert {v: s.stale for v, s in sets.items()} == {old: True, SMALLER.version: False}
     assert sets[old].converter_version == CONVERTER_VERSION - 1
     assert sets[old].chunks == len(small.chunks)
-    store.activate_chunk_set(db, old)
+    db.sets.activate(old)
     # the policy rebuilt from the stale settings hashes to today's version; reads must go by
     # the stored one
-    assert store.active_policy(db)[0].version == SMALL.version != old == store.active_version(db)
-    assert store.get_chunk(db, "sec-long-prose").text == next(
+    assert db.sets.active_policy()[0].version == SMALL.version != old == db.active_version()
+    assert db.chunk("sec-long-prose").text == next(
         c.text for c in small.chunks if c.id == "sec-long-prose"
     )
     assert chunk_stats(db).chunks == len(small.chunks)
@@ -394,14 +393,14 @@ def test_chunk_sections_from_stored_sections_equals_the_ingest(tmp_path, spec, t
     ingest([spec], db_path, policy)
     spec.unlink()  # the source is not needed any more
     db = store.open_database(db_path)
-    sections = store.list_sections(db)
-    stored = list(store.iter_chunks(db))
+    sections = db.sections.all()
+    stored = list(db.iter_chunks())
     again = chunk_sections(sections, policy, rules=CHUNKING_RULES).chunks
     assert again == [
         replace(c, retrieval_text="", toc_path=None, mismatch=None) for c in section_chunks(stored)
     ]
-    rebuilt = finish_chunk_set(store.get_document(db), sections, again, threshold)
-    stored_toc = load_toc(db)  # the stored TOC: no source needed
+    rebuilt = finish_chunk_set(db.sections.document(), sections, again, threshold)
+    stored_toc = db.toc.load()  # the stored TOC: no source needed
     apply_toc_paths(rebuilt, section_paths(sections, stored_toc))
     assert rebuilt == stored
 
@@ -412,7 +411,7 @@ def test_chunk_sections_of_the_multipage_sample(tmp_path):
     db_path = tmp_path / "t.db"
     result = ingest([SAMPLE_MULTIPAGE], db_path, SMALL)
     db = store.open_database(db_path)
-    again = chunk_sections(store.list_sections(db), SMALL, rules=CHUNKING_RULES).chunks
+    again = chunk_sections(db.sections.all(), SMALL, rules=CHUNKING_RULES).chunks
     assert [(c.id, c.text, c.parent_id, c.over_threshold) for c in again] == [
         (c.id, c.text, c.parent_id, c.over_threshold) for c in section_chunks(result.chunks)
     ]
@@ -538,9 +537,7 @@ def test_retrieval_text_of_subsections_names_the_part_path(tmp_path, spec):
 def test_retrieval_text_is_stored(tmp_path, spec):
     result = ingest([spec], tmp_path / "t.db", SMALL)
     db = store.open_database(tmp_path / "t.db")
-    assert [c.retrieval_text for c in store.iter_chunks(db)] == [
-        c.retrieval_text for c in result.chunks
-    ]
+    assert [c.retrieval_text for c in db.iter_chunks()] == [c.retrieval_text for c in result.chunks]
     assert all(c.retrieval_text.startswith("Document: ") for c in result.chunks)
 
 
@@ -565,7 +562,7 @@ def test_retrieval_text_header_without_heading_path():
 def test_document_chunk_is_stored_first_and_shaped(tmp_path, spec):
     result = ingest([spec], tmp_path / "t.db", SMALL)
     db = store.open_database(tmp_path / "t.db")
-    document = store.document_chunk(db)
+    document = db.document_chunk()
     assert document is not None and document == result.chunks[0]
     assert (
         document.id,
@@ -578,8 +575,8 @@ def test_document_chunk_is_stored_first_and_shaped(tmp_path, spec):
         document.section_ordinal,
     ) == (DOCUMENT_CHUNK_ID, "document", None, None, 0, 0, [], "")
     assert document.title == "Toylang Language Specification"
-    top_level = [c.title for c in store.top_level_chunks(db)]
-    assert DOCUMENT_CHUNK_ID not in [c.id for c in store.top_level_chunks(db)]
+    top_level = [c.title for c in db.top_level_chunks()]
+    assert DOCUMENT_CHUNK_ID not in [c.id for c in db.top_level_chunks()]
     lines = document.text.split("\n")
     assert lines[0] == "# Toylang Language Specification"
     assert [line[2:] for line in lines if line.startswith("- ")] == top_level
@@ -596,9 +593,9 @@ def test_document_chunk_is_stored_first_and_shaped(tmp_path, spec):
 def test_document_chunk_keeps_the_stores_invariants(tmp_path, spec):
     result = ingest([spec], tmp_path / "t.db", SMALL)
     db = store.open_database(tmp_path / "t.db")
-    assert store.get_chunk(db, DOCUMENT_CHUNK_ID).layer == "document"
-    assert store.tree_parent_id(db, DOCUMENT_CHUNK_ID) is None
-    assert [c.id for c in store.iter_descendants(db, DOCUMENT_CHUNK_ID)] == [DOCUMENT_CHUNK_ID]
+    assert db.chunk(DOCUMENT_CHUNK_ID).layer == "document"
+    assert db.tree_parent_id(DOCUMENT_CHUNK_ID) is None
+    assert [c.id for c in db.descendants(DOCUMENT_CHUNK_ID)] == [DOCUMENT_CHUNK_ID]
     assert not find_markers(result.chunks[0].text)
     stats = chunk_stats(db)
     assert stats.unresolved_markers == 0 and stats.marker_mismatches == 0
@@ -639,7 +636,7 @@ def test_stored_stats_are_the_json_of_chunk_set_stats_and_read_back_equal(tmp_pa
     assert list(json.loads(stored)) == STATS_KEYS  # the keys existing databases hold
     assert stored == result.stats.to_json() and json.loads(stored)["by_depth"]["0"] > 1
     assert ChunkSetStats.from_json(stored) == result.stats == chunk_stats(db)
-    assert store.active_policy(db)[1] == result.stats
+    assert db.sets.active_policy()[1] == result.stats
 
 
 def test_stats_of_an_older_set_read_back_with_what_they_lack_empty():
@@ -748,9 +745,7 @@ def _two_sets(tmp_path, spec) -> tuple[Path, dict[str, list[dict]]]:
     ingest([spec], db_path, SMALL)
     ingest([spec], db_path, SMALLER)
     db = store.open_database(db_path)
-    chunks = {
-        v: [vars(c) for c in store.iter_chunks(db, v)] for v in (SMALL.version, SMALLER.version)
-    }
+    chunks = {v: [vars(c) for c in db.iter_chunks(v)] for v in (SMALL.version, SMALLER.version)}
     db.close()
     return db_path, chunks
 
@@ -783,7 +778,7 @@ def test_a_schema_5_database_gains_the_threshold_ranges_it_can_know(tmp_path, sp
     indexes = {row[1] for row in db.db.execute("PRAGMA index_list(sections)")}
     assert "sections_outline" in indexes and "sections_ordinal" not in indexes
     assert {
-        v: [vars(c) for c in store.iter_chunks(db, v)] for v in before
+        v: [vars(c) for c in db.iter_chunks(v)] for v in before
     } == _ranges_known_after_an_upgrade(before)
 
 
@@ -885,12 +880,12 @@ def test_a_schema_4_database_is_upgraded_when_opened_and_keeps_every_set(tmp_pat
         0
     ] == str(store.SCHEMA_VERSION)
     assert {
-        v: [vars(c) for c in store.iter_chunks(db, v)] for v in before
+        v: [vars(c) for c in db.iter_chunks(v)] for v in before
     } == _ranges_known_after_an_upgrade(before)
     assert _text_counts(db) == counts
     assert [h.chunk_id for h in lexical_search(db, "scope")] == hits and hits
     assert "chunk_hashes" not in db.db.table_names() and "chunks_fts" not in db.db.table_names()
-    assert store.active_version(db) == SMALLER.version
+    assert db.active_version() == SMALLER.version
 
 
 def test_a_read_only_database_is_read_and_an_old_one_says_it_needs_writing(tmp_path, spec):
@@ -923,9 +918,7 @@ def test_listing_sections_without_html_reads_the_outline_index_only(tmp_path, sp
         "title, '', source_file FROM sections ORDER BY ordinal"
     ).fetchall()
     assert "COVERING INDEX sections_outline" in " ".join(row[-1] for row in plan)
-    assert [s.id for s in store.list_sections(db, html=False)] == [
-        s.id for s in store.list_sections(db)
-    ]
+    assert [s.id for s in db.sections.all(html=False)] == [s.id for s in db.sections.all()]
 
 
 def test_the_store_loads_sqlite_utils_without_numpy_and_numpy_still_imports():
@@ -953,9 +946,8 @@ def test_replacing_the_spec_drops_its_vectors_and_token_counts(tmp_path, spec):
     with store.open_database(db_path) as db:
         if db.vector_error:
             pytest.skip(db.vector_error)
-        store_vectors.prepare(db, "fake-model", 2)
-        store_vectors.store_embeddings(
-            db,
+        db.vectors.prepare("fake-model", 2)
+        db.vectors.add(
             "fake-model",
             2,
             [
@@ -979,4 +971,4 @@ def test_replacing_the_spec_drops_its_vectors_and_token_counts(tmp_path, spec):
         ]
         assert counts == [0, 0]
         assert "chunk_vectors" not in db.db.table_names()
-        assert store_vectors.stored_model(db) is None
+        assert db.vectors.model() is None

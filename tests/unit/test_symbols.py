@@ -184,7 +184,7 @@ def test_deleting_a_set_deletes_its_anchor_map(spec_db: Path) -> None:
     other = replace(POLICY, threshold=400)
     with store.open_database(spec_db) as db:
         rechunk(db, other, activate=False)
-        store.delete_chunk_sets(db, [other.version])
+        db.sets.delete([other.version])
         versions = {v for (v,) in db.db.execute("SELECT policy_version FROM chunk_anchors")}
         assert versions == {POLICY.version}
 

@@ -12,7 +12,7 @@ from specbrowser.cli import main
 from specbrowser.search.model_files import tokenizer_folder
 from specbrowser.search.tokens import count_missing_tokens, default_token_counter, token_info
 from specbrowser.session.ingest import ingest
-from specbrowser.store import active_version, iter_chunks, open_database
+from specbrowser.store import open_database
 from tests.helpers import SAMPLE, write_spec
 
 needs_tokenizer = pytest.mark.skipif(
@@ -46,9 +46,9 @@ def test_every_chunk_counted_once_and_long_chunk_over_window(tmp_path: Path) -> 
     assert counter is not None
     db = open_database(db_path)
     try:
-        version = active_version(db)
+        version = db.active_version()
         assert token_info(db, version) is None
-        chunk_ids = [c.id for c in iter_chunks(db)]
+        chunk_ids = [c.id for c in db.iter_chunks()]
         assert count_missing_tokens(db, counter, version) == len(chunk_ids)
         assert count_missing_tokens(db, counter, version) == 0  # cached by content hash
         info = token_info(db, version)
@@ -68,14 +68,14 @@ def test_rechunked_set_counts_only_new_texts(tmp_path: Path) -> None:
     assert counter is not None
     db = open_database(db_path)
     try:
-        first = count_missing_tokens(db, counter, active_version(db))
+        first = count_missing_tokens(db, counter, db.active_version())
     finally:
         db.close()
     ingest([SAMPLE], db_path, ChunkPolicy(threshold=300))
     db = open_database(db_path)
     try:
-        version = active_version(db)
-        texts = {c.retrieval_text for c in iter_chunks(db)}
+        version = db.active_version()
+        texts = {c.retrieval_text for c in db.iter_chunks()}
         again = count_missing_tokens(db, counter, version)
         assert 0 < again < len(texts)  # unsplit small sections keep their text and count
         assert first > 0
@@ -92,9 +92,9 @@ def test_show_prints_token_count_once_counted(
     ingest([SAMPLE], db_path, ChunkPolicy(threshold=100_000))
     db = open_database(db_path)
     try:
-        count_missing_tokens(db, default_token_counter(), active_version(db))
-        first = next(c for c in iter_chunks(db) if c.section_id)
-        tokens = token_info(db, active_version(db)).counts[first.id]
+        count_missing_tokens(db, default_token_counter(), db.active_version())
+        first = next(c for c in db.iter_chunks() if c.section_id)
+        tokens = token_info(db, db.active_version()).counts[first.id]
     finally:
         db.close()
     capsys.readouterr()
@@ -108,14 +108,14 @@ def test_reading_token_counts_writes_nothing(tmp_path: Path) -> None:
     ingest([SAMPLE], db_path, ChunkPolicy(threshold=100_000))
     db = open_database(db_path)
     try:
-        count_missing_tokens(db, default_token_counter(), active_version(db))
+        count_missing_tokens(db, default_token_counter(), db.active_version())
     finally:
         db.close()
     ingest([SAMPLE], db_path, ChunkPolicy(threshold=300))  # a set whose hashes are not mapped
     db = open_database(db_path)
     try:
         before = db.conn.total_changes
-        info = token_info(db, active_version(db))
+        info = token_info(db, db.active_version())
         assert db.conn.total_changes == before
         assert info is not None and 0 < len(info.counts) < info.total_chunks
     finally:
