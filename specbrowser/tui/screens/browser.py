@@ -23,7 +23,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.command import Provider
 from textual.containers import Horizontal
 from textual.screen import Screen
@@ -33,35 +33,20 @@ from textual.worker import get_current_worker
 
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import SpecbrowserError
+from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk
 from specbrowser.search.query import Hit, searched_as_note
 from specbrowser.session import DB_ERRORS, Session, filters
-from specbrowser.tui.commands import FilterProvider
+from specbrowser.session.links import link_hrefs
+from specbrowser.tui.commands import FilterProvider, LinkProvider, SpecPalette
 from specbrowser.tui.highlight import match_terms
 from specbrowser.tui.messages import SearchFinished
+from specbrowser.tui.registry import bindings, filter_title
 from specbrowser.tui.screens.chunk_set_actions import ChunkSetActions
 from specbrowser.tui.widgets.chunk_tree import ChunkTree
 from specbrowser.tui.widgets.chunk_view import ChunkView
 from specbrowser.tui.widgets.job_bar import JobBar
 from specbrowser.tui.widgets.search_results import SearchBar, SearchResults
 from specbrowser.types import SEARCH_MODES, FilterKind, SearchMode
-
-FILTER_GROUP = Binding.Group("Only ≠/⚠")
-"""The two filter keys share one footer entry: the marks they keep."""
-
-MARKER_GROUP = Binding.Group("Markers")
-"""``n`` and ``p`` share one footer entry (room for every key in 120 columns)."""
-
-HIT_GROUP = Binding.Group("Hits")
-"""``n`` and ``N`` during hit navigation (``p`` is off until Escape ends it)."""
-
-FILTER_TITLES: dict[FilterKind, str] = {
-    filters.MISMATCHED: "only mismatched sections",
-    filters.OVER_THRESHOLD: "only over-threshold chunks",
-    filters.TINY: "only tiny chunks",
-    filters.MARKER_HEAVY: "only mostly-marker chunks",
-}
-"""What each tree filter shows, as the tree's border title and in notifications."""
-
 
 LINK_PLACEHOLDER = "Follow a link of this chunk: type to filter…"
 """The link palette's prompt (``f`` with no marker selected)."""
@@ -95,56 +80,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         policy: the active chunk policy (its threshold is shown against chunk sizes).
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        # priority: "/" and "e" run when their key arrives, before the keys typed after them
-        # are routed (else those went to the tree: "/ q" quit); a focused input consuming the
-        # key (typing "/" or "e" in the search bar) takes it first all the same
-        Binding("slash", "search", "Search", id="search", priority=True),
-        # during hit navigation n and N step through the search hits (see check_action)
-        Binding("n", "next_hit", "Next hit", id="next-hit", group=HIT_GROUP),
-        Binding("N,shift+n", "previous_hit", "Prev hit", id="previous-hit", group=HIT_GROUP),
-        Binding("n", "next_marker", "Next marker", id="next-marker", group=MARKER_GROUP),
-        Binding("p", "previous_marker", "Prev marker", id="previous-marker", group=MARKER_GROUP),
-        Binding("f", "follow_marker", "Follow", id="follow-marker"),
-        # the footer fits 80 columns: these and the rest below are on the help screen (?)
-        Binding("u", "parent", "Parent", id="go-to-parent", show=False),
-        Binding("o", "next_over_threshold", "Overrun", id="next-over-threshold", show=False),
-        Binding("t", "toggle_retrieval_text", "Retrieval", id="toggle-retrieval-text", show=False),
-        Binding("b", "toggle_section_view", "Boundaries", id="toggle-section-view", show=False),
-        Binding("h", "toggle_source", "Source HTML", id="toggle-source", show=False),
-        Binding(
-            "m",
-            "filter_mismatched",
-            "Only mismatched",
-            id="filter-mismatched",
-            group=FILTER_GROUP,
-            show=False,
-        ),
-        Binding(
-            "O,shift+o",
-            "filter_over_threshold",
-            "Only overruns",
-            id="filter-over-threshold",
-            group=FILTER_GROUP,
-            show=False,
-        ),
-        Binding("T,shift+t", "filter_tiny", "Only tiny", id="filter-tiny", show=False),
-        Binding(
-            "M,shift+m",
-            "filter_marker_heavy",
-            "Only marker-heavy",
-            id="filter-marker-heavy",
-            show=False,
-        ),
-        Binding("e", "edit_policy", "Policy", id="edit-policy", priority=True),
-        Binding("s", "stats", "Stats", id="stats"),
-        Binding("v", "evaluate", "Evaluate", id="evaluate", show=False),
-        Binding("c", "chunk_sets", "Chunk sets", id="chunk-sets", show=False),
-        Binding("d", "diff", "Diff sets", id="diff-sets", show=False),
-        Binding("E,shift+e", "embed", "Embed", id="embed", show=False),
-        Binding("escape", "close_search", "End search", id="close-search", show=False),
-        Binding("ctrl+r", "cycle_search_mode", "Search mode", id="search-mode", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings("browser"))
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {FilterProvider}
 
     def __init__(
@@ -203,6 +139,10 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
     def chunk_view(self) -> ChunkView:
         """The chunk view widget."""
         return self.query_one(ChunkView)
+
+    def shown_chunk(self) -> Chunk | None:
+        """The chunk the view shows, or None."""
+        return self.chunk_view.chunk
 
     def on_mount(self) -> None:
         """Start on the first top-level section, the search bar hidden."""
@@ -267,7 +207,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
                 self.session.chunk(chunk_id)  # a missing id is an error, not a note
                 self.notify(
                     f"{chunk_id} is hidden by the filter "
-                    f"({FILTER_TITLES[self.tree_filter]}); the tree cursor stays",
+                    f"({filter_title(self.tree_filter)}); the tree cursor stays",
                     markup=False,
                 )
             self._show(chunk_id)
@@ -398,8 +338,6 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             self.go_to_chunk(target)
             return
         chunk = self.chunk_view.chunk
-        from specbrowser.session.links import link_hrefs
-
         if chunk is None or not link_hrefs(chunk.text):
             self.notify(
                 "no marker selected (press n or p first) and no link in this chunk",
@@ -407,8 +345,6 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
                 markup=False,
             )
             return
-        from specbrowser.tui.commands import LinkProvider, SpecPalette
-
         self.app.push_screen(
             SpecPalette(
                 providers=[LinkProvider],
@@ -453,8 +389,6 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
 
     def action_show_document(self) -> None:
         """Go to the document synopsis chunk."""
-        from specbrowser.model import DOCUMENT_CHUNK_ID
-
         self.go_to_chunk(DOCUMENT_CHUNK_ID)
 
     def action_next_over_threshold(self) -> None:
@@ -466,21 +400,9 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             return
         self.go_to_chunk(chunk.id)
 
-    def action_filter_mismatched(self) -> None:
-        """Toggle the tree filter that shows only sections with a heading mismatch."""
-        self.toggle_tree_filter(filters.MISMATCHED)
-
-    def action_filter_over_threshold(self) -> None:
-        """Toggle the tree filter that shows only chunks over the threshold."""
-        self.toggle_tree_filter(filters.OVER_THRESHOLD)
-
-    def action_filter_tiny(self) -> None:
-        """Toggle the tree filter that shows only tiny chunks."""
-        self.toggle_tree_filter(filters.TINY)
-
-    def action_filter_marker_heavy(self) -> None:
-        """Toggle the tree filter that shows only chunks that are mostly markers."""
-        self.toggle_tree_filter(filters.MARKER_HEAVY)
+    def action_toggle_filter(self, kind: FilterKind) -> None:
+        """Toggle tree filter ``kind`` (the keys ``m``, ``O``, ``T`` and ``M``)."""
+        self.toggle_tree_filter(kind)
 
     def toggle_tree_filter(self, kind: FilterKind) -> bool:
         """Turn filter ``kind`` on (replacing another one) or, if it is on, off."""
@@ -508,7 +430,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         tree.show_filtered(filtered)
         tree.set_class(filtered is not None, "-filtered")
         tree.border_title = (
-            f"{FILTER_TITLES[filtered.kind]} · {len(filtered.matches):,}"
+            f"{filter_title(filtered.kind)} · {len(filtered.matches):,}"
             if filtered is not None
             else None
         )
