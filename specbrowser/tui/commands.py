@@ -85,7 +85,8 @@ def _substring_offsets(query: str, candidate: str) -> range:
 def _fuzzy_matches(
     query: str, sections: list[tuple[str, str]], skip: set[str], limit: int
 ) -> list[tuple[float, str, str, list[int]]]:
-    """Fuzzy matches over ``title id`` (runs in a thread: ~0.1 s over ECMA-262's 2 253)."""
+    """Fuzzy matches over ``title id``, best first (run in a thread: over every section of a
+    spec the size of ECMA-262, too slow for the UI thread)."""
     fuzzy = FuzzySearch()
     found: list[tuple[float, str, str, list[int]]] = []
     for section_id, title in sections:
