@@ -90,7 +90,6 @@ class BrowserScreen(Screen[None]):
         """The tree filter on, or None."""
         self.shown_version = ""
         """The chunk set the tree and view show (the active one when last loaded)."""
-        self._data_version = 0
         self._last_cursor_move = 0.0
         """When the tree cursor last moved, not for a go-to (``time.monotonic()``)."""
         self._going_to = False
@@ -174,33 +173,7 @@ class BrowserScreen(Screen[None]):
             self.go_to_chunk(first[0].id)
         self.chunk_sets.start_token_count()
         self.shown_version = self.session.active_version()
-        self._data_version = self.session.data_version()
-        self.set_interval(LIVE_CHECK_SECONDS, self.check_external_change)
-
-    def check_external_change(self) -> None:
-        """Reload in place when another process made another chunk set active (a re-chunk, an
-        activation, the shown set deleted): the tree and view follow, on the same chunk (or its
-        section) when the new set has it, and a notification says so. The app's own re-chunk
-        reloads by itself, so nothing is checked while one runs."""
-        if self.query_one(JobBar).running("rechunk"):
-            return
-        try:
-            version = self.session.data_version()
-            if version == self._data_version:
-                return
-            self._data_version = version
-            active = self.session.active_version()
-        except SpecbrowserError:
-            return  # locked or mid-write: the next tick tries again
-        if active == self.shown_version:
-            return
-        self.previous_version = self.shown_version
-        self.chunk_sets.changed()
-        self.notify(
-            f"another process made chunk set {active} active; showing it",
-            title="Database changed",
-            markup=False,
-        )
+        self.chunk_sets.watch_database(LIVE_CHECK_SECONDS)
 
     def show_error(self, error: SpecbrowserError | str) -> None:
         """An error as a notification (never a traceback)."""

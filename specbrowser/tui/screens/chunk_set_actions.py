@@ -6,7 +6,8 @@ whose actions and :class:`JobFinished` handler delegate to it. The jobs run in
 :class:`~specbrowser.tui.widgets.job_bar.JobBar` workers; their :class:`JobFinished` messages
 come up to the screen. When the active chunk set changes, :meth:`ChunkSetLoop.changed`
 rebuilds the tree from the database and puts the cursor back on the same chunk, or on its
-section when the new set has no chunk of that id.
+section when the new set has no chunk of that id. It also watches the database for a chunk set
+that another process made active (:meth:`ChunkSetLoop.check_database`) and shows it in place.
 
 After a re-chunk the new set's tokens are counted. Embedding starts only when asked (``E``, or
 the palette's "Embed missing chunks"; ``E`` again stops it after the batch in flight, keeping
@@ -44,6 +45,8 @@ class ChunkSetLoop:
         self.previous_version: str | None = None
         """The set that was active before the last re-chunk or switch (``d`` diffs against
         it)."""
+        self._data_version = 0
+        """The database's ``PRAGMA data_version`` when last checked (:meth:`check_database`)."""
 
     @property
     def job_bar(self) -> JobBar | None:
@@ -56,6 +59,40 @@ class ChunkSetLoop:
         screen was made with ``count_tokens=False``."""
         if self.job_bar is not None and self.screen.count_tokens:
             self.job_bar.count_tokens()
+
+    # --- another process --------------------------------------------------------------------------
+
+    def watch_database(self, seconds: float) -> None:
+        """Check every ``seconds`` whether another process changed the database
+        (:meth:`check_database`)."""
+        self._data_version = self.screen.session.data_version()
+        self.screen.set_interval(seconds, self.check_database)
+
+    def check_database(self) -> None:
+        """Reload in place when another process made another chunk set active (a re-chunk, an
+        activation, the shown set deleted): the tree and view follow, on the same chunk (or its
+        section) when the new set has it, and a notification says so. The app's own re-chunk
+        reloads by itself, so nothing is checked while one runs."""
+        if self.job_bar is not None and self.job_bar.running(RECHUNK):
+            return
+        screen = self.screen
+        try:
+            version = screen.session.data_version()
+            if version == self._data_version:
+                return
+            self._data_version = version
+            active = screen.session.active_version()
+        except SpecbrowserError:
+            return  # locked or mid-write: the next tick tries again
+        if active == screen.shown_version:
+            return
+        self.previous_version = screen.shown_version
+        self.changed()
+        screen.notify(
+            f"another process made chunk set {active} active; showing it",
+            title="Database changed",
+            markup=False,
+        )
 
     # --- policy editor and re-chunk -------------------------------------------------------------
 
