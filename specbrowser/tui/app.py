@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.command import CommandPalette
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
@@ -23,6 +23,7 @@ from specbrowser.progress import CancelToken, JobCancelled
 from specbrowser.session import Session, jobs, rechunk_process
 from specbrowser.tui.commands import JumpProvider, PaletteJumpProvider, SpecPalette
 from specbrowser.tui.messages import IngestFailed, IngestFinished, IngestProgress
+from specbrowser.tui.registry import Scope, bindings, palette_commands
 from specbrowser.tui.screens.browser import BrowserScreen
 from specbrowser.tui.screens.help import HelpScreen
 from specbrowser.tui.screens.progress import ProgressScreen
@@ -50,11 +51,7 @@ class SpecBrowserApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "specbrowser"
     COMMANDS = App.COMMANDS | {PaletteJumpProvider}
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("g,ctrl+g", "jump", "Jump", id="jump-to-section"),
-        Binding("question_mark,f1", "help", "Help", id="help"),
-        Binding("q", "quit", "Quit", id="quit"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings("app"))
 
     def __init__(
         self,
@@ -187,53 +184,18 @@ class SpecBrowserApp(App[None]):
             self.screen.show_error(message.error)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """Textual's system commands, plus the browser's view commands on the browser screen."""
+        """Textual's system commands, then the registry's palette commands: the app's, and on
+        the browser screen the browser's (:func:`~specbrowser.tui.registry.palette_commands`)."""
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Help: keys", "Every key, by group (? or F1)", self.action_help)
+        targets: list[tuple[Scope, object]] = [("app", self)]
         if isinstance(screen, BrowserScreen):
-            yield SystemCommand(
-                "Toggle retrieval text",
-                "Show the chunk's retrieval text (what search and embeddings "
-                "index), or its content (t)",
-                screen.action_toggle_retrieval_text,
-            )
-            yield SystemCommand(
-                "Document synopsis",
-                "Go to the document chunk: title, kind and top-level outline",
-                screen.action_show_document,
-            )
-            yield SystemCommand(
-                "Edit chunk policy",
-                "Threshold, breakdown tags, max depth, Markdown selectors; "
-                "Apply re-chunks in the background (e)",
-                screen.action_edit_policy,
-            )
-            yield SystemCommand(
-                "Chunk sets",
-                "Switch the active chunk set, or diff one with it (c)",
-                screen.action_chunk_sets,
-            )
-            yield SystemCommand(
-                "Diff chunk sets",
-                "Compare the previous chunk set with the active one (d)",
-                screen.action_diff,
-            )
-            yield SystemCommand(
-                "Statistics",
-                "Sizes, depths, tags, layers, overruns, mismatches, truncated (s)",
-                screen.action_stats,
-            )
-            yield SystemCommand(
-                "Evaluate chunk sets",
-                "Score the active set and another on a query file: hit@k, recall@k, MRR, "
-                "token IoU; open a missed query's answer (v)",
-                screen.action_evaluate,
-            )
-            yield SystemCommand(
-                "Embed missing chunks",
-                "Embed the texts that have no vector, in the background (E)",
-                screen.action_embed,
-            )
+            targets.append(("browser", screen))
+        for scope, target in targets:
+            for command in palette_commands(scope):
+                assert command.palette is not None
+                yield SystemCommand(
+                    command.palette, command.palette_line, getattr(target, command.method)
+                )
 
     def _palette_open(self) -> bool:
         return any(isinstance(screen, CommandPalette) for screen in self.screen_stack)
@@ -246,7 +208,7 @@ class SpecBrowserApp(App[None]):
     def action_help(self) -> None:
         """The help screen: every key of the app and the browser, by group."""
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen([*self.BINDINGS, *BrowserScreen.BINDINGS]))
+            self.push_screen(HelpScreen([*bindings("app"), *bindings("browser")]))
 
     def action_jump(self) -> None:
         """A palette with only "Jump to section"."""

@@ -1,5 +1,6 @@
-"""Command palette pieces: the "Jump to section" provider, the tree filter commands, and a
-palette with cursor blink control.
+"""Command palette pieces: the "Jump to section" provider, the tree filter commands (from
+:mod:`specbrowser.tui.registry`), the "Follow a link" provider, and a palette with cursor blink
+control.
 
 Section ids and titles are spec text: hits are built as ``Content`` (never parsed as markup;
 Textual's own ``Matcher.highlight`` parses markup, so it is not used).
@@ -10,19 +11,21 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from textual.command import CommandInput, CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.fuzzy import FuzzySearch
 
-from specbrowser.chunking.stats import MOSTLY_MARKERS_SHARE, TINY_CHARS
 from specbrowser.errors import NotFoundError
-from specbrowser.session import filters
+from specbrowser.session.links import href_anchor, link_hrefs
+from specbrowser.tui.registry import filter_commands
 
 if TYPE_CHECKING:
+    from specbrowser.model import Chunk
+    from specbrowser.session import Session
     from specbrowser.session.browse import Located
-    from specbrowser.tui.screens.browser import BrowserScreen
+    from specbrowser.types import FilterKind
 
 SEARCH_LIMIT = 40
 """Hits per query: enough to scroll through, few enough to stay instant on ECMA-262."""
@@ -31,6 +34,32 @@ DISCOVER_LIMIT = 40
 """Top-level sections offered before anything is typed."""
 
 HIGHLIGHT_STYLE = "bold underline"
+
+
+@runtime_checkable
+class Navigator(Protocol):
+    """What the providers need of the screen the palette was opened on (the browser screen,
+    :class:`~specbrowser.tui.screens.browser.BrowserScreen`): the providers depend on this, not
+    on the screen, which registers them. Any other screen gets no commands."""
+
+    session: Session
+    tree_filter: FilterKind | None
+
+    def go_to_chunk(self, chunk_id: str) -> bool:
+        """Expand the tree down to a chunk and show it; False when it cannot be shown."""
+        ...
+
+    def toggle_tree_filter(self, kind: FilterKind) -> bool:
+        """Turn tree filter ``kind`` on, or off when it is on."""
+        ...
+
+    def follow_link(self, href: str) -> None:
+        """Follow an in-text link of the shown chunk as a click does."""
+        ...
+
+    def shown_chunk(self) -> Chunk | None:
+        """The chunk the view shows, or None."""
+        ...
 
 
 def _highlight(candidate: str, offsets: list[int] | range) -> Content:
@@ -56,7 +85,8 @@ def _substring_offsets(query: str, candidate: str) -> range:
 def _fuzzy_matches(
     query: str, sections: list[tuple[str, str]], skip: set[str], limit: int
 ) -> list[tuple[float, str, str, list[int]]]:
-    """Fuzzy matches over ``title id`` (runs in a thread: ~0.1 s over ECMA-262's 2 253)."""
+    """Fuzzy matches over ``title id``, best first (run in a thread: over every section of a
+    spec the size of ECMA-262, too slow for the UI thread)."""
     fuzzy = FuzzySearch()
     found: list[tuple[float, str, str, list[int]]] = []
     for section_id, title in sections:
@@ -76,11 +106,9 @@ class JumpProvider(Provider):
     :meth:`Session.find_sections`, then fuzzy matches over every section id and title to fill up
     the list (scores: see :func:`_unit`)."""
 
-    def _browser(self) -> BrowserScreen | None:
+    def _browser(self) -> Navigator | None:
         """The browser screen the palette was opened on; other screens get no hits."""
-        from specbrowser.tui.screens.browser import BrowserScreen  # late: browser imports us
-
-        return self.screen if isinstance(self.screen, BrowserScreen) else None
+        return self.screen if isinstance(self.screen, Navigator) else None
 
     async def discover(self) -> Hits:
         """The first top-level sections, before anything is typed."""
@@ -152,35 +180,6 @@ class JumpProvider(Provider):
             )
 
 
-FILTER_COMMANDS = (
-    (
-        "Only mismatched sections",
-        filters.MISMATCHED,
-        "m",
-        "the sections whose parser heading path differs from the TOC's",
-    ),
-    (
-        "Only over-threshold chunks",
-        filters.OVER_THRESHOLD,
-        "O",
-        "the chunks that stayed over the threshold",
-    ),
-    (
-        "Only tiny chunks",
-        filters.TINY,
-        "T",
-        f"the chunks the breakdown made with under {TINY_CHARS} characters besides markers",
-    ),
-    (
-        "Only mostly-marker chunks",
-        filters.MARKER_HEAVY,
-        "M",
-        f"the chunks whose markers are at least {MOSTLY_MARKERS_SHARE:.0%} of their characters",
-    ),
-)
-"""The tree filter commands: palette name, filter kind, key, and what the filter shows."""
-
-
 class PaletteJumpProvider(JumpProvider):
     """:class:`JumpProvider` in the full command palette (``ctrl+p``): it answers typed queries
     but lists nothing before one is typed, so the palette opens on its commands, not on the
@@ -193,24 +192,30 @@ class PaletteJumpProvider(JumpProvider):
 
 
 class FilterProvider(Provider):
-    """The browser screen's tree filters (``BrowserScreen.COMMANDS``): each command toggles its
-    filter, as its key does; the help line says whether it is on."""
+    """The browser screen's tree filters (``BrowserScreen.COMMANDS``; the registry's
+    :func:`~specbrowser.tui.registry.filter_commands`): each command toggles its filter, as its
+    key does; the help line says whether it is on."""
 
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
         """``(name, callback, help)`` of each filter command; none off the browser screen."""
-        from specbrowser.tui.screens.browser import BrowserScreen  # late: browser imports us
-
         browser = self.screen
-        if not isinstance(browser, BrowserScreen):
+        if not isinstance(browser, Navigator):
             return []
         found: list[tuple[str, Callable[[], object], str]] = []
-        for name, kind, key, shows in FILTER_COMMANDS:
+        for command in filter_commands():
+            assert command.palette is not None and command.filter is not None
             state = (
                 "On: run again to show the whole tree"
-                if browser.tree_filter == kind
-                else f"Show only {shows}, and the way to them"
+                if browser.tree_filter == command.filter
+                else f"Show only {command.palette_help}, and the way to them"
             )
-            found.append((name, partial(browser.toggle_tree_filter, kind), f"{state} ({key})"))
+            found.append(
+                (
+                    command.palette,
+                    partial(browser.toggle_tree_filter, command.filter),
+                    f"{state} ({command.key_hint})",
+                )
+            )
         return found
 
     async def discover(self) -> Hits:
@@ -236,12 +241,9 @@ class LinkProvider(Provider):
 
     def _links(self) -> list[tuple[str, str, Callable[[], object]]]:
         """``(href, where it leads, callback)`` per link of the shown chunk, in text order."""
-        from specbrowser.session.links import href_anchor, link_hrefs
-        from specbrowser.tui.screens.browser import BrowserScreen  # late: browser imports us
-
         browser = self.screen
-        chunk = browser.chunk_view.chunk if isinstance(browser, BrowserScreen) else None
-        if chunk is None or not isinstance(browser, BrowserScreen):
+        chunk = browser.shown_chunk() if isinstance(browser, Navigator) else None
+        if chunk is None or not isinstance(browser, Navigator):
             return []
         hrefs = link_hrefs(chunk.text)
         anchors = {h: href_anchor(h) for h in hrefs}

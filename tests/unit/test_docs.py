@@ -6,6 +6,10 @@ Commands and options come from the CLI's argparse parser (each subcommand needs 
 browser's keys (and the app's) belong in the README's key table; the keys of a screen opened
 from the browser belong in the table row of the key that opens it. A binding with several keys
 (``"N,shift+n"``) is documented when one of them is.
+
+The key table and the app's command registry (:data:`specbrowser.tui.registry.COMMANDS`) agree
+both ways: every registry key is in the table, and every key a row of the table starts with is
+a registry key.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from textual.dom import DOMNode
 
 import specbrowser.tui
 from specbrowser.cli import build_parser
+from specbrowser.tui.registry import COMMANDS as APP_COMMANDS
+from specbrowser.tui.registry import Command
 from tests.helpers import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -171,4 +177,52 @@ def test_every_key_binding_is_in_the_readme(owner: str, binding: Binding) -> Non
     assert any(key_is_documented(key.strip(), text) for key in keys), (
         f"{owner}: {binding.key} ({binding.action}, {binding.description!r}) is not in {where} "
         "of README.md"
+    )
+
+
+# --- the key table against the command registry -------------------------------------------------
+
+README_KEYS = {written: key for key, written in KEY_NAMES.items()} | {
+    word: key for key, word in KEY_WORDS.items()
+}
+"""The README's spelling of a key (``/``, ``F1``) → Textual's key name."""
+
+
+def table_row_keys() -> list[str]:
+    """The keys the key table's rows start with (their first cell), as Textual names them:
+    every key in backticks there, and the keys named in words (``F1``)."""
+    assert KEY_TABLE, "README.md lost its key table (a table headed '| key | action |')"
+    keys: list[str] = []
+    for row in KEY_TABLE.group(1).splitlines():
+        cell = row.split("|")[1]
+        written = re.findall(r"`([^`]+)`", cell)
+        written += [word for word in KEY_WORDS.values() if re.search(rf"\b{word}\b", cell)]
+        for key in written:
+            *modifiers, last = key.split("+")
+            keys.append("+".join([*modifiers, README_KEYS.get(last, last)]))
+    return keys
+
+
+KEYED_COMMANDS = [command for command in APP_COMMANDS if command.key is not None]
+
+
+@pytest.mark.parametrize("command", KEYED_COMMANDS, ids=[c.id for c in KEYED_COMMANDS])
+def test_every_registry_key_is_in_the_key_table(command: Command) -> None:
+    assert command.key is not None
+    table = KEY_TABLE.group(1) if KEY_TABLE else ""
+    assert any(key_is_documented(key.strip(), table) for key in command.key.split(",")), (
+        f"the registry's {command.id} ({command.key}) is not in the key table of README.md"
+    )
+
+
+def test_every_key_of_the_key_table_is_in_the_registry() -> None:
+    registry_keys = {
+        key.strip() for command in KEYED_COMMANDS for key in (command.key or "").split(",")
+    }
+    keys = table_row_keys()
+    assert "q" in keys and "slash" in keys, "the key table's first cells were not read"
+    missing = [key for key in keys if key not in registry_keys]
+    assert not missing, (
+        f"README.md's key table has rows for keys no command in specbrowser.tui.registry "
+        f"binds: {missing}"
     )

@@ -1,17 +1,16 @@
 """The main screen: chunk tree on the left, chunk view on the right.
 
-The screen owns navigation: the tree's cursor decides which chunk the view shows, and every
-"go to" (a followed marker, the parent key, the jump palette, the overrun filter) goes through
-:meth:`BrowserScreen.go_to_chunk`, which expands the tree down to the chunk.
-
-It also owns the tree filter (:attr:`BrowserScreen.tree_filter`): it asks the core
+The screen mediates between its widgets, which post messages up to it. It owns navigation: the
+tree's cursor decides which chunk the view shows, and every "go to" (a followed marker, the
+parent key, the jump palette, the overrun filter, a search hit) goes through
+:meth:`BrowserScreen.go_to_chunk`, which expands the tree down to the chunk. It also owns the
+tree filter (:attr:`BrowserScreen.tree_filter`): it asks the core
 (:mod:`specbrowser.session.filters`) what a filter keeps and hands the result down to the tree.
 
-And search (``/``): the query runs in a thread worker on its own connection (SQLite
-connections stay in the thread that opened them) and posts :class:`SearchFinished`; the
-search bar lists the hits; choosing one goes to it through :meth:`BrowserScreen.go_to_chunk`
-and starts *hit navigation*: ``n`` / ``N`` step through the hits (``n`` selects markers again
-once Escape ends it).
+Its keys come from :mod:`specbrowser.tui.registry`. Three helpers hold the rest, each one
+concern: :class:`~specbrowser.tui.screens.search_flow.SearchFlow` the search and hit
+navigation, :class:`~specbrowser.tui.screens.chunk_set_actions.ChunkSetLoop` the chunk sets and
+background jobs, :class:`~specbrowser.tui.screens.prefetch.Prefetcher` rendering ahead.
 """
 
 from __future__ import annotations
@@ -20,48 +19,31 @@ import time
 from collections.abc import Callable
 from typing import ClassVar
 
-from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.command import Provider
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, OptionList, Tree
-from textual.worker import get_current_worker
 
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import SpecbrowserError
-from specbrowser.search.query import Hit, searched_as_note
-from specbrowser.session import DB_ERRORS, Session, filters
-from specbrowser.tui.commands import FilterProvider
-from specbrowser.tui.highlight import match_terms
+from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk
+from specbrowser.search.query import Hit
+from specbrowser.session import Session, filters
+from specbrowser.session.links import link_hrefs
+from specbrowser.tui.commands import FilterProvider, LinkProvider, SpecPalette
 from specbrowser.tui.messages import SearchFinished
-from specbrowser.tui.screens.chunk_set_actions import ChunkSetActions
+from specbrowser.tui.registry import bindings, filter_title
+from specbrowser.tui.screens.chunk_set_actions import ChunkSetLoop
+from specbrowser.tui.screens.prefetch import Prefetcher
+from specbrowser.tui.screens.search_flow import SearchFlow
 from specbrowser.tui.widgets.chunk_tree import ChunkTree
 from specbrowser.tui.widgets.chunk_view import ChunkView
-from specbrowser.tui.widgets.job_bar import JobBar
-from specbrowser.tui.widgets.search_results import SearchBar, SearchResults
-from specbrowser.types import SEARCH_MODES, FilterKind, SearchMode
-
-FILTER_GROUP = Binding.Group("Only ≠/⚠")
-"""The two filter keys share one footer entry: the marks they keep."""
-
-MARKER_GROUP = Binding.Group("Markers")
-"""``n`` and ``p`` share one footer entry (room for every key in 120 columns)."""
-
-HIT_GROUP = Binding.Group("Hits")
-"""``n`` and ``N`` during hit navigation (``p`` is off until Escape ends it)."""
-
-FILTER_TITLES: dict[FilterKind, str] = {
-    filters.MISMATCHED: "only mismatched sections",
-    filters.OVER_THRESHOLD: "only over-threshold chunks",
-    filters.TINY: "only tiny chunks",
-    filters.MARKER_HEAVY: "only mostly-marker chunks",
-}
-"""What each tree filter shows, as the tree's border title and in notifications."""
-
+from specbrowser.tui.widgets.job_bar import JobBar, JobFinished
+from specbrowser.tui.widgets.search_results import SearchBar
+from specbrowser.types import FilterKind, SearchMode
 
 LINK_PLACEHOLDER = "Follow a link of this chunk: type to filter…"
 """The link palette's prompt (``f`` with no marker selected)."""
@@ -74,20 +56,11 @@ REPEAT_SECONDS = 0.038
 repeat at most about 30 keys a second (33 ms). Separate presses, and Pilot's (two 20 ms waits
 each at least), are further apart."""
 
-PREFETCH_DELAY = 0.08
-"""Seconds the tree cursor rests before the chunks a next key would show are rendered ahead
-(:meth:`BrowserScreen.prefetch`): longer than the gap between repeated keys, so a held key
-never waits for them."""
-
-PREFETCH_STEP = 0.01
-"""Seconds between two chunks rendered ahead, so that a key pressed meanwhile is handled after
-one render at most."""
-
 SEARCH_LIMIT = 50
 """Hits per search: a screenful or two of results, instant on ECMA-262."""
 
 
-class BrowserScreen(ChunkSetActions, Screen[None]):
+class BrowserScreen(Screen[None]):
     """Browse the chunk hierarchy of one database.
 
     Args:
@@ -95,56 +68,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         policy: the active chunk policy (its threshold is shown against chunk sizes).
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        # priority: "/" and "e" run when their key arrives, before the keys typed after them
-        # are routed (else those went to the tree: "/ q" quit); a focused input consuming the
-        # key (typing "/" or "e" in the search bar) takes it first all the same
-        Binding("slash", "search", "Search", id="search", priority=True),
-        # during hit navigation n and N step through the search hits (see check_action)
-        Binding("n", "next_hit", "Next hit", id="next-hit", group=HIT_GROUP),
-        Binding("N,shift+n", "previous_hit", "Prev hit", id="previous-hit", group=HIT_GROUP),
-        Binding("n", "next_marker", "Next marker", id="next-marker", group=MARKER_GROUP),
-        Binding("p", "previous_marker", "Prev marker", id="previous-marker", group=MARKER_GROUP),
-        Binding("f", "follow_marker", "Follow", id="follow-marker"),
-        # the footer fits 80 columns: these and the rest below are on the help screen (?)
-        Binding("u", "parent", "Parent", id="go-to-parent", show=False),
-        Binding("o", "next_over_threshold", "Overrun", id="next-over-threshold", show=False),
-        Binding("t", "toggle_retrieval_text", "Retrieval", id="toggle-retrieval-text", show=False),
-        Binding("b", "toggle_section_view", "Boundaries", id="toggle-section-view", show=False),
-        Binding("h", "toggle_source", "Source HTML", id="toggle-source", show=False),
-        Binding(
-            "m",
-            "filter_mismatched",
-            "Only mismatched",
-            id="filter-mismatched",
-            group=FILTER_GROUP,
-            show=False,
-        ),
-        Binding(
-            "O,shift+o",
-            "filter_over_threshold",
-            "Only overruns",
-            id="filter-over-threshold",
-            group=FILTER_GROUP,
-            show=False,
-        ),
-        Binding("T,shift+t", "filter_tiny", "Only tiny", id="filter-tiny", show=False),
-        Binding(
-            "M,shift+m",
-            "filter_marker_heavy",
-            "Only marker-heavy",
-            id="filter-marker-heavy",
-            show=False,
-        ),
-        Binding("e", "edit_policy", "Policy", id="edit-policy", priority=True),
-        Binding("s", "stats", "Stats", id="stats"),
-        Binding("v", "evaluate", "Evaluate", id="evaluate", show=False),
-        Binding("c", "chunk_sets", "Chunk sets", id="chunk-sets", show=False),
-        Binding("d", "diff", "Diff sets", id="diff-sets", show=False),
-        Binding("E,shift+e", "embed", "Embed", id="embed", show=False),
-        Binding("escape", "close_search", "End search", id="close-search", show=False),
-        Binding("ctrl+r", "cycle_search_mode", "Search mode", id="search-mode", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings("browser"))
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {FilterProvider}
 
     def __init__(
@@ -163,22 +87,17 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         self.policy = policy
         self.cursor_blink = cursor_blink
         self.tree_filter: FilterKind | None = None
+        """The tree filter on, or None."""
         self.shown_version = ""
         """The chunk set the tree and view show (the active one when last loaded)."""
-        self._data_version = 0
-        """The tree filter on, or None."""
-        self.search_mode: SearchMode = SEARCH_MODES[0]
-        self.search_query = ""
-        """The query whose hits :attr:`search_hits` holds."""
-        self.search_hits: list[Hit] = []
-        self.hit_index: int | None = None
-        """The hit shown while hit navigation is on (``n`` / ``N``), else None."""
-        self._search_serial = 0
-        self._prefetch_timer: Timer | None = None
         self._last_cursor_move = 0.0
         """When the tree cursor last moved, not for a go-to (``time.monotonic()``)."""
         self._going_to = False
-        self._prefetch_queue: list[str] = []
+        self.search = SearchFlow(self, SEARCH_LIMIT)
+        """The search and hit navigation (``/``, ``n`` / ``N``)."""
+        self.chunk_sets = ChunkSetLoop(self)
+        """The chunk sets and background jobs (``e``, ``c``, ``d``, ``s``, ``v``, ``E``)."""
+        self.prefetcher = Prefetcher(self)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -204,6 +123,44 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         """The chunk view widget."""
         return self.query_one(ChunkView)
 
+    @property
+    def job_bar(self) -> JobBar | None:
+        """The background jobs' bar (None when the screen has no database file)."""
+        return self.chunk_sets.job_bar
+
+    @property
+    def previous_version(self) -> str | None:
+        """The set active before the last re-chunk or switch (``d`` diffs against it)."""
+        return self.chunk_sets.previous_version
+
+    @previous_version.setter
+    def previous_version(self, version: str | None) -> None:
+        self.chunk_sets.previous_version = version
+
+    @property
+    def search_mode(self) -> SearchMode:
+        """The mode the next search runs in (``ctrl+r`` in the bar changes it)."""
+        return self.search.mode
+
+    @property
+    def search_query(self) -> str:
+        """The query whose hits :attr:`search_hits` holds."""
+        return self.search.query
+
+    @property
+    def search_hits(self) -> list[Hit]:
+        """The hits of the last search."""
+        return self.search.hits
+
+    @property
+    def hit_index(self) -> int | None:
+        """The hit shown while hit navigation is on (``n`` / ``N``), else None."""
+        return self.search.hit_index
+
+    def shown_chunk(self) -> Chunk | None:
+        """The chunk the view shows, or None."""
+        return self.chunk_view.chunk
+
     def on_mount(self) -> None:
         """Start on the first top-level section, the search bar hidden."""
         self.chunk_view.boundaries_for = self.session.boundaries
@@ -214,37 +171,12 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         first = self.session.top_level_chunks()[:1]
         if first:
             self.go_to_chunk(first[0].id)
-        self.start_token_count()
+        self.chunk_sets.start_token_count()
         self.shown_version = self.session.active_version()
-        self._data_version = self.session.data_version()
-        self.set_interval(LIVE_CHECK_SECONDS, self.check_external_change)
+        self.chunk_sets.watch_database(LIVE_CHECK_SECONDS)
 
-    def check_external_change(self) -> None:
-        """Reload in place when another process made another chunk set active (a re-chunk, an
-        activation, the shown set deleted): the tree and view follow, on the same chunk (or its
-        section) when the new set has it, and a notification says so. The app's own re-chunk
-        reloads by itself, so nothing is checked while one runs."""
-        if self.query_one(JobBar).running("rechunk"):
-            return
-        try:
-            version = self.session.data_version()
-            if version == self._data_version:
-                return
-            self._data_version = version
-            active = self.session.active_version()
-        except SpecbrowserError:
-            return  # locked or mid-write: the next tick tries again
-        if active == self.shown_version:
-            return
-        self.previous_version = self.shown_version
-        self.chunk_set_changed()
-        self.notify(
-            f"another process made chunk set {active} active; showing it",
-            title="Database changed",
-            markup=False,
-        )
-
-    def _error(self, error: SpecbrowserError | str) -> None:
+    def show_error(self, error: SpecbrowserError | str) -> None:
+        """An error as a notification (never a traceback)."""
         self.notify(str(error), severity="error", markup=False)
 
     def go_to_chunk(self, chunk_id: str) -> bool:
@@ -262,17 +194,17 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
                 self._going_to = False
             if not selected:
                 if self.tree_filter is None:
-                    self._error(f"{chunk_id} is not in the tree")
+                    self.show_error(f"{chunk_id} is not in the tree")
                     return False
                 self.session.chunk(chunk_id)  # a missing id is an error, not a note
                 self.notify(
                     f"{chunk_id} is hidden by the filter "
-                    f"({FILTER_TITLES[self.tree_filter]}); the tree cursor stays",
+                    f"({filter_title(self.tree_filter)}); the tree cursor stays",
                     markup=False,
                 )
             self._show(chunk_id)
         except SpecbrowserError as error:
-            self._error(error)
+            self.show_error(error)
             return False
         return True
 
@@ -283,14 +215,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         self.chunk_view.show_chunk(
             self.session.chunk(chunk_id), self.policy.threshold, defer=repeating
         )
-        self._schedule_prefetch()
-
-    def _schedule_prefetch(self) -> None:
-        """Render ahead once the cursor has rested :data:`PREFETCH_DELAY` seconds."""
-        self._prefetch_queue = []
-        if self._prefetch_timer is not None:
-            self._prefetch_timer.stop()
-        self._prefetch_timer = self.set_timer(PREFETCH_DELAY, self.prefetch)
+        self.prefetcher.schedule()
 
     def prefetch_candidates(self) -> list[str]:
         """The chunks a next key would show: the tree lines below and above the cursor, and
@@ -310,28 +235,6 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             chunk_id for chunk_id in dict.fromkeys(ids) if shown is None or chunk_id != shown.id
         ]
 
-    def prefetch(self) -> None:
-        """Render the next of :meth:`prefetch_candidates` into the chunk view's cache, one per
-        :data:`PREFETCH_STEP`, so that Down, Up or ``o`` shows it without rendering."""
-        if not self.is_current:
-            return
-        try:
-            if not self._prefetch_queue:
-                self._prefetch_queue = self.prefetch_candidates()
-                if not self._prefetch_queue:
-                    return
-            chunk_id = self._prefetch_queue.pop(0)
-            self.chunk_view.prepare(self.session.chunk(chunk_id))
-        except SpecbrowserError:
-            self._prefetch_queue = []  # a chunk gone (another process re-chunked): not now
-            return
-        if self._prefetch_queue:
-            self._prefetch_timer = self.set_timer(PREFETCH_STEP, self._prefetch_more)
-
-    def _prefetch_more(self) -> None:
-        if self._prefetch_queue:
-            self.prefetch()
-
     def _cursor_moved(self, chunk_id: str) -> None:
         """The tree's cursor moved (:attr:`ChunkTree.on_cursor`): show its chunk now; when a
         held key moved it (the tree's last keys under :data:`REPEAT_SECONDS` apart, and the
@@ -348,7 +251,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         try:
             self._show(chunk_id, repeating=repeating)
         except SpecbrowserError as error:
-            self._error(error)
+            self.show_error(error)
 
     @on(Tree.NodeHighlighted, "#chunk-tree")
     def _node_highlighted(self, event: Tree.NodeHighlighted[str]) -> None:
@@ -372,7 +275,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         try:
             located = self.session.locate(name)
         except SpecbrowserError as error:
-            self._error(error)
+            self.show_error(error)
             return False
         return self.go_to_chunk(located.chunk_id)
 
@@ -398,8 +301,6 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             self.go_to_chunk(target)
             return
         chunk = self.chunk_view.chunk
-        from specbrowser.session.links import link_hrefs
-
         if chunk is None or not link_hrefs(chunk.text):
             self.notify(
                 "no marker selected (press n or p first) and no link in this chunk",
@@ -407,8 +308,6 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
                 markup=False,
             )
             return
-        from specbrowser.tui.commands import LinkProvider, SpecPalette
-
         self.app.push_screen(
             SpecPalette(
                 providers=[LinkProvider],
@@ -427,7 +326,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         try:
             parent = self.session.tree_parent_id(chunk.id)
         except SpecbrowserError as error:
-            self._error(error)
+            self.show_error(error)
             return
         if parent is None:
             self.notify("a top-level section has no parent", severity="warning", markup=False)
@@ -453,8 +352,6 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
 
     def action_show_document(self) -> None:
         """Go to the document synopsis chunk."""
-        from specbrowser.model import DOCUMENT_CHUNK_ID
-
         self.go_to_chunk(DOCUMENT_CHUNK_ID)
 
     def action_next_over_threshold(self) -> None:
@@ -466,21 +363,9 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             return
         self.go_to_chunk(chunk.id)
 
-    def action_filter_mismatched(self) -> None:
-        """Toggle the tree filter that shows only sections with a heading mismatch."""
-        self.toggle_tree_filter(filters.MISMATCHED)
-
-    def action_filter_over_threshold(self) -> None:
-        """Toggle the tree filter that shows only chunks over the threshold."""
-        self.toggle_tree_filter(filters.OVER_THRESHOLD)
-
-    def action_filter_tiny(self) -> None:
-        """Toggle the tree filter that shows only tiny chunks."""
-        self.toggle_tree_filter(filters.TINY)
-
-    def action_filter_marker_heavy(self) -> None:
-        """Toggle the tree filter that shows only chunks that are mostly markers."""
-        self.toggle_tree_filter(filters.MARKER_HEAVY)
+    def action_toggle_filter(self, kind: FilterKind) -> None:
+        """Toggle tree filter ``kind`` (the keys ``m``, ``O``, ``T`` and ``M``)."""
+        self.toggle_tree_filter(kind)
 
     def toggle_tree_filter(self, kind: FilterKind) -> bool:
         """Turn filter ``kind`` on (replacing another one) or, if it is on, off."""
@@ -498,7 +383,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             try:
                 filtered = self.session.filtered_tree(kind)
             except SpecbrowserError as error:
-                self._error(error)
+                self.show_error(error)
                 return False
             if not filtered.matches:
                 self.notify(self._nothing_matches(kind), markup=False)
@@ -508,7 +393,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         tree.show_filtered(filtered)
         tree.set_class(filtered is not None, "-filtered")
         tree.border_title = (
-            f"{FILTER_TITLES[filtered.kind]} · {len(filtered.matches):,}"
+            f"{filter_title(filtered.kind)} · {len(filtered.matches):,}"
             if filtered is not None
             else None
         )
@@ -531,7 +416,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
             return "no mismatched sections: the document has no table of contents"
         return "no mismatched sections: every section's heading path agrees with the TOC"
 
-    # --- search -------------------------------------------------------------------------------
+    # --- keys that depend on the state ----------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``n`` / ``p`` select markers, except during hit navigation, when ``n`` / ``N`` step
@@ -539,7 +424,7 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         ``e`` are typed, not run, in a focused input (their bindings have priority, and Textual
         does not let an input claim ``/`` before them). Each key is hidden from the footer while
         it does nothing."""
-        navigating = self.hit_index is not None
+        navigating = self.search.navigating
         if action in ("next_marker", "previous_marker"):
             return not navigating
         if action in ("next_hit", "previous_hit"):
@@ -551,167 +436,77 @@ class BrowserScreen(ChunkSetActions, Screen[None]):
         # a focused input gets / and e typed: these two bindings have priority over it
         return not (action in ("search", "edit_policy") and isinstance(self.focused, Input))
 
+    # --- search (SearchFlow) ---------------------------------------------------------------------
+
     def vectors_off(self) -> str | None:
         """Why semantic and hybrid search cannot run (no sqlite-vec, no embeddings), or None."""
         return self.session.vectors_off()
 
-    def action_cycle_search_mode(self) -> None:
-        """ctrl+r in the search bar: the next search mode, and the query again in it. With
-        embeddings unavailable the mode stays lexical and the status line says why."""
-        off = self.vectors_off()
-        if off is not None:
-            self.search_mode = SEARCH_MODES[0]
-            self.search_bar.set_status(
-                Text.assemble(
-                    (f"{self.search_mode} · ", "dim"), "semantic and hybrid search are off: ", off
-                )
-            )
-            return
-        self.search_mode = SEARCH_MODES[
-            (SEARCH_MODES.index(self.search_mode) + 1) % len(SEARCH_MODES)
-        ]
-        self.start_search(self.search_bar.query_one("#search-input", Input).value)
-
     def action_search(self) -> None:
         """Open the search bar (with the last query and hits) and focus its input."""
-        bar = self.search_bar
-        bar.display = True
-        search_input = bar.query_one("#search-input", Input)
-        self.set_focus(search_input)  # now, not later: the next key typed goes to it
-        search_input.select_all()
-        self.refresh_bindings()
+        self.search.open()
 
     def action_close_search(self) -> None:
         """Escape: close the search bar (focus back to the tree) and end hit navigation."""
-        bar = self.search_bar
-        if bar.display:
-            bar.display = False
-            self.chunk_tree.focus()
-        self.end_hit_navigation()
+        self.search.close()
 
-    def end_hit_navigation(self) -> None:
-        """Stop stepping through hits: ``n`` selects markers again, the highlights go."""
-        if self.hit_index is not None:
-            self.hit_index = None
-            self.chunk_view.set_search_note(None)
-            self.chunk_view.highlight_terms([])
-        self.refresh_bindings()
+    def action_cycle_search_mode(self) -> None:
+        """ctrl+r in the search bar: the next search mode, and the query again in it."""
+        self.search.cycle_mode()
+
+    def action_next_hit(self) -> None:
+        """Go to the next search hit, wrapping around."""
+        self.search.step(+1)
+
+    def action_previous_hit(self) -> None:
+        """Go to the previous search hit, wrapping around."""
+        self.search.step(-1)
 
     @on(Input.Submitted, "#search-input")
     def _search_submitted(self, event: Input.Submitted) -> None:
-        """Enter in the search field: a new query is searched (the focus stays in the field);
-        Enter again on the query whose hits are listed jumps to the highlighted hit."""
         event.stop()
-        results = self.search_bar.query_one(SearchResults)
-        if (
-            event.value == self.search_query
-            and self.search_hits
-            and results.display
-            and results.highlighted is not None
-        ):
-            self._jump_from_list(results.highlighted)
-            return
-        self.start_search(event.value)
-
-    def start_search(self, query: str) -> None:
-        """Run ``query`` in :attr:`search_mode` in a worker (the bar says so meanwhile)."""
-        if not query.strip():
-            self.search_bar.set_status(
-                Text.assemble(
-                    (f"{self.search_mode} · ", "dim"), "type words to search for, then Enter"
-                )
-            )
-            return
-        self._search_serial += 1
-        self.search_bar.set_status(
-            Text.assemble((f"{self.search_mode} · ", "dim"), "searching ", (query, "italic"), " …")
-        )
-        self._run_search(self._search_serial, query, self.search_mode)
-
-    @work(thread=True, exclusive=True, group="search")
-    def _run_search(self, serial: int, query: str, mode: SearchMode) -> None:
-        """Search in a thread, on a connection of its own; post the hits, touch no widget."""
-        worker = get_current_worker()
-        try:
-            with self.session.reopen() as session:
-                hits = session.search(query, mode, limit=SEARCH_LIMIT)
-                coverage = session.coverage_note(mode) if mode != SEARCH_MODES[0] else ""
-            note = "  ".join(line for line in (searched_as_note(query, mode), coverage) if line)
-        except SpecbrowserError as error:
-            self.post_message(SearchFinished(serial, query, mode, [], error=str(error)))
-            return
-        except DB_ERRORS as error:  # e.g. the file changed under us; never a traceback
-            self.post_message(
-                SearchFinished(serial, query, mode, [], error=f"search failed: {error}")
-            )
-            return
-        if not worker.is_cancelled:
-            self.post_message(SearchFinished(serial, query, mode, hits, note=note))
+        self.search.submitted(event.value)
 
     @on(SearchFinished)
     def _search_finished(self, message: SearchFinished) -> None:
-        if message.serial != self._search_serial:
-            return  # a newer search is running
-        bar = self.search_bar
-        if message.error is not None:
-            bar.set_status(Text(message.error, style="red"))
-            self._error(message.error)
-            return
-        self.end_hit_navigation()
-        self.search_query = message.query
-        self.search_hits = list(message.hits)
-        bar.show_hits(message.query, message.mode, self.search_hits, message.note)
-        # the focus stays where it is (the search field): ↑/↓ move the list's highlight from
-        # there, Enter jumps, Tab goes into the list
+        self.search.finished(message)
 
     @on(OptionList.OptionSelected, "#search-results")
     def _hit_chosen(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self._jump_from_list(event.option_index)
+        self.search.jump_from_list(event.option_index)
 
-    def _jump_from_list(self, index: int) -> None:
-        """Close the search bar, focus the tree and show hit ``index``."""
-        self.search_bar.display = False
-        self.chunk_tree.focus()
-        self.go_to_hit(index)
+    # --- chunk sets and jobs (ChunkSetLoop) ------------------------------------------------------
 
-    def go_to_hit(self, index: int) -> bool:
-        """Show hit ``index`` of the last search (expanding the tree to it), highlight its
-        matched words, and turn hit navigation on."""
-        if not 0 <= index < len(self.search_hits):
-            return False
-        hit = self.search_hits[index]
-        self.hit_index = index
-        self.refresh_bindings()
-        view = self.chunk_view
-        shown = self.go_to_chunk(hit.chunk_id)
-        if shown:
-            view.highlight_terms(match_terms(self.search_query, hit.snippet))
-        view.set_search_note(self._hit_note())
-        return shown
+    async def action_edit_policy(self) -> None:
+        """Open the policy editor on the active policy; Apply re-chunks (the binding has
+        priority: the app waits until the editor's threshold field has the focus)."""
+        await self.chunk_sets.edit_policy()
 
-    def _hit_note(self) -> Text:
-        """The view header's hit line: query, mode, ``hit i/n`` and the keys."""
-        assert self.hit_index is not None
-        note = Text()
-        note.append(f"{self.search_hits[self.hit_index].mode} search ", style="dim")
-        note.append(self.search_query, style="italic")
-        note.append(f"  hit {self.hit_index + 1}/{len(self.search_hits)}", style="bold")
-        note.append("  (n / N next / previous, / the list, Esc ends)", style="dim")
-        return note
+    def apply_policy(self, policy: ChunkPolicy | None) -> None:
+        """Re-chunk under ``policy`` in the background (a run in flight is cancelled)."""
+        self.chunk_sets.apply_policy(policy)
 
-    def action_next_hit(self) -> None:
-        """Go to the next search hit, wrapping around."""
-        self._step_hit(+1)
+    def action_chunk_sets(self) -> None:
+        """List the stored chunk sets: make one active, or diff it with the active one."""
+        self.chunk_sets.chunk_sets()
 
-    def action_previous_hit(self) -> None:
-        """Go to the previous search hit, wrapping around."""
-        self._step_hit(-1)
+    def action_diff(self, version: str | None = None) -> None:
+        """Compare a set (default: the one active before the last change) with the active one."""
+        self.chunk_sets.diff(version)
 
-    def _step_hit(self, step: int) -> None:
-        if self.hit_index is None or not self.search_hits:
-            return
-        index = (self.hit_index + step) % len(self.search_hits)
-        results = self.search_bar.query_one(SearchResults)
-        results.highlighted = index
-        self.go_to_hit(index)
+    def action_stats(self) -> None:
+        """The active set's statistics; choosing a listed chunk jumps to it."""
+        self.chunk_sets.stats()
+
+    def action_evaluate(self) -> None:
+        """Evaluate the active set (and the previous one) on a query file."""
+        self.chunk_sets.evaluate()
+
+    def action_embed(self) -> None:
+        """Embed the texts that have no vector in the background, or stop that."""
+        self.chunk_sets.embed()
+
+    @on(JobFinished)
+    def _job_finished(self, message: JobFinished) -> None:
+        self.chunk_sets.job_finished(message)

@@ -6,8 +6,8 @@ side (:class:`~specbrowser.tui.widgets.chunk_set_trees.ChunkSetTrees`). The scre
 ``Screen[str | None]``: ``j`` (or Enter on a tree node) dismisses it with a chunk id (the
 tree's node) or a section id (the list's row) for the browser to jump to; Escape with None.
 
-Computing the diff takes about 0.25 s on two ECMA-262 sets, so it runs in a thread worker on
-its own connection (SQLite connections stay in the thread that opened them) and posts
+Computing the diff is too slow for the UI thread on ECMA-262's sets, so it runs in a thread
+worker on its own connection (SQLite connections stay in the thread that opened them) and posts
 :class:`DiffScreen.DiffReady`; the section trees are read on the screen's connection, a few
 indexed rows at a time.
 """

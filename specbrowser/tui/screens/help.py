@@ -1,8 +1,9 @@
 """The help screen (``?``, F1): every key of the app, by group, read from the bindings themselves.
 
-The rows come from the ``BINDINGS`` of the classes that declare the app's keys
-(:data:`BINDING_SOURCES`), so the screen never drifts from what the keys do: a binding added
-anywhere there shows up here, in its group (:data:`GROUPS`, by binding id) or under "More".
+The rows come from the bindings the screen is given (the app's and the browser's, both built
+from :data:`specbrowser.tui.registry.COMMANDS`), so the screen never drifts from what the keys
+do: each shows up in its registry group (:data:`GROUPS`, by binding id) or under "More"; the
+keys Textual binds itself (``ctrl+p``) come last.
 """
 
 from __future__ import annotations
@@ -18,38 +19,16 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-GROUPS: tuple[tuple[str, frozenset[str]], ...] = (
-    (
-        "Move",
-        frozenset(
-            {
-                "jump-to-section",
-                "next-marker",
-                "previous-marker",
-                "follow-marker",
-                "go-to-parent",
-                "next-over-threshold",
-            }
-        ),
-    ),
-    (
-        "Search",
-        frozenset({"search", "next-hit", "previous-hit", "close-search", "search-mode"}),
-    ),
-    (
-        "Show only",
-        frozenset(
-            {"filter-mismatched", "filter-over-threshold", "filter-tiny", "filter-marker-heavy"}
-        ),
-    ),
-    (
-        "Chunk sets",
-        frozenset({"edit-policy", "stats", "evaluate", "chunk-sets", "diff-sets", "embed"}),
-    ),
-    ("View", frozenset({"toggle-retrieval-text", "toggle-section-view", "toggle-source"})),
-    ("App", frozenset({"help", "quit"})),
+from specbrowser.tui.registry import COMMANDS, HELP_GROUPS
+
+GROUPS: tuple[tuple[str, frozenset[str]], ...] = tuple(
+    (group, frozenset(c.id for c in COMMANDS if c.group == group)) for group in HELP_GROUPS
 )
-"""Binding ids by group, in the order the screen lists them; other bindings go under "More"."""
+"""Binding ids by group, in the order the screen lists them (from the registry's groups); other
+bindings go under "More"."""
+
+UNGROUPED = tuple(c for c in COMMANDS if c.group is None and c.key is not None)
+"""Commands listed after the groups, without a heading (the keys Textual binds itself)."""
 
 KEY_NAMES = {
     "slash": "/",
@@ -127,7 +106,9 @@ class HelpScreen(ModalScreen[None]):
                 group = name
             table.add_row(Text(keys), Text(description))
         table.add_row("", "")
-        table.add_row(Text("ctrl+p"), Text("command palette: commands, then sections and chunks"))
+        for command in UNGROUPED:
+            assert command.key is not None
+            table.add_row(Text(key_label(command.key)), Text(command.label))
         with VerticalScroll(id="help-box") as box:
             box.border_title = "Keys · Esc closes"
             yield Static(table)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import cssselect
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -280,8 +281,6 @@ def tag_prompt(tag: str, on: bool) -> Text:
 
 def _check_selectors(markdown: MarkdownConfig) -> None:
     """Raise :class:`PolicyError` naming the first Markdown selector cssselect cannot parse."""
-    import cssselect
-
     for role, _title in MARKDOWN_ROLES:
         for selector in getattr(markdown, role):
             try:

@@ -8,16 +8,13 @@ chunks, the embedding-truncated chunks, the mismatched sections, the tiny chunks
 mostly-marker chunks. Enter on one dismisses the
 screen with its chunk id (the browser then goes to it); Escape dismisses with None.
 
-**Plotting: plain Rich text (:class:`~specbrowser.tui.widgets.bar_chart.BarChart`), not
-textual-plotext.** textual-plotext 1.0.1 (last release 2024-11) does run on Textual 8.2.8, but
-it pins ``plotext<6`` while plotext 6 is out (a stale pin that will conflict), plots in braille
-and box characters whose exact output depends on plotext's version (snapshot churn), draws
-vertical bars whose bin labels do not fit in a half-screen pane, and would be two dependencies
-for a bar chart. Horizontal block-character bars give a labelled row per bin, exact to 1/8 cell,
-with the threshold as a captioned rule and the bins over it in the error colour.
+The charts are plain Rich text (:class:`~specbrowser.tui.widgets.bar_chart.BarChart`):
+horizontal block-character bars, a labelled row per bin, exact to 1/8 cell, with the threshold
+as a captioned rule and the bins over it in the error colour.
 
 The report is computed by :func:`specbrowser.session.report.build_report` (pure core) when the
-screen mounts, on the app's connection: 0.2 s on ECMA-262's 3,747 chunks, so no worker.
+screen mounts, on the app's connection, without a worker (it is quick enough on ECMA-262 not
+to need one).
 Spec text (ids, titles, tags) is shown as ``Text``, never parsed as markup.
 """
 

@@ -29,7 +29,6 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.content import Content
 from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import var
@@ -42,7 +41,6 @@ from specbrowser.model import Chunk
 from specbrowser.search.tokens import TokenInfo
 from specbrowser.session.browse import Boundaries
 from specbrowser.session.source import ChunkSource
-from specbrowser.tui.highlight import term_spans
 from specbrowser.tui.marker_links import (
     MARKER_ARROW,
     SELECTED_ARROW,
@@ -50,44 +48,30 @@ from specbrowser.tui.marker_links import (
     rewrite_markers,
 )
 from specbrowser.tui.section_lines import boundary_lines
+from specbrowser.tui.widgets.chunk_header import (
+    format_chars,
+    header_text,
+    heading_lines,
+    set_header,
+)
 from specbrowser.tui.widgets.chunk_lines import (
     MARKER_SCHEME,
     ChunkLines,
     RenderedLines,
     render_markdown,
 )
-from specbrowser.types import MISMATCH_EXPLANATIONS, OVERRUN_EXPLANATIONS, MismatchKind
-
-MISMATCH_BADGE_STYLE = "bold black on yellow"
-"""The mismatch kind badge; yellow like the tree's ≠ mark."""
-
-TRUNCATED_BADGE_STYLE = "bold white on dark_magenta"
-"""The embedding-truncated badge; magenta like the tree's ✂ mark."""
-
-PATH_SEPARATOR = " › "
-"""Between the titles of a heading path."""
+from specbrowser.tui.widgets.plain_bodies import SEARCH_MATCH_STYLE, RetrievalText, SourceText
 
 SELECTED_STYLE = "bold on #2f3f5f"
 """Added to the selected marker's rendered text, on top of the link style."""
-
-RETRIEVAL_MARKER_STYLE = "underline"
-"""Markers in the retrieval text view (plain text: no links, so they are underlined)."""
-
-RETRIEVAL_SELECTED_STYLE = "bold reverse"
-"""The selected marker in the retrieval text view."""
-
-RETRIEVAL_MODE_LABEL = " retrieval text "
-"""Shown after the chunk id while the view shows the retrieval text (key ``t``)."""
-
-SEARCH_MATCH_STYLE = "bold black on yellow"
-"""A matched search term in the view (Markdown and retrieval text)."""
 
 RENDER_GROUP = "chunk-view-render"
 """Worker group of the renders of large chunks (a newer one cancels the one in flight)."""
 
 LARGE_CHUNK = 40_000
-"""Characters of Markdown above which a chunk is rendered in a thread behind a placeholder
-(ECMA-262's largest chunk, 18,713 characters, renders in about 80 ms in the UI thread)."""
+"""Characters of Markdown above which a chunk is rendered in a thread behind a placeholder: over
+twice ECMA-262's largest chunk, so every chunk of the default policy renders in the UI thread,
+header and body in one step."""
 
 QUICK_RENDER = 1_500
 """Characters of Markdown a chunk renders in a few milliseconds: shown at once even while keys
@@ -100,158 +84,7 @@ during this long (about two key repeats)."""
 PLACEHOLDER = "rendering {id} ({size} characters) …"
 """The body while a large chunk is being rendered."""
 
-__all__ = ["ChunkView", "header_text", "heading_lines"]
-
-
-def format_chars(count: int) -> str:
-    """``1234`` → ``"1,234"``: thousands separated by commas, as everywhere else (the CLI, the
-    statistics screen, notifications)."""
-    return f"{count:,}"
-
-
-def header_text(
-    chunk: Chunk,
-    threshold: int,
-    markers: list[Marker],
-    selected: int | None,
-    retrieval: bool = False,
-    search_note: Text | None = None,
-    tokens: int | None = None,
-    token_window: int | None = None,
-    section_chunks: int | None = None,
-    source: bool = False,
-) -> Text:
-    """The header block of a chunk as Rich ``Text`` (spec text stays literal).
-
-    Lines: id (and the retrieval-text badge when ``retrieval``); layer, section number, depth,
-    tag and parent; size against the threshold (and, when it has markers, its size without
-    them) and overrun reason, then the token count (when
-    counted) and the embedding-truncated badge when it is over ``token_window``; heading path
-    (two lines, ``parser:`` and ``TOC:``, when the TOC's path differs; see
-    :func:`heading_lines`); markers;
-    then ``search_note`` when a search's hits are being stepped through. ``section_chunks``
-    (the section view is on) adds a badge with the number of chunks the section is made of;
-    ``source`` a badge saying the body is the source HTML.
-    """
-    text = Text()
-    text.append(chunk.id, style="bold")
-    if retrieval:
-        text.append("  ")
-        text.append(RETRIEVAL_MODE_LABEL, style="bold reverse")
-    if source:
-        text.append("  ")
-        text.append(" source HTML ", style="bold reverse")
-    if section_chunks is not None:
-        text.append("  ")
-        text.append(
-            f" section view · {section_chunks} chunk{'s' if section_chunks != 1 else ''} ",
-            style="bold reverse",
-        )
-    text.append("\n")
-    text.append(chunk.layer, style="bold")
-    text.append(" · §\u00a0", style="dim")  # no-break space: keep the number with its sign
-    text.append(chunk.section_ordinal or "—")
-    text.append(" · depth ", style="dim")
-    text.append(str(chunk.depth))
-    text.append(" · tag ", style="dim")
-    text.append(chunk.breakdown_tag or "—")
-    text.append(" · parent ", style="dim")  # last: a long parent id wraps, nothing else does
-    root = "— (document)" if chunk.layer == "document" else "— (section root)"
-    text.append(chunk.parent_id or root)
-    text.append("\n")
-    over = chunk.size > threshold
-    text.append(
-        f"{format_chars(chunk.size)} / {format_chars(threshold)} chars",
-        style="bold red" if over else "",
-    )
-    if markers:
-        bare = chunk.size - sum(marker.end - marker.start for marker in markers)
-        text.append(f" ({format_chars(bare)} without markers)", style="dim")
-    if chunk.over_threshold:
-        reason = OVERRUN_EXPLANATIONS.get(chunk.over_threshold, "")
-        text.append("  ")
-        text.append(f" over threshold: {chunk.over_threshold} ", style="bold white on dark_red")
-        if reason:
-            text.append(f" {reason}", style="red")
-    if tokens is not None:
-        text.append(" · ", style="dim")
-        text.append(f"{format_chars(tokens)} tokens")
-        if token_window is not None and tokens > token_window:
-            text.append("  ")
-            text.append(
-                f" embedding truncated: > {format_chars(token_window)} tokens ",
-                style=TRUNCATED_BADGE_STYLE,
-            )
-    text.append("\n")
-    text.append_text(heading_lines(chunk))
-    text.append("\n")
-    if not markers:
-        text.append("no markers", style="dim")
-    elif selected is None:
-        text.append(f"marker –/{len(markers)}", style="dim")
-        text.append(
-            "  (Esc, then n / p select)"
-            if search_note is not None
-            else "  (n / p select, f follows)",
-            style="dim",
-        )
-    else:
-        text.append(f"marker {selected + 1}/{len(markers)}", style="bold")
-        text.append(" → ")
-        text.append(markers[selected].target_id)
-    if search_note is not None:
-        text.append("\n")
-        text.append_text(search_note)
-    return text
-
-
-def heading_lines(chunk: Chunk) -> Text:
-    """The chunk's heading path as header lines (no trailing newline).
-
-    One line, the parser's path, when the TOC gives no path or the same one. When they differ,
-    two: ``parser: A › B`` and ``TOC:    A › C``, the second followed by the mismatch kind and
-    its explanation (the kind is the section's; a difference the classifier accepts, such as
-    whitespace or case, shows both paths with no kind).
-    """
-    parser_path = PATH_SEPARATOR.join(chunk.heading_path) or chunk.title
-    text = Text()
-    if chunk.toc_path is None or chunk.toc_path == chunk.heading_path:
-        text.append(parser_path, style="italic")
-        if chunk.mismatch:
-            text.append("  ")
-            text.append_text(_mismatch_badge(chunk.mismatch))
-        return text
-    text.append("parser: ", style="dim")
-    text.append(parser_path, style="italic")
-    text.append("\n")
-    text.append("TOC:    ", style="dim")
-    text.append(PATH_SEPARATOR.join(chunk.toc_path) or "—", style="italic")
-    if chunk.mismatch:
-        text.append("  ")
-        text.append_text(_mismatch_badge(chunk.mismatch))
-    return text
-
-
-def _mismatch_badge(kind: MismatchKind) -> Text:
-    """``≠ kind`` as a badge, then its explanation when the kind is known."""
-    badge = Text()
-    badge.append(f" ≠ {kind} ", style=MISMATCH_BADGE_STYLE)
-    explanation = MISMATCH_EXPLANATIONS.get(kind)
-    if explanation:
-        badge.append(f" {explanation}", style="yellow")
-    return badge
-
-
-def _set_header(header: Static, text: Text) -> None:
-    """Show ``text`` in the header, laying the screen out again only when the header's height
-    changes: most chunks' headers wrap to the same number of lines, and a layout of every
-    widget on each key is the larger part of a frame."""
-    header.update(text, layout=False)
-    region = header.content_region
-    if not region.width or header.get_content_height(region.size, region.size, region.width) != (
-        region.height
-    ):
-        header.refresh(layout=True)
+__all__ = ["SEARCH_MATCH_STYLE", "ChunkView", "header_text", "heading_lines"]
 
 
 class ChunkView(Vertical):
@@ -276,9 +109,6 @@ class ChunkView(Vertical):
     show_source: var[bool] = var(False, init=False)
     """Show the chunk's source HTML (its element, else its section's; see
     :mod:`specbrowser.session.source`) instead of its Markdown."""
-
-    SOURCE_HIGHLIGHT_LIMIT = 100_000
-    """Characters of HTML above which the source is shown without syntax colours (fast)."""
 
     SECTION_CHUNK_STYLE = "bold underline"
     """The shown chunk's spans in the section view."""
@@ -339,8 +169,8 @@ class ChunkView(Vertical):
         yield Static(id="chunk-header")
         yield ChunkLines(id="chunk-text")
         with VerticalScroll(id="chunk-body"):
-            yield Static(id="chunk-retrieval", markup=False)
-            yield Static(id="chunk-source", markup=False)
+            yield RetrievalText(id="chunk-retrieval", markup=False)
+            yield SourceText(id="chunk-source", markup=False)
 
     def on_mount(self) -> None:
         """Start on the Markdown content."""
@@ -377,8 +207,7 @@ class ChunkView(Vertical):
             self._render_source()
 
     def _render_source(self) -> None:
-        """Show the shown chunk's source HTML under a line naming it (syntax-coloured up to
-        :attr:`SOURCE_HIGHLIGHT_LIMIT` characters)."""
+        """Show the shown chunk's source HTML (:class:`SourceText`)."""
         if self.chunk is None or self.source_for is None:
             return
         try:
@@ -387,16 +216,7 @@ class ChunkView(Vertical):
             self.notify(str(error), severity="error", markup=False)
             return
         self.source = source
-        from rich.console import Group
-        from rich.syntax import Syntax
-
-        note = Text(source.note, style="dim italic" if source.exact else "bold yellow")
-        body = (
-            Syntax(source.html, "html", word_wrap=True, theme="monokai")
-            if len(source.html) <= self.SOURCE_HIGHLIGHT_LIMIT
-            else Text(source.html)
-        )
-        self.query_one("#chunk-source", Static).update(Group(note, Text(""), body))
+        self.query_one(SourceText).show(source)
 
     def watch_show_section(self, show: bool) -> None:
         """Swap the body between the chunk's content and its whole section with boundaries."""
@@ -592,7 +412,7 @@ class ChunkView(Vertical):
     def _update_header(self) -> None:
         if self.chunk is not None:
             info = self.token_info
-            _set_header(
+            set_header(
                 self.query_one("#chunk-header", Static),
                 header_text(
                     self.chunk,
@@ -694,44 +514,20 @@ class ChunkView(Vertical):
         return text
 
     def _render_retrieval(self) -> None:
-        """Show the retrieval text, markers underlined, the selected one reversed and scrolled to.
-
-        The retrieval text ends with the chunk text, so marker offsets shift by the header's
-        length.
-        """
+        """Show the retrieval text; scroll to the selected marker or the first match."""
         if self.chunk is None:
             return
-        plain = self.chunk.retrieval_text or "(this chunk set stores no retrieval text)"
-        shift = len(plain) - len(self.chunk.text) if plain.endswith(self.chunk.text) else None
-        content = Content(plain)
-        matches = term_spans(plain, self.search_terms)
-        for start, end in matches:
-            content = content.stylize(SEARCH_MATCH_STYLE, start, end)
-        selected_start: int | None = None
-        for index, marker in enumerate(self.markers if shift is not None else []):
-            start, end = marker.start + shift, marker.end + shift  # type: ignore[operator]
-            chosen = index == self.selected_marker
-            content = content.stylize(
-                RETRIEVAL_SELECTED_STYLE if chosen else RETRIEVAL_MARKER_STYLE, start, end
-            )
-            if chosen:
-                selected_start = start
-        widget = self.query_one("#chunk-retrieval", Static)
-        widget.update(content)
-        if selected_start is None and matches:
-            # the first match in the content (the retrieval header repeats titles)
-            in_content = [s for s, _ in matches if shift is None or s >= shift] or [matches[0][0]]
-            selected_start = in_content[0]
-        if selected_start is not None:
-            self.call_after_refresh(self._scroll_retrieval_to, plain[:selected_start])
+        before = self.query_one(RetrievalText).show(
+            self.chunk, self.markers, self.selected_marker, self.search_terms
+        )
+        if before is not None:
+            self.call_after_refresh(self._scroll_retrieval_to, before)
 
     def _scroll_retrieval_to(self, before: str) -> None:
-        """Scroll the body so the line holding the end of ``before`` (text wrapped as the
-        retrieval widget wraps it) is near the top."""
-        widget = self.query_one("#chunk-retrieval", Static)
-        line = len(Content(before).wrap(max(1, widget.content_region.width))) - 1 if before else 0
+        """Scroll the body so the line holding the end of ``before`` is near the top."""
+        widget = self.query_one(RetrievalText)
         self.query_one("#chunk-body", VerticalScroll).scroll_to(
-            y=max(0, widget.virtual_region.y + line - 2), animate=False
+            y=max(0, widget.virtual_region.y + widget.line_of(before) - 2), animate=False
         )
 
     @on(ChunkLines.LinkClicked)

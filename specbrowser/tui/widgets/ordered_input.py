@@ -4,9 +4,9 @@ Textual (8.2) inserts a typed character in the focused ``Input`` at once, but ru
 ``Input`` binds itself (backspace, delete, arrows, home and end, ctrl+w …) only after the key
 event has bubbled up to the app. Keys that arrive together (fast typing, keystrokes sent in one
 burst, an SSH link that clumps them, a busy event loop) are then applied out of order: "⌫ 2" on
-a selected "5000" leaves "" instead of "2". Upstream: Textualize/textual#6605 (open); this
-is the fix its pull request #6631 proposes, for our inputs. Drop the class once Textual runs
-these keys in order.
+a selected "5000" leaves "" instead of "2". This class runs the ``Input``'s own keys in their
+place among the typed characters (the fix proposed upstream for Textualize/textual#6605, in
+pull request #6631); it is not needed on a Textual that runs these keys in order.
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """The search bar of the browser screen: a query input, a status line and the results list.
 
-The bar only shows things: the screen runs the search (in a worker) and hands the hits down
+The bar runs a search when the screen asks (:meth:`SearchBar.run_search`: a thread worker on a
+connection of its own, since SQLite connections stay in the thread that opened them) and posts
+:class:`~specbrowser.tui.messages.SearchFinished` up to the screen, which hands the hits back
 with :meth:`SearchBar.show_hits`; choosing a result posts ``OptionList.OptionSelected`` from
 ``#search-results``, whose ``option_index`` is the hit's index in :attr:`SearchBar.hits`.
 
@@ -12,15 +14,20 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Input, OptionList, Static
+from textual.worker import get_current_worker
 
-from specbrowser.search.query import Hit
+from specbrowser.errors import SpecbrowserError
+from specbrowser.search.query import Hit, searched_as_note
+from specbrowser.session import DB_ERRORS, Session
 from specbrowser.tui.highlight import snippet_text
+from specbrowser.tui.messages import SearchFinished
 from specbrowser.tui.widgets.ordered_input import OrderedInput
-from specbrowser.types import SearchMode
+from specbrowser.types import SEARCH_MODES, SearchMode
 
 PATH_SEPARATOR = " › "
 """Between the titles of a hit's heading path (as in the chunk view's header)."""
@@ -141,3 +148,26 @@ class SearchBar(Vertical):
             if note:
                 status.append(f"  {note}", style="yellow")
         self.set_status(status)
+
+    @work(thread=True, exclusive=True, group="search")
+    def run_search(
+        self, session: Session, serial: int, query: str, mode: SearchMode, limit: int
+    ) -> None:
+        """Search in a thread, on a connection of its own (``session`` reopened); post the
+        hits as :class:`SearchFinished` numbered ``serial``, touch no widget."""
+        worker = get_current_worker()
+        try:
+            with session.reopen() as own:
+                hits = own.search(query, mode, limit=limit)
+                coverage = own.coverage_note(mode) if mode != SEARCH_MODES[0] else ""
+            note = "  ".join(line for line in (searched_as_note(query, mode), coverage) if line)
+        except SpecbrowserError as error:
+            self.post_message(SearchFinished(serial, query, mode, [], error=str(error)))
+            return
+        except DB_ERRORS as error:  # e.g. the file changed under us; never a traceback
+            self.post_message(
+                SearchFinished(serial, query, mode, [], error=f"search failed: {error}")
+            )
+            return
+        if not worker.is_cancelled:
+            self.post_message(SearchFinished(serial, query, mode, hits, note=note))
