@@ -47,10 +47,9 @@ EMBED_TITLES = 2
 EMBED_WINDOW = 256
 """Tokens (special tokens included) the default model embeds of a text: all-MiniLM-L6-v2 was
 trained on texts of at most 256 word pieces (its model card; sentence-transformers cuts there),
-though its tokenizer allows 512. Measured on ECMA-262 against the 512-token window
-(benchmarks/model_benchmark.py, BENCHMARKS.md "Semantic search"): better semantic hit@1,
-recall@5 and MRR on both query sets, in a third of the time and memory (attention grows with
-the square of the length)."""
+though its tokenizer allows 512; it retrieves better than the 512-token window in less time and
+memory (attention grows with the square of the length; ``benchmarks/model_benchmark.py``,
+BENCHMARKS.md "Semantic search")."""
 
 EMBED_RECIPE = f"titles{EMBED_TITLES}+body@{EMBED_WINDOW}"
 """What the default model's vectors are of (:func:`embedding_text`, :data:`EMBED_WINDOW`):
@@ -58,8 +57,8 @@ recorded with the vectors, so that vectors made another way are never mixed with
 
 DEFAULT_BATCH_TOKENS = 4096
 """Padded tokens per ONNX run (texts × the longest text's tokens, after the window's cut):
-memory follows tokens, not texts (16 texts of 256 tokens, or 4 of 1,024). 8,192 peaked at 1.9 GB
-for the whole `specbrowser embed` process on ECMA-262 (BENCHMARKS.md "Semantic search")."""
+memory follows tokens, not texts (16 texts of 256 tokens, or 4 of 1,024); twice as many
+roughly doubles the peak memory of ``specbrowser embed`` (BENCHMARKS.md "Semantic search")."""
 
 
 def embedding_text(retrieval_text: str) -> str:
@@ -69,9 +68,8 @@ def embedding_text(retrieval_text: str) -> str:
     ``Section:`` path joined by `` > `` and, for a breakdown subsection, its ``Part:`` label
     after `` | ``; the body is the retrieval text's body (after its ``Content:`` line). The
     ``Document:`` line and the rest of the path are left out: tokens that every chunk of a
-    section shares. Measured against the whole retrieval text in the same window (BENCHMARKS.md
-    "Semantic search"): hybrid search is better with this (recall@5, never below lexical on the
-    41-query set), semantic search alone slightly worse on hit@1. A text without a header
+    section shares; hybrid search retrieves better with it than with the whole retrieval text in
+    the same window (BENCHMARKS.md "Semantic search"). A text without a header
     (the document chunk's has only ``Document:``) keeps its body, or is returned as is.
     """
     header, body = split_retrieval_text(retrieval_text)

@@ -178,10 +178,7 @@ RRF_K = 60
 
 SEMANTIC_WEIGHT = 1.0
 """Weight of the semantic list in the reciprocal rank fusion of a question in words (lexical
-weighs 1). Measured with the title-and-body vectors at 256 tokens on two ECMA-262 query sets
-(benchmarks/fusion_benchmark.py, BENCHMARKS.md "Fusion"): with query routing, equal weights gave
-hit@1 0.73 and MRR 0.79 on the 41 queries written for it, against 0.71 and 0.78 with 0.5, and
-the same on the 32-query set."""
+weighs 1), chosen with ``benchmarks/fusion_benchmark.py`` (BENCHMARKS.md "Fusion")."""
 
 
 def reciprocal_rank_fusion(
@@ -213,9 +210,8 @@ QUERY_THREADS = 1
 def query_embedder(model: str):  # -> specbrowser.search.embed.Embedder
     """The embedder for ``model`` (the database's), loaded once per process.
 
-    It runs onnxruntime on one thread: a query is one short text, and on 2 cores one thread
-    embeds it in 10 ms against 16.5 ms with the default (threads synchronising cost more than
-    they share; measured with the ECMA-262 query set, BENCHMARKS.md).
+    It runs onnxruntime on one thread: a query is one short text, which threads synchronising
+    would embed more slowly than one (BENCHMARKS.md).
 
     Raises:
         EmbeddingError: the model cannot be loaded (offline files missing, …).
@@ -307,8 +303,8 @@ def fuse(text: str, lexical: list[Hit], semantic: list[Hit], limit: int) -> list
     - a question in words gets reciprocal rank fusion with the semantic list weighted
       :data:`SEMANTIC_WEIGHT`.
 
-    Measured against RRF alone and min-max score normalisation on the ECMA-262 query set
-    (benchmarks/fusion_benchmark.py, BENCHMARKS.md "Fusion"). Symbol hits (a defined name),
+    Chosen over RRF alone and min-max score normalisation with
+    ``benchmarks/fusion_benchmark.py`` (BENCHMARKS.md "Fusion"). Symbol hits (a defined name),
     when the index has them, go before both lists (see :func:`hybrid_search`).
     """
     if not semantic:

@@ -8,8 +8,8 @@ Counting uses the model's ``tokenizer.json`` through the ``tokenizers`` library 
 no ONNX): the default model's file comes from an installed package
 (:func:`specbrowser.search.model_files.tokenizer_folder`), the window from its
 ``tokenizer_config.json`` (``model_max_length``, the value fastembed truncates at).
-Counting ECMA-262's 3,747 texts takes about 1.8 s on 2 cores, too slow to run inside every
-ingest, so it runs after one: ``specbrowser embed`` counts first, and the app counts in a
+Counting a large spec's texts takes seconds, too slow to run inside every ingest, so it runs
+after one: ``specbrowser embed`` counts first, and the app counts in a
 background worker when it opens a chunk set that has no counts.
 
 The counts are stored per model and retrieval text (:mod:`specbrowser.store.tokens`), so a

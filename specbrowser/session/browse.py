@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from specbrowser.chunking.markers import size_without_markers
+from specbrowser.chunking.markers import marker_ids, size_without_markers
 from specbrowser.chunking.reassemble import reassemble, reassemble_spans
 from specbrowser.errors import AmbiguousNameError, NotFoundError
 from specbrowser.model import Chunk
@@ -135,6 +135,7 @@ def _chunk_holding(db: SpecStore, section_id: str, anchor: str, version: str) ->
     the chunks holding its start, those holding its end too, then the deepest (letters and
     digits compared, so Markdown syntax does not count); the section's root chunk when none
     does or the element has no text."""
+    # deferred: lxml's tree and HTML parser (15 ms), only to find an anchor by its text
     import lxml.etree
     import lxml.html
 
@@ -198,8 +199,6 @@ def reassembled(db: SpecStore, chunk_id: str, version: str) -> Reassembled:
     Raises:
         NotFoundError: no chunk with that id.
     """
-    from specbrowser.chunking.markers import marker_ids
-
     tree = {c.id: c for c in breakdown_tree(db, chunk_id, version)}
     text = reassemble(chunk_id, tree)
     root = tree[chunk_id]
@@ -285,6 +284,7 @@ class SubsectionInfo:
 
 def subsection_info(db: SpecStore, chunk: Chunk, version: str) -> list[SubsectionInfo]:
     """The direct subsections of ``chunk`` in marker order."""
+    # deferred: the formats and lxml (18 ms), only for a section's kind
     from specbrowser.formats import section_kind_label
 
     found = []

@@ -15,9 +15,8 @@ def collector_paused() -> Iterator[None]:
 
     An ingest or a re-chunk allocates some 100,000 short-lived objects (chunks, lxml element
     proxies, rows) that reference counting frees; the collections their allocation triggers
-    each walk every live object and find next to nothing: ~0.07 s of a 0.7 s ECMA-262 re-chunk
-    (measured with benchmarks/rechunk_benchmark.py), ~0.08 s of an ingest
-    (benchmarks/paired_benchmark.py). Whatever cycles the call leaves are collected after it.
+    each walk every live object and find next to nothing, a tenth of a re-chunk's time.
+    Whatever cycles the call leaves are collected after it.
     """
     enabled = gc.isenabled()
     gc.disable()

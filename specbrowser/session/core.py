@@ -8,6 +8,10 @@ connections from :attr:`Session.path` (:mod:`specbrowser.session.jobs`).
 
 A session's connection stays in the thread that opened it (SQLite's rule): a worker thread
 calls :meth:`Session.reopen` and closes what it gets.
+
+Each method that needs one of the larger session or search modules (browse, diff, export,
+report, source, query, tokens) imports it when first called: a command pays the start-up of
+the ones it uses (the ``# deferred`` figures, measured with bytecode cached), not of all of them.
 """
 
 from __future__ import annotations
@@ -20,8 +24,11 @@ from typing import TYPE_CHECKING
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.stats import ChunkSetStats
 from specbrowser.chunking.toc_paths import Mismatch
+from specbrowser.errors import AmbiguousNameError, NotFoundError, PolicyError
 from specbrowser.model import Chunk, Document, Section
 from specbrowser.progress import Progress
+from specbrowser.session.filters import filtered_tree
+from specbrowser.session.links import link_targets
 from specbrowser.session.stores import chunk_stats, open_store
 from specbrowser.store import ChunkSetInfo, SpecStore
 from specbrowser.store.connection import DB_ERRORS
@@ -168,7 +175,6 @@ class Session:
     def chunk_count(self, policy_version: str | None = None) -> int:
         """How many chunks a chunk set (a full version or unique prefix; the active one by
         default) holds, the document chunk included; 0 when no set has that version."""
-        from specbrowser.errors import NotFoundError
 
         try:
             version = self.resolve_version(policy_version) if policy_version else None
@@ -186,19 +192,19 @@ class Session:
     ) -> StatsReport:
         """The statistics report of a chunk set
         (:func:`specbrowser.session.report.build_report`)."""
-        from specbrowser.session.report import build_report
+        from specbrowser.session.report import build_report  # deferred: 15 ms
 
         return build_report(self._db, policy_version, threshold)
 
     def diff(self, version_a: str, version_b: str) -> ChunkSetDiff:
         """Compare two chunk sets (:func:`specbrowser.session.diff.diff_chunk_sets`)."""
-        from specbrowser.session.diff import diff_chunk_sets
+        from specbrowser.session.diff import diff_chunk_sets  # deferred: 7 ms
 
         return diff_chunk_sets(self._db, version_a, version_b)
 
     def section_briefs(self, policy_version: str, section_id: str) -> list[ChunkBrief]:
         """One section's chunks in a set, as the diff shows them."""
-        from specbrowser.session.diff import section_chunks
+        from specbrowser.session.diff import section_chunks  # deferred: 7 ms
 
         return section_chunks(self._db, policy_version, section_id)
 
@@ -212,7 +218,7 @@ class Session:
         progress: Progress | None = None,
     ) -> ExportResult:
         """Write a chunk set's records (:func:`specbrowser.session.export.export_chunk_set`)."""
-        from specbrowser.session.export import export_chunk_set
+        from specbrowser.session.export import export_chunk_set  # deferred: 9 ms
 
         return export_chunk_set(
             self._db,
@@ -261,7 +267,6 @@ class Session:
         Raises:
             NotFoundError: none of these (the message names what was asked for).
         """
-        from specbrowser.errors import AmbiguousNameError, NotFoundError
 
         try:
             return self.locate(text)
@@ -277,7 +282,6 @@ class Session:
         """Anchor → the chunk of the active (or given) set that holds the element with that id,
         for each of ``anchors`` the document holds (others are left out): where an in-text
         link ``[…](#anchor)`` leads (:mod:`specbrowser.session.links`)."""
-        from specbrowser.session.links import link_targets
 
         return link_targets(self._db, anchors, policy_version or self.active_version())
 
@@ -308,7 +312,7 @@ class Session:
         Raises:
             NotFoundError: none of these.
         """
-        from specbrowser.session.browse import locate
+        from specbrowser.session.browse import locate  # deferred: 14 ms
 
         return locate(self._db, name, policy_version or self.active_version())
 
@@ -317,7 +321,7 @@ class Session:
     ) -> list[SubsectionInfo]:
         """A chunk's direct subsections with their kind and sizes
         (:func:`specbrowser.session.browse.subsection_info`)."""
-        from specbrowser.session.browse import subsection_info
+        from specbrowser.session.browse import subsection_info  # deferred: 14 ms
 
         return subsection_info(self._db, chunk, policy_version or self.active_version())
 
@@ -328,7 +332,7 @@ class Session:
         Raises:
             NotFoundError: no chunk with that id.
         """
-        from specbrowser.session.browse import reassembled
+        from specbrowser.session.browse import reassembled  # deferred: 14 ms
 
         return reassembled(self._db, chunk_id, policy_version or self.active_version())
 
@@ -339,7 +343,7 @@ class Session:
         Raises:
             NotFoundError: no chunk with that id.
         """
-        from specbrowser.session.source import chunk_source
+        from specbrowser.session.source import chunk_source  # deferred: 7 ms
 
         return chunk_source(self._db, chunk_id, policy_version or self.active_version())
 
@@ -350,7 +354,7 @@ class Session:
         Raises:
             NotFoundError: no chunk with that id.
         """
-        from specbrowser.session.browse import boundaries
+        from specbrowser.session.browse import boundaries  # deferred: 14 ms
 
         return boundaries(self._db, chunk_id, policy_version or self.active_version())
 
@@ -366,7 +370,7 @@ class Session:
         Raises:
             NotFoundError: no section with the id ``root``.
         """
-        from specbrowser.session.browse import outline
+        from specbrowser.session.browse import outline  # deferred: 14 ms
 
         return outline(self._db, policy_version or self.active_version(), root, depth)
 
@@ -407,7 +411,6 @@ class Session:
 
     def filtered_tree(self, kind: FilterKind) -> FilteredTree:
         """The active set's tree cut down to one filter (:mod:`specbrowser.session.filters`)."""
-        from specbrowser.session.filters import filtered_tree
 
         return filtered_tree(self._db, kind, self.active_version())
 
@@ -444,8 +447,7 @@ class Session:
             PolicyError: an empty query, or a filter naming nothing.
             EmbeddingError: semantic or hybrid search cannot run.
         """
-        from specbrowser.errors import PolicyError
-        from specbrowser.search.query import NO_FILTER, run_search
+        from specbrowser.search.query import NO_FILTER, run_search  # deferred: 15 ms
 
         if not text.strip():
             raise PolicyError("nothing to search for: the query is empty")
@@ -461,7 +463,7 @@ class Session:
 
     def coverage_note(self, mode: SearchMode, policy_version: str | None = None) -> str:
         """One line on what semantic search covers in ``mode`` ("" when all is embedded)."""
-        from specbrowser.search.query import coverage_note
+        from specbrowser.search.query import coverage_note  # deferred: 15 ms
 
         return coverage_note(self._db, policy_version, mode=mode)
 
@@ -488,6 +490,6 @@ class Session:
 
     def token_info(self, policy_version: str | None = None) -> TokenInfo | None:
         """The stored token counts of a chunk set, or None when never counted."""
-        from specbrowser.search.tokens import token_info
+        from specbrowser.search.tokens import token_info  # deferred: 5 ms
 
         return token_info(self._db, policy_version or self.active_version())

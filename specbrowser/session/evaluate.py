@@ -35,6 +35,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from specbrowser.errors import NotFoundError, PolicyError
 from specbrowser.session.query_file import EvalQuery, check_expected, read_queries
 from specbrowser.types import SEARCH_MODES, SearchMode
 
@@ -286,8 +287,6 @@ def evaluate(
         NotFoundError: a version names no set (or several).
         PolicyError: a cut-off under 1.
     """
-    from specbrowser.errors import NotFoundError, PolicyError
-
     if not ks or min(ks) < 1:
         raise PolicyError("cut-offs (k) must be whole numbers of at least 1")
     ks = tuple(sorted(set(ks)))

@@ -55,6 +55,7 @@ from specbrowser import __version__
 from specbrowser.errors import SpecbrowserError
 from specbrowser.progress import Progress
 from specbrowser.search.tokens import token_info
+from specbrowser.session.links import href_anchor, link_hrefs, link_targets
 from specbrowser.store import SpecStore
 from specbrowser.types import CONTENT_KINDS, EXPORT_FORMATS, ContentKind, ExportFormat
 
@@ -246,8 +247,6 @@ class _LinkTargets:
 
     def of(self, text: str) -> list[dict[str, str | None]]:
         """``{"href", "chunk_id"}`` for each link of ``text`` (see :data:`METADATA_FIELDS`)."""
-        from specbrowser.session.links import href_anchor, link_hrefs, link_targets
-
         hrefs = link_hrefs(text)
         anchors = {h: href_anchor(h) for h in hrefs}
         known = self.known
@@ -274,7 +273,7 @@ def check_output_path(path: Path) -> None:
 def require_pyarrow() -> None:
     """Raise :class:`ExportError` with :data:`PYARROW_HINT` when pyarrow cannot be imported."""
     try:
-        import pyarrow.parquet  # noqa: F401
+        import pyarrow.parquet  # noqa: F401  (deferred: pyarrow, only to write Parquet)
     except ImportError:
         raise ExportError(PYARROW_HINT) from None
 
@@ -447,7 +446,7 @@ PARQUET_BATCH = 1000
 def parquet_schema() -> Any:
     """The Parquet file's ``pyarrow.Schema`` (needs pyarrow): ``id``, ``page_content``,
     ``metadata`` (struct of :data:`METADATA_FIELDS`, typed, nullable) and ``type``."""
-    import pyarrow as pa
+    import pyarrow as pa  # deferred: pyarrow, only to write Parquet
 
     text, strings, integer = pa.string(), pa.list_(pa.string()), pa.int64()
     types = {
@@ -479,7 +478,7 @@ def _write_parquet(
     progress: Progress | None,
     file_metadata: dict[str, str],
 ) -> int:
-    import pyarrow as pa
+    import pyarrow as pa  # deferred: pyarrow, only to write Parquet
     import pyarrow.parquet as pq
 
     schema = parquet_schema().with_metadata(file_metadata)

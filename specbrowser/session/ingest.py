@@ -188,6 +188,7 @@ def ingest(
     external_toc = load_toc_file(toc_file) if toc_file is not None else None
     parsed = load_spec(spec_paths)
     importing.join()
+    # imported on the thread above while lxml parsed (STORE_MODULES); bound here
     from specbrowser.search.tokens import token_measure
     from specbrowser.store import open_database
 

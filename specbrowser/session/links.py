@@ -44,6 +44,7 @@ def link_targets(db: SpecStore, anchors: Iterable[str], version: str) -> dict[st
     wanted = list(dict.fromkeys(anchors))
     if db.symbols.has_anchor_map(version):
         return db.symbols.anchor_chunks(version, wanted)
+    # deferred: the browse module (14 ms), only for a set made before anchor maps
     from specbrowser.session.browse import anchor_chunk
 
     found: dict[str, str] = {}

@@ -15,6 +15,8 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+import platformdirs
+
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
 from specbrowser.errors import (
     NotASpecbrowserDatabase,
@@ -65,8 +67,8 @@ def plan_open(
         DatabaseError, NotASpecbrowserDatabase: one database target (or ``db_path``) that
             cannot be opened.
     """
-    from specbrowser.formats import check_spec_inputs
-    from specbrowser.session.core import Session
+    from specbrowser.formats import check_spec_inputs  # deferred: the formats, lxml (18 ms)
+    from specbrowser.session.core import Session  # deferred: the store, sqlite-utils (0.1 s)
 
     if len(targets) == 1 and (
         is_database(targets[0]) or targets[0].suffix.lower() in DATABASE_SUFFIXES
@@ -103,8 +105,8 @@ def _refuse_another_spec(
         DatabaseError, NotASpecbrowserDatabase: the file cannot be opened as a database.
         SpecInputError: another spec with chunk sets is stored there.
     """
-    from specbrowser.formats import spec_sha256
-    from specbrowser.session.core import Session
+    from specbrowser.formats import spec_sha256  # deferred: the formats, lxml (18 ms)
+    from specbrowser.session.core import Session  # deferred: the store, sqlite-utils (0.1 s)
 
     with Session.open(db_path) as session:
         try:
@@ -127,8 +129,6 @@ def _refuse_another_spec(
 def cache_db_for(spec_paths: list[Path]) -> Path:
     """The cache database for a spec: one file per set of resolved input paths, in the user
     cache folder (created if missing)."""
-    import platformdirs
-
     key = "\n".join(str(p.resolve()) for p in spec_paths)
     folder = Path(platformdirs.user_cache_dir("specbrowser"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -138,7 +138,7 @@ def cache_db_for(spec_paths: list[Path]) -> Path:
 def drop_unreadable_cache(db_path: Path) -> None:
     """Delete a cache database this specbrowser cannot read (an older schema, a damaged file),
     so that an ingest can create it afresh. Only for the cache folder, which is specbrowser's."""
-    from specbrowser.session.core import Session
+    from specbrowser.session.core import Session  # deferred: the store, sqlite-utils (0.1 s)
 
     if not db_path.exists():
         return
@@ -160,8 +160,8 @@ def use_cache(
     (with ``policy_for_kind``, of the policy it gives for the stored spec's kind), which is then
     made the active one; False means: ingest first (which adds the set).
     """
-    from specbrowser.formats import spec_sha256
-    from specbrowser.session.core import Session
+    from specbrowser.formats import spec_sha256  # deferred: the formats, lxml (18 ms)
+    from specbrowser.session.core import Session  # deferred: the store, sqlite-utils (0.1 s)
 
     if not db_path.exists():
         return False

@@ -2,8 +2,8 @@
 
 Re-chunking is pure Python for seconds on a large spec. In a thread it would hold the GIL, and
 an event loop sharing the process (the app) would wait up to a switch interval every time it
-gives the GIL up for a system call: keys then took about 2 s to be handled while ECMA-262 was
-re-chunked. In a child process the parent's thread only waits on a pipe.
+gives the GIL up for a system call, so keys would be handled late while a re-chunk runs. In a
+child process the parent's thread only waits on a pipe.
 
 The child opens its own connection and writes the chunk set in one transaction, as
 :func:`~specbrowser.session.rechunk.rechunk` does; a stop request is checked at each progress
@@ -13,11 +13,11 @@ as it was.
 The child is forked from multiprocessing's fork server where the platform has one (Linux,
 macOS): a clean single-threaded process started once, by :func:`prepare`, with specbrowser's
 re-chunk modules already imported (forking the app itself, which runs threads, is unsafe;
-spawning a fresh interpreter per re-chunk costs a few tenths of a second more: BENCHMARKS.md).
+spawning a fresh interpreter per re-chunk is slower).
 Elsewhere (Windows) the child is spawned. A forked child still imports the parent's
 ``__main__`` module again (multiprocessing's rule); the console script's main module imports
-only :mod:`specbrowser.__main__` (1.5 ms), which imports the command line inside its function,
-so a child does not import the whole command line again.
+only :mod:`specbrowser.__main__` and :mod:`specbrowser.process` (the command line is imported
+inside a function), so a child does not import the whole command line again.
 """
 
 from __future__ import annotations

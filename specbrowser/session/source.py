@@ -100,6 +100,7 @@ def find_element(
         return None
     root = html.fragment_fromstring(section_html, create_parent="div")
     if is_selector_tag(tag):
+        # deferred: cssselect, only to find a chunk's source element by its tag
         from lxml.cssselect import CSSSelector
 
         selected = CSSSelector(tag)(root)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from specbrowser.chunking.stats import ChunkSetStats, compute_stats
-from specbrowser.formats.symbols import spec_symbols
 from specbrowser.store import SpecStore
 
 
@@ -25,6 +24,9 @@ def open_store(path: Path | str, *, create: bool = False) -> SpecStore:
     store = SpecStore.open(path, create=create)
     try:
         if store.symbols.pending():
+            # deferred: the formats and lxml (18 ms), only for a database upgraded from schema 7
+            from specbrowser.formats.symbols import spec_symbols
+
             symbols = spec_symbols(store.sections.all())
             with store.transaction("the symbol index"):
                 store.symbols.replace(symbols)

@@ -2,8 +2,8 @@
 
 sqlite-utils imports numpy and pandas, when present, only to map their scalar types to column
 types for tables it creates from Python values. specbrowser never hands it such values (its
-rows hold str, int, float and bytes), and the imports cost every command's start: numpy 0.05–0.1
-s on 2 cores (with fastembed installed it always is), pandas 0.3 s. While sqlite-utils loads,
+rows hold str, int, float and bytes), and the imports would cost every command's start (numpy
+is installed with fastembed; pandas is heavier still). While sqlite-utils loads,
 the two are hidden (a ``None`` entry in ``sys.modules`` makes their import raise ImportError,
 which sqlite-utils expects); afterwards they import as usual (fastembed imports numpy).
 :mod:`specbrowser.store` imports this module first, so sqlite-utils is loaded here.

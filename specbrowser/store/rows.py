@@ -63,8 +63,8 @@ def store_texts(db: sqlite_utils.Database, chunks: list[Chunk]) -> tuple[list[in
 
 def _text_ids(db: sqlite_utils.Database, keys: list[str], largest_id: int) -> dict[str, int]:
     """The stored ``texts.id`` of those of ``keys`` that are stored. Reads every stored hash
-    when ``keys`` are many against the stored texts (one scan beats many lookups: 0.03 s against
-    0.07 s for 14,098 keys and 15,408 texts), else looks them up by index."""
+    when ``keys`` are many against the stored texts (one scan beats many lookups there), else looks
+    them up by index."""
     if len(keys) * 4 > largest_id:
         return dict(db.execute("SELECT text_hash, id FROM texts").fetchall())
     return dict(

@@ -60,11 +60,8 @@ shared one was written on every insert and never read."""
 FTS_TOKENIZER = "unicode61 remove_diacritics 2"
 """FTS5's Unicode word tokenizer, folding case and diacritics. Spec tokens such as
 ``Array.prototype.map`` or ``[[Prototype]]`` are split at punctuation and matched as phrases (see
-:mod:`specbrowser.search.query`). Kept after measuring ``tokenchars``, ``porter`` and ``trigram``
-variants on the ECMA-262 query set (benchmarks/fts_tokenizer_benchmark.py, BENCHMARKS.md "FTS5
-tokenizer"): none beats it without losing words (``value.``, ``[ordinary``) or costing size and
-latency; its misses were ranking, and link anchors indexed as words (now dropped from the
-retrieval text)."""
+:mod:`specbrowser.search.query`). Chosen over ``tokenchars``, ``porter`` and ``trigram`` variants by
+``benchmarks/fts_tokenizer_benchmark.py`` (BENCHMARKS.md "FTS5 tokenizer")."""
 
 CHUNKS_VIEW = """
 SELECT r.policy_version, r.id, r.section_id, r.parent_id, r.subsections, r.depth, r.layer,
@@ -84,9 +81,8 @@ PAGE_SIZE = 16_384
 """Bytes per database page of a new file (and of one rebuilt by ``VACUUM``): most of a
 specbrowser database is text of several KB per row (sections' HTML, chunk texts, cached
 conversions), which 4 KB pages (SQLite's default) spread over chains of overflow pages and
-write one ``pwrite`` each. ECMA-262's ingest, 5 runs each: 1.32 → 1.26 s, the re-chunk to
-2000/tr after it 0.53 → 0.51 s, the file 3 % larger, lexical search latency unchanged
-(benchmarks/search_benchmark.py)."""
+write one ``pwrite`` each; larger pages make ingests and re-chunks faster for a file a few per
+cent larger (BENCHMARKS.md)."""
 
 
 def create_schema(db: sqlite_utils.Database) -> None:
@@ -163,7 +159,7 @@ OUTLINE_COLUMNS = ("ordinal", "id", "parent_id", "depth", "kind", "secnum", "tit
 def create_sections_outline(db: sqlite_utils.Database) -> None:
     """The ``sections_outline`` index: the sections in document order with
     :data:`OUTLINE_COLUMNS`, so listing them reads the index, not the rows with their HTML (each
-    a page or more: 10 ms against 5 ms for ECMA-262's 2,253 sections, in every re-chunk)."""
+    a page or more), in every re-chunk."""
     db.execute("DROP INDEX IF EXISTS sections_ordinal")  # schema 5's, which this one covers
     db.table("sections").create_index(
         list(OUTLINE_COLUMNS), index_name="sections_outline", if_not_exists=True
