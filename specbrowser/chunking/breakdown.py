@@ -54,6 +54,7 @@ from specbrowser.chunking.markdown import (
 from specbrowser.chunking.markers import format_marker, marker_ids, without_markers
 from specbrowser.chunking.measure import CHARS, Sizer
 from specbrowser.chunking.policy import ChunkPolicy, is_selector_tag, tag_slug
+from specbrowser.chunking.reassemble import normalize_whitespace
 from specbrowser.chunking.rules import ChunkingRules, SubsectionTitle, first_words
 from specbrowser.model import Chunk, Section
 from specbrowser.types import Layer, OverrunReason
@@ -277,7 +278,7 @@ class _Breakdown:
                         if not extracted:
                             continue
                         remainder = self.markdown(el)
-                    if self.policy.strategy != "seed" and len(remainder) >= len(text):
+                    if self.policy.strategy != "seed" and not _shorter(remainder, text):
                         self.undo(extracted, el)  # no smaller: the next tag is tried
                         continue
                     pending.extend(extracted)
@@ -312,6 +313,14 @@ class _Breakdown:
                 label = subsection_label(sub.tag or None, sub.title, sub.chunk_id, item.chunk_id)
                 sub.part_path = [*item.part_path, label]
             self.chunk(sub, parent_id=item.chunk_id, depth=depth + 1)
+
+
+def _shorter(remainder: str, text: str) -> bool:
+    """Whether ``remainder`` is shorter than ``text`` in characters, blank lines and trailing
+    spaces left out (:func:`~specbrowser.chunking.reassemble.normalize_whitespace`): a marker
+    that stands for a block with a blank line inside (a table under its caption, a grammar and
+    its algorithm) saves that line even when the marker is as long as the block's text."""
+    return len(normalize_whitespace(remainder)) < len(normalize_whitespace(text))
 
 
 def element_ids(el: etree._Element) -> list[str]:
