@@ -36,7 +36,7 @@ from specbrowser.chunking.rules import (
     html_subsection_title,
 )
 from specbrowser.errors import SpecParseError
-from specbrowser.formats.base import Page, ParsedSpec, parse_pages
+from specbrowser.formats.base import Page, ParsedSpec
 from specbrowser.formats.ecmarkup_source import (
     expand_imports,
     expand_shorthand,
@@ -44,6 +44,7 @@ from specbrowser.formats.ecmarkup_source import (
 )
 from specbrowser.formats.headings import FRONT_MATTER_ID, front_matter_section
 from specbrowser.formats.html import element_text, without_deleted
+from specbrowser.formats.parsing import parse_pages
 from specbrowser.model import SECTION_REF_TAG, Section
 
 RENDERED = "ecmarkup-rendered"

@@ -51,8 +51,9 @@ from lxml import etree
 
 from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.chunking.rules import HTML_RULES
-from specbrowser.formats.base import Page, ParsedSpec, parse_pages
+from specbrowser.formats.base import Page, ParsedSpec
 from specbrowser.formats.html import element_text
+from specbrowser.formats.parsing import parse_pages
 from specbrowser.model import SECTION_REF_TAG, Section
 
 KIND = "html-headings"
