@@ -21,6 +21,7 @@ touches nothing a child uses. With one usable core, everything runs here too.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import re
@@ -32,6 +33,10 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from specbrowser.errors import PolicyError, error_report, raise_reported
+
+with contextlib.suppress(ImportError):  # Windows has neither; only Linux forks (worker_count)
+    import fcntl
+    import termios
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -170,8 +175,6 @@ written before are whole)."""
 def _queue(order: list[int]) -> int | None:
     """A pipe holding ``order``'s indexes, its write end closed (readers stop at its end); the
     read end, or None when the pipe cannot hold them all."""
-    import fcntl  # here, not at the top: Linux only (Windows has neither module)
-
     data = b"".join(map(_INDEX.pack, order))
     read_fd, write_fd = os.pipe()
     try:
@@ -210,9 +213,6 @@ def _take(
 
 def _left(queue: int) -> int:
     """How many indexes ``queue`` still holds."""
-    import fcntl
-    import termios
-
     return struct.unpack("=i", fcntl.ioctl(queue, termios.FIONREAD, b"\0\0\0\0"))[0] // _INDEX.size
 
 
@@ -246,6 +246,8 @@ def _die_with(parent: int) -> None:
     parent ended by SIGTERM or SIGKILL runs no cleanup, and the child would compute on for
     nothing. If the parent is already gone, leave now."""
     try:
+        # ctypes here, not at the top: 1.6 ms of every command's start-up (the command line
+        # imports this module), for a forked child only
         import ctypes
 
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
