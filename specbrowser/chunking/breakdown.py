@@ -1,4 +1,4 @@
-"""Recursive sequential breakdown of a section into a chunk tree (seed 000, corrected).
+"""Recursive sequential breakdown of a section into a chunk tree.
 
 For one section's own-content element:
 
@@ -21,11 +21,6 @@ the range of thresholds for which each test comes out the same
 (:attr:`specbrowser.model.Chunk.holds_for`): under any threshold in that range the section's
 chunk tree is the same, so a re-chunk may copy it from a stored set instead of breaking the
 section down again (:mod:`specbrowser.session.rechunk`).
-
-Defects of the seed's sample code avoided here, each covered by a test: querying the original
-document while mutating a copy; recursion restarting from the first tag; nested matches
-extracted twice; marker paragraphs extracted again; ``caption`` instead of a figure's
-``figcaption``; annexes and introductions ignored; no overrun flag.
 
 Subsection titles are the spec format's (:class:`specbrowser.chunking.rules.ChunkingRules`).
 """

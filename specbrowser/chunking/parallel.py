@@ -5,7 +5,7 @@ processes do not. :func:`split_map` computes items in this process and in forked
 which inherit everything the items need (sections, cached conversions, an ingest's parsed tree)
 without pickling it. All take item indexes from one pipe, heaviest item first, until it is
 empty; only each child's results come back, pickled, over its own pipe. Forking and collecting
-cost 10–20 ms, so small jobs run in this process alone (:data:`MIN_WEIGHT`).
+take time of their own, so small jobs run in this process alone (:data:`MIN_WEIGHT`).
 
 ``os.fork`` and not :mod:`multiprocessing`: the re-chunk already runs in a daemonic
 multiprocessing child (:mod:`specbrowser.session.rechunk_process`), and multiprocessing forbids
@@ -42,10 +42,9 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 MIN_WEIGHT = 800_000
-"""The least total weight (for sections: characters of HTML to break down) worth forking for.
-On ECMA-262's large sections (2 cores): 400,000 characters take 30–45 ms in one process and
-break even split (forking 4–7 ms, collecting 7–12 ms); 1.8 million take 0.22 s, split 0.15 s;
-4 million 0.61 s, split 0.34 s."""
+"""The least total weight (for sections: characters of HTML to break down) worth forking for:
+below it, forking and collecting cost about what the split saves (ECMA-262's large sections on
+2 cores; BENCHMARKS.md, "Breakdowns spread over the cores")."""
 
 MAX_WORKERS = 4
 """At most this many processes (this one included), whatever the core count."""

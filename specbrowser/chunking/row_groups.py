@@ -19,7 +19,7 @@ from specbrowser.chunking.markdown import (
 from specbrowser.chunking.markers import format_marker
 
 ROW_GROUP_TAG = "tr"
-"""The breakdown tag that splits a large table into row groups (seed 001's table-row chunks)."""
+"""The breakdown tag that splits a large table into row groups (``table_row`` chunks)."""
 
 
 RowGroupName = Callable[[list[etree._Element]], "str | None"]

@@ -67,7 +67,7 @@ class SpecFormat(Protocol):
     user names none)."""
 
     seed_breakdown_tags: tuple[str, ...]
-    """Default breakdown tags of the seed strategy (the design's: every element of a tag on its
+    """Default breakdown tags of the seed strategy (which extracts every element of a tag on its
     own, so no tag whose elements are small, like list items)."""
 
     suggested_tags: tuple[str, ...]

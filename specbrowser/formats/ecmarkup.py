@@ -181,9 +181,8 @@ class EcmarkupFormat:
     def detect(self, pages: Sequence[Page]) -> str | None:
         """The kind when any page holds a section element with an id or, in source, an
         ``emu-import`` (its file may hold the sections); else None. The first page decides
-        rendered or source by a byte search (milliseconds, where an XPath over the tree takes a
-        third of a second): rendered output has a spec container and expanded grammar, source
-        has neither."""
+        rendered or source by a search of its bytes, not of its tree: rendered output has a
+        spec container and expanded grammar, source has neither."""
         kind = _kind([page.data for page in pages])
         tags = (*SECTION_TAGS, "emu-import") if kind == SOURCE else tuple(SECTION_TAGS)
         for page in pages:

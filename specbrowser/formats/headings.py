@@ -64,7 +64,7 @@ SEED_BREAKDOWN_TAGS: tuple[str, ...] = ("table", "pre", "ol", "ul", "p")
 paragraphs."""
 
 BREAKDOWN_TAGS: tuple[str, ...] = (*SEED_BREAKDOWN_TAGS, "li")
-"""The guarded strategy's: the seed's, then list items (a long list packed into runs)."""
+"""The guarded strategy's: the seed strategy's, then list items (a long list packed into runs)."""
 
 SUGGESTED_TAGS: tuple[str, ...] = ("tr", "li", "pre", "table", "ol", "ul", "div")
 """Tags the policy editor offers after the defaults: rows, items, blocks."""
