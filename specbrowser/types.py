@@ -38,7 +38,7 @@ BreakdownStrategy = Literal["guarded", "seed"]
 """How the breakdown extracts the elements of a tag
 (:attr:`specbrowser.chunking.policy.ChunkPolicy.strategy`): ``guarded`` with the guard rails (no
 growth, packing, rule units, minimum size; :mod:`specbrowser.chunking.guards`), ``seed`` every
-element on its own, as seed 000 does."""
+outermost element of a tag with text on its own (no packing, minimum or growth check)."""
 BREAKDOWN_STRATEGIES: tuple[BreakdownStrategy, ...] = get_args(BreakdownStrategy)
 """The values of :data:`BreakdownStrategy`; the first is the default."""
 

@@ -7,6 +7,7 @@ modules import those, never each other.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 import pytest_textual_snapshot
+from hypothesis import settings
 
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.session.ingest import ingest
@@ -41,6 +43,19 @@ def _snapshot_dirname(cls: type, *, test_location: object) -> str:
 
 
 pytest_textual_snapshot.SVGImageExtension.dirname = classmethod(_snapshot_dirname)  # type: ignore[method-assign,assignment]
+
+
+# --- hypothesis: random examples locally, the same examples on every CI run -----------------
+# CI sets CI (to "true"): each test draws the same examples on every run, so a failure there
+# shows again on a rerun of the same commit; no example database is kept between runs, and a
+# failure prints the blob that reproduces it (@reproduce_failure). Locally each run draws new
+# examples and first replays the failures it saved (.hypothesis/). Both start from hypothesis's
+# "default" profile (hypothesis may already have loaded its own "ci" one when CI is set);
+# --hypothesis-profile picks either one.
+_DEFAULT = settings.get_profile("default")
+settings.register_profile("ci", parent=_DEFAULT, derandomize=True, database=None, print_blob=True)
+settings.register_profile("dev", parent=_DEFAULT)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
 # --- the real specs: say up front whether their tests run ------------------------------------

@@ -1,8 +1,8 @@
 """What a chunk set gets after the breakdown: section ordinals, the document chunk, retrieval text.
 
 Pure functions over model objects (no lxml, no database), so ingest and a later re-chunk from
-stored sections finish a chunk set the same way. The retrieval text follows seed 001's shape
-(a few ``Key: value`` header lines, then ``Content:`` and the chunk's Markdown)::
+stored sections finish a chunk set the same way. The retrieval text is a few ``Key: value``
+header lines, then ``Content:`` and the chunk's Markdown::
 
     Document: Toylang Language Specification
     Section: 14 ECMAScript Language: Statements and Declarations > 14.6 The if Statement
@@ -27,7 +27,7 @@ DOCUMENT_TREE_LABEL = "Document synopsis"
 """How the app labels the document chunk (first node of the tree)."""
 
 PATH_SEPARATOR = " > "
-"""Joins heading-path titles and part labels in the retrieval header (seed 001 style)."""
+"""Joins heading-path titles and part labels in the retrieval header."""
 
 _ORDINAL_TOKEN = re.compile(r"(?:[A-Z]|\d+)(?:\.\d+)*")
 """A section number: ``14``, ``14.6.1``, an annex letter ``B`` or ``B.1.2``."""
@@ -122,15 +122,15 @@ def split_retrieval_text(text: str) -> tuple[str, str]:
 _LINK_TARGET = re.compile(r"\]\(#[^()\s]*\)")
 """A Markdown link's ``]`` and the in-document target right after it, ``(#anchor)``. Matched with
 its ``]`` (put back by the substitution) rather than behind a look-behind: a pattern that starts
-with literal text lets the regex engine skip ahead, three times faster on ECMA-262's 3 MB."""
+with literal text lets the regex engine skip ahead to where it may match."""
 
 
 def drop_link_targets(markdown: str) -> str:
     """``[ToNumber](#sec-tonumber)`` → ``[ToNumber]``: in-document link targets removed.
 
     Anchors are ids, not words; ECMA-262's chunks hold about 20,000 of them, and indexed they
-    let a chunk that merely links to ``sec-object-type`` outrank the section itself (measured
-    with the query set: benchmarks/fts_tokenizer_benchmark.py, BENCHMARKS.md "FTS5 tokenizer").
+    let a chunk that merely links to ``sec-object-type`` outrank the section itself (the query
+    set of benchmarks/fts_tokenizer_benchmark.py; BENCHMARKS.md, "FTS5 tokenizer").
     The chunk's own text keeps its links; markers (``at sectionid: `…`]``) are untouched.
     """
     return _LINK_TARGET.sub("]", markdown) if "](#" in markdown else markdown

@@ -1,8 +1,8 @@
 """The guarded strategy's tag pass: the breakdown with guard rails against tiny and growing chunks.
 
-The seed strategy (:func:`specbrowser.chunking.breakdown._extract`) extracts every outermost
-element of a tag on its own. A guarded pass over the same elements (the *candidates*:
-:func:`~specbrowser.chunking.breakdown.select_candidates`) instead:
+The seed strategy (the seed pass of :mod:`specbrowser.chunking.breakdown`) extracts every
+outermost element of a tag on its own. A guarded pass over the same elements (the *candidates*:
+:func:`~specbrowser.chunking.extraction.select_candidates`) instead:
 
 1. **Rule units.** Each candidate is extracted with the siblings its spec format ties to it
    (:attr:`specbrowser.chunking.rules.ChunkingRules.rule_unit`: in ecmarkup a grammar block
@@ -12,22 +12,23 @@ element of a tag on its own. A guarded pass over the same elements (the *candida
    paragraphs or other blocks (in a ``div``), runs of list items (in a list of the parent's
    kind, numbered on from the parent's numbering). A table's cells (``td``, ``th``) are packed
    by rows, as row groups that repeat the caption and header row
-   (:func:`~specbrowser.chunking.breakdown.extract_row_groups`); ``tr`` cuts row groups too.
+   (:func:`~specbrowser.chunking.row_groups.extract_row_groups`); ``tr`` cuts row groups too.
 3. **Minimum size.** A unit or packed run whose Markdown is shorter than the policy's
    ``min_chars`` is not extracted: it stays in its parent. The minimum applies to what is
    extracted: a subsection's own breakdown may leave it shorter (a table's caption and header
    with the markers of its row groups), as it may a section's root chunk.
 4. **No growth.** Nor is one whose Markdown is no longer than the marker that would replace it.
 
-The breakdown then undoes a pass that leaves its parent's Markdown no smaller
-(:meth:`specbrowser.chunking.breakdown._Breakdown.undo`) and tries the next tag.
+The breakdown then undoes a pass that leaves its parent's Markdown no shorter, blank lines and
+trailing spaces left out (:meth:`specbrowser.chunking.extraction.BreakdownRun.undo`), and tries
+the next tag.
 
 Ids stay hierarchical: the members of a pass are numbered from 1 in document order among all of
 the tag's matches in the parent's working copy (``td``: the cells, ``tr``: the rows), and a
 subsection is ``<parent id>-<tag slug>-<n>`` for one member, ``<parent id>-<tag slug>-<first>-
 <last>`` for a packed run, a rule unit or a row group, naming its first and last member (a rule
 unit extracted by the grammar pass is named by its grammar alone: ``…-emu-grammar-4``). The
-threshold enters only through :meth:`~specbrowser.chunking.breakdown._Breakdown.fits`, so
+threshold enters only through :meth:`~specbrowser.chunking.extraction.BreakdownRun.fits`, so
 :attr:`specbrowser.model.Chunk.holds_for` stays exact.
 """
 
@@ -39,15 +40,13 @@ from typing import Literal
 
 from lxml import etree
 
-from specbrowser.chunking.breakdown import (
+from specbrowser.chunking.extraction import (
     MARKER_TAG,
     REPEATED_ATTR,
-    ROW_GROUP_TAG,
-    _Breakdown,
-    _extractable,
-    _Pending,
+    BreakdownRun,
+    Pending,
     candidates,
-    extract_row_groups,
+    extractable,
     replace_with_marker,
     select_candidates,
     single_restore,
@@ -55,6 +54,7 @@ from specbrowser.chunking.breakdown import (
 from specbrowser.chunking.markdown import LIST_ITEMS_ATTR, is_block, list_item_number
 from specbrowser.chunking.markers import format_marker
 from specbrowser.chunking.policy import is_selector_tag, tag_slug
+from specbrowser.chunking.row_groups import ROW_GROUP_TAG, extract_row_groups
 from specbrowser.chunking.rules import adjacent_sibling, first_words
 
 CELL_TAGS = frozenset({"td", "th"})
@@ -84,16 +84,16 @@ class _Unit:
 
 
 def guarded_pass(
-    run: _Breakdown,
+    run: BreakdownRun,
     el: etree._Element,
     tag: str,
     parent_chunk_id: str,
     next_tags: tuple[str, ...],
-) -> list[_Pending]:
+) -> list[Pending]:
     """Extract ``tag``'s elements from ``el`` with the guard rails (see the module); the
     subsections made, in document order, each with its marker in place and undoable."""
     numbers = {node: n for n, node in enumerate(candidates(el, tag), start=1) if node is not el}
-    pending: list[_Pending] = []
+    pending: list[Pending] = []
     slug = tag_slug(tag)
     if tag == ROW_GROUP_TAG or (not is_selector_tag(tag) and tag in CELL_TAGS):
         pending += _row_groups(run, el, tag, parent_chunk_id, next_tags, numbers)
@@ -114,13 +114,13 @@ def guarded_pass(
 
 
 def _row_groups(
-    run: _Breakdown,
+    run: BreakdownRun,
     el: etree._Element,
     tag: str,
     parent_chunk_id: str,
     next_tags: tuple[str, ...],
     numbers: dict[etree._Element, int],
-) -> list[_Pending]:
+) -> list[Pending]:
     """Row groups of the tables holding a match of ``tag``, named by the first and last match
     in their rows."""
     prefix = f"{parent_chunk_id}-{tag_slug(tag)}"
@@ -149,7 +149,7 @@ def _span_id(prefix: str, first: int, last: int) -> str:
 
 
 def _units(
-    run: _Breakdown, el: etree._Element, tag: str, numbers: dict[etree._Element, int]
+    run: BreakdownRun, el: etree._Element, tag: str, numbers: dict[etree._Element, int]
 ) -> list[_Unit]:
     """The pass's candidates as rule units, in document order; a candidate whose unit would
     take an element already taken (or one that may not be extracted) stands alone."""
@@ -189,10 +189,10 @@ def _units(
 def _may_join(el: etree._Element) -> bool:
     """Whether a sibling may join a candidate's rule unit: an element with text and no marker
     of an earlier pass, and no context a row group repeats."""
-    return isinstance(el.tag, str) and not el.get(REPEATED_ATTR) and _extractable(el)
+    return isinstance(el.tag, str) and not el.get(REPEATED_ATTR) and extractable(el)
 
 
-def _kind(run: _Breakdown, members: list[etree._Element]) -> RunKind | None:
+def _kind(run: BreakdownRun, members: list[etree._Element]) -> RunKind | None:
     """How a unit packs with its neighbours: list items of a list, blocks outside tables, or
     not at all (inline content, table parts)."""
     parent = members[0].getparent()
@@ -208,7 +208,7 @@ def _kind(run: _Breakdown, members: list[etree._Element]) -> RunKind | None:
     return None
 
 
-def _is_list(run: _Breakdown, el: etree._Element) -> bool:
+def _is_list(run: BreakdownRun, el: etree._Element) -> bool:
     role = run.roles.get(el)
     return role in _LIST_ROLES or (role is None and el.tag in ("ol", "ul"))
 
@@ -230,7 +230,7 @@ def _runs(units: list[_Unit]) -> list[list[_Unit]]:
     return runs
 
 
-def _pack(run: _Breakdown, units: list[_Unit]) -> list[list[_Unit]]:
+def _pack(run: BreakdownRun, units: list[_Unit]) -> list[list[_Unit]]:
     """Units packed greedily in order while a group's Markdown fits the threshold; a unit over
     the threshold alone is a group of one."""
     groups: list[list[_Unit]] = []
@@ -246,14 +246,14 @@ def _pack(run: _Breakdown, units: list[_Unit]) -> list[list[_Unit]]:
     return groups
 
 
-_OVER = _Pending(etree.Element("over"), "", "", "", ())
+_OVER = Pending(etree.Element("over"), "", "", "", ())
 """What :func:`_make` returns for a packed group of several units that is over the threshold
 once built."""
 
 
 def _make(
-    run: _Breakdown, group: list[_Unit], tag: str, prefix: str, next_tags: tuple[str, ...]
-) -> _Pending | None:
+    run: BreakdownRun, group: list[_Unit], tag: str, prefix: str, next_tags: tuple[str, ...]
+) -> Pending | None:
     """The subsection of a packed group, its marker in place; None when the group is under the
     minimum size or no longer than its marker (its elements stay). The members' sizes decide
     first; a group of several is then measured as built (list prefixes, joins, nested lists'
@@ -270,7 +270,7 @@ def _make(
     if len(members) == 1:
         element = members[0]
         marker = replace_with_marker(element, chunk_id, title)
-        return _Pending(
+        return Pending(
             element,
             chunk_id,
             title or first_words(element),
@@ -291,11 +291,11 @@ def _make(
         run.cache.pop(wrapper, None)
         return _OVER
     name = title or first_words(wrapper)
-    return _Pending(wrapper, chunk_id, name, tag, next_tags, marker=marker, restore=restore)
+    return Pending(wrapper, chunk_id, name, tag, next_tags, marker=marker, restore=restore)
 
 
 def _wrap(
-    run: _Breakdown,
+    run: BreakdownRun,
     members: list[etree._Element],
     chunk_id: str,
     title: str,

@@ -229,9 +229,9 @@ class _RoleSelectors:
 
 @lru_cache(maxsize=16)
 def _selectors(config: MarkdownConfig) -> _RoleSelectors:
-    """The config's roles as :class:`_RoleSelectors`. A bare name selects the same elements by
-    CSS or by ``iter``; one ``iter`` over every name (libxml2's own walk) is 3–4 times faster
-    than a selector per role."""
+    """The config's roles as :class:`_RoleSelectors`: the bare element names apart, as one
+    ``iter`` over all of them (libxml2's own walk) finds what their selectors would, and one
+    selector per role for the rest."""
     by_name: dict[str, str] = {}
     css: list[tuple[int, str, CSSSelector]] = []
     for rank, role in enumerate(_ROLE_ORDER):

@@ -1,4 +1,4 @@
-"""Which elements the Markdown converter treats as what: CSS selectors, seed 003's defaults.
+"""Which elements the Markdown converter treats as what: CSS selectors and their defaults.
 
 Kept apart from the converter so that the policy (and its version hash) can name the settings
 without importing lxml.
@@ -18,9 +18,9 @@ class MarkdownConfig:
     Roles are resolved leaf to parent with this precedence: ``skip`` first, then ``grammar``,
     ``code_block``, ``table``, ``ordered_list``/``unordered_list``, ``note``, ``link``,
     ``inline_code``; an element matched by an earlier role keeps it. Elements no selector matches
-    fall back to their HTML meaning (``p``, ``div``, headings …). Defaults from seed 003, plus
-    ecmarkup's hidden step labels in ``skip`` and Bikeshed's ``div.note`` /
-    ``div.example`` as notes.
+    fall back to their HTML meaning (``p``, ``div``, headings …). The defaults are plain HTML's
+    and ecmarkup's elements for each role, ecmarkup's hidden step labels
+    (``span.list-marker``) in ``skip``, and Bikeshed's ``div.note`` / ``div.example`` as notes.
 
     ``edits`` is not a selector: how a proposal's ``<del>``/``<ins>`` render
     (:data:`~specbrowser.types.EditMode`), ``current`` by default.

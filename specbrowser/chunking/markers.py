@@ -1,7 +1,7 @@
 """The "Subsection available" marker: the one place that writes and reads it.
 
 A marker line stands in a chunk's text where a subsection (a child section, or an element the
-breakdown extracted) was taken out. Format (seed 000)::
+breakdown extracted) was taken out. Format::
 
     [Subsection available: title "<title>" at sectionid: `<id>`]
     [Subsection available at sectionid: `<id>`]          (no title)

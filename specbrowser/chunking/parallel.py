@@ -5,7 +5,7 @@ processes do not. :func:`split_map` computes items in this process and in forked
 which inherit everything the items need (sections, cached conversions, an ingest's parsed tree)
 without pickling it. All take item indexes from one pipe, heaviest item first, until it is
 empty; only each child's results come back, pickled, over its own pipe. Forking and collecting
-cost 10–20 ms, so small jobs run in this process alone (:data:`MIN_WEIGHT`).
+take time of their own, so small jobs run in this process alone (:data:`MIN_WEIGHT`).
 
 ``os.fork`` and not :mod:`multiprocessing`: the re-chunk already runs in a daemonic
 multiprocessing child (:mod:`specbrowser.session.rechunk_process`), and multiprocessing forbids
@@ -21,6 +21,7 @@ touches nothing a child uses. With one usable core, everything runs here too.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import re
@@ -33,14 +34,17 @@ from typing import TypeVar
 
 from specbrowser.errors import PolicyError, error_report, raise_reported
 
+with contextlib.suppress(ImportError):  # Windows has neither; only Linux forks (worker_count)
+    import fcntl
+    import termios
+
 T = TypeVar("T")
 R = TypeVar("R")
 
 MIN_WEIGHT = 800_000
-"""The least total weight (for sections: characters of HTML to break down) worth forking for.
-On ECMA-262's large sections (2 cores): 400,000 characters take 30–45 ms in one process and
-break even split (forking 4–7 ms, collecting 7–12 ms); 1.8 million take 0.22 s, split 0.15 s;
-4 million 0.61 s, split 0.34 s."""
+"""The least total weight (for sections: characters of HTML to break down) worth forking for:
+below it, forking and collecting cost about what the split saves (ECMA-262's large sections on
+2 cores; BENCHMARKS.md, "Breakdowns spread over the cores")."""
 
 MAX_WORKERS = 4
 """At most this many processes (this one included), whatever the core count."""
@@ -170,8 +174,6 @@ written before are whole)."""
 def _queue(order: list[int]) -> int | None:
     """A pipe holding ``order``'s indexes, its write end closed (readers stop at its end); the
     read end, or None when the pipe cannot hold them all."""
-    import fcntl  # here, not at the top: Linux only (Windows has neither module)
-
     data = b"".join(map(_INDEX.pack, order))
     read_fd, write_fd = os.pipe()
     try:
@@ -210,9 +212,6 @@ def _take(
 
 def _left(queue: int) -> int:
     """How many indexes ``queue`` still holds."""
-    import fcntl
-    import termios
-
     return struct.unpack("=i", fcntl.ioctl(queue, termios.FIONREAD, b"\0\0\0\0"))[0] // _INDEX.size
 
 
@@ -246,6 +245,8 @@ def _die_with(parent: int) -> None:
     parent ended by SIGTERM or SIGKILL runs no cleanup, and the child would compute on for
     nothing. If the parent is already gone, leave now."""
     try:
+        # ctypes here, not at the top: 1.6 ms of every command's start-up (the command line
+        # imports this module), for a forked child only
         import ctypes
 
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)

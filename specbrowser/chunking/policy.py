@@ -15,25 +15,20 @@ from specbrowser.types import BREAKDOWN_STRATEGIES, SIZE_UNITS, BreakdownStrateg
 
 CONVERTER_VERSION = 5
 """Bumped whenever the Markdown converter, the breakdown or the retrieval text changes its
-output, so that a policy version names a reproducible chunk set. 3: retrieval texts drop
-in-document link targets. 4: the guarded breakdown strategy, and the strategy and minimum size
-among the settings. 5: a proposal's edits (the edit mode among the Markdown settings), ``^``/``_``
-for superscripts and subscripts, ``?`` for optional grammar symbols, an empty header row for
-tables without one, plain text below the converter's nesting limit; in the breakdown, a packed
-group over the threshold once built is packed again in halves, and an element whose marker the
-converter would not render stays in its parent. A threshold in tokens adds settings; it changes
-no version of a policy in characters."""
+output, so that a policy version names a reproducible chunk set (the policy's settings hold it:
+:meth:`ChunkPolicy.settings`). A threshold in tokens adds settings; it changes no version of a
+policy in characters."""
 
 DEFAULT_THRESHOLD_CHARS = 5000
-"""Seed 000's LARGE_DOC_THRESHOLD: a section whose Markdown is longer is broken down."""
+"""The default threshold, in characters: a section whose Markdown is longer is broken down."""
 
 SEED_BREAKDOWN_TAGS: tuple[str, ...] = ("emu-table", "emu-grammar", "td", "p")
-"""Seed 000's BREAKDOWN_TAGS, tried in this order: whole tables, grammar, cells, paragraphs:
-the seed strategy's default tags. These are ECMA-262's (ecmarkup element names)."""
+"""The seed strategy's default tags, tried in this order: whole tables, grammar, cells,
+paragraphs. These are ECMA-262's (ecmarkup element names)."""
 
 DEFAULT_BREAKDOWN_TAGS: tuple[str, ...] = (*SEED_BREAKDOWN_TAGS, "li", "emu-production")
-"""The guarded strategy's default tags: the seed's, then list items (algorithm steps, packed
-into runs of steps) and grammar productions (packed into runs; the grammar summaries of an
+"""The guarded strategy's default tags: the seed strategy's, then list items (algorithm steps,
+packed into runs of steps) and grammar productions (packed into runs; the grammar summaries of an
 annex are productions with no ``emu-grammar`` around them). A :class:`ChunkPolicy` built
 without naming its tags gets its strategy's default (these, or :data:`SEED_BREAKDOWN_TAGS`):
 the ecmarkup format's default policy, which stored policy versions and the tests hash. Each
@@ -43,7 +38,7 @@ MAX_THRESHOLD = 1_000_000_000
 """The largest threshold a policy takes (stored in SQLite integers; far beyond any spec)."""
 
 DEFAULT_MAX_DEPTH = 3
-"""Seed 000's MAX_RECURSION_DEPTH: section (0) > table (1) > cell (2) > paragraph (3)."""
+"""The default deepest chunk depth: section (0) > table (1) > cell (2) > paragraph (3)."""
 
 DEFAULT_STRATEGY: BreakdownStrategy = BREAKDOWN_STRATEGIES[0]
 """``guarded``: the breakdown with its guard rails (:mod:`specbrowser.chunking.guards`)."""
@@ -67,7 +62,7 @@ class ChunkPolicy:
             the embedding model's tokenizer counts them; the chunking is then given that count
             (:class:`specbrowser.chunking.pipeline.SizeMeasure`).
         unit: ``chars`` (the default) or ``tokens`` (:data:`specbrowser.types.SizeUnit`).
-        breakdown_tags: tried in order (seed 000; not given: the strategy's default,
+        breakdown_tags: tried in order (not given: the strategy's default,
             :data:`DEFAULT_BREAKDOWN_TAGS` or :data:`SEED_BREAKDOWN_TAGS`): lower-case HTML
             element names, or a CSS
             selector as a custom tag (``div.note``; :func:`tag_slug` gives its id part).
@@ -76,7 +71,7 @@ class ChunkPolicy:
         markdown: the converter's selectors (see :class:`MarkdownConfig`).
         strategy: how a tag's elements are extracted (:data:`BreakdownStrategy`): ``guarded``
             (the default) with the guard rails of :mod:`specbrowser.chunking.guards`, ``seed``
-            every element on its own as seed 000 does.
+            every element on its own.
         min_chars: the guarded strategy's minimum chunk size in characters (>= 0): nothing
             shorter is extracted. The seed strategy has no minimum and ignores it.
 
@@ -191,8 +186,8 @@ class ChunkPolicy:
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> ChunkPolicy:
         """Inverse of :meth:`settings` (the converter version is not part of the policy);
-        ``settings`` is decoded JSON, so its values are converted here. Settings written
-        before the strategy was one (no ``strategy`` key) are the seed strategy's."""
+        ``settings`` is decoded JSON, so its values are converted here. Settings without a
+        ``strategy`` key are the seed strategy's (stored sets made before it was a setting)."""
         threshold, unit = stored_threshold(settings)
         if threshold is None:
             raise KeyError("threshold_chars")
@@ -300,6 +295,8 @@ def check_selector_tag(tag: str) -> None:
             on the command line), one with pseudo-elements, or one with a pseudo-class of a
             live page's state (``:hover``, ``:checked`` …), which matches nothing.
     """
+    # cssselect here, not at the top: 4.5 ms of the command line's start-up (67 ms), which
+    # imports this module; a command that neither chunks nor checks a selector never loads it
     import cssselect
 
     if "," in tag:

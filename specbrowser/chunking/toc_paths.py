@@ -3,7 +3,7 @@
 :func:`build_heading_paths` maps each section to a TOC entry: the entry that links to the
 section's id first (a TOC's links name their sections, whatever order the TOC lists them in);
 for entries without a usable link (an external TOC file, a plain HTML TOC whose links name no
-section) seed 004's range containment: the deepest entry that contains a section wins, and a
+section) range containment: the deepest entry that contains a section wins, and a
 section no entry contains takes the entry it overlaps most. Positions are 0-based section
 ordinals: a section covers its own ordinal through its last descendant's; a TOC node covers its
 start (given, or its link target's ordinal) through its end (given, else the position before its

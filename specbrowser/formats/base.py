@@ -9,7 +9,7 @@ project (chunking, store, search, front ends) sees only that shape and the forma
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -18,7 +18,7 @@ from lxml import etree
 
 from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.chunking.rules import ChunkingRules
-from specbrowser.model import Document, ParsedSpec, Section
+from specbrowser.model import ParsedSpec
 
 __all__ = ["Page", "ParsedSpec", "SpecFormat"]
 
@@ -67,7 +67,7 @@ class SpecFormat(Protocol):
     user names none)."""
 
     seed_breakdown_tags: tuple[str, ...]
-    """Default breakdown tags of the seed strategy (the design's: every element of a tag on its
+    """Default breakdown tags of the seed strategy (which extracts every element of a tag on its
     own, so no tag whose elements are small, like list items)."""
 
     suggested_tags: tuple[str, ...]
@@ -104,27 +104,3 @@ class SpecFormat(Protocol):
         """How a section of :attr:`Section.kind` ``kind`` is named in listings (the element
         that made it), or None when this format did not make that kind."""
         ...
-
-
-SectionCollector = Callable[[etree._Element, str, list[Section], dict[str, etree._Element]], None]
-"""``collect(root, source_file, sections, elements)``: append one page's sections (in document
-order, ordinals continuing from those already in ``sections``) and their detached elements."""
-
-
-def parse_pages(
-    pages: Sequence[Page], kind: str, sha256: str, collect: SectionCollector
-) -> ParsedSpec:
-    """The :meth:`SpecFormat.parse` every format shares: the document's own TOC and title from
-    the first page (read before the sections are moved out of it), then each page's sections in
-    turn by ``collect``."""
-    from specbrowser.formats.html import document_title
-    from specbrowser.formats.toc import extract_toc
-
-    toc = extract_toc(pages[0].root)
-    title = document_title(pages[0].root)
-    sections: list[Section] = []
-    elements: dict[str, etree._Element] = {}
-    for page in pages:
-        collect(page.root, page.path.name, sections, elements)
-    document = Document(id=sha256[:16], title=title, kind=kind, source_paths=[], sha256=sha256)
-    return ParsedSpec(document=document, sections=sections, elements=elements, toc=toc)

@@ -36,7 +36,7 @@ from specbrowser.chunking.rules import (
     html_subsection_title,
 )
 from specbrowser.errors import SpecParseError
-from specbrowser.formats.base import Page, ParsedSpec, parse_pages
+from specbrowser.formats.base import Page, ParsedSpec
 from specbrowser.formats.ecmarkup_source import (
     expand_imports,
     expand_shorthand,
@@ -44,6 +44,7 @@ from specbrowser.formats.ecmarkup_source import (
 )
 from specbrowser.formats.headings import FRONT_MATTER_ID, front_matter_section
 from specbrowser.formats.html import element_text, without_deleted
+from specbrowser.formats.parsing import parse_pages
 from specbrowser.model import SECTION_REF_TAG, Section
 
 RENDERED = "ecmarkup-rendered"
@@ -180,9 +181,8 @@ class EcmarkupFormat:
     def detect(self, pages: Sequence[Page]) -> str | None:
         """The kind when any page holds a section element with an id or, in source, an
         ``emu-import`` (its file may hold the sections); else None. The first page decides
-        rendered or source by a byte search (milliseconds, where an XPath over the tree takes a
-        third of a second): rendered output has a spec container and expanded grammar, source
-        has neither."""
+        rendered or source by a search of its bytes, not of its tree: rendered output has a
+        spec container and expanded grammar, source has neither."""
         kind = _kind([page.data for page in pages])
         tags = (*SECTION_TAGS, "emu-import") if kind == SOURCE else tuple(SECTION_TAGS)
         for page in pages:

@@ -51,8 +51,9 @@ from lxml import etree
 
 from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.chunking.rules import HTML_RULES
-from specbrowser.formats.base import Page, ParsedSpec, parse_pages
+from specbrowser.formats.base import Page, ParsedSpec
 from specbrowser.formats.html import element_text
+from specbrowser.formats.parsing import parse_pages
 from specbrowser.model import SECTION_REF_TAG, Section
 
 KIND = "html-headings"
@@ -63,7 +64,7 @@ SEED_BREAKDOWN_TAGS: tuple[str, ...] = ("table", "pre", "ol", "ul", "p")
 paragraphs."""
 
 BREAKDOWN_TAGS: tuple[str, ...] = (*SEED_BREAKDOWN_TAGS, "li")
-"""The guarded strategy's: the seed's, then list items (a long list packed into runs)."""
+"""The guarded strategy's: the seed strategy's, then list items (a long list packed into runs)."""
 
 SUGGESTED_TAGS: tuple[str, ...] = ("tr", "li", "pre", "table", "ol", "ul", "div")
 """Tags the policy editor offers after the defaults: rows, items, blocks."""

@@ -114,6 +114,9 @@ def section_symbols(section: Section, element: etree._Element | None = None) -> 
 def parse_section_html(html: str) -> etree._Element | None:
     """A stored section's own HTML parsed (lxml's HTML parser, as the formats wrote it), or
     None when it holds no element."""
+    # lxml.html here, not at the top: 3 ms of the start-up of every command that opens a
+    # database (specbrowser.store.sets imports this module); only a symbol index made from
+    # stored sections parses their HTML
     import lxml.html
 
     try:

@@ -38,8 +38,8 @@ def extract_toc(root: etree._Element) -> list[TocNode]:
 
 
 def _toc_list(root: etree._Element) -> etree._Element | None:
-    """The TOC's outer list. Walks elements of one tag at a time and stops at the first hit: an
-    XPath over ECMA-262's whole tree costs a fifth of a second, this a few milliseconds."""
+    """The TOC's outer list. Walks elements of one tag at a time and stops at the first hit,
+    where an XPath would search the whole tree."""
     menu = menu_toc(root)
     if menu is not None and menu.find("ol") is not None:
         return menu.find("ol")

@@ -10,7 +10,7 @@ import pytest
 
 from specbrowser.chunking import guards
 from specbrowser.chunking.markdown import to_markdown
-from specbrowser.chunking.markers import MARKER_RE, find_markers
+from specbrowser.chunking.markers import MARKER_RE, find_markers, format_marker
 from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.reassemble import normalize_whitespace, reassemble
@@ -171,6 +171,26 @@ def test_a_pass_that_does_not_shrink_its_parent_is_undone(tmp_path, monkeypatch)
     assert list(chunks) == ["sec-a"]
     assert chunks["sec-a"].over_threshold == "unsplittable"
     assert "| c0 | c1 |" in chunks["sec-a"].text
+
+
+def test_a_pass_that_saves_only_a_blank_line_is_undone(tmp_path):
+    """The table's Markdown is one character longer than its marker: the blank line under its
+    caption. Without the table the section's text is no shorter, so the pass is undone."""
+    words = " ".join(f"w{i}" for i in range(1, 14))
+    body = section(
+        '<emu-table id="t1"><figure><figcaption>Table 1: cap</figcaption><table><tbody>'
+        f"<tr><td>w14</td></tr><tr><td>{words}</td></tr></tbody></table></figure></emu-table>"
+    )
+    policy = ChunkPolicy(threshold=40, breakdown_tags=("emu-table",), min_chars=0)
+    table = to_markdown(
+        load_spec(write_spec(tmp_path, body)).elements["sec-a"].find(".//emu-table"),
+        policy.markdown,
+        elements=MARKDOWN_ELEMENTS,
+    )
+    assert len(table) == len(format_marker("sec-a-emu-table-1", "Table 1: cap")) + 1
+    chunks = lossless(tmp_path, body, policy)
+    assert list(chunks) == ["sec-a"]
+    assert chunks["sec-a"].over_threshold == "unsplittable"
 
 
 def test_no_guarded_chunk_grows_from_its_own_breakdown(tmp_path):
