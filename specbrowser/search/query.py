@@ -4,11 +4,12 @@ and hybrid (the two fused by query type: :func:`fuse`).
 Anything a user types is searched literally and never raises: each whitespace
 token becomes an FTS5 string (inner ``"`` doubled), so ``Array.prototype.map``, ``%TypedArray%``,
 ``[[Prototype]]``, ``for-in``, ``C++``, ``don't`` and ``AND`` are text, not syntax. Tokens with
-no letter or digit are dropped (they would be empty phrases). Chunks holding every token come
-first; when there are fewer than asked for, chunks holding any token follow (both by BM25).
-The index uses FTS5's ``unicode61`` tokenizer: it splits ``Array.prototype.map`` into
-``array prototype map``, which a phrase then matches in order, and it folds case and
-diacritics; see README "Search".
+no letter or digit are dropped (they would be empty phrases). A chunk matches when it holds
+any of the tokens (function words left out), ranked by BM25 over its title, retrieval header,
+body and the words inside the identifiers of its title and heading path
+(:data:`~specbrowser.store.schema.FTS_COLUMNS`). The index uses FTS5's ``porter`` stemmer over
+its ``unicode61`` tokenizer: ``Array.prototype.map`` is the phrase ``array prototype map``,
+case and diacritics are folded and ``converted`` meets ``convert``; see README "Search".
 
 Advanced mode passes the query to FTS5 as written (phrases, ``*`` prefixes, ``AND``/``OR``/
 ``NEAR``) and falls back to the literal search when FTS5 cannot parse it.
@@ -28,9 +29,11 @@ from specbrowser.store import SpecStore
 from specbrowser.store.connection import DB_ERRORS
 from specbrowser.types import SearchMode
 
-TITLE_WEIGHT, HEADER_WEIGHT, TEXT_WEIGHT = 2.0, 1.0, 1.0
-"""BM25 column weights: a term in a chunk's title counts twice a term in its retrieval header
-(document, heading path, part) or body (the Markdown); snippets come from the body."""
+TITLE_WEIGHT, HEADER_WEIGHT, TEXT_WEIGHT, NAMES_WEIGHT = 2.0, 1.0, 1.0, 4.0
+"""BM25 column weights (:data:`specbrowser.store.schema.FTS_COLUMNS`): a term in a chunk's title
+counts twice a term in its retrieval header (document, heading path, part) or body (the
+Markdown), and so does a word inside an identifier of its title or heading path (``array`` in
+``IsArray``); snippets come from the body."""
 
 _WORD = re.compile(r"\w")
 
@@ -105,8 +108,9 @@ STOPWORDS = frozenset(
         "with",
     ]
 )
-"""English function words left out of the any-word fill of a question (never out of the
-every-word match); ``this`` is one, though a spec keyword: the every-word match keeps it."""
+"""English function words left out of a lexical query (they match nearly every chunk and
+BM25 gives them next to no weight), unless the query has no other word: ``this`` alone is
+searched as it is."""
 
 
 def lexical_search(
@@ -119,7 +123,9 @@ def lexical_search(
     where: SearchFilter = NO_FILTER,
 ) -> list[Hit]:
     """Chunks of the active (or given) chunk set matching ``text``, best first (BM25), within
-    the filter ``where``.
+    the filter ``where``: one FTS5 query for any of the query's words (its function words,
+    :data:`STOPWORDS`, left out unless it has no other), so the hits are one BM25 ranking and a
+    chunk holding more of the words, and rarer ones, ranks higher.
 
     Never raises on what a user types: with ``advanced`` an FTS5 parse error falls back to the
     literal search; a literal query cannot fail to parse.
@@ -130,22 +136,11 @@ def lexical_search(
             return _run(db, text, version, limit, where)
         except DB_ERRORS:
             pass  # not valid FTS5 syntax: search it literally instead
-    query = literal_query(text)
+    words = [t for t in text.split() if t.casefold() not in STOPWORDS] or text.split()
+    query = literal_query(" ".join(words))
     if query is None:
         return []
-    hits = _run(db, query, version, limit, where)
-    if len(hits) < limit and len(text.split()) > 1:
-        # fewer chunks hold every term than were asked for: fill up with chunks holding any of
-        # them, still by BM25 (a question's words rarely all occur in the answer's chunk),
-        # leaving out the function words (they match nearly every chunk: BM25 gives them no
-        # weight, but scoring those chunks took most of a question's time)
-        seen = {h.chunk_id for h in hits}
-        words = [t for t in text.split() if t.casefold() not in STOPWORDS] or text.split()
-        either = literal_query(" ".join(words))
-        if either is not None:
-            more = _run(db, either.replace('" "', '" OR "'), version, limit + len(seen), where)
-            hits += [h for h in more if h.chunk_id not in seen][: limit - len(hits)]
-    return hits
+    return _run(db, query.replace('" "', '" OR "'), version, limit, where)
 
 
 def _run(
@@ -155,7 +150,7 @@ def _run(
         query,
         version,
         limit,
-        weights=(TITLE_WEIGHT, HEADER_WEIGHT, TEXT_WEIGHT),
+        weights=(TITLE_WEIGHT, HEADER_WEIGHT, TEXT_WEIGHT, NAMES_WEIGHT),
         highlight=(HIGHLIGHT_START, HIGHLIGHT_END),
         where=where,
     )

@@ -32,6 +32,9 @@ POINTS_AT_ANCHOR = frozenset({"production", "dfn", "id", "oldid"})
 """Symbol kinds whose defining element's chunk follows the section's root chunk (when the
 section is broken down and the element lies in a subsection)."""
 
+SYMBOL_STEP = 1e-6
+"""How far above the best ranked score a symbol hit scores, per place, relative to that score."""
+
 _PARAMETERS = re.compile(r"\s*\(.*\)\s*$")
 _SNIPPET_CHARS = 200
 
@@ -140,12 +143,16 @@ def symbol_hits(
 
 def with_symbol_hits(symbols: list[Hit], ranked: list[Hit], limit: int) -> list[Hit]:
     """``symbols`` first, then ``ranked`` without them, ``limit`` in all. A symbol hit scores
-    above every ranked hit (the best ranked score plus its distance from the top, so the list
-    stays ordered by score)."""
+    just above the best ranked hit, in the mode's own units (the best score plus one
+    :data:`SYMBOL_STEP` of it per place from the end of the symbol hits), so the list stays
+    ordered by score and a semantic list keeps scores of minus a distance."""
     if not symbols:
         return ranked[:limit]
     seen = {h.chunk_id for h in symbols}
     rest = [h for h in ranked if h.chunk_id not in seen]
     top = max((h.score for h in ranked), default=0.0)
-    scored = [replace(h, score=top + len(symbols) - index) for index, h in enumerate(symbols)]
+    step = SYMBOL_STEP * max(1.0, abs(top))
+    scored = [
+        replace(h, score=top + (len(symbols) - index) * step) for index, h in enumerate(symbols)
+    ]
     return (scored + rest)[:limit]

@@ -444,13 +444,19 @@ class Session:
         (:func:`specbrowser.search.query.run_search`).
 
         Raises:
-            PolicyError: an empty query, or a filter naming nothing.
+            PolicyError: an empty query or one with no letter or digit, or a filter naming
+                nothing.
             EmbeddingError: semantic or hybrid search cannot run.
         """
         from specbrowser.search.query import NO_FILTER, run_search  # deferred: 15 ms
 
         if not text.strip():
             raise PolicyError("nothing to search for: the query is empty")
+        if not any(c.isalnum() for c in text):
+            raise PolicyError(
+                f"nothing to search for: {text.strip()!r} has no letter or digit (punctuation "
+                "is not indexed)"
+            )
         return run_search(
             self._db,
             text,

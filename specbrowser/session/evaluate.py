@@ -334,7 +334,10 @@ def _retrieve(
     texts: dict[str, str],
 ) -> list[Retrieved]:
     """The query's hits as :class:`Retrieved`, with chunk texts when it has an excerpt
-    (``texts`` caches them by chunk id, for one set)."""
+    (``texts`` caches them by chunk id, for one set); none for a query with no letter or digit
+    (a search refuses it: nothing is indexed of it), which then counts as a miss."""
+    if not any(c.isalnum() for c in query.query):
+        return []
     hits = session.search(query.query, mode, limit=limit, policy_version=version)
     if query.excerpt:
         missing = [h.chunk_id for h in hits if h.chunk_id not in texts]

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from specbrowser.errors import QueryFileError
 
@@ -156,3 +157,15 @@ def check_expected(
                     f"{path}: line {query.line}: {expected!r} is neither a section id nor a "
                     f"chunk id of {what}"
                 )
+
+
+SplitHalf = Literal["tune", "test"]
+"""A half of a query file (:func:`split_queries`): the one a choice is made on (``tune``) and the
+one it is reported on (``test``)."""
+
+
+def split_queries(queries: Sequence[EvalQuery]) -> tuple[list[EvalQuery], list[EvalQuery]]:
+    """The two halves of a query file, ``(tune, test)``: the queries at odd positions (1st,
+    3rd, …) and at even ones, so that each half has about the same mix of kinds as the file
+    (files are usually grouped by kind) and the split does not change from run to run."""
+    return list(queries[0::2]), list(queries[1::2])

@@ -290,14 +290,15 @@ class SetQueries:
         policy_version: str,
         limit: int,
         *,
-        weights: tuple[float, float, float],
+        weights: tuple[float, float, float, float],
         highlight: tuple[str, str],
         where: ChunkFilter | None = None,
     ) -> list[FtsRow]:
         """The set's chunks whose text matches the FTS5 ``query``, best first (BM25 with column
-        ``weights`` for title, retrieval header and body, statistics of this set only: its own
-        index, :func:`specbrowser.store.schema.build_set_fts`), at most ``limit`` (at least 1);
-        each with a snippet of up to 16 tokens of the body, matches between the ``highlight`` marks.
+        ``weights`` for :data:`~specbrowser.store.schema.FTS_COLUMNS`, statistics of this set only:
+        its own index, :func:`specbrowser.store.schema.build_set_fts`), at most ``limit`` (at least
+        1); each with a snippet of up to 16 tokens of the body, matches between the ``highlight``
+        marks.
 
         Raises:
             sqlite3.Error (the driver's): ``query`` is not valid FTS5 syntax.
@@ -306,7 +307,7 @@ class SetQueries:
         fts = set_fts_table(policy_version)
         rows = self.db.execute(
             f"SELECT c.id, c.section_id, c.title, c.heading_path, c.toc_path, "
-            f"bm25({fts}, ?, ?, ?) AS rank, "
+            f"bm25({fts}, ?, ?, ?, ?) AS rank, "
             f"snippet({fts}, 2, ?, ?, '…', 16) "
             f"FROM {fts} JOIN chunks c ON c.text_id = {fts}.rowid "
             f"WHERE {fts} MATCH ? AND c.policy_version = ?{restrict} ORDER BY rank LIMIT ?",

@@ -13,6 +13,7 @@ import json
 import sqlite_utils
 
 from specbrowser.chunking.enrich import SectionPaths, split_retrieval_text
+from specbrowser.chunking.identifiers import text_index_words
 from specbrowser.model import Chunk
 
 
@@ -52,8 +53,9 @@ def store_texts(db: sqlite_utils.Database, chunks: list[Chunk]) -> tuple[list[in
                     "content_hash": content_hash(chunk.retrieval_text),
                     "title": chunk.title,
                     "text": chunk.text,
-                    **_retrieval_parts(chunk.retrieval_text),
+                    **(parts := _retrieval_parts(chunk.retrieval_text)),
                     "size": chunk.size,
+                    "index_words": text_index_words(chunk.title, parts["retrieval_header"]),
                 }
             )
         ids.append(text_id)

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import sqlite_utils
 
+from specbrowser.chunking.identifiers import text_index_words
 from specbrowser.model import Chunk
 from specbrowser.store.rows import chunk_row, insert_rows, store_texts
 
@@ -23,8 +24,8 @@ APP_ID = "specbrowser"
 log = logging.getLogger("specbrowser")
 """Where an upgrade is reported (level INFO); the command line prints it as one line."""
 
-SCHEMA_VERSION = 10
-"""Stored in ``meta``; describes every table of the file. A database of version 4 to 9 is
+SCHEMA_VERSION = 11
+"""Stored in ``meta``; describes every table of the file. A database of version 4 to 10 is
 upgraded when opened (:data:`MIGRATIONS`); any other version is refused with a clear message.
 2: several chunk sets per database; chunks gained ``retrieval_text``, ``section_ordinal`` and
 the document chunk; documents gained ``sections_sha256``.
@@ -55,13 +56,22 @@ it have no anchor map (their anchors are found by comparing texts).
 :func:`build_set_fts`), so a set's BM25 statistics count only its own texts and
 storing another set leaves its scores as they were.
 10: ``texts_fts`` and its triggers are gone: every set searches its own index since 9, so the
-shared one was written on every insert and never read."""
+shared one was written on every insert and never read.
+11: ``texts.index_words``, the words inside the identifiers of a text's title and header
+(:func:`specbrowser.chunking.identifiers.identifier_words`), a fourth column of every set's
+FTS5 index (:data:`FTS_COLUMNS`), which is rebuilt with :data:`FTS_TOKENIZER`."""
 
-FTS_TOKENIZER = "unicode61 remove_diacritics 2"
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 """FTS5's Unicode word tokenizer, folding case and diacritics. Spec tokens such as
 ``Array.prototype.map`` or ``[[Prototype]]`` are split at punctuation and matched as phrases (see
 :mod:`specbrowser.search.query`). Chosen over ``tokenchars``, ``porter`` and ``trigram`` variants by
 ``benchmarks/fts_tokenizer_benchmark.py`` (BENCHMARKS.md "FTS5 tokenizer")."""
+
+FTS_COLUMNS = "title, retrieval_header, retrieval_body, index_words"
+"""The ``texts`` columns each chunk set's FTS5 index holds, in order (BM25 weights and
+``snippet`` column numbers follow it): the chunk's title, its retrieval header and body, and the
+words inside the identifiers of its title and header (``index_words``,
+:func:`specbrowser.chunking.identifiers.identifier_words`)."""
 
 CHUNKS_VIEW = """
 SELECT r.policy_version, r.id, r.section_id, r.parent_id, r.subsections, r.depth, r.layer,
@@ -179,6 +189,7 @@ def create_chunk_tables(db: sqlite_utils.Database) -> None:
             "retrieval_header": str,
             "retrieval_body": str,
             "size": int,
+            "index_words": str,
         },
         pk="id",
         not_null={"text_hash", "content_hash"},
@@ -435,9 +446,9 @@ def _texts_from_chunks(db: sqlite_utils.Database) -> None:
 
 def _fts_per_set(db: sqlite_utils.Database) -> None:
     """8 → 9: an FTS5 index of its own for every stored chunk set (about a second per
-    ECMA-262 set)."""
+    ECMA-262 set), of the three columns ``texts`` then had."""
     for (version_,) in db.execute("SELECT version FROM policies").fetchall():
-        build_set_fts(db, version_)
+        build_set_fts(db, version_, columns="title, retrieval_header, retrieval_body")
 
 
 def _no_shared_fts(db: sqlite_utils.Database) -> None:
@@ -445,6 +456,25 @@ def _no_shared_fts(db: sqlite_utils.Database) -> None:
     for name in ("texts_ai", "texts_ad", "texts_au"):
         db.execute(f"DROP TRIGGER IF EXISTS [{name}]")  # names are constants
     db.execute("DROP TABLE IF EXISTS texts_fts")
+
+
+def _index_words(db: sqlite_utils.Database) -> None:
+    """10 → 11: ``texts.index_words`` for every stored text, and every set's FTS5 index rebuilt
+    with it (:data:`FTS_COLUMNS`, :data:`FTS_TOKENIZER`). A ``texts`` table made by an earlier
+    migration of the same upgrade has the column already (it is made as it is now)."""
+    if "index_words" not in db.table("texts").columns_dict:
+        db.execute("ALTER TABLE texts ADD COLUMN index_words TEXT")
+    db.conn.executemany(
+        "UPDATE texts SET index_words = ? WHERE id = ?",
+        [
+            (text_index_words(title, header), text_id)
+            for text_id, title, header in db.execute(
+                "SELECT id, title, retrieval_header FROM texts WHERE index_words IS NULL"
+            ).fetchall()
+        ],
+    )
+    for (version_,) in db.execute("SELECT version FROM policies").fetchall():
+        build_set_fts(db, version_)
 
 
 class Migration(NamedTuple):
@@ -463,6 +493,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "symbol_index", _symbol_index),
     Migration(9, "fts_per_set", _fts_per_set),
     Migration(10, "no_shared_fts", _no_shared_fts),
+    Migration(11, "index_words", _index_words),
 )
 """Every upgrade, in order; the last one's version is :data:`SCHEMA_VERSION`. A database of
 schema ``v`` gets those above ``v``, each in its own transaction (an interrupted upgrade leaves a
@@ -529,17 +560,20 @@ def set_fts_table(policy_version: str) -> str:
     return SET_FTS_PREFIX + hashlib.sha1(policy_version.encode()).hexdigest()[:16]
 
 
-def build_set_fts(db: sqlite_utils.Database, policy_version: str) -> None:
-    """(Re)build the chunk set's FTS5 index from its chunk rows (call inside a transaction)."""
+def build_set_fts(
+    db: sqlite_utils.Database, policy_version: str, columns: str = FTS_COLUMNS
+) -> None:
+    """(Re)build the chunk set's FTS5 index from its chunk rows (call inside a transaction), of
+    ``texts``' ``columns`` (:data:`FTS_COLUMNS`; a migration names the columns of its time)."""
     table = set_fts_table(policy_version)
     db.execute(f"DROP TABLE IF EXISTS [{table}]")
     db.execute(
-        f"CREATE VIRTUAL TABLE [{table}] USING fts5(title, retrieval_header, retrieval_body, "
+        f"CREATE VIRTUAL TABLE [{table}] USING fts5({columns}, "  # constants, never input
         f"content='texts', content_rowid='id', tokenize='{FTS_TOKENIZER}')"
     )
     db.execute(
-        f"INSERT INTO [{table}] (rowid, title, retrieval_header, retrieval_body) "
-        "SELECT id, title, retrieval_header, retrieval_body FROM texts WHERE id IN "
+        f"INSERT INTO [{table}] (rowid, {columns}) "
+        f"SELECT id, {columns} FROM texts WHERE id IN "
         "(SELECT text_id FROM chunk_rows WHERE policy_version = ?) ORDER BY id",
         [policy_version],
     )

@@ -692,6 +692,13 @@ def test_search_with_an_empty_query_exits_2_with_one_line(toylang_db, capsys):
     assert "the query is empty" in err and len(err.splitlines()) == 1
 
 
+@pytest.mark.parametrize("query", ["...", "[[ ]]", "%", "--"])
+def test_search_with_nothing_searchable_exits_2_with_one_line(toylang_db, capsys, query):
+    assert main(["search", str(toylang_db), "--mode", "lexical", "--", query]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "has no letter or digit" in err and len(err.splitlines()) == 1
+
+
 def test_ingest_refuses_to_replace_another_spec_unless_told(tmp_path, capsys):
     """Another spec in --db would replace every chunk set: refused with one line naming them
     (the database untouched); --replace does it and compacts the file."""

@@ -349,10 +349,19 @@ def test_semantic_search_through_the_server(tmp_path, embedder):
 
 
 def test_odd_queries_are_searched_literally(toylang_db):
-    queries = ["[[Prototype]]", "%TypedArray%", "AND", "C++", 'a"b', "NEAR(", "*"]
+    queries = ["[[Prototype]]", "%TypedArray%", "AND", "C++", 'a"b', "NEAR("]
 
     async def script(client: Client) -> list[Any]:
         return [await client.call_tool("search", {"query": q, "mode": "lexical"}) for q in queries]
 
     for query, result in zip(queries, with_client(toylang_db, script), strict=True):
         assert not result.is_error, (query, result.content[0].text)
+
+
+def test_a_query_of_punctuation_only_is_a_tool_error_naming_it(toylang_db):
+    async def script(client: Client) -> Any:
+        return await client.call_tool("search", {"query": " *** ", "mode": "lexical"})
+
+    result = with_client(toylang_db, script)
+    assert result.is_error
+    assert "'***' has no letter or digit" in result.content[0].text

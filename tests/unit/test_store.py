@@ -831,8 +831,9 @@ def test_a_schema_6_database_gets_the_cache_tables_and_keeps_their_rows(tmp_path
         "symbol_index",
         "fts_per_set",
         "no_shared_fts",
+        "index_words",
     ]
-    assert store_schema.MIGRATIONS[-1].version == store_schema.SCHEMA_VERSION == 10
+    assert store_schema.MIGRATIONS[-1].version == store_schema.SCHEMA_VERSION == 11
 
 
 def test_a_schema_9_database_loses_the_shared_fts_index_and_searches_as_before(tmp_path, spec):
