@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.console import Console
 
 from specbrowser.tui.marker_links import rewrite_markers
-from specbrowser.tui.widgets.chunk_lines import MARKER_SCHEME, render_markdown
+from specbrowser.tui.rendered_lines import MARKER_SCHEME, render_markdown
 from tests.app.helpers import browser_of, quiet_app, run_async, settle
 
 NARROW = (80, 24)

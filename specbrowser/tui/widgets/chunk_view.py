@@ -47,6 +47,7 @@ from specbrowser.tui.marker_links import (
     chunk_id_from_href,
     rewrite_markers,
 )
+from specbrowser.tui.rendered_lines import MARKER_SCHEME, RenderedLines, render_markdown
 from specbrowser.tui.section_lines import boundary_lines
 from specbrowser.tui.widgets.chunk_header import (
     format_chars,
@@ -54,12 +55,7 @@ from specbrowser.tui.widgets.chunk_header import (
     heading_lines,
     set_header,
 )
-from specbrowser.tui.widgets.chunk_lines import (
-    MARKER_SCHEME,
-    ChunkLines,
-    RenderedLines,
-    render_markdown,
-)
+from specbrowser.tui.widgets.chunk_lines import ChunkLines
 from specbrowser.tui.widgets.plain_bodies import SEARCH_MATCH_STYLE, RetrievalText, SourceText
 
 SELECTED_STYLE = "bold on #2f3f5f"
