@@ -120,7 +120,7 @@ async def test_repeating_keys_defer_the_body_and_the_header_never_disagrees(
         screen.prefetch_candidates = lambda: []  # type: ignore[method-assign]
         view = screen.chunk_view
         view.lines.forget_renders()
-        view.quick_render = 0  # every body needs rendering
+        view.lines.quick_render = 0  # every body needs rendering
         shown: list[tuple[str, bool, bool, str]] = []
         original = view.show_chunk
 
@@ -158,7 +158,7 @@ async def test_keys_pressed_one_by_one_show_each_body_at_once(toylang_db: Path) 
         screen = browser_of(app)
         view = screen.chunk_view
         view.lines.forget_renders()
-        view.quick_render = 0
+        view.lines.quick_render = 0
         for _ in range(3):
             await pilot.press("down")  # Pilot's presses are 40 ms apart or more
             node = screen.chunk_tree.cursor_node

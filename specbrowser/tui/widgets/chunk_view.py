@@ -14,8 +14,9 @@ stay intact) and the first one is scrolled to. A header line (:attr:`ChunkView.s
 then says which hit this is.
 
 The header and the body always show the same chunk: a chunk rendered in the UI thread is shown
-with its header in one step, and a chunk too large for that (:attr:`ChunkView.large_chunk`)
-shows a placeholder body until its lines are ready.
+with its header in one step, and a chunk the lines render later
+(:meth:`~specbrowser.tui.widgets.chunk_lines.ChunkLines.show_markdown`: too large, or keys
+repeating) shows a placeholder body naming it until its lines are ready.
 """
 
 from __future__ import annotations
@@ -23,16 +24,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import unquote
 
-from rich.console import Console
 from rich.style import Style
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import var
-from textual.timer import Timer
 from textual.widgets import Static
 
 from specbrowser.chunking.markers import Marker, find_markers
@@ -47,7 +46,7 @@ from specbrowser.tui.marker_links import (
     chunk_id_from_href,
     rewrite_markers,
 )
-from specbrowser.tui.rendered_lines import MARKER_SCHEME, RenderedLines, render_markdown
+from specbrowser.tui.rendered_lines import MARKER_SCHEME
 from specbrowser.tui.section_lines import boundary_lines
 from specbrowser.tui.widgets.chunk_header import (
     format_chars,
@@ -61,24 +60,8 @@ from specbrowser.tui.widgets.plain_bodies import SEARCH_MATCH_STYLE, RetrievalTe
 SELECTED_STYLE = "bold on #2f3f5f"
 """Added to the selected marker's rendered text, on top of the link style."""
 
-RENDER_GROUP = "chunk-view-render"
-"""Worker group of the renders of large chunks (a newer one cancels the one in flight)."""
-
-LARGE_CHUNK = 40_000
-"""Characters of Markdown above which a chunk is rendered in a thread behind a placeholder: over
-twice ECMA-262's largest chunk, so every chunk of the default policy renders in the UI thread,
-header and body in one step."""
-
-QUICK_RENDER = 1_500
-"""Characters of Markdown a chunk renders in a few milliseconds: shown at once even while keys
-repeat."""
-
-DEFER_SECONDS = 0.06
-"""While keys repeat, a body that needs rendering waits until no other chunk was asked for
-during this long (about two key repeats)."""
-
 PLACEHOLDER = "rendering {id} ({size} characters) …"
-"""The body while a large chunk is being rendered."""
+"""The body while a chunk's lines are being rendered."""
 
 __all__ = ["SEARCH_MATCH_STYLE", "ChunkView", "header_text", "heading_lines"]
 
@@ -109,12 +92,6 @@ class ChunkView(Vertical):
     SECTION_CHUNK_STYLE = "bold underline"
     """The shown chunk's spans in the section view."""
 
-    large_chunk = LARGE_CHUNK
-    quick_render = QUICK_RENDER
-    """Markdown characters up to which a chunk is rendered at once while keys repeat
-    (:data:`QUICK_RENDER`)."""
-    """Markdown characters above which a chunk renders in a thread (:data:`LARGE_CHUNK`)."""
-
     class FollowRequested(Message):
         """The user asked to go to another chunk or section (clicked a marker or ``#id`` link)."""
 
@@ -122,25 +99,12 @@ class ChunkView(Vertical):
             super().__init__()
             self.chunk_id = chunk_id
 
-    class _Prepared(Message):
-        """A large chunk's lines are ready (posted by the render thread)."""
-
-        def __init__(self, serial: int, markdown: str, rendered: RenderedLines) -> None:
-            super().__init__()
-            self.serial = serial
-            self.markdown = markdown
-            self.rendered = rendered
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.chunk: Chunk | None = None
         self.threshold = 0
         self.markers: list[Marker] = []
         self.selected_marker: int | None = None
-        self._serial = 0
-        self._deferred: Timer | None = None
-        """The pending render of a body deferred while keys repeat (:meth:`show_chunk`)."""
-        """Bumped by every :meth:`show_chunk`: a render for an older chunk is dropped."""
         self.search_terms: list[str] = []
         """Words highlighted in the shown chunk (:meth:`highlight_terms`); empty: none."""
         self.search_note: Text | None = None
@@ -286,38 +250,24 @@ class ChunkView(Vertical):
         (a large chunk's body is a placeholder until its lines are ready). In the section view,
         the chunk's spans in its section.
 
-        ``defer`` (keys repeating): a body that would need rendering (not cached, over
-        :attr:`quick_render` characters) is a placeholder until no other chunk was asked for
-        during :data:`DEFER_SECONDS`, so a held key renders only where it stops."""
+        ``defer`` (keys repeating): a body that would need rendering is a placeholder until the
+        keys stop (:meth:`ChunkLines.show_markdown`), so a held key renders only where it
+        stops."""
         fresh = self.chunk is None  # nothing shown, or the chunk set changed under the view
         self.chunk = chunk
         self.threshold = threshold
         self.markers = find_markers(chunk.text)
         self.selected_marker = None
         self.search_terms = []
-        self._serial += 1
         if self.show_section:
             self._show_section(relayout=fresh)
             return
         self._update_header()
-        markdown = self.markdown_for(chunk, self.markers)
-        lines = self.lines
-        if self._deferred is not None:
-            self._deferred.stop()
-            self._deferred = None
-        if lines.cached(markdown) is not None:
-            lines.show(markdown)
-        elif len(markdown) > self.large_chunk:
-            lines.placeholder(PLACEHOLDER.format(id=chunk.id, size=format_chars(chunk.size)))
-            self._render_large(self._serial, markdown, lines.render_width)
-        elif defer and len(markdown) > self.quick_render:
-            lines.placeholder(PLACEHOLDER.format(id=chunk.id, size=format_chars(chunk.size)))
-            serial = self._serial
-            self._deferred = self.set_timer(
-                DEFER_SECONDS, lambda: self._show_deferred(serial, markdown)
-            )
-        else:
-            lines.show(markdown)
+        self.lines.show_markdown(
+            self.markdown_for(chunk, self.markers),
+            PLACEHOLDER.format(id=chunk.id, size=format_chars(chunk.size)),
+            defer=defer,
+        )
         if self.show_retrieval_text:
             self._render_retrieval()
         if self.show_source:
@@ -338,33 +288,14 @@ class ChunkView(Vertical):
         already, a large chunk rendered in a thread when shown, or the section view on)."""
         if self.show_section:
             return False
-        markdown = self.markdown_for(chunk)
-        if len(markdown) > self.large_chunk:
-            return False
-        return self.lines.prerender(markdown)
+        return self.lines.prerender(self.markdown_for(chunk))
 
-    @work(thread=True, exclusive=True, group=RENDER_GROUP)
-    def _render_large(self, serial: int, markdown: str, width: int) -> None:
-        """Render in a thread on a console of its own; post the lines, touch no widget."""
-        console = Console(width=width, force_terminal=True, color_system="truecolor")
-        self.post_message(
-            self._Prepared(serial, markdown, render_markdown(markdown, width, console))
-        )
-
-    def _show_deferred(self, serial: int, markdown: str) -> None:
-        """The keys stopped on a deferred chunk: render and show its body now."""
-        self._deferred = None
-        if serial != self._serial or self.chunk is None:
-            return
-        self.lines.show(markdown)
-        self._apply_overlays(scroll="search" if self.search_terms else "marker")
-
-    @on(_Prepared)
-    def _prepared(self, message: _Prepared) -> None:
-        if message.serial != self._serial or self.chunk is None:
-            return  # another chunk was asked for meanwhile
-        self.lines.show(message.markdown, message.rendered)
-        self._apply_overlays(scroll="search" if self.search_terms else "marker")
+    @on(ChunkLines.Ready)
+    def _lines_ready(self, event: ChunkLines.Ready) -> None:
+        """The body rendered later is shown: draw the search hits and the selected marker."""
+        event.stop()
+        if self.chunk is not None:
+            self._apply_overlays(scroll="search" if self.search_terms else "marker")
 
     @on(ChunkLines.Rerendered)
     def _rerendered(self, event: ChunkLines.Rerendered) -> None:
