@@ -47,7 +47,6 @@ from specbrowser.tui.marker_links import (
     rewrite_markers,
 )
 from specbrowser.tui.rendered_lines import MARKER_SCHEME
-from specbrowser.tui.section_lines import boundary_lines
 from specbrowser.tui.widgets.chunk_header import (
     format_chars,
     header_text,
@@ -56,6 +55,7 @@ from specbrowser.tui.widgets.chunk_header import (
 )
 from specbrowser.tui.widgets.chunk_lines import ChunkLines
 from specbrowser.tui.widgets.plain_bodies import SEARCH_MATCH_STYLE, RetrievalText, SourceText
+from specbrowser.tui.widgets.section_view import SectionView
 
 SELECTED_STYLE = "bold on #2f3f5f"
 """Added to the selected marker's rendered text, on top of the link style."""
@@ -83,14 +83,12 @@ class ChunkView(Vertical):
 
     show_section: var[bool] = var(False, init=False)
     """Show the whole section the chunk belongs to, reassembled, each chunk's span tinted and
-    labelled (:mod:`specbrowser.tui.section_lines`); the shown chunk's spans are bold."""
+    labelled (:class:`~specbrowser.tui.widgets.section_view.SectionView`); the shown chunk's
+    spans are bold."""
 
     show_source: var[bool] = var(False, init=False)
     """Show the chunk's source HTML (its element, else its section's; see
     :mod:`specbrowser.session.source`) instead of its Markdown."""
-
-    SECTION_CHUNK_STYLE = "bold underline"
-    """The shown chunk's spans in the section view."""
 
     class FollowRequested(Message):
         """The user asked to go to another chunk or section (clicked a marker or ``#id`` link)."""
@@ -114,9 +112,8 @@ class ChunkView(Vertical):
         self.boundaries_for: Callable[[str], Boundaries] | None = None
         """Reassembles a section's root chunk by id with its spans (set by the screen, e.g.
         :meth:`Session.boundaries`); the section view needs it."""
-        self.boundaries: Boundaries | None = None
-        """The section the section view shows, or None."""
-        self._section_places: dict[str, list[tuple[int, int, int]]] = {}
+        self.section = SectionView()
+        """The section view's layout (:attr:`show_section`)."""
         self.source_for: Callable[[str], ChunkSource] | None = None
         """Finds a chunk's source HTML by id (set by the screen: :meth:`Session.chunk_source`)."""
         self.previews_for: Callable[[list[str]], dict[str, str]] | None = None
@@ -186,7 +183,7 @@ class ChunkView(Vertical):
         if show:
             self._show_section()
         else:
-            self.boundaries = None
+            self.section.clear()
             self._update_header()
             if self.chunk is not None:
                 self.lines.show(
@@ -194,35 +191,23 @@ class ChunkView(Vertical):
                 )
                 self._apply_overlays(scroll="marker")
 
+    @property
+    def boundaries(self) -> Boundaries | None:
+        """The section the section view shows, or None."""
+        return self.section.boundaries
+
     def _show_section(self, relayout: bool = False, scroll: bool = True) -> None:
         """Lay out the shown chunk's section (again if ``relayout`` or another section), bold
         the chunk's spans and (``scroll``) scroll to the first one."""
         if self.chunk is None or self.boundaries_for is None:
             return
-        root = self.chunk.section_id or self.chunk.id
-        lines = self.lines
-        same = self.boundaries is not None and self.boundaries.chunk_id == root
-        if not same or relayout:
-            try:
-                boundaries = self.boundaries_for(root)
-            except SpecbrowserError as error:
-                self.notify(str(error), severity="error", markup=False)
-                return
-            rendered, self._section_places = boundary_lines(boundaries, lines.render_width)
-            self.boundaries = boundaries
-            lines.show_lines(rendered, keep_scroll=same)
+        try:
+            self.section.lay_out(self.lines, self.chunk, self.boundaries_for, relayout=relayout)
+        except SpecbrowserError as error:
+            self.notify(str(error), severity="error", markup=False)
+            return
         self._update_header()
-        places = self._section_places.get(self.chunk.id, [])
-        style = Style.parse(self.SECTION_CHUNK_STYLE)
-        lines.set_overlays([(line, start, end, style) for line, start, end in places])
-        if places and scroll:
-            self._scroll_now_and_after(
-                lines.scroll_to_region,
-                Region(0, places[0][0], 1, 1),
-                animate=False,
-                immediate=True,
-                top=True,
-            )
+        self.section.mark(self.lines, self.chunk.id, scroll=scroll)
 
     def watch_show_retrieval_text(self, show: bool) -> None:
         """Swap the body between the Markdown content and the retrieval text."""
@@ -351,11 +336,7 @@ class ChunkView(Vertical):
                     tokens=info.counts.get(self.chunk.id) if info else None,
                     token_window=info.max_tokens if info else None,
                     source=self.show_source,
-                    section_chunks=(
-                        len({span.chunk_id for span in self.boundaries.spans})
-                        if self.show_section and self.boundaries is not None
-                        else None
-                    ),
+                    section_chunks=self.section.chunk_count() if self.show_section else None,
                 ),
             )
 
@@ -401,21 +382,13 @@ class ChunkView(Vertical):
             line, start, _ = places[0]
             top = lines.cell_offset(line, start)
             region = Region(0, top.y, 1, places[-1][0] - top.y + 1)
-            self._scroll_now_and_after(
+            lines.scroll_now_and_after(
                 lines.scroll_to_region, region, animate=False, immediate=True, force=True
             )
         elif scroll == "search" and hits:
-            self._scroll_now_and_after(
+            lines.scroll_now_and_after(
                 lines.scroll_to, y=max(0, hits[0][0] - 1), animate=False, immediate=True
             )
-
-    def _scroll_now_and_after(self, scroll: Callable[..., object], *args, **kwargs) -> None:
-        """Scroll the lines now, so that the next frame shows the place (the lines' size is
-        known once they are mounted), and again after that frame in case a new header height
-        moved them (a no-op when nothing moved)."""
-        if self.lines.size.height:
-            scroll(*args, **kwargs)
-        self.call_after_refresh(scroll, *args, **kwargs)
 
     def _marker_spans(self, index: int | None) -> list[tuple[int, int, int]]:
         """``(line, start, end)`` spans of marker ``index`` in the rendered lines."""
