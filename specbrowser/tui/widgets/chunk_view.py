@@ -1,14 +1,15 @@
 """The chunk view: a header block of facts about a chunk, then its text as Markdown, or its
 retrieval text as it is indexed.
 
-Markers are rewritten into ``sb-chunk:`` links before rendering (see
+Markers are rewritten into ``sb-marker:`` links before rendering (see
 :mod:`specbrowser.tui.marker_links`); one of them can be *selected* (bold, ``▶``) with
 :meth:`ChunkView.select_marker`, and clicking any marker asks the screen to follow it.
 Spec text stays literal: Markdown is not Rich markup, and the header is built as ``Text``.
 
 The Markdown is rendered once into lines (:mod:`specbrowser.tui.widgets.chunk_lines`); the
-selected marker and search hits are spans drawn over those lines, so moving them never
-renders the Markdown again. After a search jump (:meth:`ChunkView.highlight_terms`), the matched
+selected marker and search hits are spans drawn over those lines
+(:mod:`specbrowser.tui.widgets.chunk_overlays`), so moving them never renders the Markdown
+again. After a search jump (:meth:`ChunkView.highlight_terms`), the matched
 words are highlighted (the Markdown source is never changed, so escapes, code spans and tables
 stay intact) and the first one is scrolled to. A header line (:attr:`ChunkView.search_note`)
 then says which hit this is.
@@ -24,12 +25,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import unquote
 
-from rich.style import Style
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Static
@@ -40,12 +39,7 @@ from specbrowser.model import Chunk
 from specbrowser.search.tokens import TokenInfo
 from specbrowser.session.browse import Boundaries
 from specbrowser.session.source import ChunkSource
-from specbrowser.tui.marker_links import (
-    MARKER_ARROW,
-    SELECTED_ARROW,
-    chunk_id_from_href,
-    rewrite_markers,
-)
+from specbrowser.tui.marker_links import chunk_id_from_href, rewrite_markers
 from specbrowser.tui.rendered_lines import MARKER_SCHEME
 from specbrowser.tui.widgets.chunk_header import (
     format_chars,
@@ -54,11 +48,9 @@ from specbrowser.tui.widgets.chunk_header import (
     set_header,
 )
 from specbrowser.tui.widgets.chunk_lines import ChunkLines
+from specbrowser.tui.widgets.chunk_overlays import ScrollTo, draw_overlays, marker_text
 from specbrowser.tui.widgets.plain_bodies import SEARCH_MATCH_STYLE, RetrievalText, SourceText
 from specbrowser.tui.widgets.section_view import SectionView
-
-SELECTED_STYLE = "bold on #2f3f5f"
-"""Added to the selected marker's rendered text, on top of the link style."""
 
 PLACEHOLDER = "rendering {id} ({size} characters) …"
 """The body while a chunk's lines are being rendered."""
@@ -358,60 +350,24 @@ class ChunkView(Vertical):
             self._render_retrieval()
         self._apply_overlays(scroll="search" if self.search_terms else None)
 
-    def _apply_overlays(self, scroll: str | None) -> None:
-        """Draw the search hits and the selected marker on the lines; scroll to the selected
-        marker (``scroll="marker"``) or the first hit (``"search"``)."""
-        lines = self.lines
-        if lines.rendered is None or self.show_section:
+    def _apply_overlays(self, scroll: ScrollTo | None) -> None:
+        """Draw the search hits and the selected marker on the lines (:func:`draw_overlays`);
+        scroll to the marker or the first hit only while the lines are the body shown."""
+        if self.show_section:
             return
-        hit_style = Style.parse(SEARCH_MATCH_STYLE)
-        hits = lines.search_spans(self.search_terms)
-        spans = [(line, start, end, hit_style) for line, start, end in hits]
-        arrows: list[tuple[int, int, str]] = []
-        places = self._marker_spans(self.selected_marker)
-        if places:
-            chosen = Style.parse(SELECTED_STYLE)
-            spans += [(line, start, end, chosen) for line, start, end in places]
-            line, start, _ = places[0]
-            if lines.rendered.lines[line].plain[start : start + 1] == MARKER_ARROW:
-                arrows.append((line, start, SELECTED_ARROW))
-        lines.set_overlays(spans, arrows)
-        if self.show_retrieval_text:
-            return
-        if scroll == "marker" and places:
-            line, start, _ = places[0]
-            top = lines.cell_offset(line, start)
-            region = Region(0, top.y, 1, places[-1][0] - top.y + 1)
-            lines.scroll_now_and_after(
-                lines.scroll_to_region, region, animate=False, immediate=True, force=True
-            )
-        elif scroll == "search" and hits:
-            lines.scroll_now_and_after(
-                lines.scroll_to, y=max(0, hits[0][0] - 1), animate=False, immediate=True
-            )
-
-    def _marker_spans(self, index: int | None) -> list[tuple[int, int, int]]:
-        """``(line, start, end)`` spans of marker ``index`` in the rendered lines."""
-        rendered = self.lines.rendered
-        if index is None or rendered is None:
-            return []
-        return rendered.markers.get(index, [])
+        draw_overlays(
+            self.lines,
+            self.search_terms,
+            self.selected_marker,
+            None if self.show_retrieval_text else scroll,
+        )
 
     def marker_text(self, index: int | None = None) -> str:
         """The rendered text of marker ``index`` (default: the selected one) as drawn, its
         pieces (a label wrapped over lines) joined by spaces; "" when not shown."""
         if index is None:
             index = self.selected_marker
-        rendered = self.lines.rendered
-        pieces = [
-            rendered.lines[line].plain[start:end]
-            for line, start, end in self._marker_spans(index)
-            if rendered is not None
-        ]
-        text = " ".join(piece.strip() for piece in pieces)
-        if index == self.selected_marker and text.startswith(MARKER_ARROW):
-            text = SELECTED_ARROW + text[len(MARKER_ARROW) :]
-        return text
+        return marker_text(self.lines.rendered, index, selected=index == self.selected_marker)
 
     def _render_retrieval(self) -> None:
         """Show the retrieval text; scroll to the selected marker or the first match."""
