@@ -28,7 +28,7 @@ from urllib.parse import unquote
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Static
@@ -49,7 +49,7 @@ from specbrowser.tui.widgets.chunk_header import (
 )
 from specbrowser.tui.widgets.chunk_lines import ChunkLines
 from specbrowser.tui.widgets.chunk_overlays import ScrollTo, draw_overlays, marker_text
-from specbrowser.tui.widgets.plain_bodies import SEARCH_MATCH_STYLE, RetrievalText, SourceText
+from specbrowser.tui.widgets.plain_bodies import SEARCH_MATCH_STYLE, PlainBody
 from specbrowser.tui.widgets.section_view import SectionView
 
 PLACEHOLDER = "rendering {id} ({size} characters) …"
@@ -117,9 +117,7 @@ class ChunkView(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(id="chunk-header")
         yield ChunkLines(id="chunk-text")
-        with VerticalScroll(id="chunk-body"):
-            yield RetrievalText(id="chunk-retrieval", markup=False)
-            yield SourceText(id="chunk-source", markup=False)
+        yield PlainBody(id="chunk-body")
 
     def on_mount(self) -> None:
         """Start on the Markdown content."""
@@ -131,6 +129,11 @@ class ChunkView(Vertical):
         return self.query_one(ChunkLines)
 
     @property
+    def body(self) -> PlainBody:
+        """The plain-text body (retrieval text or source HTML)."""
+        return self.query_one(PlainBody)
+
+    @property
     def rendered(self) -> bool:
         """The shown chunk's lines are on screen (not a placeholder)."""
         return self.chunk is not None and self.lines.rendered is not None
@@ -138,11 +141,8 @@ class ChunkView(Vertical):
     def _sync_body(self) -> None:
         """Show the body widget of the mode on: lines (content, section view), retrieval text
         or source HTML."""
-        plain = self.show_retrieval_text or self.show_source
-        self.lines.display = not plain
-        self.query_one("#chunk-body", VerticalScroll).display = plain
-        self.query_one("#chunk-retrieval", Static).display = self.show_retrieval_text
-        self.query_one("#chunk-source", Static).display = self.show_source
+        self.lines.display = not (self.show_retrieval_text or self.show_source)
+        self.body.show_body(retrieval=self.show_retrieval_text, source=self.show_source)
 
     def watch_show_source(self, show: bool) -> None:
         """Swap the body between the chunk's content and its source HTML."""
@@ -152,11 +152,11 @@ class ChunkView(Vertical):
         self._sync_body()
         self._update_header()
         if show:
-            self.query_one("#chunk-body", VerticalScroll).scroll_home(animate=False)
+            self.body.scroll_home(animate=False)
             self._render_source()
 
     def _render_source(self) -> None:
-        """Show the shown chunk's source HTML (:class:`SourceText`)."""
+        """Show the shown chunk's source HTML (:meth:`PlainBody.show_source`)."""
         if self.chunk is None or self.source_for is None:
             return
         try:
@@ -165,7 +165,7 @@ class ChunkView(Vertical):
             self.notify(str(error), severity="error", markup=False)
             return
         self.source = source
-        self.query_one(SourceText).show(source)
+        self.body.show_source(source)
 
     def watch_show_section(self, show: bool) -> None:
         """Swap the body between the chunk's content and its whole section with boundaries."""
@@ -210,7 +210,7 @@ class ChunkView(Vertical):
         self._update_header()
         if show:
             if self.selected_marker is None:
-                self.query_one("#chunk-body", VerticalScroll).scroll_home(animate=False)
+                self.body.scroll_home(animate=False)
             self._render_retrieval()
         elif self.selected_marker is not None:
             self._apply_overlays(scroll="marker")
@@ -371,20 +371,10 @@ class ChunkView(Vertical):
 
     def _render_retrieval(self) -> None:
         """Show the retrieval text; scroll to the selected marker or the first match."""
-        if self.chunk is None:
-            return
-        before = self.query_one(RetrievalText).show(
-            self.chunk, self.markers, self.selected_marker, self.search_terms
-        )
-        if before is not None:
-            self.call_after_refresh(self._scroll_retrieval_to, before)
-
-    def _scroll_retrieval_to(self, before: str) -> None:
-        """Scroll the body so the line holding the end of ``before`` is near the top."""
-        widget = self.query_one(RetrievalText)
-        self.query_one("#chunk-body", VerticalScroll).scroll_to(
-            y=max(0, widget.virtual_region.y + widget.line_of(before) - 2), animate=False
-        )
+        if self.chunk is not None:
+            self.body.show_retrieval(
+                self.chunk, self.markers, self.selected_marker, self.search_terms
+            )
 
     @on(ChunkLines.LinkClicked)
     def _link_clicked(self, event: ChunkLines.LinkClicked) -> None:
