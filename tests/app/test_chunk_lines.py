@@ -47,7 +47,7 @@ async def test_header_and_body_never_disagree_while_a_large_chunk_loads(toylang_
         screen = browser_of(app)
         view = screen.chunk_view
         view.lines.large_chunk = 10  # every chunk renders in a thread behind a placeholder
-        screen.prefetch_candidates = lambda: []  # type: ignore[method-assign]
+        screen.prefetcher.candidates = lambda: []  # type: ignore[method-assign]
         view.lines.forget_renders()  # nothing rendered ahead: every chunk is a first visit
         ids = [c.id for c in app.session.top_level_chunks()][1:5]  # [0] is shown
         for chunk_id in ids:

@@ -76,7 +76,7 @@ async def test_the_next_and_previous_chunks_are_rendered_ahead(toylang_db: Path)
         await pilot.pause(0.2)  # the cursor rests: the neighbours render
         await settle(pilot)
         view = screen.chunk_view
-        candidates = screen.prefetch_candidates()
+        candidates = screen.prefetcher.candidates()
         assert len(candidates) >= 2
         for chunk_id in candidates[:2]:
             markdown = view.markdown_for(app.session.chunk(chunk_id))
@@ -117,7 +117,7 @@ async def test_repeating_keys_defer_the_body_and_the_header_never_disagrees(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = browser_of(app)
-        screen.prefetch_candidates = lambda: []  # type: ignore[method-assign]
+        screen.prefetcher.candidates = lambda: []  # type: ignore[method-assign]
         view = screen.chunk_view
         view.lines.forget_renders()
         view.lines.quick_render = 0  # every body needs rendering
