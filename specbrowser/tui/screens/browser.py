@@ -9,6 +9,7 @@ Its keys come from :mod:`specbrowser.tui.registry`. Helpers hold the rest, each 
 :class:`~specbrowser.tui.screens.search_flow.SearchFlow` the search and hit navigation,
 :class:`~specbrowser.tui.screens.chunk_set_actions.ChunkSetLoop` the chunk sets and background
 jobs, :class:`~specbrowser.tui.screens.prefetch.Prefetcher` rendering ahead,
+:class:`~specbrowser.tui.screens.marker_navigation.MarkerNavigation` the marker keys,
 :class:`~specbrowser.tui.screens.tree_filter.TreeFilter` the tree filter,
 :class:`~specbrowser.tui.screens.key_checks.KeyChecks` which keys are available, and
 :class:`~specbrowser.tui.screens.key_repeat.KeyRepeat` whether a held key moved the cursor.
@@ -32,13 +33,13 @@ from specbrowser.errors import SpecbrowserError
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk
 from specbrowser.search.query import Hit
 from specbrowser.session import Session
-from specbrowser.session.links import link_hrefs
-from specbrowser.tui.commands import FilterProvider, LinkProvider, SpecPalette
+from specbrowser.tui.commands import FilterProvider
 from specbrowser.tui.messages import SearchFinished
 from specbrowser.tui.registry import bindings, filter_title
 from specbrowser.tui.screens.chunk_set_actions import ChunkSetLoop
 from specbrowser.tui.screens.key_checks import KeyChecks
 from specbrowser.tui.screens.key_repeat import KeyRepeat
+from specbrowser.tui.screens.marker_navigation import MarkerNavigation
 from specbrowser.tui.screens.prefetch import Prefetcher
 from specbrowser.tui.screens.search_flow import SearchFlow
 from specbrowser.tui.screens.tree_filter import TreeFilter
@@ -47,9 +48,6 @@ from specbrowser.tui.widgets.chunk_view import ChunkView
 from specbrowser.tui.widgets.job_bar import JobBar, JobFinished
 from specbrowser.tui.widgets.search_results import SearchBar
 from specbrowser.types import FilterKind, SearchMode
-
-LINK_PLACEHOLDER = "Follow a link of this chunk: type to filter…"
-"""The link palette's prompt (``f`` with no marker selected)."""
 
 LIVE_CHECK_SECONDS = 1.0
 """How often the browser asks the database whether another process changed it."""
@@ -62,8 +60,10 @@ class BrowserScreen(Screen[None]):
     """Browse the chunk hierarchy of one database.
 
     Args:
-        db: the open database; read only through :mod:`specbrowser.store`.
+        session: the open database, read only through the session layer.
         policy: the active chunk policy (its threshold is shown against chunk sizes).
+        cursor_blink: whether the inputs' cursors blink (tests turn it off).
+        count_tokens: count the active set's tokens in the background.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = list(bindings("browser"))
@@ -94,6 +94,8 @@ class BrowserScreen(Screen[None]):
         self.filtering = TreeFilter(self)
         """The tree filter (``m``, ``O``, ``T``, ``M``)."""
         self.key_checks = KeyChecks(self)
+        self.marker_navigation = MarkerNavigation(self)
+        """The marker keys (``n``, ``p``, ``f``, ``u``)."""
         self.key_repeat = KeyRepeat()
 
     def compose(self) -> ComposeResult:
@@ -134,10 +136,6 @@ class BrowserScreen(Screen[None]):
     def previous_version(self) -> str | None:
         """The set active before the last re-chunk or switch (``d`` diffs against it)."""
         return self.chunk_sets.previous_version
-
-    @previous_version.setter
-    def previous_version(self, version: str | None) -> None:
-        self.chunk_sets.previous_version = version
 
     @property
     def search_mode(self) -> SearchMode:
@@ -258,54 +256,19 @@ class BrowserScreen(Screen[None]):
 
     def action_next_marker(self) -> None:
         """Select the next marker in the shown chunk."""
-        if not self.chunk_view.select_marker(+1):
-            self.notify("this chunk has no markers", severity="warning", markup=False)
+        self.marker_navigation.step(+1)
 
     def action_previous_marker(self) -> None:
         """Select the previous marker in the shown chunk."""
-        if not self.chunk_view.select_marker(-1):
-            self.notify("this chunk has no markers", severity="warning", markup=False)
+        self.marker_navigation.step(-1)
 
     def action_follow_marker(self) -> None:
-        """Go to the chunk the selected marker points at; with no marker selected, choose one
-        of the shown chunk's in-text links in a palette ("Follow a link")."""
-        target = self.chunk_view.selected_target
-        if target is not None:
-            self.go_to_chunk(target)
-            return
-        chunk = self.chunk_view.chunk
-        if chunk is None or not link_hrefs(chunk.text):
-            self.notify(
-                "no marker selected (press n or p first) and no link in this chunk",
-                severity="warning",
-                markup=False,
-            )
-            return
-        self.app.push_screen(
-            SpecPalette(
-                providers=[LinkProvider],
-                placeholder=LINK_PLACEHOLDER,
-                id="--command-palette",
-                cursor_blink=self.cursor_blink,
-            )
-        )
+        """Follow the selected marker, or pick an in-text link (:meth:`MarkerNavigation.follow`)."""
+        self.marker_navigation.follow()
 
     def action_parent(self) -> None:
-        """Go to the chunk (or enclosing section) that holds the shown chunk's marker, with that
-        marker selected: after ``f``, ``u`` comes back to the marker that was followed."""
-        chunk = self.chunk_view.chunk
-        if chunk is None:
-            return
-        try:
-            parent = self.session.tree_parent_id(chunk.id)
-        except SpecbrowserError as error:
-            self.show_error(error)
-            return
-        if parent is None:
-            self.notify("a top-level section has no parent", severity="warning", markup=False)
-            return
-        if self.go_to_chunk(parent):
-            self.chunk_view.select_marker_to(chunk.id)
+        """Go up to the chunk holding the shown chunk's marker (:meth:`MarkerNavigation.parent`)."""
+        self.marker_navigation.parent()
 
     def action_toggle_retrieval_text(self) -> None:
         """Switch the chunk view between the content and the retrieval text (the indexed one)."""
