@@ -41,21 +41,14 @@ from specbrowser.session.browse import Boundaries
 from specbrowser.session.source import ChunkSource
 from specbrowser.tui.marker_links import chunk_id_from_href, rewrite_markers
 from specbrowser.tui.rendered_lines import MARKER_SCHEME
-from specbrowser.tui.widgets.chunk_header import (
-    format_chars,
-    header_text,
-    heading_lines,
-    set_header,
-)
+from specbrowser.tui.widgets.chunk_header import format_chars, header_text, set_header
 from specbrowser.tui.widgets.chunk_lines import ChunkLines
 from specbrowser.tui.widgets.chunk_overlays import ScrollTo, draw_overlays, marker_text
-from specbrowser.tui.widgets.plain_bodies import SEARCH_MATCH_STYLE, PlainBody
+from specbrowser.tui.widgets.plain_bodies import PlainBody
 from specbrowser.tui.widgets.section_view import SectionView
 
 PLACEHOLDER = "rendering {id} ({size} characters) …"
 """The body while a chunk's lines are being rendered."""
-
-__all__ = ["SEARCH_MATCH_STYLE", "ChunkView", "header_text", "heading_lines"]
 
 
 class ChunkView(Vertical):
