@@ -43,7 +43,11 @@ class Navigator(Protocol):
     on the screen, which registers them. Any other screen gets no commands."""
 
     session: Session
-    tree_filter: FilterKind | None
+
+    @property
+    def tree_filter(self) -> FilterKind | None:
+        """The tree filter on, or None."""
+        ...
 
     def go_to_chunk(self, chunk_id: str) -> bool:
         """Expand the tree down to a chunk and show it; False when it cannot be shown."""

@@ -15,7 +15,7 @@ from rich.text import Text
 
 from specbrowser.session.browse import Boundaries, ChunkSpan
 from specbrowser.tui.marker_links import chunk_href
-from specbrowser.tui.widgets.chunk_lines import RenderedLines
+from specbrowser.tui.rendered_lines import RenderedLines
 
 SPAN_STYLES = ("on #1f3550", "on #4a3418")
 """Background tints of alternate spans (blue, amber): two neighbours never share one."""

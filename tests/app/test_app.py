@@ -40,8 +40,10 @@ from specbrowser.tui.marker_links import (
 )
 from specbrowser.tui.screens.browser import BrowserScreen
 from specbrowser.tui.screens.progress import ProgressScreen
+from specbrowser.tui.widgets.chunk_header import heading_lines
 from specbrowser.tui.widgets.chunk_tree import MARKER_HEAVY_MARK, TINY_MARK, ChunkTree, chunk_label
-from specbrowser.tui.widgets.chunk_view import SEARCH_MATCH_STYLE, ChunkView, heading_lines
+from specbrowser.tui.widgets.chunk_view import ChunkView
+from specbrowser.tui.widgets.plain_bodies import SEARCH_MATCH_STYLE
 from specbrowser.tui.widgets.search_results import SearchResults, hit_row
 from tests.app.helpers import SIZE, browser_of, quiet_app, run_async, settle
 from tests.helpers import MISMATCHED_TOC, ROOT, TOYLANG_POLICY, needs_toylang

@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.console import Console
 
 from specbrowser.tui.marker_links import rewrite_markers
-from specbrowser.tui.widgets.chunk_lines import MARKER_SCHEME, render_markdown
+from specbrowser.tui.rendered_lines import MARKER_SCHEME, render_markdown
 from tests.app.helpers import browser_of, quiet_app, run_async, settle
 
 NARROW = (80, 24)
@@ -46,8 +46,8 @@ async def test_header_and_body_never_disagree_while_a_large_chunk_loads(toylang_
         await settle(pilot)
         screen = browser_of(app)
         view = screen.chunk_view
-        view.large_chunk = 10  # every chunk renders in a thread behind a placeholder
-        screen.prefetch_candidates = lambda: []  # type: ignore[method-assign]
+        view.lines.large_chunk = 10  # every chunk renders in a thread behind a placeholder
+        screen.prefetcher.candidates = lambda: []  # type: ignore[method-assign]
         view.lines.forget_renders()  # nothing rendered ahead: every chunk is a first visit
         ids = [c.id for c in app.session.top_level_chunks()][1:5]  # [0] is shown
         for chunk_id in ids:

@@ -76,7 +76,7 @@ async def test_the_next_and_previous_chunks_are_rendered_ahead(toylang_db: Path)
         await pilot.pause(0.2)  # the cursor rests: the neighbours render
         await settle(pilot)
         view = screen.chunk_view
-        candidates = screen.prefetch_candidates()
+        candidates = screen.prefetcher.candidates()
         assert len(candidates) >= 2
         for chunk_id in candidates[:2]:
             markdown = view.markdown_for(app.session.chunk(chunk_id))
@@ -117,10 +117,10 @@ async def test_repeating_keys_defer_the_body_and_the_header_never_disagrees(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = browser_of(app)
-        screen.prefetch_candidates = lambda: []  # type: ignore[method-assign]
+        screen.prefetcher.candidates = lambda: []  # type: ignore[method-assign]
         view = screen.chunk_view
         view.lines.forget_renders()
-        view.quick_render = 0  # every body needs rendering
+        view.lines.quick_render = 0  # every body needs rendering
         shown: list[tuple[str, bool, bool, str]] = []
         original = view.show_chunk
 
@@ -158,7 +158,7 @@ async def test_keys_pressed_one_by_one_show_each_body_at_once(toylang_db: Path) 
         screen = browser_of(app)
         view = screen.chunk_view
         view.lines.forget_renders()
-        view.quick_render = 0
+        view.lines.quick_render = 0
         for _ in range(3):
             await pilot.press("down")  # Pilot's presses are 40 ms apart or more
             node = screen.chunk_tree.cursor_node

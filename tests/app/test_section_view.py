@@ -38,7 +38,7 @@ async def test_b_shows_the_section_with_spans_and_a_click_selects_a_chunk(
         header = str(view.query_one("#chunk-header", Static).content)
         chunks = len({span.chunk_id for span in view.boundaries.spans})
         assert f"section view · {chunks} chunks" in header and chunks > 3
-        places = view._section_places
+        places = view.section.places
         assert places[TABLE]
         bold = {line for line, *_ in places[TABLE]}
         assert bold <= set(view.lines._overlays)  # the shown chunk's spans are drawn bold

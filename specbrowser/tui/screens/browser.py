@@ -3,19 +3,20 @@
 The screen mediates between its widgets, which post messages up to it. It owns navigation: the
 tree's cursor decides which chunk the view shows, and every "go to" (a followed marker, the
 parent key, the jump palette, the overrun filter, a search hit) goes through
-:meth:`BrowserScreen.go_to_chunk`, which expands the tree down to the chunk. It also owns the
-tree filter (:attr:`BrowserScreen.tree_filter`): it asks the core
-(:mod:`specbrowser.session.filters`) what a filter keeps and hands the result down to the tree.
+:meth:`BrowserScreen.go_to_chunk`, which expands the tree down to the chunk.
 
-Its keys come from :mod:`specbrowser.tui.registry`. Three helpers hold the rest, each one
-concern: :class:`~specbrowser.tui.screens.search_flow.SearchFlow` the search and hit
-navigation, :class:`~specbrowser.tui.screens.chunk_set_actions.ChunkSetLoop` the chunk sets and
-background jobs, :class:`~specbrowser.tui.screens.prefetch.Prefetcher` rendering ahead.
+Its keys come from :mod:`specbrowser.tui.registry`. Helpers hold the rest, each one concern:
+:class:`~specbrowser.tui.screens.search_flow.SearchFlow` the search and hit navigation,
+:class:`~specbrowser.tui.screens.chunk_set_actions.ChunkSetLoop` the chunk sets and background
+jobs, :class:`~specbrowser.tui.screens.prefetch.Prefetcher` rendering ahead,
+:class:`~specbrowser.tui.screens.marker_navigation.MarkerNavigation` the marker keys,
+:class:`~specbrowser.tui.screens.tree_filter.TreeFilter` the tree filter,
+:class:`~specbrowser.tui.screens.key_checks.KeyChecks` which keys are available, and
+:class:`~specbrowser.tui.screens.key_repeat.KeyRepeat` whether a held key moved the cursor.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -31,30 +32,25 @@ from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import SpecbrowserError
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk
 from specbrowser.search.query import Hit
-from specbrowser.session import Session, filters
-from specbrowser.session.links import link_hrefs
-from specbrowser.tui.commands import FilterProvider, LinkProvider, SpecPalette
+from specbrowser.session import Session
+from specbrowser.tui.commands import FilterProvider
 from specbrowser.tui.messages import SearchFinished
 from specbrowser.tui.registry import bindings, filter_title
 from specbrowser.tui.screens.chunk_set_actions import ChunkSetLoop
+from specbrowser.tui.screens.key_checks import KeyChecks
+from specbrowser.tui.screens.key_repeat import KeyRepeat
+from specbrowser.tui.screens.marker_navigation import MarkerNavigation
 from specbrowser.tui.screens.prefetch import Prefetcher
 from specbrowser.tui.screens.search_flow import SearchFlow
+from specbrowser.tui.screens.tree_filter import TreeFilter
 from specbrowser.tui.widgets.chunk_tree import ChunkTree
 from specbrowser.tui.widgets.chunk_view import ChunkView
 from specbrowser.tui.widgets.job_bar import JobBar, JobFinished
 from specbrowser.tui.widgets.search_results import SearchBar
 from specbrowser.types import FilterKind, SearchMode
 
-LINK_PLACEHOLDER = "Follow a link of this chunk: type to filter…"
-"""The link palette's prompt (``f`` with no marker selected)."""
-
 LIVE_CHECK_SECONDS = 1.0
 """How often the browser asks the database whether another process changed it."""
-
-REPEAT_SECONDS = 0.038
-"""Keys closer together than this (by their own timestamps) are a key held down: terminals
-repeat at most about 30 keys a second (33 ms). Separate presses, and Pilot's (two 20 ms waits
-each at least), are further apart."""
 
 SEARCH_LIMIT = 50
 """Hits per search: a screenful or two of results, instant on ECMA-262."""
@@ -64,8 +60,10 @@ class BrowserScreen(Screen[None]):
     """Browse the chunk hierarchy of one database.
 
     Args:
-        db: the open database; read only through :mod:`specbrowser.store`.
+        session: the open database, read only through the session layer.
         policy: the active chunk policy (its threshold is shown against chunk sizes).
+        cursor_blink: whether the inputs' cursors blink (tests turn it off).
+        count_tokens: count the active set's tokens in the background.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = list(bindings("browser"))
@@ -86,18 +84,19 @@ class BrowserScreen(Screen[None]):
         """The open database; workers open their own sessions on :attr:`Session.path`."""
         self.policy = policy
         self.cursor_blink = cursor_blink
-        self.tree_filter: FilterKind | None = None
-        """The tree filter on, or None."""
         self.shown_version = ""
         """The chunk set the tree and view show (the active one when last loaded)."""
-        self._last_cursor_move = 0.0
-        """When the tree cursor last moved, not for a go-to (``time.monotonic()``)."""
-        self._going_to = False
         self.search = SearchFlow(self, SEARCH_LIMIT)
         """The search and hit navigation (``/``, ``n`` / ``N``)."""
         self.chunk_sets = ChunkSetLoop(self)
         """The chunk sets and background jobs (``e``, ``c``, ``d``, ``s``, ``v``, ``E``)."""
         self.prefetcher = Prefetcher(self)
+        self.filtering = TreeFilter(self)
+        """The tree filter (``m``, ``O``, ``T``, ``M``)."""
+        self.key_checks = KeyChecks(self)
+        self.marker_navigation = MarkerNavigation(self)
+        """The marker keys (``n``, ``p``, ``f``, ``u``)."""
+        self.key_repeat = KeyRepeat()
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -124,6 +123,11 @@ class BrowserScreen(Screen[None]):
         return self.query_one(ChunkView)
 
     @property
+    def tree_filter(self) -> FilterKind | None:
+        """The tree filter on, or None."""
+        return self.filtering.kind
+
+    @property
     def job_bar(self) -> JobBar | None:
         """The background jobs' bar (None when the screen has no database file)."""
         return self.chunk_sets.job_bar
@@ -132,10 +136,6 @@ class BrowserScreen(Screen[None]):
     def previous_version(self) -> str | None:
         """The set active before the last re-chunk or switch (``d`` diffs against it)."""
         return self.chunk_sets.previous_version
-
-    @previous_version.setter
-    def previous_version(self, version: str | None) -> None:
-        self.chunk_sets.previous_version = version
 
     @property
     def search_mode(self) -> SearchMode:
@@ -187,11 +187,8 @@ class BrowserScreen(Screen[None]):
         stays where it is (a notification says so).
         """
         try:
-            self._going_to = True  # the cursor moves for a go-to, not a key: never deferred
-            try:
+            with self.key_repeat.going_to():  # the cursor moves for a go-to: never deferred
                 selected = self.chunk_tree.select_chunk(chunk_id)
-            finally:
-                self._going_to = False
             if not selected:
                 if self.tree_filter is None:
                     self.show_error(f"{chunk_id} is not in the tree")
@@ -217,37 +214,11 @@ class BrowserScreen(Screen[None]):
         )
         self.prefetcher.schedule()
 
-    def prefetch_candidates(self) -> list[str]:
-        """The chunks a next key would show: the tree lines below and above the cursor, and
-        the next chunk over the threshold when the shown one is (``o`` steps through them)."""
-        tree = self.chunk_tree
-        ids: list[str] = []
-        for line in (tree.cursor_line + 1, tree.cursor_line - 1):
-            node = tree.get_node_at_line(line) if line >= 0 else None
-            if node is not None and node.data is not None:
-                ids.append(node.data)
-        shown = self.chunk_view.chunk
-        if shown is not None and shown.over_threshold is not None:
-            following = self.session.next_over_threshold(shown.ordinal)
-            if following is not None:
-                ids.append(following.id)
-        return [
-            chunk_id for chunk_id in dict.fromkeys(ids) if shown is None or chunk_id != shown.id
-        ]
-
     def _cursor_moved(self, chunk_id: str) -> None:
         """The tree's cursor moved (:attr:`ChunkTree.on_cursor`): show its chunk now; when a
-        held key moved it (the tree's last keys under :data:`REPEAT_SECONDS` apart, and the
-        cursor moved by a key within the last half second), a body that needs rendering waits
-        until the keys stop (:meth:`ChunkView.show_chunk` ``defer``)."""
-        repeating = False
-        if not self._going_to:
-            now = time.monotonic()
-            repeating = (
-                self.chunk_tree.key_gap < REPEAT_SECONDS
-                and now - self._last_cursor_move < REPEAT_SECONDS + 0.5
-            )
-            self._last_cursor_move = now
+        held key moved it (:meth:`KeyRepeat.held`), a body that needs rendering waits until the
+        keys stop (:meth:`ChunkView.show_chunk` ``defer``)."""
+        repeating = self.key_repeat.held(self.chunk_tree.key_gap)
         try:
             self._show(chunk_id, repeating=repeating)
         except SpecbrowserError as error:
@@ -285,54 +256,19 @@ class BrowserScreen(Screen[None]):
 
     def action_next_marker(self) -> None:
         """Select the next marker in the shown chunk."""
-        if not self.chunk_view.select_marker(+1):
-            self.notify("this chunk has no markers", severity="warning", markup=False)
+        self.marker_navigation.step(+1)
 
     def action_previous_marker(self) -> None:
         """Select the previous marker in the shown chunk."""
-        if not self.chunk_view.select_marker(-1):
-            self.notify("this chunk has no markers", severity="warning", markup=False)
+        self.marker_navigation.step(-1)
 
     def action_follow_marker(self) -> None:
-        """Go to the chunk the selected marker points at; with no marker selected, choose one
-        of the shown chunk's in-text links in a palette ("Follow a link")."""
-        target = self.chunk_view.selected_target
-        if target is not None:
-            self.go_to_chunk(target)
-            return
-        chunk = self.chunk_view.chunk
-        if chunk is None or not link_hrefs(chunk.text):
-            self.notify(
-                "no marker selected (press n or p first) and no link in this chunk",
-                severity="warning",
-                markup=False,
-            )
-            return
-        self.app.push_screen(
-            SpecPalette(
-                providers=[LinkProvider],
-                placeholder=LINK_PLACEHOLDER,
-                id="--command-palette",
-                cursor_blink=self.cursor_blink,
-            )
-        )
+        """Follow the selected marker, or pick an in-text link (:meth:`MarkerNavigation.follow`)."""
+        self.marker_navigation.follow()
 
     def action_parent(self) -> None:
-        """Go to the chunk (or enclosing section) that holds the shown chunk's marker, with that
-        marker selected: after ``f``, ``u`` comes back to the marker that was followed."""
-        chunk = self.chunk_view.chunk
-        if chunk is None:
-            return
-        try:
-            parent = self.session.tree_parent_id(chunk.id)
-        except SpecbrowserError as error:
-            self.show_error(error)
-            return
-        if parent is None:
-            self.notify("a top-level section has no parent", severity="warning", markup=False)
-            return
-        if self.go_to_chunk(parent):
-            self.chunk_view.select_marker_to(chunk.id)
+        """Go up to the chunk holding the shown chunk's marker (:meth:`MarkerNavigation.parent`)."""
+        self.marker_navigation.parent()
 
     def action_toggle_retrieval_text(self) -> None:
         """Switch the chunk view between the content and the retrieval text (the indexed one)."""
@@ -368,73 +304,16 @@ class BrowserScreen(Screen[None]):
         self.toggle_tree_filter(kind)
 
     def toggle_tree_filter(self, kind: FilterKind) -> bool:
-        """Turn filter ``kind`` on (replacing another one) or, if it is on, off."""
-        return self.set_tree_filter(None if self.tree_filter == kind else kind)
-
-    def set_tree_filter(self, kind: FilterKind | None) -> bool:
-        """Show only what filter ``kind`` keeps (None: the whole tree) and keep the view's chunk
-        selected when the new tree shows it (else select the first match).
-
-        A filter that matches nothing is not turned on: a notification says why, and False is
-        returned.
-        """
-        filtered: filters.FilteredTree | None = None
-        if kind is not None:
-            try:
-                filtered = self.session.filtered_tree(kind)
-            except SpecbrowserError as error:
-                self.show_error(error)
-                return False
-            if not filtered.matches:
-                self.notify(self._nothing_matches(kind), markup=False)
-                return False
-        self.tree_filter = kind
-        tree = self.chunk_tree
-        tree.show_filtered(filtered)
-        tree.set_class(filtered is not None, "-filtered")
-        tree.border_title = (
-            f"{filter_title(filtered.kind)} · {len(filtered.matches):,}"
-            if filtered is not None
-            else None
-        )
-        current = self.chunk_view.chunk
-        if current is not None and (filtered is None or current.id in filtered.shown):
-            self.go_to_chunk(current.id)
-        elif filtered is not None:
-            self.go_to_chunk(filtered.matches[0])
-        return True
-
-    def _nothing_matches(self, kind: FilterKind) -> str:
-        """Why filter ``kind`` has nothing to show (no TOC at all, or a TOC that agrees)."""
-        if kind == filters.OVER_THRESHOLD:
-            return "no chunk is over the threshold"
-        if kind == filters.TINY:
-            return "no tiny chunks"
-        if kind == filters.MARKER_HEAVY:
-            return "no chunk is mostly markers"
-        if self.session.toc_size() == 0:
-            return "no mismatched sections: the document has no table of contents"
-        return "no mismatched sections: every section's heading path agrees with the TOC"
+        """Turn filter ``kind`` on (replacing another one) or, if it is on, off
+        (:meth:`TreeFilter.toggle`)."""
+        return self.filtering.toggle(kind)
 
     # --- keys that depend on the state ----------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """``n`` / ``p`` select markers, except during hit navigation, when ``n`` / ``N`` step
-        through the hits; Escape works only while there is a search to close or end; ``/`` and
-        ``e`` are typed, not run, in a focused input (their bindings have priority, and Textual
-        does not let an input claim ``/`` before them). Each key is hidden from the footer while
-        it does nothing."""
-        navigating = self.search.navigating
-        if action in ("next_marker", "previous_marker"):
-            return not navigating
-        if action in ("next_hit", "previous_hit"):
-            return navigating
-        if action == "close_search":
-            return navigating or self.search_bar.display
-        if action == "cycle_search_mode":
-            return self.search_bar.display
-        # a focused input gets / and e typed: these two bindings have priority over it
-        return not (action in ("search", "edit_policy") and isinstance(self.focused, Input))
+        """Whether ``action``'s key does something now (:meth:`KeyChecks.available`); a key
+        that does not is hidden from the footer."""
+        return self.key_checks.available(action)
 
     # --- search (SearchFlow) ---------------------------------------------------------------------
 

@@ -161,8 +161,7 @@ class ChunkSetLoop:
         screen.chunk_tree.truncated = set()
         screen.chunk_view.chunk = None  # show the new set's text even for the same id
         # the tree again from the database, under the same filter (off if it now matches nothing)
-        if screen.tree_filter is None or not screen.set_tree_filter(screen.tree_filter):
-            screen.set_tree_filter(None)
+        screen.filtering.reapply()
         target = None
         if shown is not None:
             for candidate in (shown.id, shown.section_id):

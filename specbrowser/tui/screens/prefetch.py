@@ -1,9 +1,9 @@
 """Rendering ahead: the chunks a next key would show, rendered while the tree cursor rests.
 
 :class:`Prefetcher` waits until the cursor has rested :data:`PREFETCH_DELAY` seconds, then renders
-the browser's :meth:`~specbrowser.tui.screens.browser.BrowserScreen.prefetch_candidates` into the
-chunk view's render cache one at a time, :data:`PREFETCH_STEP` seconds apart, so that Down, Up or
-``o`` shows its chunk without rendering and a key pressed meanwhile waits for one render at most.
+the chunks a next key would show (:meth:`Prefetcher.candidates`) into the chunk view's render
+cache one at a time, :data:`PREFETCH_STEP` seconds apart, so that Down, Up or ``o`` shows its
+chunk without rendering and a key pressed meanwhile waits for one render at most.
 """
 
 from __future__ import annotations
@@ -46,6 +46,24 @@ class Prefetcher:
             self._timer.stop()
         self._timer = self.screen.set_timer(PREFETCH_DELAY, self.prefetch)
 
+    def candidates(self) -> list[str]:
+        """The chunks a next key would show: the tree lines below and above the cursor, and
+        the next chunk over the threshold when the shown one is (``o`` steps through them)."""
+        tree = self.screen.chunk_tree
+        ids: list[str] = []
+        for line in (tree.cursor_line + 1, tree.cursor_line - 1):
+            node = tree.get_node_at_line(line) if line >= 0 else None
+            if node is not None and node.data is not None:
+                ids.append(node.data)
+        shown = self.screen.chunk_view.chunk
+        if shown is not None and shown.over_threshold is not None:
+            following = self.screen.session.next_over_threshold(shown.ordinal)
+            if following is not None:
+                ids.append(following.id)
+        return [
+            chunk_id for chunk_id in dict.fromkeys(ids) if shown is None or chunk_id != shown.id
+        ]
+
     def prefetch(self) -> None:
         """Render the next candidate into the chunk view's cache, then the one after it
         :data:`PREFETCH_STEP` seconds later."""
@@ -54,7 +72,7 @@ class Prefetcher:
             return
         try:
             if not self._queue:
-                self._queue = screen.prefetch_candidates()
+                self._queue = self.candidates()
                 if not self._queue:
                     return
             chunk_id = self._queue.pop(0)

@@ -1,11 +1,14 @@
 """A chunk's Markdown rendered once into lines, shown by a line-API scroll view.
 
-:func:`render_markdown` turns Markdown into :class:`RenderedLines` with Rich (one call per chunk
-and width, no widgets): each line is a Rich ``Text``, and the link spans on it (markers and
-in-text links) are kept as character offsets. :class:`ChunkLines` shows them with
+:class:`ChunkLines` shows :class:`~specbrowser.tui.rendered_lines.RenderedLines` with
 ``render_line``, building each visible line's ``Strip`` on demand and caching it (LRU);
 *overlays* (the selected marker, search hits) are kept as offsets and applied when a line is
 built, so moving them restyles a screenful of lines and never re-renders the Markdown.
+
+It also decides when Markdown is rendered (:meth:`ChunkLines.show_markdown`): at once when it
+is cached or small; in a thread, behind a placeholder, when it is over
+:attr:`ChunkLines.large_chunk` characters; and, while keys repeat, only once no other Markdown
+was asked for during :data:`DEFER_SECONDS`, so a held key renders only where it stops.
 
 Wide lines wrap (Rich wraps paragraphs, table cells and code blocks to the width): a grammar
 production or an algorithm step is then read top to bottom like the rest of the chunk, search
@@ -16,28 +19,22 @@ edge is reachable by scrolling down.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import ClassVar
+from collections.abc import Callable
 
-from markdown_it import MarkdownIt
 from rich.cells import cell_len
-from rich.console import Console, JustifyMethod
-from rich.markdown import Markdown as RichMarkdown
-from rich.markdown import MarkdownElement, TableDataElement
+from rich.console import Console
 from rich.style import Style
 from rich.text import Text
-from textual import events
+from textual import events, on, work
 from textual.cache import LRUCache
 from textual.geometry import Offset, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 
 from specbrowser.tui.highlight import term_spans
-
-MARKER_SCHEME = "sb-marker:"
-"""Link scheme of the k-th marker of the shown chunk (``sb-marker:3``), in the Markdown the
-view renders; never shown or opened (the view maps it back to the marker)."""
+from specbrowser.tui.rendered_lines import RenderedLines, render_markdown
 
 LINE_CACHE_SIZE = 1024
 """Strips kept per view: a few screenfuls at any scroll position."""
@@ -46,98 +43,32 @@ RENDER_CACHE_SIZE = 32
 """Rendered chunks kept per view (by Markdown and width): stepping back to a chunk seen a few
 keys ago shows it without rendering it again."""
 
+RENDER_GROUP = "chunk-lines-render"
+"""Worker group of the renders of large chunks (a newer one cancels the one in flight)."""
 
-@dataclass
-class RenderedLines:
-    """Markdown rendered at one width.
+LARGE_CHUNK = 40_000
+"""Characters of Markdown above which a chunk is rendered in a thread behind a placeholder: over
+twice ECMA-262's largest chunk, so every chunk of the default policy renders in the UI thread,
+header and body in one step."""
 
-    ``lines``: one Rich ``Text`` per screen line (no newline). ``links``: per line, the
-    ``(start, end, href)`` character spans of links. ``markers``: marker index → its
-    ``(line, start, end)`` spans in document order (a marker wrapped over lines, or one in a
-    table cell, has several).
-    """
+QUICK_RENDER = 1_500
+"""Characters of Markdown a chunk renders in a few milliseconds: shown at once even while keys
+repeat."""
 
-    width: int
-    lines: list[Text]
-    links: list[list[tuple[int, int, str]]]
-    markers: dict[int, list[tuple[int, int, int]]] = field(default_factory=dict)
-
-    @property
-    def plain(self) -> list[str]:
-        """Each line's plain text."""
-        return [line.plain for line in self.lines]
-
-
-class _FoldingCell(TableDataElement):
-    """A table cell whose long words (ids) fold onto the next line instead of ending in an
-    ellipsis: a marker's whole target id stays readable in a narrow column."""
-
-    def __init__(self, justify: JustifyMethod) -> None:
-        super().__init__(justify)
-        self.content.overflow = "fold"
-
-
-class _SpecMarkdown(RichMarkdown):
-    """Rich's Markdown with folding table cells."""
-
-    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
-        **RichMarkdown.elements,
-        "td_open": _FoldingCell,
-        "th_open": _FoldingCell,
-    }
-
-
-def markdown_parser() -> MarkdownIt:
-    """The "gfm-like" parser with raw HTML off: spec text such as ``<tag>`` is shown as
-    written."""
-    return MarkdownIt("gfm-like", {"html": False})
-
-
-def render_markdown(markdown: str, width: int, console: Console) -> RenderedLines:
-    """Render ``markdown`` with Rich at ``width`` cells into lines, links found by their style.
-
-    Links are Rich ``Style.link`` values (the href as written); a ``sb-marker:k`` link is
-    recorded in :attr:`RenderedLines.markers` under ``k``. Pure: the console only measures.
-    """
-    renderable = _SpecMarkdown("", hyperlinks=True)
-    renderable.markup = markdown
-    renderable.parsed = markdown_parser().parse(markdown)
-    width = max(1, width)
-    segment_lines = console.render_lines(renderable, console.options.update_width(width), pad=False)
-    lines: list[Text] = []
-    links: list[list[tuple[int, int, str]]] = []
-    markers: dict[int, list[tuple[int, int, int]]] = {}
-    for number, segments in enumerate(segment_lines):
-        text = Text(end="", no_wrap=True)
-        spans: list[tuple[int, int, str]] = []
-        for segment in segments:
-            if segment.control:
-                continue
-            start = len(text)
-            style = segment.style
-            text.append(segment.text, style)
-            href = style.link if style is not None else None
-            if href:
-                if spans and spans[-1][2] == href and spans[-1][1] == start:
-                    spans[-1] = (spans[-1][0], len(text), href)
-                else:
-                    spans.append((start, len(text), href))
-        lines.append(text)
-        links.append(spans)
-        for start, end, href in spans:
-            if href.startswith(MARKER_SCHEME):
-                index = int(href[len(MARKER_SCHEME) :])
-                markers.setdefault(index, []).append((number, start, end))
-    return RenderedLines(width, lines, links, markers)
+DEFER_SECONDS = 0.06
+"""While keys repeat, Markdown that needs rendering waits until no other was asked for during
+this long (about two key repeats)."""
 
 
 class ChunkLines(ScrollView, can_focus=True):
     """Shows :class:`RenderedLines`, re-rendering the Markdown only when the width changes.
 
-    :meth:`show` sets the Markdown (rendered at once, at the current width); :meth:`set_overlays`
-    sets the styled spans drawn on top (selected marker, search hits); :meth:`placeholder`
-    shows one dim line while the real lines are prepared elsewhere. A click on a link posts
-    :class:`LinkClicked`. It takes focus (Tab), and then the arrow and page keys scroll it.
+    :meth:`show` sets the Markdown (rendered at once, at the current width); :meth:`show_markdown`
+    renders it now, in a thread or once keys stop, behind a placeholder meanwhile, and posts
+    :class:`Ready` when it shows it later; :meth:`set_overlays` sets the styled spans drawn on
+    top (selected marker, search hits); :meth:`placeholder` shows one dim line while the real
+    lines are prepared elsewhere. A click on a link posts :class:`LinkClicked`. It takes focus
+    (Tab), and then the arrow and page keys scroll it.
     """
 
     DEFAULT_CSS = """
@@ -150,12 +81,32 @@ class ChunkLines(ScrollView, can_focus=True):
     }
     """
 
+    large_chunk = LARGE_CHUNK
+    """Markdown characters above which a chunk renders in a thread (:data:`LARGE_CHUNK`)."""
+
+    quick_render = QUICK_RENDER
+    """Markdown characters up to which a chunk is rendered at once while keys repeat
+    (:data:`QUICK_RENDER`)."""
+
     class LinkClicked(Message):
         """A link of the shown text was clicked (``href`` as written in the Markdown)."""
 
         def __init__(self, href: str) -> None:
             super().__init__()
             self.href = href
+
+    class Ready(Message):
+        """Markdown that :meth:`show_markdown` put behind a placeholder is shown now: overlays
+        need drawing."""
+
+    class _Prepared(Message):
+        """A large chunk's lines are ready (posted by the render thread)."""
+
+        def __init__(self, serial: int, markdown: str, rendered: RenderedLines) -> None:
+            super().__init__()
+            self.serial = serial
+            self.markdown = markdown
+            self.rendered = rendered
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -170,6 +121,10 @@ class ChunkLines(ScrollView, can_focus=True):
         self._renders: LRUCache[tuple[str, int], RenderedLines] = LRUCache(RENDER_CACHE_SIZE)
         self._epoch = 0
         """Bumped whenever lines or overlays change: part of every cache key."""
+        self._serial = 0
+        """Bumped whenever the shown lines are replaced: a render for older ones is dropped."""
+        self._deferred: Timer | None = None
+        """The pending render of Markdown deferred while keys repeat (:meth:`show_markdown`)."""
 
     @property
     def render_width(self) -> int:
@@ -192,6 +147,48 @@ class ChunkLines(ScrollView, can_focus=True):
         the owner for new ones), from the top unless ``keep_scroll``."""
         self._replace(None, rendered, keep_scroll=keep_scroll)
 
+    def show_markdown(self, markdown: str, placeholder: str, *, defer: bool = False) -> None:
+        """Show ``markdown`` from its top: at once when it is cached, else behind ``placeholder``
+        when it is over :attr:`large_chunk` characters (rendered in a thread) or when ``defer``
+        (keys repeating) and it is over :attr:`quick_render` (rendered once no other lines were
+        asked for during :data:`DEFER_SECONDS`). Lines shown later post :class:`Ready`."""
+        if self.cached(markdown) is not None:
+            self.show(markdown)
+        elif len(markdown) > self.large_chunk:
+            self.placeholder(placeholder)
+            self._render_large(self._serial, markdown, self.render_width)
+        elif defer and len(markdown) > self.quick_render:
+            self.placeholder(placeholder)
+            serial = self._serial
+            self._deferred = self.set_timer(
+                DEFER_SECONDS, lambda: self._show_deferred(serial, markdown)
+            )
+        else:
+            self.show(markdown)
+
+    @work(thread=True, exclusive=True, group=RENDER_GROUP)
+    def _render_large(self, serial: int, markdown: str, width: int) -> None:
+        """Render in a thread on a console of its own; post the lines, touch no widget."""
+        console = Console(width=width, force_terminal=True, color_system="truecolor")
+        self.post_message(
+            self._Prepared(serial, markdown, render_markdown(markdown, width, console))
+        )
+
+    @on(_Prepared)
+    def _prepared(self, message: _Prepared) -> None:
+        if message.serial != self._serial:
+            return  # other lines were shown meanwhile
+        self.show(message.markdown, message.rendered)
+        self.post_message(self.Ready())
+
+    def _show_deferred(self, serial: int, markdown: str) -> None:
+        """The keys stopped on deferred Markdown: render and show it now."""
+        self._deferred = None
+        if serial != self._serial:
+            return
+        self.show(markdown)
+        self.post_message(self.Ready())
+
     def cached(self, markdown: str) -> RenderedLines | None:
         """``markdown`` already rendered at the current width, or None."""
         return self._renders.get((markdown, self.render_width))
@@ -202,7 +199,10 @@ class ChunkLines(ScrollView, can_focus=True):
 
     def prerender(self, markdown: str) -> bool:
         """Render ``markdown`` at the current width into the render cache, not shown; False
-        when it is cached already or the widget has no width yet."""
+        when it is cached already, over :attr:`large_chunk` characters (rendered in a thread
+        when shown) or the widget has no width yet."""
+        if len(markdown) > self.large_chunk:
+            return False
         if not self.size.width or self.cached(markdown) is not None:
             return False
         self._render_cached(markdown)
@@ -228,7 +228,12 @@ class ChunkLines(ScrollView, can_focus=True):
         keep_scroll: bool = False,
     ) -> None:
         """Show ``rendered`` (of ``markdown`` when it is Markdown) or ``placeholder`` instead of
-        what was shown, without its overlays, from the top unless ``keep_scroll``."""
+        what was shown, without its overlays, from the top unless ``keep_scroll``; a render
+        still pending for what was shown is dropped."""
+        self._serial += 1
+        if self._deferred is not None:
+            self._deferred.stop()
+            self._deferred = None
         self.markdown = markdown
         self.rendered = rendered
         self._placeholder = placeholder
@@ -321,6 +326,14 @@ class ChunkLines(ScrollView, can_focus=True):
                 text.stylize(style, start, end)
         segments = list(text.render(self.app.console))
         return Strip(segments).crop_extend(scroll_x, scroll_x + width, None).apply_style(base)
+
+    def scroll_now_and_after(self, scroll: Callable[..., object], *args, **kwargs) -> None:
+        """Scroll now, so that the next frame shows the place (the size is known once mounted),
+        and again after that frame in case a new header height moved the lines (a no-op when
+        nothing moved)."""
+        if self.size.height:
+            scroll(*args, **kwargs)
+        self.call_after_refresh(scroll, *args, **kwargs)
 
     def line_count(self) -> int:
         """Lines of the shown text (0 when none)."""

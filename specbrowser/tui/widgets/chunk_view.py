@@ -1,21 +1,23 @@
 """The chunk view: a header block of facts about a chunk, then its text as Markdown, or its
 retrieval text as it is indexed.
 
-Markers are rewritten into ``sb-chunk:`` links before rendering (see
+Markers are rewritten into ``sb-marker:`` links before rendering (see
 :mod:`specbrowser.tui.marker_links`); one of them can be *selected* (bold, ``▶``) with
 :meth:`ChunkView.select_marker`, and clicking any marker asks the screen to follow it.
 Spec text stays literal: Markdown is not Rich markup, and the header is built as ``Text``.
 
 The Markdown is rendered once into lines (:mod:`specbrowser.tui.widgets.chunk_lines`); the
-selected marker and search hits are spans drawn over those lines, so moving them never
-renders the Markdown again. After a search jump (:meth:`ChunkView.highlight_terms`), the matched
+selected marker and search hits are spans drawn over those lines
+(:mod:`specbrowser.tui.widgets.chunk_overlays`), so moving them never renders the Markdown
+again. After a search jump (:meth:`ChunkView.highlight_terms`), the matched
 words are highlighted (the Markdown source is never changed, so escapes, code spans and tables
 stay intact) and the first one is scrolled to. A header line (:attr:`ChunkView.search_note`)
 then says which hit this is.
 
 The header and the body always show the same chunk: a chunk rendered in the UI thread is shown
-with its header in one step, and a chunk too large for that (:attr:`ChunkView.large_chunk`)
-shows a placeholder body until its lines are ready.
+with its header in one step, and a chunk the lines render later
+(:meth:`~specbrowser.tui.widgets.chunk_lines.ChunkLines.show_markdown`: too large, or keys
+repeating) shows a placeholder body naming it until its lines are ready.
 """
 
 from __future__ import annotations
@@ -23,16 +25,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import unquote
 
-from rich.console import Console
-from rich.style import Style
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalScroll
-from textual.geometry import Region
+from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import var
-from textual.timer import Timer
 from textual.widgets import Static
 
 from specbrowser.chunking.markers import Marker, find_markers
@@ -41,50 +39,16 @@ from specbrowser.model import Chunk
 from specbrowser.search.tokens import TokenInfo
 from specbrowser.session.browse import Boundaries
 from specbrowser.session.source import ChunkSource
-from specbrowser.tui.marker_links import (
-    MARKER_ARROW,
-    SELECTED_ARROW,
-    chunk_id_from_href,
-    rewrite_markers,
-)
-from specbrowser.tui.section_lines import boundary_lines
-from specbrowser.tui.widgets.chunk_header import (
-    format_chars,
-    header_text,
-    heading_lines,
-    set_header,
-)
-from specbrowser.tui.widgets.chunk_lines import (
-    MARKER_SCHEME,
-    ChunkLines,
-    RenderedLines,
-    render_markdown,
-)
-from specbrowser.tui.widgets.plain_bodies import SEARCH_MATCH_STYLE, RetrievalText, SourceText
-
-SELECTED_STYLE = "bold on #2f3f5f"
-"""Added to the selected marker's rendered text, on top of the link style."""
-
-RENDER_GROUP = "chunk-view-render"
-"""Worker group of the renders of large chunks (a newer one cancels the one in flight)."""
-
-LARGE_CHUNK = 40_000
-"""Characters of Markdown above which a chunk is rendered in a thread behind a placeholder: over
-twice ECMA-262's largest chunk, so every chunk of the default policy renders in the UI thread,
-header and body in one step."""
-
-QUICK_RENDER = 1_500
-"""Characters of Markdown a chunk renders in a few milliseconds: shown at once even while keys
-repeat."""
-
-DEFER_SECONDS = 0.06
-"""While keys repeat, a body that needs rendering waits until no other chunk was asked for
-during this long (about two key repeats)."""
+from specbrowser.tui.marker_links import chunk_id_from_href, rewrite_markers
+from specbrowser.tui.rendered_lines import MARKER_SCHEME
+from specbrowser.tui.widgets.chunk_header import format_chars, header_text, set_header
+from specbrowser.tui.widgets.chunk_lines import ChunkLines
+from specbrowser.tui.widgets.chunk_overlays import ScrollTo, draw_overlays, marker_text
+from specbrowser.tui.widgets.plain_bodies import PlainBody
+from specbrowser.tui.widgets.section_view import SectionView
 
 PLACEHOLDER = "rendering {id} ({size} characters) …"
-"""The body while a large chunk is being rendered."""
-
-__all__ = ["SEARCH_MATCH_STYLE", "ChunkView", "header_text", "heading_lines"]
+"""The body while a chunk's lines are being rendered."""
 
 
 class ChunkView(Vertical):
@@ -104,20 +68,12 @@ class ChunkView(Vertical):
 
     show_section: var[bool] = var(False, init=False)
     """Show the whole section the chunk belongs to, reassembled, each chunk's span tinted and
-    labelled (:mod:`specbrowser.tui.section_lines`); the shown chunk's spans are bold."""
+    labelled (:class:`~specbrowser.tui.widgets.section_view.SectionView`); the shown chunk's
+    spans are bold."""
 
     show_source: var[bool] = var(False, init=False)
     """Show the chunk's source HTML (its element, else its section's; see
     :mod:`specbrowser.session.source`) instead of its Markdown."""
-
-    SECTION_CHUNK_STYLE = "bold underline"
-    """The shown chunk's spans in the section view."""
-
-    large_chunk = LARGE_CHUNK
-    quick_render = QUICK_RENDER
-    """Markdown characters up to which a chunk is rendered at once while keys repeat
-    (:data:`QUICK_RENDER`)."""
-    """Markdown characters above which a chunk renders in a thread (:data:`LARGE_CHUNK`)."""
 
     class FollowRequested(Message):
         """The user asked to go to another chunk or section (clicked a marker or ``#id`` link)."""
@@ -126,25 +82,12 @@ class ChunkView(Vertical):
             super().__init__()
             self.chunk_id = chunk_id
 
-    class _Prepared(Message):
-        """A large chunk's lines are ready (posted by the render thread)."""
-
-        def __init__(self, serial: int, markdown: str, rendered: RenderedLines) -> None:
-            super().__init__()
-            self.serial = serial
-            self.markdown = markdown
-            self.rendered = rendered
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.chunk: Chunk | None = None
         self.threshold = 0
         self.markers: list[Marker] = []
         self.selected_marker: int | None = None
-        self._serial = 0
-        self._deferred: Timer | None = None
-        """The pending render of a body deferred while keys repeat (:meth:`show_chunk`)."""
-        """Bumped by every :meth:`show_chunk`: a render for an older chunk is dropped."""
         self.search_terms: list[str] = []
         """Words highlighted in the shown chunk (:meth:`highlight_terms`); empty: none."""
         self.search_note: Text | None = None
@@ -154,9 +97,8 @@ class ChunkView(Vertical):
         self.boundaries_for: Callable[[str], Boundaries] | None = None
         """Reassembles a section's root chunk by id with its spans (set by the screen, e.g.
         :meth:`Session.boundaries`); the section view needs it."""
-        self.boundaries: Boundaries | None = None
-        """The section the section view shows, or None."""
-        self._section_places: dict[str, list[tuple[int, int, int]]] = {}
+        self.section = SectionView()
+        """The section view's layout (:attr:`show_section`)."""
         self.source_for: Callable[[str], ChunkSource] | None = None
         """Finds a chunk's source HTML by id (set by the screen: :meth:`Session.chunk_source`)."""
         self.previews_for: Callable[[list[str]], dict[str, str]] | None = None
@@ -168,9 +110,7 @@ class ChunkView(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(id="chunk-header")
         yield ChunkLines(id="chunk-text")
-        with VerticalScroll(id="chunk-body"):
-            yield RetrievalText(id="chunk-retrieval", markup=False)
-            yield SourceText(id="chunk-source", markup=False)
+        yield PlainBody(id="chunk-body")
 
     def on_mount(self) -> None:
         """Start on the Markdown content."""
@@ -182,6 +122,11 @@ class ChunkView(Vertical):
         return self.query_one(ChunkLines)
 
     @property
+    def body(self) -> PlainBody:
+        """The plain-text body (retrieval text or source HTML)."""
+        return self.query_one(PlainBody)
+
+    @property
     def rendered(self) -> bool:
         """The shown chunk's lines are on screen (not a placeholder)."""
         return self.chunk is not None and self.lines.rendered is not None
@@ -189,11 +134,8 @@ class ChunkView(Vertical):
     def _sync_body(self) -> None:
         """Show the body widget of the mode on: lines (content, section view), retrieval text
         or source HTML."""
-        plain = self.show_retrieval_text or self.show_source
-        self.lines.display = not plain
-        self.query_one("#chunk-body", VerticalScroll).display = plain
-        self.query_one("#chunk-retrieval", Static).display = self.show_retrieval_text
-        self.query_one("#chunk-source", Static).display = self.show_source
+        self.lines.display = not (self.show_retrieval_text or self.show_source)
+        self.body.show_body(retrieval=self.show_retrieval_text, source=self.show_source)
 
     def watch_show_source(self, show: bool) -> None:
         """Swap the body between the chunk's content and its source HTML."""
@@ -203,11 +145,11 @@ class ChunkView(Vertical):
         self._sync_body()
         self._update_header()
         if show:
-            self.query_one("#chunk-body", VerticalScroll).scroll_home(animate=False)
+            self.body.scroll_home(animate=False)
             self._render_source()
 
     def _render_source(self) -> None:
-        """Show the shown chunk's source HTML (:class:`SourceText`)."""
+        """Show the shown chunk's source HTML (:meth:`PlainBody.show_source`)."""
         if self.chunk is None or self.source_for is None:
             return
         try:
@@ -216,7 +158,7 @@ class ChunkView(Vertical):
             self.notify(str(error), severity="error", markup=False)
             return
         self.source = source
-        self.query_one(SourceText).show(source)
+        self.body.show_source(source)
 
     def watch_show_section(self, show: bool) -> None:
         """Swap the body between the chunk's content and its whole section with boundaries."""
@@ -226,7 +168,7 @@ class ChunkView(Vertical):
         if show:
             self._show_section()
         else:
-            self.boundaries = None
+            self.section.clear()
             self._update_header()
             if self.chunk is not None:
                 self.lines.show(
@@ -234,35 +176,23 @@ class ChunkView(Vertical):
                 )
                 self._apply_overlays(scroll="marker")
 
+    @property
+    def boundaries(self) -> Boundaries | None:
+        """The section the section view shows, or None."""
+        return self.section.boundaries
+
     def _show_section(self, relayout: bool = False, scroll: bool = True) -> None:
         """Lay out the shown chunk's section (again if ``relayout`` or another section), bold
         the chunk's spans and (``scroll``) scroll to the first one."""
         if self.chunk is None or self.boundaries_for is None:
             return
-        root = self.chunk.section_id or self.chunk.id
-        lines = self.lines
-        same = self.boundaries is not None and self.boundaries.chunk_id == root
-        if not same or relayout:
-            try:
-                boundaries = self.boundaries_for(root)
-            except SpecbrowserError as error:
-                self.notify(str(error), severity="error", markup=False)
-                return
-            rendered, self._section_places = boundary_lines(boundaries, lines.render_width)
-            self.boundaries = boundaries
-            lines.show_lines(rendered, keep_scroll=same)
+        try:
+            self.section.lay_out(self.lines, self.chunk, self.boundaries_for, relayout=relayout)
+        except SpecbrowserError as error:
+            self.notify(str(error), severity="error", markup=False)
+            return
         self._update_header()
-        places = self._section_places.get(self.chunk.id, [])
-        style = Style.parse(self.SECTION_CHUNK_STYLE)
-        lines.set_overlays([(line, start, end, style) for line, start, end in places])
-        if places and scroll:
-            self._scroll_now_and_after(
-                lines.scroll_to_region,
-                Region(0, places[0][0], 1, 1),
-                animate=False,
-                immediate=True,
-                top=True,
-            )
+        self.section.mark(self.lines, self.chunk.id, scroll=scroll)
 
     def watch_show_retrieval_text(self, show: bool) -> None:
         """Swap the body between the Markdown content and the retrieval text."""
@@ -273,7 +203,7 @@ class ChunkView(Vertical):
         self._update_header()
         if show:
             if self.selected_marker is None:
-                self.query_one("#chunk-body", VerticalScroll).scroll_home(animate=False)
+                self.body.scroll_home(animate=False)
             self._render_retrieval()
         elif self.selected_marker is not None:
             self._apply_overlays(scroll="marker")
@@ -290,38 +220,24 @@ class ChunkView(Vertical):
         (a large chunk's body is a placeholder until its lines are ready). In the section view,
         the chunk's spans in its section.
 
-        ``defer`` (keys repeating): a body that would need rendering (not cached, over
-        :attr:`quick_render` characters) is a placeholder until no other chunk was asked for
-        during :data:`DEFER_SECONDS`, so a held key renders only where it stops."""
+        ``defer`` (keys repeating): a body that would need rendering is a placeholder until the
+        keys stop (:meth:`ChunkLines.show_markdown`), so a held key renders only where it
+        stops."""
         fresh = self.chunk is None  # nothing shown, or the chunk set changed under the view
         self.chunk = chunk
         self.threshold = threshold
         self.markers = find_markers(chunk.text)
         self.selected_marker = None
         self.search_terms = []
-        self._serial += 1
         if self.show_section:
             self._show_section(relayout=fresh)
             return
         self._update_header()
-        markdown = self.markdown_for(chunk, self.markers)
-        lines = self.lines
-        if self._deferred is not None:
-            self._deferred.stop()
-            self._deferred = None
-        if lines.cached(markdown) is not None:
-            lines.show(markdown)
-        elif len(markdown) > self.large_chunk:
-            lines.placeholder(PLACEHOLDER.format(id=chunk.id, size=format_chars(chunk.size)))
-            self._render_large(self._serial, markdown, lines.render_width)
-        elif defer and len(markdown) > self.quick_render:
-            lines.placeholder(PLACEHOLDER.format(id=chunk.id, size=format_chars(chunk.size)))
-            serial = self._serial
-            self._deferred = self.set_timer(
-                DEFER_SECONDS, lambda: self._show_deferred(serial, markdown)
-            )
-        else:
-            lines.show(markdown)
+        self.lines.show_markdown(
+            self.markdown_for(chunk, self.markers),
+            PLACEHOLDER.format(id=chunk.id, size=format_chars(chunk.size)),
+            defer=defer,
+        )
         if self.show_retrieval_text:
             self._render_retrieval()
         if self.show_source:
@@ -342,33 +258,14 @@ class ChunkView(Vertical):
         already, a large chunk rendered in a thread when shown, or the section view on)."""
         if self.show_section:
             return False
-        markdown = self.markdown_for(chunk)
-        if len(markdown) > self.large_chunk:
-            return False
-        return self.lines.prerender(markdown)
+        return self.lines.prerender(self.markdown_for(chunk))
 
-    @work(thread=True, exclusive=True, group=RENDER_GROUP)
-    def _render_large(self, serial: int, markdown: str, width: int) -> None:
-        """Render in a thread on a console of its own; post the lines, touch no widget."""
-        console = Console(width=width, force_terminal=True, color_system="truecolor")
-        self.post_message(
-            self._Prepared(serial, markdown, render_markdown(markdown, width, console))
-        )
-
-    def _show_deferred(self, serial: int, markdown: str) -> None:
-        """The keys stopped on a deferred chunk: render and show its body now."""
-        self._deferred = None
-        if serial != self._serial or self.chunk is None:
-            return
-        self.lines.show(markdown)
-        self._apply_overlays(scroll="search" if self.search_terms else "marker")
-
-    @on(_Prepared)
-    def _prepared(self, message: _Prepared) -> None:
-        if message.serial != self._serial or self.chunk is None:
-            return  # another chunk was asked for meanwhile
-        self.lines.show(message.markdown, message.rendered)
-        self._apply_overlays(scroll="search" if self.search_terms else "marker")
+    @on(ChunkLines.Ready)
+    def _lines_ready(self, event: ChunkLines.Ready) -> None:
+        """The body rendered later is shown: draw the search hits and the selected marker."""
+        event.stop()
+        if self.chunk is not None:
+            self._apply_overlays(scroll="search" if self.search_terms else "marker")
 
     @on(ChunkLines.Rerendered)
     def _rerendered(self, event: ChunkLines.Rerendered) -> None:
@@ -424,11 +321,7 @@ class ChunkView(Vertical):
                     tokens=info.counts.get(self.chunk.id) if info else None,
                     token_window=info.max_tokens if info else None,
                     source=self.show_source,
-                    section_chunks=(
-                        len({span.chunk_id for span in self.boundaries.spans})
-                        if self.show_section and self.boundaries is not None
-                        else None
-                    ),
+                    section_chunks=self.section.chunk_count() if self.show_section else None,
                 ),
             )
 
@@ -450,85 +343,31 @@ class ChunkView(Vertical):
             self._render_retrieval()
         self._apply_overlays(scroll="search" if self.search_terms else None)
 
-    def _apply_overlays(self, scroll: str | None) -> None:
-        """Draw the search hits and the selected marker on the lines; scroll to the selected
-        marker (``scroll="marker"``) or the first hit (``"search"``)."""
-        lines = self.lines
-        if lines.rendered is None or self.show_section:
+    def _apply_overlays(self, scroll: ScrollTo | None) -> None:
+        """Draw the search hits and the selected marker on the lines (:func:`draw_overlays`);
+        scroll to the marker or the first hit only while the lines are the body shown."""
+        if self.show_section:
             return
-        hit_style = Style.parse(SEARCH_MATCH_STYLE)
-        hits = lines.search_spans(self.search_terms)
-        spans = [(line, start, end, hit_style) for line, start, end in hits]
-        arrows: list[tuple[int, int, str]] = []
-        places = self._marker_spans(self.selected_marker)
-        if places:
-            chosen = Style.parse(SELECTED_STYLE)
-            spans += [(line, start, end, chosen) for line, start, end in places]
-            line, start, _ = places[0]
-            if lines.rendered.lines[line].plain[start : start + 1] == MARKER_ARROW:
-                arrows.append((line, start, SELECTED_ARROW))
-        lines.set_overlays(spans, arrows)
-        if self.show_retrieval_text:
-            return
-        if scroll == "marker" and places:
-            line, start, _ = places[0]
-            top = lines.cell_offset(line, start)
-            region = Region(0, top.y, 1, places[-1][0] - top.y + 1)
-            self._scroll_now_and_after(
-                lines.scroll_to_region, region, animate=False, immediate=True, force=True
-            )
-        elif scroll == "search" and hits:
-            self._scroll_now_and_after(
-                lines.scroll_to, y=max(0, hits[0][0] - 1), animate=False, immediate=True
-            )
-
-    def _scroll_now_and_after(self, scroll: Callable[..., object], *args, **kwargs) -> None:
-        """Scroll the lines now, so that the next frame shows the place (the lines' size is
-        known once they are mounted), and again after that frame in case a new header height
-        moved them (a no-op when nothing moved)."""
-        if self.lines.size.height:
-            scroll(*args, **kwargs)
-        self.call_after_refresh(scroll, *args, **kwargs)
-
-    def _marker_spans(self, index: int | None) -> list[tuple[int, int, int]]:
-        """``(line, start, end)`` spans of marker ``index`` in the rendered lines."""
-        rendered = self.lines.rendered
-        if index is None or rendered is None:
-            return []
-        return rendered.markers.get(index, [])
+        draw_overlays(
+            self.lines,
+            self.search_terms,
+            self.selected_marker,
+            None if self.show_retrieval_text else scroll,
+        )
 
     def marker_text(self, index: int | None = None) -> str:
         """The rendered text of marker ``index`` (default: the selected one) as drawn, its
         pieces (a label wrapped over lines) joined by spaces; "" when not shown."""
         if index is None:
             index = self.selected_marker
-        rendered = self.lines.rendered
-        pieces = [
-            rendered.lines[line].plain[start:end]
-            for line, start, end in self._marker_spans(index)
-            if rendered is not None
-        ]
-        text = " ".join(piece.strip() for piece in pieces)
-        if index == self.selected_marker and text.startswith(MARKER_ARROW):
-            text = SELECTED_ARROW + text[len(MARKER_ARROW) :]
-        return text
+        return marker_text(self.lines.rendered, index, selected=index == self.selected_marker)
 
     def _render_retrieval(self) -> None:
         """Show the retrieval text; scroll to the selected marker or the first match."""
-        if self.chunk is None:
-            return
-        before = self.query_one(RetrievalText).show(
-            self.chunk, self.markers, self.selected_marker, self.search_terms
-        )
-        if before is not None:
-            self.call_after_refresh(self._scroll_retrieval_to, before)
-
-    def _scroll_retrieval_to(self, before: str) -> None:
-        """Scroll the body so the line holding the end of ``before`` is near the top."""
-        widget = self.query_one(RetrievalText)
-        self.query_one("#chunk-body", VerticalScroll).scroll_to(
-            y=max(0, widget.virtual_region.y + widget.line_of(before) - 2), animate=False
-        )
+        if self.chunk is not None:
+            self.body.show_retrieval(
+                self.chunk, self.markers, self.selected_marker, self.search_terms
+            )
 
     @on(ChunkLines.LinkClicked)
     def _link_clicked(self, event: ChunkLines.LinkClicked) -> None:

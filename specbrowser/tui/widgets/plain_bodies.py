@@ -1,7 +1,8 @@
 """The chunk view's plain-text bodies: the retrieval text (key ``t``) and the source HTML (``h``).
 
-Both are ``Static`` widgets in the chunk view's ``#chunk-body`` scroll container; the view
-decides which one shows and scrolls the container. Spec text stays literal: the retrieval text
+Both are ``Static`` widgets in one scroll container, :class:`PlainBody` (the chunk view's
+``#chunk-body``), which shows the one the view asks for and scrolls to the selected marker or
+the first search match. Spec text stays literal: the retrieval text
 is a ``Content`` styled at offsets and the HTML a ``Syntax`` or ``Text``, never parsed as markup.
 """
 
@@ -10,6 +11,8 @@ from __future__ import annotations
 from rich.console import Group
 from rich.syntax import Syntax
 from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
@@ -87,3 +90,38 @@ class SourceText(Static):
             else Text(source.html)
         )
         self.update(Group(note, Text(""), body))
+
+
+class PlainBody(VerticalScroll):
+    """The chunk view's plain-text body: :class:`RetrievalText` (``#chunk-retrieval``) or
+    :class:`SourceText` (``#chunk-source``), one shown at a time, in one scroll container."""
+
+    def compose(self) -> ComposeResult:
+        yield RetrievalText(id="chunk-retrieval", markup=False)
+        yield SourceText(id="chunk-source", markup=False)
+
+    def show_body(self, *, retrieval: bool, source: bool) -> None:
+        """Show the retrieval text, the source HTML, or (both False) neither."""
+        self.display = retrieval or source
+        self.query_one(RetrievalText).display = retrieval
+        self.query_one(SourceText).display = source
+
+    def show_retrieval(
+        self, chunk: Chunk, markers: list[Marker], selected: int | None, terms: list[str]
+    ) -> None:
+        """Show ``chunk``'s retrieval text (:meth:`RetrievalText.show`) and scroll, once it is
+        laid out, to the selected marker or the first match."""
+        before = self.query_one(RetrievalText).show(chunk, markers, selected, terms)
+        if before is not None:
+            self.call_after_refresh(self._scroll_to_end_of, before)
+
+    def show_source(self, source: ChunkSource) -> None:
+        """Show ``source`` (:meth:`SourceText.show`)."""
+        self.query_one(SourceText).show(source)
+
+    def _scroll_to_end_of(self, before: str) -> None:
+        """Scroll so that the line holding the end of ``before`` is near the top."""
+        widget = self.query_one(RetrievalText)
+        self.scroll_to(
+            y=max(0, widget.virtual_region.y + widget.line_of(before) - 2), animate=False
+        )
