@@ -21,9 +21,9 @@ from specbrowser import __version__
 from specbrowser.chunking.parallel import check_environment
 from specbrowser.cli import agent, app, diff, export, ingest, inspect, policies, rechunk, search
 from specbrowser.cli import eval as eval_cmd
-from specbrowser.cli._common import EXIT_INTERRUPTED, EXIT_USER_ERROR, err
+from specbrowser.cli._console import err
 from specbrowser.errors import SpecbrowserError
-from specbrowser.process import COMMITS, interrupted_message
+from specbrowser.process import COMMITS, EXIT_INTERRUPTED, EXIT_USER_ERROR, interrupted_message
 
 EXIT_BROKEN_PIPE = 141
 """Exit status when stdout's reader closed early: 128 + SIGPIPE, as a shell reports it."""

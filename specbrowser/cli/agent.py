@@ -81,7 +81,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if address is None:
         serve(reader)
     else:
-        from specbrowser.cli._common import err
+        from specbrowser.cli._console import err
 
         host, port = address
         shown = f"[{host}]" if ":" in host else host

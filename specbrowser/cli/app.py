@@ -6,16 +6,11 @@ import argparse
 from pathlib import Path
 
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
-from specbrowser.cli._common import (
-    EXIT_USER_ERROR,
-    add_policy_options,
-    err,
-    outcome_line,
-    policy_for_kind_from_args,
-    policy_from_args,
-    print_summary,
-)
+from specbrowser.cli._console import err
+from specbrowser.cli._options import add_policy_options, policy_for_kind_from_args, policy_from_args
+from specbrowser.cli._summary import outcome_line, print_summary
 from specbrowser.errors import SpecInputError
+from specbrowser.process import EXIT_USER_ERROR
 
 
 def register(sub: argparse._SubParsersAction) -> None:

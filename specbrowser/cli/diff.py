@@ -15,7 +15,9 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from specbrowser.cli._common import at_least, out, percent
+from specbrowser.cli._console import out
+from specbrowser.cli._options import at_least
+from specbrowser.cli._summary import percent
 
 if TYPE_CHECKING:  # the session layer loads only when a command runs (start-up)
     from specbrowser.session.diff import Change, ChunkSetDiff, DiffSummary, SectionDiff

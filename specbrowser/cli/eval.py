@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from specbrowser.cli._common import err, out
+from specbrowser.cli._console import err, out
 from specbrowser.types import SEARCH_MODES
 
 MISSED_SHOWN = 3

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from specbrowser.cli._common import err, out
+from specbrowser.cli._console import err, out
 from specbrowser.types import CONTENT_KINDS, EXPORT_FORMATS
 
 PROGRESS_MIN_RECORDS = 2000

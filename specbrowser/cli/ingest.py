@@ -5,15 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from specbrowser.cli._common import (
-    add_policy_options,
-    keep_until_exit,
-    outcome_line,
-    policy_for_kind_from_args,
-    policy_from_args,
-    print_summary,
-    stage_progress,
-)
+from specbrowser.cli._console import stage_progress
+from specbrowser.cli._options import add_policy_options, policy_for_kind_from_args, policy_from_args
+from specbrowser.cli._summary import outcome_line, print_summary
+from specbrowser.process import keep_until_exit
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from specbrowser.cli._common import err, out, print_summary, tokens_row
+from specbrowser.cli._console import err, out
+from specbrowser.cli._summary import print_summary, tokens_row
 from specbrowser.model import Chunk
 from specbrowser.types import MISMATCH_KINDS
 

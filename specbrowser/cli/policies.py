@@ -11,7 +11,7 @@ from rich.table import Table
 
 from specbrowser.chunking.policy import CONVERTER_VERSION, stored_threshold_label
 from specbrowser.chunking.stats import quality_line
-from specbrowser.cli._common import err, out
+from specbrowser.cli._console import err, out
 
 
 def register(sub: argparse._SubParsersAction) -> None:

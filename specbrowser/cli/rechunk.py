@@ -8,15 +8,14 @@ from pathlib import Path
 
 from rich.text import Text
 
-from specbrowser.cli._common import (
+from specbrowser.cli._console import out, stage_progress
+from specbrowser.cli._options import (
     add_policy_options,
-    keep_until_exit,
-    out,
     policy_for_kind_from_args,
     policy_from_args,
-    stage_progress,
     unused_tags,
 )
+from specbrowser.process import keep_until_exit
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -9,7 +9,9 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from specbrowser.cli._common import EXIT_INTERRUPTED, at_least, err, out
+from specbrowser.cli._console import err, out
+from specbrowser.cli._options import at_least
+from specbrowser.process import EXIT_INTERRUPTED
 from specbrowser.types import LAYERS, SEARCH_MODES, SearchMode
 
 SCORE_DECIMALS: dict[SearchMode, int] = {"lexical": 2, "semantic": 3, "hybrid": 4}
