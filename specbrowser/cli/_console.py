@@ -11,6 +11,9 @@ from contextlib import contextmanager
 
 from rich.console import Console
 
+# Deferred to stage_progress, so that commands without a progress bar start without it:
+# rich.progress (4 ms).
+
 PIPED_WIDTH = 160
 """Line width when a stream is not a terminal (a pipe, a file) and ``COLUMNS`` is unset: Rich
 would take 80, which cut ids and sizes in table cells (``subsections DB ID | less``)."""
@@ -56,6 +59,7 @@ def stage_progress(
     ``total`` 0 (parsing, loading, storing: not counted) shows its name and a pulsing bar, not
     a ``0/1`` that would read as "nothing done" for the whole stage.
     """
+    # deferred: see the module's imports
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     console = console or err

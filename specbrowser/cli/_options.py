@@ -19,6 +19,10 @@ from specbrowser.types import BREAKDOWN_STRATEGIES, EDIT_MODES, SIZE_UNITS
 if TYPE_CHECKING:
     from specbrowser.chunking.stats import ChunkSetStats
 
+# Deferred to the functions that read the formats, so that building the parser (every command,
+# --help) does not load lxml: specbrowser.formats (19 ms). --help formats the --tags defaults
+# only when it is shown.
+
 
 MAX_WHOLE = 1_000_000_000
 """The largest number an option takes (a threshold, a limit, a cut-off): far beyond any spec,
@@ -107,6 +111,7 @@ class _FormatTags:
     the formats (and lxml)."""
 
     def __str__(self) -> str:
+        # deferred: see the module's imports
         from specbrowser.formats import DEFAULT_FORMAT, FORMATS
 
         parts = [",".join(DEFAULT_FORMAT.breakdown_tags)]
@@ -139,6 +144,7 @@ def _policy(args: argparse.Namespace, kind: str | None, tags: str | None) -> Chu
     Raises:
         PolicyError: as :meth:`ChunkPolicy.from_tag_list`.
     """
+    # deferred: see the module's imports
     from specbrowser.formats import policy_for
 
     return policy_for(
@@ -159,6 +165,7 @@ def unused_tags(policy: ChunkPolicy, stats: ChunkSetStats) -> list[str]:
     ``emu_table``, or a tag the spec does not use. [] when nothing was left unsplittable (with
     max depth 0, say, no tag was tried at all), and for a format's own default tags (a spec
     that has no ``li`` to break down is no mistake of the user's)."""
+    # deferred: see the module's imports
     from specbrowser.formats import FORMATS
 
     if not any(stats.over_threshold.get(reason) for reason in ("unsplittable", "markers")):

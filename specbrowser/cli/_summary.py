@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.chunking.stats import MOSTLY_MARKERS_SHARE, TINY_CHARS
 from specbrowser.cli._console import out
 from specbrowser.cli._options import unused_tags
 from specbrowser.types import IngestOutcome
@@ -104,8 +105,6 @@ def percent(share: float) -> str:
 def quality_rows(stats: ChunkSetStats) -> list[tuple[str, str]]:
     """The summary's rows for the quality figures (sizes without markers, tiny chunks, marker
     shares, mostly-marker chunks); "not counted" for statistics stored before them."""
-    from specbrowser.chunking.stats import MOSTLY_MARKERS_SHARE, TINY_CHARS
-
     bare = stats.sizes_without_markers
     tiny = stats.tiny_chunks
     breakdown, child = stats.breakdown_marker_share, stats.section_marker_share

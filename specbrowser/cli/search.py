@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from pathlib import Path
 
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from specbrowser.cli._console import err, out
 from specbrowser.cli._options import at_least
 from specbrowser.process import EXIT_INTERRUPTED
+from specbrowser.session.jobs import run_embed
 from specbrowser.types import LAYERS, SEARCH_MODES, SearchMode
+
+# Deferred to the commands that use them, so that other commands start without them: Session and
+# specbrowser.search.query (the store with sqlite-utils, 70 ms), rich.progress (4 ms).
 
 SCORE_DECIMALS: dict[SearchMode, int] = {"lexical": 2, "semantic": 3, "hybrid": 4}
 """Decimals a score is printed with, per mode: BM25 (units), minus an L2 distance (under 2),
@@ -98,8 +104,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from rich.text import Text
-
+    # deferred: see the module's imports
     from specbrowser.search.query import (
         HIGHLIGHT_END,
         HIGHLIGHT_START,
@@ -170,8 +175,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def cmd_embed(args: argparse.Namespace) -> int:
     """Embed what is missing, batch by batch (each committed); Ctrl-C keeps finished batches."""
-    import time
-
+    # deferred: see the module's imports
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -180,8 +184,6 @@ def cmd_embed(args: argparse.Namespace) -> int:
         TimeElapsedColumn,
         TimeRemainingColumn,
     )
-
-    from specbrowser.session.jobs import run_embed
 
     done = [0]
     start = time.perf_counter()
