@@ -1,8 +1,9 @@
 """The ``specbrowser`` command line: one entry point, one subcommand per job.
 
-Each module here registers its commands (``register(sub)``) and handles them. Commands that do
-not open the app never import Textual (start-up time). Every user mistake ends in one red line
-on stderr and exit status 2; Ctrl-C ends with status 130 and changes nothing.
+Each command module registers its commands (``register(sub)``) and handles them; ``_console``,
+``_options`` and ``_summary`` hold what several of them share. Commands that do not open the app
+never import Textual. Every user mistake ends in one red line on stderr and exit status 2; Ctrl-C
+ends in one line saying what, if anything, was committed, and exit status 130.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from rich.console import Console
 
 PIPED_WIDTH = 160
 """Line width when a stream is not a terminal (a pipe, a file) and ``COLUMNS`` is unset: Rich
-would take 80, which cut ids and sizes in table cells (``subsections DB ID | less``)."""
+would take 80 and cut ids and sizes in table cells (``subsections DB ID | less``)."""
 
 
 _PADDED_LINE_END = re.compile(r" +(?=\n)")

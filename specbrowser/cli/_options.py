@@ -19,9 +19,8 @@ from specbrowser.types import BREAKDOWN_STRATEGIES, EDIT_MODES, SIZE_UNITS
 if TYPE_CHECKING:
     from specbrowser.chunking.stats import ChunkSetStats
 
-# Deferred to the functions that read the formats, so that building the parser (every command,
-# --help) does not load lxml: specbrowser.formats (19 ms). --help formats the --tags defaults
-# only when it is shown.
+# Deferred to the functions that read the formats, so that building the parser, which every
+# command does, loads no lxml: specbrowser.formats (19 ms).
 
 
 MAX_WHOLE = 1_000_000_000

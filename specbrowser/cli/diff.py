@@ -95,9 +95,8 @@ def print_diff_summary(diff: ChunkSetDiff, console: Console | None = None) -> No
     """Print the totals of a diff: the two policies, then a table of set A against set B (chunk
     counts, overruns by reason, the largest chunk's size in characters, the quality figures:
     tiny chunks, mostly-marker chunks, marker shares, median size without markers; embedding
-    truncation),
-    then the sections changed, the chunks added / removed / changed and the largest chunks' ids.
-    Spec text (chunk ids, policies) is printed literally, never as markup.
+    truncation), then the sections changed, the chunks added / removed / changed and the
+    largest chunks' ids. Spec text (chunk ids, policies) is printed literally, never as markup.
 
     ``console`` defaults to the CLI's stdout console.
     """

@@ -19,7 +19,8 @@ from specbrowser.types import CONTENT_KINDS, EXPORT_FORMATS
 # Parquet) and rich.progress (4 ms).
 
 PROGRESS_MIN_RECORDS = 2000
-"""Sets smaller than this export in well under a second: no progress bar for them."""
+"""The fewest records for which the export shows a progress bar: a smaller set is written
+before a bar would tell anything."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -22,7 +22,8 @@ from specbrowser.types import LAYERS, SEARCH_MODES, SearchMode
 
 SCORE_DECIMALS: dict[SearchMode, int] = {"lexical": 2, "semantic": 3, "hybrid": 4}
 """Decimals a score is printed with, per mode: BM25 (units), minus an L2 distance (under 2),
-an RRF sum (hundredths); one format per column (``.3g`` wrote ``3.01`` beside ``3``)."""
+an RRF sum (hundredths). Fixed per mode, so that a column's scores line up (``3.00`` beside
+``3.01``, not ``3``)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
