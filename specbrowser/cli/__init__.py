@@ -1,8 +1,9 @@
 """The ``specbrowser`` command line: one entry point, one subcommand per job.
 
-Each module here registers its commands (``register(sub)``) and handles them. Commands that do
-not open the app never import Textual (start-up time). Every user mistake ends in one red line
-on stderr and exit status 2; Ctrl-C ends with status 130 and changes nothing.
+Each command module registers its commands (``register(sub)``) and handles them; ``_console``,
+``_options`` and ``_summary`` hold what several of them share. Commands that do not open the app
+never import Textual. Every user mistake ends in one red line on stderr and exit status 2; Ctrl-C
+ends in one line saying what, if anything, was committed, and exit status 130.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from specbrowser import __version__
 from specbrowser.chunking.parallel import check_environment
 from specbrowser.cli import agent, app, diff, export, ingest, inspect, policies, rechunk, search
 from specbrowser.cli import eval as eval_cmd
-from specbrowser.cli._common import EXIT_INTERRUPTED, EXIT_USER_ERROR, err
+from specbrowser.cli._console import err
 from specbrowser.errors import SpecbrowserError
-from specbrowser.process import COMMITS, interrupted_message
+from specbrowser.process import COMMITS, EXIT_INTERRUPTED, EXIT_USER_ERROR, interrupted_message
 
 EXIT_BROKEN_PIPE = 141
 """Exit status when stdout's reader closed early: 128 + SIGPIPE, as a shell reports it."""

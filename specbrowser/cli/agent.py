@@ -6,7 +6,11 @@ import argparse
 import ipaddress
 from pathlib import Path
 
+from specbrowser.cli._console import err
 from specbrowser.errors import PolicyError
+
+# Deferred to cmd_mcp, so that other commands start without them: Session (the store with
+# sqlite-utils, 70 ms) and the MCP server (the MCP SDK, 0.7 s).
 
 LOOPBACK_NAMES = ("localhost",)
 """Host names taken as loopback without resolving them."""
@@ -67,6 +71,7 @@ def is_loopback(host: str) -> bool:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
+    # deferred: see the module's imports
     from specbrowser.session import Session
 
     address = parse_address(args.http, allow_remote=args.allow_remote) if args.http else None
@@ -74,6 +79,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         version = session.resolve_version(args.policy_version) if args.policy_version else None
         if version is None:
             session.active_version()
+    # deferred: see the module's imports
     from specbrowser.mcp.reader import Reader
     from specbrowser.mcp.server import serve
 
@@ -81,8 +87,6 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if address is None:
         serve(reader)
     else:
-        from specbrowser.cli._common import err
-
         host, port = address
         shown = f"[{host}]" if ":" in host else host
         err.print(

@@ -6,16 +6,17 @@ import argparse
 from pathlib import Path
 
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
-from specbrowser.cli._common import (
-    EXIT_USER_ERROR,
-    add_policy_options,
-    err,
-    outcome_line,
-    policy_for_kind_from_args,
-    policy_from_args,
-    print_summary,
-)
+from specbrowser.cli._console import err
+from specbrowser.cli._options import add_policy_options, policy_for_kind_from_args, policy_from_args
+from specbrowser.cli._summary import outcome_line, print_summary
 from specbrowser.errors import SpecInputError
+from specbrowser.process import EXIT_USER_ERROR
+from specbrowser.session import opening
+from specbrowser.session.jobs import run_ingest
+from specbrowser.session.query_file import read_queries
+
+# Deferred, so that other commands start without them: the app to _run_app (Textual, 0.25 s),
+# importlib.resources to sample_spec_path (4 ms).
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,17 +46,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    from specbrowser.session.opening import plan_open
-
     policy, for_kind = policy_from_args(args), policy_for_kind_from_args(args)
-    plan = plan_open(args.target, policy, for_kind, args.db)
+    plan = opening.plan_open(args.target, policy, for_kind, args.db)
     if plan.db_path != args.target[0]:  # a spec: say where its database is (and stays)
         state = "ingesting into" if plan.ingest is not None else "opening"
         err.print(f"{state} {plan.db_path}", markup=False, highlight=False)
     extra = {}
     if args.queries is not None:
-        from specbrowser.session.query_file import read_queries
-
         read_queries(args.queries)  # a bad file: one line now, not a notification later
         extra["queries"] = args.queries
     if plan.ingest is None:
@@ -73,6 +70,7 @@ def _run_app(
     queries: Path | None = None,
     replace_spec: bool = True,
 ) -> int:
+    # deferred: see the module's imports
     from specbrowser.tui.app import make_app
 
     app = make_app(
@@ -95,6 +93,7 @@ def sample_spec_path() -> Path:
     Raises:
         SpecInputError: the file is missing, or the package is not a folder on disk (a zip).
     """
+    # deferred: see the module's imports
     from importlib.resources import files
 
     try:
@@ -107,14 +106,10 @@ def sample_spec_path() -> Path:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from specbrowser.session import opening
-
     spec = [sample_spec_path()]
     policy = ChunkPolicy()
     db_path = opening.cache_db_for(spec)
     if args.no_open:
-        from specbrowser.session.jobs import run_ingest
-
         opening.drop_unreadable_cache(db_path)
         result = run_ingest(spec, db_path, policy)
         print_summary(

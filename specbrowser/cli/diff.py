@@ -15,10 +15,16 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from specbrowser.cli._common import at_least, out, percent
+from specbrowser.cli._console import out
+from specbrowser.cli._options import at_least
+from specbrowser.cli._summary import percent
+from specbrowser.errors import PolicyError
 
-if TYPE_CHECKING:  # the session layer loads only when a command runs (start-up)
+if TYPE_CHECKING:
     from specbrowser.session.diff import Change, ChunkSetDiff, DiffSummary, SectionDiff
+
+# Deferred to the functions that use them, so that other commands start without them: Session and
+# specbrowser.session.diff (the store with sqlite-utils, 70 ms).
 
 DEFAULT_LIMIT = 20
 """Changed sections listed without ``--limit``/``--all``: a screenful, the largest changes."""
@@ -52,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from specbrowser.errors import PolicyError
+    # deferred: see the module's imports
     from specbrowser.session import Session
 
     if args.limit < 0:
@@ -89,9 +95,8 @@ def print_diff_summary(diff: ChunkSetDiff, console: Console | None = None) -> No
     """Print the totals of a diff: the two policies, then a table of set A against set B (chunk
     counts, overruns by reason, the largest chunk's size in characters, the quality figures:
     tiny chunks, mostly-marker chunks, marker shares, median size without markers; embedding
-    truncation),
-    then the sections changed, the chunks added / removed / changed and the largest chunks' ids.
-    Spec text (chunk ids, policies) is printed literally, never as markup.
+    truncation), then the sections changed, the chunks added / removed / changed and the
+    largest chunks' ids. Spec text (chunk ids, policies) is printed literally, never as markup.
 
     ``console`` defaults to the CLI's stdout console.
     """
@@ -114,6 +119,7 @@ def print_diff_summary(diff: ChunkSetDiff, console: Console | None = None) -> No
         f"{summary.chunks.after:,}",
         Text(f"{summary.chunks.after - summary.chunks.before:+,}"),
     )
+    # deferred: see the module's imports
     from specbrowser.session.diff import Change
 
     overruns: Iterable[tuple[str, Change[int]]] = summary.overruns.items() or [

@@ -10,8 +10,14 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from specbrowser.cli._common import err, out
+from specbrowser.cli._console import err, out
+from specbrowser.errors import PolicyError
+from specbrowser.session.query_file import read_queries
 from specbrowser.types import SEARCH_MODES
+
+# Deferred to the functions that use them, so that other commands start without them: Session
+# (the store with sqlite-utils, 70 ms) and specbrowser.session.evaluate (difflib and the scoring,
+# 5 ms).
 
 MISSED_SHOWN = 3
 """Chunk ids shown for what a missed query retrieved instead (its first hits)."""
@@ -74,10 +80,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from specbrowser.errors import PolicyError
+    # deferred: see the module's imports
     from specbrowser.session import Session
     from specbrowser.session.evaluate import evaluate, evaluation_json
-    from specbrowser.session.query_file import read_queries
 
     queries = read_queries(args.queries)  # a bad file: one line, before opening the database
     with Session.open(args.db) as session:
@@ -106,6 +111,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def print_evaluation(evaluation) -> None:  # evaluation: specbrowser.session.evaluate.Evaluation
     """The metric table (one column per set and mode), then each run's missed queries."""
+    # deferred: see the module's imports
     from specbrowser.session.evaluate import metric_rows
 
     excerpts = evaluation.runs[0].excerpts

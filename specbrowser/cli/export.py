@@ -11,11 +11,16 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from specbrowser.cli._common import err, out
+from specbrowser.cli._console import err, out
 from specbrowser.types import CONTENT_KINDS, EXPORT_FORMATS
 
+# Deferred to cmd_export, so that other commands start without them: Session and
+# specbrowser.session.export (the store with sqlite-utils, 70 ms; pyarrow is loaded only for
+# Parquet) and rich.progress (4 ms).
+
 PROGRESS_MIN_RECORDS = 2000
-"""Sets smaller than this export in well under a second: no progress bar for them."""
+"""The fewest records for which the export shows a progress bar: a smaller set is written
+before a bar would tell anything."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -60,6 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    # deferred: see the module's imports
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     from specbrowser.session import Session

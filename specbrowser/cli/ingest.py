@@ -5,15 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from specbrowser.cli._common import (
-    add_policy_options,
-    keep_until_exit,
-    outcome_line,
-    policy_for_kind_from_args,
-    policy_from_args,
-    print_summary,
-    stage_progress,
-)
+from specbrowser.cli._console import stage_progress
+from specbrowser.cli._options import add_policy_options, policy_for_kind_from_args, policy_from_args
+from specbrowser.cli._summary import outcome_line, print_summary
+from specbrowser.cli.search import cmd_embed
+from specbrowser.process import keep_until_exit
+from specbrowser.session.jobs import run_ingest
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -57,8 +54,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from specbrowser.session.jobs import run_ingest
-
     policy, for_kind = policy_from_args(args), policy_for_kind_from_args(args)
     size = args.db.stat().st_size if args.db.is_file() else 0
     with stage_progress("parsing") as progress:
@@ -83,8 +78,6 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     )
     keep_until_exit(result)
     if args.embed:  # the ingest is stored; embedding is its own resumable step
-        from specbrowser.cli.search import cmd_embed
-
         return cmd_embed(
             argparse.Namespace(
                 db=args.db,

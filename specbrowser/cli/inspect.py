@@ -9,9 +9,17 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from specbrowser.cli._common import err, out, print_summary, tokens_row
+from specbrowser.chunking.markers import size_without_markers
+from specbrowser.cli._console import err, out
+from specbrowser.cli._summary import print_summary, tokens_row
+from specbrowser.errors import EmbeddingError
 from specbrowser.model import Chunk
+from specbrowser.session.jobs import run_count_tokens
 from specbrowser.types import MISMATCH_KINDS
+
+# Deferred to the commands that use them, so that other commands start without them: Session and
+# specbrowser.search.tokens (the store with sqlite-utils, 70 ms); specbrowser.search.model_files
+# (platformdirs, 3 ms) for stats --count-tokens without a tokenizer.
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -63,7 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from specbrowser.chunking.markers import size_without_markers
+    # deferred: see the module's imports
     from specbrowser.session import Session
 
     with Session.open(args.db) as session:
@@ -121,8 +129,6 @@ def cmd_show(args: argparse.Namespace) -> int:
 def _chunk_record(chunk: Chunk, tokens: int | None, retrieval_text: bool) -> dict[str, object]:
     """A chunk as ``show --json`` prints it: the fields of the MCP server's ``get_chunk`` (README
     "Connecting an agent"), the token count when counted, the retrieval text when asked for."""
-    from specbrowser.chunking.markers import size_without_markers
-
     record: dict[str, object] = {
         "id": chunk.id,
         "section_id": chunk.section_id,
@@ -147,6 +153,7 @@ def _chunk_record(chunk: Chunk, tokens: int | None, retrieval_text: bool) -> dic
 
 
 def cmd_subsections(args: argparse.Namespace) -> int:
+    # deferred: see the module's imports
     from specbrowser.session import Session
 
     with Session.open(args.db) as session:
@@ -185,13 +192,13 @@ def cmd_subsections(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    # deferred: see the module's imports
     from specbrowser.search.tokens import token_summary
     from specbrowser.session import Session
 
     if args.count_tokens:
-        from specbrowser.errors import EmbeddingError
+        # deferred: see the module's imports
         from specbrowser.search.model_files import TOKENIZER_HINT
-        from specbrowser.session.jobs import run_count_tokens
 
         if run_count_tokens(args.db) is None:
             raise EmbeddingError(f"no tokenizer to count with: {TOKENIZER_HINT}")
@@ -222,6 +229,7 @@ def _rounded(share: float | None) -> float | None:
 
 
 def cmd_mismatches(args: argparse.Namespace) -> int:
+    # deferred: see the module's imports
     from specbrowser.session import Session
 
     with Session.open(args.db) as session:

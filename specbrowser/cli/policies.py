@@ -6,12 +6,16 @@ import argparse
 import json
 from pathlib import Path
 
+from rich import box
 from rich.markup import escape
 from rich.table import Table
 
 from specbrowser.chunking.policy import CONVERTER_VERSION, stored_threshold_label
 from specbrowser.chunking.stats import quality_line
-from specbrowser.cli._common import err, out
+from specbrowser.cli._console import err, out
+
+# Deferred to cmd_policies, so that other commands start without it: Session (the store with
+# sqlite-utils, 70 ms).
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,6 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_policies(args: argparse.Namespace) -> int:
+    # deferred: see the module's imports
     from specbrowser.session import Session
 
     with Session.open(args.db) as session:
@@ -118,8 +123,6 @@ def cmd_policies(args: argparse.Namespace) -> int:
 
 def _policies_table(title: str, sets: list) -> Table:
     """The chunk sets as a Rich table that fits 80 columns; spec and policy text never markup."""
-    from rich import box
-
     table = Table(
         title=f"{escape(title)}: {len(sets)} chunk set{'s' if len(sets) != 1 else ''}",
         title_justify="left",

@@ -8,15 +8,19 @@ from pathlib import Path
 
 from rich.text import Text
 
-from specbrowser.cli._common import (
+from specbrowser.cli._console import out, stage_progress
+from specbrowser.cli._options import (
     add_policy_options,
-    keep_until_exit,
-    out,
     policy_for_kind_from_args,
     policy_from_args,
-    stage_progress,
     unused_tags,
 )
+from specbrowser.cli.diff import print_diff_summary
+from specbrowser.process import keep_until_exit
+from specbrowser.session.jobs import run_rechunk
+
+# Deferred to cmd_rechunk, so that other commands start without it: Session (the store with
+# sqlite-utils, 70 ms).
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,9 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_rechunk(args: argparse.Namespace) -> int:
     """Re-chunk with a progress bar on stderr, then print the diff summary against the set that
     was active (or a note when the policy's set was already stored)."""
-    from specbrowser.cli.diff import print_diff_summary
+    # deferred: see the module's imports
     from specbrowser.session import Session
-    from specbrowser.session.jobs import run_rechunk
 
     policy = policy_from_args(args)  # checks the options before the database is opened
     with Session.open(args.db) as session:

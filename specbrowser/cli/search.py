@@ -4,17 +4,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from pathlib import Path
 
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
-from specbrowser.cli._common import EXIT_INTERRUPTED, at_least, err, out
+from specbrowser.cli._console import err, out
+from specbrowser.cli._options import at_least
+from specbrowser.process import EXIT_INTERRUPTED
+from specbrowser.session.jobs import run_embed
 from specbrowser.types import LAYERS, SEARCH_MODES, SearchMode
+
+# Deferred to the commands that use them, so that other commands start without them: Session and
+# specbrowser.search.query (the store with sqlite-utils, 70 ms), rich.progress (4 ms).
 
 SCORE_DECIMALS: dict[SearchMode, int] = {"lexical": 2, "semantic": 3, "hybrid": 4}
 """Decimals a score is printed with, per mode: BM25 (units), minus an L2 distance (under 2),
-an RRF sum (hundredths); one format per column (``.3g`` wrote ``3.01`` beside ``3``)."""
+an RRF sum (hundredths). Fixed per mode, so that a column's scores line up (``3.00`` beside
+``3.01``, not ``3``)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -96,8 +105,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from rich.text import Text
-
+    # deferred: see the module's imports
     from specbrowser.search.query import (
         HIGHLIGHT_END,
         HIGHLIGHT_START,
@@ -168,8 +176,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def cmd_embed(args: argparse.Namespace) -> int:
     """Embed what is missing, batch by batch (each committed); Ctrl-C keeps finished batches."""
-    import time
-
+    # deferred: see the module's imports
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -178,8 +185,6 @@ def cmd_embed(args: argparse.Namespace) -> int:
         TimeElapsedColumn,
         TimeRemainingColumn,
     )
-
-    from specbrowser.session.jobs import run_embed
 
     done = [0]
     start = time.perf_counter()

@@ -618,7 +618,7 @@ def _last_progress_line(stage: str, done: int, total: int) -> str:
     from rich.console import Console
     from rich.text import Text
 
-    from specbrowser.cli._common import stage_progress
+    from specbrowser.cli._console import stage_progress
 
     buffer = io.StringIO()
     with stage_progress(
