@@ -1116,9 +1116,10 @@ async def test_markup_like_query_finds_literal_text_and_highlights_it(markup_db:
     app = quiet_app(markup_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await search_for(pilot, "[bold]")
+        await search_for(pilot, "[bold]not bold[/]")
         screen = browser_of(app)
         assert screen.search_hits and "no hits" not in search_status(app)
+        assert screen.search_hits[0].chunk_id == "sec-markup"
         await pilot.press("enter")
         await settle(pilot)
         assert screen.chunk_view.chunk.id == screen.search_hits[0].chunk_id

@@ -156,6 +156,10 @@ class SearchBar(Vertical):
         """Search in a thread, on a connection of its own (``session`` reopened); post the
         hits as :class:`SearchFinished` numbered ``serial``, touch no widget."""
         worker = get_current_worker()
+        if not any(c.isalnum() for c in query):  # nothing is indexed of it: no hits, one note
+            note = searched_as_note(query) or "the query has no letters or digits to search for"
+            self.post_message(SearchFinished(serial, query, mode, [], note=note))
+            return
         try:
             with session.reopen() as own:
                 hits = own.search(query, mode, limit=limit)
