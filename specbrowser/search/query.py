@@ -167,13 +167,18 @@ def _run(
     ]
 
 
-RRF_K = 60
-"""Reciprocal rank fusion's constant (Cormack et al. 2009): a hit at rank r scores 1/(60 + r)."""
+RRF_K = 5
+"""Reciprocal rank fusion's constant: a hit at rank r of a list scores weight/(RRF_K + r). The
+usual 60 (Cormack et al. 2009) flattens the head of each list; 5 keeps a list's first hits
+apart, which a question's best lexical hit needs (``benchmarks/fusion_variants.py``,
+BENCHMARKS.md "Fusion")."""
 
 
-SEMANTIC_WEIGHT = 1.0
+SEMANTIC_WEIGHT = 0.6
 """Weight of the semantic list in the reciprocal rank fusion of a question in words (lexical
-weighs 1), chosen with ``benchmarks/fusion_benchmark.py`` (BENCHMARKS.md "Fusion")."""
+weighs 1): with :data:`RRF_K`, the variant that is never below the better of lexical and
+semantic search at any k = 1…10 on the tuning halves of both ECMA-262 query files, with the
+best mean MRR among those (``benchmarks/fusion_variants.py``, BENCHMARKS.md "Fusion")."""
 
 
 def reciprocal_rank_fusion(
