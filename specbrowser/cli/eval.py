@@ -12,7 +12,7 @@ from rich.text import Text
 
 from specbrowser.cli._console import err, out
 from specbrowser.errors import PolicyError
-from specbrowser.session.query_file import read_queries
+from specbrowser.session.query_file import read_queries, split_queries
 from specbrowser.types import SEARCH_MODES
 
 # Deferred to the functions that use them, so that other commands start without them: Session
@@ -75,6 +75,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="K,K…",
         help="cut-offs, comma-separated (default 1,5,10)",
     )
+    p.add_argument(
+        "--split",
+        action="store_true",
+        help="score the file's two halves apart (odd rows: tune, even rows: test), to choose "
+        "on one and check the choice on the other",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=cmd_eval)
 
@@ -85,38 +91,57 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from specbrowser.session.evaluate import evaluate, evaluation_json
 
     queries = read_queries(args.queries)  # a bad file: one line, before opening the database
+    halves = dict(zip(SPLIT_HALVES, split_queries(queries), strict=True)) if args.split else {}
     with Session.open(args.db) as session:
-        evaluation = evaluate(
-            session,
-            args.queries,
-            versions=args.sets or (),
-            modes=args.modes or (),
-            ks=args.k,
-            queries=queries,
-        )
-    if not evaluation.runs:
-        reasons = "; ".join(dict.fromkeys(s.reason for s in evaluation.skipped))
+        evaluations = {
+            half: evaluate(
+                session,
+                args.queries,
+                versions=args.sets or (),
+                modes=args.modes or (),
+                ks=args.k,
+                queries=part,
+            )
+            for half, part in (halves or {"": queries}).items()
+        }
+    first = next(iter(evaluations.values()))
+    if not first.runs:
+        reasons = "; ".join(dict.fromkeys(s.reason for s in first.skipped))
         raise PolicyError(f"nothing to evaluate: every mode asked for was skipped ({reasons})")
     if args.json:
-        print(json.dumps(evaluation_json(evaluation), ensure_ascii=False, indent=2))
+        payload: dict[str, object] = (
+            {"split": {h: evaluation_json(e) for h, e in evaluations.items()}}
+            if halves
+            else evaluation_json(first)
+        )
+        print(json.dumps(payload, ensure_ascii=False, indent=2))
         return 0
-    for skipped in evaluation.skipped:
+    for skipped in first.skipped:
         err.print(
             Text(f"skipped {skipped.mode} on chunk set {skipped.policy_version}: {skipped.reason}"),
             soft_wrap=True,
         )
-    print_evaluation(evaluation)
+    for half, evaluation in evaluations.items():
+        print_evaluation(evaluation, SPLIT_LABELS.get(half, ""))
     return 0
 
 
-def print_evaluation(evaluation) -> None:  # evaluation: specbrowser.session.evaluate.Evaluation
-    """The metric table (one column per set and mode), then each run's missed queries."""
+SPLIT_HALVES = ("tune", "test")
+"""The halves ``--split`` scores, in the order of :func:`split_queries`' result."""
+
+SPLIT_LABELS = {"tune": "tune half: the odd rows", "test": "test half: the even rows"}
+
+
+def print_evaluation(evaluation, label: str = "") -> None:  # evaluation: session.evaluate's
+    """The metric table (one column per set and mode), then each run's missed queries; ``label``
+    names the half of the file scored (``--split``)."""
     # deferred: see the module's imports
     from specbrowser.session.evaluate import metric_rows
 
     excerpts = evaluation.runs[0].excerpts
     title = Text(
         f"{evaluation.query_count} queries from {evaluation.path}"
+        + (f", {label}" if label else "")
         + (f" ({excerpts} with an excerpt)" if excerpts else "")
     )
     out.print(title, soft_wrap=True)

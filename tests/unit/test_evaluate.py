@@ -315,3 +315,31 @@ def test_a_run_that_does_not_cover_every_chunk_is_marked_in_the_table(capsys):
     out = capsys.readouterr().out
     assert "semantic*" in out and "lexical*" not in out
     assert "* aaaa semantic: 65% of chunks embedded" in out
+
+
+def test_split_queries_alternate_rows_into_two_halves() -> None:
+    from specbrowser.session.query_file import EvalQuery, split_queries
+
+    queries = [EvalQuery(f"q{i}", (f"sec-{i}",), line=i + 2) for i in range(5)]
+    tune, test = split_queries(queries)
+    assert [q.query for q in tune] == ["q0", "q2", "q4"]
+    assert [q.query for q in test] == ["q1", "q3"]
+
+
+def test_eval_split_scores_each_half_apart(toylang_db, capsys) -> None:
+    import json
+
+    from specbrowser.cli import main
+    from tests.helpers import ROOT
+
+    queries = ROOT / "sample_specs" / "toylang-queries.tsv"
+    assert (
+        main(["eval", str(toylang_db), str(queries), "--mode", "lexical", "--split", "--json"]) == 0
+    )
+    halves = json.loads(capsys.readouterr().out)["split"]
+    assert list(halves) == ["tune", "test"]
+    total = sum(1 for line in queries.read_text().splitlines()[1:] if line.strip())
+    assert halves["tune"]["query_count"] + halves["test"]["query_count"] == total
+    assert main(["eval", str(toylang_db), str(queries), "--mode", "lexical", "--split"]) == 0
+    printed = capsys.readouterr().out
+    assert "tune half: the odd rows" in printed and "test half: the even rows" in printed
