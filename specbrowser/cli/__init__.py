@@ -20,7 +20,18 @@ from rich.markup import escape
 
 from specbrowser import __version__
 from specbrowser.chunking.parallel import check_environment
-from specbrowser.cli import agent, app, diff, export, ingest, inspect, policies, rechunk, search
+from specbrowser.cli import (
+    agent,
+    app,
+    check,
+    diff,
+    export,
+    ingest,
+    inspect,
+    policies,
+    rechunk,
+    search,
+)
 from specbrowser.cli import eval as eval_cmd
 from specbrowser.cli._console import err
 from specbrowser.errors import SpecbrowserError
@@ -29,7 +40,19 @@ from specbrowser.process import COMMITS, EXIT_INTERRUPTED, EXIT_USER_ERROR, inte
 EXIT_BROKEN_PIPE = 141
 """Exit status when stdout's reader closed early: 128 + SIGPIPE, as a shell reports it."""
 
-COMMAND_MODULES = (ingest, app, inspect, policies, rechunk, diff, export, search, agent, eval_cmd)
+COMMAND_MODULES = (
+    ingest,
+    app,
+    inspect,
+    check,
+    policies,
+    rechunk,
+    diff,
+    export,
+    search,
+    agent,
+    eval_cmd,
+)
 """Modules whose ``register`` adds subcommands, in ``--help`` order."""
 
 

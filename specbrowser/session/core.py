@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         Reassembled,
         SubsectionInfo,
     )
+    from specbrowser.session.check import CheckReport
     from specbrowser.session.diff import ChunkBrief, ChunkSetDiff
     from specbrowser.session.export import ExportResult
     from specbrowser.session.filters import FilteredTree
@@ -142,6 +143,18 @@ class Session:
     def chunk_sets(self) -> list[ChunkSetInfo]:
         """Every chunk set, oldest first."""
         return self._db.sets.all()
+
+    def check(self, policy_version: str | None = None) -> CheckReport:
+        """What to distrust in the active set, or the set ``policy_version`` (a full version or
+        unique prefix): :func:`specbrowser.session.check.check_chunk_set`.
+
+        Raises:
+            NotFoundError: no chunk set has that version (or the prefix names several).
+        """
+        from specbrowser.session.check import check_chunk_set  # deferred: 1 ms, its command
+
+        version = self.resolve_version(policy_version) if policy_version else self.active_version()
+        return check_chunk_set(self._db, version)
 
     def resolve_version(self, version: str) -> str:
         """The full policy version a full version or unique prefix names.

@@ -1,0 +1,198 @@
+"""What a user should distrust in a chunk set: the checks of ``specbrowser check``.
+
+Each check reads the stored spec and chunk set and reports what the chunks say that the spec
+does not, or lose of what it does:
+
+- ``replacement_char``: a chunk's text holds U+FFFD (the replacement character) that its
+  section's stored HTML does not (a decoding fault made text the spec does not say);
+- ``dead_link``: an in-document link (``#id``) whose id no element of the document has, or one
+  whose element lies in no chunk of the set;
+- ``heading_path``: a section whose heading path differs from the TOC's (the stored mismatches,
+  ``specbrowser mismatches``);
+- ``not_reassembled``: a section whose chunks do not reassemble to its Markdown (the stored
+  conversion of its own HTML), under the whitespace normalisation of
+  :func:`specbrowser.chunking.reassemble.normalize_whitespace`;
+- ``table_columns``: a Markdown table row in a chunk with another number of cells than the
+  table's header row.
+
+Sections whose conversion is not stored (an older database) are not checked for reassembly;
+the report says how many were.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Literal, get_args
+
+from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.chunking.reassemble import normalize_whitespace, reassemble
+from specbrowser.errors import NotFoundError
+from specbrowser.session.links import href_anchor, link_hrefs
+from specbrowser.store import SpecStore
+
+CheckKind = Literal[
+    "replacement_char", "dead_link", "heading_path", "not_reassembled", "table_columns"
+]
+"""What a finding is about (see the module docstring)."""
+CHECK_KINDS: tuple[CheckKind, ...] = get_args(CheckKind)
+"""The values of :data:`CheckKind`, in report order."""
+
+CHECK_TITLES: dict[CheckKind, str] = {
+    "replacement_char": "U+FFFD the source does not have",
+    "dead_link": "dead in-document links",
+    "heading_path": "heading paths that differ from the TOC",
+    "not_reassembled": "sections that do not reassemble",
+    "table_columns": "table rows with another cell count than their header",
+}
+"""One line per kind, as the report prints it."""
+
+SHOWN = 20
+"""Findings kept per kind (the counts are whole)."""
+
+_REPLACEMENT = "\ufffd"
+_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_SEPARATOR = re.compile(r"^\s*\|(\s*:?-{3,}:?\s*\|)+\s*$")
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing to distrust: its kind, where (a chunk or section id) and what."""
+
+    kind: CheckKind
+    where: str
+    detail: str
+
+
+@dataclass
+class CheckReport:
+    """The checks of one chunk set.
+
+    Attributes:
+        policy_version: the chunk set (full version).
+        counts: kind → how many findings (all of them).
+        findings: kind → the first :data:`SHOWN` findings, in document order.
+        sections_reassembled: how many sections were checked for reassembly.
+        links: in-document links checked (each target once per chunk).
+    """
+
+    policy_version: str
+    counts: dict[CheckKind, int] = field(default_factory=lambda: dict.fromkeys(CHECK_KINDS, 0))
+    findings: dict[CheckKind, list[Finding]] = field(
+        default_factory=lambda: {kind: [] for kind in CHECK_KINDS}
+    )
+    sections_reassembled: int = 0
+    links: int = 0
+
+    @property
+    def clean(self) -> bool:
+        """Whether no check found anything."""
+        return not any(self.counts.values())
+
+    def add(self, finding: Finding) -> None:
+        """Count ``finding`` and keep it when fewer than :data:`SHOWN` of its kind are kept."""
+        self.counts[finding.kind] += 1
+        if len(self.findings[finding.kind]) < SHOWN:
+            self.findings[finding.kind].append(finding)
+
+
+def check_chunk_set(store: SpecStore, policy_version: str) -> CheckReport:
+    """Run every check on the chunk set ``policy_version`` (a full version).
+
+    Raises:
+        NotFoundError: no chunk set has that version.
+    """
+    report = CheckReport(policy_version)
+    chunks = {c.id: c for c in store.iter_chunks(policy_version)}
+    sections = store.sections.all(html=False)
+    with_fffd = {c.section_id for c in chunks.values() if _REPLACEMENT in c.text and c.section_id}
+    source = store.sections.html(sorted(with_fffd))
+    for chunk in chunks.values():
+        if chunk.section_id in with_fffd and _REPLACEMENT not in source.get(chunk.section_id, ""):
+            count = chunk.text.count(_REPLACEMENT)
+            report.add(Finding("replacement_char", chunk.id, f"{count} U+FFFD in the text"))
+    _check_links(store, policy_version, chunks.values(), report)
+    for mismatch in store.toc.mismatches():
+        parser = " > ".join(mismatch.parser_path)
+        toc = " > ".join(mismatch.toc_path)
+        detail = f"{mismatch.kind}: headings {parser!r}, TOC {toc!r}"
+        report.add(Finding("heading_path", mismatch.section_id, detail))
+    settings = store.policy_settings(policy_version)
+    if settings is None:
+        raise NotFoundError(f"no chunk set with policy version {policy_version!r}")
+    digest = store.sections_sha256()
+    markdown = ChunkPolicy.from_settings(settings).markdown
+    cached = store.cache.load(digest, markdown) if digest else {}
+    for section in sections:
+        conversion = cached.get(section.id)
+        if conversion is None or section.id not in chunks:
+            continue
+        report.sections_reassembled += 1
+        made = normalize_whitespace(reassemble(section.id, chunks))
+        if made != normalize_whitespace(conversion.markdown):
+            report.add(Finding("not_reassembled", section.id, _first_difference(made, conversion)))
+    for chunk in chunks.values():
+        for row, cells, header in _table_rows(chunk.text):
+            detail = f"row {row}: {cells} cells, header {header}"
+            report.add(Finding("table_columns", chunk.id, detail))
+    return report
+
+
+def _check_links(store: SpecStore, version: str, chunks, report: CheckReport) -> None:
+    """Count the in-document links (each target once per chunk) whose id the document lacks or
+    whose element is in no chunk."""
+    anchors: list[tuple[str, str]] = []
+    for chunk in chunks:
+        for href in link_hrefs(chunk.text):
+            anchor = href_anchor(href)
+            if anchor is not None:
+                anchors.append((chunk.id, anchor))
+    report.links = len(anchors)
+    wanted = sorted({a for _, a in anchors})
+    held = store.symbols.anchor_chunks(version, wanted)
+    existing = {c.id for c in store.chunks(sorted(set(held.values())), version)}
+    for chunk_id, anchor in anchors:
+        if anchor not in held:
+            report.add(Finding("dead_link", chunk_id, f"#{anchor}: no element has this id"))
+        elif held[anchor] not in existing:
+            report.add(Finding("dead_link", chunk_id, f"#{anchor}: its element is in no chunk"))
+
+
+def _table_rows(text: str) -> Iterator[tuple[int, int, int]]:
+    """``(row number, cells, header cells)`` of each Markdown table row of ``text`` whose cell
+    count differs from its table's header row (1-based rows, the header row 1)."""
+    lines = text.split("\n")
+    index = 0
+    while index + 1 < len(lines):
+        if _ROW.match(lines[index]) and _SEPARATOR.match(lines[index + 1]):
+            header = _cells(lines[index])
+            row = 1
+            index += 2
+            while index < len(lines) and _ROW.match(lines[index]):
+                row += 1
+                cells = _cells(lines[index])
+                if cells != header:
+                    yield row, cells, header
+                index += 1
+        else:
+            index += 1
+
+
+def _cells(line: str) -> int:
+    """The cells of one Markdown table row (escaped ``\\|`` is text, not a border)."""
+    return len(_CELL_SPLIT.split(line.strip())) - 2
+
+
+def _first_difference(made: str, conversion) -> str:
+    """Where the reassembled text first differs from the section's Markdown, in a few words."""
+    expected = normalize_whitespace(conversion.markdown)
+    at = next(
+        (i for i, (a, b) in enumerate(zip(made, expected, strict=False)) if a != b),
+        min(len(made), len(expected)),
+    )
+    return (
+        f"differs at character {at:,} ({len(made):,} reassembled, {len(expected):,} in the "
+        f"section): {expected[at : at + 40]!r}"
+    )
