@@ -2,7 +2,8 @@
 
 Each run embeds every distinct text of a database's active chunk set with one model and one
 *text variant*, in this process (one process per run, so ``ru_maxrss`` is that run's peak), then
-ranks the chunks for each query of ``benchmarks/ecma262_queries.json`` by cosine similarity
+ranks the chunks for each query of the ``--queries`` JSON files (default
+``benchmarks/ecma262_queries.json``) by cosine similarity
 (brute force over all vectors: the ranking sqlite-vec's L2 KNN gives on normalised vectors) and
 reports hit@1, recall@5 and MRR (first relevant hit in the top 10; a hit is a chunk of the
 expected section).
@@ -122,7 +123,9 @@ def main() -> int:
     parser.add_argument("--window", type=int, default=256)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--batch-tokens", type=int, default=8192)
-    parser.add_argument("--queries", type=Path, default=QUERIES)
+    parser.add_argument(
+        "--queries", type=Path, action="append", help="JSON query files (repeatable)"
+    )
     parser.add_argument("--save", type=Path, help="write the vectors (npz) for fusion runs")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
@@ -164,28 +167,30 @@ def main() -> int:
     owners = np.array(owner)
     if args.save:
         np.savez(args.save, vectors=vectors, owners=owners, ids=np.array([c.id for c in chunks]))
-    queries = json.loads(args.queries.read_text())
-    hit1 = recall5 = mrr = 0.0
-    for item in queries:
-        q = model.embed([item["query"]])[0]
-        sims = vectors @ q
-        best: dict[int, float] = {}
-        for i in np.argsort(-sims):
-            best.setdefault(int(owners[i]), float(sims[i]))
-            if len(best) >= 10:
-                break
-        ranked = [chunks[i].section_id for i in best]
-        hit1 += ranked[:1] == [item["expect"]]
-        recall5 += item["expect"] in ranked[:5]
-        if item["expect"] in ranked:
-            mrr += 1 / (ranked.index(item["expect"]) + 1)
-    n = len(queries)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(
-        f"| {args.model} | {args.variant} | {args.window} | {len(chunks)} | {len(texts)} "
-        f"| {hit1 / n:.2f} | {recall5 / n:.2f} | {mrr / n:.2f} | {seconds:.0f} | {cpu_seconds:.0f} "
-        f"| {peak_mb:.0f} |"
-    )
+    for path in args.queries or [QUERIES]:
+        queries = json.loads(path.read_text())
+        hit1 = recall5 = mrr = 0.0
+        for item in queries:
+            q = model.embed([item["query"]])[0]
+            sims = vectors @ q
+            best: dict[int, float] = {}
+            for i in np.argsort(-sims):
+                best.setdefault(int(owners[i]), float(sims[i]))
+                if len(best) >= 10:
+                    break
+            ranked = [chunks[i].section_id for i in best]
+            hit1 += ranked[:1] == [item["expect"]]
+            recall5 += item["expect"] in ranked[:5]
+            if item["expect"] in ranked:
+                mrr += 1 / (ranked.index(item["expect"]) + 1)
+        n = len(queries)
+        print(
+            f"| {args.model} | {args.variant} | {args.window} | {path.name} | {len(chunks)} "
+            f"| {len(texts)} | {hit1 / n:.3f} | {recall5 / n:.3f} | {mrr / n:.3f} | {seconds:.0f} "
+            f"| {cpu_seconds:.0f} | {peak_mb:.0f} |",
+            flush=True,
+        )
     return 0
 
 

@@ -55,7 +55,7 @@ class SearchFilter(ChunkFilter):
             NotFoundError: no section with that id.
             PolicyError: a layer that is not one of :data:`specbrowser.types.LAYERS`.
         """
-        if self.section and not db.section_exists(self.section):
+        if self.section and not db.sections.exists(self.section):
             raise NotFoundError(f"no section with id {self.section!r} to search in")
         if self.layer and self.layer not in LAYERS:
             raise PolicyError(f"unknown layer {self.layer!r} (one of {', '.join(LAYERS)})")

@@ -150,13 +150,13 @@ def count_missing_tokens(
     texts; it may raise to stop the run. Returns how many texts were counted.
     """
     with db.transaction("the token window"):
-        db.set_token_window(counter.model, counter.max_tokens)
-    items = db.texts_without_tokens(counter.model, policy_version)
+        db.tokens.set_window(counter.model, counter.max_tokens)
+    items = db.tokens.texts_without_counts(counter.model, policy_version)
     for first in range(0, len(items), COUNT_BATCH):
         batch = items[first : first + COUNT_BATCH]
         counts = counter.count([text for _digest, text in batch])
         with db.transaction(f"token counts of {len(batch):,} texts"):
-            db.add_token_counts(
+            db.tokens.add(
                 counter.model,
                 [(digest, n) for (digest, _text), n in zip(batch, counts, strict=True)],
             )
@@ -168,7 +168,7 @@ def count_missing_tokens(
 def store_counts(db: SpecStore, model: str, counts: dict[str, int]) -> None:
     """Store token counts already known (``content hash → tokens``, e.g. from an embedding run);
     the caller commits."""
-    db.add_token_counts(model, counts.items())
+    db.tokens.add(model, counts.items())
 
 
 @dataclass
@@ -205,16 +205,16 @@ def token_info(db: SpecStore, policy_version: str, model: str | None = None) -> 
 
     ``model`` defaults to the model of the stored vectors, else the one model with counts.
     """
-    if not db.tokens_recorded():
+    if not db.tokens.recorded():
         return None
     if model is None:
         stored = db.vectors.model()
-        model = stored[0] if stored else db.token_count_model()
+        model = stored[0] if stored else db.tokens.model()
     if model is None:
         return None
-    window = db.token_window(model)
+    window = db.tokens.window(model)
     hashes = db.vectors.chunk_hash_map(policy_version)
-    by_hash = db.token_counts(model)
+    by_hash = db.tokens.counts(model)
     counts = {chunk_id: by_hash[digest] for chunk_id, digest in hashes.items() if digest in by_hash}
     return TokenInfo(model=model, max_tokens=window, counts=counts, total_chunks=len(hashes))
 

@@ -119,10 +119,10 @@ def check_chunk_set(store: SpecStore, policy_version: str) -> CheckReport:
         toc = " > ".join(mismatch.toc_path)
         detail = f"{mismatch.kind}: headings {parser!r}, TOC {toc!r}"
         report.add(Finding("heading_path", mismatch.section_id, detail))
-    settings = store.policy_settings(policy_version)
+    settings = store.sets.settings(policy_version)
     if settings is None:
         raise NotFoundError(f"no chunk set with policy version {policy_version!r}")
-    digest = store.sections_sha256()
+    digest = store.sections.digest()
     markdown = ChunkPolicy.from_settings(settings).markdown
     cached = store.cache.load(digest, markdown) if digest else {}
     for section in sections:

@@ -204,7 +204,7 @@ def section_chunks(db: SpecStore, policy_version: str, section_id: str) -> list[
 
 
 def _policy_line(db: SpecStore, version: str) -> str:
-    settings = db.policy_settings(version)
+    settings = db.sets.settings(version)
     try:
         return ChunkPolicy.from_settings(settings).describe()  # type: ignore[arg-type]
     except (TypeError, KeyError, ValueError, AttributeError):  # settings an older specbrowser wrote
@@ -214,7 +214,7 @@ def _policy_line(db: SpecStore, version: str) -> str:
 def set_stats(db: SpecStore, version: str) -> ChunkSetStats:
     """A chunk set's stored statistics; counted again from its chunks when they lack the quality
     figures (stored by an older specbrowser)."""
-    stats = ChunkSetStats.from_dict(db.policy_stats(version) or {})
+    stats = ChunkSetStats.from_dict(db.sets.stats(version) or {})
     if stats.grown_chunks is None or stats.sizes_without_markers is None:
         stats = chunk_stats(db, version)
     return stats
@@ -260,7 +260,7 @@ def diff_chunk_sets(db: SpecStore, version_a: str, version_b: str) -> ChunkSetDi
 
     changed_sections: list[SectionDiff] = []
     unchanged = 0
-    for section_id, title, ordinal in db.section_order():
+    for section_id, title, ordinal in db.sections.order():
         in_a, in_b = per_section.get(section_id, ([], []))
         section = SectionDiff(
             section_id=section_id,

@@ -184,8 +184,8 @@ def iter_records(
     if content not in CONTENT_KINDS:
         raise ValueError(f"content must be one of {CONTENT_KINDS}, not {content!r}")
     title = db.sections.document().title
-    source_files = db.source_files()
-    first_file = db.first_source_file()
+    source_files = db.sections.source_files()
+    first_file = db.sections.first_source_file()
     model, embedded = embedding_info(db)
     hashes = db.vectors.chunk_hash_map(policy_version) if embedded else {}
     tokens = token_info(db, policy_version)

@@ -113,7 +113,7 @@ def rechunk(
     start = time.perf_counter()
     previous = _active_version_or_none(db)
     version = policy.version
-    already = db.has_chunk_set(version)
+    already = db.sets.has(version)
     if already and not rebuild:
         return _activate_stored(db, version, previous, activate, start)
     with collector_paused():
@@ -139,7 +139,7 @@ def _build(
     document = db.sections.document()
     if progress:
         progress("loading", 0, 0)
-    digest = db.sections_sha256()
+    digest = db.sections.digest()
     copies = db.trees.plan(policy) if copy_stored else CopyPlan({})
     sections, known = _load_sections(db, digest if use_cache else None, policy, copies.trees)
     mismatches = db.sets.section_mismatches()
@@ -176,7 +176,7 @@ def _build(
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     state = "active" if activate else "not active"
     with db.transaction(f"chunk set {version} ({state})"):
-        if db.sections_sha256() != digest:
+        if db.sections.digest() != digest:
             raise DatabaseError(
                 "the database's spec was replaced during the re-chunk; run it again"
             )
@@ -229,7 +229,7 @@ def _activate_stored(
     """Activate the stored set of ``version`` (when asked) and report its stored stats."""
     if activate and previous != version:
         db.sets.activate(version)
-    stats = ChunkSetStats.from_dict(db.policy_stats(version) or {})
+    stats = ChunkSetStats.from_dict(db.sets.stats(version) or {})
     elapsed = time.perf_counter() - start
     return RechunkResult(
         version=version,

@@ -173,7 +173,7 @@ class StatsReport:
 def set_threshold(db: SpecStore, policy_version: str) -> tuple[int, SizeUnit]:
     """The threshold a chunk set was made with and its unit, from its stored settings
     (``(0, "chars")`` when they lack it)."""
-    value, unit = stored_threshold(db.policy_settings(policy_version) or {})
+    value, unit = stored_threshold(db.sets.settings(policy_version) or {})
     return value or 0, unit
 
 
@@ -197,7 +197,7 @@ def build_report(
     if threshold is None:
         threshold = own if unit == "chars" else DEFAULT_THRESHOLD_CHARS
     chunks = list(db.iter_chunks(version))
-    sections = db.section_count()
+    sections = db.sections.count()
     by_id = {chunk.id: chunk for chunk in chunks}
     by_size = sorted(chunks, key=lambda c: (-c.size, c.ordinal))
     report = StatsReport(

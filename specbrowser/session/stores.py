@@ -43,4 +43,4 @@ def chunk_stats(store: SpecStore, policy_version: str | None = None) -> ChunkSet
     Raises:
         NotFoundError: no chunk set has that version (or none is active).
     """
-    return compute_stats(list(store.iter_chunks(policy_version)), store.section_count())
+    return compute_stats(list(store.iter_chunks(policy_version)), store.sections.count())

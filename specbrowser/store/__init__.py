@@ -3,15 +3,16 @@
 its tables.
 
 - ``SpecStore`` itself (``database``): the connection, its transaction, ``vacuum``, and the
-  chunk reads of a set (``chunk``, ``chunks``, ``iter_chunks``, the browser's tree, token
-  counts: ``chunks``, ``queries``, ``tree``, ``tokens``);
+  reads of a set's chunks (``chunk``, ``chunks``, ``iter_chunks``, counts, sizes, full-text
+  search, the browser's tree: ``chunks``, ``queries``, ``tree``);
 - ``store.sections`` (``sections``): the document and its sections;
 - ``store.sets`` (``sets``): the chunk sets, the ingest's one write, the active set;
 - ``store.toc`` (``toc``): the TOC and its mismatches;
 - ``store.symbols`` (``symbols``): the symbol index and each set's anchor map;
 - ``store.trees`` (``reuse``): the chunk trees a re-chunk copies;
 - ``store.cache`` (``cache``): each section's cached Markdown conversion;
-- ``store.vectors`` (``vectors``): embeddings and the KNN index.
+- ``store.vectors`` (``vectors``): embeddings and the KNN index;
+- ``store.tokens`` (``tokens``): token counts by model and retrieval text.
 
 Every table, index and migration is in ``schema``; ``rows`` builds rows, ``connection`` opens
 the driver with sqlite-vec and turns driver errors into one line.

@@ -40,7 +40,7 @@ from specbrowser.store.tree import TreeQueries
 from specbrowser.store.vectors import Vectors
 
 
-class SpecStore(ChunkReads, SetQueries, TreeQueries, TokenCounts):
+class SpecStore(ChunkReads, SetQueries, TreeQueries):
     """One open specbrowser database (one spec, its chunk sets, caches and vectors).
 
     Attributes:
@@ -53,12 +53,11 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries, TokenCounts):
     Open one with :meth:`open`; a worker thread opens its own with :meth:`reopen` (a SQLite
     connection belongs to the thread that made it). Usable as a context manager that closes it.
 
-    The query methods come by topic: :class:`~specbrowser.store.chunks.ChunkReads` (chunks),
-    :class:`~specbrowser.store.queries.SetQueries` (sets, sections, policies, full-text search),
-    :class:`~specbrowser.store.tree.TreeQueries` (the browser's tree) and
-    :class:`~specbrowser.store.tokens.TokenCounts`. The module functions of
-    :mod:`specbrowser.store` (writes, sections, chunk sets) and of
-    :mod:`specbrowser.store.vectors` take the store as their first argument.
+    Its own methods read a chunk set's chunks (:class:`~specbrowser.store.chunks.ChunkReads`,
+    :class:`~specbrowser.store.queries.SetQueries`, :class:`~specbrowser.store.tree.TreeQueries`:
+    the classes it is made of); every other topic is a named part, as sqlite-utils' ``Database``
+    holds its tables: :attr:`sections`, :attr:`sets`, :attr:`toc`, :attr:`symbols`,
+    :attr:`trees`, :attr:`cache`, :attr:`vectors`, :attr:`tokens`.
     """
 
     def __init__(self, db: sqlite_utils.Database, path: Path, vector_error: str | None) -> None:
@@ -79,6 +78,8 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries, TokenCounts):
         """Each section's cached Markdown conversion."""
         self.vectors = Vectors(self)
         """Embeddings and the KNN index."""
+        self.tokens = TokenCounts(db)
+        """Token counts by model and retrieval text."""
 
     @classmethod
     def open(cls, path: Path | str, *, create: bool = False) -> SpecStore:

@@ -137,72 +137,10 @@ class FtsRow:
 
 
 class SetQueries:
-    """:class:`~specbrowser.store.SpecStore` methods reading chunk sets, sections and policies."""
+    """:class:`~specbrowser.store.SpecStore` methods reading a chunk set's chunks: counts, ids,
+    texts, briefs, sizes and full-text search."""
 
     db: sqlite_utils.Database
-
-    # --- policies and the document ---------------------------------------------------------
-
-    def has_chunk_set(self, policy_version: str) -> bool:
-        """Whether a chunk set of this full policy version is stored."""
-        return (
-            self.db.execute("SELECT 1 FROM policies WHERE version = ?", [policy_version]).fetchone()
-            is not None
-        )
-
-    def policy_settings(self, policy_version: str) -> dict[str, Any] | None:
-        """The stored settings of a chunk set's policy (as its code wrote them), None when no
-        such set is stored."""
-        row = self.db.execute(
-            "SELECT settings FROM policies WHERE version = ?", [policy_version]
-        ).fetchone()
-        return json.loads(row[0] or "{}") if row else None
-
-    def policy_stats(self, policy_version: str) -> dict[str, Any] | None:
-        """The stats recorded when a chunk set was made, None when no such set is stored."""
-        row = self.db.execute(
-            "SELECT stats FROM policies WHERE version = ?", [policy_version]
-        ).fetchone()
-        return json.loads(row[0] or "{}") if row else None
-
-    def sections_sha256(self) -> str | None:
-        """The stored spec's sections digest (:func:`specbrowser.store.sections_digest`), None
-        when the database holds no spec."""
-        row = self.db.execute("SELECT sections_sha256 FROM documents LIMIT 1").fetchone()
-        return row[0] if row else None
-
-    # --- sections ----------------------------------------------------------------------------
-
-    def section_count(self) -> int:
-        """How many sections the stored spec has."""
-        return int(self.db.execute("SELECT count(*) FROM sections").fetchone()[0])
-
-    def section_exists(self, section_id: str) -> bool:
-        """Whether a section has this id."""
-        return (
-            self.db.execute("SELECT 1 FROM sections WHERE id = ?", [section_id]).fetchone()
-            is not None
-        )
-
-    def section_order(self) -> list[tuple[str, str, int]]:
-        """Every section as ``(id, display title, ordinal)``, in document order."""
-        return [
-            (r[0], r[1], r[2])
-            for r in self.db.execute(
-                "SELECT id, trim(secnum || ' ' || title), ordinal FROM sections ORDER BY ordinal"
-            )
-        ]
-
-    def source_files(self) -> dict[str, str]:
-        """Section id → the source file it came from."""
-        return dict(self.db.execute("SELECT id, source_file FROM sections").fetchall())
-
-    def first_source_file(self) -> str:
-        """The source file of the first section ("" when there is none)."""
-        row = self.db.execute(
-            "SELECT source_file FROM sections ORDER BY ordinal LIMIT 1"
-        ).fetchone()
-        return row[0] if row else ""
 
     # --- chunks ------------------------------------------------------------------------------
 

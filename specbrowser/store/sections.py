@@ -51,6 +51,43 @@ class Sections:
         self.store = store
         self.db = store.db
 
+    def digest(self) -> str | None:
+        """The stored spec's sections digest (:func:`specbrowser.store.sets.sections_digest`), None
+        when the database holds no spec."""
+        row = self.db.execute("SELECT sections_sha256 FROM documents LIMIT 1").fetchone()
+        return row[0] if row else None
+
+    def count(self) -> int:
+        """How many sections the stored spec has."""
+        return int(self.db.execute("SELECT count(*) FROM sections").fetchone()[0])
+
+    def exists(self, section_id: str) -> bool:
+        """Whether a section has this id."""
+        return (
+            self.db.execute("SELECT 1 FROM sections WHERE id = ?", [section_id]).fetchone()
+            is not None
+        )
+
+    def order(self) -> list[tuple[str, str, int]]:
+        """Every section as ``(id, display title, ordinal)``, in document order."""
+        return [
+            (r[0], r[1], r[2])
+            for r in self.db.execute(
+                "SELECT id, trim(secnum || ' ' || title), ordinal FROM sections ORDER BY ordinal"
+            )
+        ]
+
+    def source_files(self) -> dict[str, str]:
+        """Section id → the source file it came from."""
+        return dict(self.db.execute("SELECT id, source_file FROM sections").fetchall())
+
+    def first_source_file(self) -> str:
+        """The source file of the first section ("" when there is none)."""
+        row = self.db.execute(
+            "SELECT source_file FROM sections ORDER BY ordinal LIMIT 1"
+        ).fetchone()
+        return row[0] if row else ""
+
     def document(self) -> Document:
         """The spec held by this database.
 

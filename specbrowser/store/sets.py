@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from specbrowser.chunking.enrich import SectionPaths
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
@@ -211,6 +211,28 @@ class ChunkSets:
     def __init__(self, store: SpecStore) -> None:
         self.store = store
         self.db = store.db
+
+    def has(self, policy_version: str) -> bool:
+        """Whether a chunk set of this full policy version is stored."""
+        return (
+            self.db.execute("SELECT 1 FROM policies WHERE version = ?", [policy_version]).fetchone()
+            is not None
+        )
+
+    def settings(self, policy_version: str) -> dict[str, Any] | None:
+        """The stored settings of a chunk set's policy (as its code wrote them), None when no
+        such set is stored."""
+        row = self.db.execute(
+            "SELECT settings FROM policies WHERE version = ?", [policy_version]
+        ).fetchone()
+        return json.loads(row[0] or "{}") if row else None
+
+    def stats(self, policy_version: str) -> dict[str, Any] | None:
+        """The stats recorded when a chunk set was made, None when no such set is stored."""
+        row = self.db.execute(
+            "SELECT stats FROM policies WHERE version = ?", [policy_version]
+        ).fetchone()
+        return json.loads(row[0] or "{}") if row else None
 
     def _refuse_replacing(self, document: Document, version: str) -> None:
         """Refuse to replace another stored spec when that loses chunk sets other than the one of

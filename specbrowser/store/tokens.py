@@ -16,25 +16,26 @@ _META_WINDOW = "token_window:"
 
 
 class TokenCounts:
-    """:class:`~specbrowser.store.SpecStore` methods for token counts."""
+    """Token counts by model and retrieval text, and each model's window (``store.tokens``)."""
 
-    db: sqlite_utils.Database
+    def __init__(self, db: sqlite_utils.Database) -> None:
+        self.db = db
 
-    def set_token_window(self, model: str, max_tokens: int | None) -> None:
+    def set_window(self, model: str, max_tokens: int | None) -> None:
         """Record ``model``'s window in tokens (None: unknown); call inside a transaction."""
         self.db.execute(
             "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
             [_META_WINDOW + model, "" if max_tokens is None else str(max_tokens)],
         )
 
-    def token_window(self, model: str) -> int | None:
+    def window(self, model: str) -> int | None:
         """``model``'s window in tokens as recorded, None when unknown."""
         row = self.db.execute(
             "SELECT value FROM meta WHERE key = ?", [_META_WINDOW + model]
         ).fetchone()
         return int(row[0]) if row and row[0] else None
 
-    def texts_without_tokens(self, model: str, policy_version: str) -> list[tuple[str, str]]:
+    def texts_without_counts(self, model: str, policy_version: str) -> list[tuple[str, str]]:
         """The chunk set's distinct retrieval texts with no ``model`` count: ``(content hash,
         text)`` pairs."""
         return [
@@ -47,7 +48,7 @@ class TokenCounts:
             )
         ]
 
-    def add_token_counts(self, model: str, counts: Iterable[tuple[str, int]]) -> None:
+    def add(self, model: str, counts: Iterable[tuple[str, int]]) -> None:
         """Store ``(content hash, tokens)`` counts of ``model`` (counts already stored are
         kept); call inside a transaction."""
         self.db.conn.executemany(
@@ -55,7 +56,7 @@ class TokenCounts:
             [(model, digest, tokens) for digest, tokens in counts],
         )
 
-    def token_counts(self, model: str) -> dict[str, int]:
+    def counts(self, model: str) -> dict[str, int]:
         """Content hash → token count, of every text ``model`` counted."""
         return dict(
             self.db.execute(
@@ -63,7 +64,7 @@ class TokenCounts:
             ).fetchall()
         )
 
-    def tokens_recorded(self) -> bool:
+    def recorded(self) -> bool:
         """Whether tokens were ever counted in this database (a window recorded or a count
         stored), whatever the model."""
         return (
@@ -74,7 +75,7 @@ class TokenCounts:
             is not None
         )
 
-    def token_count_model(self) -> str | None:
+    def model(self) -> str | None:
         """A model with stored counts (the first stored), None when nothing was counted."""
         row = self.db.execute("SELECT model FROM token_counts LIMIT 1").fetchone()
         return row[0] if row else None

@@ -69,7 +69,7 @@ def check_runs(runs: list[dict], db: Path, before: str | None) -> None:
         match = COMMITTED.search(message)
         assert match, run
         with open_database(left) as store:
-            assert store.has_chunk_set(match[1]), run
+            assert store.sets.has(match[1]), run
             assert (store.active_version() == match[1]) == (match[2] == "active"), run
     assert said["nothing"] and said["committed"], said  # both sides of the commit were hit
 

@@ -817,13 +817,13 @@ def test_a_schema_6_database_gets_the_cache_tables_and_keeps_their_rows(tmp_path
         assert db.db.execute("SELECT model, truncated, tokens FROM embeddings").fetchall() == [
             ("m", 1, 600)
         ]
-        assert db.token_counts("m") == {"h": 600}
+        assert db.tokens.counts("m") == {"h": 600}
     with store.open_database(unused) as db:
         assert {"markdown_cache", "embeddings", "token_counts"} <= set(db.db.table_names())
         assert db.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[
             0
         ] == str(store_schema.SCHEMA_VERSION)
-        assert not db.tokens_recorded()
+        assert not db.tokens.recorded()
     assert [m.name for m in store_schema.MIGRATIONS] == [
         "texts_shared_by_sets",
         "threshold_ranges",
