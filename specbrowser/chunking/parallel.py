@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from specbrowser.errors import PolicyError, error_report, raise_reported
+from specbrowser.process import sigint_held
 
 with contextlib.suppress(ImportError):  # Windows has neither; only Linux forks (worker_count)
     import fcntl
@@ -138,8 +139,12 @@ def split_map(
     children: dict[int, int] = {}  # pid -> read fd of its results, until reaped
     try:
         for _ in range(workers - 1):
-            pid, fd = _fork(func, items, queue)
-            children[pid] = fd
+            # Ctrl-C held over the fork: one arriving during it would be raised inside the
+            # interpreter's at-fork handlers (logging's), which swallow it, and the run would
+            # go on; held, it is raised here once the child is known and can be killed
+            with sigint_held():
+                pid, fd = _fork(func, items, queue)
+                children[pid] = fd
         if meanwhile is not None:
             meanwhile()
         results: list = [None] * len(items)

@@ -335,3 +335,22 @@ def test_property_split_map_is_map_whatever_the_weights_and_process_count(items,
         results = workers.split_map(_square, items, weights, lambda n, of: seen.append(n))
     assert results == [_square(item) for item in items]
     assert seen == sorted(seen) and all(1 <= n <= len(items) for n in seen)
+
+
+@linux_only
+def test_ctrl_c_during_a_fork_interrupts_the_run_and_reaps_the_child(always_split, monkeypatch):
+    import signal
+
+    pids: list[int] = []
+    fork = workers._fork
+
+    def interrupted_fork(*args):
+        pid, fd = fork(*args)
+        pids.append(pid)
+        signal.raise_signal(signal.SIGINT)  # as if it came while the child was being made
+        return pid, fd
+
+    monkeypatch.setattr(workers, "_fork", interrupted_fork)
+    with pytest.raises(KeyboardInterrupt):
+        workers.split_map(_pid_of_item, list(range(20)), [1] * 20)
+    assert _all_reaped(pids)  # the child was known when the interrupt was raised
