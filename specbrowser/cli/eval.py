@@ -140,7 +140,8 @@ def print_evaluation(evaluation, label: str = "") -> None:  # evaluation: sessio
 
     excerpts = evaluation.runs[0].excerpts
     title = Text(
-        f"{evaluation.query_count} queries from {evaluation.path}"
+        f"{evaluation.query_count} quer{'y' if evaluation.query_count == 1 else 'ies'} from "
+        f"{evaluation.path}"
         + (f", {label}" if label else "")
         + (f" ({excerpts} with an excerpt)" if excerpts else "")
     )
