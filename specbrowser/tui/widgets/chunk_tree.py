@@ -267,9 +267,12 @@ class ChunkTree(Tree[str]):
         """Show only a filter's matches and their ancestors, expanded; None restores the whole
         tree (lazy again, collapsed to the top level).
 
-        The cursor is left for the caller to place (:meth:`select_chunk`).
+        The new tree starts at its top: the old scroll offset, kept, would stop the cursor's
+        move to the first match with the match on the top line and its parents hidden above
+        it. The cursor is left for the caller to place (:meth:`select_chunk`).
         """
         self.clear()
+        self.scroll_to(0, 0, animate=False, immediate=True)
         self._chunk_nodes.clear()
         self._loaded_nodes.clear()
         self._moving_to = None
