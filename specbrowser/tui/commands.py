@@ -239,9 +239,9 @@ class FilterProvider(Provider):
 
 
 class LinkProvider(Provider):
-    """ "Follow a link": the in-text links of the shown chunk, each with where it leads (the
-    chunk holding its anchor, :meth:`Session.link_targets`, or *external* for a link to another
-    document). Choosing one follows it as a click does."""
+    """ "Follow a link": the in-text links of the shown chunk, each once, with where it leads
+    as the hit's help line (the chunk holding its anchor, :meth:`Session.link_targets`, or
+    *external* for a link to another document). Choosing one follows it as a click does."""
 
     def _links(self) -> list[tuple[str, str, Callable[[], object]]]:
         """``(href, where it leads, callback)`` per link of the shown chunk, in text order."""
@@ -266,20 +266,18 @@ class LinkProvider(Provider):
         return found
 
     async def discover(self) -> Hits:
-        """Every link of the shown chunk."""
+        """Every link of the shown chunk: the link on the hit's line, where it leads under it."""
         for href, where, callback in self._links():
-            yield DiscoveryHit(Content(f"{href}  {where}"), callback, text=href, help=where)
+            yield DiscoveryHit(Content(href), callback, text=href, help=where)
 
     async def search(self, query: str) -> Hits:
-        """The links whose target or destination fuzzily matches the query."""
+        """The links whose target or destination fuzzily matches the query (the link's own
+        characters highlighted)."""
         fuzzy = FuzzySearch()
         for href, where, callback in self._links():
-            candidate = f"{href}  {where}"
-            score, offsets = fuzzy.match(query, candidate)
+            score, offsets = fuzzy.match(query, f"{href}  {where}")
             if score:
-                yield Hit(
-                    score, _highlight(candidate, list(offsets)), callback, text=href, help=where
-                )
+                yield Hit(score, _highlight(href, list(offsets)), callback, text=href, help=where)
 
 
 class SpecPalette(CommandPalette):

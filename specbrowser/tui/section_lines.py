@@ -3,9 +3,9 @@
 Pure (Rich ``Text`` only): :func:`boundary_lines` lays out
 :class:`~specbrowser.session.browse.Boundaries` for the chunk view's section view. The text is
 the section's Markdown *source*, not rendered: a span boundary can fall inside a table row or
-a list item, and only the source shows exactly where the breakdown cut it. Lines are cut at
-the width (cell-exact, no word wrap), so character offsets map to lines one to one and every
-character is shown.
+a list item, and only the source shows exactly where the breakdown cut it. Lines wrap at
+word boundaries (:func:`wrap_cells`), each screen line a contiguous piece of its source line, so
+character offsets map to lines one to one and every character is shown.
 """
 
 from __future__ import annotations
@@ -46,6 +46,32 @@ def cut_middle(text: str, width: int) -> str:
     return text[:head] + "…" + (text[-tail:] if tail else "")
 
 
+def wrap_cells(line: str, width: int) -> list[str]:
+    """``line`` in contiguous pieces of at most ``width`` cells that join back to it, each
+    broken after its last space (the space ends the piece, the next starts with a word), or
+    within a word only when the word is wider than the room. A word that ends at the width
+    starts the next piece too (its space would not fit), unless it is the piece's only word:
+    then the space starts the next piece.
+
+    ``wrap_cells("replace replacement", 12) == ["replace ", "replacement"]``.
+    """
+    width = max(1, width)
+    pieces: list[str] = []
+    start = 0
+    while cell_len(line[start : start + width + 1]) > width:
+        window = chop_cells(line[start : start + width], width)[0]  # never wider than width
+        end = start + len(window)
+        # break after the window's last space: the word cut by the window's end (or ending
+        # at it, its space not fitting) starts the next piece
+        space = max(window.rfind(" "), window.rfind("\t"))
+        if space >= 0:
+            end = start + space + 1
+        pieces.append(line[start:end])
+        start = end
+    pieces.append(line[start:])
+    return pieces
+
+
 def span_label(span: ChunkSpan, width: int) -> str:
     """``id size`` for the gutter, the id cut in the middle to fit ``width`` cells."""
     size = f" {span.size:,}"
@@ -71,7 +97,7 @@ def boundary_lines(
     labelled = -1  # the last span whose label the gutter showed
     position = 0
     for source_line in text.split("\n"):
-        pieces = chop_cells(source_line, body) if source_line else [""]
+        pieces = wrap_cells(source_line, body)
         for number, piece in enumerate(pieces):
             start, end = position, position + len(piece)
             # the newline after a source line is the last piece's (a span may start on it)

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.command import CommandPalette
+from textual.command import CommandList, CommandPalette
 
 from specbrowser.session import Session
 from specbrowser.tui.commands import JumpProvider, LinkProvider
 from specbrowser.tui.widgets.chunk_view import ChunkView
-from tests.app.helpers import SIZE, browser_of, quiet_app, run_async, settle
+from tests.app.helpers import SIZE, at_chunk_then, browser_of, quiet_app, run_async, settle
+
+LINKED = "sec-repeat-statement"
+"""A chunk of the sample spec with four in-text links."""
 
 ANCHOR = "prod-BehaviourDeclaration"
 """An anchor of the sample spec that lies in a subsection at the toylang_db threshold."""
@@ -66,6 +69,40 @@ async def test_f_without_a_marker_lists_the_links_and_follows_one(toylang_db: Pa
         chosen.command()
         await settle(pilot)
         assert screen.query_one(ChunkView).chunk.id == holder
+
+
+@run_async
+async def test_the_link_palette_names_each_link_and_its_destination_once(
+    toylang_db: Path,
+) -> None:
+    """At 80×24, ``f`` with no marker selected: one hit per link, the link on its line and
+    where it leads (once) under it."""
+    app = quiet_app(toylang_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = browser_of(app)
+        screen.go_to_chunk(LINKED)
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+        assert CommandPalette.is_open(app)
+        hits = [str(option.prompt) for option in app.screen.query_one(CommandList).options]
+        hrefs = ["#prod-Stmt", "#prod-Expr", "#sec-toboolean", "#sec-long-prose"]
+        assert [hit.split("\n")[0] for hit in hits] == hrefs
+        for hit in hits:
+            line, where = hit.split("\n")
+            assert where.startswith("→ ") and where not in line
+        with Session.open(toylang_db) as session:
+            holder = session.locate("prod-Stmt").chunk_id
+        assert hits[0] == f"#prod-Stmt\n→ {holder}"
+
+
+def test_snapshot_link_palette_80x24(toylang_db: Path, snap_compare) -> None:
+    """The link palette at 80×24 on a chunk with four links: each listed once, its
+    destination under it."""
+    assert snap_compare(
+        quiet_app(toylang_db), terminal_size=(80, 24), run_before=at_chunk_then(LINKED, "f")
+    )
 
 
 def _link_into_a_subsection(session: Session) -> tuple[str, str, str]:

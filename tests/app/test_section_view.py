@@ -8,6 +8,7 @@ from pathlib import Path
 from textual.widgets import Static
 
 from specbrowser.tui.app import SpecBrowserApp
+from specbrowser.tui.section_lines import gutter_width
 from specbrowser.tui.widgets.chunk_tree import ChunkTree
 from tests.app.helpers import SIZE, at_chunk_then, browser_of, quiet_app, run_async, settle
 
@@ -75,6 +76,45 @@ async def test_retrieval_text_and_section_view_take_turns(toylang_db: Path) -> N
         await pilot.press("b")
         await settle(pilot)
         assert view.show_section and not view.show_retrieval_text
+
+
+@run_async
+async def test_section_view_wraps_at_word_boundaries_at_80x24(toylang_db: Path) -> None:
+    """Each screen line is the next piece of its source line, and a source line breaks between
+    two lines only at a space (or inside a word wider than the body)."""
+    app = quiet_app(toylang_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = browser_of(app)
+        screen.go_to_chunk("sec-long-prose")
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        view = screen.chunk_view
+        assert view.boundaries is not None and view.lines.rendered is not None
+        text = view.boundaries.text
+        gutter = gutter_width(view.lines.render_width)
+        body_width = view.lines.render_width - gutter
+        position, breaks = 0, 0
+        for line in view.lines.rendered.plain:
+            piece = line[gutter:]
+            assert text.startswith(piece, position)
+            position += len(piece)
+            if position < len(text) and text[position] == "\n":
+                position += 1
+                continue
+            if position == len(text):
+                break
+            breaks += 1
+            word_start = max(text.rfind(" ", 0, position), text.rfind("\n", 0, position)) + 1
+            ends = (text.find(" ", position), text.find("\n", position), len(text))
+            word_end = min(end for end in ends if end >= 0)
+            assert (
+                piece[-1:].isspace()
+                or text[position].isspace()
+                or word_end - word_start > body_width
+            ), (piece, text[position : position + 20])
+        assert position == len(text) and breaks > 10
 
 
 def test_snapshot_section_view_80x24(toylang_db: Path, snap_compare) -> None:

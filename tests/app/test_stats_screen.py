@@ -21,7 +21,7 @@ from specbrowser.session.report import build_report, size_histogram
 from specbrowser.session.stores import chunk_stats
 from specbrowser.store import vectors as store_vectors
 from specbrowser.tui.app import make_app
-from specbrowser.tui.screens.stats import StatsScreen, entry_prompt
+from specbrowser.tui.screens.stats import ID_INDENT, StatsScreen, entry_prompt, fold_id
 from specbrowser.tui.widgets.bar_chart import BarChart, BarRow, bar
 from tests.app.helpers import run_async
 from tests.helpers import MISMATCHED_TOC, SAMPLE
@@ -332,6 +332,39 @@ def test_spec_text_in_list_rows_is_literal() -> None:
     assert padded.plain == "      5  max_depth     sec-a"
 
 
+def test_fold_id_keeps_every_character_and_breaks_after_hyphens() -> None:
+    chunk_id = "sec-properties-of-the-date-prototype-object"
+    assert fold_id(chunk_id, 15, 29) == ["sec-properties-", "of-the-date-prototype-object"]
+    assert fold_id("abcdefghijklmnopqrstuvwxyz", 10, 10) == ["abcdefghij", "klmnopqrst", "uvwxyz"]
+    assert fold_id("sec-a", 15, 29) == ["sec-a"]
+
+
+@run_async
+async def test_list_ids_stay_whole_and_distinct_at_80x24(toylang_db: Path) -> None:
+    """At 80 columns ids too long for the row fold onto further lines, whole: ids that differ
+    only in their middle (sec-big-table-…-td-15, -td-12) no longer show the same stub."""
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_stats(pilot, [])
+        await pilot.pause()
+        await pilot.pause()  # the list filled again at its laid-out width
+        chunk_list = screen.query_one("#stats-chunks", OptionList)
+        width = chunk_list.scrollable_content_region.width
+        shown: dict[str, str] = {}
+        for option in chunk_list.options:
+            chunk_id = screen.targets.get(option.id or "")
+            if chunk_id is None:
+                continue
+            lines = str(option.prompt).split("\n")
+            assert all(len(line) <= width for line in lines[:-1])  # the title's line may be cut
+            assert chunk_id in "".join(
+                line[ID_INDENT:] if i else line for i, line in enumerate(lines)
+            )
+            shown[option.id or ""] = chunk_id
+        assert len(shown) > 10
+        assert any("\n" in str(option.prompt) for option in chunk_list.options)  # some folded
+
+
 def test_histogram_rule_sits_between_under_and_over() -> None:
     from specbrowser.tui.screens.stats import histogram_rows
 
@@ -387,8 +420,8 @@ def test_snapshot_stats_screen_with_token_histogram(toylang_db: Path, snap_compa
 
 
 def test_snapshot_stats_screen_80x24(toylang_db: Path, snap_compare) -> None:
-    """The same at 80×24: headings and notes wrap, the list's ids are cut in the middle to
-    its width (their distinctive ends kept), the charts scroll."""
+    """The same at 80×24: headings and notes wrap, the list's ids too long for a row fold onto
+    a further line, whole (each stays distinct), the charts scroll."""
 
     async def run_before(pilot) -> None:
         await open_stats(pilot, [])

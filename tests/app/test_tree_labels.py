@@ -1,13 +1,15 @@
 """Tree labels too long for the pane: ids cut in the middle (start and distinctive end kept),
-other labels at the end, the marks always whole."""
+other labels at the end, the marks always whole; packed siblings named apart."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from rich.text import Text
 
+from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.tui.app import make_app
 from specbrowser.tui.screens.browser import BrowserScreen
 from specbrowser.tui.widgets.chunk_tree import (
@@ -19,6 +21,7 @@ from specbrowser.tui.widgets.chunk_tree import (
     fit_label,
 )
 from tests.app.helpers import run_async, settle
+from tests.helpers import SAMPLE
 
 LONG_ID = "sec-well-known-intrinsic-objects-emu-table-1-p-3-7"
 
@@ -93,3 +96,32 @@ async def test_a_long_id_label_is_cut_in_the_middle_in_a_narrow_pane(toylang_db:
         assert line.endswith("-p-3-7")
         assert line.lstrip().startswith("sec-well")
         assert len(line) <= width
+
+
+@run_async
+async def test_packed_siblings_have_distinct_labels_at_80x24(
+    ingested_db: Callable[..., Path],
+) -> None:
+    """Under the guarded strategy cells are packed into groups (``…-td-1-3``, ``…-td-4-6``):
+    each label names its group's first and last member, so siblings read apart."""
+    db_path = ingested_db(SAMPLE, ChunkPolicy(threshold=300), "guarded.db")
+    app = make_app(db_path, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, BrowserScreen)
+        table = "sec-big-table-clause-emu-table-1"
+        assert screen.go_to_chunk(f"{table}-td-1-3")
+        await settle(pilot)
+        tree = screen.chunk_tree
+        parent = tree.node_for(table)
+        assert parent is not None
+        cells = [node for node in parent.children if (node.data or "").startswith(f"{table}-td-")]
+        assert len(cells) > 3
+        labels = [node.label.plain for node in cells]
+        assert labels[0].startswith("td 1–3") and labels[1].startswith("td 4–6")
+        shown = [
+            "".join(segment.text for segment in tree.render_line(node.line - tree.scroll_offset.y))
+            for node in cells[:4]
+        ]
+        assert len({line.rstrip() for line in shown}) == len(shown)  # on screen, too

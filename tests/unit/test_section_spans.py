@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.cells import cell_len
+
 from specbrowser.session import Session
-from specbrowser.tui.section_lines import boundary_lines, cut_middle, gutter_width
+from specbrowser.tui.section_lines import boundary_lines, cut_middle, gutter_width, wrap_cells
 
 
 def _all_sections(session: Session) -> list[str]:
@@ -56,3 +58,15 @@ def test_ids_are_cut_in_the_middle() -> None:
     cut = cut_middle("sec-well-known-intrinsic-objects-emu-table-1-td-5", 16)
     assert cut == "sec-wel…e-1-td-5" and len(cut) == 16  # the distinct end is kept
     assert cut_middle("short", 16) == "short"
+
+
+def test_section_lines_wrap_at_word_boundaries() -> None:
+    assert wrap_cells("replace replacement", 12) == ["replace ", "replacement"]
+    assert wrap_cells("the text encoded here", 12) == ["the text ", "encoded here"]
+    assert wrap_cells("abc def", 3) == ["abc", " ", "def"]  # a word filling the width
+    assert wrap_cells("abcdefgh", 3) == ["abc", "def", "gh"]  # wider than the width: cut
+    assert wrap_cells("", 5) == [""]
+    for line, width in (("word " * 30, 7), ("日本語の テキスト です", 5), ("a  b   c", 2)):
+        pieces = wrap_cells(line, width)
+        assert "".join(pieces) == line
+        assert all(cell_len(piece) <= width for piece in pieces)

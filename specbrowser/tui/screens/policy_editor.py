@@ -18,7 +18,7 @@ from typing import ClassVar
 
 import cssselect
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
@@ -43,6 +43,12 @@ MARKDOWN_ROLES: tuple[tuple[str, str], ...] = (
 )
 """The Markdown roles the editor exposes (comma-separated CSS selectors each): the ones that
 change chunk text on real specs. The others keep the policy's values."""
+
+
+class FormBody(VerticalScroll, can_focus=False):
+    """The editor's fields, scrolled between the heading and the footer when the terminal is
+    too short for them all. Not a tab stop of its own: Tab moves through the fields and
+    scrolls each into view."""
 
 
 class PolicyEditor(ModalScreen[ChunkPolicy | None]):
@@ -74,63 +80,83 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="policy-box"):
             yield Label("Chunk policy", id="policy-heading")
-            with Grid(id="policy-numbers"):
-                yield Label("Threshold")
-                yield OrderedInput(
-                    str(self.policy.threshold),
-                    type="integer",
-                    id="policy-threshold",
-                    validators=[Number(minimum=1)],
-                )
-                yield Label("Max depth")
-                yield OrderedInput(
-                    str(self.policy.max_depth),
-                    type="integer",
-                    id="policy-max-depth",
-                    validators=[Number(minimum=0)],
-                )
-                yield Label("Strategy")
-                yield OrderedInput(
-                    self.policy.strategy,
-                    id="policy-strategy",
-                    placeholder=" or ".join(BREAKDOWN_STRATEGIES),
-                )
-                yield Label("Min size")
-                yield OrderedInput(
-                    str(self.policy.min_chars),
-                    type="integer",
-                    id="policy-min-chars",
-                    validators=[Number(minimum=0)],
-                )
-                yield Label("Unit")
-                yield OrderedInput(
-                    self.policy.unit, id="policy-unit", placeholder=" or ".join(SIZE_UNITS)
-                )
-            yield Label(
-                "Breakdown tags, tried in order (space: on/off · [ ] or ctrl+↑↓: move)",
-                classes="policy-label",
-            )
-            yield SelectionList[str](*self._selections(), id="policy-tags")
+            with FormBody(id="policy-body"):
+                yield from self._fields()
+            with Vertical(id="policy-footer"):
+                yield Static("", id="policy-status")
+                with Horizontal(id="policy-buttons"):
+                    yield Button("Apply", variant="primary", id="policy-apply")
+                    yield Button("Cancel", id="policy-cancel")
+
+    def _fields(self) -> ComposeResult:
+        """The fields the body scrolls: the numbers, the tags, the Markdown selectors."""
+        with Grid(id="policy-numbers"):
+            yield Label("Threshold")
             yield OrderedInput(
-                placeholder="add a tag: element name or CSS selector (div.note), Enter",
-                id="policy-new-tag",
+                str(self.policy.threshold),
+                type="integer",
+                id="policy-threshold",
+                validators=[Number(minimum=1)],
             )
-            with Collapsible(title="Markdown selectors", id="policy-markdown"), VerticalScroll():
-                for role, title in MARKDOWN_ROLES:
-                    yield Label(title, classes="policy-label")
-                    yield OrderedInput(
-                        ", ".join(getattr(self.policy.markdown, role)), id=f"policy-md-{role}"
-                    )
-            yield Static("", id="policy-status")
-            with Horizontal(id="policy-buttons"):
-                yield Button("Apply", variant="primary", id="policy-apply")
-                yield Button("Cancel", id="policy-cancel")
+            yield Label("Max depth")
+            yield OrderedInput(
+                str(self.policy.max_depth),
+                type="integer",
+                id="policy-max-depth",
+                validators=[Number(minimum=0)],
+            )
+            yield Label("Strategy")
+            yield OrderedInput(
+                self.policy.strategy,
+                id="policy-strategy",
+                placeholder=" or ".join(BREAKDOWN_STRATEGIES),
+            )
+            yield Label("Min size")
+            yield OrderedInput(
+                str(self.policy.min_chars),
+                type="integer",
+                id="policy-min-chars",
+                validators=[Number(minimum=0)],
+            )
+            yield Label("Unit")
+            yield OrderedInput(
+                self.policy.unit, id="policy-unit", placeholder=" or ".join(SIZE_UNITS)
+            )
+        yield Label(
+            "Breakdown tags, tried in order (space: on/off · [ ] or ctrl+↑↓: move)",
+            classes="policy-label",
+        )
+        yield SelectionList[str](*self._selections(), id="policy-tags")
+        yield OrderedInput(
+            placeholder="add a tag: element name or CSS selector (div.note), Enter",
+            id="policy-new-tag",
+        )
+        with Collapsible(title="Markdown selectors", id="policy-markdown"):
+            for role, title in MARKDOWN_ROLES:
+                yield Label(title, classes="policy-label")
+                yield OrderedInput(
+                    ", ".join(getattr(self.policy.markdown, role)), id=f"policy-md-{role}"
+                )
 
     def on_mount(self) -> None:
         """Focus the threshold (at once: keys typed right after ``e`` go to it); show the policy
         the form holds."""
         self.set_focus(self.query_one("#policy-threshold", Input))
         self._check()
+
+    def on_resize(self, _event: events.Resize) -> None:
+        self._fit_body()
+
+    def _fit_body(self) -> None:
+        """Cap the body's height so that the heading, the body and the footer (the status
+        line, which wraps, and the buttons) fit the screen: the body scrolls, the footer stays
+        in sight. Runs when the screen resizes and after the status line changes."""
+        box = self.query_one("#policy-box")
+        body = self.query_one("#policy-body")
+        footer = self.query_one("#policy-footer")
+        around = footer.region.bottom - box.content_region.y - body.outer_size.height
+        room = self.size.height - box.styles.gutter.height - around
+        body.styles.max_height = max(room, 3)
 
     # --- tags ---------------------------------------------------------------------------------
 
@@ -259,6 +285,7 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
         status = self.query_one("#policy-status", Static)
         status.update(Text(message, style="bold red" if error else ""))
         status.set_class(error, "-error")
+        self.call_after_refresh(self._fit_body)  # the status may wrap to more or fewer lines
 
     @on(Button.Pressed, "#policy-apply")
     def action_apply(self) -> None:

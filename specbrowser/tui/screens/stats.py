@@ -37,17 +37,40 @@ from specbrowser.errors import SpecbrowserError
 from specbrowser.session import Session
 from specbrowser.session.report import ChunkEntry, HistogramBin, StatsReport
 from specbrowser.tui.widgets.bar_chart import BarChart, BarRow
-from specbrowser.tui.widgets.chunk_tree import cut_middle
 
 LIST_LIMIT = 200
 """Entries per list at most (a set with thousands of overruns stays quick to show); a last
 line says how many more there are."""
 
 SIZE_WIDTH = 7
+"""Columns of the size in a list row: up to 999,999 characters."""
+
+ID_INDENT = SIZE_WIDTH + 2
+"""Where the lines of an id folded over more than one line start: under the detail column."""
 
 MIN_ID_WIDTH = 12
-"""Cells an id keeps in a list row however narrow the list (the row's end is cut then)."""
-"""Columns of the size in a list row: up to 999,999 characters."""
+"""Cells of an id a list row's first line keeps at least: with less room after the size and
+the detail, the id starts on the next line."""
+
+
+def fold_id(chunk_id: str, first: int, rest: int) -> list[str]:
+    """``chunk_id`` in pieces of at most ``first`` cells, then ``rest`` cells each, broken
+    after a hyphen where one falls in the piece (else within a word): every character kept,
+    in order, so ids that differ anywhere still differ on screen.
+
+    ``fold_id("sec-properties-of-the-date-prototype-object", 15, 29)
+    == ["sec-properties-", "of-the-date-prototype-object"]``.
+    """
+    pieces: list[str] = []
+    rest_of_id = chunk_id
+    room = max(1, first)
+    while len(rest_of_id) > room:
+        cut = rest_of_id.rfind("-", 0, room) + 1 or room
+        pieces.append(rest_of_id[:cut])
+        rest_of_id = rest_of_id[cut:]
+        room = max(1, rest)
+    pieces.append(rest_of_id)
+    return pieces
 
 
 def histogram_rows(bins: list[HistogramBin], rule: str) -> list[BarRow]:
@@ -108,8 +131,9 @@ def count_rows(
 def entry_prompt(entry: ChunkEntry, detail_width: int = 0, width: int = 0) -> Text:
     """A list row: size, what is wrong (reason, kind, tokens; padded to ``detail_width`` so the
     ids line up), chunk id and title, all literal. With ``width`` (cells, 0: any), an id too
-    long for the row is cut in the middle (its distinctive end kept, see
-    :func:`~specbrowser.tui.widgets.chunk_tree.cut_middle`); the title ends in an ellipsis."""
+    long for the row folds onto further lines (:func:`fold_id`, from :data:`ID_INDENT`), whole:
+    ids that differ only in their middle stay apart. The title follows the id and ends in an
+    ellipsis."""
     row = Text(no_wrap=True, overflow="ellipsis")
     row.append(f"{entry.size:,}".rjust(SIZE_WIDTH), style="bold")
     row.append("  ")
@@ -117,9 +141,18 @@ def entry_prompt(entry: ChunkEntry, detail_width: int = 0, width: int = 0) -> Te
         row.append(entry.detail.ljust(detail_width), style="yellow")
         row.append("  ")
     chunk_id = entry.chunk_id
-    if width:
-        chunk_id = cut_middle(chunk_id, max(MIN_ID_WIDTH, width - len(row)))
-    row.append(chunk_id, style="bold")
+    pieces = [chunk_id]
+    if width and len(row) + len(chunk_id) > width:
+        beside = width - len(row)  # the room left on the first line
+        if beside < MIN_ID_WIDTH:  # too little: the id starts on the next line
+            row.rstrip()
+            pieces = ["", *fold_id(chunk_id, width - ID_INDENT, width - ID_INDENT)]
+        else:
+            pieces = fold_id(chunk_id, beside, width - ID_INDENT)
+    row.append(pieces[0], style="bold")
+    for piece in pieces[1:]:
+        row.append("\n" + " " * ID_INDENT)
+        row.append(piece, style="bold")
     if entry.title and entry.title != entry.chunk_id:
         row.append("  ")
         row.append(entry.title, style="italic dim")
@@ -154,9 +187,9 @@ class StatsScreen(Screen[str | None]):
         self.report: StatsReport | None = None
         """The report shown (None until mounted, or when it could not be built)."""
         self.targets: dict[str, str] = {}
-        self._list_width = -1
-        """The list's width (cells) when it was last filled: ids are cut to it."""
         """Option id → the chunk id that choosing it dismisses with."""
+        self._list_width = -1
+        """The list's width (cells) when it was last filled: ids are folded to it."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -314,11 +347,11 @@ class StatsScreen(Screen[str | None]):
         chunk_list.highlighted = first
 
     def on_resize(self) -> None:
-        """Cut the list's ids to its new width once it is laid out."""
+        """Fold the list's ids to its new width once it is laid out."""
         self.call_after_refresh(self._refit_list)
 
     def _refit_list(self) -> None:
-        """Fill the list again when its width changed since it was filled (ids cut to it)."""
+        """Fill the list again when its width changed since it was filled (ids folded to it)."""
         report = self.report
         chunk_list = self.query_one("#stats-chunks", OptionList)
         if report is None or chunk_list.scrollable_content_region.width == self._list_width:

@@ -21,14 +21,12 @@ from textual import events
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from specbrowser.chunking.enrich import DOCUMENT_LAYER, DOCUMENT_TREE_LABEL
+from specbrowser.chunking.enrich import DOCUMENT_LAYER, DOCUMENT_TREE_LABEL, subsection_label
 from specbrowser.chunking.markers import size_without_markers
 from specbrowser.chunking.stats import is_mostly_markers, is_tiny
 from specbrowser.model import Chunk
 from specbrowser.session import Session
 from specbrowser.session.filters import FilteredTree
-
-_TRAILING_NUMBER = re.compile(r"-(\d+)$")
 
 OVER_THRESHOLD_MARK = " ⚠"
 """Suffix of the label of a chunk that stayed over the threshold."""
@@ -138,9 +136,11 @@ def chunk_label(chunk: Chunk, *, context: bool = False, truncated: bool = False)
     """A tree label as a Rich ``Text`` (never markup, so spec text like ``[bold]`` is literal).
 
     The document chunk shows "Document synopsis"; root chunks ``secnum title``; subsections
-    ``<tag> <n>: <title>`` (n is the trailing number of the id) or ``<tag> <n>`` without a
-    title. Chunks over the threshold get a red ⚠; a section's root chunk with a heading mismatch
-    a yellow ≠ (subsections carry their section's mismatch but are not marked: the section is);
+    ``<tag> <n>: <title>`` or ``<tag> <n>`` without a title, n the id's part after its
+    parent's and tag's (:func:`~specbrowser.chunking.enrich.subsection_label`: ``p 3`` for
+    ``sec-x-p-3``, ``li 1–27`` for the packed group ``sec-x-li-1-27``, so siblings differ).
+    Chunks over the threshold get a red ⚠; a section's root chunk with a heading mismatch a
+    yellow ≠ (subsections carry their section's mismatch but are not marked: the section is);
     chunks the embedding model would cut (``truncated``) a magenta ✂; tiny chunks a cyan ∘ and
     chunks that are mostly markers a blue ⇢ (the quality filters ``T`` and ``M`` list them).
     ``context`` dims the label of a node a filter shows only to reach a match.
@@ -150,9 +150,7 @@ def chunk_label(chunk: Chunk, *, context: bool = False, truncated: bool = False)
     elif chunk.breakdown_tag is None:
         text = chunk.title or chunk.id
     else:
-        match = _TRAILING_NUMBER.search(chunk.id)
-        number = f" {match.group(1)}" if match else ""
-        text = f"{chunk.breakdown_tag}{number}"
+        text = subsection_label(chunk.breakdown_tag, "", chunk.id, chunk.parent_id)
         if chunk.title:
             text += f": {chunk.title}"
     label = Text(" ".join(text.split()))
@@ -269,9 +267,12 @@ class ChunkTree(Tree[str]):
         """Show only a filter's matches and their ancestors, expanded; None restores the whole
         tree (lazy again, collapsed to the top level).
 
-        The cursor is left for the caller to place (:meth:`select_chunk`).
+        The new tree starts at its top: the old scroll offset, kept, would stop the cursor's
+        move to the first match with the match on the top line and its parents hidden above
+        it. The cursor is left for the caller to place (:meth:`select_chunk`).
         """
         self.clear()
+        self.scroll_to(0, 0, animate=False, immediate=True)
         self._chunk_nodes.clear()
         self._loaded_nodes.clear()
         self._moving_to = None
