@@ -150,7 +150,10 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
     def _fit_body(self) -> None:
         """Cap the body's height so that the heading, the body and the footer (the status
         line, which wraps, and the buttons) fit the screen: the body scrolls, the footer stays
-        in sight. Runs when the screen resizes and after the status line changes."""
+        in sight. Runs when the screen resizes and after the status line changes; does nothing
+        once the editor is closing (a refresh queued before Apply can run after it)."""
+        if not self.is_attached or not self.query("#policy-footer"):
+            return
         box = self.query_one("#policy-box")
         body = self.query_one("#policy-body")
         footer = self.query_one("#policy-footer")
