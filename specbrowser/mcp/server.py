@@ -21,6 +21,7 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.resources import ResourceSecurity
+from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from mcp_types import Resource as MCPResource
@@ -30,6 +31,7 @@ from specbrowser import __version__
 from specbrowser.errors import NotFoundError, SpecbrowserError
 from specbrowser.mcp.pages import DEFAULT_PAGE_CHARS as DEFAULT_PAGE_CHARS
 from specbrowser.mcp.reader import Reader
+from specbrowser.mcp.stdio import ParseErrorReplies
 from specbrowser.mcp.tools import TOOLS, Tool
 from specbrowser.session import Session
 
@@ -52,8 +54,9 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
 
 
 class SpecServer(MCPServer[Any]):
-    """:class:`MCPServer` with arguments that fail their schema answered in one sentence, and
-    the chunks of the top level listed as resources."""
+    """:class:`MCPServer` with arguments that fail their schema answered in one sentence, the
+    chunks of the top level listed as resources, and a malformed stdio line answered with a
+    JSON-RPC error."""
 
     def __init__(self, reader: Reader) -> None:
         super().__init__(
@@ -73,6 +76,17 @@ class SpecServer(MCPServer[Any]):
             if isinstance(exc.__cause__, ValidationError):
                 raise ToolError(argument_error(name, exc.__cause__)) from None
             raise
+
+    async def run_stdio_async(self) -> None:
+        """Serve over stdio as the SDK does, but answer each line that is not a JSON-RPC
+        message with an error (:class:`~specbrowser.mcp.stdio.ParseErrorReplies`)."""
+        server = self._lowlevel_server  # what the SDK's own run_stdio_async runs
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(
+                ParseErrorReplies(read_stream, write_stream),
+                write_stream,
+                server.create_initialization_options(),
+            )
 
     async def list_resources(self) -> list[MCPResource]:
         """The document chunk and the root chunks of the top-level sections (every other chunk
