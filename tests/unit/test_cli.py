@@ -7,6 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -471,6 +472,26 @@ def test_open_refuses_two_databases(db, tmp_path, capsys):
     other.write_bytes(db.read_bytes())
     assert main(["open", str(db), str(other)]) == 2
     assert "one database" in one_error_line(capsys)
+
+
+@pytest.mark.parametrize("argv", [["open", "DB"], ["demo"]])
+def test_open_without_a_terminal_is_one_line_at_once(db, argv):
+    """Standard input, output and error pipes (as in CI): exit 2 with one line, before Textual
+    is imported, instead of escape codes into the pipe and a spinning app."""
+    probe = (
+        "import sys; from specbrowser.cli import main; status = main(sys.argv[1:]); "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'textual'})); sys.exit(status)"
+    )
+    command = [sys.executable, "-c", probe, *(str(db) if a == "DB" else a for a in argv)]
+    start = time.perf_counter()
+    done = subprocess.run(
+        command, stdin=subprocess.PIPE, capture_output=True, text=True, timeout=30, check=False
+    )
+    elapsed = time.perf_counter() - start
+    assert done.returncode == 2 and done.stdout.strip() == "[]"  # Textual never imported
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"{argv[0]} needs a terminal" in lines[0], done.stderr
+    assert elapsed < 10  # about 0.5 s here; generous for a loaded CI machine
 
 
 def test_stats_table_has_counts_by_layer_and_tag(db, capsys):
