@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
 from specbrowser.cli._console import err
-from specbrowser.cli._options import add_policy_options, policy_for_kind_from_args, policy_from_args
+from specbrowser.cli._options import (
+    add_policy_options,
+    given_policy_options,
+    policy_for_kind_from_args,
+    policy_from_args,
+)
 from specbrowser.cli._summary import outcome_line, print_summary
 from specbrowser.errors import NoTerminalError, SpecInputError
 from specbrowser.process import EXIT_USER_ERROR
@@ -69,6 +75,14 @@ def require_terminal(command: str) -> None:
 def cmd_open(args: argparse.Namespace) -> int:
     policy, for_kind = policy_from_args(args), policy_for_kind_from_args(args)
     plan = opening.plan_open(args.target, policy, for_kind, args.db)
+    given = given_policy_options(args)
+    if plan.db_path == args.target[0] and given:
+        rechunk = shlex.join(["specbrowser", "rechunk", str(plan.db_path)])
+        raise SpecInputError(
+            "open DB shows the database's active chunk set and takes no policy options; make "
+            f"that policy's set active first (re-chunking only if it is not stored): "
+            f"{rechunk} {' '.join(given)}"
+        )
     extra = {}
     if args.queries is not None:
         read_queries(args.queries)  # a bad file: one line now, not a notification later

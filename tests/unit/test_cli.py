@@ -474,6 +474,15 @@ def test_open_refuses_two_databases(db, tmp_path, capsys):
     assert "one database" in one_error_line(capsys)
 
 
+def test_open_db_refuses_policy_options_naming_the_rechunk_that_gives_the_set(db, capsys):
+    """open DB shows the active set: policy options would be ignored, so they are refused
+    with the command that makes their set active."""
+    assert main(["open", str(db), "--threshold", "3000", "--tags", "p"]) == 2
+    line = one_error_line(capsys)
+    assert "takes no policy options" in line
+    assert line.endswith(f"specbrowser rechunk {db} --threshold 3000 --tags p")
+
+
 @pytest.mark.parametrize("argv", [["open", "DB"], ["demo"]])
 def test_open_without_a_terminal_is_one_line_at_once(db, argv):
     """Standard input, output and error pipes (as in CI): exit 2 with one line, before Textual
