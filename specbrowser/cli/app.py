@@ -15,7 +15,7 @@ from specbrowser.cli._options import (
     policy_for_kind_from_args,
     policy_from_args,
 )
-from specbrowser.cli._summary import outcome_line, print_summary
+from specbrowser.cli._summary import outcome_line, print_summary, toc_entries_without_section
 from specbrowser.errors import NoTerminalError, SpecInputError
 from specbrowser.process import EXIT_USER_ERROR
 from specbrowser.session import opening
@@ -157,6 +157,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             result.stats,
             result.timings,
             outcome_line(result.outcome, result.chunk_sets),
+            toc_entries_without_section=toc_entries_without_section(result.mismatches),
         )
         return 0
     opening.drop_unreadable_cache(db_path)

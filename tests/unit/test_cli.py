@@ -729,6 +729,19 @@ def test_search_with_nothing_searchable_exits_2_with_one_line(toylang_db, capsys
     assert "has no letter or digit" in err and len(err.splitlines()) == 1
 
 
+def test_ingest_summary_counts_every_toc_mismatch_kind(tmp_path, capsys):
+    """The TOC row names each kind the sample has, toc_entry_without_section included (a TOC
+    entry, so the chunk set's stats, which count sections, never hold it)."""
+    from specbrowser.types import MISMATCH_KINDS
+    from tests.helpers import MISMATCHED_TOC
+
+    assert main(["ingest", str(MISMATCHED_TOC), "--db", str(tmp_path / "m.db")]) == 0
+    # the row may wrap, even inside a word: the table read without spaces and borders
+    out = "".join(capsys.readouterr().out.split()).replace("│", "")
+    row = out[out.index("TOCmismatches") :]
+    assert all(f"{kind}:" in row for kind in MISMATCH_KINDS), row
+
+
 def test_ingest_refuses_to_replace_another_spec_unless_told(tmp_path, capsys):
     """Another spec in --db would replace every chunk set: refused with one line naming them
     (the database untouched); --replace does it and compacts the file."""
