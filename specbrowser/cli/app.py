@@ -161,6 +161,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         )
         return 0
     opening.drop_unreadable_cache(db_path)
-    if opening.use_cache(db_path, spec, policy):
+    cached = opening.use_cache(db_path, spec, policy)
+    state = "opening" if cached else "ingesting into"  # as open SPEC says where it is
+    err.print(f"{state} {db_path}", markup=False, highlight=False)
+    if cached:
         return _run_app(db_path, None, None)
     return _run_app(db_path, spec, policy)

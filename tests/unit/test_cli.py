@@ -729,6 +729,20 @@ def test_search_with_nothing_searchable_exits_2_with_one_line(toylang_db, capsys
     assert "has no letter or digit" in err and len(err.splitlines()) == 1
 
 
+def test_demo_says_where_its_database_is(tmp_path, monkeypatch, capsys, terminal):
+    import specbrowser.cli.app as cli_app
+    from specbrowser.session import opening
+
+    db = tmp_path / "demo.db"
+    monkeypatch.setattr(opening, "cache_db_for", lambda paths: db)
+    monkeypatch.setattr(cli_app, "_run_app", lambda *args: 0)
+    assert main(["demo"]) == 0
+    assert " ".join(capsys.readouterr().err.split()) == f"ingesting into {db}"
+    assert main(["demo", "--no-open"]) == 0  # the summary's title names it
+    assert main(["demo"]) == 0
+    assert " ".join(capsys.readouterr().err.split()) == f"opening {db}"
+
+
 def test_ingest_summary_counts_every_toc_mismatch_kind(tmp_path, capsys):
     """The TOC row names each kind the sample has, toc_entry_without_section included (a TOC
     entry, so the chunk set's stats, which count sections, never hold it)."""
