@@ -14,7 +14,7 @@ from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.stats import MOSTLY_MARKERS_SHARE, TINY_CHARS
 from specbrowser.cli._console import out
 from specbrowser.cli._options import unused_tags
-from specbrowser.types import IngestOutcome
+from specbrowser.types import IngestOutcome, MismatchKind
 
 if TYPE_CHECKING:
     from specbrowser.chunking.stats import ChunkSetStats
@@ -100,7 +100,7 @@ def print_summary(
 
 def toc_mismatches(stats: ChunkSetStats, entries_without_section: int) -> str:
     """The summary's TOC row: every mismatch kind found, with its count; "none" without any."""
-    counts: dict[str, int] = dict(stats.heading_mismatches)
+    counts: dict[MismatchKind, int] = dict(stats.heading_mismatches)
     if entries_without_section:
         counts["toc_entry_without_section"] = entries_without_section
     return ", ".join(f"{k}: {v:,}" for k, v in counts.items()) or "none"
