@@ -756,6 +756,33 @@ def test_ingest_summary_counts_every_toc_mismatch_kind(tmp_path, capsys):
     assert all(f"{kind}:" in row for kind in MISMATCH_KINDS), row
 
 
+@pytest.mark.parametrize(
+    "names, expected",
+    [
+        (("a.html", "b.html"), ("'Test spec', from a.html", "'Test spec', from b.html")),
+        (("one/spec.html", "two/spec.html"), ("'Test spec', sha256 ", "'Test spec', sha256 ")),
+    ],
+)
+def test_replace_refusal_tells_two_specs_of_one_title_apart(tmp_path, capsys, names, expected):
+    """Two specs of the same title (two editions of ECMA-262): the refusal names what differs,
+    the files, else their bytes' sha256 prefixes, not the title twice."""
+    db = tmp_path / "e.db"
+    paths = []
+    for name, body in zip(names, ("<p>one</p>", "<p>two</p>"), strict=True):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        section = f"<emu-clause id='sec-a'><h1><span class='secnum'>1</span> A</h1>{body}"
+        paths.append(write_spec(tmp_path, section + "</emu-clause>", name))
+    assert main(["ingest", str(paths[0]), "--db", str(db)]) == 0
+    assert main(["rechunk", str(db), "--threshold", "400"]) == 0
+    capsys.readouterr()
+    assert main(["ingest", str(paths[1]), "--db", str(db)]) == 2
+    line = " ".join(one_error_line(capsys).split())
+    stored, new = line.split("; ingesting ")
+    assert f"holds another spec ({expected[0]}" in stored and new.startswith(expected[1])
+    if "sha256" in expected[0]:
+        assert stored.split("sha256 ")[1][:12] != new.split("sha256 ")[1][:12]
+
+
 def test_ingest_refuses_to_replace_another_spec_unless_told(tmp_path, capsys):
     """Another spec in --db would replace every chunk set: refused with one line naming them
     (the database untouched); --replace does it and compacts the file."""
