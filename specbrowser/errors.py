@@ -47,6 +47,10 @@ class SpecInputError(SpecbrowserError):
     """The spec path is missing, empty, or not HTML."""
 
 
+class NoTerminalError(SpecbrowserError):
+    """The app was asked for where there is no terminal to draw it on and read keys from."""
+
+
 class QueryFileError(SpecbrowserError):
     """An evaluation query file that cannot be read: missing, empty, neither TSV nor JSONL, a
     missing column or key, or an expected id the database does not hold (the message names the

@@ -152,6 +152,15 @@ def mismatch_db(ingested_db: IngestedDb) -> Path:
     return ingested_db(MISMATCHED_TOC, ChunkPolicy())
 
 
+@pytest.fixture
+def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``open`` and ``demo`` as if run in a terminal, for tests that replace the app itself
+    (under pytest, standard input is no terminal, and the commands refuse to start without)."""
+    import specbrowser.cli.app as cli_app
+
+    monkeypatch.setattr(cli_app, "has_terminal", lambda: True)
+
+
 # --- the offline embedding model: loaded once per module -------------------------------------
 
 

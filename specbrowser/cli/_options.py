@@ -4,7 +4,9 @@ and the argparse ``type`` for whole numbers that every command's number options 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+import shlex
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from specbrowser.chunking.policy import (
     DEFAULT_MAX_DEPTH,
@@ -47,12 +49,41 @@ def at_least(minimum: int):
     return parse
 
 
+GIVEN = "policy_options_given"
+"""The namespace attribute where :class:`_Given` records the policy options typed."""
+
+
+class _Given(argparse.Action):
+    """Store the value, as argparse's default action does, and record the option as typed
+    (a default is never recorded): :func:`given_policy_options` reads them back."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        given = dict(getattr(namespace, GIVEN, None) or {})
+        given[self.dest] = f"{option_string} {shlex.quote(str(values))}"
+        setattr(namespace, GIVEN, given)
+
+
+def given_policy_options(args: argparse.Namespace) -> list[str]:
+    """The policy options typed on the command line, each as ``--option value`` (quoted for a
+    shell), in the order typed; [] when every one is its default."""
+    return list((getattr(args, GIVEN, None) or {}).values())
+
+
 def add_policy_options(p: argparse.ArgumentParser) -> None:
     """``--threshold N`` (in ``--unit`` chars or tokens), ``--tags A,B,C`` (breakdown tags in
     order), ``--max-depth N``, ``--strategy guarded|seed``, ``--min-chars N``,
-    ``--edits current|marked``."""
+    ``--edits current|marked``; :func:`given_policy_options` says which were typed."""
+    p.set_defaults(**{GIVEN: {}})
     p.add_argument(
         "--threshold",
+        action=_Given,
         type=at_least(1),
         default=DEFAULT_THRESHOLD_CHARS,
         metavar="N",
@@ -60,6 +91,7 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--unit",
+        action=_Given,
         choices=SIZE_UNITS,
         default=SIZE_UNITS[0],
         help="what --threshold counts: characters of a chunk's Markdown, or tokens of its "
@@ -68,6 +100,7 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
     )
     tags = p.add_argument(
         "--tags",
+        action=_Given,
         default=None,
         metavar="A,B,C",
         help="breakdown tags in order: element names or CSS selectors (default %(format_tags)s)",
@@ -75,6 +108,7 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
     tags.format_tags = _FormatTags()  # type: ignore[attr-defined]
     p.add_argument(
         "--max-depth",
+        action=_Given,
         type=at_least(0),
         default=DEFAULT_MAX_DEPTH,
         metavar="N",
@@ -82,6 +116,7 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--strategy",
+        action=_Given,
         choices=BREAKDOWN_STRATEGIES,
         default=DEFAULT_STRATEGY,
         help="guarded: pack runs, keep rule units, no chunk under --min-chars or growing "
@@ -90,6 +125,7 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--min-chars",
+        action=_Given,
         type=at_least(0),
         default=DEFAULT_MIN_CHARS,
         metavar="N",
@@ -97,6 +133,7 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--edits",
+        action=_Given,
         choices=EDIT_MODES,
         default=EDIT_MODES[0],
         help="a proposal's <del>/<ins>: current drops deleted text, marked keeps both as "

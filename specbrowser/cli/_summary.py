@@ -14,10 +14,11 @@ from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.stats import MOSTLY_MARKERS_SHARE, TINY_CHARS
 from specbrowser.cli._console import out
 from specbrowser.cli._options import unused_tags
-from specbrowser.types import IngestOutcome
+from specbrowser.types import IngestOutcome, MismatchKind
 
 if TYPE_CHECKING:
     from specbrowser.chunking.stats import ChunkSetStats
+    from specbrowser.chunking.toc_paths import Mismatch
 
 
 def outcome_line(
@@ -46,10 +47,13 @@ def print_summary(
     outcome: str = "",
     *,
     extra_rows: Sequence[tuple[str, str]] = (),
+    toc_entries_without_section: int = 0,
 ) -> None:
     """Print a chunk set's statistics (:func:`specbrowser.session.stores.chunk_stats`) as a
     two-column Rich table; ``extra_rows`` (name, Rich markup) come after the counts, before
-    unused tags and timings."""
+    unused tags and timings. The TOC row counts the sections' mismatches by kind and then
+    ``toc_entries_without_section``, which name no section, so the stats cannot hold them
+    (an ingest knows them: :func:`toc_entries_without_section`)."""
     table = Table(
         title=f"{escape(title)} → {escape(str(db))}", show_header=False, title_justify="left"
     )
@@ -80,10 +84,7 @@ def print_summary(
         ),
         ("over threshold", ", ".join(f"{k}: {v:,}" for k, v in overruns.items()) or "none"),
         ("unresolved markers", str(stats.unresolved_markers)),
-        (
-            "TOC mismatches",
-            ", ".join(f"{k}: {v:,}" for k, v in stats.heading_mismatches.items()) or "none",
-        ),
+        ("TOC mismatches", toc_mismatches(stats, toc_entries_without_section)),
         *extra_rows,
     ]
     unused = unused_tags(policy, stats)
@@ -95,6 +96,19 @@ def print_summary(
         style = "yellow" if name == "over threshold" and overruns else ""
         table.add_row(name, f"[{style}]{value}[/]" if style else value)
     out.print(table)
+
+
+def toc_mismatches(stats: ChunkSetStats, entries_without_section: int) -> str:
+    """The summary's TOC row: every mismatch kind found, with its count; "none" without any."""
+    counts: dict[MismatchKind, int] = dict(stats.heading_mismatches)
+    if entries_without_section:
+        counts["toc_entry_without_section"] = entries_without_section
+    return ", ".join(f"{k}: {v:,}" for k, v in counts.items()) or "none"
+
+
+def toc_entries_without_section(mismatches: Sequence[Mismatch]) -> int:
+    """How many of an ingest's mismatches are TOC entries that link to no section."""
+    return sum(m.kind == "toc_entry_without_section" for m in mismatches)
 
 
 def percent(share: float) -> str:

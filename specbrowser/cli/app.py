@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import shlex
+import sys
 from pathlib import Path
 
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
 from specbrowser.cli._console import err
-from specbrowser.cli._options import add_policy_options, policy_for_kind_from_args, policy_from_args
-from specbrowser.cli._summary import outcome_line, print_summary
-from specbrowser.errors import SpecInputError
+from specbrowser.cli._options import (
+    add_policy_options,
+    given_policy_options,
+    policy_for_kind_from_args,
+    policy_from_args,
+)
+from specbrowser.cli._summary import outcome_line, print_summary, toc_entries_without_section
+from specbrowser.errors import NoTerminalError, SpecInputError
 from specbrowser.process import EXIT_USER_ERROR
 from specbrowser.session import opening
 from specbrowser.session.jobs import run_ingest
@@ -45,16 +52,45 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_demo)
 
 
+def has_terminal() -> bool:
+    """Whether standard input and standard error are terminals: the app reads keys from the
+    one and draws on the other (Textual draws on stderr, so stdout may be redirected)."""
+    return all(stream is not None and stream.isatty() for stream in (sys.__stdin__, sys.__stderr__))
+
+
+def require_terminal(command: str) -> None:
+    """Refuse to start the app without a terminal, where Textual would write escape codes into
+    a pipe and spin on an input that never answers.
+
+    Raises:
+        NoTerminalError: :func:`has_terminal` is false.
+    """
+    if not has_terminal():
+        raise NoTerminalError(
+            f"{command} needs a terminal (its standard input and error are not one); "
+            "without one, read the database with specbrowser show, search or stats"
+        )
+
+
 def cmd_open(args: argparse.Namespace) -> int:
     policy, for_kind = policy_from_args(args), policy_for_kind_from_args(args)
     plan = opening.plan_open(args.target, policy, for_kind, args.db)
-    if plan.db_path != args.target[0]:  # a spec: say where its database is (and stays)
-        state = "ingesting into" if plan.ingest is not None else "opening"
-        err.print(f"{state} {plan.db_path}", markup=False, highlight=False)
+    given = given_policy_options(args)
+    if plan.db_path == args.target[0] and given:
+        rechunk = shlex.join(["specbrowser", "rechunk", str(plan.db_path)])
+        raise SpecInputError(
+            "open DB shows the database's active chunk set and takes no policy options; make "
+            f"that policy's set active first (re-chunking only if it is not stored): "
+            f"{rechunk} {' '.join(given)}"
+        )
     extra = {}
     if args.queries is not None:
         read_queries(args.queries)  # a bad file: one line now, not a notification later
         extra["queries"] = args.queries
+    require_terminal("open")  # after the arguments' own mistakes, before the first line
+    if plan.db_path != args.target[0]:  # a spec: say where its database is (and stays)
+        state = "ingesting into" if plan.ingest is not None else "opening"
+        err.print(f"{state} {plan.db_path}", markup=False, highlight=False)
     if plan.ingest is None:
         return _run_app(plan.db_path, None, None, **extra)
     if args.db is not None:  # the user's file: another spec in it is refused, not replaced
@@ -106,6 +142,8 @@ def sample_spec_path() -> Path:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    if not args.no_open:
+        require_terminal("demo")
     spec = [sample_spec_path()]
     policy = ChunkPolicy()
     db_path = opening.cache_db_for(spec)
@@ -119,9 +157,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
             result.stats,
             result.timings,
             outcome_line(result.outcome, result.chunk_sets),
+            toc_entries_without_section=toc_entries_without_section(result.mismatches),
         )
         return 0
     opening.drop_unreadable_cache(db_path)
-    if opening.use_cache(db_path, spec, policy):
+    cached = opening.use_cache(db_path, spec, policy)
+    state = "opening" if cached else "ingesting into"  # as open SPEC says where it is
+    err.print(f"{state} {db_path}", markup=False, highlight=False)
+    if cached:
         return _run_app(db_path, None, None)
     return _run_app(db_path, spec, policy)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from specbrowser.cli._console import stage_progress
 from specbrowser.cli._options import add_policy_options, policy_for_kind_from_args, policy_from_args
-from specbrowser.cli._summary import outcome_line, print_summary
+from specbrowser.cli._summary import outcome_line, print_summary, toc_entries_without_section
 from specbrowser.cli.search import cmd_embed
 from specbrowser.process import keep_until_exit
 from specbrowser.session.jobs import run_ingest
@@ -75,6 +75,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         result.stats,
         result.timings,
         outcome_line(result.outcome, result.chunk_sets, (size, args.db.stat().st_size)),
+        toc_entries_without_section=toc_entries_without_section(result.mismatches),
     )
     keep_until_exit(result)
     if args.embed:  # the ingest is stored; embedding is its own resumable step

@@ -214,8 +214,9 @@ class RepeatedMenus:
 
 def document_title(root: etree._Element) -> str:
     """A page's title: ``<title>``, else an ``h1.title`` (a rendered title page), else the
-    ``title:`` line of a Bikeshed-style ``pre.metadata`` block, else the first ``h1`` of the
-    body; whitespace collapsed, "" when there is none."""
+    ``title:`` line of a Bikeshed-style ``pre.metadata`` block (markup in it read as text, as
+    ecmarkup renders ``ECMAScript<sup>&reg;</sup> 2026 …``), else the first ``h1`` of the body;
+    whitespace collapsed, "" when there is none."""
     title = root.findtext(".//title")
     if title and title.strip():
         return " ".join(title.split())
@@ -223,9 +224,9 @@ def document_title(root: etree._Element) -> str:
     if heading:
         return " ".join(element_text(heading[0]).split())
     metadata = root.find(".//pre[@class='metadata']")
-    for line in (metadata.text or "").splitlines() if metadata is not None else []:
+    for line in element_text(metadata).splitlines() if metadata is not None else []:
         key, _, value = line.partition(":")
         if key.strip() == "title" and value.strip():
-            return value.strip()
+            return " ".join(value.split())
     first_h1 = root.find(".//body//h1")  # a plain page's title heading
     return " ".join(element_text(first_h1).split()) if first_h1 is not None else ""

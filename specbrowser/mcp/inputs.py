@@ -4,14 +4,15 @@ Each field's annotation (type, bounds, description) and default become one keywo
 the function :func:`specbrowser.mcp.server.build_server` registers with the SDK, which derives
 the tool's ``inputSchema`` from those parameters and validates every call's arguments against
 them; the handler then gets the arguments as this model. The models have no docstrings, so
-that each one's JSON schema is the tool's input schema but for its title.
+that each one's JSON schema is the tool's input schema but for its title; an argument that is no
+field is refused (``additionalProperties: false``).
 """
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from specbrowser.mcp.pages import DEFAULT_PAGE_CHARS, MAX_PAGE_CHARS, MIN_PAGE_CHARS
 from specbrowser.types import Layer, SearchMode
@@ -23,7 +24,12 @@ ChunkName = Annotated[str, Field(description="chunk id, section number (14.6) or
 """The ``id`` parameter of the tools that read one chunk and what is below it."""
 
 
-class SearchInput(BaseModel):
+class Arguments(BaseModel):
+    # No docstring: pydantic would take it as every subclass's schema description.
+    model_config = ConfigDict(extra="forbid")
+
+
+class SearchInput(Arguments):
     query: Annotated[str, Field(description="words to find, taken literally")]
     mode: Annotated[
         SearchMode,
@@ -40,7 +46,7 @@ class SearchInput(BaseModel):
     layer: Annotated[Layer | None, Field(description="only chunks of this layer")] = None
 
 
-class FetchInput(BaseModel):
+class FetchInput(Arguments):
     id: ChunkName
     max_chars: Annotated[
         int,
@@ -55,11 +61,11 @@ class FetchInput(BaseModel):
     ] = None
 
 
-class ChunkInput(BaseModel):
+class ChunkInput(Arguments):
     id: ChunkName
 
 
-class GetChunkInput(BaseModel):
+class GetChunkInput(Arguments):
     id: Annotated[
         str,
         Field(
@@ -69,7 +75,7 @@ class GetChunkInput(BaseModel):
     ]
 
 
-class OutlineInput(BaseModel):
+class OutlineInput(Arguments):
     id: Annotated[str | None, Field(description="a section id or number; none: the whole spec")] = (
         None
     )
@@ -84,5 +90,5 @@ class OutlineInput(BaseModel):
     ] = 1
 
 
-class NoInput(BaseModel):
+class NoInput(Arguments):
     pass

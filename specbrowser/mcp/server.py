@@ -6,8 +6,9 @@ model's fields are its input schema; its result is structured content, whose sha
 ``specbrowser://chunk/{id}`` resources on the official SDK's
 :class:`~mcp.server.mcpserver.MCPServer`. Every read goes through a
 :class:`~specbrowser.session.Session` on a worker thread (:class:`~specbrowser.mcp.reader.Reader`);
-a mistake in the input (an unknown id, an empty query, a limit out of range, a bad cursor)
-comes back as a tool error whose text is one sentence, never as a failed server.
+a mistake in the input (an unknown id, an empty query, a limit out of range, a bad cursor, an
+argument that is no parameter) comes back as a tool error whose text is one sentence, never as
+a failed server.
 """
 
 from __future__ import annotations
@@ -21,15 +22,18 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.resources import ResourceSecurity
+from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from mcp_types import Resource as MCPResource
+from mcp_types import Tool as MCPTool
 from pydantic import BaseModel, ValidationError
 
 from specbrowser import __version__
 from specbrowser.errors import NotFoundError, SpecbrowserError
 from specbrowser.mcp.pages import DEFAULT_PAGE_CHARS as DEFAULT_PAGE_CHARS
 from specbrowser.mcp.reader import Reader
+from specbrowser.mcp.stdio import ParseErrorReplies
 from specbrowser.mcp.tools import TOOLS, Tool
 from specbrowser.session import Session
 
@@ -48,12 +52,18 @@ back), or reassemble_section(ID) for the section's text with its breakdown marke
 Start with search(query) or outline(); ids also accept section numbers (14.6) and anchors.
 """
 
+CLOSED = {"additionalProperties": False}
+"""What a closed input schema adds: no argument but its properties."""
+
+TOOLS_BY_NAME = {tool.name: tool for tool in TOOLS}
+
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
 
 
 class SpecServer(MCPServer[Any]):
-    """:class:`MCPServer` with arguments that fail their schema answered in one sentence, and
-    the chunks of the top level listed as resources."""
+    """:class:`MCPServer` with arguments that fail their schema (or are none of its parameters)
+    answered in one sentence, the chunks of the top level listed as resources, and a malformed
+    stdio line answered with a JSON-RPC error."""
 
     def __init__(self, reader: Reader) -> None:
         super().__init__(
@@ -66,13 +76,37 @@ class SpecServer(MCPServer[Any]):
         )
         self.reader = reader
 
+    async def list_tools(self) -> list[MCPTool]:
+        """The SDK's list, each input schema closed (``additionalProperties: false``) as its
+        input model is: :meth:`call_tool` refuses an argument that is no parameter."""
+        return [
+            shown.model_copy(update={"input_schema": {**shown.input_schema, **CLOSED}})
+            for shown in await super().list_tools()
+        ]
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        tool = TOOLS_BY_NAME.get(name)
+        if tool is not None:  # the SDK's argument model ignores names that are no parameter
+            unknown = [key for key in arguments if key not in tool.input_model.model_fields]
+            if unknown:
+                raise ToolError(unknown_arguments_error(tool, unknown))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
                 raise ToolError(argument_error(name, exc.__cause__)) from None
             raise
+
+    async def run_stdio_async(self) -> None:
+        """Serve over stdio as the SDK does, but answer each line that is not a JSON-RPC
+        message with an error (:class:`~specbrowser.mcp.stdio.ParseErrorReplies`)."""
+        server = self._lowlevel_server  # what the SDK's own run_stdio_async runs
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(
+                ParseErrorReplies(read_stream, write_stream),
+                write_stream,
+                server.create_initialization_options(),
+            )
 
     async def list_resources(self) -> list[MCPResource]:
         """The document chunk and the root chunks of the top-level sections (every other chunk
@@ -107,6 +141,16 @@ def argument_error(tool: str, error: ValidationError) -> str:
     got = first.get("input")
     shown = repr(got) if len(repr(got)) <= 40 else repr(got)[:37] + "…"
     return f"invalid argument {where!r} for {tool}: {first['msg'].lower()} (got {shown})"
+
+
+def unknown_arguments_error(tool: Tool[Any, Any], unknown: list[str]) -> str:
+    """One sentence naming the arguments given to ``tool`` that are none of its parameters,
+    and its parameters."""
+    names = ", ".join(repr(key) for key in unknown)
+    plural = "s" if len(unknown) > 1 else ""
+    parameters = ", ".join(tool.input_model.model_fields)
+    takes = f"takes {parameters}" if parameters else "takes no arguments"
+    return f"unknown argument{plural} {names} for {tool.name}, which {takes}"
 
 
 def _result(model: BaseModel, text: str) -> CallToolResult:

@@ -113,14 +113,17 @@ def _refuse_another_spec(
             document = session.document()
         except NotFoundError:  # an empty database: nothing to replace
             return
-        if document.sha256 == spec_sha256(spec_paths):
+        sha256 = spec_sha256(spec_paths)
+        if document.sha256 == sha256:
             return
         versions = [s.version for s in session.chunk_sets()]
     lost = [v for v in versions if policy_for_kind is not None or v != policy.version]
-    if lost:
+    if lost:  # the files and their bytes' sha256 tell two editions of one title apart
         sets = f"{len(versions)} chunk set{'' if len(versions) == 1 else 's'}"
+        files = ", ".join(Path(p).name for p in document.source_paths)
         raise SpecInputError(
-            f"{db_path} holds another spec ({document.title!r}) with {sets}; opening this spec "
+            f"{db_path} holds another spec ({document.title!r} from {files}, sha256 "
+            f"{document.sha256[:12]}) with {sets}; opening this spec (sha256 {sha256[:12]}) "
             "there would replace them: name another --db, or replace it first with "
             f"specbrowser ingest SPEC --db {db_path} --replace"
         )

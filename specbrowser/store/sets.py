@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from specbrowser.chunking.enrich import SectionPaths
@@ -204,6 +205,27 @@ class ChunkSetInfo:
         return self.converter_version != CONVERTER_VERSION
 
 
+def told_apart(
+    stored: Document, stored_sections: int, new: Document, new_sections: int
+) -> tuple[str, str]:
+    """How one line names two specs so that a reader can tell them apart: by title; when the
+    titles are the same, with the first thing that differs (the files' names, else the sha256
+    prefixes of their bytes, else the section counts, else that the same bytes were parsed
+    otherwise, by another specbrowser version)."""
+    if stored.title != new.title:
+        return repr(stored.title), repr(new.title)
+    files = [", ".join(Path(p).name for p in d.source_paths) for d in (stored, new)]
+    if files[0] != files[1]:
+        details = [f"from {name}" for name in files]
+    elif stored.sha256 != new.sha256:
+        details = [f"sha256 {d.sha256[:12]}" for d in (stored, new)]
+    elif stored_sections != new_sections:
+        details = [f"{count:,} sections" for count in (stored_sections, new_sections)]
+    else:
+        details = ["the same bytes as parsed before", "as parsed now"]
+    return f"{stored.title!r}, {details[0]}", f"{new.title!r}, {details[1]}"
+
+
 class ChunkSets:
     """The chunk sets (one per policy version), the ingest write and the active set
     (``store.sets``)."""
@@ -234,22 +256,30 @@ class ChunkSets:
         ).fetchone()
         return json.loads(row[0] or "{}") if row else None
 
-    def _refuse_replacing(self, document: Document, version: str) -> None:
+    def _refuse_replacing(self, document: Document, sections: list[Section], version: str) -> None:
         """Refuse to replace another stored spec when that loses chunk sets other than the one of
-        ``version`` (which the ingest makes again): one line naming them. Nothing to lose (the
-        stored spec has only that set): no error.
+        ``version`` (which the ingest makes again): one line naming them, and the two specs by
+        what tells them apart (:func:`told_apart`). Nothing to lose (the stored spec has only
+        that set): no error.
 
         Raises:
             SpecInputError: other chunk sets would be lost.
         """
-        (title,) = self.db.execute("SELECT title FROM documents LIMIT 1").fetchone()
+        title, paths, sha256 = self.db.execute(
+            "SELECT title, source_paths, sha256 FROM documents LIMIT 1"
+        ).fetchone()
         sets = [v for (v,) in self.db.execute("SELECT version FROM policies ORDER BY created_at")]
         if not [v for v in sets if v != version]:
             return
+        (section_count,) = self.db.execute("SELECT count(*) FROM sections").fetchone()
+        stored = Document(
+            id="", title=title, kind="", source_paths=json.loads(paths or "[]"), sha256=sha256
+        )
+        old, new = told_apart(stored, section_count, document, len(sections))
         named = ", ".join(sets[:3]) + (" …" if len(sets) > 3 else "")
         raise SpecInputError(
-            f"{self.store.path} holds another spec ({title!r}) with {len(sets)} chunk set"
-            f"{'' if len(sets) == 1 else 's'} ({named}); ingesting {document.title!r} would "
+            f"{self.store.path} holds another spec ({old}) with {len(sets)} chunk set"
+            f"{'' if len(sets) == 1 else 's'} ({named}); ingesting {new} would "
             f"replace {'it' if len(sets) == 1 else 'them all'}: add --replace to do so, or name "
             "another --db"
         )
@@ -295,7 +325,7 @@ class ChunkSets:
             elif row[0] != document.sha256 or (digest := sections_digest(sections)) != row[1]:
                 outcome = INGEST_REPLACED_SPEC
                 if not replace_spec:
-                    self._refuse_replacing(document, policy_version)
+                    self._refuse_replacing(document, sections, policy_version)
             elif self.db.execute(
                 "SELECT 1 FROM policies WHERE version = ?", [policy_version]
             ).fetchone():

@@ -7,6 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -473,6 +474,35 @@ def test_open_refuses_two_databases(db, tmp_path, capsys):
     assert "one database" in one_error_line(capsys)
 
 
+def test_open_db_refuses_policy_options_naming_the_rechunk_that_gives_the_set(db, capsys):
+    """open DB shows the active set: policy options would be ignored, so they are refused
+    with the command that makes their set active."""
+    assert main(["open", str(db), "--threshold", "3000", "--tags", "p"]) == 2
+    line = one_error_line(capsys)
+    assert "takes no policy options" in line
+    assert line.endswith(f"specbrowser rechunk {db} --threshold 3000 --tags p")
+
+
+@pytest.mark.parametrize("argv", [["open", "DB"], ["demo"]])
+def test_open_without_a_terminal_is_one_line_at_once(db, argv):
+    """Standard input, output and error pipes (as in CI): exit 2 with one line, before Textual
+    is imported, instead of escape codes into the pipe and a spinning app."""
+    probe = (
+        "import sys; from specbrowser.cli import main; status = main(sys.argv[1:]); "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'textual'})); sys.exit(status)"
+    )
+    command = [sys.executable, "-c", probe, *(str(db) if a == "DB" else a for a in argv)]
+    start = time.perf_counter()
+    done = subprocess.run(
+        command, stdin=subprocess.PIPE, capture_output=True, text=True, timeout=30, check=False
+    )
+    elapsed = time.perf_counter() - start
+    assert done.returncode == 2 and done.stdout.strip() == "[]"  # Textual never imported
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"{argv[0]} needs a terminal" in lines[0], done.stderr
+    assert elapsed < 10  # about 0.5 s here; generous for a loaded CI machine
+
+
 def test_stats_table_has_counts_by_layer_and_tag(db, capsys):
     assert main(["stats", str(db)]) == 0
     output = capsys.readouterr().out
@@ -697,6 +727,60 @@ def test_search_with_nothing_searchable_exits_2_with_one_line(toylang_db, capsys
     assert main(["search", str(toylang_db), "--mode", "lexical", "--", query]) == 2
     err = capsys.readouterr().err.strip()
     assert "has no letter or digit" in err and len(err.splitlines()) == 1
+
+
+def test_demo_says_where_its_database_is(tmp_path, monkeypatch, capsys, terminal):
+    import specbrowser.cli.app as cli_app
+    from specbrowser.session import opening
+
+    db = tmp_path / "demo.db"
+    monkeypatch.setattr(opening, "cache_db_for", lambda paths: db)
+    monkeypatch.setattr(cli_app, "_run_app", lambda *args: 0)
+    assert main(["demo"]) == 0
+    assert " ".join(capsys.readouterr().err.split()) == f"ingesting into {db}"
+    assert main(["demo", "--no-open"]) == 0  # the summary's title names it
+    assert main(["demo"]) == 0
+    assert " ".join(capsys.readouterr().err.split()) == f"opening {db}"
+
+
+def test_ingest_summary_counts_every_toc_mismatch_kind(tmp_path, capsys):
+    """The TOC row names each kind the sample has, toc_entry_without_section included (a TOC
+    entry, so the chunk set's stats, which count sections, never hold it)."""
+    from specbrowser.types import MISMATCH_KINDS
+    from tests.helpers import MISMATCHED_TOC
+
+    assert main(["ingest", str(MISMATCHED_TOC), "--db", str(tmp_path / "m.db")]) == 0
+    # the row may wrap, even inside a word: the table read without spaces and borders
+    out = "".join(capsys.readouterr().out.split()).replace("│", "")
+    row = out[out.index("TOCmismatches") :]
+    assert all(f"{kind}:" in row for kind in MISMATCH_KINDS), row
+
+
+@pytest.mark.parametrize(
+    "names, expected",
+    [
+        (("a.html", "b.html"), ("'Test spec', from a.html", "'Test spec', from b.html")),
+        (("one/spec.html", "two/spec.html"), ("'Test spec', sha256 ", "'Test spec', sha256 ")),
+    ],
+)
+def test_replace_refusal_tells_two_specs_of_one_title_apart(tmp_path, capsys, names, expected):
+    """Two specs of the same title (two editions of ECMA-262): the refusal names what differs,
+    the files, else their bytes' sha256 prefixes, not the title twice."""
+    db = tmp_path / "e.db"
+    paths = []
+    for name, body in zip(names, ("<p>one</p>", "<p>two</p>"), strict=True):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        section = f"<emu-clause id='sec-a'><h1><span class='secnum'>1</span> A</h1>{body}"
+        paths.append(write_spec(tmp_path, section + "</emu-clause>", name))
+    assert main(["ingest", str(paths[0]), "--db", str(db)]) == 0
+    assert main(["rechunk", str(db), "--threshold", "400"]) == 0
+    capsys.readouterr()
+    assert main(["ingest", str(paths[1]), "--db", str(db)]) == 2
+    line = " ".join(one_error_line(capsys).split())
+    stored, new = line.split("; ingesting ")
+    assert f"holds another spec ({expected[0]}" in stored and new.startswith(expected[1])
+    if "sha256" in expected[0]:
+        assert stored.split("sha256 ")[1][:12] != new.split("sha256 ")[1][:12]
 
 
 def test_ingest_refuses_to_replace_another_spec_unless_told(tmp_path, capsys):

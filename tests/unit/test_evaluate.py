@@ -26,7 +26,7 @@ from specbrowser.session.evaluate import (
 )
 from specbrowser.session.ingest import ingest
 from specbrowser.session.query_file import EvalQuery, read_queries
-from tests.helpers import write_spec
+from tests.helpers import SAMPLE, write_spec
 
 # --- pure metrics ------------------------------------------------------------------------------
 
@@ -290,7 +290,20 @@ def test_open_refuses_a_bad_query_file_before_the_app(tiny: tuple[Path, Path], c
     assert "holds no query" in capsys.readouterr().err
 
 
-def test_open_hands_the_query_file_to_the_app(tiny: tuple[Path, Path], monkeypatch) -> None:
+def test_open_spec_refuses_a_bad_query_file_before_saying_where_it_opens(
+    tmp_path: Path, tiny: tuple[Path, Path], capsys
+) -> None:
+    _db, queries = tiny
+    queries.write_text("query\texpected\n", encoding="utf-8")
+    argv = ["open", str(SAMPLE), "--db", str(tmp_path / "new.db"), "--queries", str(queries)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "holds no query" in err and len(err.splitlines()) == 1 and "ingesting" not in err
+
+
+def test_open_hands_the_query_file_to_the_app(
+    tiny: tuple[Path, Path], monkeypatch, terminal
+) -> None:
     import specbrowser.cli.app as cli_app
 
     db, queries = tiny

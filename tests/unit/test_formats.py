@@ -28,6 +28,7 @@ from specbrowser.formats import (
     section_kind_label,
 )
 from specbrowser.formats.base import SpecFormat
+from tests.helpers import ECMA262
 
 RENDERED_CLAUSE = (
     "<!doctype html><html><head><title>T</title></head><body><div id='spec-container'>"
@@ -102,6 +103,30 @@ def test_source_import_is_claimed_and_expanded(tmp_path):
     parsed = load_spec(path)
     assert parsed.document.kind == "ecmarkup-source"
     assert [s.id for s in parsed.sections] == ["sec-imported"]
+
+
+def test_source_title_is_the_metadata_title_with_its_markup_read_as_text(tmp_path):
+    """ecmarkup's source names the spec in ``pre.metadata``; its ``<sup>&reg;</sup>`` and
+    ``&nbsp;`` read as the rendered spec's ``<title>`` does, not cut at the first tag."""
+    path = page(
+        tmp_path,
+        "<!doctype html><pre class=metadata>\n  title: ECMAScript<sup>&reg;</sup> 2026 "
+        "Language&nbsp;Specification\n  shortname: ECMA-262\n</pre>" + SOURCE_CLAUSE[15:],
+    )
+    assert load_spec(path).document.title == "ECMAScript® 2026 Language Specification"
+
+
+@pytest.mark.real
+def test_ecma262_source_folder_is_titled_as_the_rendered_spec():
+    from specbrowser.formats.html import document_title, read_html
+
+    if not (ECMA262 / "source" / "spec.html").is_file():
+        pytest.skip("ECMA-262 absent")
+    titles = [
+        document_title(read_html(path)[0])
+        for path in (ECMA262 / "source" / "spec.html", ECMA262 / "index.html")
+    ]
+    assert titles[0] == titles[1] == "ECMAScript® 2026 Language Specification"
 
 
 def test_no_format_finds_sections_names_every_format(tmp_path):

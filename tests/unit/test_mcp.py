@@ -211,6 +211,8 @@ def test_chunks_are_resources(toylang_db):
         ("reassemble_section", {"id": "sec-nope"}, "no chunk, section"),
         ("outline", {"id": "sec-nope"}, "no section with id or number"),
         ("outline", {"depth": 0}, "invalid argument 'depth'"),
+        ("chunk_sets", {"unexpected": 1}, "unknown argument 'unexpected' for chunk_sets"),
+        ("search", {"query": "x", "lim": 1, "q": 2}, "unknown arguments 'lim', 'q' for search"),
         ("no_such_tool", {}, "no_such_tool"),
     ],
 )

@@ -27,6 +27,7 @@ def test_the_server_lists_exactly_the_registry_s_tools_with_their_schemas(toylan
     for tool, shown in zip(TOOLS, listed, strict=True):
         assert shown.description == tool.description, tool.name
         assert untitled(shown.input_schema) == untitled(tool.input_model.model_json_schema())
+        assert shown.input_schema["additionalProperties"] is False, tool.name
         assert shown.output_schema == tool.output_model.model_json_schema(), tool.name
 
 

@@ -53,6 +53,38 @@ def test_stdio_server_launched_as_a_client_would(toylang_db):
     assert ready < 10  # about 0.7 s here (BENCHMARKS.md); generous for a loaded CI machine
 
 
+def test_stdio_server_answers_a_malformed_line_with_a_json_rpc_error(toylang_db):
+    """A line that is not JSON gets a parse error (-32700), JSON that is no JSON-RPC message an
+    invalid request (-32600), both with id null; the requests around them are answered."""
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    }
+    lines = ["not json {", json.dumps(initialize), '{"unexpected": 1}', ""]
+    done = subprocess.run(
+        [sys.executable, "-m", "specbrowser", "mcp", str(toylang_db)],
+        input="\n".join(lines),
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=30,
+        check=False,
+    )
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(r["id"], r.get("error", {}).get("code")) for r in replies] == [
+        (None, -32700),
+        (1, None),
+        (None, -32600),
+    ]
+    assert replies[1]["result"]["serverInfo"]["name"] == "specbrowser"
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

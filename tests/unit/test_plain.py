@@ -656,7 +656,9 @@ def test_cli_ingest_keeps_ecmarkup_defaults_for_ecmarkup(tmp_path):
         db.close()
 
 
-def test_open_spec_uses_the_kind_defaults_in_app_and_from_the_cache(tmp_path, monkeypatch):
+def test_open_spec_uses_the_kind_defaults_in_app_and_from_the_cache(
+    tmp_path, monkeypatch, terminal
+):
     launched: list[tuple] = []
     from specbrowser.session import opening
 

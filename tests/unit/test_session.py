@@ -182,6 +182,22 @@ def test_open_keeps_a_spec_database_where_db_says(tmp_path: Path, toylang_db: Pa
         opening.plan_open([toylang_db], ChunkPolicy(), db_path=mine)
 
 
+def test_open_refusal_tells_the_stored_spec_from_this_one(tmp_path: Path) -> None:
+    """The stored spec by title, files and sha256 prefix, this one by its sha256 prefix: two
+    editions of one title told apart."""
+    from specbrowser.formats import spec_sha256
+    from tests.helpers import MISMATCHED_TOC
+
+    mine = tmp_path / "mine.db"
+    jobs.run_ingest([SAMPLE], mine, TOYLANG_POLICY)
+    jobs.run_ingest([SAMPLE], mine, ChunkPolicy(threshold=400))
+    with pytest.raises(SpecInputError) as refused:
+        opening.plan_open([MISMATCHED_TOC], TOYLANG_POLICY, db_path=mine)
+    stored, new = spec_sha256([SAMPLE])[:12], spec_sha256([MISMATCHED_TOC])[:12]
+    assert f"from {SAMPLE.name}, sha256 {stored})" in str(refused.value)
+    assert f"opening this spec (sha256 {new})" in str(refused.value)
+
+
 def test_open_refuses_a_db_holding_another_spec_before_the_app(tmp_path: Path, capsys) -> None:
     """As ingest without --replace: one line, exit 2, the database as it was; a set of the
     same policy alone is no loss (it is made again)."""
