@@ -11,9 +11,11 @@ elements, algorithm steps, examples, grammar productions); the examples below us
 Rules:
 
 - links: ``[text](#id)``; a multipage page name is dropped (``abstract-operations.html#x`` →
-  ``#x``) and percent-encoded anchors decoded; absolute URLs kept as written, a space as
-  ``%20``. In a heading, a permalink mark (``¶``, ``#``) is dropped and a link to a fragment
-  that holds the whole heading is written as its text.
+  ``#x``); a fragment kept as written, never percent-decoded (``%ab`` in an ecmarkup id is
+  no escape; a spec format points a link at the id it names before conversion, see
+  :mod:`specbrowser.chunking.fragments`); absolute URLs kept as written, a space as ``%20``.
+  In a heading, a permalink mark (``¶``, ``#``) is dropped and a link to a fragment that
+  holds the whole heading is written as its text.
 - inline code (``var``, ``emu-val``, ``emu-const``, ``code``, inline ``emu-eqn``): raw text, never
   escaped; a delimiter longer than any backtick run inside, padded when the code starts or ends
   with a backtick; two adjacent code spans get a space between them.
@@ -53,7 +55,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import cast
-from urllib.parse import unquote
 
 from lxml import etree
 from lxml.cssselect import CSSSelector
@@ -779,8 +780,6 @@ class _Converter:
                 href = match.group(1)
             elif href.startswith("./#"):
                 href = href[2:]
-        if href[0] == "#" and "%" in href:  # multipage percent-encodes anchors (#%E2%84%9D)
-            href = "#" + unquote(href[1:])
         href = href.replace(" ", "%20")  # as lxml writes it in stored HTML (mailto: links)
         if _NEEDS_ANGLE_BRACKETS.search(href):
             href = "<" + href.replace("<", "%3C").replace(">", "%3E") + ">"

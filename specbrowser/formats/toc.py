@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from urllib.parse import unquote
 
 from lxml import etree
 
@@ -30,7 +29,8 @@ def extract_toc(root: etree._Element) -> list[TocNode]:
     Each entry's title is the link's ``title`` attribute when present (ecmarkup writes the full
     heading there, its link text abbreviates "Static Semantics" to "SS"), else (and when a
     proposal's ``del``/``ins`` edit the link) the link text without its number and deleted
-    words; ``target_id`` is the link's fragment, percent-decoded, the page name of a multipage
+    words; ``target_id`` is the link's fragment as written (the reconciler finds the id it names:
+    :func:`specbrowser.chunking.toc_paths.resolve_toc_starts`), the page name of a multipage
     link dropped. A list item without a link is an empty-title wrapper entry.
     """
     found = _toc_list(root)
@@ -79,7 +79,7 @@ def _entries(list_el: etree._Element) -> list[TocNode]:
             parts.append(child.tail or "")
         title = " ".join((title_attr or "".join(parts)).split())
         href = link.get("href") or ""
-        target = unquote(href.split("#", 1)[1]) if "#" in href else None
+        target = href.split("#", 1)[1] if "#" in href else None
         nodes.append(
             TocNode(title=title, secnum=secnum, target_id=target or None, children=children)
         )

@@ -29,7 +29,10 @@ def test_ecmarkup_menu_titles_numbers_targets_and_nesting():
     )
     assert extract_toc(root) == [
         TocNode(
-            "Static Semantics: Alpha", "1", "sec-a", children=[TocNode("Beta", "1.1", "sec-ℝ")]
+            "Static Semantics: Alpha",
+            "1",
+            "sec-a",
+            children=[TocNode("Beta", "1.1", "sec-%E2%84%9D")],
         ),
         TocNode("Intro", "", "sec-intro"),
     ]
