@@ -500,9 +500,12 @@ class _Converter:
 
     def unlink_heading(self, el: etree._Element) -> None:
         """A heading's own anchors are no links: a permalink mark (a fragment link whose text
-        is only ``¶``, ``#``, ``§`` …: Sphinx, GitHub) is dropped, and a fragment link holding
-        the whole heading text (mdBook's ``a.header``) is written as its text."""
+        is only ``¶``, ``#``, ``§`` …: Sphinx, GitHub, Bikeshed) is dropped, and a fragment link
+        to the heading itself or its section (:func:`_own_ids`: xml2rfc's ``selfRef`` number and
+        name) or holding the whole heading text (mdBook's ``a.header``) is written as its
+        text."""
         whole = " ".join(text_of(el).split())
+        own = _own_ids(el)
         for link in el.iter("a"):
             href = link.get("href") or ""
             if not href.startswith("#") or self.roles.get(link) not in (None, "link"):
@@ -510,7 +513,7 @@ class _Converter:
             text = " ".join(text_of(link).split())
             if "".join(text.split()) in _PERMALINK_TEXTS:
                 self.roles[link] = "skip"
-            elif text == whole:
+            elif text == whole or href[1:] in own:
                 self.roles[link] = "unlinked"
 
     def paragraph(self, el: etree._Element, out: list[str]) -> None:
@@ -774,6 +777,8 @@ class _Converter:
             return ""
         if not href:
             return text
+        if text in _PERMALINK_TEXTS and href[0] == "#" and href[1:] in _own_ids(el):
+            return ""  # a self-link's mark (xml2rfc's pilcrow: <p id=x>… <a href=#x>¶</a>)
         if href[0] != "#":
             match = _MULTIPAGE_HREF.match(href)
             if match:
@@ -820,6 +825,19 @@ def _labelled_quote(label: str, blocks: list[str]) -> str:
         lines.append(">")
         lines.extend(f"> {line}" if line else ">" for line in "\n\n".join(blocks).split("\n"))
     return "\n".join(lines)
+
+
+def _own_ids(el: etree._Element) -> set[str]:
+    """The ids that address ``el`` or a block it stands in: the ``id`` of it and of its
+    ancestors, and the ``data-id`` of an ancestor (the section an extracted element or a
+    section's own HTML stands for)."""
+    ids: set[str] = set()
+    for node in (el, *el.iterancestors()):
+        for name in ("id", "data-id"):
+            value = node.get(name)
+            if value:
+                ids.add(value)
+    return ids
 
 
 def _join_item_blocks(blocks: list[str]) -> str:

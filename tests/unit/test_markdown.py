@@ -227,3 +227,21 @@ def test_join_inline_keeps_code_spans_apart_and_adds_nothing_else(parts):
         for i, part in enumerate(parts)
     )
     assert _join_inline(parts) == expected
+
+
+def test_heading_links_to_itself_or_its_section_are_written_as_text():
+    html = (
+        '<div data-id="section-1.3"><h3 id="name-core"><a href="#section-1.3" '
+        'class="section-number selfRef">1.3. </a><a href="#name-core" '
+        'class="section-name selfRef">Core Semantics</a></h3><p>See <a href="#other">x</a>.</p>'
+        "</div>"
+    )
+    assert md(html) == "### 1.3. Core Semantics\n\nSee [x](#other)."
+
+
+def test_pilcrow_self_links_are_dropped_other_pilcrows_kept():
+    html = (
+        '<p id="section-1-1">Text. <a href="#section-1-1" class="pilcrow">¶</a></p>'
+        '<p id="b">More <a href="#section-9">¶</a></p>'
+    )
+    assert md(html) == "Text.\n\nMore [¶](#section-9)"
