@@ -31,7 +31,8 @@ Rules:
 - tables: GFM, caption above as a paragraph; ``|`` escaped everywhere (inside code too);
   blocks and ``<br>`` in a cell kept on one line joined by ``<br>``; ``colspan``/``rowspan``
   padded so every row has the same number of cells.
-- notes and examples: a blockquote starting with the label (``Note``, ``Note 2``).
+- notes, examples and warnings: a blockquote starting with the label (``Note``, ``Note 2``,
+  ``Example``, ``Warning``).
 - text: ``<`` and entity-like ``&`` escaped so they show literally; a paragraph that
   would start a heading, list or quote is escaped at its start.
 - edits (a proposal's ``del``/``ins``, :attr:`MarkdownConfig.edits`): ``current`` drops
@@ -196,6 +197,9 @@ content is written as its plain text (words kept, formatting dropped), so that n
 the converter past Python's recursion limit. ECMA-262 nests at most about 30 deep."""
 
 _EDIT_LABELS = {"deleted": ("~~", "Deleted"), "inserted": ("++", "Inserted")}
+_NOTE_LABEL_CLASSES = frozenset({"note", "marker"})
+"""A note's own label: ecmarkup's ``<span class="note">Note 2</span>``, Bikeshed's
+``<span class="marker">Note:</span>``."""
 _PERMALINK_TEXTS = frozenset({"", "¶", "#", "§", "🔗", "\u200b"})
 _WS = re.compile(r"[ \t\n\r\f\v]+")
 _HARD_BREAK = "\x00"
@@ -657,15 +661,22 @@ class _Converter:
         return ""
 
     def note(self, el: etree._Element, out: list[str]) -> None:
+        """A labelled blockquote: the label of its own (ecmarkup's ``span.note``, Bikeshed's
+        ``span.marker``, a trailing colon dropped), else ``Example`` for an example, ``Warning``
+        for a warning, ``Note`` for anything else."""
         label_el = el.find("span")
         label = ""
-        if label_el is not None and "note" in (label_el.get("class") or "").split():
-            label = _collapse(text_of(label_el))
+        if label_el is not None and _NOTE_LABEL_CLASSES & set(
+            (label_el.get("class") or "").split()
+        ):
+            label = _collapse(text_of(label_el)).removesuffix(":").strip()
             self.roles[label_el] = "skip"
-        is_example = (
-            el.tag in self.elements.example_tags or "example" in (el.get("class") or "").split()
-        )
-        label = label or ("Example" if is_example else "Note")
+        classes = set((el.get("class") or "").split())
+        if not label:
+            if el.tag in self.elements.example_tags or "example" in classes:
+                label = "Example"
+            else:
+                label = "Warning" if "warning" in classes else "Note"
         blocks: list[str] = []
         self.container(el, blocks)
         out.append(_labelled_quote(label, blocks))

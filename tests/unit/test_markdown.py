@@ -245,3 +245,17 @@ def test_pilcrow_self_links_are_dropped_other_pilcrows_kept():
         '<p id="b">More <a href="#section-9">¶</a></p>'
     )
     assert md(html) == "Text.\n\nMore [¶](#section-9)"
+
+
+def test_bikeshed_notes_examples_and_warnings_are_labelled_quotes():
+    html = (
+        '<p class="note" role="note"><span class="marker">Note:</span> A note.</p>'
+        '<p class="warning">Careful.</p>'
+        '<div class="example" id="example-1"><a class="self-link" href="#example-1"></a>'
+        "<p>An example.</p></div>"
+        '<aside class="example"><p>Aside.</p></aside>'
+    )
+    assert md(html) == (
+        "> **Note**\n>\n> A note.\n\n> **Warning**\n>\n> Careful.\n\n"
+        "> **Example**\n>\n> An example.\n\n> **Example**\n>\n> Aside."
+    )
