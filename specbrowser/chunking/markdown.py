@@ -19,7 +19,9 @@ Rules:
 - inline code (``var``, ``emu-val``, ``emu-const``, ``code``, inline ``emu-eqn``): raw text, never
   escaped; a delimiter longer than any backtick run inside, padded when the code starts or ends
   with a backtick; two adjacent code spans get a space between them.
-- code blocks: ``pre`` fenced with the language from its ``code`` class, text byte for byte;
+- code blocks: ``pre`` fenced with the language its classes name (:func:`code_language`: a
+  ``lang-``/``language-`` class, else the first class that is not a renderer's), text byte
+  for byte;
   block ``emu-eqn`` fenced; no links or Markdown inside fences.
 - grammar: a ``bnf`` fence, one line per production left side with its parameters and ``:``,
   ``::`` or ``:::`` (plus ``one of``), one indented line per right-hand side in source order,
@@ -197,6 +199,13 @@ content is written as its plain text (words kept, formatting dropped), so that n
 the converter past Python's recursion limit. ECMA-262 nests at most about 30 deep."""
 
 _EDIT_LABELS = {"deleted": ("~~", "Deleted"), "inserted": ("++", "Inserted")}
+_NOT_LANGUAGES = frozenset(
+    {"highlight", "hljs", "def", "example", "sourcecode", "prettyprint", "notranslate",
+     "line-numbers", "extract", "code", "source", "snippet", "literal-block", "railroad"}
+)  # fmt: skip
+"""Classes that code blocks carry for their renderer, not their language."""
+_NO_LANGUAGE = frozenset({"nohighlight", "no-highlight", "plaintext"})
+"""Classes that say a code block has no language to name."""
 _NOTE_LABEL_CLASSES = frozenset({"note", "marker"})
 """A note's own label: ecmarkup's ``<span class="note">Note 2</span>``, Bikeshed's
 ``<span class="marker">Note:</span>``."""
@@ -367,6 +376,26 @@ def fence(text: str, language: str = "") -> str:
     longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
     ticks = "`" * max(3, longest + 1)
     return f"{ticks}{language}\n{text}\n{ticks}"
+
+
+def code_language(code_classes: str, pre_classes: str, parent_classes: str = "") -> str:
+    """The language a code block's classes name ("" for none), from the ``class`` attributes
+    of its ``code``, its ``pre`` and the ``pre``'s parent, in that order: a ``language-x`` or
+    ``lang-x`` class (highlight.js, Prism, Bikeshed, xml2rfc's ``div.lang-abnf``) anywhere
+    first, else the ``code``'s or ``pre``'s first class that is not a renderer's own
+    (:data:`_NOT_LANGUAGES`: ``highlight``, ``def``, ``example``, ``hljs`` …)."""
+    for classes in (code_classes, pre_classes, parent_classes):
+        for name in classes.split():
+            prefix, dash, language = name.partition("-")
+            if dash and prefix in ("language", "lang") and language:
+                return language
+    for classes in (code_classes, pre_classes):
+        for name in classes.split():
+            if name.lower() in _NO_LANGUAGE:
+                return ""
+            if name.lower() not in _NOT_LANGUAGES:
+                return name
+    return ""
 
 
 def code_span(text: str) -> str:
@@ -587,8 +616,12 @@ class _Converter:
         language = ""
         if el.tag == "pre":
             code = el.find("code")
-            source = code if code is not None else el
-            language = next(iter((source.get("class") or "").split()), "").removeprefix("language-")
+            parent = el.getparent()
+            language = code_language(
+                "" if code is None else code.get("class") or "",
+                el.get("class") or "",
+                "" if parent is None else parent.get("class") or "",
+            )
             text = text_of(el).strip("\n")
         elif any(self.is_block(child) for child in el):  # a block equation: a line per block
             text = "\n".join(

@@ -259,3 +259,14 @@ def test_bikeshed_notes_examples_and_warnings_are_labelled_quotes():
         "> **Note**\n>\n> A note.\n\n> **Warning**\n>\n> Careful.\n\n"
         "> **Example**\n>\n> An example.\n\n> **Example**\n>\n> Aside."
     )
+
+
+def test_code_fence_names_the_language_not_the_renderer_class():
+    assert md('<pre class="highlight"><code>x</code></pre>') == "```\nx\n```"
+    assert md('<pre><code class="highlight lang-javascript">x</code></pre>') == (
+        "```javascript\nx\n```"
+    )
+    assert md('<pre class="def highlight idl">x</pre>') == "```idl\nx\n```"
+    assert md('<pre class="example highlight">x</pre>') == "```\nx\n```"
+    assert md('<div class="lang-abnf sourcecode"><pre>x</pre></div>') == "```abnf\nx\n```"
+    assert md('<pre><code class="javascript hljs">x</code></pre>') == "```javascript\nx\n```"
