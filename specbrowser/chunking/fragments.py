@@ -15,6 +15,25 @@ from collections.abc import Container
 from urllib.parse import unquote_to_bytes
 
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_NON_ASCII_ESCAPES = re.compile(r"(?:%[89A-Fa-f][0-9A-Fa-f])+")
+
+
+def decode_non_ascii(fragment: str) -> str:
+    """``fragment`` with each run of escapes of non-ASCII bytes that is UTF-8 decoded
+    (``%E2%84%9D`` → ``ℝ``), every other character and escape as written (``%ab`` alone is
+    no UTF-8, ``%2F`` is ASCII). This undoes exactly what lxml's HTML serializer does to a
+    non-ASCII ``href`` (the stored HTML of a section), and no more."""
+    if "%" not in fragment:
+        return fragment
+    return _NON_ASCII_ESCAPES.sub(_decoded_run, fragment)
+
+
+def _decoded_run(match: re.Match[str]) -> str:
+    run = match.group(0)
+    try:
+        return unquote_to_bytes(run).decode("utf-8")
+    except UnicodeDecodeError:
+        return run
 
 
 def decoded_fragment(fragment: str) -> str | None:

@@ -11,9 +11,10 @@ elements, algorithm steps, examples, grammar productions); the examples below us
 Rules:
 
 - links: ``[text](#id)``; a multipage page name is dropped (``abstract-operations.html#x`` →
-  ``#x``); a fragment kept as written, never percent-decoded (``%ab`` in an ecmarkup id is
-  no escape; a spec format points a link at the id it names before conversion, see
-  :mod:`specbrowser.chunking.fragments`); absolute URLs kept as written, a space as ``%20``.
+  ``#x``); a fragment as written but for escaped non-ASCII, which is decoded
+  (``#%E2%84%9D`` → ``#ℝ``, as lxml writes stored HTML; ``%ab`` in an ecmarkup id and ``%2F``
+  stay: :func:`~specbrowser.chunking.fragments.decode_non_ascii`; a spec format points a link
+  at the id it names before conversion); absolute URLs kept as written, a space as ``%20``.
   In a heading, a permalink mark (``¶``, ``#``) is dropped and a link to a fragment that
   holds the whole heading is written as its text.
 - inline code (``var``, ``emu-val``, ``emu-const``, ``code``, inline ``emu-eqn``): raw text, never
@@ -62,6 +63,7 @@ from typing import cast
 from lxml import etree
 from lxml.cssselect import CSSSelector
 
+from specbrowser.chunking.fragments import decode_non_ascii
 from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.chunking.markdown_tables import (
     cell_span,
@@ -538,7 +540,7 @@ class _Converter:
         name) or holding the whole heading text (mdBook's ``a.header``) is written as its
         text."""
         whole = " ".join(text_of(el).split())
-        own = _own_ids(el)
+        own = _own_ids(el, heading=True)
         for link in el.iter("a"):
             href = link.get("href") or ""
             if not href.startswith("#") or self.roles.get(link) not in (None, "link"):
@@ -829,6 +831,8 @@ class _Converter:
                 href = match.group(1)
             elif href.startswith("./#"):
                 href = href[2:]
+        if href[0] == "#" and "%" in href:  # lxml's serializer escapes non-ASCII (#%E2%84%9D)
+            href = "#" + decode_non_ascii(href[1:])
         href = href.replace(" ", "%20")  # as lxml writes it in stored HTML (mailto: links)
         if _NEEDS_ANGLE_BRACKETS.search(href):
             href = "<" + href.replace("<", "%3C").replace(">", "%3E") + ">"
@@ -871,17 +875,23 @@ def _labelled_quote(label: str, blocks: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _own_ids(el: etree._Element) -> set[str]:
-    """The ids that address ``el`` or a block it stands in: the ``id`` of it and of its
-    ancestors, and the ``data-id`` of an ancestor (the section an extracted element or a
-    section's own HTML stands for)."""
-    ids: set[str] = set()
-    for node in (el, *el.iterancestors()):
-        for name in ("id", "data-id"):
-            value = node.get(name)
-            if value:
-                ids.add(value)
-    return ids
+def _own_ids(el: etree._Element, *, heading: bool = False) -> set[str]:
+    """The ids (``id``, or ``data-id``: the section a section's HTML stands for) that address
+    ``el`` and the block it stands in: for a heading, its own and its parent's (its section);
+    for anything else, its own and its nearest ancestor's that has one. Never further, so an
+    element converted inside the whole document and the same element parsed back from its
+    section's stored HTML see the same ids."""
+    if heading:
+        nodes = [el, el.getparent()]
+    else:
+        nodes = [el, next((a for a in el.iterancestors() if a.get("id") or a.get("data-id")), None)]
+    return {
+        value
+        for node in nodes
+        if node is not None
+        for name in ("id", "data-id")
+        if (value := node.get(name))
+    }
 
 
 def _join_item_blocks(blocks: list[str]) -> str:

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from specbrowser.chunking.fragments import decoded_fragment, fragment_keys, fragment_target
+from specbrowser.chunking.fragments import (
+    decode_non_ascii,
+    decoded_fragment,
+    fragment_keys,
+    fragment_target,
+)
 from specbrowser.chunking.toc_paths import resolve_toc_starts
 from specbrowser.model import Section, TocNode
 from tests.helpers import chunk_html
@@ -45,3 +50,9 @@ def test_toc_target_with_percent_resolves_as_written_then_decoded():
     toc = [TocNode("Foo", "1", "sec-%abstractfoo%"), TocNode("Reals", "2", "%E2%84%9D")]
     resolved = resolve_toc_starts(toc, sections)
     assert [(n.target_id, n.start) for n in resolved] == [("sec-%abstractfoo%", 0), ("ℝ", 1)]
+
+
+def test_decode_non_ascii_undoes_only_lxml_escapes():
+    assert decode_non_ascii("%E2%84%9D-%F0%9D%94%BD") == "ℝ-𝔽"
+    assert decode_non_ascii("sec-%abstractfoo%-x") == "sec-%abstractfoo%-x"
+    assert decode_non_ascii("a%2Fb%20c") == "a%2Fb%20c"

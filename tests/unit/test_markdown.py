@@ -31,16 +31,17 @@ def test_section_heading_on_top():
     )
 
 
-def test_multipage_links_lose_the_page_name_and_fragments_stay_as_written():
+def test_multipage_links_lose_the_page_name_and_only_non_ascii_escapes_are_decoded():
     html = (
         '<emu-xref href="#sec-tonumber">'
         '<a href="abstract-operations.html#sec-tonumber">ToNumber</a></emu-xref>'
         ' and <a href="#sec-%abstractfoo%-constructor">%AbstractFoo%</a>'
+        ' and <a href="#%E2%84%9D">ℝ</a> and <a href="#a%2Fb">a</a>'
         ' and <a href="https://tc39.es/">x</a>'
     )
     assert md(f"<p>{html}</p>") == (
         "[ToNumber](#sec-tonumber) and [%AbstractFoo%](#sec-%abstractfoo%-constructor)"
-        " and [x](https://tc39.es/)"
+        " and [ℝ](#ℝ) and [a](#a%2Fb) and [x](https://tc39.es/)"
     )
 
 
