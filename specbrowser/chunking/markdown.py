@@ -11,13 +11,18 @@ elements, algorithm steps, examples, grammar productions); the examples below us
 Rules:
 
 - links: ``[text](#id)``; a multipage page name is dropped (``abstract-operations.html#x`` →
-  ``#x``) and percent-encoded anchors decoded; absolute URLs kept as written, a space as
-  ``%20``. In a heading, a permalink mark (``¶``, ``#``) is dropped and a link to a fragment
-  that holds the whole heading is written as its text.
+  ``#x``); a fragment as written but for escaped non-ASCII, which is decoded
+  (``#%E2%84%9D`` → ``#ℝ``, as lxml writes stored HTML; ``%ab`` in an ecmarkup id and ``%2F``
+  stay: :func:`~specbrowser.chunking.fragments.decode_non_ascii`; a spec format points a link
+  at the id it names before conversion); absolute URLs kept as written, a space as ``%20``.
+  In a heading, a permalink mark (``¶``, ``#``) is dropped and a link to a fragment that
+  holds the whole heading is written as its text.
 - inline code (``var``, ``emu-val``, ``emu-const``, ``code``, inline ``emu-eqn``): raw text, never
   escaped; a delimiter longer than any backtick run inside, padded when the code starts or ends
   with a backtick; two adjacent code spans get a space between them.
-- code blocks: ``pre`` fenced with the language from its ``code`` class, text byte for byte;
+- code blocks: ``pre`` fenced with the language its classes name (:func:`code_language`: a
+  ``lang-``/``language-`` class, else the first class that is not a renderer's), text byte
+  for byte;
   block ``emu-eqn`` fenced; no links or Markdown inside fences.
 - grammar: a ``bnf`` fence, one line per production left side with its parameters and ``:``,
   ``::`` or ``:::`` (plus ``one of``), one indented line per right-hand side in source order,
@@ -29,7 +34,8 @@ Rules:
 - tables: GFM, caption above as a paragraph; ``|`` escaped everywhere (inside code too);
   blocks and ``<br>`` in a cell kept on one line joined by ``<br>``; ``colspan``/``rowspan``
   padded so every row has the same number of cells.
-- notes and examples: a blockquote starting with the label (``Note``, ``Note 2``).
+- notes, examples and warnings: a blockquote starting with the label (``Note``, ``Note 2``,
+  ``Example``, ``Warning``).
 - text: ``<`` and entity-like ``&`` escaped so they show literally; a paragraph that
   would start a heading, list or quote is escaped at its start.
 - edits (a proposal's ``del``/``ins``, :attr:`MarkdownConfig.edits`): ``current`` drops
@@ -53,11 +59,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import cast
-from urllib.parse import unquote
 
 from lxml import etree
 from lxml.cssselect import CSSSelector
 
+from specbrowser.chunking.fragments import decode_non_ascii
 from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.chunking.markdown_tables import (
     cell_span,
@@ -195,6 +201,16 @@ content is written as its plain text (words kept, formatting dropped), so that n
 the converter past Python's recursion limit. ECMA-262 nests at most about 30 deep."""
 
 _EDIT_LABELS = {"deleted": ("~~", "Deleted"), "inserted": ("++", "Inserted")}
+_NOT_LANGUAGES = frozenset(
+    {"highlight", "hljs", "def", "example", "sourcecode", "prettyprint", "notranslate",
+     "line-numbers", "extract", "code", "source", "snippet", "literal-block", "railroad"}
+)  # fmt: skip
+"""Classes that code blocks carry for their renderer, not their language."""
+_NO_LANGUAGE = frozenset({"nohighlight", "no-highlight", "plaintext"})
+"""Classes that say a code block has no language to name."""
+_NOTE_LABEL_CLASSES = frozenset({"note", "marker"})
+"""A note's own label: ecmarkup's ``<span class="note">Note 2</span>``, Bikeshed's
+``<span class="marker">Note:</span>``."""
 _PERMALINK_TEXTS = frozenset({"", "¶", "#", "§", "🔗", "\u200b"})
 _WS = re.compile(r"[ \t\n\r\f\v]+")
 _HARD_BREAK = "\x00"
@@ -364,6 +380,26 @@ def fence(text: str, language: str = "") -> str:
     return f"{ticks}{language}\n{text}\n{ticks}"
 
 
+def code_language(code_classes: str, pre_classes: str, parent_classes: str = "") -> str:
+    """The language a code block's classes name ("" for none), from the ``class`` attributes
+    of its ``code``, its ``pre`` and the ``pre``'s parent, in that order: a ``language-x`` or
+    ``lang-x`` class (highlight.js, Prism, Bikeshed, xml2rfc's ``div.lang-abnf``) anywhere
+    first, else the ``code``'s or ``pre``'s first class that is not a renderer's own
+    (:data:`_NOT_LANGUAGES`: ``highlight``, ``def``, ``example``, ``hljs`` …)."""
+    for classes in (code_classes, pre_classes, parent_classes):
+        for name in classes.split():
+            prefix, dash, language = name.partition("-")
+            if dash and prefix in ("language", "lang") and language:
+                return language
+    for classes in (code_classes, pre_classes):
+        for name in classes.split():
+            if name.lower() in _NO_LANGUAGE:
+                return ""
+            if name.lower() not in _NOT_LANGUAGES:
+                return name
+    return ""
+
+
 def code_span(text: str) -> str:
     """An inline code span for ``text`` (whitespace collapsed), or "" for empty text."""
     text = " ".join(text.split())
@@ -499,9 +535,12 @@ class _Converter:
 
     def unlink_heading(self, el: etree._Element) -> None:
         """A heading's own anchors are no links: a permalink mark (a fragment link whose text
-        is only ``¶``, ``#``, ``§`` …: Sphinx, GitHub) is dropped, and a fragment link holding
-        the whole heading text (mdBook's ``a.header``) is written as its text."""
+        is only ``¶``, ``#``, ``§`` …: Sphinx, GitHub, Bikeshed) is dropped, and a fragment link
+        to the heading itself or its section (:func:`_own_ids`: xml2rfc's ``selfRef`` number and
+        name) or holding the whole heading text (mdBook's ``a.header``) is written as its
+        text."""
         whole = " ".join(text_of(el).split())
+        own = _own_ids(el, heading=True)
         for link in el.iter("a"):
             href = link.get("href") or ""
             if not href.startswith("#") or self.roles.get(link) not in (None, "link"):
@@ -509,7 +548,7 @@ class _Converter:
             text = " ".join(text_of(link).split())
             if "".join(text.split()) in _PERMALINK_TEXTS:
                 self.roles[link] = "skip"
-            elif text == whole:
+            elif text == whole or href[1:] in own:
                 self.roles[link] = "unlinked"
 
     def paragraph(self, el: etree._Element, out: list[str]) -> None:
@@ -579,8 +618,12 @@ class _Converter:
         language = ""
         if el.tag == "pre":
             code = el.find("code")
-            source = code if code is not None else el
-            language = next(iter((source.get("class") or "").split()), "").removeprefix("language-")
+            parent = el.getparent()
+            language = code_language(
+                "" if code is None else code.get("class") or "",
+                el.get("class") or "",
+                "" if parent is None else parent.get("class") or "",
+            )
             text = text_of(el).strip("\n")
         elif any(self.is_block(child) for child in el):  # a block equation: a line per block
             text = "\n".join(
@@ -653,15 +696,22 @@ class _Converter:
         return ""
 
     def note(self, el: etree._Element, out: list[str]) -> None:
+        """A labelled blockquote: the label of its own (ecmarkup's ``span.note``, Bikeshed's
+        ``span.marker``, a trailing colon dropped), else ``Example`` for an example, ``Warning``
+        for a warning, ``Note`` for anything else."""
         label_el = el.find("span")
         label = ""
-        if label_el is not None and "note" in (label_el.get("class") or "").split():
-            label = _collapse(text_of(label_el))
+        if label_el is not None and _NOTE_LABEL_CLASSES & set(
+            (label_el.get("class") or "").split()
+        ):
+            label = _collapse(text_of(label_el)).removesuffix(":").strip()
             self.roles[label_el] = "skip"
-        is_example = (
-            el.tag in self.elements.example_tags or "example" in (el.get("class") or "").split()
-        )
-        label = label or ("Example" if is_example else "Note")
+        classes = set((el.get("class") or "").split())
+        if not label:
+            if el.tag in self.elements.example_tags or "example" in classes:
+                label = "Example"
+            else:
+                label = "Warning" if "warning" in classes else "Note"
         blocks: list[str] = []
         self.container(el, blocks)
         out.append(_labelled_quote(label, blocks))
@@ -773,14 +823,16 @@ class _Converter:
             return ""
         if not href:
             return text
+        if text in _PERMALINK_TEXTS and href[0] == "#" and href[1:] in _own_ids(el):
+            return ""  # a self-link's mark (xml2rfc's pilcrow: <p id=x>… <a href=#x>¶</a>)
         if href[0] != "#":
             match = _MULTIPAGE_HREF.match(href)
             if match:
                 href = match.group(1)
             elif href.startswith("./#"):
                 href = href[2:]
-        if href[0] == "#" and "%" in href:  # multipage percent-encodes anchors (#%E2%84%9D)
-            href = "#" + unquote(href[1:])
+        if href[0] == "#" and "%" in href:  # lxml's serializer escapes non-ASCII (#%E2%84%9D)
+            href = "#" + decode_non_ascii(href[1:])
         href = href.replace(" ", "%20")  # as lxml writes it in stored HTML (mailto: links)
         if _NEEDS_ANGLE_BRACKETS.search(href):
             href = "<" + href.replace("<", "%3C").replace(">", "%3E") + ">"
@@ -821,6 +873,25 @@ def _labelled_quote(label: str, blocks: list[str]) -> str:
         lines.append(">")
         lines.extend(f"> {line}" if line else ">" for line in "\n\n".join(blocks).split("\n"))
     return "\n".join(lines)
+
+
+def _own_ids(el: etree._Element, *, heading: bool = False) -> set[str]:
+    """The ids (``id``, or ``data-id``: the section a section's HTML stands for) that address
+    ``el`` and the block it stands in: for a heading, its own and its parent's (its section);
+    for anything else, its own and its nearest ancestor's that has one. Never further, so an
+    element converted inside the whole document and the same element parsed back from its
+    section's stored HTML see the same ids."""
+    if heading:
+        nodes = [el, el.getparent()]
+    else:
+        nodes = [el, next((a for a in el.iterancestors() if a.get("id") or a.get("data-id")), None)]
+    return {
+        value
+        for node in nodes
+        if node is not None
+        for name in ("id", "data-id")
+        if (value := node.get(name))
+    }
 
 
 def _join_item_blocks(blocks: list[str]) -> str:

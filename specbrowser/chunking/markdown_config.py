@@ -20,7 +20,8 @@ class MarkdownConfig:
     ``inline_code``; an element matched by an earlier role keeps it. Elements no selector matches
     fall back to their HTML meaning (``p``, ``div``, headings …). The defaults are plain HTML's
     and ecmarkup's elements for each role, ecmarkup's hidden step labels
-    (``span.list-marker``) in ``skip``, and Bikeshed's ``div.note`` / ``div.example`` as notes.
+    (``span.list-marker``) in ``skip``, and Bikeshed's notes, examples and warnings (``p.note``,
+    ``div.example``, ``p.warning`` …) as notes.
 
     ``edits`` is not a selector: how a proposal's ``<del>``/``<ins>`` render
     (:data:`~specbrowser.types.EditMode`), ``current`` by default.
@@ -32,7 +33,18 @@ class MarkdownConfig:
     table: tuple[str, ...] = ("table",)
     ordered_list: tuple[str, ...] = ("ol",)
     unordered_list: tuple[str, ...] = ("ul",)
-    note: tuple[str, ...] = ("emu-note", "emu-example", "div.note", "div.example")
+    note: tuple[str, ...] = (
+        "emu-note",
+        "emu-example",
+        "div.note",
+        "div.example",
+        "p.note",
+        "p.example",
+        "p.warning",
+        "div.warning",
+        "aside.note",
+        "aside.example",
+    )
     link: tuple[str, ...] = ("a[href]",)
     inline_code: tuple[str, ...] = (
         "var",

@@ -5,6 +5,11 @@ breakdown extracted) was taken out. Format::
 
     [Subsection available: title "<title>" at sectionid: `<id>`]
     [Subsection available at sectionid: `<id>`]          (no title)
+
+In ``<title>`` a ``"`` or ``\\`` is escaped with a backslash (``Media Type (\\"MIME Type\\")``),
+so the title's quotes never end it; :func:`find_markers` reads back exactly what
+:func:`format_marker` wrote (and a marker written before titles were escaped, up to its
+`` at sectionid:``).
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ import re
 from dataclasses import dataclass
 
 MARKER_RE = re.compile(
-    r'\[Subsection available(?:: title "(?P<title>.*?)")? at sectionid: `(?P<id>[^`]+)`\]'
+    r'\[Subsection available(?:: title "(?P<title>(?:\\[^\n]|[^\\\n])*?)")? at sectionid: '
+    r"`(?P<id>[^`]+)`\]"
 )
 """Finds markers anywhere in a text (a marker may sit inside a table cell)."""
 
@@ -34,9 +40,11 @@ class Marker:
 
 
 def format_marker(target_id: str, title: str = "") -> str:
-    """The marker line for a subsection; newlines and runs of spaces in the title collapse."""
+    """The marker line for a subsection; newlines and runs of spaces in the title collapse, and
+    its ``"`` and ``\\`` are escaped with a backslash."""
     title = " ".join(title.split())
     if title:
+        title = title.replace("\\", "\\\\").replace('"', '\\"')
         return f'[Subsection available: title "{title}" at sectionid: `{target_id}`]'
     return f"[Subsection available at sectionid: `{target_id}`]"
 
@@ -46,9 +54,17 @@ def find_markers(text: str) -> list[Marker]:
     if _MARKER_START not in text:
         return []
     return [
-        Marker(m.group("id"), m.group("title") or "", m.start(), m.end())
+        Marker(m.group("id"), _unescape(m.group("title") or ""), m.start(), m.end())
         for m in MARKER_RE.finditer(text)
     ]
+
+
+_ESCAPED = re.compile(r"\\(.)")
+
+
+def _unescape(title: str) -> str:
+    """A marker's title as given to :func:`format_marker` (its backslash escapes undone)."""
+    return _ESCAPED.sub(r"\1", title) if "\\" in title else title
 
 
 def marker_ids(text: str) -> list[str]:

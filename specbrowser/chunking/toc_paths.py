@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from specbrowser.chunking.fragments import fragment_target
 from specbrowser.model import Section, TocNode
 from specbrowser.types import MismatchKind
 
@@ -59,18 +60,23 @@ def section_ranges(sections: list[Section]) -> dict[str, tuple[int, int]]:
 
 
 def resolve_toc_starts(toc: list[TocNode], sections: list[Section]) -> list[TocNode]:
-    """Copies of the TOC nodes with ``start`` set from ``target_id`` (the target section's
-    ordinal) where no start was given. Entries whose target does not exist keep no start."""
+    """Copies of the TOC nodes with ``target_id`` the section id it names, as a browser finds
+    a fragment's target (as written first, then percent-decoded:
+    :func:`~specbrowser.chunking.fragments.fragment_target`), and ``start`` set from it (the
+    target section's ordinal) where no start was given. Entries whose target does not exist
+    keep their ``target_id`` as written and no start."""
     ordinal = {s.id: s.ordinal for s in sections}
 
     def copy(node: TocNode) -> TocNode:
-        start = node.start
-        if start is None and node.target_id is not None:
-            start = ordinal.get(node.target_id)
+        start, target_id = node.start, node.target_id
+        if target_id is not None:
+            target_id = fragment_target(target_id, ordinal) or target_id
+            if start is None:
+                start = ordinal.get(target_id)
         return TocNode(
             node.title,
             node.secnum,
-            node.target_id,
+            target_id,
             start,
             node.end,
             [copy(c) for c in node.children],

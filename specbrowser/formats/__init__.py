@@ -31,6 +31,7 @@ from specbrowser.formats.html import (
     check_html_head,
     order_pages,
     read_html,
+    resolve_fragment_links,
 )
 from specbrowser.types import EDIT_MODES, BreakdownStrategy, EditMode, SizeUnit
 
@@ -203,13 +204,16 @@ def load_spec(paths: list[Path] | Path) -> ParsedSpec:
     ``Document.sha256`` hashes them in the order given, as :func:`spec_sha256` does, and
     ``Document.source_paths`` lists them in that order. The first format (registry order) that
     claims the pages and finds sections in them gives the result; a document without a title
-    of its own takes its first section's (other than front matter).
+    of its own takes its first section's (other than front matter). Links whose fragment holds
+    a ``%`` escape are pointed at the id they name first
+    (:func:`specbrowser.formats.html.resolve_fragment_links`).
 
     Raises:
         SpecInputError: missing path, folder without HTML, a file that is not HTML.
         SpecParseError: a file lxml cannot parse, or no format finds a section.
     """
     pages = _read_pages(paths)
+    resolve_fragment_links(pages)
     sha = bytes_sha256(page.data for page in pages)
     ordered = order_pages(pages) if len(pages) > 1 else pages
     for spec_format, kind in _candidates(ordered):

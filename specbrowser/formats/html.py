@@ -13,6 +13,7 @@ from typing import cast
 
 from lxml import etree
 
+from specbrowser.chunking.fragments import fragment_target
 from specbrowser.chunking.markdown_text import remove_keeping_tail
 from specbrowser.errors import SpecInputError, SpecParseError
 from specbrowser.formats.base import Page
@@ -210,6 +211,31 @@ class RepeatedMenus:
                 self.leader = min(self.names, key=lambda name: (order.get(name, len(order)), name))
         elif page.path.name != self.leader:
             remove_keeping_tail(menu)
+
+
+def resolve_fragment_links(pages: list[Page]) -> int:
+    """Point every in-document link whose fragment holds ``%`` at the id it names, the way a
+    browser finds it (:func:`~specbrowser.chunking.fragments.fragment_target` over the ids of
+    all ``pages``): ``#%E2%84%9D`` becomes ``#ℝ`` when only ``ℝ`` is an id, ``#sec-%abstractfoo%``
+    stays as written. In-document: ``#x``, ``./#x`` or ``page.html#x`` for one of ``pages``. A
+    fragment that names no id is left as written. Returns how many hrefs changed."""
+    names = {"", "./", *(page.path.name for page in pages)}
+    links: list[tuple[etree._Element, str, str]] = []
+    for page in pages:
+        for el in cast("list[etree._Element]", page.root.xpath("//*[contains(@href, '%')]")):
+            prefix, hash_, fragment = (el.get("href") or "").partition("#")
+            if hash_ and fragment and prefix in names:
+                links.append((el, prefix, fragment))
+    if not links:
+        return 0
+    ids = {i for page in pages for i in cast("list[str]", page.root.xpath("//@id"))}
+    changed = 0
+    for el, prefix, fragment in links:
+        target = fragment_target(fragment, ids)
+        if target is not None and target != fragment:
+            el.set("href", f"{prefix}#{target}")
+            changed += 1
+    return changed
 
 
 def document_title(root: etree._Element) -> str:

@@ -12,8 +12,8 @@ Sources, in order of preference:
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
-from urllib.parse import unquote
 
 from lxml import etree
 
@@ -22,6 +22,10 @@ from specbrowser.formats.html import element_text, menu_toc, without_deleted
 from specbrowser.model import TocNode
 
 _NUMBER_CLASSES = frozenset({"secnum", "secno"})
+_BARE_NUMBER = re.compile(r"(?:(?:Appendix\s+)?(?:[0-9]+|[A-Z])(?:\.[0-9]+)*\.?)?")
+"""A link text that is only a section number (``1.2``, ``A.1.``, ``Appendix A``) or empty (an
+unnumbered appendix): xml2rfc's TOC links the number and the title apart
+(``<a href="#section-1">1</a>. <a …>Introduction</a>``)."""
 
 
 def extract_toc(root: etree._Element) -> list[TocNode]:
@@ -30,8 +34,11 @@ def extract_toc(root: etree._Element) -> list[TocNode]:
     Each entry's title is the link's ``title`` attribute when present (ecmarkup writes the full
     heading there, its link text abbreviates "Static Semantics" to "SS"), else (and when a
     proposal's ``del``/``ins`` edit the link) the link text without its number and deleted
-    words; ``target_id`` is the link's fragment, percent-decoded, the page name of a multipage
-    link dropped. A list item without a link is an empty-title wrapper entry.
+    words; ``target_id`` is the link's fragment as written (the reconciler finds the id it names:
+    :func:`specbrowser.chunking.toc_paths.resolve_toc_starts`), the page name of a multipage
+    link dropped. An entry whose first link is only a section number and a second link follows
+    (xml2rfc) takes that number as its number and the second link's text as its title. A list
+    item without a link is an empty-title wrapper entry.
     """
     found = _toc_list(root)
     return _entries(found) if found is not None else []
@@ -58,10 +65,16 @@ def _entries(list_el: etree._Element) -> list[TocNode]:
     for item in list_el:
         if item.tag != "li":
             continue
-        link = next((a for a in item.iter("a") if _own(a, item)), None)
+        links = [a for a in item.iter("a") if _own(a, item)]
+        link = links[0] if links else None
         children = [n for sub in item if sub.tag in ("ol", "ul") for n in _entries(sub)]
         if link is None:
             nodes.append(TocNode(title="", children=children))
+            continue
+        number = " ".join(element_text(link).split())
+        if len(links) > 1 and _BARE_NUMBER.fullmatch(number):  # number and title linked apart
+            title = " ".join(element_text(links[1]).split())
+            nodes.append(TocNode(title, number.rstrip("."), _fragment(link), children=children))
             continue
         edited = next(link.iter("del", "ins"), None) is not None  # a proposal's edit: the
         # title attribute runs deleted and inserted words together; the text drops the deleted
@@ -78,12 +91,16 @@ def _entries(list_el: etree._Element) -> list[TocNode]:
                 parts.append(text)
             parts.append(child.tail or "")
         title = " ".join((title_attr or "".join(parts)).split())
-        href = link.get("href") or ""
-        target = unquote(href.split("#", 1)[1]) if "#" in href else None
         nodes.append(
-            TocNode(title=title, secnum=secnum, target_id=target or None, children=children)
+            TocNode(title=title, secnum=secnum, target_id=_fragment(link), children=children)
         )
     return nodes
+
+
+def _fragment(link: etree._Element) -> str | None:
+    """A TOC link's fragment as written, or None without one."""
+    href = link.get("href") or ""
+    return href.split("#", 1)[1] or None if "#" in href else None
 
 
 def _own(link: etree._Element, item: etree._Element) -> bool:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from urllib.parse import unquote
 
+from specbrowser.chunking.fragments import fragment_keys
 from specbrowser.store import SpecStore
 
 _LINK = re.compile(r"\]\((<[^>\n]*>|[^)\s]+)\)")
@@ -30,28 +30,43 @@ def link_hrefs(text: str) -> list[str]:
 
 
 def href_anchor(href: str) -> str | None:
-    """The element id an in-document link names (``#id``, percent-decoded), or None for a link
-    to another document (a URL, another file)."""
+    """The anchor an in-document link names (``#id``: its fragment as written, which
+    :func:`link_targets` resolves as a browser does), or None for a link to another document
+    (a URL, another file)."""
     if href.startswith("#") and len(href) > 1:
-        return unquote(href[1:])
+        return href[1:]
     return None
 
 
 def link_targets(db: SpecStore, anchors: Iterable[str], version: str) -> dict[str, str]:
-    """Anchor → the chunk of the set ``version`` holding the element with that id, for each of
-    ``anchors`` the document holds. A set without an anchor map (made before they were
-    recorded) resolves each anchor on its own by comparing texts (slower)."""
-    wanted = list(dict.fromkeys(anchors))
+    """Anchor → the chunk of the set ``version`` holding the element the anchor names, for each
+    of ``anchors`` that names an id of the document: the anchor as written, else its
+    percent-decoded form (a browser's order, :func:`~specbrowser.chunking.fragments.fragment_keys`).
+    A set without an anchor map (made before they were recorded) resolves each anchor on its
+    own by comparing texts (slower)."""
+    keys = {anchor: fragment_keys(anchor) for anchor in anchors}
+    wanted = list(dict.fromkeys(key for found in keys.values() for key in found))
     if db.symbols.has_anchor_map(version):
-        return db.symbols.anchor_chunks(version, wanted)
+        held = db.symbols.anchor_chunks(version, wanted)
+        return _by_anchor(keys, held)
     # deferred: the browse module (14 ms), only for a set made before anchor maps
     from specbrowser.session.browse import anchor_chunk
 
     found: dict[str, str] = {}
-    for anchor in wanted:
-        held = anchor_chunk(db, anchor, version)
-        if held is not None:
-            found[anchor] = held[1]
+    for key in wanted:
+        located = anchor_chunk(db, key, version)
+        if located is not None:
+            found[key] = located[1]
+    return _by_anchor(keys, found)
+
+
+def _by_anchor(keys: dict[str, tuple[str, ...]], held: dict[str, str]) -> dict[str, str]:
+    """Anchor → the chunk of the first of its keys that ``held`` (key → chunk) has."""
+    found: dict[str, str] = {}
+    for anchor, candidates in keys.items():
+        chunk = next((held[key] for key in candidates if key in held), None)
+        if chunk is not None:
+            found[anchor] = chunk
     return found
 
 
@@ -90,7 +105,10 @@ def link_report(db: SpecStore, version: str) -> LinkReport:
         anchors += [a for a in map(href_anchor, hrefs) if a is not None]
     targets = link_targets(db, anchors, version)
     existing = {c.id for c in db.chunks(sorted(set(targets.values())), version)}
-    known = {a: a in targets or db.symbols.anchor_section(a) is not None for a in set(anchors)}
+    known = {
+        a: a in targets or any(db.symbols.anchor_section(k) is not None for k in fragment_keys(a))
+        for a in set(anchors)
+    }
     in_document = [a for a in anchors if known[a]]
     resolved = [a for a in in_document if targets.get(a) in existing]
     missing = list(dict.fromkeys(a for a in in_document if targets.get(a) not in existing))

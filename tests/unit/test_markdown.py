@@ -31,13 +31,18 @@ def test_section_heading_on_top():
     )
 
 
-def test_multipage_links_lose_the_page_name_and_anchors_are_decoded():
+def test_multipage_links_lose_the_page_name_and_only_non_ascii_escapes_are_decoded():
     html = (
         '<emu-xref href="#sec-tonumber">'
         '<a href="abstract-operations.html#sec-tonumber">ToNumber</a></emu-xref>'
-        ' and <a href="#%E2%84%9D">ℝ</a> and <a href="https://tc39.es/">x</a>'
+        ' and <a href="#sec-%abstractfoo%-constructor">%AbstractFoo%</a>'
+        ' and <a href="#%E2%84%9D">ℝ</a> and <a href="#a%2Fb">a</a>'
+        ' and <a href="https://tc39.es/">x</a>'
     )
-    assert md(f"<p>{html}</p>") == "[ToNumber](#sec-tonumber) and [ℝ](#ℝ) and [x](https://tc39.es/)"
+    assert md(f"<p>{html}</p>") == (
+        "[ToNumber](#sec-tonumber) and [%AbstractFoo%](#sec-%abstractfoo%-constructor)"
+        " and [ℝ](#ℝ) and [a](#a%2Fb) and [x](https://tc39.es/)"
+    )
 
 
 def test_inline_code_for_var_value_const_and_backticks_get_longer_delimiters():
@@ -223,3 +228,46 @@ def test_join_inline_keeps_code_spans_apart_and_adds_nothing_else(parts):
         for i, part in enumerate(parts)
     )
     assert _join_inline(parts) == expected
+
+
+def test_heading_links_to_itself_or_its_section_are_written_as_text():
+    html = (
+        '<div data-id="section-1.3"><h3 id="name-core"><a href="#section-1.3" '
+        'class="section-number selfRef">1.3. </a><a href="#name-core" '
+        'class="section-name selfRef">Core Semantics</a></h3><p>See <a href="#other">x</a>.</p>'
+        "</div>"
+    )
+    assert md(html) == "### 1.3. Core Semantics\n\nSee [x](#other)."
+
+
+def test_pilcrow_self_links_are_dropped_other_pilcrows_kept():
+    html = (
+        '<p id="section-1-1">Text. <a href="#section-1-1" class="pilcrow">¶</a></p>'
+        '<p id="b">More <a href="#section-9">¶</a></p>'
+    )
+    assert md(html) == "Text.\n\nMore [¶](#section-9)"
+
+
+def test_bikeshed_notes_examples_and_warnings_are_labelled_quotes():
+    html = (
+        '<p class="note" role="note"><span class="marker">Note:</span> A note.</p>'
+        '<p class="warning">Careful.</p>'
+        '<div class="example" id="example-1"><a class="self-link" href="#example-1"></a>'
+        "<p>An example.</p></div>"
+        '<aside class="example"><p>Aside.</p></aside>'
+    )
+    assert md(html) == (
+        "> **Note**\n>\n> A note.\n\n> **Warning**\n>\n> Careful.\n\n"
+        "> **Example**\n>\n> An example.\n\n> **Example**\n>\n> Aside."
+    )
+
+
+def test_code_fence_names_the_language_not_the_renderer_class():
+    assert md('<pre class="highlight"><code>x</code></pre>') == "```\nx\n```"
+    assert md('<pre><code class="highlight lang-javascript">x</code></pre>') == (
+        "```javascript\nx\n```"
+    )
+    assert md('<pre class="def highlight idl">x</pre>') == "```idl\nx\n```"
+    assert md('<pre class="example highlight">x</pre>') == "```\nx\n```"
+    assert md('<div class="lang-abnf sourcecode"><pre>x</pre></div>') == "```abnf\nx\n```"
+    assert md('<pre><code class="javascript hljs">x</code></pre>') == "```javascript\nx\n```"

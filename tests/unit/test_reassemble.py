@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
+from specbrowser.chunking.markers import find_markers, format_marker, marker_ids
 from specbrowser.chunking.policy import ChunkPolicy
 from tests.helpers import SAMPLE, assert_lossless, write_spec
 from tests.strategies import policies, spec_html
@@ -81,3 +82,23 @@ def test_a_row_group_of_a_table_in_a_list_item_comes_back_indented(tmp_path):
     )
     policy = ChunkPolicy(threshold=300, breakdown_tags=("tr",))
     assert assert_lossless(write_spec(tmp_path, body), policy) == 1
+
+
+def test_marker_titles_with_quotes_and_backslashes_round_trip():
+    for title in ['7.3 Media Type ("MIME Type")', 'a " at sectionid: `x`', "back\\slash\\"]:
+        line = format_marker("sec-x", title)
+        text = f"before {line} after\n{format_marker('sec-y')}"
+        found = find_markers(text)
+        assert [(m.target_id, m.title) for m in found] == [("sec-x", title), ("sec-y", "")]
+        assert text[found[0].start : found[0].end] == line
+        assert marker_ids(text) == ["sec-x", "sec-y"]
+    assert format_marker("s", 'Type ("MIME")') == (
+        '[Subsection available: title "Type (\\"MIME\\")" at sectionid: `s`]'
+    )
+
+
+def test_markers_written_before_titles_were_escaped_still_read():
+    old = '[Subsection available: title "7.3 Media Type ("MIME Type")" at sectionid: `s`]'
+    assert [(m.target_id, m.title) for m in find_markers(old)] == [
+        ("s", '7.3 Media Type ("MIME Type")')
+    ]

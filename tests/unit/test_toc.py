@@ -29,7 +29,10 @@ def test_ecmarkup_menu_titles_numbers_targets_and_nesting():
     )
     assert extract_toc(root) == [
         TocNode(
-            "Static Semantics: Alpha", "1", "sec-a", children=[TocNode("Beta", "1.1", "sec-ℝ")]
+            "Static Semantics: Alpha",
+            "1",
+            "sec-a",
+            children=[TocNode("Beta", "1.1", "sec-%E2%84%9D")],
         ),
         TocNode("Intro", "", "sec-intro"),
     ]
@@ -114,3 +117,19 @@ def test_schema_is_valid_json_and_describes_the_format():
     entry = schema["$defs"]["entry"]
     assert entry["required"] == ["title"]
     assert set(entry["properties"]) == {"title", "secnum", "start", "end", "children"}
+
+
+def test_xml2rfc_entry_with_number_and_title_linked_apart():
+    root = root_of(
+        '<div id="toc"><nav class="toc"><ul class="toc"><li><p>'
+        '<a href="#section-1" class="xref">1</a>.  <a href="#name-intro" class="xref">Intro</a>'
+        '</p><ul class="toc"><li><p><a href="#section-1.1">1.1</a>.  <a href="#name-p">Purpose</a>'
+        '</p></li></ul></li><li><p><a href="#appendix-A">Appendix A</a>.  '
+        '<a href="#name-abnf">Collected ABNF</a></p></li><li><p><a href="#appendix-D"></a>'
+        '<a href="#name-ack">Acknowledgements</a></p></li></ul></nav></div>'
+    )
+    assert extract_toc(root) == [
+        TocNode("Intro", "1", "section-1", children=[TocNode("Purpose", "1.1", "section-1.1")]),
+        TocNode("Collected ABNF", "Appendix A", "appendix-A"),
+        TocNode("Acknowledgements", "", "appendix-D"),
+    ]
