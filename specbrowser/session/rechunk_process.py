@@ -65,6 +65,7 @@ def prepare() -> None:
     the real one: an app that captures stderr (Textual does) leaves a ``fileno`` they cannot
     pass on, and starting them from the first re-chunk would fail. Harmless to call twice; if
     it fails here it is tried again, and reported, at the first re-chunk."""
+    # deferred: multiprocessing's fork server and tracker, only for the app's re-chunks
     from multiprocessing import forkserver, resource_tracker
 
     try:
@@ -156,6 +157,7 @@ def _start(context: _Context, db_path: Path, policy: ChunkPolicy) -> tuple[Any, 
 
 def _child(db_path: str, settings: dict[str, Any], sender: Connection, stop: Any) -> None:
     """The child's whole life: re-chunk, then send one final message."""
+    # deferred: the re-chunk's modules (21 ms) load in the child (the fork server preloads them)
     from specbrowser.session.rechunk import rechunk
     from specbrowser.session.stores import open_store
 

@@ -22,7 +22,7 @@ BUSY_TIMEOUT_S = 5.0
 
 
 def _driver() -> ModuleType:
-    try:
+    try:  # sqlean, which can load extensions (sqlite-vec), else the standard library's
         import sqlean
 
         return sqlean
