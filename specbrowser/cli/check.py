@@ -60,8 +60,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         return status
     out.print(
         Text(
-            f"chunk set {report.policy_version}: {report.links:,} in-document link targets (each "
-            f"once per chunk) and {report.sections_reassembled:,} sections' reassembly checked"
+            f"chunk set {report.policy_version}: {report.links:,} in-document links and "
+            f"{report.sections_reassembled:,} sections' reassembly checked"
         ),
         soft_wrap=True,
     )

@@ -12,7 +12,12 @@ from rich.text import Text
 
 from specbrowser.cli._console import err, out
 from specbrowser.errors import PolicyError
-from specbrowser.session.query_file import read_queries, split_queries
+from specbrowser.session.query_file import (
+    SPLIT_HALVES,
+    EvalQuery,
+    read_queries,
+    split_queries,
+)
 from specbrowser.types import SEARCH_MODES
 
 # Deferred to the functions that use them, so that other commands start without them: Session
@@ -91,7 +96,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from specbrowser.session.evaluate import evaluate, evaluation_json
 
     queries = read_queries(args.queries)  # a bad file: one line, before opening the database
-    halves = dict(zip(SPLIT_HALVES, split_queries(queries), strict=True)) if args.split else {}
+    halves: dict[str, list[EvalQuery]] = (
+        dict(zip(SPLIT_HALVES, split_queries(queries), strict=True)) if args.split else {}
+    )
     with Session.open(args.db) as session:
         evaluations = {
             half: evaluate(
@@ -125,9 +132,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print_evaluation(evaluation, SPLIT_LABELS.get(half, ""))
     return 0
 
-
-SPLIT_HALVES = ("tune", "test")
-"""The halves ``--split`` scores, in the order of :func:`split_queries`' result."""
 
 SPLIT_LABELS = {"tune": "tune half: the odd rows", "test": "test half: the even rows"}
 

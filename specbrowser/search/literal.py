@@ -28,6 +28,12 @@ def query_words(text: str) -> list[str]:
     return _WORD.findall(plain)
 
 
+def is_searchable(text: str) -> bool:
+    """Whether ``text`` has anything the index matches (:func:`query_words`): a query with no
+    letter or digit is refused by every front end, as an empty one is."""
+    return bool(query_words(text))
+
+
 def searched_as(text: str) -> str | None:
     """The words lexical search looked for, space-separated, when ``text`` held punctuation the
     index drops (``[[Prototype]]`` → ``prototype``, ``don't`` → ``don t``); None when nothing

@@ -29,7 +29,7 @@ from typing import Literal, get_args
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.reassemble import normalize_whitespace, reassemble
 from specbrowser.errors import NotFoundError
-from specbrowser.session.links import href_anchor, link_hrefs
+from specbrowser.session.links import in_document_links
 from specbrowser.store import SpecStore
 
 CheckKind = Literal[
@@ -75,7 +75,7 @@ class CheckReport:
         counts: kind → how many findings (all of them).
         findings: kind → the first :data:`SHOWN` findings, in document order.
         sections_reassembled: how many sections were checked for reassembly.
-        links: in-document links checked (each target once per chunk).
+        links: in-document links checked (each occurrence).
     """
 
     policy_version: str
@@ -131,8 +131,9 @@ def check_chunk_set(store: SpecStore, policy_version: str) -> CheckReport:
             continue
         report.sections_reassembled += 1
         made = normalize_whitespace(reassemble(section.id, chunks))
-        if made != normalize_whitespace(conversion.markdown):
-            report.add(Finding("not_reassembled", section.id, _first_difference(made, conversion)))
+        expected = normalize_whitespace(conversion.markdown)
+        if made != expected:
+            report.add(Finding("not_reassembled", section.id, _first_difference(made, expected)))
     for chunk in chunks.values():
         for row, cells, header in _table_rows(chunk.text):
             detail = f"row {row}: {cells} cells, header {header}"
@@ -141,23 +142,19 @@ def check_chunk_set(store: SpecStore, policy_version: str) -> CheckReport:
 
 
 def _check_links(store: SpecStore, version: str, chunks, report: CheckReport) -> None:
-    """Count the in-document links (each target once per chunk) whose id the document lacks or
-    whose element is in no chunk."""
-    anchors: list[tuple[str, str]] = []
-    for chunk in chunks:
-        for href in link_hrefs(chunk.text):
-            anchor = href_anchor(href)
-            if anchor is not None:
-                anchors.append((chunk.id, anchor))
-    report.links = len(anchors)
-    wanted = sorted({a for _, a in anchors})
-    held = store.symbols.anchor_chunks(version, wanted)
-    existing = {c.id for c in store.chunks(sorted(set(held.values())), version)}
-    for chunk_id, anchor in anchors:
-        if anchor not in held:
-            report.add(Finding("dead_link", chunk_id, f"#{anchor}: no element has this id"))
-        elif held[anchor] not in existing:
-            report.add(Finding("dead_link", chunk_id, f"#{anchor}: its element is in no chunk"))
+    """Count the in-document links whose id the document lacks or whose element is in no
+    chunk (:func:`specbrowser.session.links.in_document_links`)."""
+    _total, links = in_document_links(store, version, chunks)
+    report.links = len(links)
+    for link in links:
+        if not link.known:
+            report.add(
+                Finding("dead_link", link.chunk_id, f"#{link.anchor}: no element has this id")
+            )
+        elif link.target is None:
+            report.add(
+                Finding("dead_link", link.chunk_id, f"#{link.anchor}: its element is in no chunk")
+            )
 
 
 def _table_rows(text: str) -> Iterator[tuple[int, int, int]]:
@@ -185,9 +182,9 @@ def _cells(line: str) -> int:
     return len(_CELL_SPLIT.split(line.strip())) - 2
 
 
-def _first_difference(made: str, conversion) -> str:
-    """Where the reassembled text first differs from the section's Markdown, in a few words."""
-    expected = normalize_whitespace(conversion.markdown)
+def _first_difference(made: str, expected: str) -> str:
+    """Where the reassembled text first differs from the section's Markdown (both normalised),
+    in a few words."""
     at = next(
         (i for i, (a, b) in enumerate(zip(made, expected, strict=False)) if a != b),
         min(len(made), len(expected)),

@@ -27,6 +27,7 @@ from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.errors import AmbiguousNameError, NotFoundError, PolicyError
 from specbrowser.model import Chunk, Document, Section
 from specbrowser.progress import Progress
+from specbrowser.search.literal import is_searchable
 from specbrowser.session.filters import filtered_tree
 from specbrowser.session.links import link_targets
 from specbrowser.session.stores import chunk_stats, open_store
@@ -465,7 +466,7 @@ class Session:
 
         if not text.strip():
             raise PolicyError("nothing to search for: the query is empty")
-        if not any(c.isalnum() for c in text):
+        if not is_searchable(text):
             raise PolicyError(
                 f"nothing to search for: {text.strip()!r} has no letter or digit (punctuation "
                 "is not indexed)"

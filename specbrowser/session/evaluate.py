@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from specbrowser.errors import NotFoundError, PolicyError
+from specbrowser.search.literal import is_searchable
 from specbrowser.session.query_file import EvalQuery, check_expected, read_queries
 from specbrowser.types import SEARCH_MODES, SearchMode
 
@@ -336,7 +337,7 @@ def _retrieve(
     """The query's hits as :class:`Retrieved`, with chunk texts when it has an excerpt
     (``texts`` caches them by chunk id, for one set); none for a query with no letter or digit
     (a search refuses it: nothing is indexed of it), which then counts as a miss."""
-    if not any(c.isalnum() for c in query.query):
+    if not is_searchable(query.query):
         return []
     hits = session.search(query.query, mode, limit=limit, policy_version=version)
     if query.excerpt:

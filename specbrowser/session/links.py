@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from specbrowser.chunking.fragments import fragment_keys
+from specbrowser.model import Chunk
 from specbrowser.store import SpecStore
 
 _LINK = re.compile(r"\]\((<[^>\n]*>|[^)\s]+)\)")
@@ -94,25 +95,57 @@ class LinkReport:
         return self.resolved / self.anchor_in_document if self.anchor_in_document else 1.0
 
 
-def link_report(db: SpecStore, version: str) -> LinkReport:
-    """Count and resolve every in-text link of the chunk set ``version``; an anchor of the
-    document counts as resolved when the chunk it leads to is a chunk of the set."""
-    anchors: list[str] = []
+@dataclass(frozen=True)
+class InDocumentLink:
+    """One ``#id`` link in a chunk's text (one per occurrence).
+
+    Attributes:
+        chunk_id: the chunk whose text holds the link.
+        anchor: the fragment as written.
+        known: whether an element of the document has that id (as written or decoded).
+        target: the chunk of the set holding that element, or None (unknown id, or an element
+            in no chunk of the set).
+    """
+
+    chunk_id: str
+    anchor: str
+    known: bool
+    target: str | None
+
+
+def in_document_links(
+    db: SpecStore, version: str, chunks: Iterable[Chunk]
+) -> tuple[int, list[InDocumentLink]]:
+    """How many links ``chunks`` (of the set ``version``) hold in all, and each ``#id`` link
+    among them resolved (:func:`link_targets`), in text order."""
+    found: list[tuple[str, str]] = []
     links = 0
-    for chunk in db.iter_chunks(version):
+    for chunk in chunks:
         hrefs = [_unbracket(m.group(1)) for m in _LINK.finditer(chunk.text)]
         links += len(hrefs)
-        anchors += [a for a in map(href_anchor, hrefs) if a is not None]
+        found += [(chunk.id, a) for a in map(href_anchor, hrefs) if a is not None]
+    anchors = {a for _, a in found}
     targets = link_targets(db, anchors, version)
     existing = {c.id for c in db.chunks(sorted(set(targets.values())), version)}
     known = {
         a: a in targets or any(db.symbols.anchor_section(k) is not None for k in fragment_keys(a))
-        for a in set(anchors)
+        for a in anchors
     }
-    in_document = [a for a in anchors if known[a]]
-    resolved = [a for a in in_document if targets.get(a) in existing]
-    missing = list(dict.fromkeys(a for a in in_document if targets.get(a) not in existing))
-    return LinkReport(links, len(anchors), len(in_document), len(resolved), missing[:20])
+    resolved = [
+        InDocumentLink(chunk_id, a, known[a], t if (t := targets.get(a)) in existing else None)
+        for chunk_id, a in found
+    ]
+    return links, resolved
+
+
+def link_report(db: SpecStore, version: str) -> LinkReport:
+    """Count and resolve every in-text link of the chunk set ``version``; an anchor of the
+    document counts as resolved when the chunk it leads to is a chunk of the set."""
+    links, found = in_document_links(db, version, db.iter_chunks(version))
+    in_document = [link for link in found if link.known]
+    resolved = [link for link in in_document if link.target is not None]
+    missing = list(dict.fromkeys(link.anchor for link in in_document if link.target is None))
+    return LinkReport(links, len(found), len(in_document), len(resolved), missing[:20])
 
 
 def _unbracket(href: str) -> str:

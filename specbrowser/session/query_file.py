@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from specbrowser.errors import QueryFileError
 
@@ -162,6 +162,8 @@ def check_expected(
 SplitHalf = Literal["tune", "test"]
 """A half of a query file (:func:`split_queries`): the one a choice is made on (``tune``) and the
 one it is reported on (``test``)."""
+SPLIT_HALVES: tuple[SplitHalf, ...] = get_args(SplitHalf)
+"""The halves in the order :func:`split_queries` returns them."""
 
 
 def split_queries(queries: Sequence[EvalQuery]) -> tuple[list[EvalQuery], list[EvalQuery]]:

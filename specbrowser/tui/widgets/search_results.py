@@ -22,6 +22,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.worker import get_current_worker
 
 from specbrowser.errors import SpecbrowserError
+from specbrowser.search.literal import is_searchable
 from specbrowser.search.query import Hit, searched_as_note
 from specbrowser.session import DB_ERRORS, Session
 from specbrowser.tui.highlight import snippet_text
@@ -156,7 +157,7 @@ class SearchBar(Vertical):
         """Search in a thread, on a connection of its own (``session`` reopened); post the
         hits as :class:`SearchFinished` numbered ``serial``, touch no widget."""
         worker = get_current_worker()
-        if not any(c.isalnum() for c in query):  # nothing is indexed of it: no hits, one note
+        if not is_searchable(query):  # nothing is indexed of it: no hits, one note
             note = searched_as_note(query) or "the query has no letters or digits to search for"
             self.post_message(SearchFinished(serial, query, mode, [], note=note))
             return
