@@ -1,7 +1,7 @@
-"""Lexical search variants on ECMA-262: FTS5 tokenizer, BM25 column weights, query strategy.
+"""Lexical search variants on ECMA-262: the FTS5 tokenizer and the BM25 column weights.
 
 Each variant rebuilds the active set's FTS5 index in a copy of the database with its tokenizer,
-patches the column weights and the query strategy of :mod:`specbrowser.search.query`, and runs
+patches the column weights of :mod:`specbrowser.search.query`, and runs
 :func:`specbrowser.session.evaluate.evaluate` (what ``specbrowser eval`` runs) in lexical mode
 on each query file; it prints hit@1, hit@5, hit@10 and MRR@10 per query file and kind.
 
@@ -20,7 +20,6 @@ import csv
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,19 +31,16 @@ class Variant:
     name: str
     tokenizer: str
     weights: tuple[float, float, float, float]
-    strategy: str  # "two-stage": all words, then any word; "any": one OR query
 
 
 U61, PORTER = "unicode61 remove_diacritics 2", "porter unicode61 remove_diacritics 2"
 VARIANTS = (
-    Variant("before: unicode61, 2/1/1, no names", U61, (2, 1, 1, 0), "two-stage"),
-    Variant("unicode61, names 2", U61, (2, 1, 1, 2), "two-stage"),
-    Variant("porter, names 2", PORTER, (2, 1, 1, 2), "two-stage"),
-    Variant("porter, names 2, any", PORTER, (2, 1, 1, 2), "any"),
-    Variant("porter, names 4", PORTER, (2, 1, 1, 4), "two-stage"),
-    Variant("porter, names 4, any", PORTER, (2, 1, 1, 4), "any"),
-    Variant("porter, title 4, names 4", PORTER, (4, 1, 1, 4), "two-stage"),
-    Variant("porter, header 2, names 4", PORTER, (2, 2, 1, 4), "two-stage"),
+    Variant("unicode61, 2/1/1, no names", U61, (2, 1, 1, 0)),
+    Variant("unicode61, names 2", U61, (2, 1, 1, 2)),
+    Variant("porter, names 2", PORTER, (2, 1, 1, 2)),
+    Variant("porter, names 4", PORTER, (2, 1, 1, 4)),
+    Variant("porter, title 4, names 4", PORTER, (4, 1, 1, 4)),
+    Variant("porter, header 2, names 4", PORTER, (2, 2, 1, 4)),
 )
 
 
@@ -77,14 +73,12 @@ def main() -> None:
         }
         files.append((path, queries, kinds))
 
-    original: Callable = search_query.lexical_search
     for variant in VARIANTS:
         if args.variant and variant.name not in args.variant:
             continue
         schema.FTS_TOKENIZER = variant.tokenizer
         search_query.TITLE_WEIGHT, search_query.HEADER_WEIGHT = variant.weights[:2]
         search_query.TEXT_WEIGHT, search_query.NAMES_WEIGHT = variant.weights[2:]
-        search_query.ANY_WORD_ONLY = variant.strategy == "any"
         with Session.open(work) as session:
             store = session.store
             with store.transaction():
@@ -101,7 +95,6 @@ def main() -> None:
                         f"  {path.name} {kind}: {len(scores)} queries, hit@1 {part.hit[1]:.3f}, "
                         f"hit@5 {part.hit[5]:.3f}, hit@10 {part.hit[10]:.3f}, MRR {part.mrr:.3f}"
                     )
-    search_query.lexical_search = original
 
 
 if __name__ == "__main__":

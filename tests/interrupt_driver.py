@@ -17,6 +17,7 @@ leaves a copy of the database as ``DB-EVENT.db``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -91,8 +92,6 @@ def driver(argv: list[str]) -> None:
 
 
 def _digest(path: Path) -> str | None:
-    import hashlib
-
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
 
 
