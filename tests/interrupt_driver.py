@@ -72,6 +72,9 @@ def run_once(args: list[str], db: Path, setup: str, at: int | None) -> dict[str,
 def driver(argv: list[str]) -> None:
     """See the module's docstring."""
     setup, db_name, spread, _dashes, *args = argv
+    # Python's own Ctrl-C handler, whatever this process inherited (a shell's background job
+    # starts with SIGINT ignored, and then Python installs none)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     db = Path(db_name)
     report = os.fdopen(os.dup(1), "w")
     quiet = os.open(os.devnull, os.O_WRONLY)

@@ -351,6 +351,12 @@ def test_ctrl_c_during_a_fork_interrupts_the_run_and_reaps_the_child(always_spli
         return pid, fd
 
     monkeypatch.setattr(workers, "_fork", interrupted_fork)
-    with pytest.raises(KeyboardInterrupt):
-        workers.split_map(_pid_of_item, list(range(20)), [1] * 20)
+    # Python's own Ctrl-C handler, whatever the test process inherited (a background job
+    # starts with SIGINT ignored)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            workers.split_map(_pid_of_item, list(range(20)), [1] * 20)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert _all_reaped(pids)  # the child was known when the interrupt was raised
