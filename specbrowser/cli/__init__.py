@@ -21,6 +21,7 @@ from rich.markup import escape
 from specbrowser import __version__
 from specbrowser.chunking.parallel import check_environment
 from specbrowser.cli import (
+    advise,
     agent,
     app,
     check,
@@ -52,6 +53,7 @@ COMMAND_MODULES = (
     search,
     agent,
     eval_cmd,
+    advise,
 )
 """Modules whose ``register`` adds subcommands, in ``--help`` order."""
 

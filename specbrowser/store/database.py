@@ -19,6 +19,7 @@ import sqlite_utils
 
 from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase
 from specbrowser.process import COMMITS, Commit, sigint_held
+from specbrowser.store.advice import AdvisorSets
 from specbrowser.store.cache import MarkdownCache
 from specbrowser.store.chunks import ChunkReads
 from specbrowser.store.connection import (
@@ -57,7 +58,7 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
     :class:`~specbrowser.store.queries.SetQueries`, :class:`~specbrowser.store.tree.TreeQueries`:
     the classes it is made of); every other topic is a named part, as sqlite-utils' ``Database``
     holds its tables: :attr:`sections`, :attr:`sets`, :attr:`toc`, :attr:`symbols`,
-    :attr:`trees`, :attr:`cache`, :attr:`vectors`, :attr:`tokens`.
+    :attr:`trees`, :attr:`cache`, :attr:`vectors`, :attr:`tokens`, :attr:`advice`.
     """
 
     def __init__(self, db: sqlite_utils.Database, path: Path, vector_error: str | None) -> None:
@@ -80,6 +81,8 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
         """Embeddings and the KNN index."""
         self.tokens = TokenCounts(db)
         """Token counts by model and retrieval text."""
+        self.advice = AdvisorSets(db)
+        """The chunk sets the advisor made, and the figures it compares sets by."""
 
     @classmethod
     def open(cls, path: Path | str, *, create: bool = False) -> SpecStore:
