@@ -293,6 +293,17 @@ COMMANDS: tuple[Command, ...] = (
         show=False,
     ),
     Command(
+        "advisor",
+        "browser",
+        "advise",
+        "A,shift+a",
+        "Advisor",
+        "Chunk sets",
+        palette="Advise a chunking policy",
+        palette_help="Try policies on this spec, score each on the queries, apply the best",
+        show=False,
+    ),
+    Command(
         "chunk-sets",
         "browser",
         "chunk_sets",

@@ -109,6 +109,7 @@ OPENED_BY = {
     "SetTree": "d",
     "StatsScreen": "s",
     "EvalScreen": "v",
+    "AdvisorScreen": "A",
     "HelpScreen": "?",
     "SearchBar": "/",
 }

@@ -382,6 +382,10 @@ class BrowserScreen(Screen[None]):
         """Evaluate the active set (and the previous one) on a query file."""
         self.chunk_sets.evaluate()
 
+    def action_advise(self) -> None:
+        """Run the policy advisor on this database; apply a candidate from its table."""
+        self.chunk_sets.advise()
+
     def action_embed(self) -> None:
         """Embed the texts that have no vector in the background, or stop that."""
         self.chunk_sets.embed()

@@ -215,6 +215,27 @@ class ChunkSetLoop:
             EvalScreen(self.screen.session, queries, self.previous_version), self._jump_back
         )
 
+    def advise(self) -> None:
+        """The advisor screen on the open database, with ``open --queries``' file (else the
+        automatic queries); a candidate it applies becomes the active set."""
+        from specbrowser.tui.screens.advisor import AdvisorScreen  # deferred: see diff()
+
+        queries = getattr(self.screen.app, "queries", None)
+        self.screen.app.push_screen(
+            AdvisorScreen(self.screen.session, queries), self._advisor_chose
+        )
+
+    def _advisor_chose(self, choice: tuple[str, str] | None) -> None:
+        from specbrowser.tui.screens.advisor import APPLY, JUMP  # deferred with the screen
+
+        if choice is None:
+            return
+        what, target = choice
+        if what == APPLY:
+            self.activate_set(target)
+        elif what == JUMP:
+            self.screen.go_to_chunk(target)
+
     def _jump_back(self, chunk_id: str | None) -> None:
         if chunk_id:
             self.screen.go_to_chunk(chunk_id)
