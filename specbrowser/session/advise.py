@@ -29,12 +29,12 @@ once and listed with ``same_as``.
 **Ranking**: :func:`score` = retrieval − :data:`TOKEN_COST` × log2(tokens_per_hit /
 :data:`TOKEN_REFERENCE`) − :data:`TINY_COST` × (tiny chunks / chunks): a doubling of what a
 reader must read per answer costs 0.05 of retrieval, and a chunk too small to be worth
-retrieving costs half its share. Candidates rank by score (ties: the Pareto front first); the
-candidates on the Pareto front of retrieval (higher) against tokens per hit (lower), which no
-other candidate beats on both, are marked, so a user who weighs tokens otherwise sees the
-trade-offs. The *recommendation* is the best-ranked
-candidate whose mean hit@5 and MRR are both at least the active set's (retrieval is never
-traded for tokens); when none is, the active set is already best.
+retrieving costs half its share. Candidates whose mean hit@5 and MRR are both at least the
+active set's rank first, then the others, each group by score (ties: the Pareto front first):
+retrieval is never traded for tokens. Rank 1 is the *recommendation* (the active set itself
+when nothing beats it). The candidates on the Pareto front of retrieval (higher) against
+tokens per hit (lower), which no other candidate beats on both, are marked, so a user who
+weighs tokens otherwise sees the trade-offs.
 
 Token counts use the default model's tokenizer; without it, tokens are estimated as characters
 ÷ :data:`CHARS_PER_TOKEN` and the report says so.
@@ -441,8 +441,8 @@ def advise(
         interrupted = True
         if not results:
             raise
-    ranked = rank(results)
     active = next(r for r in results if r.candidate.label == "active")
+    ranked = rank(results, active)
     recommended, why = recommend(ranked, active)
     return Advice(
         results=ranked,
@@ -580,9 +580,16 @@ def _token_counts(session: Session, version: str, counter: TokenCounter | None) 
     return info.counts if info is not None else {}
 
 
-def rank(results: Sequence[CandidateResult]) -> list[CandidateResult]:
-    """``results`` ranked by score (module docstring), with ``rank`` and ``pareto`` set; a candidate
-    with the same chunks as another ranks right after it."""
+def keeps_retrieval(result: CandidateResult, active: CandidateResult) -> bool:
+    """Whether ``result``'s mean hit@5 and MRR are both at least ``active``'s."""
+    return result.hit5 >= active.hit5 and result.mrr >= active.mrr
+
+
+def rank(results: Sequence[CandidateResult], active: CandidateResult) -> list[CandidateResult]:
+    """``results`` ranked (module docstring): first the candidates that keep the ``active``
+    set's retrieval (:func:`keeps_retrieval`), then the others, each group by score, with
+    ``rank`` and ``pareto`` set; a candidate with the same chunks as another ranks right after
+    it."""
     unique = [r for r in results if r.same_as is None]
     for result in unique:
         result.pareto = not any(
@@ -591,7 +598,10 @@ def rank(results: Sequence[CandidateResult]) -> list[CandidateResult]:
             and (other.retrieval > result.retrieval or other.tokens_per_hit < result.tokens_per_hit)
             for other in unique
         )
-    ordered = sorted(unique, key=lambda r: (-r.score, not r.pareto, r.candidate.label))
+    ordered = sorted(
+        unique,
+        key=lambda r: (not keeps_retrieval(r, active), -r.score, not r.pareto, r.candidate.label),
+    )
     ranked: list[CandidateResult] = []
     for result in ordered:
         ranked.append(result)
@@ -606,11 +616,8 @@ def rank(results: Sequence[CandidateResult]) -> list[CandidateResult]:
 def recommend(
     ranked: Sequence[CandidateResult], active: CandidateResult
 ) -> tuple[CandidateResult, str]:
-    """The recommendation and one line saying why (module docstring)."""
-    eligible = [
-        r for r in ranked if r.same_as is None and r.hit5 >= active.hit5 and r.mrr >= active.mrr
-    ]
-    best = eligible[0] if eligible else active
+    """The recommendation, rank 1 of :func:`rank`'s list, and one line saying why."""
+    best = ranked[0] if ranked else active
     if best.version == active.version or best.same_as == active.candidate.label:
         return active, (
             "the active set is already best: no candidate scores higher without losing hit@5 or MRR"
@@ -687,6 +694,7 @@ def advice_json(advice: Advice) -> dict[str, object]:
             "settings": result.candidate.policy.settings(),
             "rank": result.rank,
             "pareto": result.pareto,
+            "keeps_retrieval": keeps_retrieval(result, advice.active),
             "same_as": result.same_as,
             "made_by_advisor": result.made,
             "score": r(result.score),

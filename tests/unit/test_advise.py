@@ -98,8 +98,16 @@ def test_advise_ranks_by_score_and_recommends_without_losing_retrieval(toy: Path
     with Session.open(toy) as session:
         before = {s.version for s in session.chunk_sets()}
         advice = advise(session, _query_sets(), report=lines.append)
-        scores = [r.score for r in advice.results if r.same_as is None]
-        assert scores == sorted(scores, reverse=True)
+        assert advice.results[0] is advice.recommended
+        keep = [advise_module.keeps_retrieval(r, advice.active) for r in advice.results]
+        assert keep == sorted(keep, reverse=True)  # those that keep retrieval first
+        for group in (True, False):
+            scores = [
+                r.score
+                for r, k in zip(advice.results, keep, strict=True)
+                if k == group and r.same_as is None
+            ]
+            assert scores == sorted(scores, reverse=True)
         assert [r.rank for r in advice.results] == list(range(1, len(advice.results) + 1))
         assert advice.recommended.hit5 >= advice.active.hit5
         assert advice.recommended.mrr >= advice.active.mrr
