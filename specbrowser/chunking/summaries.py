@@ -1,0 +1,221 @@
+"""Extractive summaries: the document summary, each section's summary, the document chunk's
+summary packet (the chunking design, ../shared/seeds/001, "Document Chunk" and "Extractive
+Summary Source").
+
+Everything is taken from the spec's own words, never generated:
+
+- a **section summary** is the leading sentence of the section's own text (its root chunk,
+  markers, headings, code, tables and notes left out), a second one when the first is shorter
+  than :data:`SHORT_SENTENCE`, at most :data:`SECTION_SUMMARY_CHARS` characters;
+- the **document summary** (the packet's ``global_synopsis``) is the summary of the spec's
+  abstract, scope or introduction (the first section titled as in :data:`INTRO_TITLES`, in that
+  order of preference), else of the first section with prose;
+- the packet's ``overview_summary`` is the first :data:`OVERVIEW_SENTENCES` sentences of the
+  overview or introduction; its ``retrieval_lenses`` are the overview, a table summary (the
+  spec's table captions) and a section guide (each top-level section with its summary).
+
+*Orphan* sections (:func:`is_orphan`: a TOC, an index, back matter such as a bibliography,
+colophon or copyright notice, or an id ending ``_orphans``) are never a source.
+
+Pure functions over Markdown and model objects; units are characters of Markdown after
+:func:`plain_text` (links reduced to their text, code spans and emphasis to their words).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from specbrowser.chunking.markers import without_markers
+from specbrowser.model import Section
+
+SECTION_SUMMARY_CHARS = 240
+"""Longest section summary, in characters; a longer sentence is cut at a word and ends in …."""
+
+DOCUMENT_SUMMARY_CHARS = 300
+"""Longest document summary, in characters."""
+
+SHORT_SENTENCE = 60
+"""A first sentence shorter than this many characters is followed by the next one."""
+
+OVERVIEW_SENTENCES = 4
+"""Sentences of the packet's overview summary."""
+
+INTRO_TITLES: tuple[str, ...] = ("abstract", "scope", "introduction", "overview", "summary")
+"""Titles (case-folded, section number removed) of the sections a document summary is taken
+from, best first."""
+
+OVERVIEW_TITLES: tuple[str, ...] = ("overview", "introduction", "abstract", "scope")
+"""Titles of the sections the overview summary is taken from, best first."""
+
+_ORPHAN_TITLE = re.compile(
+    r"^(?:(?:table of )?contents|index(?: of .*)?|bibliography|references|"
+    r"(?:normative|informative) references|colophon|copyright.*|acknowledge?ments|"
+    r"authors?'? addresses|property index|ipr policy|conformance requirements? index)$",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"^\s*(?:annex\s+)?(?:[A-Z]|\d+)(?:\.\d+)*\.?\s+", re.IGNORECASE)
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_REF = re.compile(r"(?<!\[)\[([^\[\]]+)\](?![\](])")
+_CODE = re.compile(r"`+([^`]*)`+")
+_EMPHASIS = re.compile(r"(\*\*|__|\*|~~|\+\+)(?=\S)(.+?)(?<=\S)\1")
+_ESCAPE = re.compile(r"\\([\\`*_\[\]<>#+\-.!|~])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(`*])")
+_STEPS = re.compile(r"\bthe following steps\b|:$", re.IGNORECASE)
+"""A sentence that only announces what follows (an algorithm's ``… performs the following steps
+when called:``): never a summary."""
+_TABLE_CAPTION = re.compile(r"^(?:\*\*)?(Table\s+[\w.-]+\s*[:.—–-]\s*.+?)(?:\*\*)?$")
+
+
+def is_orphan(section: Section) -> bool:
+    """Whether a section is no summary source: a TOC, an index or back matter (by its title, as
+    :data:`_ORPHAN_TITLE` lists them), or an id ending ``_orphans``."""
+    if section.id.endswith("_orphans"):
+        return True
+    return bool(_ORPHAN_TITLE.match(_NUMBER.sub("", section.title).strip()))
+
+
+def plain_text(markdown: str) -> str:
+    """Markdown as the words a reader sees: links and references reduced to their text, code
+    spans, emphasis and edit marks to their words, backslash escapes undone, whitespace
+    collapsed."""
+    escaped: list[str] = []
+
+    def hold(match: re.Match[str]) -> str:  # an escaped character is text, never markup
+        escaped.append(match.group(1))
+        return f"\ue000{len(escaped) - 1}\ue001"
+
+    text = _ESCAPE.sub(hold, markdown)
+    text = _LINK.sub(r"\1", text)
+    text = _CODE.sub(r"\1", text)
+    for _ in range(2):  # nested emphasis
+        text = _EMPHASIS.sub(r"\2", text)
+    text = _REF.sub(r"\1", text)
+    text = re.sub("\ue000(\\d+)\ue001", lambda m: escaped[int(m.group(1))], text)
+    return " ".join(text.split())
+
+
+def prose_blocks(markdown: str) -> list[str]:
+    """The blocks of a chunk's Markdown that are running prose, as :func:`plain_text`: not
+    headings, lists, tables, code, quotes (notes, examples) or subsection markers."""
+    blocks: list[str] = []
+    for block in re.split(r"\n\s*\n", without_markers(markdown)):
+        block = block.strip()
+        if not block or block.startswith(("#", "|", "```", "~~~", ">", "    ", "<", "![")):
+            continue
+        if re.match(r"^(?:\d+\.|[-*+])\s", block):
+            continue
+        text = plain_text(block)
+        if len(text) >= 20 and re.search(r"[a-z]", text):
+            blocks.append(text)
+    return blocks
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` split into sentences (at ``.``, ``!`` or ``?`` followed by a capital, a digit
+    or an opening quote)."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + "…"
+
+
+def lead(markdown: str, limit: int = SECTION_SUMMARY_CHARS) -> str:
+    """The leading sentence of ``markdown``'s first prose block (two when the first is shorter
+    than :data:`SHORT_SENTENCE`), at most ``limit`` characters; "" without prose. A sentence
+    that announces what follows (:data:`_STEPS`) is skipped."""
+    for block in prose_blocks(markdown):
+        found = [s for s in sentences(block) if not _STEPS.search(s)]
+        if not found:
+            continue
+        text = found[0]
+        if len(text) < SHORT_SENTENCE and len(found) > 1:
+            text = f"{text} {found[1]}"
+        return _clip(text, limit)
+    return ""
+
+
+@dataclass(frozen=True)
+class SummaryPacket:
+    """The document chunk's summary packet (seed 001's ``summary_packet``).
+
+    Attributes:
+        global_synopsis: the document summary ("" when the spec has no prose).
+        overview_summary: the overview's first sentences ("" without one).
+        tables: the table summary lens: the spec's table captions, in document order.
+        section_guide: the section guide lens: ``(title, summary)`` of each top-level section
+            that is not an orphan ("" when it has no prose of its own).
+    """
+
+    global_synopsis: str = ""
+    overview_summary: str = ""
+    tables: tuple[str, ...] = ()
+    section_guide: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+    def lenses(self) -> dict[str, object]:
+        """``retrieval_lenses`` as JSON-ready data: ``overview``, ``table_summary``,
+        ``section_guide``."""
+        return {
+            "overview": self.overview_summary,
+            "table_summary": list(self.tables),
+            "section_guide": [{"title": t, "summary": s} for t, s in self.section_guide],
+        }
+
+
+def section_summaries(sections: Sequence[Section], root_texts: Mapping[str, str]) -> dict[str, str]:
+    """Section id → its summary (:func:`lead` of its root chunk's Markdown, ``root_texts``), for
+    the sections that are not orphans and have prose."""
+    summaries: dict[str, str] = {}
+    for section in sections:
+        if is_orphan(section):
+            continue
+        summary = lead(root_texts.get(section.id, ""))
+        if summary:
+            summaries[section.id] = summary
+    return summaries
+
+
+def _by_title(sections: Sequence[Section], titles: Iterable[str]) -> list[Section]:
+    """Sections whose title (section number removed, case-folded) is one of ``titles``, in the
+    titles' order of preference, then document order."""
+    keyed = [(_NUMBER.sub("", s.title).strip().casefold(), s) for s in sections]
+    found: list[Section] = []
+    for title in titles:
+        found.extend(s for key, s in keyed if key == title and s not in found)
+    return found
+
+
+def summary_packet(
+    sections: Sequence[Section], root_texts: Mapping[str, str], summaries: Mapping[str, str]
+) -> SummaryPacket:
+    """The summary packet of a spec (module docstring) from its sections, each section's root
+    chunk Markdown (``root_texts``) and :func:`section_summaries`."""
+    sources = [s for s in sections if not is_orphan(s)]
+    synopsis = ""
+    for section in [*_by_title(sources, INTRO_TITLES), *sources]:
+        synopsis = lead(root_texts.get(section.id, ""), DOCUMENT_SUMMARY_CHARS)
+        if synopsis:
+            break
+    overview = ""
+    for section in _by_title(sources, OVERVIEW_TITLES):
+        found = [s for b in prose_blocks(root_texts.get(section.id, "")) for s in sentences(b)]
+        if found:
+            overview = " ".join(found[:OVERVIEW_SENTENCES])
+            break
+    tables: list[str] = []
+    for section in sources:
+        for line in root_texts.get(section.id, "").splitlines():
+            match = _TABLE_CAPTION.match(line.strip())
+            if match:
+                tables.append(plain_text(match.group(1)))
+    guide = tuple(
+        (section.display_title, summaries.get(section.id, ""))
+        for section in sources
+        if section.parent_id is None
+    )
+    return SummaryPacket(synopsis, overview, tuple(dict.fromkeys(tables)), guide)

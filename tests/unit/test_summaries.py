@@ -1,0 +1,118 @@
+"""Extractive summaries (:mod:`specbrowser.chunking.summaries`), one rule per test, on small
+hand-written Markdown."""
+
+from __future__ import annotations
+
+from specbrowser.chunking.summaries import (
+    SECTION_SUMMARY_CHARS,
+    is_orphan,
+    lead,
+    plain_text,
+    section_summaries,
+    summary_packet,
+)
+from specbrowser.model import Section
+
+
+def _section(sid: str, title: str, parent: str | None = None, secnum: str = "") -> Section:
+    return Section(
+        id=sid,
+        parent_id=parent,
+        depth=0 if parent is None else 1,
+        ordinal=0,
+        kind="heading",
+        secnum=secnum,
+        title=title,
+        html="",
+        source_file="spec.html",
+    )
+
+
+def test_plain_text_keeps_the_words_a_reader_sees() -> None:
+    text = "See [ToNumber](#sec-tonumber) and `argument`, **bold** \\*star\\* [[Get]]."
+    assert plain_text(text) == "See ToNumber and argument, bold *star* [[Get]]."
+
+
+def test_lead_is_the_first_sentence_of_the_first_prose_block() -> None:
+    markdown = (
+        "# 7.1 ToNumber\n\n[Subsection available at sectionid: `x`]\n\n"
+        "```js\ncode();\n```\n\n1. Let a be 1.\n\n"
+        "The abstract operation converts any value of the language to a Number. It is used "
+        "widely.\n\nMore text."
+    )
+    assert (
+        lead(markdown) == "The abstract operation converts any value of the language to a Number."
+    )
+
+
+def test_a_short_first_sentence_takes_the_next() -> None:
+    assert lead("It is short. The second sentence says more.\n") == (
+        "It is short. The second sentence says more."
+    )
+
+
+def test_an_announcing_sentence_is_skipped() -> None:
+    assert lead("This method performs the following steps when called:\n\n1. Return 1.") == ""
+    assert lead("It returns a String. It performs the following steps when called:") == (
+        "It returns a String."
+    )
+
+
+def test_a_long_sentence_is_cut_at_a_word() -> None:
+    summary = lead("word " * 200 + ".")
+    assert len(summary) <= SECTION_SUMMARY_CHARS and summary.endswith("…")
+    assert " wor…" not in summary
+
+
+def test_notes_tables_and_images_are_not_prose() -> None:
+    markdown = "> **Note**\n>\n> A note.\n\n| a | b |\n|---|---|\n\n![logo](x.png)\n"
+    assert lead(markdown) == ""
+
+
+def test_orphans_are_tocs_indexes_and_back_matter() -> None:
+    for title in (
+        "Table of Contents",
+        "Index",
+        "B Bibliography",
+        "Colophon",
+        "Copyright & Software License",
+        "Acknowledgments",
+        "References",
+    ):
+        assert is_orphan(_section("x", title)), title
+    assert is_orphan(_section("idx_orphans", "Anything"))
+    assert not is_orphan(_section("s", "Scope"))
+
+
+def test_orphans_have_no_summary_and_are_no_source() -> None:
+    sections = [
+        _section("abs", "Abstract"),
+        _section("intro", "Introduction"),
+        _section("index", "Index"),
+    ]
+    roots = {
+        "abs": "This specification defines widgets for the web.",
+        "intro": "Widgets are old. They were made in 1990 by a guild of makers.",
+        "index": "Everything is listed here in order, one term after the other.",
+    }
+    summaries = section_summaries(sections, roots)
+    assert "index" not in summaries
+    packet = summary_packet(sections, roots, summaries)
+    assert packet.global_synopsis == "This specification defines widgets for the web."
+    assert packet.overview_summary.startswith("Widgets are old.")
+    assert [t for t, _s in packet.section_guide] == ["Abstract", "Introduction"]
+
+
+def test_the_document_summary_prefers_abstract_then_scope() -> None:
+    sections = [_section("a", "1 Intro stuff"), _section("s", "2 Scope")]
+    roots = {"a": "First words of the first section here.", "s": "This standard defines X."}
+    packet = summary_packet(sections, roots, section_summaries(sections, roots))
+    assert packet.global_synopsis == "This standard defines X."
+
+
+def test_table_captions_make_the_table_lens() -> None:
+    sections = [_section("t", "Types")]
+    roots = {"t": "Types are listed.\n\nTable 3: [Attributes](#x) of a property\n\n| a |\n|---|\n"}
+    packet = summary_packet(sections, roots, section_summaries(sections, roots))
+    assert packet.tables == ("Table 3: Attributes of a property",)
+    assert packet.lenses()["table_summary"] == ["Table 3: Attributes of a property"]
