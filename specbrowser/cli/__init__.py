@@ -24,6 +24,7 @@ from specbrowser.cli import (
     agent,
     app,
     check,
+    corpus,
     diff,
     export,
     ingest,
@@ -42,6 +43,7 @@ EXIT_BROKEN_PIPE = 141
 
 COMMAND_MODULES = (
     ingest,
+    corpus,
     app,
     inspect,
     check,
