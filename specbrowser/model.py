@@ -16,6 +16,20 @@ ids (or ids a format makes up) and subsection ids end in ``-<tag>-<n>``; ingest 
 with a section of this id, so it never collides. The colon survives markers (backtick-delimited)
 and app links (%-quoted)."""
 
+ORDINAL_SPAN = 100_000_000
+"""Ordinals per spec of a corpus: the spec at position ``p`` numbers its sections and chunks
+from ``p * ORDINAL_SPAN`` (the first spec from 0, as a database of one spec always did)."""
+
+PREFIX_SEPARATOR = ":"
+"""Between a spec's name and an id of it (``import-attributes:sec-intro``)."""
+
+
+def prefixed(name: str, item_id: str) -> str:
+    """``<name>:<id>``: how a spec's id is stored when another spec of the corpus has it
+    already (:mod:`specbrowser.store.corpus`)."""
+    return f"{name}{PREFIX_SEPARATOR}{item_id}"
+
+
 SECTION_REF_TAG = "sb-section-ref"
 """Placeholder element for a child section inside its parent's own HTML (every format writes it;
 the Markdown converter renders it as a "Subsection available" marker)."""
@@ -185,6 +199,21 @@ class Chunk:
         return len(self.text)
 
 
+@dataclass(frozen=True)
+class SpecIdentity:
+    """What tells one spec from another in a corpus (:mod:`specbrowser.formats.identity` reads
+    it; :func:`specbrowser.store.corpus.same_spec` compares it).
+
+    Attributes:
+        canonical_url: the spec's own URL, ending in ``/`` or a file name, without fragment
+            (``https://tc39.es/ecma262/``), or None when the spec does not say.
+        shortname: the spec's short name as it writes it (``ECMA-262``, ``fetch``), or None.
+    """
+
+    canonical_url: str | None = None
+    shortname: str | None = None
+
+
 @dataclass
 class ParsedSpec:
     """The result of parsing a spec (:func:`specbrowser.formats.load_spec`): one document and
@@ -199,6 +228,8 @@ class ParsedSpec:
     elements: dict[str, etree._Element] = field(repr=False, default_factory=dict)
     toc: list[TocNode] = field(default_factory=list)
     """The document's own table of contents (top-level entries), or [] when it has none."""
+    identity: SpecIdentity = field(default_factory=SpecIdentity)
+    """The spec's canonical URL and shortname, as far as its first page says."""
 
 
 @dataclass(frozen=True)

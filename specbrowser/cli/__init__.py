@@ -25,6 +25,7 @@ from specbrowser.cli import (
     agent,
     app,
     check,
+    corpus,
     diff,
     export,
     ingest,
@@ -43,6 +44,7 @@ EXIT_BROKEN_PIPE = 141
 
 COMMAND_MODULES = (
     ingest,
+    corpus,
     app,
     inspect,
     check,

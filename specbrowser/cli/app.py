@@ -93,8 +93,6 @@ def cmd_open(args: argparse.Namespace) -> int:
         err.print(f"{state} {plan.db_path}", markup=False, highlight=False)
     if plan.ingest is None:
         return _run_app(plan.db_path, None, None, **extra)
-    if args.db is not None:  # the user's file: another spec in it is refused, not replaced
-        extra["replace_spec"] = False
     return _run_app(plan.db_path, plan.ingest, policy, for_kind, **extra)
 
 
@@ -104,7 +102,6 @@ def _run_app(
     policy: ChunkPolicy | None,
     policy_for_kind: PolicyForKind | None = None,
     queries: Path | None = None,
-    replace_spec: bool = True,
 ) -> int:
     # deferred: see the module's imports
     from specbrowser.tui.app import make_app
@@ -115,7 +112,6 @@ def _run_app(
         policy=policy,
         policy_for_kind=policy_for_kind,
         queries=queries,
-        replace_spec=replace_spec,
     )
     app.run()
     return app.return_code or (EXIT_USER_ERROR if getattr(app, "ingest_failed", False) else 0)

@@ -27,14 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--db",
         type=Path,
         required=True,
-        help="the SQLite file to write: adds this policy's chunk set when it holds the "
-        "same spec; one holding another spec is refused unless --replace",
-    )
-    p.add_argument(
-        "--replace",
-        action="store_true",
-        help="replace another spec stored in --db, with every chunk set it holds (the file is "
-        "compacted afterwards)",
+        help="the SQLite file to write: the spec is added to the specs it holds, or replaces "
+        "itself there when it comes with new bytes (see `specbrowser specs`); other specs "
+        "are never touched",
     )
     p.add_argument(
         "--toc",
@@ -64,7 +59,6 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             toc_file=args.toc,
             policy_for_kind=for_kind,
             progress=progress,
-            replace_spec=args.replace,
         )
     if for_kind is not None:
         policy = for_kind(result.parsed.document.kind)

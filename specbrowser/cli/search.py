@@ -62,6 +62,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--layer", choices=LAYERS, help="only chunks of this layer")
     p.add_argument(
+        "--spec",
+        metavar="NAME",
+        help="only chunks of this spec of the database (its name, as `specbrowser specs` "
+        "lists it); default: the whole corpus",
+    )
+    p.add_argument(
         "--over-threshold", action="store_true", help="only chunks still over the threshold"
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -118,7 +124,13 @@ def cmd_search(args: argparse.Namespace) -> int:
     query = " ".join(args.query)
     with Session.open(args.db) as session:
         section = session.resolve_section(args.section) if args.section else None
-        where = SearchFilter(section=section, layer=args.layer, over_threshold=args.over_threshold)
+        spec = session.spec(args.spec).id if args.spec else None
+        where = SearchFilter(
+            section=section,
+            layer=args.layer,
+            over_threshold=args.over_threshold,
+            document_id=spec,
+        )
         hits = session.search(query, args.mode, limit=args.limit, advanced=args.fts, where=where)
         note = session.coverage_note(args.mode) if args.mode != "lexical" else ""
     dropped = searched_as_note(query, args.mode, args.fts)

@@ -33,6 +33,7 @@ from specbrowser.formats.html import (
     read_html,
     resolve_fragment_links,
 )
+from specbrowser.formats.identity import spec_identity
 from specbrowser.types import EDIT_MODES, BreakdownStrategy, EditMode, SizeUnit
 
 FORMATS: tuple[SpecFormat, ...] = (
@@ -225,6 +226,7 @@ def load_spec(paths: list[Path] | Path) -> ParsedSpec:
                 (s.title for s in parsed.sections if s.kind != headings.FRONT_MATTER_KIND),
                 parsed.sections[0].title,
             )
+            parsed.identity = spec_identity(ordered[0].data)
             return parsed
     raise _no_sections(pages)
 

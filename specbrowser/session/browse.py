@@ -63,11 +63,14 @@ class Located:
 
 def locate(db: SpecStore, name: str, version: str) -> Located:
     """The chunk ``name`` names in the set ``version``, tried in this order: a chunk id; a
-    section id or number (its root chunk); an element id of the document, with or without a
-    leading ``#`` (the chunk holding the element: :func:`anchor_chunk`); a name the spec defines
-    (:meth:`specbrowser.store.symbols.SymbolIndex.find`: exact, then in any case; the best-ranked
-    definition's root chunk, or for a production, term or old id the chunk holding it). A name
-    whose best-ranked definitions lie in more than
+    spec-prefixed chunk id (``ecma-262:sec-intro``,
+    :meth:`~specbrowser.store.corpus.Corpus.resolve_id`); a URL into a spec of the corpus
+    (``https://tc39.es/ecma262/#sec-intro``) or ``<spec>:#anchor`` (the chunk holding that
+    spec's element); a section id or number (its root chunk); an element id of the document,
+    with or without a leading ``#`` (the chunk holding the element: :func:`anchor_chunk`); a
+    name the spec defines (:meth:`specbrowser.store.symbols.SymbolIndex.find`: exact, then in
+    any case; the best-ranked definition's root chunk, or for a production, term or old id the
+    chunk holding it). A name whose best-ranked definitions lie in more than
     :data:`~specbrowser.search.symbols.MAX_DEFINITIONS` sections names none (search's rule).
 
     Raises:
@@ -82,6 +85,15 @@ def locate(db: SpecStore, name: str, version: str) -> Located:
     found = db.chunks([name], version)
     if found:
         return Located(name, "chunk", found[0].section_id)
+    corpus_id = db.corpus.resolve_id(name, version)
+    if corpus_id is not None:
+        return Located(corpus_id, "chunk", db.chunk(corpus_id, version).section_id)
+    in_spec = _spec_anchor(db, name)
+    if in_spec is not None:
+        held = anchor_chunk(db, in_spec[1], version, in_spec[0])
+        if held is None:
+            raise NotFoundError(f"{name!r}: no element with the id {in_spec[1]!r} in that spec")
+        return Located(held[1], "anchor", held[0])
     try:
         section_id = db.sections.resolve(name)
     except NotFoundError:
@@ -112,13 +124,34 @@ def locate(db: SpecStore, name: str, version: str) -> Located:
     )
 
 
-def anchor_chunk(db: SpecStore, anchor: str, version: str) -> tuple[str, str] | None:
-    """``(section id, chunk id)`` of the element with the id ``anchor`` in the set ``version``:
-    the subsection holding it by the set's anchor map, else its section's root chunk; None when
-    the document has no element of that id. A set made before anchor maps were recorded
+def _spec_anchor(db: SpecStore, name: str) -> tuple[str, str] | None:
+    """``(document id, anchor)`` when ``name`` is a URL into a spec of the corpus (its
+    canonical URL or an alias, then ``#anchor``: :meth:`Corpus.spec_of_url
+    <specbrowser.store.corpus.Corpus.spec_of_url>`) or ``<spec name>:#anchor``; else None."""
+    if "://" in name:
+        # deferred: the formats package (about 40 ms of imports), only for a URL
+        from specbrowser.formats.identity import url_aliases
+
+        found = db.corpus.spec_of_url(name, url_aliases)
+        return (found[0].id, found[1]) if found else None
+    spec_name, sep, rest = name.partition(":#")
+    if sep and rest:
+        spec = next((s for s in db.corpus.all() if s.name == spec_name), None)
+        if spec is not None:
+            return spec.id, rest
+    return None
+
+
+def anchor_chunk(
+    db: SpecStore, anchor: str, version: str, document_id: str | None = None
+) -> tuple[str, str] | None:
+    """``(section id, chunk id)`` of the element with the id ``anchor`` in the set ``version``,
+    in the spec ``document_id`` (None: in any, the first of the corpus first): the subsection
+    holding it by the set's anchor map, else its section's root chunk; None when the spec has
+    no element of that id. A set made before anchor maps were recorded
     (:meth:`specbrowser.store.symbols.SymbolIndex.has_anchor_map`) finds the chunk by comparing
     texts."""
-    section_id = db.symbols.anchor_section(anchor)
+    section_id = db.symbols.anchor_section(anchor, document_id)
     if section_id is None and db.symbols.count() == 0:  # no index: a spec without ids
         section_id = db.sections.with_anchor(anchor)
     if section_id is None:
@@ -126,7 +159,8 @@ def anchor_chunk(db: SpecStore, anchor: str, version: str) -> tuple[str, str] | 
     if not db.chunks([section_id], version):
         return None
     if db.symbols.has_anchor_map(version):
-        return section_id, db.symbols.anchor_chunks(version, [anchor]).get(anchor, section_id)
+        held = db.symbols.anchor_chunks(version, [anchor], document_id)
+        return section_id, held.get(anchor, section_id)
     return section_id, _chunk_holding(db, section_id, anchor, version)
 
 

@@ -29,10 +29,11 @@ from specbrowser.model import Chunk, Document, Section
 from specbrowser.progress import Progress
 from specbrowser.search.literal import is_searchable
 from specbrowser.session.filters import filtered_tree
-from specbrowser.session.links import link_targets
+from specbrowser.session.links import CrossSpecLinks, cross_spec_links, link_targets
 from specbrowser.session.stores import chunk_stats, open_store
 from specbrowser.store import ChunkSetInfo, SpecStore
 from specbrowser.store.connection import DB_ERRORS
+from specbrowser.store.corpus import SpecListing, SpecRow
 from specbrowser.types import ContentKind, ExportFormat, FilterKind, MismatchKind, SearchMode
 
 if TYPE_CHECKING:
@@ -502,6 +503,41 @@ class Session:
         except DB_ERRORS as error:
             return f"cannot read the embeddings ({error})"
         return None
+
+    # --- the corpus -----------------------------------------------------------------------------
+
+    def specs(self) -> list[SpecListing]:
+        """Every spec of the database with its sections and, in the active set, its chunks and
+        how many of them have a vector under the stored model (:class:`SpecListing`)."""
+        try:
+            version: str | None = self.active_version()
+        except NotFoundError:
+            version = None
+        return self._db.corpus.listing(version, self.embedding_model())
+
+    def spec(self, name: str) -> SpecRow:
+        """The spec ``name`` names (its name, shortname or title, any case).
+
+        Raises:
+            NotFoundError: none; the message lists the names.
+        """
+        return self._db.corpus.get(name)
+
+    def remove_spec(self, name: str) -> tuple[SpecRow, int]:
+        """Remove the spec named ``name`` (exactly as :meth:`specs` lists it) from every chunk
+        set; returns it and how many chunk rows went. The file is compacted afterwards.
+
+        Raises:
+            NotFoundError: no spec has that name.
+            DatabaseError: the database is locked or read-only; nothing changes.
+        """
+        removed = self._db.corpus.remove(name)
+        self._db.vacuum()
+        return removed
+
+    def cross_spec_links(self, policy_version: str | None = None) -> list[CrossSpecLinks]:
+        """How the links from one spec into another resolve, per pair (:func:`cross_spec_links`)."""
+        return cross_spec_links(self._db, policy_version or self.active_version())
 
     def embedding_model(self) -> str | None:
         """The model the stored embeddings were made with, or None."""

@@ -29,13 +29,15 @@ from specbrowser.errors import DatabaseError
 from specbrowser.formats import ParsedSpec, format_for_kind, load_spec
 from specbrowser.formats.symbols import spec_symbols
 from specbrowser.formats.toc import load_toc_file
-from specbrowser.model import Chunk, TocNode
+from specbrowser.model import Chunk, Section, TocNode
 from specbrowser.process import COMMITS
 from specbrowser.progress import Progress
 from specbrowser.session.collector import collector_paused
+from specbrowser.session.corpus import place_chunks, place_spec, plan_sets
 from specbrowser.types import IngestOutcome
 
 if TYPE_CHECKING:
+    from specbrowser.store.corpus import CorpusPlace
     from specbrowser.store.sets import IngestWrite
 
 STORE_MODULES = ("specbrowser.store", "specbrowser.store.cache", "specbrowser.search.tokens")
@@ -120,6 +122,24 @@ def _chunk_beside_spec_write(
     return chunks, compute_stats(chunks, len(sections)), paths, chunked.learned
 
 
+def _chunks_for(
+    spec_paths: list[Path],
+    policy: ChunkPolicy,
+    toc: list[TocNode],
+    place: CorpusPlace,
+    rules: ChunkingRules,
+) -> list[Chunk]:
+    """The spec's finished chunks under another stored set's ``policy``: parsed again (a
+    breakdown changes the parsed elements), placed as the first parse was."""
+    parsed = load_spec(spec_paths)
+    place_spec(parsed, place)
+    chunked = chunk_spec(parsed, policy, None, rules=rules)
+    chunks = finish_chunk_set(parsed.document, parsed.sections, chunked.chunks, policy.threshold)
+    apply_toc_paths(chunks, section_paths(parsed.sections, toc, rules.section_ordinal))
+    place_chunks(chunks, place)
+    return chunks
+
+
 def check_db_path(db_path: Path) -> None:
     """Fail early, before a long parse, on a database path that cannot work.
 
@@ -154,14 +174,16 @@ def ingest(
     progress: Progress | None = None,
     toc_file: Path | None = None,
     policy_for_kind: PolicyForKind | None = None,
-    replace_spec: bool = True,
 ) -> IngestResult:
     """Parse a spec, chunk it under ``policy`` and store the chunk set in ``db_path``.
 
-    The new set becomes the active one. With the spec already in the database (same bytes,
-    same parse), the set is added beside the other policies' sets, or replaces the set of the
-    same policy version; a different spec replaces everything (old sets would be stale against
-    its sections). See :meth:`specbrowser.store.sets.ChunkSets.begin_ingest`.
+    The database holds a corpus (:mod:`specbrowser.store.corpus`): another spec is added to it,
+    the same spec (by identity, :func:`specbrowser.store.corpus.same_spec`) with new bytes
+    replaces only itself, and the other specs are never touched. With the spec alone in the
+    database, a new policy's set is added beside the others (same bytes) as before; with other
+    specs, the spec goes into every stored set, each breaking it down with its policy for the
+    spec's format (:func:`specbrowser.session.corpus.policy_for_spec`). The set written becomes
+    the active one. See :meth:`specbrowser.store.sets.ChunkSets.begin_ingest`.
 
     Heading paths are reconciled with ``toc_file`` (an external TOC, see
     :func:`specbrowser.formats.toc.load_toc_file`) when given, else with the document's own TOC.
@@ -169,8 +191,7 @@ def ingest(
     ``policy_for_kind``, when given, replaces ``policy`` once the spec is parsed and its kind
     known: how the CLI gives each kind its default breakdown tags (:data:`PolicyForKind`).
 
-    With ``replace_spec`` False a database holding another spec is refused (the CLI's default:
-    its ``--replace`` sets it); after a replacement the file is compacted (``VACUUM``).
+    After a spec replaced itself the file is compacted (``VACUUM``).
 
     All or nothing: on any error or Ctrl-C before the commit the database is left as it was, and
     a database file this call created is removed; after the commit (a replacement's ``VACUUM``,
@@ -178,7 +199,9 @@ def ingest(
     garbage collector is paused meanwhile (:func:`~specbrowser.session.collector.collector_paused`).
 
     Raises:
-        SpecInputError, SpecParseError: bad spec input or TOC file.
+        SpecInputError, SpecParseError: bad spec input or TOC file; a new policy for one spec
+            of a corpus of several.
+        PolicyError: the options match no chunk set of a corpus holding other specs.
         DatabaseError: unusable database path (checked before parsing).
     """
     check_db_path(db_path)
@@ -196,21 +219,36 @@ def ingest(
         policy = policy_for_kind(parsed.document.kind)
     toc = external_toc if external_toc is not None else parsed.toc
     timings["parse"] = time.perf_counter() - start
-    sections = list(parsed.sections)
     rules = format_for_kind(parsed.document.kind).chunking_rules
     tokens = token_measure(policy, parsed.document.title)
     existed = db_path.exists()
+    sections = parsed.sections
     commits_before = len(COMMITS)
     try:
         db = open_database(db_path, create=True)
         try:
+            plan = plan_sets(
+                db, policy, parsed.document.kind, parsed.identity, parsed.document.title
+            )
+            places: list[CorpusPlace] = []
+
+            def prepare(place: CorpusPlace) -> list[Section]:
+                places.append(place)
+                return place_spec(parsed, place)
+
             with db.sets.begin_ingest(
-                parsed.document, sections, policy.version, replace_spec=replace_spec
+                parsed.document,
+                sections,
+                policy.version,
+                identity=parsed.identity,
+                prepare=prepare,
+                into=plan.into,
             ) as write:
                 mark = time.perf_counter()
                 chunks, stats, paths, learned = _chunk_beside_spec_write(
                     write, parsed, policy, toc, rules, tokens, progress
                 )
+                place_chunks(chunks, places[0])
                 timings["chunk"] = time.perf_counter() - mark
                 mark = time.perf_counter()
                 if progress:
@@ -221,6 +259,11 @@ def ingest(
                     stats,
                     cache_writer=lambda db, digest: db.cache.save(digest, policy.markdown, learned),
                 )
+                if write.outcome != "replaced_set":
+                    for version, other in plan.others.items():
+                        write.write_other_set(
+                            version, other, _chunks_for(spec_paths, other, toc, places[0], rules)
+                        )
             outcome = write.outcome
             if outcome == "replaced_spec":
                 db.vacuum()  # the old spec's pages back to the file system

@@ -77,10 +77,9 @@ def run_ingest(
     toc_file: Path | None = None,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
-    replace_spec: bool = True,
 ) -> IngestResult:
-    """Parse, chunk and store a spec (:func:`specbrowser.session.ingest.ingest`; with
-    ``replace_spec`` False a database holding another spec is refused).
+    """Parse, chunk and store a spec (:func:`specbrowser.session.ingest.ingest`): added to the
+    database's corpus, or replacing itself there.
 
     Raises:
         JobCancelled: ``cancel`` was set; the database is as it was.
@@ -95,7 +94,6 @@ def run_ingest(
         checked(progress, cancel),
         toc_file=toc_file,
         policy_for_kind=policy_for_kind,
-        replace_spec=replace_spec,
     )
 
 

@@ -153,3 +153,60 @@ def _unbracket(href: str) -> str:
     if href.startswith("<"):
         return href[1:-1].replace("%3C", "<").replace("%3E", ">")
     return href
+
+
+@dataclass(frozen=True)
+class CrossSpecLinks:
+    """The links from one spec of a corpus into another (counted per occurrence).
+
+    Attributes:
+        source, target: the two specs' names.
+        links: the links of ``source``'s chunk texts whose URL points into ``target``
+            (:meth:`specbrowser.store.corpus.Corpus.spec_of_url`).
+        resolved: of those, the ones whose fragment is an element of ``target`` held by a chunk
+            of the set.
+        unresolved: up to 20 fragments that lead to no chunk.
+    """
+
+    source: str
+    target: str
+    links: int
+    resolved: int
+    unresolved: list[str]
+
+
+def cross_spec_links(db: SpecStore, version: str) -> list[CrossSpecLinks]:
+    """Every pair of specs of the corpus with links from one into the other, resolved in the
+    set ``version`` as ``show DB URL#id`` resolves them; pairs in corpus order."""
+    # deferred: the formats package (about 40 ms of imports), only for a URL
+    from specbrowser.formats.identity import url_aliases
+
+    specs = db.corpus.all()
+    by_url: dict[str, tuple[str, str] | None] = {}
+    target: tuple[str, str] | None
+    pairs: dict[tuple[str, str], list[str]] = {}
+    for spec in specs:
+        for chunk in db.iter_chunks(version, spec.id):
+            for href in link_hrefs(chunk.text):
+                if "://" not in href or "#" not in href:
+                    continue
+                if href not in by_url:
+                    found = db.corpus.spec_of_url(href, url_aliases)
+                    by_url[href] = (found[0].id, found[1]) if found else None
+                target = by_url[href]
+                if target is not None and target[0] != spec.id:
+                    pairs.setdefault((spec.id, target[0]), []).append(target[1])
+    names = {s.id: s.name for s in specs}
+    report: list[CrossSpecLinks] = []
+    for (source, into), anchors in pairs.items():
+        held = db.symbols.anchor_chunks(
+            version, list(dict.fromkeys(k for a in anchors for k in fragment_keys(a))), into
+        )
+        resolved = [a for a in anchors if any(k in held for k in fragment_keys(a))]
+        missing = list(
+            dict.fromkeys(a for a in anchors if not any(k in held for k in fragment_keys(a)))
+        )
+        report.append(
+            CrossSpecLinks(names[source], names[into], len(anchors), len(resolved), missing[:20])
+        )
+    return report

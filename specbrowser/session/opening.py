@@ -20,7 +20,6 @@ import platformdirs
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
 from specbrowser.errors import (
     NotASpecbrowserDatabase,
-    NotFoundError,
     SpecbrowserError,
     SpecInputError,
 )
@@ -81,52 +80,14 @@ def plan_open(
         raise SpecInputError("open takes one database, or the files of one spec")
     check_spec_inputs(targets)  # a wrong path fails here, before the app takes the screen
     if db_path is not None:
-        if db_path.exists():  # not a specbrowser database, or another spec's: one line, kept
-            _refuse_another_spec(db_path, targets, policy, policy_for_kind)
+        if db_path.exists():  # not a specbrowser database: one line, the file kept
+            Session.open(db_path).close()  # another spec there stays: this one joins it
     else:
         db_path = cache_db_for(targets)
         drop_unreadable_cache(db_path)
     if use_cache(db_path, targets, policy, policy_for_kind):
         return OpenPlan(db_path)
     return OpenPlan(db_path, list(targets))
-
-
-def _refuse_another_spec(
-    db_path: Path,
-    spec_paths: list[Path],
-    policy: ChunkPolicy,
-    policy_for_kind: PolicyForKind | None,
-) -> None:
-    """Refuse ``--db`` when it holds another spec whose chunk sets opening this one would
-    replace (an ingest without ``--replace`` refuses the same), before the app takes the
-    screen. A set of ``policy``'s own version (made again) is not a loss.
-
-    Raises:
-        DatabaseError, NotASpecbrowserDatabase: the file cannot be opened as a database.
-        SpecInputError: another spec with chunk sets is stored there.
-    """
-    from specbrowser.formats import spec_sha256  # deferred: the formats, lxml (18 ms)
-    from specbrowser.session.core import Session  # deferred: the store, sqlite-utils (0.1 s)
-
-    with Session.open(db_path) as session:
-        try:
-            document = session.document()
-        except NotFoundError:  # an empty database: nothing to replace
-            return
-        sha256 = spec_sha256(spec_paths)
-        if document.sha256 == sha256:
-            return
-        versions = [s.version for s in session.chunk_sets()]
-    lost = [v for v in versions if policy_for_kind is not None or v != policy.version]
-    if lost:  # the files and their bytes' sha256 tell two editions of one title apart
-        sets = f"{len(versions)} chunk set{'' if len(versions) == 1 else 's'}"
-        files = ", ".join(Path(p).name for p in document.source_paths)
-        raise SpecInputError(
-            f"{db_path} holds another spec ({document.title!r} from {files}, sha256 "
-            f"{document.sha256[:12]}) with {sets}; opening this spec (sha256 {sha256[:12]}) "
-            "there would replace them: name another --db, or replace it first with "
-            f"specbrowser ingest SPEC --db {db_path} --replace"
-        )
 
 
 def cache_db_for(spec_paths: list[Path]) -> Path:

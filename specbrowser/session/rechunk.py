@@ -33,10 +33,11 @@ from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.stats import ChunkSetStats, compute_stats
 from specbrowser.errors import DatabaseError, NotFoundError
 from specbrowser.formats import format_for_kind
-from specbrowser.model import Section
+from specbrowser.model import ORDINAL_SPAN, Chunk, Section
 from specbrowser.progress import Progress
 from specbrowser.search.tokens import token_measure
 from specbrowser.session.collector import collector_paused
+from specbrowser.session.corpus import policy_for_spec
 from specbrowser.store import SpecStore
 from specbrowser.store.reuse import CopyPlan
 
@@ -117,6 +118,10 @@ def rechunk(
     if already and not rebuild:
         return _activate_stored(db, version, previous, activate, start)
     with collector_paused():
+        if db.corpus.count() > 1:
+            return _build_corpus(
+                db, policy, progress, activate, use_cache, previous, already, start
+            )
         return _build(
             db, policy, progress, activate, use_cache, copy_stored, previous, already, start
         )
@@ -180,7 +185,15 @@ def _build(
             raise DatabaseError(
                 "the database's spec was replaced during the re-chunk; run it again"
             )
-        new_texts = db.sets.insert(policy, chunks, stats, now, activate=activate, copies=copies)
+        new_texts = db.sets.insert(
+            policy,
+            chunks,
+            stats,
+            now,
+            activate=activate,
+            copies=copies,
+            owners=[document.id] * len(chunks),
+        )
         if learned and digest:
             db.cache.save(digest, policy.markdown, learned)
     timings["store"] = time.perf_counter() - mark
@@ -195,6 +208,88 @@ def _build(
         copied_sections=len(copies.trees),
         copied_chunks=copies.chunk_count,
         parsed_sections=len(broken_down),
+    )
+
+
+def _build_corpus(
+    db: SpecStore,
+    policy: ChunkPolicy,
+    progress: Progress | None,
+    activate: bool,
+    use_cache: bool,
+    previous: str | None,
+    already: bool,
+    start: float,
+) -> RechunkResult:
+    """The re-chunk of a corpus of several specs: each spec broken down from its stored
+    sections with ``policy`` in its format's form (:func:`policy_for_spec`; the first spec's
+    format is the policy's), placed as its ingest placed it, all written as one set. No stored
+    tree is copied (a tree's reuse is planned over one spec's sections)."""
+    timings: dict[str, float] = {"load": 0.0}
+    specs = db.corpus.all()
+    chunks: list[Chunk] = []
+    owners: list[str] = []
+    learned_by_digest: list[tuple[str, ChunkPolicy, dict[str, SectionMarkdown]]] = []
+    mismatches = db.sets.section_mismatches()
+    sections_total = 0
+    mark = time.perf_counter()
+    for spec in specs:
+        document = db.sections.document_of(spec.id)
+        spec_policy = policy_for_spec(policy.settings(), specs[0].kind, spec.kind)
+        sections = db.sections.all(document_id=spec.id)
+        sections_total += len(sections)
+        known = (
+            db.cache.load(spec.sections_sha256, spec_policy.markdown, [s.id for s in sections])
+            if use_cache
+            else {}
+        )
+        if known:
+            db.cache.load_details(spec.sections_sha256, spec_policy.markdown, known, list(known))
+        tokens = token_measure(spec_policy, document.title)
+        chunked = chunk_sections(
+            sections,
+            spec_policy,
+            progress,
+            rules=format_for_kind(document.kind).chunking_rules,
+            known=known,
+            learn=use_cache,
+            tokens=tokens,
+        )
+        finished = finish_chunk_set(
+            document,
+            sections,
+            chunked.chunks,
+            spec_policy.threshold,
+            measure=tokens.count if tokens else len,
+        )
+        base = spec.position * ORDINAL_SPAN
+        finished[0].id = spec.document_chunk_id
+        for chunk in finished:
+            chunk.ordinal += base
+            chunk.mismatch = mismatches.get(chunk.section_id)  # type: ignore[arg-type]
+        chunks += finished
+        owners += [spec.id] * len(finished)
+        if chunked.learned:
+            learned_by_digest.append((spec.sections_sha256, spec_policy, chunked.learned))
+    stats = compute_stats(chunks, sections_total)
+    timings["chunk"] = time.perf_counter() - mark
+    mark = time.perf_counter()
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    state = "active" if activate else "not active"
+    with db.transaction(f"chunk set {policy.version} of {len(specs)} specs ({state})"):
+        new_texts = db.sets.insert(policy, chunks, stats, now, activate=activate, owners=owners)
+        for digest, spec_policy, learned in learned_by_digest:
+            db.cache.save(digest, spec_policy.markdown, learned)
+    timings["store"] = time.perf_counter() - mark
+    timings["total"] = time.perf_counter() - start
+    return RechunkResult(
+        version=policy.version,
+        previous_version=previous,
+        stats=stats,
+        timings=timings,
+        already_stored=already,
+        new_texts=new_texts,
+        parsed_sections=sections_total,
     )
 
 

@@ -5,7 +5,8 @@ its tables.
 - ``SpecStore`` itself (``database``): the connection, its transaction, ``vacuum``, and the
   reads of a set's chunks (``chunk``, ``chunks``, ``iter_chunks``, counts, sizes, full-text
   search, the browser's tree: ``chunks``, ``queries``, ``tree``);
-- ``store.sections`` (``sections``): the document and its sections;
+- ``store.sections`` (``sections``): the documents and their sections;
+- ``store.corpus`` (``corpus``): the specs of the database, their names, identity, ids, removal;
 - ``store.sets`` (``sets``): the chunk sets, the ingest's one write, the active set;
 - ``store.toc`` (``toc``): the TOC and its mismatches;
 - ``store.symbols`` (``symbols``): the symbol index and each set's anchor map;
@@ -17,9 +18,10 @@ its tables.
 Every table, index and migration is in ``schema``; ``rows`` builds rows, ``connection`` opens
 the driver with sqlite-vec and turns driver errors into one line.
 
-One database holds one spec: its document row, its sections (own HTML kept, so re-chunking never
-needs the source; and what all chunks of a section share: heading path, TOC path, mismatch,
-number), the policies it was chunked with, and one chunk set per policy version, one of them
+One database holds a corpus of specs (:mod:`specbrowser.store.corpus`), each with its
+document row and its sections (own HTML kept, so re-chunking never needs the source; and what
+all chunks of a section share: heading path, TOC path, mismatch, number); the policies the
+corpus was chunked with; and one chunk set per policy version spanning every spec, one of them
 active (the one commands and the app read unless told otherwise). A set is its ``chunk_rows``;
 their texts are ``texts`` rows shared by every set that has them; readers use the ``chunks``
 view (:mod:`specbrowser.store.schema`). All SQL is parameterized; ids are data and never become

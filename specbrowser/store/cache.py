@@ -110,7 +110,8 @@ class MarkdownCache:
         learned: Mapping[str, SectionMarkdown],
     ) -> None:
         """Store conversions of the sections of ``digest`` (call inside a transaction); rows of
-        other sections digests or converter versions are dropped first (a replaced spec's)."""
+        sections digests no stored spec has (a replaced spec's) or of other converter versions
+        are dropped first."""
         self.drop_stale(digest)
         if not learned:
             return
@@ -133,9 +134,11 @@ class MarkdownCache:
         )
 
     def drop_stale(self, digest: str) -> None:
-        """Delete cached rows of any other sections digest or converter version (call inside a
-        transaction)."""
+        """Delete cached rows of a sections digest that is neither ``digest`` nor a stored
+        spec's, or of another converter version (call inside a transaction)."""
         self.db.execute(
-            f"DELETE FROM [{TABLE}] WHERE sections_sha256 != ? OR converter_version != ?",
+            f"DELETE FROM [{TABLE}] WHERE (sections_sha256 != ? AND sections_sha256 NOT IN "
+            "(SELECT sections_sha256 FROM documents WHERE sections_sha256 IS NOT NULL)) "
+            "OR converter_version != ?",
             [digest, CONVERTER_VERSION],
         )

@@ -145,9 +145,19 @@ class ChunkReads:
         )
         return {str(chunk_id): str(title) for chunk_id, title in rows}
 
+    def document_chunks(self, policy_version: str | None = None) -> list[Chunk]:
+        """The document (synopsis) chunk of every spec in the active (or given) chunk set, in
+        corpus order."""
+        rows = self.db.execute(
+            f"SELECT {_COLUMNS} FROM chunks WHERE policy_version = ? AND layer = ? "
+            "ORDER BY ordinal",
+            [self._version(policy_version), "document"],
+        ).fetchall()
+        return [row_to_chunk(r) for r in rows]
+
     def document_chunk(self, policy_version: str | None = None) -> Chunk | None:
-        """The document (synopsis) chunk of the active (or given) chunk set, or None if it has
-        none."""
+        """The document (synopsis) chunk of the active (or given) chunk set (of its first spec),
+        or None if it has none."""
         row = self.db.execute(
             f"SELECT {_COLUMNS} FROM chunks WHERE policy_version = ? AND layer = ? "
             "ORDER BY ordinal LIMIT 1",
@@ -188,12 +198,23 @@ class ChunkReads:
             yield chunk
             stack.extend(reversed(self.chunks(chunk.subsections, version)))
 
-    def iter_chunks(self, policy_version: str | None = None) -> Iterator[Chunk]:
-        """Every chunk of the active (or given) chunk set, in chunk ordinal order."""
-        for row in self.db.execute(
-            f"SELECT {_COLUMNS} FROM chunks WHERE policy_version = ? ORDER BY ordinal",
-            [self._version(policy_version)],
-        ):
+    def iter_chunks(
+        self, policy_version: str | None = None, document_id: str | None = None
+    ) -> Iterator[Chunk]:
+        """Every chunk of the active (or given) chunk set, of one spec (``document_id``) or of
+        all, in chunk ordinal order (spec by spec, :mod:`specbrowser.store.corpus`)."""
+        if document_id is None:
+            rows = self.db.execute(
+                f"SELECT {_COLUMNS} FROM chunks WHERE policy_version = ? ORDER BY ordinal",
+                [self._version(policy_version)],
+            )
+        else:
+            rows = self.db.execute(
+                f"SELECT {_COLUMNS} FROM chunks WHERE policy_version = ? AND document_id = ? "
+                "ORDER BY ordinal",
+                [self._version(policy_version), document_id],
+            )
+        for row in rows:
             yield row_to_chunk(row)
 
     def next_over_threshold(

@@ -29,6 +29,7 @@ from specbrowser.store.connection import (
     connect,
     database_error,
 )
+from specbrowser.store.corpus import Corpus
 from specbrowser.store.queries import SetQueries
 from specbrowser.store.reuse import StoredTrees
 from specbrowser.store.schema import APP_ID, PAGE_SIZE, SCHEMA_VERSION, create_schema, migrate
@@ -42,7 +43,7 @@ from specbrowser.store.vectors import Vectors
 
 
 class SpecStore(ChunkReads, SetQueries, TreeQueries):
-    """One open specbrowser database (one spec, its chunk sets, caches and vectors).
+    """One open specbrowser database (a corpus of specs, its chunk sets, caches and vectors).
 
     Attributes:
         db: the ``sqlite_utils.Database`` on the connection; used inside :mod:`specbrowser.store`
@@ -57,8 +58,9 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
     Its own methods read a chunk set's chunks (:class:`~specbrowser.store.chunks.ChunkReads`,
     :class:`~specbrowser.store.queries.SetQueries`, :class:`~specbrowser.store.tree.TreeQueries`:
     the classes it is made of); every other topic is a named part, as sqlite-utils' ``Database``
-    holds its tables: :attr:`sections`, :attr:`sets`, :attr:`toc`, :attr:`symbols`,
-    :attr:`trees`, :attr:`cache`, :attr:`vectors`, :attr:`tokens`, :attr:`advice`.
+    holds its tables: :attr:`sections`, :attr:`corpus`, :attr:`sets`, :attr:`toc`,
+    :attr:`symbols`, :attr:`trees`, :attr:`cache`, :attr:`vectors`, :attr:`tokens`,
+    :attr:`advice`.
     """
 
     def __init__(self, db: sqlite_utils.Database, path: Path, vector_error: str | None) -> None:
@@ -67,6 +69,8 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
         self.vector_error = vector_error
         self.sections = Sections(self)
         """The document and its sections."""
+        self.corpus = Corpus(self)
+        """The specs the database holds, their names, ids and removal."""
         self.sets = ChunkSets(self)
         """The chunk sets, the ingest's write and the active set."""
         self.toc = TocTables(self)

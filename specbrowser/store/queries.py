@@ -87,11 +87,13 @@ class ChunkFilter:
         section: a section id: only chunks of that section and of its descendant sections.
         layer: only chunks of this layer (:data:`specbrowser.model.LAYERS`).
         over_threshold: only chunks still over the threshold (any reason).
+        document_id: only chunks of this spec of the corpus.
     """
 
     section: str | None = None
     layer: str | None = None
     over_threshold: bool = False
+    document_id: str | None = None
 
     def sql(self, alias: str = "c") -> tuple[str, list[object]]:
         """``(" AND …", params)`` restricting the chunk row ``alias``; ("", []) for no filter."""
@@ -109,10 +111,13 @@ class ChunkFilter:
             params.append(self.layer)
         if self.over_threshold:
             parts.append(f"{alias}.over_threshold IS NOT NULL")
+        if self.document_id:
+            parts.append(f"{alias}.document_id = ?")
+            params.append(self.document_id)
         return "".join(f" AND {part}" for part in parts), params
 
     def __bool__(self) -> bool:
-        return bool(self.section or self.layer or self.over_threshold)
+        return bool(self.section or self.layer or self.over_threshold or self.document_id)
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 _ROW_COLUMNS = (
     "policy_version, id, section_id, parent_id, subsections, depth, layer, "
-    "breakdown_tag, ordinal, over_threshold, text_id, threshold_lo, threshold_hi"
+    "breakdown_tag, ordinal, over_threshold, text_id, threshold_lo, threshold_hi, document_id"
 )
 
 
@@ -220,7 +220,7 @@ class StoredTrees:
                 f"INSERT INTO chunk_rows ({_ROW_COLUMNS}) "
                 "SELECT ?, r.id, r.section_id, r.parent_id, "
                 "r.subsections, r.depth, r.layer, r.breakdown_tag, r.ordinal + j.value, "
-                "r.over_threshold, r.text_id, r.threshold_lo, r.threshold_hi "
+                "r.over_threshold, r.text_id, r.threshold_lo, r.threshold_hi, r.document_id "
                 "FROM json_each(?) j CROSS JOIN chunk_rows r ON r.policy_version = ? "
                 "AND r.section_id = j.key",
                 [version, json.dumps(deltas), source],

@@ -140,8 +140,11 @@ def json_strings(values: list[str]) -> str:
     return "[" + ", ".join(map(_json_string, values)) + "]"
 
 
-def chunk_row(policy_version: str, chunk: Chunk, text_id: int) -> dict[str, object]:
-    """The ``chunk_rows`` row of a chunk of set ``policy_version`` whose text is ``text_id``."""
+def chunk_row(
+    policy_version: str, chunk: Chunk, text_id: int, document_id: str | None = None
+) -> dict[str, object]:
+    """The ``chunk_rows`` row of a chunk of set ``policy_version`` whose text is ``text_id``,
+    of the spec ``document_id``."""
     subsections = chunk.subsections
     lo, hi = chunk.holds_for or (None, None)
     return {
@@ -160,6 +163,7 @@ def chunk_row(policy_version: str, chunk: Chunk, text_id: int) -> dict[str, obje
         "text_id": text_id,
         "threshold_lo": lo,
         "threshold_hi": hi,
+        "document_id": document_id,
     }
 
 

@@ -24,7 +24,7 @@ APP_ID = "specbrowser"
 log = logging.getLogger("specbrowser")
 """Where an upgrade is reported (level INFO); the command line prints it as one line."""
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 """Stored in ``meta``; describes every table of the file. A database of version 4 to 10 is
 upgraded when opened (:data:`MIGRATIONS`); any other version is refused with a clear message.
 2: several chunk sets per database; chunks gained ``retrieval_text``, ``section_ordinal`` and
@@ -59,7 +59,11 @@ storing another set leaves its scores as they were.
 shared one was written on every insert and never read.
 11: ``texts.index_words``, the words inside the identifiers of a text's title and header
 (:func:`specbrowser.chunking.identifiers.identifier_words`), a fourth column of every set's
-FTS5 index (:data:`FTS_COLUMNS`), which is rebuilt with :data:`FTS_TOKENIZER`."""
+FTS5 index (:data:`FTS_COLUMNS`), which is rebuilt with :data:`FTS_TOKENIZER`.
+12: a corpus (:mod:`specbrowser.store.corpus`): ``documents`` gained ``name`` (the spec's handle
+and id prefix), ``shortname`` and ``canonical_url`` (its identity) and ``position`` (its place in
+the corpus); ``chunk_rows``, ``symbols``, ``toc_nodes``, ``mismatches`` and ``chunk_anchors``
+gained ``document_id``, the spec they belong to (``chunk_anchors`` is keyed by it)."""
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 """FTS5's Unicode word tokenizer, folding case and diacritics. Spec tokens such as
@@ -78,12 +82,13 @@ SELECT r.policy_version, r.id, r.section_id, r.parent_id, r.subsections, r.depth
        r.breakdown_tag, t.title, coalesce(s.heading_path, '[]') AS heading_path, t.text, t.size,
        r.over_threshold, r.ordinal, coalesce(s.section_ordinal, '') AS section_ordinal,
        t.retrieval_header || t.retrieval_body AS retrieval_text, s.toc_path, s.mismatch,
-       r.text_id, t.content_hash, r.threshold_lo, r.threshold_hi
+       r.text_id, t.content_hash, r.threshold_lo, r.threshold_hi, r.document_id
 FROM chunk_rows r JOIN texts t ON t.id = r.text_id LEFT JOIN sections s ON s.id = r.section_id
 """
 """The ``chunks`` view: one row per chunk of every set, with the columns a chunk had before
 schema 5 (what readers select and filter on), plus ``text_id``, ``content_hash`` (sha256 of
-the retrieval text: the key of embeddings and token counts) and a root row's threshold range.
+the retrieval text: the key of embeddings and token counts), a root row's threshold range and
+the ``document_id`` of the spec the chunk belongs to.
 Writes go to ``chunk_rows`` and ``texts`` (:meth:`specbrowser.store.sets.ChunkSets.insert`)."""
 
 
@@ -116,9 +121,14 @@ def create_schema(db: sqlite_utils.Database) -> None:
                 "sha256": str,
                 "sections_sha256": str,
                 "ingested_at": str,
+                "name": str,
+                "shortname": str,
+                "canonical_url": str,
+                "position": int,
             },
             pk="id",
         )
+        db.table("documents").create_index(["name"], index_name="documents_name", unique=True)
         db.table("sections").create(
             {
                 "id": str,
@@ -211,6 +221,7 @@ def create_chunk_tables(db: sqlite_utils.Database) -> None:
             "text_id": int,
             "threshold_lo": int,
             "threshold_hi": int,
+            "document_id": str,
         },
         pk=("policy_version", "id"),
     )
@@ -219,6 +230,7 @@ def create_chunk_tables(db: sqlite_utils.Database) -> None:
         (["policy_version", "parent_id"], "chunk_rows_parent"),
         (["policy_version", "ordinal"], "chunk_rows_ordinal"),
         (["text_id", "policy_version"], "chunk_rows_text"),
+        (["policy_version", "document_id", "ordinal"], "chunk_rows_document"),
     ):
         db.table("chunk_rows").create_index(columns, index_name=name)
     db.create_view("chunks", CHUNKS_VIEW)
@@ -237,6 +249,7 @@ def create_toc_tables(db: sqlite_utils.Database) -> None:
             "target_id": str,
             "start": int,
             "end": int,
+            "document_id": str,
         },
         pk="id",
     )
@@ -248,11 +261,21 @@ def create_toc_tables(db: sqlite_utils.Database) -> None:
             "section_id": str,
             "parser_path": str,
             "toc_path": str,
+            "document_id": str,
         },
         pk="id",
     )
     db.table("mismatches").create_index(["kind"], index_name="mismatches_kind")
 
+
+CHUNK_ANCHORS_TABLE = """CREATE TABLE IF NOT EXISTS chunk_anchors (
+    policy_version TEXT NOT NULL,
+    document_id TEXT NOT NULL,
+    anchor TEXT NOT NULL,
+    section_id TEXT NOT NULL,
+    chunk_id TEXT NOT NULL,
+    PRIMARY KEY (policy_version, document_id, anchor)
+) WITHOUT ROWID"""
 
 SYMBOL_TABLES = (
     """CREATE TABLE IF NOT EXISTS symbols (
@@ -262,23 +285,19 @@ SYMBOL_TABLES = (
     rank INTEGER NOT NULL,
     section_id TEXT NOT NULL,
     anchor TEXT,
-    ordinal INTEGER NOT NULL
+    ordinal INTEGER NOT NULL,
+    document_id TEXT
 )""",
     "CREATE INDEX IF NOT EXISTS symbols_name ON symbols (name, rank, ordinal)",
     "CREATE INDEX IF NOT EXISTS symbols_key ON symbols (key, rank, ordinal)",
-    """CREATE TABLE IF NOT EXISTS chunk_anchors (
-    policy_version TEXT NOT NULL,
-    anchor TEXT NOT NULL,
-    section_id TEXT NOT NULL,
-    chunk_id TEXT NOT NULL,
-    PRIMARY KEY (policy_version, anchor)
-) WITHOUT ROWID""",
+    CHUNK_ANCHORS_TABLE,
     "CREATE INDEX IF NOT EXISTS chunk_anchors_section ON chunk_anchors "
     "(policy_version, section_id)",
 )
 """``symbols``: ``name`` as written, ``key`` its casefolded form (a query typed in another case
 still finds it), ``rank`` the kind's place in :data:`~specbrowser.types.SYMBOL_KINDS`
-(0: an abstract operation), ``ordinal`` the row's place in document order. ``chunk_anchors``:
+(0: an abstract operation), ``ordinal`` the row's place in the corpus's order, ``document_id``
+the spec that defines it (an anchor is one spec's: every lookup names the spec). ``chunk_anchors``:
 see :mod:`specbrowser.store.symbols`."""
 
 
@@ -477,6 +496,53 @@ def _index_words(db: sqlite_utils.Database) -> None:
         build_set_fts(db, version_)
 
 
+def _corpus(db: sqlite_utils.Database) -> None:
+    """11 → 12: the tables of one spec become a corpus's. The stored spec (at most one) gets
+    position 0 and a name from its title (:func:`specbrowser.store.corpus.spec_name`; its
+    shortname and canonical URL are read at its next ingest); every row of ``chunk_rows``,
+    ``symbols``, ``toc_nodes``, ``mismatches`` and ``chunk_anchors`` gets its ``document_id``
+    (``chunk_anchors`` is rebuilt: its key gains the column). Ids, ordinals and texts are
+    kept, so an upgraded database reads as before."""
+    # deferred: corpus imports this module
+    from specbrowser.store.corpus import spec_name
+
+    for column, kind in (
+        ("name", "TEXT"),
+        ("shortname", "TEXT"),
+        ("canonical_url", "TEXT"),
+        ("position", "INTEGER"),
+    ):
+        if column not in db.table("documents").columns_dict:
+            db.execute(f"ALTER TABLE documents ADD COLUMN [{column}] {kind}")  # constants
+    row = db.execute("SELECT id, title FROM documents ORDER BY rowid LIMIT 1").fetchone()
+    document_id = row[0] if row else None
+    if row is not None:
+        db.execute(
+            "UPDATE documents SET name = ?, position = 0 WHERE id = ?",
+            [spec_name(None, row[1], set()), document_id],
+        )
+    db.execute("CREATE UNIQUE INDEX IF NOT EXISTS documents_name ON documents (name)")
+    for table in ("chunk_rows", "symbols", "toc_nodes", "mismatches"):
+        if "document_id" not in db.table(table).columns_dict:
+            db.execute(f"ALTER TABLE [{table}] ADD COLUMN document_id TEXT")  # constants
+        db.execute(f"UPDATE [{table}] SET document_id = ?", [document_id])  # constants
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS chunk_rows_document ON chunk_rows "
+        "(policy_version, document_id, ordinal)"
+    )
+    db.execute("DROP VIEW IF EXISTS chunks")
+    db.create_view("chunks", CHUNKS_VIEW)
+    db.execute("ALTER TABLE chunk_anchors RENAME TO chunk_anchors_11")
+    db.execute("DROP INDEX IF EXISTS chunk_anchors_section")
+    create_symbol_tables(db)
+    db.execute(
+        "INSERT INTO chunk_anchors (policy_version, document_id, anchor, section_id, chunk_id) "
+        "SELECT policy_version, ?, anchor, section_id, chunk_id FROM chunk_anchors_11",
+        [document_id or ""],
+    )
+    db.execute("DROP TABLE chunk_anchors_11")
+
+
 class Migration(NamedTuple):
     """One schema upgrade: from ``version - 1`` to ``version``, by ``apply`` (inside the
     transaction that also records ``version`` in ``meta``)."""
@@ -494,6 +560,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "fts_per_set", _fts_per_set),
     Migration(10, "no_shared_fts", _no_shared_fts),
     Migration(11, "index_words", _index_words),
+    Migration(12, "corpus", _corpus),
 )
 """Every upgrade, in order; the last one's version is :data:`SCHEMA_VERSION`. A database of
 schema ``v`` gets those above ``v``, each in its own transaction (an interrupted upgrade leaves a

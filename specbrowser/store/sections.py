@@ -54,7 +54,9 @@ class Sections:
     def digest(self) -> str | None:
         """The stored spec's sections digest (:func:`specbrowser.store.sets.sections_digest`), None
         when the database holds no spec."""
-        row = self.db.execute("SELECT sections_sha256 FROM documents LIMIT 1").fetchone()
+        row = self.db.execute(
+            "SELECT sections_sha256 FROM documents ORDER BY position, rowid LIMIT 1"
+        ).fetchone()
         return row[0] if row else None
 
     def count(self) -> int:
@@ -88,14 +90,31 @@ class Sections:
         ).fetchone()
         return row[0] if row else ""
 
+    def document_of(self, document_id: str) -> Document:
+        """The stored spec whose document id is ``document_id``.
+
+        Raises:
+            NotFoundError: no such spec.
+        """
+        row = self.db.execute(
+            "SELECT id, title, kind, source_paths, sha256 FROM documents WHERE id = ?",
+            [document_id],
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(f"no spec with document id {document_id!r}")
+        return Document(
+            id=row[0], title=row[1], kind=row[2], source_paths=json.loads(row[3]), sha256=row[4]
+        )
+
     def document(self) -> Document:
-        """The spec held by this database.
+        """The spec held by this database (the first of a corpus).
 
         Raises:
             NotFoundError: the database holds no spec yet.
         """
         row = self.db.execute(
-            "SELECT id, title, kind, source_paths, sha256 FROM documents LIMIT 1"
+            "SELECT id, title, kind, source_paths, sha256 FROM documents "
+            "ORDER BY position, rowid LIMIT 1"
         ).fetchone()
         if row is None:
             raise NotFoundError(
@@ -120,15 +139,18 @@ class Sections:
             raise NotFoundError(f"no section with id {section_id!r}")
         return Section(*row)
 
-    def all(self, *, html: bool = True) -> list[Section]:
-        """Every stored section in document order (parents before children): the input of a
-        re-chunk (:func:`specbrowser.session.ingest.chunk_sections`). With ``html=False`` each
+    def all(self, *, html: bool = True, document_id: str | None = None) -> list[Section]:
+        """Every stored section (of the spec ``document_id``, None: of the corpus) in document
+        order (parents before children): the input of a re-chunk
+        (:func:`specbrowser.session.ingest.chunk_sections`). With ``html=False`` each
         :attr:`Section.html` is "" (read it where needed with :meth:`Sections.html`)."""
         html_column = "html" if html else "''"  # a constant either way, never input
         # without the HTML, the sections_outline index covers the query
         rows = self.db.execute(
             "SELECT id, parent_id, ordinal, depth, kind, secnum, title, "
-            f"{html_column}, source_file FROM sections ORDER BY ordinal"
+            f"{html_column}, source_file FROM sections "
+            "WHERE ? IS NULL OR document_id = ? ORDER BY ordinal",
+            [document_id, document_id],
         )
         return [Section(*row) for row in rows]
 

@@ -10,16 +10,24 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from specbrowser.chunking.enrich import SectionPaths
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.chunking.stats import ChunkSetStats
 from specbrowser.errors import NotFoundError, PolicyError, SpecInputError
-from specbrowser.model import Chunk, Document, Section, Symbol, TocNode
+from specbrowser.model import (
+    ORDINAL_SPAN,
+    Chunk,
+    Document,
+    Section,
+    SpecIdentity,
+    Symbol,
+    TocNode,
+)
 from specbrowser.store.chunks import CHUNK_COLUMNS, NO_CHUNK_SET  # noqa: F401  (re-exported)
 from specbrowser.store.connection import CACHE_KIB
+from specbrowser.store.corpus import CorpusPlace
 from specbrowser.store.reuse import CopyPlan
 from specbrowser.store.rows import (
     chunk_row,
@@ -49,7 +57,11 @@ INGEST_ADDED: IngestOutcome = "added"
 INGEST_REPLACED_SET: IngestOutcome = "replaced_set"
 """Same spec, same policy version: that chunk set replaced, the others kept."""
 INGEST_REPLACED_SPEC: IngestOutcome = "replaced_spec"
-"""Another spec (other bytes, or the same bytes parsed differently): everything replaced."""
+"""The same spec (:func:`specbrowser.store.corpus.same_spec`) with other bytes, or the same bytes
+parsed differently: its rows replaced in every set; the other specs untouched; sets that held
+only it and are not this ingest's are dropped (stale)."""
+INGEST_ADDED_SPEC: IngestOutcome = "added_spec"
+"""Another spec than those stored: added to the corpus, in every chunk set."""
 
 
 def sections_digest(sections: list[Section]) -> str:
@@ -80,6 +92,8 @@ class IngestWrite:
     outcome: IngestOutcome
     known_digest: str | None = None
     steps: list[str] = field(default_factory=list)
+    place: CorpusPlace | None = None
+    into: str | None = None
 
     @property
     def digest(self) -> str:
@@ -94,17 +108,24 @@ class IngestWrite:
     ) -> None:
         """Write the document, its sections (with what their chunks share: ``paths``), the
         symbol index (``symbols``: :func:`specbrowser.formats.symbols.spec_symbols` of the
-        sections) and the TOC with ``paths.mismatches``. A spec already stored keeps its
-        sections and symbols; only the
-        sections' TOC paths and mismatches (this ingest's TOC may be another) are updated.
-        Another spec's vectors and token counts go with its texts
-        (:meth:`specbrowser.store.vectors.Vectors.forget`)."""
+        sections) and the TOC with ``paths.mismatches``. A spec already stored with the same
+        sections keeps its sections and symbols; only the sections' TOC paths and mismatches
+        (this ingest's TOC may be another) are updated. A replaced spec's rows go first; the
+        other specs' rows are never touched. A spec replacing itself alone in the database
+        drops every vector and token count (:meth:`specbrowser.store.vectors.Vectors.forget`);
+        in a corpus they stay (keyed by text, the other specs' serve on)."""
         db = self.store.db
         shared = section_columns(paths)
-        if self.outcome in (INGEST_CREATED, INGEST_REPLACED_SPEC):
-            for table in ("chunk_rows", "texts", "policies", "sections", "documents"):
-                db.execute(f"DELETE FROM [{table}]")  # table names are constants, not input
-            self.store.symbols.delete_chunk_anchors()
+        place = self.place
+        assert place is not None  # begin_ingest places every ingest
+        base = place.position * ORDINAL_SPAN
+        if self.outcome in (INGEST_CREATED, INGEST_REPLACED_SPEC, INGEST_ADDED_SPEC):
+            alone = self.store.corpus.count() == 1  # the replaced spec, if any, alone
+            if place.matched is not None:
+                self.store.corpus.delete_rows(place.matched.id)
+                if place.matched.id != self.document.id:
+                    db.execute("DELETE FROM documents WHERE id = ?", [place.matched.id])
+                self._drop_stale_sets()
             insert_rows(
                 db,
                 "sections",
@@ -113,9 +134,11 @@ class IngestWrite:
                     for s in self.sections
                 ],
             )
-            self.store.symbols.replace(symbols)
+            self.store.symbols.replace(symbols, self.document.id, base)
             if self.outcome == INGEST_REPLACED_SPEC:
-                self.store.vectors.forget()  # the old spec's texts are gone
+                drop_unused_texts(db)
+                if alone:  # only its own vectors: the old texts are gone
+                    self.store.vectors.forget()
         else:
             db.conn.executemany(
                 "UPDATE sections SET toc_path = ?, mismatch = ? WHERE id = ?",
@@ -127,11 +150,27 @@ class IngestWrite:
                 "source_paths": json.dumps(self.document.source_paths),
                 "sections_sha256": self.digest,
                 "ingested_at": self.now,
+                "name": place.name,
+                "shortname": place.identity.shortname,
+                "canonical_url": place.identity.canonical_url,
+                "position": place.position,
             },
             pk="id",
         )
-        self.store.toc.replace(toc or [], paths.mismatches)
+        self.store.toc.replace(toc or [], paths.mismatches, self.document.id, base)
         self.steps.append("spec")
+
+    def _drop_stale_sets(self) -> None:
+        """Drop the chunk sets that held only the replaced spec, but the one this ingest
+        writes (their chunks would point at sections that are gone)."""
+        db = self.store.db
+        for (version,) in db.execute(
+            "SELECT version FROM policies p WHERE version IS NOT ? AND NOT EXISTS "
+            "(SELECT 1 FROM chunk_rows r WHERE r.policy_version = p.version)",
+            [self.into],
+        ).fetchall():
+            db.execute("DELETE FROM policies WHERE version = ?", [version])
+            drop_set_fts(db, version)
 
     def write_chunk_set(
         self,
@@ -147,8 +186,10 @@ class IngestWrite:
         :meth:`specbrowser.store.cache.MarkdownCache.save`). Call after :meth:`write_spec`."""
         if self.steps != ["spec"]:
             raise RuntimeError("write_chunk_set before write_spec")
-        self.store.sets.insert(policy, chunks, stats, self.now)
-        if self.outcome not in (INGEST_CREATED, INGEST_REPLACED_SPEC):
+        self.store.sets.insert(
+            policy, chunks, stats, self.now, document_id=self.document.id, into=self.into
+        )
+        if self.outcome in (INGEST_ADDED, INGEST_REPLACED_SET) and self.store.corpus.count() == 1:
             self.store.db.execute(
                 "UPDATE policies SET stats = json_set(stats, '$.heading_mismatches', "
                 "json(?)) WHERE version != ?",
@@ -157,6 +198,21 @@ class IngestWrite:
         if cache_writer is not None:
             cache_writer(self.store, self.digest)
         self.steps.append("chunk set")
+
+    def write_other_set(self, version: str, policy: ChunkPolicy, chunks: list[Chunk]) -> None:
+        """Write the spec's chunks (made under ``policy``, the stored set's policy for this
+        spec's format) into the stored set ``version``, beside the other specs' chunks there.
+        Call after :meth:`write_chunk_set`."""
+        stats = ChunkSetStats()
+        self.store.sets.insert(
+            policy,
+            chunks,
+            stats,
+            self.now,
+            activate=False,
+            document_id=self.document.id,
+            into=version,
+        )
 
 
 NEW_DATABASE_CACHE_KIB = 2_048
@@ -205,27 +261,6 @@ class ChunkSetInfo:
         return self.converter_version != CONVERTER_VERSION
 
 
-def told_apart(
-    stored: Document, stored_sections: int, new: Document, new_sections: int
-) -> tuple[str, str]:
-    """How one line names two specs so that a reader can tell them apart: by title; when the
-    titles are the same, with the first thing that differs (the files' names, else the sha256
-    prefixes of their bytes, else the section counts, else that the same bytes were parsed
-    otherwise, by another specbrowser version)."""
-    if stored.title != new.title:
-        return repr(stored.title), repr(new.title)
-    files = [", ".join(Path(p).name for p in d.source_paths) for d in (stored, new)]
-    if files[0] != files[1]:
-        details = [f"from {name}" for name in files]
-    elif stored.sha256 != new.sha256:
-        details = [f"sha256 {d.sha256[:12]}" for d in (stored, new)]
-    elif stored_sections != new_sections:
-        details = [f"{count:,} sections" for count in (stored_sections, new_sections)]
-    else:
-        details = ["the same bytes as parsed before", "as parsed now"]
-    return f"{stored.title!r}, {details[0]}", f"{new.title!r}, {details[1]}"
-
-
 class ChunkSets:
     """The chunk sets (one per policy version), the ingest write and the active set
     (``store.sets``)."""
@@ -256,34 +291,6 @@ class ChunkSets:
         ).fetchone()
         return json.loads(row[0] or "{}") if row else None
 
-    def _refuse_replacing(self, document: Document, sections: list[Section], version: str) -> None:
-        """Refuse to replace another stored spec when that loses chunk sets other than the one of
-        ``version`` (which the ingest makes again): one line naming them, and the two specs by
-        what tells them apart (:func:`told_apart`). Nothing to lose (the stored spec has only
-        that set): no error.
-
-        Raises:
-            SpecInputError: other chunk sets would be lost.
-        """
-        title, paths, sha256 = self.db.execute(
-            "SELECT title, source_paths, sha256 FROM documents LIMIT 1"
-        ).fetchone()
-        sets = [v for (v,) in self.db.execute("SELECT version FROM policies ORDER BY created_at")]
-        if not [v for v in sets if v != version]:
-            return
-        (section_count,) = self.db.execute("SELECT count(*) FROM sections").fetchone()
-        stored = Document(
-            id="", title=title, kind="", source_paths=json.loads(paths or "[]"), sha256=sha256
-        )
-        old, new = told_apart(stored, section_count, document, len(sections))
-        named = ", ".join(sets[:3]) + (" …" if len(sets) > 3 else "")
-        raise SpecInputError(
-            f"{self.store.path} holds another spec ({old}) with {len(sets)} chunk set"
-            f"{'' if len(sets) == 1 else 's'} ({named}); ingesting {new} would "
-            f"replace {'it' if len(sets) == 1 else 'them all'}: add --replace to do so, or name "
-            "another --db"
-        )
-
     @contextmanager
     def begin_ingest(
         self,
@@ -291,18 +298,26 @@ class ChunkSets:
         sections: list[Section],
         policy_version: str,
         *,
-        replace_spec: bool = True,
+        identity: SpecIdentity | None = None,
+        prepare: Callable[[CorpusPlace], list[Section]] | None = None,
+        into: str | None = None,
     ) -> Iterator[IngestWrite]:
         """Begin an ingest's one write transaction and say what it will do (the yielded
-        :class:`IngestWrite`'s ``outcome``):
+        :class:`IngestWrite`'s ``outcome``), for the spec ``document`` whose identity is
+        ``identity`` (:func:`specbrowser.store.corpus.same_spec`):
 
-        - the database holds this spec already (same ``sha256`` of the source bytes and same
-          :func:`sections_digest`): the chunk set of ``policy_version`` is added, or replaces the
-          stored set of that version; the other sets stay;
-        - otherwise everything (document, sections, every chunk set) is replaced: old sets would
-          point at sections that no longer exist. With ``replace_spec`` False, a database holding
-          another spec with chunk sets of other policies is refused at once (an error says what
-          would be lost), before any work.
+        - the database holds no spec: ``created``;
+        - it holds this spec already (same ``sha256`` of the source bytes and same
+          :func:`sections_digest`): the spec's chunks of ``policy_version`` are added (a new set,
+          only while the database holds this spec alone), or replace its chunks in the stored
+          set of that version; the other sets stay;
+        - it holds this spec with other bytes: ``replaced_spec``, only its rows replaced;
+        - it holds other specs only: ``added_spec``.
+
+        ``prepare(place)``, when given, runs first in the transaction and returns the sections
+        as they will be stored (the session prefixes ids other specs have, and numbers the
+        ordinals from the spec's place: :mod:`specbrowser.session.corpus`). ``into`` is the
+        stored set the chunks go into (default: ``policy_version``).
 
         The caller writes both steps inside the ``with`` block; it commits when the block ends
         (an unfinished write is a programming error: ``RuntimeError``, rolled back). Readers see
@@ -311,33 +326,43 @@ class ChunkSets:
 
         Raises:
             DatabaseError: the database is locked or cannot be written.
-            SpecInputError: another spec is stored and ``replace_spec`` is False.
+            SpecInputError: a new chunk set for one spec of a corpus of several (a re-chunk
+                makes sets for the whole corpus).
         """
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        with self.store.transaction(f"{document.title!r} with chunk set {policy_version} (active)"):
-            row = self.db.execute(
-                "SELECT sha256, sections_sha256 FROM documents LIMIT 1"
-            ).fetchone()
+        into = into or policy_version
+        with self.store.transaction(f"{document.title!r} with chunk set {into} (active)"):
+            place = self.store.corpus.place(identity or SpecIdentity(), document.title)
+            if prepare is not None:
+                sections = prepare(place)
+            matched = place.matched
             outcome: IngestOutcome
             digest = None  # the sections' digest only tells the same bytes parsed otherwise apart
-            if row is None:
-                outcome = INGEST_CREATED
-            elif row[0] != document.sha256 or (digest := sections_digest(sections)) != row[1]:
+            if matched is None:
+                outcome = INGEST_CREATED if self.store.corpus.count() == 0 else INGEST_ADDED_SPEC
+            elif (
+                matched.sha256 != document.sha256
+                or (digest := sections_digest(sections)) != matched.sections_sha256
+            ):
                 outcome = INGEST_REPLACED_SPEC
-                if not replace_spec:
-                    self._refuse_replacing(document, sections, policy_version)
-            elif self.db.execute(
-                "SELECT 1 FROM policies WHERE version = ?", [policy_version]
-            ).fetchone():
+            elif self.has(into):
                 outcome = INGEST_REPLACED_SET
             else:
                 outcome = INGEST_ADDED
-            write = IngestWrite(self.store, document, sections, now, outcome, digest)
+                if self.store.corpus.count() > 1:
+                    raise SpecInputError(
+                        f"{self.store.path} holds {self.store.corpus.count()} specs: a chunk set "
+                        "covers them all, so a new policy is a re-chunk of the corpus "
+                        f"(specbrowser rechunk {self.store.path} …), not an ingest of one spec"
+                    )
+            write = IngestWrite(
+                self.store, document, sections, now, outcome, digest, place=place, into=into
+            )
             if outcome == INGEST_CREATED:  # nobody reads a database that holds no spec yet
                 self.db.execute(f"PRAGMA cache_size = -{NEW_DATABASE_CACHE_KIB}")  # constants
             try:
                 yield write
-                if write.steps != ["spec", "chunk set"]:
+                if write.steps[:2] != ["spec", "chunk set"]:
                     raise RuntimeError(f"an ingest's write ended after {write.steps or 'no step'}")
             finally:
                 if outcome == INGEST_CREATED:
@@ -352,8 +377,18 @@ class ChunkSets:
         *,
         activate: bool = True,
         copies: CopyPlan | None = None,
+        document_id: str | None = None,
+        into: str | None = None,
+        owners: list[str] | None = None,
     ) -> int:
-        """Write (or overwrite) the chunk set of ``policy.version`` (call inside a transaction).
+        """Write (or overwrite) the chunk set ``into`` (default ``policy.version``), call inside a
+        transaction.
+
+        With ``document_id`` the chunks are that spec's: only its rows of the set are replaced,
+        the other specs' stay (an ingest into a corpus); a stored set keeps its policy row
+        (its settings are the corpus's, ``policy`` the spec's format's form of them). Without,
+        the whole set is written, ``owners`` giving each chunk's spec (a re-chunk; default: the
+        database's one spec).
 
         With ``activate`` it becomes the active set; without, the active set stays as it was (a set
         that was active and is overwritten stays active). ``now`` is the ISO 8601 creation time.
@@ -367,7 +402,7 @@ class ChunkSets:
         ``copies`` (a re-chunk's) adds the stored chunk trees it names, renumbered
         (:meth:`specbrowser.store.reuse.StoredTrees.copy`): the set is ``chunks`` plus those.
         """
-        version = policy.version  # a hash over the settings: computed once, not once per chunk
+        version = into or policy.version  # a hash over the settings: computed once
         was_active = (
             self.db.execute(
                 "SELECT 1 FROM policies WHERE version = ? AND active = 1", [version]
@@ -376,34 +411,62 @@ class ChunkSets:
         )
         if activate:
             self.db.execute("UPDATE policies SET active = 0")
-        self.db.table("policies").upsert(
-            {
-                "version": version,
-                "settings": json.dumps(policy.settings()),
-                "created_at": now,
-                "stats": stats.to_json(),
-                "active": int(activate or was_active),
-            },
-            pk="version",
-        )
-        replaced = self.db.execute(
-            "DELETE FROM chunk_rows WHERE policy_version = ?", [version]
-        ).rowcount
-        self.store.symbols.delete_chunk_anchors(version)
+        if document_id is None or not self.has(version):
+            self.db.table("policies").upsert(
+                {
+                    "version": version,
+                    "settings": json.dumps(policy.settings()),
+                    "created_at": now,
+                    "stats": stats.to_json(),
+                    "active": int(activate or was_active),
+                },
+                pk="version",
+            )
+        elif activate or was_active:
+            self._set_active(version)
+        if document_id is None:
+            replaced = self.db.execute(
+                "DELETE FROM chunk_rows WHERE policy_version = ?", [version]
+            ).rowcount
+        else:
+            replaced = self.db.execute(
+                "DELETE FROM chunk_rows WHERE policy_version = ? AND document_id = ?",
+                [version, document_id],
+            ).rowcount
+        self.store.symbols.delete_chunk_anchors(version, document_id)
         text_ids, new_texts = store_texts(self.db, chunks)
+        spec_of = owners or [document_id or self._sole_document()] * len(chunks)
         insert_rows(
             self.db,
             "chunk_rows",
-            [chunk_row(version, c, i) for c, i in zip(chunks, text_ids, strict=True)],
+            [
+                chunk_row(version, c, i, d or None)
+                for c, i, d in zip(chunks, text_ids, spec_of, strict=True)
+            ],
         )
-        self.store.symbols.add_chunk_anchors(version, chunks)
+        by_spec: dict[str, list[Chunk]] = {}
+        for chunk, owner in zip(chunks, spec_of, strict=True):
+            by_spec.setdefault(owner, []).append(chunk)
+        for owner, owned in by_spec.items():
+            self.store.symbols.add_chunk_anchors(version, owned, owner or None)
         if copies is not None:
             self.store.trees.copy(version, copies)
         if replaced:
             drop_unused_texts(self.db)
-        drop_orphan_set_fts(self.db)  # a new spec deleted every set
+        drop_orphan_set_fts(self.db)  # a replaced spec may have dropped sets
         build_set_fts(self.db, version)
         return new_texts
+
+    def _sole_document(self) -> str:
+        """The document id of a database of one spec ("" for none or several: a write for a
+        corpus names each chunk's spec)."""
+        rows = self.db.execute("SELECT id FROM documents LIMIT 2").fetchall()
+        return str(rows[0][0]) if len(rows) == 1 else ""
+
+    def rebuild_fts(self) -> None:
+        """Rebuild every chunk set's FTS5 index from its rows (after a spec was removed)."""
+        for (version,) in self.db.execute("SELECT version FROM policies").fetchall():
+            build_set_fts(self.db, version)
 
     def resolve(self, version: str) -> str:
         """The full policy version that ``version`` (a full version or a unique prefix) names,

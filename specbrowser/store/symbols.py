@@ -63,9 +63,15 @@ class SymbolIndex:
             self.db.execute("SELECT 1 FROM meta WHERE key = ?", [SYMBOLS_PENDING]).fetchone()
         )
 
-    def replace(self, symbols: Iterable[Symbol]) -> int:
-        """Replace the whole symbol index by ``symbols`` (document order); returns the row count."""
-        self.db.execute("DELETE FROM symbols")
+    def replace(
+        self, symbols: Iterable[Symbol], document_id: str | None = None, ordinal_base: int = 0
+    ) -> int:
+        """Replace the symbol index of the spec ``document_id`` (None: the whole index) by
+        ``symbols`` (document order, numbered from ``ordinal_base``); returns the row count."""
+        if document_id is None:
+            self.db.execute("DELETE FROM symbols")
+        else:
+            self.db.execute("DELETE FROM symbols WHERE document_id = ?", [document_id])
         rows: list[dict[str, object]] = [
             {
                 "name": s.name,
@@ -74,7 +80,8 @@ class SymbolIndex:
                 "rank": _RANK[s.kind],
                 "section_id": s.section_id,
                 "anchor": s.anchor,
-                "ordinal": ordinal,
+                "ordinal": ordinal_base + ordinal,
+                "document_id": document_id,
             }
             for ordinal, s in enumerate(symbols)
         ]
@@ -82,10 +89,12 @@ class SymbolIndex:
         self.db.execute("DELETE FROM meta WHERE key = ?", [SYMBOLS_PENDING])
         return len(rows)
 
-    def add_chunk_anchors(self, version: str, chunks: Sequence[Chunk]) -> None:
-        """Record where the anchors of the set ``version`` lie: each id a subsection's part of its
-        section holds (:attr:`Chunk.anchors` of chunks with a parent). An id held twice (a spec
-        that repeats an id) keeps its first chunk."""
+    def add_chunk_anchors(
+        self, version: str, chunks: Sequence[Chunk], document_id: str | None = None
+    ) -> None:
+        """Record where the anchors of the spec ``document_id`` lie in the set ``version``: each
+        id a subsection's part of its section holds (:attr:`Chunk.anchors` of chunks with a
+        parent). An id held twice (a spec that repeats an id) keeps its first chunk."""
         seen: set[str] = set()
         rows: list[dict[str, object]] = []
         for chunk in chunks:
@@ -97,6 +106,7 @@ class SymbolIndex:
                     rows.append(
                         {
                             "policy_version": version,
+                            "document_id": document_id or "",
                             "anchor": anchor,
                             "section_id": chunk.section_id,
                             "chunk_id": chunk.id,
@@ -111,18 +121,23 @@ class SymbolIndex:
         The sections are an ``IN`` list, not a join: joined, SQLite searched the source set's rows
         once per section (0.67 s for ECMA-262's 2,254 against 6 ms)."""
         self.db.execute(
-            "INSERT OR IGNORE INTO chunk_anchors (policy_version, anchor, section_id, chunk_id) "
-            "SELECT ?, a.anchor, a.section_id, a.chunk_id FROM chunk_anchors a "
+            "INSERT OR IGNORE INTO chunk_anchors "
+            "(policy_version, document_id, anchor, section_id, chunk_id) "
+            "SELECT ?, a.document_id, a.anchor, a.section_id, a.chunk_id FROM chunk_anchors a "
             "WHERE a.policy_version = ? AND a.section_id IN (SELECT value FROM json_each(?))",
             [version, source, json.dumps(sections)],
         )
 
-    def delete_chunk_anchors(self, version: str | None = None) -> None:
-        """Delete the anchor rows of the set ``version`` (None: of every set)."""
-        if version is None:
-            self.db.execute("DELETE FROM chunk_anchors")
-        else:
-            self.db.execute("DELETE FROM chunk_anchors WHERE policy_version = ?", [version])
+    def delete_chunk_anchors(
+        self, version: str | None = None, document_id: str | None = None
+    ) -> None:
+        """Delete the anchor rows of the set ``version`` (None: of every set), of the spec
+        ``document_id`` (None: of every spec)."""
+        self.db.execute(
+            "DELETE FROM chunk_anchors WHERE (? IS NULL OR policy_version = ?) "
+            "AND (? IS NULL OR document_id = ?)",
+            [version, version, document_id, document_id],
+        )
 
     def find(self, name: str, *, limit: int = 20) -> list[SymbolRow]:
         """The definitions of ``name``, best first (kind rank, then document order): exact matches,
@@ -138,41 +153,48 @@ class SymbolIndex:
                 return [SymbolRow(*row) for row in rows]
         return []
 
-    def anchor_section(self, anchor: str) -> str | None:
+    def anchor_section(self, anchor: str, document_id: str | None = None) -> str | None:
         """The section whose own HTML holds an element with the id ``anchor`` (the first in
-        document order when the spec repeats an id), or None."""
+        document order when the spec repeats an id), in the spec ``document_id`` (None: in
+        any, the first spec's first), or None."""
         row = self.db.execute(
             "SELECT section_id FROM symbols WHERE name = ? AND kind = 'id' "
-            "ORDER BY ordinal LIMIT 1",
-            [anchor],
+            "AND (? IS NULL OR document_id = ?) ORDER BY ordinal LIMIT 1",
+            [anchor, document_id, document_id],
         ).fetchone()
         return str(row[0]) if row else None
 
-    def anchor_chunks(self, version: str, anchors: list[str]) -> dict[str, str]:
+    def anchor_chunks(
+        self, version: str, anchors: list[str], document_id: str | None = None
+    ) -> dict[str, str]:
         """Anchor → chunk id of the set ``version`` for each of ``anchors`` that is an element id
-        of the document: the subsection that holds it, else its section's root chunk. Anchors the
-        document does not hold are left out."""
+        of the spec ``document_id`` (None: of any spec, the first in corpus order): the
+        subsection that holds it, else its section's root chunk. Anchors the spec does not hold
+        are left out."""
         if not anchors:
             return {}
         wanted = list(dict.fromkeys(anchors))
-        sections: dict[str, tuple[int, str]] = {}
-        for name, section_id, ordinal in select_in(
+        sections: dict[str, tuple[int, str, str]] = {}
+        for name, section_id, ordinal, owner in select_in(
             self.db,
-            "SELECT name, section_id, ordinal FROM symbols WHERE kind = 'id' AND name IN",
-            [],
+            "SELECT name, section_id, ordinal, document_id FROM symbols WHERE kind = 'id' "
+            "AND (? IS NULL OR document_id = ?) AND name IN",
+            [document_id, document_id],
             wanted,
         ):
             if name not in sections or ordinal < sections[name][0]:
-                sections[name] = (ordinal, section_id)
-        held = dict(
-            select_in(
+                sections[name] = (ordinal, section_id, owner or "")
+        held = {
+            (anchor, owner): chunk_id
+            for anchor, owner, chunk_id in select_in(
                 self.db,
-                "SELECT anchor, chunk_id FROM chunk_anchors WHERE policy_version = ? AND anchor IN",
+                "SELECT anchor, document_id, chunk_id FROM chunk_anchors "
+                "WHERE policy_version = ? AND anchor IN",
                 [version],
                 wanted,
             )
-        )
-        return {a: held.get(a, sections[a][1]) for a in wanted if a in sections}
+        }
+        return {a: held.get((a, sections[a][2]), sections[a][1]) for a in wanted if a in sections}
 
     def anchor_map(self, version: str) -> dict[str, str]:
         """Every element id of the document → the chunk of the set ``version`` holding it."""

@@ -19,8 +19,10 @@ if TYPE_CHECKING:
     from specbrowser.store.database import SpecStore
 
 
-def _toc_rows(toc: list[TocNode]) -> Iterator[dict[str, object]]:
-    counter = 0
+def _toc_rows(
+    toc: list[TocNode], document_id: str | None = None, base: int = 0
+) -> Iterator[dict[str, object]]:
+    counter = base
     stack: list[tuple[TocNode, int | None, int]] = [(n, None, 0) for n in reversed(toc)]
     while stack:
         node, parent, depth = stack.pop()
@@ -35,6 +37,7 @@ def _toc_rows(toc: list[TocNode]) -> Iterator[dict[str, object]]:
             "target_id": node.target_id,
             "start": node.start,
             "end": node.end,
+            "document_id": document_id,
         }
         stack.extend((child, row_id, depth + 1) for child in reversed(node.children))
 
@@ -46,19 +49,30 @@ class TocTables:
         self.store = store
         self.db = store.db
 
-    def replace(self, toc: list[TocNode], mismatches: list[Mismatch]) -> None:
-        """Replace the stored TOC and mismatches (call inside a transaction)."""
-        self.db.execute("DELETE FROM toc_nodes")
-        self.db.execute("DELETE FROM mismatches")
-        self.db.table("toc_nodes").insert_all(_toc_rows(toc), batch_size=500)
+    def replace(
+        self,
+        toc: list[TocNode],
+        mismatches: list[Mismatch],
+        document_id: str | None = None,
+        base: int = 0,
+    ) -> None:
+        """Replace the stored TOC and mismatches of the spec ``document_id`` (None: of every
+        spec), their row ids numbered from ``base`` (call inside a transaction)."""
+        for table in ("toc_nodes", "mismatches"):
+            self.db.execute(
+                f"DELETE FROM [{table}] WHERE ? IS NULL OR document_id = ?",  # constants
+                [document_id, document_id],
+            )
+        self.db.table("toc_nodes").insert_all(_toc_rows(toc, document_id, base), batch_size=500)
         self.db.table("mismatches").insert_all(
             (
                 {
-                    "id": i,
+                    "id": base + i,
                     "kind": m.kind,
                     "section_id": m.section_id,
                     "parser_path": json.dumps(m.parser_path, ensure_ascii=False),
                     "toc_path": json.dumps(m.toc_path, ensure_ascii=False),
+                    "document_id": document_id,
                 }
                 for i, m in enumerate(mismatches)
             ),

@@ -63,12 +63,8 @@ class SpecBrowserApp(App[None]):
         cursor_blink: bool = True,
         count_tokens: bool = True,
         queries: Path | None = None,
-        replace_spec: bool = True,
     ) -> None:
         super().__init__()
-        self.replace_spec = replace_spec
-        """Whether the in-app ingest may replace another spec stored in the database (the cache
-        folder's: yes; a file named by ``open --db``: no, the ingest fails with one line)."""
         self.queries = queries
         """The query file the evaluation screen loads at once (``open --queries``), or None."""
         self.count_tokens = count_tokens
@@ -156,7 +152,6 @@ class SpecBrowserApp(App[None]):
                 policy_for_kind=self.policy_for_kind,
                 progress=progress,
                 cancel=CancelToken(WorkerFlag(get_current_worker())),
-                replace_spec=self.replace_spec,
             )
         except JobCancelled:
             return
@@ -233,7 +228,6 @@ def make_app(
     cursor_blink: bool = True,
     count_tokens: bool = True,
     queries: Path | None = None,
-    replace_spec: bool = True,
 ) -> SpecBrowserApp:
     """Build the app (used by the CLI and the tests).
 
@@ -255,5 +249,4 @@ def make_app(
         cursor_blink=cursor_blink,
         count_tokens=count_tokens,
         queries=queries,
-        replace_spec=replace_spec,
     )

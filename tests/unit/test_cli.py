@@ -61,9 +61,9 @@ def test_ingest_prints_summary_and_writes_db(tmp_path, spec, capsys):
 
 
 def test_reingest_replaces(tmp_path, spec, db):
+    """The same spec (by title) with new bytes replaces itself; its stale sets go."""
     spec.write_text(spec.read_text().replace("sec-b", "sec-c"))
-    assert main(["ingest", str(spec), "--db", str(db)]) == 2  # it would lose the 400 set
-    assert main(["ingest", str(spec), "--db", str(db), "--replace"]) == 0
+    assert main(["ingest", str(spec), "--db", str(db)]) == 0
     database = open_database(db)
     ids = [r[0] for r in database.db.execute("SELECT id FROM sections ORDER BY ordinal")]
     assert ids == ["sec-a", "sec-c"]
@@ -381,7 +381,7 @@ def test_failed_ingest_leaves_database_as_it_was(db, spec, monkeypatch):
 
     monkeypatch.setattr(store.sets.ChunkSets, "insert", boom)
     spec.write_text(spec.read_text().replace("sec-b", "sec-c"))
-    assert main(["ingest", str(spec), "--db", str(db), "--replace"]) == 130
+    assert main(["ingest", str(spec), "--db", str(db)]) == 130
     database = open_database(db)
     assert database.db["chunks"].count == before
     assert (
@@ -756,58 +756,37 @@ def test_ingest_summary_counts_every_toc_mismatch_kind(tmp_path, capsys):
     assert all(f"{kind}:" in row for kind in MISMATCH_KINDS), row
 
 
-@pytest.mark.parametrize(
-    "names, expected",
-    [
-        (("a.html", "b.html"), ("'Test spec', from a.html", "'Test spec', from b.html")),
-        (("one/spec.html", "two/spec.html"), ("'Test spec', sha256 ", "'Test spec', sha256 ")),
-    ],
-)
-def test_replace_refusal_tells_two_specs_of_one_title_apart(tmp_path, capsys, names, expected):
-    """Two specs of the same title (two editions of ECMA-262): the refusal names what differs,
-    the files, else their bytes' sha256 prefixes, not the title twice."""
+def test_two_specs_of_one_title_are_one_spec_and_the_second_replaces_the_first(tmp_path):
+    """Without a canonical URL or shortname a spec's identity is its title: two editions of
+    one title are the same spec, so the newer bytes replace the older (and only them)."""
     db = tmp_path / "e.db"
     paths = []
-    for name, body in zip(names, ("<p>one</p>", "<p>two</p>"), strict=True):
-        (tmp_path / name).parent.mkdir(exist_ok=True)
+    for name, body in zip(("a.html", "b.html"), ("<p>one</p>", "<p>two</p>"), strict=True):
         section = f"<emu-clause id='sec-a'><h1><span class='secnum'>1</span> A</h1>{body}"
         paths.append(write_spec(tmp_path, section + "</emu-clause>", name))
     assert main(["ingest", str(paths[0]), "--db", str(db)]) == 0
-    assert main(["rechunk", str(db), "--threshold", "400"]) == 0
-    capsys.readouterr()
-    assert main(["ingest", str(paths[1]), "--db", str(db)]) == 2
-    line = " ".join(one_error_line(capsys).split())
-    stored, new = line.split("; ingesting ")
-    assert f"holds another spec ({expected[0]}" in stored and new.startswith(expected[1])
-    if "sha256" in expected[0]:
-        assert stored.split("sha256 ")[1][:12] != new.split("sha256 ")[1][:12]
+    assert main(["ingest", str(paths[1]), "--db", str(db)]) == 0
+    database = open_database(db)
+    assert database.corpus.count() == 1
+    assert "two" in database.chunk("sec-a").text
 
 
-def test_ingest_refuses_to_replace_another_spec_unless_told(tmp_path, capsys):
-    """Another spec in --db would replace every chunk set: refused with one line naming them
-    (the database untouched); --replace does it and compacts the file."""
+def test_ingest_adds_another_spec_beside_the_stored_one(tmp_path, capsys):
+    """Another spec in --db joins it: every chunk set and the stored spec's chunks stay."""
     from specbrowser.session import Session
     from tests.helpers import MISMATCHED_TOC, SAMPLE
 
     db = tmp_path / "e.db"
     assert main(["ingest", str(SAMPLE), "--db", str(db)]) == 0
-    assert main(["rechunk", str(db), "--threshold", "400"]) == 0
     with Session.open(db) as session:
-        before = [s.version for s in session.chunk_sets()]
-    size = db.stat().st_size
+        before = [c.text for c in session.store.iter_chunks()]
     capsys.readouterr()
-    assert main(["ingest", str(MISMATCHED_TOC), "--db", str(db)]) == 2
-    err = capsys.readouterr().err
-    assert "holds another spec" in err and "2 chunk sets" in err and "--replace" in err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert main(["ingest", str(MISMATCHED_TOC), "--db", str(db)]) == 0
+    assert "added_spec" in " ".join(capsys.readouterr().out.split())
     with Session.open(db) as session:
-        assert [s.version for s in session.chunk_sets()] == before
-    assert main(["ingest", str(MISMATCHED_TOC), "--db", str(db), "--replace"]) == 0
-    with Session.open(db) as session:
-        assert len(session.chunk_sets()) == 1
-    assert db.stat().st_size < size  # compacted, and the summary says so
-    out = " ".join(capsys.readouterr().out.split())
-    assert f"file compacted: {size / 1e6:,.1f} MB → {db.stat().st_size / 1e6:,.1f} MB" in out
+        first = session.store.corpus.all()[0]
+        assert [c.text for c in session.store.iter_chunks(None, first.id)] == before
+        assert len(session.specs()) == 2
 
 
 @pytest.mark.parametrize(

@@ -38,15 +38,24 @@ DIGESTS = Path(__file__).with_name("ecma262_digests.json")
 SPEC_TABLES: dict[str, str] = {
     "documents": "SELECT id, title, kind, sha256, sections_sha256 FROM documents ORDER BY id",
     "sections": "SELECT * FROM sections ORDER BY ordinal, id",
-    "toc_nodes": "SELECT * FROM toc_nodes ORDER BY start, id",
-    "mismatches": "SELECT * FROM mismatches ORDER BY id",
-    "symbols": "SELECT * FROM symbols ORDER BY name, key, kind, section_id, anchor, ordinal",
+    "toc_nodes": (
+        "SELECT id, parent_id, depth, title, secnum, target_id, start, [end] FROM toc_nodes "
+        "ORDER BY start, id"
+    ),
+    "mismatches": (
+        "SELECT id, kind, section_id, parser_path, toc_path FROM mismatches ORDER BY id"
+    ),
+    "symbols": (
+        "SELECT name, key, kind, rank, section_id, anchor, ordinal FROM symbols "
+        "ORDER BY name, key, kind, section_id, anchor, ordinal"
+    ),
     "markdown_cache": (
         "SELECT config_key, section_id, markdown, subsections, detail, converter_version "
         "FROM markdown_cache ORDER BY config_key, section_id"
     ),
 }
-"""Spec-level tables: query per table (every column but times)."""
+"""Spec-level tables: query per table (every column but times and, since schema 12, the
+``document_id`` of the corpus's one spec)."""
 
 SET_TABLES: dict[str, str] = {
     "chunks": (

@@ -206,13 +206,24 @@ def test_cache_rows_are_keyed_by_the_converter_version(sample_db, monkeypatch):
     assert sample_db.cache.load(digest, SMALL.markdown) == {}
 
 
-def test_cache_rows_of_a_replaced_spec_are_dropped(tmp_path, sample_db):
-    path = sample_db.path
-    other = write_spec(tmp_path, "<emu-clause id='sec-x'><h1>X</h1><p>x</p></emu-clause>")
-    ingest([other], tmp_path / path, ChunkPolicy())
-    rows = sample_db.db.execute("SELECT DISTINCT sections_sha256 FROM markdown_cache").fetchall()
-    assert rows == [sample_db.db.execute("SELECT sections_sha256 FROM documents").fetchone()]
-    assert sample_db.db.execute("SELECT section_id FROM markdown_cache").fetchall() == [("sec-x",)]
+def test_cache_rows_of_a_replaced_spec_are_dropped_and_another_spec_s_kept(tmp_path):
+    path = tmp_path / "c.db"
+    first = write_spec(tmp_path, "<emu-clause id='sec-x'><h1>X</h1><p>x</p></emu-clause>")
+    ingest([first], path, ChunkPolicy())
+    other = write_spec(
+        tmp_path, "<emu-clause id='sec-y'><h1>Y</h1><p>y</p></emu-clause>", "other.html"
+    )
+    other.write_text(other.read_text().replace("Test spec", "Other spec"))
+    ingest([other], path, ChunkPolicy())  # another spec: both specs' rows kept
+    first.write_text(first.read_text().replace("<p>x</p>", "<p>x2</p>"))
+    ingest([first], path, ChunkPolicy())  # the first spec replaced: its old rows go
+    with store.open_database(path) as db:
+        rows = db.db.execute("SELECT DISTINCT sections_sha256 FROM markdown_cache").fetchall()
+        assert sorted(rows) == sorted(db.db.execute("SELECT sections_sha256 FROM documents"))
+        assert sorted(db.db.execute("SELECT section_id FROM markdown_cache")) == [
+            ("sec-x",),
+            ("sec-y",),
+        ]
 
 
 def test_a_nearby_threshold_copies_broken_down_trees_and_equals_a_full_rechunk(tmp_path):

@@ -182,39 +182,13 @@ def test_open_keeps_a_spec_database_where_db_says(tmp_path: Path, toylang_db: Pa
         opening.plan_open([toylang_db], ChunkPolicy(), db_path=mine)
 
 
-def test_open_refusal_tells_the_stored_spec_from_this_one(tmp_path: Path) -> None:
-    """The stored spec by title, files and sha256 prefix, this one by its sha256 prefix: two
-    editions of one title told apart."""
-    from specbrowser.formats import spec_sha256
-    from tests.helpers import MISMATCHED_TOC
-
-    mine = tmp_path / "mine.db"
-    jobs.run_ingest([SAMPLE], mine, TOYLANG_POLICY)
-    jobs.run_ingest([SAMPLE], mine, ChunkPolicy(threshold=400))
-    with pytest.raises(SpecInputError) as refused:
-        opening.plan_open([MISMATCHED_TOC], TOYLANG_POLICY, db_path=mine)
-    stored, new = spec_sha256([SAMPLE])[:12], spec_sha256([MISMATCHED_TOC])[:12]
-    assert f"from {SAMPLE.name}, sha256 {stored})" in str(refused.value)
-    assert f"opening this spec (sha256 {new})" in str(refused.value)
-
-
-def test_open_refuses_a_db_holding_another_spec_before_the_app(tmp_path: Path, capsys) -> None:
-    """As ingest without --replace: one line, exit 2, the database as it was; a set of the
-    same policy alone is no loss (it is made again)."""
-    from specbrowser.cli import main
+def test_open_adds_a_spec_to_a_db_holding_another(tmp_path: Path) -> None:
+    """--db holding another spec: the spec is ingested beside it (the corpus grows)."""
     from tests.helpers import MISMATCHED_TOC
 
     mine = tmp_path / "mine.db"
     jobs.run_ingest([SAMPLE], mine, TOYLANG_POLICY)
     assert opening.plan_open([MISMATCHED_TOC], TOYLANG_POLICY, db_path=mine).ingest
-    jobs.run_ingest([SAMPLE], mine, ChunkPolicy(threshold=400))  # another policy's set
-    kept = mine.read_bytes()
-    with pytest.raises(SpecInputError, match=r"holds another spec .* 2 chunk sets"):
-        opening.plan_open([MISMATCHED_TOC], TOYLANG_POLICY, db_path=mine)
-    assert main(["open", str(MISMATCHED_TOC), "--db", str(mine)]) == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "--replace" in err and "ingest" in err
-    assert mine.read_bytes() == kept
 
 
 def test_open_never_deletes_an_unreadable_file_named_by_db(tmp_path: Path) -> None:

@@ -163,7 +163,7 @@ def test_overwriting_or_replacing_sets_drops_the_texts_no_set_uses(tmp_path, spe
     spec.write_text(
         spec.read_text(encoding="utf-8").replace("sec-scope", "sec-range"), encoding="utf-8"
     )
-    result = ingest([spec], db_path, SMALL)  # another spec: every set, every text replaced
+    result = ingest([spec], db_path, SMALL)  # the spec replaced: every set, every text
     db = store.open_database(db_path)
     assert (
         _text_counts(db) == (len({(c.title, c.text, c.retrieval_text) for c in result.chunks}),) * 3
@@ -251,23 +251,6 @@ def test_an_ingest_write_left_without_its_chunk_set_is_rolled_back(tmp_path, spe
         write.write_spec(section_paths(parsed.sections, []), [], None)
     assert db.db.execute("SELECT count(*) FROM sections").fetchone()[0] == 0
     db.close()
-
-
-def test_a_refused_replacement_is_refused_before_any_breakdown(tmp_path, spec, monkeypatch):
-    import specbrowser.session.ingest
-    from specbrowser.errors import SpecInputError
-
-    db_path = tmp_path / "t.db"
-    ingest([spec], db_path, SMALL)
-    ingest([spec], db_path, SMALLER)
-    other = write_spec(tmp_path, '<emu-clause id="z"><h1>Z</h1><p>other</p></emu-clause>', "z.html")
-
-    def no_breakdown(*args, **kwargs):
-        raise AssertionError("the breakdown ran before the refusal")
-
-    monkeypatch.setattr(specbrowser.session.ingest, "chunk_spec", no_breakdown)
-    with pytest.raises(SpecInputError, match="--replace"):
-        ingest([other], db_path, SMALL, replace_spec=False)
 
 
 def test_a_failing_spec_write_beside_a_child_leaves_the_database_as_it_was(tmp_path, monkeypatch):
@@ -832,8 +815,9 @@ def test_a_schema_6_database_gets_the_cache_tables_and_keeps_their_rows(tmp_path
         "fts_per_set",
         "no_shared_fts",
         "index_words",
+        "corpus",
     ]
-    assert store_schema.MIGRATIONS[-1].version == store_schema.SCHEMA_VERSION == 11
+    assert store_schema.MIGRATIONS[-1].version == store_schema.SCHEMA_VERSION == 12
 
 
 def test_a_schema_9_database_loses_the_shared_fts_index_and_searches_as_before(tmp_path, spec):
@@ -938,8 +922,9 @@ def test_the_store_loads_sqlite_utils_without_numpy_and_numpy_still_imports():
 
 
 def test_replacing_the_spec_drops_its_vectors_and_token_counts(tmp_path, spec):
-    """Another spec replaces everything: the old texts' vectors, KNN index and token counts
-    too, and the file is compacted; a set added beside the same spec keeps them."""
+    """The spec replacing itself alone in the database: the old texts' vectors, KNN index and
+    token counts go too, and the file is compacted; a set added beside the same spec keeps
+    them."""
     from specbrowser.store import vectors as store_vectors
 
     db_path = tmp_path / "t.db"
@@ -963,8 +948,10 @@ def test_replacing_the_spec_drops_its_vectors_and_token_counts(tmp_path, spec):
     ingest([spec], db_path, SMALLER)  # the same spec: vectors serve the new set too
     with store.open_database(db_path) as db:
         assert db.db.execute("SELECT count(*) FROM embeddings").fetchone()[0] == len(first.chunks)
-    other = write_spec(tmp_path, '<emu-clause id="z"><h1>Z</h1><p>other</p></emu-clause>', "z.html")
-    assert ingest([other], db_path, SMALL).outcome == store.INGEST_REPLACED_SPEC
+    spec.write_text(  # the same spec (its title) with new bytes replaces itself
+        spec.read_text(encoding="utf-8").replace("sec-scope", "sec-range"), encoding="utf-8"
+    )
+    assert ingest([spec], db_path, SMALL).outcome == store.INGEST_REPLACED_SPEC
     with store.open_database(db_path) as db:
         counts = [
             db.db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]

@@ -1,0 +1,279 @@
+"""A database holds a corpus: specs added side by side, one replacing only itself, ids told apart,
+removal by name, links from one spec into another, and the upgrade of a schema-11 database.
+
+Small hand-written specs (rendered ecmarkup pages, a Bikeshed-style page with a canonical link)
+in ``tmp_path``, one rule per test.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from specbrowser import store
+from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.cli import main
+from specbrowser.errors import NotFoundError, PolicyError
+from specbrowser.formats.identity import spec_identity
+from specbrowser.model import DOCUMENT_CHUNK_ID
+from specbrowser.session import Session
+from specbrowser.session.ingest import ingest
+from specbrowser.session.links import cross_spec_links
+
+POLICY = ChunkPolicy(threshold=800)
+
+BASE = (
+    '<emu-clause id="sec-intro"><h1><span class="secnum">1</span> Introduction</h1>'
+    "<p>The base standard.</p></emu-clause>"
+    '<emu-clause id="sec-ops"><h1><span class="secnum">2</span> Operations</h1>'
+    '<p id="op-add">Add adds two numbers.</p></emu-clause>'
+)
+PROPOSAL = (
+    '<emu-clause id="sec-intro"><h1><span class="secnum">1</span> Introduction</h1>'
+    '<p>The proposal changes <a href="https://base.example/std/#op-add">Add</a> and '
+    '<a href="https://base.example/std/multipage/ops.html#sec-ops">Operations</a> and '
+    '<a href="https://base.example/std/#nowhere">a dead one</a>.</p></emu-clause>'
+    '<emu-clause id="sec-new"><h1><span class="secnum">2</span> New</h1>'
+    '<p>See <a href="#sec-intro">the introduction</a>.</p></emu-clause>'
+)
+
+
+def _page(tmp_path: Path, name: str, title: str, body: str, head: str = "") -> Path:
+    path = tmp_path / name
+    path.write_text(
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title>{head}</head>"
+        f"<body><div id='spec-container'>{body}</div></body></html>",
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.fixture
+def base(tmp_path: Path) -> Path:
+    return _page(
+        tmp_path,
+        "base.html",
+        "Base",
+        BASE,
+        '<link rel="canonical" href="https://base.example/std/">',
+    )
+
+
+@pytest.fixture
+def proposal(tmp_path: Path) -> Path:
+    return _page(tmp_path, "proposal.html", "A Proposal", PROPOSAL)
+
+
+def _rows(db_path: Path, document_id: str) -> list[tuple]:
+    with store.open_database(db_path) as db:
+        return [
+            (c.id, c.text, c.retrieval_text, c.ordinal) for c in db.iter_chunks(None, document_id)
+        ]
+
+
+def test_a_second_spec_is_added_and_the_first_is_untouched(tmp_path, base, proposal):
+    db_path = tmp_path / "c.db"
+    first = ingest([base], db_path, POLICY)
+    before = _rows(db_path, first.parsed.document.id)
+    second = ingest([proposal], db_path, POLICY)
+    assert second.outcome == "added_spec"
+    assert _rows(db_path, first.parsed.document.id) == before
+    with store.open_database(db_path) as db:
+        assert [s.name for s in db.corpus.all()] == ["base", "a-proposal"]
+        assert db.sets.count() == 1
+
+
+def test_ids_another_spec_has_are_prefixed_and_both_forms_resolve(tmp_path, base, proposal):
+    db_path = tmp_path / "c.db"
+    ingest([base], db_path, POLICY)
+    ingest([proposal], db_path, POLICY)
+    with store.open_database(db_path) as db:
+        ids = [c.id for c in db.iter_chunks()]
+        version = db.active_version()
+        assert "a-proposal:sec-intro" in ids and "sec-new" in ids and "sec-intro" in ids
+        assert f"a-proposal:{DOCUMENT_CHUNK_ID}" in ids
+        assert db.corpus.resolve_id("base:sec-intro", version) == "sec-intro"
+        assert db.corpus.resolve_id("a-proposal:sec-new", version) == "sec-new"
+        assert db.corpus.resolve_id("a-proposal:sec-intro", version) == "a-proposal:sec-intro"
+        assert db.corpus.resolve_id("base:sec-new", version) is None
+        marker = db.chunk("a-proposal:sec-intro")
+        assert marker.section_id == "a-proposal:sec-intro"
+
+
+def test_an_unchanged_spec_ingested_again_changes_nothing_of_the_others(tmp_path, base, proposal):
+    db_path = tmp_path / "c.db"
+    ingest([base], db_path, POLICY)
+    ingest([proposal], db_path, POLICY)
+    with store.open_database(db_path) as db:
+        everything = [(c.id, c.text, c.ordinal) for c in db.iter_chunks()]
+    assert ingest([base], db_path, POLICY).outcome == "replaced_set"
+    with store.open_database(db_path) as db:
+        assert [(c.id, c.text, c.ordinal) for c in db.iter_chunks()] == everything
+
+
+def test_a_changed_spec_replaces_only_itself(tmp_path, base, proposal):
+    db_path = tmp_path / "c.db"
+    ingest([base], db_path, POLICY)
+    added = ingest([proposal], db_path, POLICY)
+    kept = _rows(db_path, added.parsed.document.id)
+    base.write_text(base.read_text().replace("Add adds", "Add sums"), encoding="utf-8")
+    result = ingest([base], db_path, POLICY)
+    assert result.outcome == "replaced_spec"
+    assert _rows(db_path, added.parsed.document.id) == kept
+    with store.open_database(db_path) as db:
+        assert len(db.corpus.all()) == 2
+        assert "Add sums" in db.chunk("sec-ops").text
+
+
+def test_a_new_policy_for_one_spec_of_a_corpus_is_refused(tmp_path, base, proposal):
+    db_path = tmp_path / "c.db"
+    ingest([base], db_path, POLICY)
+    ingest([proposal], db_path, POLICY)
+    with pytest.raises(PolicyError, match="re-chunk the corpus"):
+        ingest([proposal], db_path, ChunkPolicy(threshold=500))
+
+
+def test_remove_takes_one_spec_by_name_and_leaves_the_others(tmp_path, base, proposal, capsys):
+    db_path = tmp_path / "c.db"
+    first = ingest([base], db_path, POLICY)
+    ingest([proposal], db_path, POLICY)
+    before = _rows(db_path, first.parsed.document.id)
+    assert main(["remove", str(db_path), "nope"]) == 2
+    assert "no spec named 'nope'" in capsys.readouterr().err
+    assert main(["remove", str(db_path), "a-proposal"]) == 0
+    assert "removed a-proposal" in capsys.readouterr().out
+    assert _rows(db_path, first.parsed.document.id) == before
+    with store.open_database(db_path) as db:
+        assert [s.name for s in db.corpus.all()] == ["base"]
+        assert not db.db.execute("SELECT 1 FROM sections WHERE id = 'sec-new'").fetchone()
+
+
+def test_specs_lists_every_spec_with_its_counts_and_links(tmp_path, base, proposal, capsys):
+    db_path = tmp_path / "c.db"
+    ingest([base], db_path, POLICY)
+    ingest([proposal], db_path, POLICY)
+    capsys.readouterr()
+    assert main(["specs", str(db_path), "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [(s["name"], s["sections"], s["chunks"]) for s in listed["specs"]] == [
+        ("base", 2, 3),
+        ("a-proposal", 2, 3),
+    ]
+    assert listed["specs"][0]["canonical_url"] == "https://base.example/std/"
+    assert [
+        (x["from"], x["to"], x["links"], x["resolved"]) for x in listed["cross_spec_links"]
+    ] == [("a-proposal", "base", 3, 2)]
+
+
+def test_a_link_into_another_spec_resolves_to_the_chunk_holding_its_target(
+    tmp_path, base, proposal
+):
+    db_path = tmp_path / "c.db"
+    ingest([base], db_path, POLICY)
+    ingest([proposal], db_path, POLICY)
+    with Session.open(db_path) as session:
+        assert session.chunk_id_for("https://base.example/std/#op-add") == "sec-ops"
+        assert session.chunk_id_for("https://base.example/std/multipage/x.html#sec-ops") == (
+            "sec-ops"
+        )
+        assert session.chunk_id_for("base:#op-add") == "sec-ops"
+        with pytest.raises(NotFoundError):
+            session.chunk_id_for("https://base.example/std/#nowhere")
+        links = cross_spec_links(session.store, session.active_version())
+        assert links[0].unresolved == ["nowhere"]
+
+
+def test_an_in_document_anchor_resolves_in_its_own_spec(tmp_path, base, proposal):
+    db_path = tmp_path / "c.db"
+    ingest([base], db_path, POLICY)
+    added = ingest([proposal], db_path, POLICY)
+    with store.open_database(db_path) as db:
+        held = db.symbols.anchor_chunks(
+            db.active_version(), ["sec-intro"], added.parsed.document.id
+        )
+        assert held == {"sec-intro": "a-proposal:sec-intro"}
+
+
+def test_search_covers_the_corpus_or_one_spec(tmp_path, base, proposal, capsys):
+    db_path = tmp_path / "c.db"
+    ingest([base], db_path, POLICY)
+    ingest([proposal], db_path, POLICY)
+    capsys.readouterr()
+    assert main(["search", str(db_path), "introduction", "--json"]) == 0
+    everywhere = {h["chunk_id"] for h in json.loads(capsys.readouterr().out)["hits"]}
+    assert {"sec-intro", "a-proposal:sec-intro"} <= everywhere
+    assert main(["search", str(db_path), "introduction", "--json", "--spec", "base"]) == 0
+    one = {h["chunk_id"] for h in json.loads(capsys.readouterr().out)["hits"]}
+    assert "sec-intro" in one and "a-proposal:sec-intro" not in one
+    assert main(["search", str(db_path), "introduction", "--spec", "nope"]) == 2
+
+
+def test_a_rechunk_covers_every_spec(tmp_path, base, proposal):
+    db_path = tmp_path / "c.db"
+    ingest([base], db_path, POLICY)
+    ingest([proposal], db_path, POLICY)
+    assert main(["rechunk", str(db_path), "--threshold", "500"]) == 0
+    with store.open_database(db_path) as db:
+        counts = {s.spec.name: s.chunks for s in db.corpus.listing(db.active_version(), None)}
+        assert counts == {"base": 3, "a-proposal": 3}
+
+
+def test_identity_from_a_canonical_link_and_ecmarkup_metadata():
+    assert spec_identity(
+        b'<head><link href="https://x.example/a/" rel="canonical">'
+    ).canonical_url == ("https://x.example/a/")
+    found = spec_identity(
+        b'<pre class="metadata">\n  shortname: ECMA-262\n  location: https://tc39.es/ecma262/\n</pre>'
+    )
+    assert (found.shortname, found.canonical_url) == ("ECMA-262", "https://tc39.es/ecma262/")
+    rendered = spec_identity(b'<h1 class="version">Draft ECMA-262 / November 29, 2026</h1>')
+    assert rendered.canonical_url == "https://tc39.es/ecma262/"
+
+
+def _downgrade_to_schema_11(db_path: Path) -> None:
+    """What a schema-11 database held: no corpus columns, anchors keyed without a spec."""
+    conn = sqlite3.connect(db_path)
+    with conn:
+        conn.execute("DROP VIEW chunks")
+        conn.execute("DROP INDEX documents_name")
+        conn.execute("DROP INDEX chunk_rows_document")
+        for column in ("name", "shortname", "canonical_url", "position"):
+            conn.execute(f"ALTER TABLE documents DROP COLUMN {column}")
+        for table in ("chunk_rows", "symbols", "toc_nodes", "mismatches"):
+            conn.execute(f"ALTER TABLE {table} DROP COLUMN document_id")
+        conn.execute("ALTER TABLE chunk_anchors RENAME TO a12")
+        conn.execute("DROP INDEX chunk_anchors_section")
+        conn.execute(
+            "CREATE TABLE chunk_anchors (policy_version TEXT NOT NULL, anchor TEXT NOT NULL, "
+            "section_id TEXT NOT NULL, chunk_id TEXT NOT NULL, "
+            "PRIMARY KEY (policy_version, anchor)) WITHOUT ROWID"
+        )
+        conn.execute(
+            "INSERT INTO chunk_anchors SELECT policy_version, anchor, section_id, chunk_id FROM a12"
+        )
+        conn.execute("DROP TABLE a12")
+        view = store.schema.CHUNKS_VIEW.replace(", r.document_id", "")
+        conn.execute(f"CREATE VIEW chunks AS {view}")
+        conn.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
+    conn.close()
+
+
+def test_a_schema_11_database_is_upgraded_to_a_corpus_of_one(tmp_path, base, proposal):
+    db_path = tmp_path / "eleven.db"
+    ingest([base], db_path, POLICY)
+    with store.open_database(db_path) as db:
+        before = [(c.id, c.text, c.retrieval_text, c.ordinal) for c in db.iter_chunks()]
+    _downgrade_to_schema_11(db_path)
+    with store.open_database(db_path) as db:
+        assert db.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[
+            0
+        ] == str(store.SCHEMA_VERSION)
+        (spec,) = db.corpus.all()
+        assert (spec.name, spec.position) == ("base", 0)
+        assert [(c.id, c.text, c.retrieval_text, c.ordinal) for c in db.iter_chunks()] == before
+        assert _rows(db_path, spec.id) == before
+    assert ingest([base], db_path, POLICY).outcome == "replaced_set"  # the same spec, by title
+    assert ingest([proposal], db_path, POLICY).outcome == "added_spec"
