@@ -18,8 +18,10 @@ Rules:
   In a heading, a permalink mark (``¶``, ``#``) is dropped and a link to a fragment that
   holds the whole heading is written as its text.
 - inline code (``var``, ``emu-val``, ``emu-const``, ``code``, inline ``emu-eqn``): raw text, never
-  escaped; a delimiter longer than any backtick run inside, padded when the code starts or ends
-  with a backtick; two adjacent code spans get a space between them.
+  escaped, whitespace collapsed as HTML shows it (a leading or trailing space kept); a
+  delimiter longer than any backtick run inside, padded when the code starts or ends with a
+  backtick or with spaces on both sides (CommonMark strips one); a ``<br>`` inside ends one
+  span and starts the next on a new line; two adjacent code spans get a space between them.
 - code blocks: ``pre`` fenced with the language its classes name (:func:`code_language`: a
   ``lang-``/``language-`` class, else the first class that is not a renderer's), text byte
   for byte;
@@ -216,6 +218,10 @@ _WS = re.compile(r"[ \t\n\r\f\v]+")
 _HARD_BREAK = "\x00"
 """Stands for ``<br>`` until whitespace is collapsed: a newline in a paragraph, ``<br>`` in a
 cell."""
+_CODE_PAD = "\x01"
+"""Stands for the space that pads a code span (:func:`code_span`) until whitespace is
+collapsed, so that collapsing never merges it with the span's own leading or trailing space."""
+_HTML_SPACE = " \t\n\r\f"
 _MULTIPAGE_HREF = re.compile(r"^[\w.%-]+\.html(#.*)$")
 _NEEDS_ANGLE_BRACKETS = re.compile(r"[ ()<>]")
 _ESCAPE_TEXT = re.compile(r"\\(?=[!-/:-@\[-`{-~])|<|&(?=#?\w+;)")
@@ -400,16 +406,25 @@ def code_language(code_classes: str, pre_classes: str, parent_classes: str = "")
     return ""
 
 
-def code_span(text: str) -> str:
-    """An inline code span for ``text`` (whitespace collapsed), or "" for empty text."""
-    text = " ".join(text.split())
-    if not text:
+def code_span(text: str, pad: str = " ") -> str:
+    """An inline code span for ``text``, or "" for text that is only whitespace.
+
+    Whitespace collapses as HTML collapses it, each run one space, a leading or trailing run
+    kept: ``<code> https://a.b </code>`` shows its spaces. CommonMark strips one space from
+    each side of a span's content that begins and ends with one, and a backtick at either end
+    would join the delimiter: then the content is padded with one ``pad`` character on each
+    side (the converter passes a stand-in that survives its whitespace collapsing)."""
+    words = text.split()
+    if not words:
         return ""
-    if "`" not in text:
-        return f"`{text}`"
-    ticks = "`" * (max(len(m) for m in _BACKTICKS.findall(text)) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
+    lead = " " if text[0] in _HTML_SPACE else ""
+    trail = " " if text[-1] in _HTML_SPACE else ""
+    text = lead + " ".join(words) + trail
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
+    ticks = "`" * (longest + 1)
+    if (lead and trail) or text[0] == "`" or text[-1] == "`":
+        return f"{ticks}{pad}{text}{pad}{ticks}"
+    return f"{ticks}{text}{ticks}"
 
 
 class _Converter:
@@ -784,7 +799,7 @@ class _Converter:
     def _inline(self, el: etree._Element) -> str:
         role = self.roles.get(el)
         if role == "inline_code":
-            return code_span(math_text(el))
+            return self.inline_code(el)
         if role == "link":
             return self.link(el)
         if role == "skip":
@@ -815,6 +830,24 @@ class _Converter:
             src = re.sub(r"^(?:\.\.?/)+", "", el.get("src") or "")
             return f"![{escape_text(el.get('alt') or '')}]({src})"
         return inner
+
+    def inline_code(self, el: etree._Element) -> str:
+        """A code span; a ``<br>`` inside ends one span and starts another on the next line
+        (whitespace beside the break collapses away, as HTML renders it)."""
+        if next(el.iter("br"), None) is None:
+            return code_span(math_text(el), _CODE_PAD)
+        pieces = math_text(el, {"br": _HARD_BREAK}).split(_HARD_BREAK)
+        last = len(pieces) - 1
+        spans: list[str] = []
+        for index, piece in enumerate(pieces):
+            if index > 0:
+                piece = piece.lstrip(_HTML_SPACE)
+            if index < last:
+                piece = piece.rstrip(_HTML_SPACE)
+            span = code_span(piece, _CODE_PAD)
+            if span:
+                spans.append(span)
+        return f" {_HARD_BREAK} ".join(spans)
 
     def link(self, el: etree._Element) -> str:
         text = _collapse(self.inline_children(el)).replace("\n", " ")
@@ -934,6 +967,8 @@ def _collapse(text: str) -> str:
     text = text.strip()
     if _HARD_BREAK in text:
         text = text.replace(f" {_HARD_BREAK} ", "\n").replace(_HARD_BREAK, "\n").strip("\n")
+    if _CODE_PAD in text:
+        text = text.replace(_CODE_PAD, " ")
     return text
 
 

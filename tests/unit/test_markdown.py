@@ -144,6 +144,45 @@ def test_adjacent_code_spans_are_not_glued():
     assert md("<p><var>a</var><var>b</var></p>") == "`a` `b`"
 
 
+def _code_contents(markdown: str) -> list[str]:
+    """What a CommonMark reader shows inside each code span of ``markdown``."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(markdown)
+    return [
+        child.content
+        for token in tokens
+        if token.children
+        for child in token.children
+        if child.type == "code_inline"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("html", "shown"),
+    [
+        ("<p>a <code> https://a.b </code> b</p>", [" https://a.b "]),
+        ("<p>a <code>  https://a.b\n</code> b</p>", [" https://a.b "]),
+        ("<p>a <code> x</code>y</p>", [" x"]),
+        ("<p>a <code>x </code>y</p>", ["x "]),
+        ("<p><code>`a </code></p>", ["`a "]),
+        ("<h2>T <code> q </code></h2>", [" q "]),
+        ("<table><tr><th>h</th></tr><tr><td><code> c </code></td></tr></table>", [" c "]),
+    ],
+)
+def test_inline_code_keeps_its_leading_and_trailing_space(html, shown):
+    assert _code_contents(md(html)) == shown
+
+
+def test_a_line_break_in_inline_code_is_not_dropped():
+    assert md("<p><code>ht<br>tps://x</code></p>") == "`ht`\n`tps://x`"
+    assert md("<p><code>ht <br> tps</code></p>") == "`ht`\n`tps`"
+    assert md("<p><code>ht<br>tps://x</code></p>") != md("<p><code>https://x</code></p>")
+    assert md("<table><tr><th>h</th></tr><tr><td><code>a<br>b</code></td></tr></table>") == (
+        "| h |\n|---|\n| `a`<br>`b` |"
+    )
+
+
 def test_paragraph_that_would_start_a_block_is_escaped():
     assert (
         md("<p># not heading</p><p>1. not a list</p><p>- nor this</p>")
