@@ -310,3 +310,20 @@ def test_code_fence_names_the_language_not_the_renderer_class():
     assert md('<pre class="example highlight">x</pre>') == "```\nx\n```"
     assert md('<div class="lang-abnf sourcecode"><pre>x</pre></div>') == "```abnf\nx\n```"
     assert md('<pre><code class="javascript hljs">x</code></pre>') == "```javascript\nx\n```"
+
+
+@pytest.mark.parametrize(
+    ("table", "count"),
+    [
+        ("<thead><tr><th>a</th></tr><tr><th>b</th></tr></thead><tr><td>1</td></tr>", 2),
+        ("<tr><th colspan=2>g</th></tr><tr><th>a</th><th>b</th></tr><tr><td>1</td></tr>", 2),
+        ("<tr><th rowspan=2>a</th><th>b</th></tr><tr><td>1</td></tr><tr><td>2</td></tr>", 2),
+        ("<tr><th>a</th></tr><tr><td>1</td></tr>", 1),
+        ("<tr><td>a</td></tr><tr><td>1</td></tr>", 0),
+    ],
+)
+def test_a_header_of_several_rows_is_read_whole(table, count):
+    from specbrowser.chunking.markdown_tables import header_rows
+
+    el = etree.fromstring(f"<table>{table}</table>", etree.HTMLParser()).find(".//table")
+    assert len(header_rows(el)) == count
