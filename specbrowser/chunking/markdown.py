@@ -42,8 +42,10 @@ Rules:
   would start a heading, list or quote is escaped at its start.
 - edits (a proposal's ``del``/``ins``, :attr:`MarkdownConfig.edits`): ``current`` drops
   deleted text (and a list item that holds nothing else) before anything is converted and keeps
-  inserted text as plain text; ``marked`` writes ``~~deleted~~`` and ``++inserted++`` (an edit
-  that holds blocks: a blockquote labelled "Deleted"/"Inserted").
+  inserted text as plain text; ``marked`` writes ``~~deleted~~`` and ``++inserted++``, inside
+  grammar symbols too (a nonterminal's parameters), with the spaces at an edit's edges outside
+  its marks, as for ``**bold**`` and ``*emphasis*`` (an edit that holds blocks: a blockquote
+  labelled "Deleted"/"Inserted").
 - math: ``sup`` as ``^`` and ``sub`` as ``_``, grouped in parentheses unless one word
   (``2^64``, ``radix^(k - 1)``, ``0_𝔽``), in prose and inside code spans and equations; an
   ordinal suffix (``n<sup>th</sup>``) stays glued.
@@ -679,9 +681,9 @@ class _Converter:
             if tag in EDIT_TAGS:  # an edit wrapping whole right-hand sides
                 children[:0] = [c for c in child if isinstance(c.tag, str)]
             elif tag == names.nonterminal and not lhs:
-                lhs = _token_text(child, names.optional)
+                lhs = self.token_text(child, names)
             elif tag == names.geq:
-                geq = _token_text(child, names.optional)
+                geq = self.token_text(child, names)
             elif tag == names.one_of:
                 one_of = " one of"
             elif tag == names.rhs:
@@ -693,11 +695,44 @@ class _Converter:
         return [f"{production_mark}{lhs} {geq}{one_of}", *rhs]
 
     def grammar_token(self, el: etree._Element, names: GrammarElements) -> str:
-        text = _token_text(el, names.optional)
+        """A grammar symbol's text on one line (:meth:`token_text`), the whole of it marked
+        when it is a marked edit itself."""
+        text = self.token_text(el, names)
         role = self.roles.get(el)
         if role in _EDIT_LABELS and text:
             return f"{_EDIT_LABELS[role][0]}{text}{_EDIT_LABELS[role][0]}"
         return text
+
+    def token_text(self, el: etree._Element, names: GrammarElements) -> str:
+        """A grammar symbol's text on one line, its optional mark as ``?``; a marked edit
+        inside it (a proposal's ``<ins>+Pattern</ins>`` among a nonterminal's parameters)
+        written ``++x++`` or ``~~x~~``."""
+        edits = [
+            e for e in el.iter(*EDIT_TAGS) if e is not el and self.roles.get(e) in _EDIT_LABELS
+        ]
+        if not edits:
+            return _token_text(el, names.optional)
+        return " ".join(self.marked_text(el, names.optional).split())
+
+    def marked_text(self, el: etree._Element, optional: str) -> str:
+        """The text inside ``el`` with its marked edits delimited (their edge spaces outside
+        the marks) and ``optional`` elements as ``?``."""
+        parts = [el.text or ""]
+        for child in el:
+            tag = child.tag
+            if isinstance(tag, str):
+                if optional and tag == optional:
+                    parts.append("?")
+                elif tag in ("sup", "sub"):
+                    parts.append(script_text(tag, " ".join(math_text(child).split())))
+                else:
+                    inner = self.marked_text(child, optional)
+                    role = self.roles.get(child)
+                    if role in _EDIT_LABELS and inner.strip():
+                        inner = _delimited(inner, _EDIT_LABELS[role][0])
+                    parts.append(inner)
+            parts.append(child.tail or "")
+        return "".join(parts)
 
     def edit_mark(self, el: etree._Element, stop: etree._Element | None = None) -> str:
         """``+``/``-`` when ``el`` or an ancestor below ``stop`` is a marked insertion or
@@ -820,12 +855,11 @@ class _Converter:
             return "?"  # an optional symbol's mark, outside a production too
         inner = self.inline_children(el)
         if role in _EDIT_LABELS and inner.strip():
-            mark = _EDIT_LABELS[role][0]
-            return f"{mark}{inner.strip()}{mark}"
+            return _delimited(inner, _EDIT_LABELS[role][0])
         if tag in ("b", "strong") and inner.strip():
-            return f"**{inner.strip()}**"
+            return _delimited(inner, "**")
         if tag in ("i", "em", "dfn") and inner.strip():
-            return f"*{inner.strip()}*"
+            return _delimited(inner, "*")
         if tag == "img":  # multipage pages sit one folder down: "../img/x.svg" is "img/x.svg"
             src = re.sub(r"^(?:\.\.?/)+", "", el.get("src") or "")
             return f"![{escape_text(el.get('alt') or '')}]({src})"
@@ -954,6 +988,16 @@ def _join_inline(parts: list[str]) -> str:
             out.append(" ")
         out.append(part)
     return "".join(out)
+
+
+def _delimited(inner: str, mark: str) -> str:
+    """``inner`` between two ``mark`` delimiters (emphasis, an edit), the whitespace at its
+    edges kept outside them: ``Let<del> and Const</del>`` is ``Let ~~and Const~~``, not
+    ``Let~~and Const~~``."""
+    text = inner.strip(_HTML_SPACE)
+    lead = " " if inner[0] in _HTML_SPACE else ""
+    trail = " " if inner[-1] in _HTML_SPACE else ""
+    return f"{lead}{mark}{text}{mark}{trail}"
 
 
 def _collapse(text: str) -> str:
