@@ -51,6 +51,8 @@ Rules:
   ordinal suffix (``n<sup>th</sup>``) stays glued.
 - grammar's optional mark (``opt``) as ``?`` after its symbol (``Initializer?``), as ecmarkup's
   source grammar writes it.
+- a custom element the format does not know (an ``emu-table`` in a plain HTML page) that holds
+  a block is a block container, as a browser shows it; else it is inline.
 - nesting deeper than :data:`MAX_NESTING` elements: the deeper content as plain text.
 - placeholders ``sb-section-ref``/``sb-marker``: "Subsection available" marker lines.
 """
@@ -493,7 +495,7 @@ class _Converter:
         handler = self.tag_handlers.get(tag)
         if handler is not None:
             handler(self, el, out)
-        elif tag in self.block_tags:
+        elif tag in self.block_tags or (role is None and "-" in tag and self.holds_block(el)):
             self.container(el, out)
         else:
             self.paragraph_of(self.inline(el), out)
@@ -507,7 +509,26 @@ class _Converter:
             return role in _BLOCK_ROLES
         if tag in EDIT_TAGS:  # an edit is a block when it holds one
             return self.depth < MAX_NESTING and any(self.is_block(c) for c in el)
-        return tag in self.block_tags
+        if tag in self.block_tags:
+            return True
+        return "-" in tag and role is None and self.holds_block(el)
+
+    def holds_block(self, el: etree._Element) -> bool:
+        """Whether a custom element the format does not know (``emu-table`` in a plain HTML
+        page) holds a block, itself or through other such elements: then it is a block, as a
+        browser shows the table inside it."""
+        stack = [el]
+        while stack:
+            for child in stack.pop():
+                tag = child.tag
+                if not isinstance(tag, str):
+                    continue
+                role = self.roles.get(child)
+                if role in _BLOCK_ROLES or (role is None and tag in self.block_tags):
+                    return True
+                if role is None and "-" in tag:
+                    stack.append(child)
+        return False
 
     def edit_block(self, el: etree._Element, out: list[str]) -> None:
         """An edit holding blocks: its blocks, in a blockquote labelled by the edit when
