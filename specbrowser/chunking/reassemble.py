@@ -169,6 +169,7 @@ def _rows_above(text: str, line_start: int, indent: str) -> list[str]:
 
 def normalize_whitespace(text: str) -> str:
     """The normalisation under which reassembly is exact: trailing spaces on each line and blank
-    lines are dropped (a list item's blocks may be joined tightly in one place and loosely in
-    another); nothing else changes."""
-    return "\n".join(line.rstrip() for line in text.split("\n") if line.strip())
+    lines are dropped, a quote's blank lines (only ``>`` and spaces) too (a list item's blocks
+    may be joined tightly in one place and loosely in another, in a note as anywhere); nothing
+    else changes. A paragraph of ``>`` alone is escaped (``\\>``), so no such line is text."""
+    return "\n".join(line.rstrip() for line in text.split("\n") if line.strip(" \t>"))
