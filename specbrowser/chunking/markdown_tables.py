@@ -93,3 +93,28 @@ def header_rows(table: etree._Element) -> list[etree._Element]:
 def _all_th(row: etree._Element) -> bool:
     cells = [c for c in row if c.tag in ("td", "th") or c.tag in _MARKERS]
     return bool(cells) and all(c.tag == "th" for c in cells)
+
+
+def row_widths(table: etree._Element) -> list[int]:
+    """How many columns each row of a table covers, in order: its cells' ``colspan`` summed,
+    plus the columns a ``rowspan`` from a row above still covers (what a browser lays out)."""
+    widths: list[int] = []
+    carry: dict[int, int] = {}  # column -> rows still covered by a rowspan from above
+    for row in own_rows(table):
+        column = 0
+        for cell in row:
+            if not (cell.tag in ("td", "th") or cell.tag in _MARKERS):
+                continue
+            while carry.get(column, 0) > 0:
+                carry[column] -= 1
+                column += 1
+            colspan, rowspan = cell_span(cell, "colspan"), cell_span(cell, "rowspan")
+            if rowspan > 1:
+                for spanned in range(column, column + colspan):
+                    carry[spanned] = rowspan - 1
+            column += colspan
+        for spanned in [c for c, rows in carry.items() if c >= column and rows > 0]:
+            carry[spanned] -= 1
+            column = max(column, spanned + 1)
+        widths.append(column)
+    return widths
