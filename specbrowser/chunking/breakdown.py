@@ -45,7 +45,7 @@ from specbrowser.chunking.measure import CHARS, Sizer
 from specbrowser.chunking.policy import ChunkPolicy, is_selector_tag, tag_slug
 from specbrowser.chunking.reassemble import normalize_whitespace
 from specbrowser.chunking.row_groups import ROW_GROUP_TAG, extract_row_groups
-from specbrowser.chunking.rules import ChunkingRules, SubsectionTitle, first_words
+from specbrowser.chunking.rules import ChunkingRules, first_words
 from specbrowser.model import Chunk, Section
 from specbrowser.types import OverrunReason
 
@@ -162,7 +162,7 @@ class _Breakdown(BreakdownRun):
             return guarded_pass(self, el, tag, chunk_id, next_tags)
         if tag == ROW_GROUP_TAG:
             return extract_row_groups(el, chunk_id, next_tags, self)
-        return _extract(el, tag, chunk_id, next_tags, self.rules.subsection_title)
+        return _extract(el, tag, chunk_id, next_tags, self.rules)
 
     def chunk(self, item: Pending, *, parent_id: str | None, depth: int) -> None:
         el = item.element
@@ -262,10 +262,10 @@ def _extract(
     tag: str,
     parent_chunk_id: str,
     next_tags: tuple[str, ...],
-    subsection_title: SubsectionTitle,
+    rules: ChunkingRules,
 ) -> list[Pending]:
     """Replace the outermost ``tag`` elements with text inside ``el`` by markers, each titled
-    by ``subsection_title``.
+    by the format's subsection title (its chunk, when that is "", by its first words).
 
     An element that holds a marker of an earlier pass is left in place: extracting it would move
     that subsection under a chunk its id and parent do not name.
@@ -275,9 +275,10 @@ def _extract(
     slug, selector = tag_slug(tag), is_selector_tag(tag)
     for n, candidate in enumerate(selected, start=1):
         chunk_id = f"{parent_chunk_id}-{slug}-{n}"
-        title = subsection_title(candidate, candidate.tag if selector else tag)
+        title = rules.subsection_title(candidate, candidate.tag if selector else tag)
         marker = replace_with_marker(candidate, chunk_id, title)
-        title = title or first_words(candidate)  # the chunk's name; the marker keeps it short
+        # the chunk's name; the marker keeps it short
+        title = title or first_words(candidate, elements=rules.markdown_elements)
         restore = single_restore(candidate, marker)
         pending.append(
             Pending(candidate, chunk_id, title, tag, next_tags, marker=marker, restore=restore)

@@ -273,7 +273,7 @@ def _make(
         return Pending(
             element,
             chunk_id,
-            title or first_words(element),
+            title or first_words(element, elements=run.rules.markdown_elements),
             tag,
             next_tags,
             marker=marker,
@@ -290,7 +290,7 @@ def _make(
         restore()
         run.cache.pop(wrapper, None)
         return _OVER
-    name = title or first_words(wrapper)
+    name = title or first_words(wrapper, elements=run.rules.markdown_elements)
     return Pending(wrapper, chunk_id, name, tag, next_tags, marker=marker, restore=restore)
 
 

@@ -18,8 +18,10 @@ Rules:
   In a heading, a permalink mark (``¶``, ``#``) is dropped and a link to a fragment that
   holds the whole heading is written as its text.
 - inline code (``var``, ``emu-val``, ``emu-const``, ``code``, inline ``emu-eqn``): raw text, never
-  escaped; a delimiter longer than any backtick run inside, padded when the code starts or ends
-  with a backtick; two adjacent code spans get a space between them.
+  escaped, whitespace collapsed as HTML shows it (a leading or trailing space kept); a
+  delimiter longer than any backtick run inside, padded when the code starts or ends with a
+  backtick or with spaces on both sides (CommonMark strips one); a ``<br>`` inside ends one
+  span and starts the next on a new line; two adjacent code spans get a space between them.
 - code blocks: ``pre`` fenced with the language its classes name (:func:`code_language`: a
   ``lang-``/``language-`` class, else the first class that is not a renderer's), text byte
   for byte;
@@ -40,13 +42,17 @@ Rules:
   would start a heading, list or quote is escaped at its start.
 - edits (a proposal's ``del``/``ins``, :attr:`MarkdownConfig.edits`): ``current`` drops
   deleted text (and a list item that holds nothing else) before anything is converted and keeps
-  inserted text as plain text; ``marked`` writes ``~~deleted~~`` and ``++inserted++`` (an edit
-  that holds blocks: a blockquote labelled "Deleted"/"Inserted").
+  inserted text as plain text; ``marked`` writes ``~~deleted~~`` and ``++inserted++``, inside
+  grammar symbols too (a nonterminal's parameters), with the spaces at an edit's edges outside
+  its marks, as for ``**bold**`` and ``*emphasis*`` (an edit that holds blocks: a blockquote
+  labelled "Deleted"/"Inserted").
 - math: ``sup`` as ``^`` and ``sub`` as ``_``, grouped in parentheses unless one word
   (``2^64``, ``radix^(k - 1)``, ``0_𝔽``), in prose and inside code spans and equations; an
   ordinal suffix (``n<sup>th</sup>``) stays glued.
 - grammar's optional mark (``opt``) as ``?`` after its symbol (``Initializer?``), as ecmarkup's
   source grammar writes it.
+- a custom element the format does not know (an ``emu-table`` in a plain HTML page) that holds
+  a block is a block container, as a browser shows it; else it is inline.
 - nesting deeper than :data:`MAX_NESTING` elements: the deeper content as plain text.
 - placeholders ``sb-section-ref``/``sb-marker``: "Subsection available" marker lines.
 """
@@ -216,6 +222,10 @@ _WS = re.compile(r"[ \t\n\r\f\v]+")
 _HARD_BREAK = "\x00"
 """Stands for ``<br>`` until whitespace is collapsed: a newline in a paragraph, ``<br>`` in a
 cell."""
+_CODE_PAD = "\x01"
+"""Stands for the space that pads a code span (:func:`code_span`) until whitespace is
+collapsed, so that collapsing never merges it with the span's own leading or trailing space."""
+_HTML_SPACE = " \t\n\r\f"
 _MULTIPAGE_HREF = re.compile(r"^[\w.%-]+\.html(#.*)$")
 _NEEDS_ANGLE_BRACKETS = re.compile(r"[ ()<>]")
 _ESCAPE_TEXT = re.compile(r"\\(?=[!-/:-@\[-`{-~])|<|&(?=#?\w+;)")
@@ -400,16 +410,25 @@ def code_language(code_classes: str, pre_classes: str, parent_classes: str = "")
     return ""
 
 
-def code_span(text: str) -> str:
-    """An inline code span for ``text`` (whitespace collapsed), or "" for empty text."""
-    text = " ".join(text.split())
-    if not text:
+def code_span(text: str, pad: str = " ") -> str:
+    """An inline code span for ``text``, or "" for text that is only whitespace.
+
+    Whitespace collapses as HTML collapses it, each run one space, a leading or trailing run
+    kept: ``<code> https://a.b </code>`` shows its spaces. CommonMark strips one space from
+    each side of a span's content that begins and ends with one, and a backtick at either end
+    would join the delimiter: then the content is padded with one ``pad`` character on each
+    side (the converter passes a stand-in that survives its whitespace collapsing)."""
+    words = text.split()
+    if not words:
         return ""
-    if "`" not in text:
-        return f"`{text}`"
-    ticks = "`" * (max(len(m) for m in _BACKTICKS.findall(text)) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
+    lead = " " if text[0] in _HTML_SPACE else ""
+    trail = " " if text[-1] in _HTML_SPACE else ""
+    text = lead + " ".join(words) + trail
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
+    ticks = "`" * (longest + 1)
+    if (lead and trail) or text[0] == "`" or text[-1] == "`":
+        return f"{ticks}{pad}{text}{pad}{ticks}"
+    return f"{ticks}{text}{ticks}"
 
 
 class _Converter:
@@ -476,7 +495,7 @@ class _Converter:
         handler = self.tag_handlers.get(tag)
         if handler is not None:
             handler(self, el, out)
-        elif tag in self.block_tags:
+        elif tag in self.block_tags or (role is None and "-" in tag and self.holds_block(el)):
             self.container(el, out)
         else:
             self.paragraph_of(self.inline(el), out)
@@ -490,7 +509,26 @@ class _Converter:
             return role in _BLOCK_ROLES
         if tag in EDIT_TAGS:  # an edit is a block when it holds one
             return self.depth < MAX_NESTING and any(self.is_block(c) for c in el)
-        return tag in self.block_tags
+        if tag in self.block_tags:
+            return True
+        return "-" in tag and role is None and self.holds_block(el)
+
+    def holds_block(self, el: etree._Element) -> bool:
+        """Whether a custom element the format does not know (``emu-table`` in a plain HTML
+        page) holds a block, itself or through other such elements: then it is a block, as a
+        browser shows the table inside it."""
+        stack = [el]
+        while stack:
+            for child in stack.pop():
+                tag = child.tag
+                if not isinstance(tag, str):
+                    continue
+                role = self.roles.get(child)
+                if role in _BLOCK_ROLES or (role is None and tag in self.block_tags):
+                    return True
+                if role is None and "-" in tag:
+                    stack.append(child)
+        return False
 
     def edit_block(self, el: etree._Element, out: list[str]) -> None:
         """An edit holding blocks: its blocks, in a blockquote labelled by the edit when
@@ -664,9 +702,9 @@ class _Converter:
             if tag in EDIT_TAGS:  # an edit wrapping whole right-hand sides
                 children[:0] = [c for c in child if isinstance(c.tag, str)]
             elif tag == names.nonterminal and not lhs:
-                lhs = _token_text(child, names.optional)
+                lhs = self.token_text(child, names)
             elif tag == names.geq:
-                geq = _token_text(child, names.optional)
+                geq = self.token_text(child, names)
             elif tag == names.one_of:
                 one_of = " one of"
             elif tag == names.rhs:
@@ -678,11 +716,44 @@ class _Converter:
         return [f"{production_mark}{lhs} {geq}{one_of}", *rhs]
 
     def grammar_token(self, el: etree._Element, names: GrammarElements) -> str:
-        text = _token_text(el, names.optional)
+        """A grammar symbol's text on one line (:meth:`token_text`), the whole of it marked
+        when it is a marked edit itself."""
+        text = self.token_text(el, names)
         role = self.roles.get(el)
         if role in _EDIT_LABELS and text:
             return f"{_EDIT_LABELS[role][0]}{text}{_EDIT_LABELS[role][0]}"
         return text
+
+    def token_text(self, el: etree._Element, names: GrammarElements) -> str:
+        """A grammar symbol's text on one line, its optional mark as ``?``; a marked edit
+        inside it (a proposal's ``<ins>+Pattern</ins>`` among a nonterminal's parameters)
+        written ``++x++`` or ``~~x~~``."""
+        edits = [
+            e for e in el.iter(*EDIT_TAGS) if e is not el and self.roles.get(e) in _EDIT_LABELS
+        ]
+        if not edits:
+            return _token_text(el, names.optional)
+        return " ".join(self.marked_text(el, names.optional).split())
+
+    def marked_text(self, el: etree._Element, optional: str) -> str:
+        """The text inside ``el`` with its marked edits delimited (their edge spaces outside
+        the marks) and ``optional`` elements as ``?``."""
+        parts = [el.text or ""]
+        for child in el:
+            tag = child.tag
+            if isinstance(tag, str):
+                if optional and tag == optional:
+                    parts.append("?")
+                elif tag in ("sup", "sub"):
+                    parts.append(script_text(tag, " ".join(math_text(child).split())))
+                else:
+                    inner = self.marked_text(child, optional)
+                    role = self.roles.get(child)
+                    if role in _EDIT_LABELS and inner.strip():
+                        inner = _delimited(inner, _EDIT_LABELS[role][0])
+                    parts.append(inner)
+            parts.append(child.tail or "")
+        return "".join(parts)
 
     def edit_mark(self, el: etree._Element, stop: etree._Element | None = None) -> str:
         """``+``/``-`` when ``el`` or an ancestor below ``stop`` is a marked insertion or
@@ -784,7 +855,7 @@ class _Converter:
     def _inline(self, el: etree._Element) -> str:
         role = self.roles.get(el)
         if role == "inline_code":
-            return code_span(math_text(el))
+            return self.inline_code(el)
         if role == "link":
             return self.link(el)
         if role == "skip":
@@ -805,16 +876,33 @@ class _Converter:
             return "?"  # an optional symbol's mark, outside a production too
         inner = self.inline_children(el)
         if role in _EDIT_LABELS and inner.strip():
-            mark = _EDIT_LABELS[role][0]
-            return f"{mark}{inner.strip()}{mark}"
+            return _delimited(inner, _EDIT_LABELS[role][0])
         if tag in ("b", "strong") and inner.strip():
-            return f"**{inner.strip()}**"
+            return _delimited(inner, "**")
         if tag in ("i", "em", "dfn") and inner.strip():
-            return f"*{inner.strip()}*"
+            return _delimited(inner, "*")
         if tag == "img":  # multipage pages sit one folder down: "../img/x.svg" is "img/x.svg"
             src = re.sub(r"^(?:\.\.?/)+", "", el.get("src") or "")
             return f"![{escape_text(el.get('alt') or '')}]({src})"
         return inner
+
+    def inline_code(self, el: etree._Element) -> str:
+        """A code span; a ``<br>`` inside ends one span and starts another on the next line
+        (whitespace beside the break collapses away, as HTML renders it)."""
+        if next(el.iter("br"), None) is None:
+            return code_span(math_text(el), _CODE_PAD)
+        pieces = math_text(el, {"br": _HARD_BREAK}).split(_HARD_BREAK)
+        last = len(pieces) - 1
+        spans: list[str] = []
+        for index, piece in enumerate(pieces):
+            if index > 0:
+                piece = piece.lstrip(_HTML_SPACE)
+            if index < last:
+                piece = piece.rstrip(_HTML_SPACE)
+            span = code_span(piece, _CODE_PAD)
+            if span:
+                spans.append(span)
+        return f" {_HARD_BREAK} ".join(spans)
 
     def link(self, el: etree._Element) -> str:
         text = _collapse(self.inline_children(el)).replace("\n", " ")
@@ -923,6 +1011,16 @@ def _join_inline(parts: list[str]) -> str:
     return "".join(out)
 
 
+def _delimited(inner: str, mark: str) -> str:
+    """``inner`` between two ``mark`` delimiters (emphasis, an edit), the whitespace at its
+    edges kept outside them: ``Let<del> and Const</del>`` is ``Let ~~and Const~~``, not
+    ``Let~~and Const~~``."""
+    text = inner.strip(_HTML_SPACE)
+    lead = " " if inner[0] in _HTML_SPACE else ""
+    trail = " " if inner[-1] in _HTML_SPACE else ""
+    return f"{lead}{mark}{text}{mark}{trail}"
+
+
 def _collapse(text: str) -> str:
     """``text`` with each run of ASCII whitespace one space, then stripped; a ``<br>``'s mark
     becomes a newline. Most texts hold only single spaces (ECMA-262: 40,737 of 46,971), which
@@ -934,6 +1032,8 @@ def _collapse(text: str) -> str:
     text = text.strip()
     if _HARD_BREAK in text:
         text = text.replace(f" {_HARD_BREAK} ", "\n").replace(_HARD_BREAK, "\n").strip("\n")
+    if _CODE_PAD in text:
+        text = text.replace(_CODE_PAD, " ")
     return text
 
 

@@ -60,5 +60,61 @@ def has_header_row(table: etree._Element) -> bool:
     parent = first.getparent()
     if parent is not None and parent.tag == "thead":
         return True
-    cells = [c for c in first if c.tag in ("td", "th") or c.tag in _MARKERS]
+    return _all_th(first)
+
+
+def header_rows(table: etree._Element) -> list[etree._Element]:
+    """The rows of a table's header, in order; [] when it has none (:func:`has_header_row`).
+
+    The rows in ``thead``, else the leading rows whose cells are all ``th``; then as many rows
+    more as a ``rowspan`` from those reaches into (a header cell spanning the first body row
+    keeps that row with the header). A grouped header (a first row of ``colspan`` groups, a
+    second of the columns) is thus whole.
+    """
+    rows = own_rows(table)
+    if not rows or not has_header_row(table):
+        return []
+    first_parent = rows[0].getparent()
+    if first_parent is not None and first_parent.tag == "thead":
+        count = sum(1 for row in rows if row.getparent() is first_parent)
+    else:
+        count = 1
+        while count < len(rows) and _all_th(rows[count]):
+            count += 1
+    index = 0
+    while index < count:
+        for cell in rows[index]:
+            if cell.tag in ("td", "th") or cell.tag in _MARKERS:
+                count = max(count, min(len(rows), index + cell_span(cell, "rowspan")))
+        index += 1
+    return rows[:count]
+
+
+def _all_th(row: etree._Element) -> bool:
+    cells = [c for c in row if c.tag in ("td", "th") or c.tag in _MARKERS]
     return bool(cells) and all(c.tag == "th" for c in cells)
+
+
+def row_widths(table: etree._Element) -> list[int]:
+    """How many columns each row of a table covers, in order: its cells' ``colspan`` summed,
+    plus the columns a ``rowspan`` from a row above still covers (what a browser lays out)."""
+    widths: list[int] = []
+    carry: dict[int, int] = {}  # column -> rows still covered by a rowspan from above
+    for row in own_rows(table):
+        column = 0
+        for cell in row:
+            if not (cell.tag in ("td", "th") or cell.tag in _MARKERS):
+                continue
+            while carry.get(column, 0) > 0:
+                carry[column] -= 1
+                column += 1
+            colspan, rowspan = cell_span(cell, "colspan"), cell_span(cell, "rowspan")
+            if rowspan > 1:
+                for spanned in range(column, column + colspan):
+                    carry[spanned] = rowspan - 1
+            column += colspan
+        for spanned in [c for c, rows in carry.items() if c >= column and rows > 0]:
+            carry[spanned] -= 1
+            column = max(column, spanned + 1)
+        widths.append(column)
+    return widths

@@ -26,6 +26,32 @@ def text_of(el: etree._Element) -> str:
     return etree.tostring(el, method="text", encoding="unicode", with_tail=False)
 
 
+def spaced_text(el: etree._Element, block_tags: frozenset[str]) -> str:
+    """All text inside ``el`` (its tail excluded), like :func:`text_of` but with a space where
+    an element of ``block_tags`` or a ``<br>`` starts or ends, so that text from two blocks
+    (an algorithm step and its nested list, a label ``div`` and the step after it) never
+    glues into one word. Comments' text is left out, as :func:`text_of` leaves it."""
+    parts: list[str] = []
+    stack: list[tuple[etree._Element, bool]] = [(el, False)]
+    while stack:  # pre-order without recursion: (element, its end is due now)
+        node, end = stack.pop()
+        tag = node.tag
+        boundary = isinstance(tag, str) and (tag in block_tags or tag == "br")
+        if end:
+            if boundary:
+                parts.append(" ")
+            if node is not el:
+                parts.append(node.tail or "")
+            continue
+        stack.append((node, True))
+        if isinstance(tag, str):
+            if boundary:
+                parts.append(" ")
+            parts.append(node.text or "")
+            stack.extend((child, False) for child in reversed(node))
+    return "".join(parts)
+
+
 def drop_deleted(el: etree._Element) -> int:
     """Remove a proposal's deleted text from ``el`` in place: every ``del`` element (its tail
     text kept), and every list item that held text and holds none once its deletions are gone

@@ -4,7 +4,7 @@ Each marker of a subsection is replaced by the subsection's own reassembled text
 the marker stands:
 
 - in a table row (a line starting with ``|``): a ``table_row`` group's marker row becomes the
-  group's rows (the caption and header row it repeats are dropped), indented as the marker
+  group's rows (the caption and header rows it repeats are dropped), indented as the marker
   row is (a table inside a list item); any other subsection (a
   cell) is written as cell text (:func:`specbrowser.chunking.markdown.to_cell`);
 - elsewhere: the first line goes where the marker was, following lines are indented like the
@@ -55,7 +55,8 @@ def reassemble(
         if before.lstrip(" >").startswith("|"):
             if target.layer == "table_row":  # the rows, indented as the marker row is
                 indent = before[: len(before) - len(before.lstrip(" >"))]
-                rows = "\n".join(indent + row for row in _group_rows(sub))
+                above = _rows_above(text, line_start, indent)
+                rows = "\n".join(indent + row for row in _group_rows(sub, above))
                 if wrap is not None:
                     rows = wrap(target.id, rows)
                 text = text[:line_start] + rows + text[line_end:]
@@ -133,17 +134,42 @@ def reassemble_spans(
     return "".join(out), runs
 
 
-def _group_rows(group_text: str) -> list[str]:
-    """The body rows of a row-group chunk: the lines after its first delimiter row."""
+def _group_rows(group_text: str, above: list[str]) -> list[str]:
+    """The body rows of a row-group chunk: the lines after its first delimiter row, less the
+    further header rows it repeats (a header of several rows: its rows after the first, which
+    the table in the parent holds right after its delimiter, ``above``)."""
     lines = group_text.split("\n")
     for index, line in enumerate(lines):
         if _DELIMITER_ROW.match(line):
-            return lines[index + 1 :]
+            rows = lines[index + 1 :]
+            repeated = 0
+            while repeated < min(len(rows), len(above)) and rows[repeated] == above[repeated]:
+                repeated += 1
+            return rows[repeated:]
     return lines
+
+
+def _rows_above(text: str, line_start: int, indent: str) -> list[str]:
+    """The rows (``indent`` removed) of the table that the line at ``line_start`` of ``text``
+    stands in, from its delimiter row to that line (excluded); [] when there is none."""
+    rows: list[str] = []
+    end = line_start - 1
+    while end > 0:
+        start = text.rfind("\n", 0, end) + 1
+        line = text[start:end]
+        if not line.startswith(indent) or not line[len(indent) :].startswith("|"):
+            return []
+        row = line[len(indent) :]
+        if _DELIMITER_ROW.match(row):
+            return rows[::-1]
+        rows.append(row)
+        end = start - 1
+    return []
 
 
 def normalize_whitespace(text: str) -> str:
     """The normalisation under which reassembly is exact: trailing spaces on each line and blank
-    lines are dropped (a list item's blocks may be joined tightly in one place and loosely in
-    another); nothing else changes."""
-    return "\n".join(line.rstrip() for line in text.split("\n") if line.strip())
+    lines are dropped, a quote's blank lines (only ``>`` and spaces) too (a list item's blocks
+    may be joined tightly in one place and loosely in another, in a note as anywhere); nothing
+    else changes. A paragraph of ``>`` alone is escaped (``\\>``), so no such line is text."""
+    return "\n".join(line.rstrip() for line in text.split("\n") if line.strip(" \t>"))

@@ -9,13 +9,8 @@ from copy import deepcopy
 from lxml import etree
 
 from specbrowser.chunking.extraction import MARKER_TAG, REPEATED_ATTR, BreakdownRun, Pending
-from specbrowser.chunking.markdown import (
-    COLUMNS_ATTR,
-    has_header_row,
-    own_rows,
-    resolve_roles,
-    text_of,
-)
+from specbrowser.chunking.markdown import COLUMNS_ATTR, own_rows, resolve_roles, text_of
+from specbrowser.chunking.markdown_tables import header_rows
 from specbrowser.chunking.markers import format_marker
 
 ROW_GROUP_TAG = "tr"
@@ -39,10 +34,12 @@ def extract_row_groups(
 ) -> list[Pending]:
     """Split each outermost table in ``el`` whose Markdown is over the threshold into row groups.
 
-    Body rows are grouped greedily, in order, so that each group's Markdown (caption, header row,
-    delimiter, its rows) fits the threshold; a row that alone is over stays a group of one. A
-    row is never cut. Each group becomes a ``table_row`` chunk ``<parent>-tr-<n>`` that repeats
-    the caption and the header row (a table without one: none); in the table, one marker row
+    Body rows are grouped greedily, in order, so that each group's Markdown (caption, header
+    rows, delimiter, its rows) fits the threshold; a row that alone is over stays a group of one.
+    A row is never cut. Each group becomes a ``table_row`` chunk ``<parent>-tr-<n>`` that repeats
+    the caption and every header row (:func:`~specbrowser.chunking.markdown_tables.header_rows`:
+    a grouped header of several rows whole, so every group has the table's columns; a table
+    without a header: none); in the table, one marker row
     stands where the group's rows were. Tables holding an earlier marker are left alone; a
     rowspan that crosses two groups is not repeated in the second.
 
@@ -65,23 +62,25 @@ def extract_row_groups(
         sizer = run.sizer
         if run.fits(sizer.whole(sum(sizer.part(line) + sizer.join(1) for line in lines))):
             continue
+        header = header_rows(table)  # [] : every row is a body row
+        body = rows[len(header) :]
+        if not body:
+            continue
         header_at = next(i for i, line in enumerate(lines) if line.startswith("|"))
         columns = str(lines[header_at + 1].count("---"))
         columns_before = table.get(COLUMNS_ATTR)
-        row_lines = lines[header_at + 2 :]
+        # the header's first row is the GFM header; its further rows are the first body lines
+        body_at = header_at + 2 + max(0, len(header) - 1)
+        header_lines = lines[header_at:body_at]
+        row_lines = lines[body_at:]
         caption = _caption_of(table)
         fixed, fixed_chars = (
             (sizer.part(run.markdown(caption)) + sizer.join(2) if caption is not None else 0)
-            + sizer.part(lines[header_at])
-            + sizer.part(lines[header_at + 1])
-            + sizer.join(2),
+            + sum(sizer.part(line) for line in header_lines)
+            + sizer.join(len(header_lines)),
             (len(run.markdown(caption)) + 2 if caption is not None else 0)
-            + len(lines[header_at])
-            + len(lines[header_at + 1])
-            + 2,
+            + sum(len(line) + 1 for line in header_lines),
         )
-        header = rows[0] if has_header_row(table) else None  # else every row is a body row
-        body = rows[1:] if header is not None else rows
         groups: list[list[int]] = []
         sizes: list[int] = []  # in characters, for the minimum
         size, chars = fixed, fixed_chars
@@ -186,7 +185,7 @@ def _rowspan_blocks(rows: list[etree._Element]) -> list[range]:
 
 def _group_element(
     caption: etree._Element | None,
-    header: etree._Element | None,
+    header: list[etree._Element],
     rows: list[etree._Element],
     chunk_id: str,
     title: str,
@@ -203,8 +202,12 @@ def _group_element(
         copied.set(REPEATED_ATTR, "1")
         figure.append(copied)
     table = etree.SubElement(figure, "table")
-    if header is not None:
-        etree.SubElement(table, "thead", {REPEATED_ATTR: "1"}).append(deepcopy(header))
+    if header:
+        thead = etree.SubElement(table, "thead", {REPEATED_ATTR: "1"})
+        for row in header:
+            copied = deepcopy(row)
+            copied.tail = None
+            thead.append(copied)
     tbody = etree.SubElement(table, "tbody")
     for row in rows:
         tbody.append(row)  # moves the row out of the original table

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from lxml import etree
 
 from specbrowser.chunking.enrich import section_ordinal
-from specbrowser.chunking.markdown import HTML_ELEMENTS, MarkdownElements, text_of
+from specbrowser.chunking.markdown import BLOCK_TAGS, HTML_ELEMENTS, MarkdownElements, text_of
+from specbrowser.chunking.markdown_text import spaced_text
 
 SubsectionTitle = Callable[[etree._Element, str], str]
 """``title(element, tag)``: the title a marker gives an element the breakdown extracted with
@@ -44,11 +45,17 @@ PREVIEW_CHARS = 48
 paragraphs, cells and steps apart in a tree label."""
 
 
-def first_words(el: etree._Element, limit: int = PREVIEW_CHARS) -> str:
+def first_words(
+    el: etree._Element,
+    limit: int = PREVIEW_CHARS,
+    elements: MarkdownElements = HTML_ELEMENTS,
+) -> str:
     """The element's text, whitespace collapsed, cut after the last whole word within
     ``limit`` characters with ``…`` (a first word longer than that is cut in it); "" for an
-    element without text."""
-    words = (text_of(el) or "").split()
+    element without text. Text of two blocks (HTML's and the format's ``elements``) is
+    separated by a space: a step and its nested list read ``If x, then Let y …``, not
+    ``If x, thenLet y``."""
+    words = spaced_text(el, BLOCK_TAGS | elements.block_tags).split()
     title = ""
     for word in words:
         longer = f"{title} {word}" if title else word

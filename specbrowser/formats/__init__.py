@@ -204,31 +204,54 @@ def load_spec(paths: list[Path] | Path) -> ParsedSpec:
     Several pages are put in document order (:func:`specbrowser.formats.html.order_pages`);
     ``Document.sha256`` hashes them in the order given, as :func:`spec_sha256` does, and
     ``Document.source_paths`` lists them in that order. The first format (registry order) that
-    claims the pages and finds sections in them gives the result; a document without a title
-    of its own takes its first section's (other than front matter). Links whose fragment holds
-    a ``%`` escape are pointed at the id they name first
+    claims the pages and finds sections in them gives the result; when none does, pages that
+    hold ecmarkup elements are read as ecmarkup without clauses (their content one front
+    matter section: :func:`~specbrowser.formats.ecmarkup.fragment_kind`). A document without
+    a title of its own takes its first section's (other than front matter).
+    Links whose fragment holds a ``%`` escape are pointed at the id they name first
     (:func:`specbrowser.formats.html.resolve_fragment_links`).
 
     Raises:
         SpecInputError: missing path, folder without HTML, a file that is not HTML.
         SpecParseError: a file lxml cannot parse, or no format finds a section.
     """
-    pages = _read_pages(paths)
-    resolve_fragment_links(pages)
+    pages, ordered = _prepared(paths)
     sha = bytes_sha256(page.data for page in pages)
-    ordered = order_pages(pages) if len(pages) > 1 else pages
-    for spec_format, kind in _candidates(ordered):
+    candidates = _candidates(ordered)
+    for spec_format, kind in candidates:
         parsed = spec_format.parse(ordered, kind, sha)
         if parsed.sections:
-            document = parsed.document
-            document.source_paths = [str(page.path) for page in pages]
-            document.title = document.title or next(
-                (s.title for s in parsed.sections if s.kind != headings.FRONT_MATTER_KIND),
-                parsed.sections[0].title,
-            )
-            parsed.identity = spec_identity(ordered[0].data)
-            return parsed
+            return _finished(parsed, pages, ordered)
+    fragment = ecmarkup.fragment_kind(ordered)
+    if fragment is not None:
+        if candidates:  # their parses consumed the pages: read them again
+            pages, ordered = _prepared(paths)
+        parsed = ecmarkup.FORMAT.parse(ordered, fragment, sha)
+        if parsed.sections:
+            return _finished(parsed, pages, ordered)
     raise _no_sections(pages)
+
+
+def _prepared(paths: list[Path] | Path) -> tuple[list[Page], list[Page]]:
+    """The pages read (:func:`_read_pages`) with their ``%``-escaped links resolved, in the
+    order given and in document order."""
+    pages = _read_pages(paths)
+    resolve_fragment_links(pages)
+    return pages, order_pages(pages) if len(pages) > 1 else pages
+
+
+def _finished(parsed: ParsedSpec, pages: list[Page], ordered: list[Page]) -> ParsedSpec:
+    """``parsed`` with its document's source paths, its identity (read from the first page in
+    document order, ``ordered``) and, when it has none, its title (its first section's other
+    than front matter, else the first section's)."""
+    document = parsed.document
+    document.source_paths = [str(page.path) for page in pages]
+    document.title = document.title or next(
+        (s.title for s in parsed.sections if s.kind != headings.FRONT_MATTER_KIND),
+        parsed.sections[0].title,
+    )
+    parsed.identity = spec_identity(ordered[0].data)
+    return parsed
 
 
 def _no_sections(pages: list[Page]) -> SpecParseError:

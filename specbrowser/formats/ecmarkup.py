@@ -6,8 +6,9 @@ replaced by an empty ``<sb-section-ref>`` placeholder, which the Markdown conver
 "Subsection available" marker; so no text of a child section is ever part of its parent's chunks.
 
 Content outside every section (the title block, "About this Specification", a proposal's
-status line; in source, the metadata block) is kept as a section ``front-matter`` of kind
-``front-matter``, ordinal 0, titled "Front matter", when it holds any text: from the spec
+status line; in source, the metadata block; all of a page that has no clause) is kept as a
+section ``front-matter`` of kind ``front-matter``, ordinal 0, titled "Front matter", when it
+holds any text: from the spec
 container of each rendered page (the sidebar menu and TOC are not content), from the body in
 source; ``script``, ``style``, ``template``, ``link`` and ``meta`` left out.
 
@@ -182,7 +183,8 @@ class EcmarkupFormat:
         """The kind when any page holds a section element with an id or, in source, an
         ``emu-import`` (its file may hold the sections); else None. The first page decides
         rendered or source by a search of its bytes, not of its tree: rendered output has a
-        spec container and expanded grammar, source has neither."""
+        spec container and expanded grammar, source has neither. (A page of ecmarkup without
+        clauses is claimed only when no format finds sections: :func:`fragment_kind`.)"""
         kind = _kind([page.data for page in pages])
         tags = (*SECTION_TAGS, "emu-import") if kind == SOURCE else tuple(SECTION_TAGS)
         for page in pages:
@@ -205,8 +207,7 @@ class EcmarkupFormat:
                 expand_shorthand(page.root)
                 number_sections(page.root)
         parsed = parse_pages(pages, kind, sha256, _collect_sections)
-        if parsed.sections:
-            _add_front_matter(parsed, pages)
+        _add_front_matter(parsed, pages)
         return parsed
 
     def section_kind_label(self, kind: str) -> str | None:
@@ -215,6 +216,16 @@ class EcmarkupFormat:
 
 
 FORMAT = EcmarkupFormat()
+
+
+def fragment_kind(pages: Sequence[Page]) -> str | None:
+    """The kind of pages that hold ecmarkup elements (an ``emu-`` element) but perhaps no
+    clause, as :meth:`EcmarkupFormat.detect` tells it; None when they hold none. The registry
+    parses such pages with this format when no format finds sections in them: their content
+    becomes the front matter section."""
+    if any(b"<emu-" in page.data for page in pages):
+        return _kind([page.data for page in pages])
+    return None
 
 
 SOURCE_ENTRY_NAMES = ("spec.html", "spec.emu")

@@ -13,7 +13,10 @@ does not, or lose of what it does:
   conversion of its own HTML), under the whitespace normalisation of
   :func:`specbrowser.chunking.reassemble.normalize_whitespace`;
 - ``table_columns``: a Markdown table row in a chunk with another number of cells than the
-  table's header row.
+  table's header row;
+- ``table_header``: a row of a table in a section's stored HTML that covers another number of
+  columns (``colspan`` and ``rowspan`` counted) than the table's header: the Markdown pads
+  such a row, so its values may stand under the wrong column.
 
 Sections whose conversion is not stored (an older database) are not checked for reassembly;
 the report says how many were.
@@ -26,6 +29,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
+from lxml import etree
+
+from specbrowser.chunking.markdown_tables import header_rows, row_widths
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.reassemble import normalize_whitespace, reassemble
 from specbrowser.errors import NotFoundError
@@ -33,7 +39,12 @@ from specbrowser.session.links import in_document_links
 from specbrowser.store import SpecStore
 
 CheckKind = Literal[
-    "replacement_char", "dead_link", "heading_path", "not_reassembled", "table_columns"
+    "replacement_char",
+    "dead_link",
+    "heading_path",
+    "not_reassembled",
+    "table_columns",
+    "table_header",
 ]
 """What a finding is about (see the module docstring)."""
 CHECK_KINDS: tuple[CheckKind, ...] = get_args(CheckKind)
@@ -45,6 +56,7 @@ CHECK_TITLES: dict[CheckKind, str] = {
     "heading_path": "heading paths that differ from the TOC",
     "not_reassembled": "sections that do not reassemble",
     "table_columns": "table rows with another cell count than their header",
+    "table_header": "source table rows that cover other columns than their header",
 }
 """One line per kind, as the report prints it."""
 
@@ -138,7 +150,30 @@ def check_chunk_set(store: SpecStore, policy_version: str) -> CheckReport:
         for row, cells, header in _table_rows(chunk.text):
             detail = f"row {row}: {cells} cells, header {header}"
             report.add(Finding("table_columns", chunk.id, detail))
+    _check_source_tables(store, [s.id for s in sections], report)
     return report
+
+
+def _check_source_tables(store: SpecStore, section_ids: list[str], report: CheckReport) -> None:
+    """Count the rows of each table in the sections' stored HTML whose width (columns covered,
+    :func:`~specbrowser.chunking.markdown_tables.row_widths`) differs from their header's (the
+    widest of its header rows, :func:`~specbrowser.chunking.markdown_tables.header_rows`)."""
+    for section_id, html in store.sections.html(section_ids).items():
+        if "<table" not in html:
+            continue
+        root = etree.fromstring(html, etree.HTMLParser())
+        if root is None:
+            continue
+        for number, table in enumerate(root.iter("table"), start=1):
+            header = header_rows(table)
+            if not header:
+                continue
+            widths = row_widths(table)
+            width = max(widths[: len(header)])
+            for row, cells in enumerate(widths[len(header) :], start=len(header) + 1):
+                if cells != width:
+                    detail = f"table {number}, row {row}: {cells} columns, header {width}"
+                    report.add(Finding("table_header", section_id, detail))
 
 
 def _check_links(store: SpecStore, version: str, chunks, report: CheckReport) -> None:

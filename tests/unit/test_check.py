@@ -81,6 +81,26 @@ def test_table_rows_with_another_cell_count_than_the_header() -> None:
     assert list(_table_rows(text)) == [(3, 3, 2)]
 
 
+def test_source_table_rows_that_cover_other_columns_than_their_header(tmp_path: Path) -> None:
+    head = (
+        "<tr><th rowspan=2>Name</th><th colspan=2>Size</th></tr><tr><th>min</th><th>max</th></tr>"
+    )
+    rows = (
+        "<tr><td>a</td><td>1</td><td>2</td></tr>"  # 3 columns: as the header
+        "<tr><td colspan=3>wide</td></tr>"  # 3 with its colspan
+        "<tr><td rowspan=2>b</td><td>1</td><td>2</td></tr><tr><td>1</td><td>2</td></tr>"
+        "<tr><td>short</td><td>1</td></tr>"  # 2
+        "<tr><td>a</td><td>1</td><td>2</td><td>3</td></tr>"  # 4
+    )
+    body = f'<emu-clause id="a"><h1>A</h1><table>{head}{rows}</table></emu-clause>'
+    assert findings(spec_db(tmp_path, body)) == {
+        "table_header": [
+            ("a", "table 1, row 7: 2 columns, header 3"),
+            ("a", "table 1, row 8: 4 columns, header 3"),
+        ]
+    }
+
+
 def test_check_exits_0_when_clean_and_1_with_findings(tmp_path: Path, mismatch_db, capsys):
     clean = spec_db(tmp_path, '<emu-clause id="a"><h1>A</h1><p>x</p></emu-clause>')
     assert main(["check", str(clean)]) == 0

@@ -65,6 +65,30 @@ def test_marked_edits_keep_both_marked():
     assert "4. Return `y`." in text
 
 
+def test_a_marked_edit_keeps_the_space_at_its_boundary_outside_its_marks():
+    html = "<h1>Let<del> and Const</del><ins>, Const, and Using</ins> Declarations</h1>"
+    assert md(html, MARKED) == "# Let ~~and Const~~++, Const, and Using++ Declarations"
+    assert md("<p>a<ins> b </ins>c <b> d</b>e</p>", MARKED) == "a ++b++ c **d**e"
+
+
+def test_a_marked_edit_inside_grammar_parameters_is_marked():
+    params = "<emu-mods><emu-params>[<ins>+UnicodeSetsMode, </ins>~N]</emu-params></emu-mods>"
+    html = (
+        f'<emu-grammar><emu-production name="Pattern"><emu-nt>Pattern{params}</emu-nt> '
+        "<emu-geq>::</emu-geq> <emu-rhs><emu-nt>Disjunction<emu-mods><emu-params>"
+        "[<ins>+UnicodeSetsMode</ins>, ~N]</emu-params></emu-mods></emu-nt>"
+        "<emu-nt optional>Tail<emu-mods><emu-opt>opt</emu-opt></emu-mods></emu-nt>"
+        "</emu-rhs></emu-production></emu-grammar>"
+    )
+    assert md(html, MARKED) == (
+        "```bnf\nPattern[+++UnicodeSetsMode,++ ~N] ::\n"
+        "    Disjunction[+++UnicodeSetsMode++, ~N] Tail?\n```"
+    )
+    assert md(html) == (
+        "```bnf\nPattern[+UnicodeSetsMode, ~N] ::\n    Disjunction[+UnicodeSetsMode, ~N] Tail?\n```"
+    )
+
+
 def test_an_edit_holding_blocks_is_a_block():
     html = "<p>before</p><ins><p>NEWPARA one.</p><p>two</p></ins><del><p>OLDPARA</p></del>"
     assert md(html) == "before\n\nNEWPARA one.\n\ntwo"

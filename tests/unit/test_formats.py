@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from specbrowser.chunking.markdown_config import MarkdownConfig
+from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.chunking.rules import HTML_RULES
 from specbrowser.errors import SpecInputError, SpecParseError
 from specbrowser.formats import (
     DEFAULT_FORMAT,
@@ -215,3 +217,30 @@ def test_folder_without_html_or_source_entry_is_refused(tmp_path):
     (tmp_path / "notes.txt").write_text("nothing")
     with pytest.raises(SpecInputError, match=r"folder without \.html files"):
         resolve_inputs([tmp_path])
+
+
+def test_an_ecmarkup_page_without_clauses_is_one_front_matter_section(tmp_path):
+    html = (
+        "<!doctype html><html><body><div id='spec-container'><p>Intro of a fragment.</p>"
+        "<emu-alg><ol><li>Let <var>x</var> be 1.</li><li>Return <var>x</var>.</li></ol>"
+        "</emu-alg></div></body></html>"
+    )
+    parsed = load_spec(page(tmp_path, html))
+    assert parsed.document.kind == ecmarkup.RENDERED
+    (section,) = parsed.sections
+    assert section.kind == headings.FRONT_MATTER_KIND
+    (chunk,) = chunk_spec(parsed, ChunkPolicy(), rules=ecmarkup.CHUNKING_RULES).chunks
+    assert chunk.text.endswith("Intro of a fragment.\n\n1. Let `x` be 1.\n2. Return `x`.")
+
+
+def test_a_page_with_headings_and_an_ecmarkup_element_is_read_by_its_headings(tmp_path):
+    html = (
+        "<!doctype html><html><body><h2 id='a'>A</h2><p>Before.</p><emu-table id='t'>"
+        "<figure><figcaption>Table 1: T</figcaption><table><thead><tr><th>k</th><th>v</th>"
+        "</tr></thead><tbody><tr><td>a</td><td>1</td></tr></tbody></table></figure>"
+        "</emu-table><p>After.</p></body></html>"
+    )
+    parsed = load_spec(page(tmp_path, html))
+    assert parsed.document.kind == headings.KIND and [s.id for s in parsed.sections] == ["a"]
+    (chunk,) = chunk_spec(parsed, ChunkPolicy(), rules=HTML_RULES).chunks
+    assert "Before.\n\nTable 1: T\n\n| k | v |\n|---|---|\n| a | 1 |\n\nAfter." in chunk.text

@@ -5,6 +5,7 @@ rails existed, on ECMA-262."""
 from __future__ import annotations
 
 import hashlib
+import re
 
 import pytest
 
@@ -318,3 +319,43 @@ def test_an_element_whose_marker_the_converter_drops_is_put_back(tmp_path, strat
     chunks = lossless(tmp_path, _grammar_body(), policy)
     assert not any("emu-production" in chunk_id for chunk_id in chunks)
     assert chunks["sec-a"].text.count("P5 :") == 1
+
+
+def test_a_packed_run_of_items_is_named_with_its_blocks_apart(tmp_path):
+    items = "".join(
+        f"<li>Let stack be a new empty List.<ol><li>Let indent be step {i}.</li></ol></li>"
+        for i in range(1, 31)
+    )
+    body = section(f"<emu-alg><ol>{items}</ol></emu-alg>")
+    chunks = lossless(tmp_path, body, ChunkPolicy(threshold=600, breakdown_tags=("li",)))
+    titles = [chunks[s].title for s in chunks["sec-a"].subsections]
+    assert titles and all(t.startswith("Let stack be a new empty List. Let indent") for t in titles)
+
+
+@pytest.mark.parametrize("strategy", ["seed", "guarded"])
+def test_row_groups_repeat_a_header_of_several_rows_whole(tmp_path, strategy):
+    head = (
+        "<thead><tr><th rowspan=2>Name</th><th colspan=2>Size</th><th colspan=2>Speed</th></tr>"
+        "<tr><th>min</th><th>max</th><th>min</th><th>max</th></tr></thead>"
+    )
+    rows = "".join(
+        f"<tr><td>n{r}</td><td>a{r}</td><td>b{r}</td><td>c{r}</td><td>d{r}</td></tr>"
+        for r in range(40)
+    )
+    body = section(
+        '<emu-table id="t"><figure><figcaption>Table 1: Grouped</figcaption>'
+        f"<table>{head}<tbody>{rows}</tbody></table></figure></emu-table>"
+    )
+    policy = ChunkPolicy(threshold=500, breakdown_tags=("tr",), strategy=strategy)
+    chunks = lossless(tmp_path, body, policy)
+    groups = [c for c in chunks.values() if c.layer == "table_row"]
+    assert len(groups) >= 3
+    header = "| Name | Size |  | Speed |  |\n|---|---|---|---|---|\n|  | min | max | min | max |"
+    for group in groups:
+        assert header in group.text, group.id
+        rows_of = [line for line in group.text.split("\n") if line.startswith("| n")]
+        assert rows_of and all(
+            re.fullmatch(r"\| n(\d+) \| a\1 \| b\1 \| c\1 \| d\1 \|", r) for r in rows_of
+        ), group.id
+        table_lines = [line for line in group.text.split("\n") if line.startswith("|")]
+        assert all(len(line.split("|")) - 2 == 5 for line in table_lines), group.id

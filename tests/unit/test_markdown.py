@@ -144,6 +144,45 @@ def test_adjacent_code_spans_are_not_glued():
     assert md("<p><var>a</var><var>b</var></p>") == "`a` `b`"
 
 
+def _code_contents(markdown: str) -> list[str]:
+    """What a CommonMark reader shows inside each code span of ``markdown``."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(markdown)
+    return [
+        child.content
+        for token in tokens
+        if token.children
+        for child in token.children
+        if child.type == "code_inline"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("html", "shown"),
+    [
+        ("<p>a <code> https://a.b </code> b</p>", [" https://a.b "]),
+        ("<p>a <code>  https://a.b\n</code> b</p>", [" https://a.b "]),
+        ("<p>a <code> x</code>y</p>", [" x"]),
+        ("<p>a <code>x </code>y</p>", ["x "]),
+        ("<p><code>`a </code></p>", ["`a "]),
+        ("<h2>T <code> q </code></h2>", [" q "]),
+        ("<table><tr><th>h</th></tr><tr><td><code> c </code></td></tr></table>", [" c "]),
+    ],
+)
+def test_inline_code_keeps_its_leading_and_trailing_space(html, shown):
+    assert _code_contents(md(html)) == shown
+
+
+def test_a_line_break_in_inline_code_is_not_dropped():
+    assert md("<p><code>ht<br>tps://x</code></p>") == "`ht`\n`tps://x`"
+    assert md("<p><code>ht <br> tps</code></p>") == "`ht`\n`tps`"
+    assert md("<p><code>ht<br>tps://x</code></p>") != md("<p><code>https://x</code></p>")
+    assert md("<table><tr><th>h</th></tr><tr><td><code>a<br>b</code></td></tr></table>") == (
+        "| h |\n|---|\n| `a`<br>`b` |"
+    )
+
+
 def test_paragraph_that_would_start_a_block_is_escaped():
     assert (
         md("<p># not heading</p><p>1. not a list</p><p>- nor this</p>")
@@ -271,3 +310,20 @@ def test_code_fence_names_the_language_not_the_renderer_class():
     assert md('<pre class="example highlight">x</pre>') == "```\nx\n```"
     assert md('<div class="lang-abnf sourcecode"><pre>x</pre></div>') == "```abnf\nx\n```"
     assert md('<pre><code class="javascript hljs">x</code></pre>') == "```javascript\nx\n```"
+
+
+@pytest.mark.parametrize(
+    ("table", "count"),
+    [
+        ("<thead><tr><th>a</th></tr><tr><th>b</th></tr></thead><tr><td>1</td></tr>", 2),
+        ("<tr><th colspan=2>g</th></tr><tr><th>a</th><th>b</th></tr><tr><td>1</td></tr>", 2),
+        ("<tr><th rowspan=2>a</th><th>b</th></tr><tr><td>1</td></tr><tr><td>2</td></tr>", 2),
+        ("<tr><th>a</th></tr><tr><td>1</td></tr>", 1),
+        ("<tr><td>a</td></tr><tr><td>1</td></tr>", 0),
+    ],
+)
+def test_a_header_of_several_rows_is_read_whole(table, count):
+    from specbrowser.chunking.markdown_tables import header_rows
+
+    el = etree.fromstring(f"<table>{table}</table>", etree.HTMLParser()).find(".//table")
+    assert len(header_rows(el)) == count

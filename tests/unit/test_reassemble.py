@@ -102,3 +102,31 @@ def test_markers_written_before_titles_were_escaped_still_read():
     assert [(m.target_id, m.title) for m in find_markers(old)] == [
         ("s", '7.3 Media Type ("MIME Type")')
     ]
+
+
+def test_a_note_whose_list_items_are_broken_down_comes_back_whole(tmp_path):
+    words = "shares quota with the top-level traversable, as they are same origin " * 3
+    inner = "".join(
+        f"<li><code>https://top.example.com/f{i}</code>: {words}</li>" for i in range(4)
+    )
+    items = "".join(
+        f"<li><code>https://top.example.com/{i}</code>, with a policy set to "
+        f"<code>deferred-fetch=(self)</code><ul>{inner}</ul></li>"
+        for i in range(3)
+    )
+    cells = "".join(f"<tr><td>a &gt; b {i}</td><td>{words}</td></tr>" for i in range(6))
+    body = (
+        '<emu-clause id="sec-a"><h1>A</h1><div class="note"><p>The tree:</p>'
+        f"<ul>{items}</ul></div><div class='note'><table><tr><th>k &gt;</th><th>v</th></tr>"
+        f"{cells}</table></div></emu-clause>"
+    )
+    for tags in (("li",), ("ul", "li"), ("tr",), ("td",), ("table", "tr", "ul", "li")):
+        for strategy in ("seed", "guarded"):
+            policy = ChunkPolicy(threshold=400, breakdown_tags=tags, strategy=strategy)
+            assert_lossless(write_spec(tmp_path, body), policy)
+
+
+def test_a_quoted_blank_line_is_a_blank_line_to_reassembly():
+    from specbrowser.chunking.reassemble import normalize_whitespace
+
+    assert normalize_whitespace("> - a\n>\n>   - b\n> >\n> c") == "> - a\n>   - b\n> c"
