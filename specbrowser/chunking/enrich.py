@@ -4,20 +4,28 @@ Pure functions over model objects (no lxml, no database), so ingest and a later 
 stored sections finish a chunk set the same way. The retrieval text is a few ``Key: value``
 header lines, then ``Content:`` and the chunk's Markdown::
 
+    Document summary: This Standard defines the Toylang language.   (policy summaries on)
     Document: Toylang Language Specification
     Section: 14 ECMAScript Language: Statements and Declarations > 14.6 The if Statement
+    Section summary: The if statement runs one of two statements.   (when the section has one)
     Part: Table 3: Well-known Symbols > td 4          (only for a breakdown subsection)
     Content:
     <the chunk's text, in-document link targets dropped>
+
+The two summary lines are the extractive summaries of :mod:`specbrowser.chunking.summaries`
+(the chunking design, seed 001): the spec's (its abstract, scope or introduction) and the
+section's lead sentence, which a breakdown subsection shares with its section.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from specbrowser.chunking.policy import tag_slug
+from specbrowser.chunking.reassemble import reassemble
+from specbrowser.chunking.summaries import SummaryPacket, is_orphan, lead
 from specbrowser.chunking.toc_paths import Mismatch, build_heading_paths, classify_mismatches
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Document, Section, TocNode
 from specbrowser.types import Layer, MismatchKind
@@ -79,24 +87,41 @@ def subsection_label(
     return f"{breakdown_tag} {match.group(1)}" if match else breakdown_tag
 
 
-def retrieval_text(document_title: str, chunk: Chunk, part_path: list[str]) -> str:
+def retrieval_text(
+    document_title: str,
+    chunk: Chunk,
+    part_path: list[str],
+    document_summary: str = "",
+    section_summary: str = "",
+) -> str:
     """The header lines then ``Content:`` and the chunk's text (see the module docstring).
 
     ``part_path`` is the :func:`part_label` of each subsection from the section's root chunk
     (excluded) down to ``chunk``; empty for a root chunk, which gets no ``Part:`` line. The
-    document chunk gets only the ``Document:`` line.
+    document chunk gets only the ``Document summary:`` and ``Document:`` lines.
     """
-    return retrieval_header(document_title, chunk.heading_path, part_path) + drop_link_targets(
-        chunk.text
+    header = retrieval_header(
+        document_title, chunk.heading_path, part_path, document_summary, section_summary
     )
+    return header + drop_link_targets(chunk.text)
 
 
-def retrieval_header(document_title: str, heading_path: list[str], part_path: list[str]) -> str:
-    """A retrieval text's header: ``Document:``, ``Section:`` (when ``heading_path``),
-    ``Part:`` (when ``part_path``: :func:`part_line`) and the ``Content:`` line."""
-    lines = [f"Document: {document_title}"]
+def retrieval_header(
+    document_title: str,
+    heading_path: list[str],
+    part_path: list[str],
+    document_summary: str = "",
+    section_summary: str = "",
+) -> str:
+    """A retrieval text's header: ``Document summary:`` (when given), ``Document:``,
+    ``Section:`` (when ``heading_path``), ``Section summary:`` (when given), ``Part:`` (when
+    ``part_path``: :func:`part_line`) and the ``Content:`` line."""
+    lines = [f"Document summary: {document_summary}"] if document_summary else []
+    lines.append(f"Document: {document_title}")
     if heading_path:
         lines.append(f"Section: {PATH_SEPARATOR.join(heading_path)}")
+    if section_summary:
+        lines.append(f"Section summary: {section_summary}")
     if part_path:
         lines.append(part_line(part_path))
     return "\n".join(lines) + CONTENT_LINE
@@ -142,15 +167,29 @@ def escape_inline(text: str) -> str:
     return _MARKDOWN_SPECIAL.sub(lambda m: "\\" + (m.group(1) or "&"), text)
 
 
-def synopsis(document: Document, sections: list[Section], chunk_count: int) -> str:
-    """The document chunk's Markdown: title, kind, counts, and the top-level outline.
+def synopsis(
+    document: Document,
+    sections: list[Section],
+    chunk_count: int,
+    packet: SummaryPacket | None = None,
+) -> str:
+    """The document chunk's Markdown: title, the summary packet when given (``Summary:``, an
+    ``Overview:``, the ``Tables:`` the spec captions), kind and counts, then the top-level
+    outline, each entry with its section summary (the packet's section guide).
 
     ``chunk_count`` counts the whole chunk set, the document chunk included.
     """
-    top_level = [s.display_title for s in sections if s.parent_id is None]
-    lines = [
-        f"# {escape_inline(document.title)}",
-        "",
+    top_level = [s for s in sections if s.parent_id is None]
+    guide = dict(packet.section_guide) if packet is not None else {}
+    lines = [f"# {escape_inline(document.title)}", ""]
+    if packet is not None:
+        if packet.global_synopsis:
+            lines += [f"Summary: {escape_inline(packet.global_synopsis)}", ""]
+        if packet.overview_summary and packet.overview_summary != packet.global_synopsis:
+            lines += ["Overview:", "", escape_inline(packet.overview_summary), ""]
+        if packet.tables:
+            lines += ["Tables:", "", *(f"- {escape_inline(t)}" for t in packet.tables), ""]
+    lines += [
         (
             f"Kind: {document.kind}. {len(sections)} sections, {len(top_level)} at top level, "
             f"in {chunk_count} chunks (this synopsis included)."
@@ -158,8 +197,11 @@ def synopsis(document: Document, sections: list[Section], chunk_count: int) -> s
         "",
         "Outline:",
         "",
-        *(f"- {escape_inline(title)}" for title in top_level),
     ]
+    for section in top_level:
+        title, summary = section.display_title, guide.get(section.display_title, "")
+        entry = f"- {escape_inline(title)}"
+        lines.append(f"{entry}: {escape_inline(summary)}" if summary else entry)
     return "\n".join(lines)
 
 
@@ -169,15 +211,17 @@ def document_chunk(
     chunk_count: int,
     threshold: int,
     measure: Callable[[str], int] = len,
+    packet: SummaryPacket | None = None,
 ) -> Chunk:
-    """The one ``document`` chunk of a chunk set (id :data:`DOCUMENT_CHUNK_ID`).
+    """The one ``document`` chunk of a chunk set (id :data:`DOCUMENT_CHUNK_ID`); its text is
+    :func:`synopsis` (with the summary packet when given).
 
     It has no section, no parent, no subsections (its outline holds no markers, so it is never
     part of the marker tree) and depth 0. It is never broken down: over ``threshold`` (by
     ``measure``: characters by default, or a token count) it is flagged ``unsplittable`` like
     any chunk left whole.
     """
-    text = synopsis(document, sections, chunk_count)
+    text = synopsis(document, sections, chunk_count, packet)
     return Chunk(
         id=DOCUMENT_CHUNK_ID,
         section_id=None,
@@ -199,6 +243,7 @@ def finish_chunk_set(
     threshold: int,
     copied: int = 0,
     measure: Callable[[str], int] = len,
+    packet: SummaryPacket | None = None,
 ) -> list[Chunk]:
     """The stored chunk set: the document chunk (ordinal 0) then ``chunks`` (the section
     chunks in pre-order, ordinals from 1), every one with its :attr:`Chunk.retrieval_text`.
@@ -206,17 +251,40 @@ def finish_chunk_set(
     (the document chunk gives the set's total). ``measure`` sizes the document chunk against
     ``threshold`` (:func:`document_chunk`).
 
+    With ``packet`` (the spec's :class:`~specbrowser.chunking.summaries.SummaryPacket`; a
+    policy with summaries on), every retrieval text gets the ``Document summary:`` line and
+    each section's chunks its ``Section summary:`` (:func:`section_summary_of` of the section's
+    chunks), and the document chunk the packet.
+
     ``chunks`` are changed in place (retrieval text) and returned in the new list.
     """
-    doc = document_chunk(document, sections, len(chunks) + copied + 1, threshold, measure)
+    doc = document_chunk(document, sections, len(chunks) + copied + 1, threshold, measure, packet)
     doc.ordinal = 0
-    doc.retrieval_text = retrieval_text(document.title, doc, [])
+    summary = packet.global_synopsis if packet is not None else ""
+    doc.retrieval_text = retrieval_text(document.title, doc, [], summary)
+    by_id = {chunk.id: chunk for chunk in chunks} if packet is not None else {}
+    orphans = {section.id for section in sections if is_orphan(section)}
     labels: dict[str, list[str]] = {}
+    section_summary = ""
     for chunk in chunks:
+        if chunk.parent_id is None and packet is not None:  # a section's root: its summary
+            orphan = chunk.section_id in orphans
+            section_summary = "" if orphan else section_summary_of(chunk.id, by_id)
         path = [*labels.get(chunk.parent_id, []), part_label(chunk)] if chunk.parent_id else []
         labels[chunk.id] = path
-        chunk.retrieval_text = retrieval_text(document.title, chunk, path)
+        chunk.retrieval_text = retrieval_text(document.title, chunk, path, summary, section_summary)
     return [doc, *chunks]
+
+
+def section_summary_of(root_id: str, chunks: Mapping[str, Chunk]) -> str:
+    """The summary of the section whose root chunk is ``root_id``: :func:`~specbrowser.chunking.
+    summaries.lead` of the section's Markdown put back together from its chunks (so the same
+    under every policy), "" for a section without prose."""
+    try:
+        markdown = reassemble(root_id, chunks)
+    except KeyError:  # a subsection not among ``chunks``: its root's own text
+        markdown = chunks[root_id].text
+    return lead(markdown)
 
 
 def section_chunks(chunks: Iterable[Chunk]) -> list[Chunk]:

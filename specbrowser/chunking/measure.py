@@ -19,6 +19,12 @@ from dataclasses import dataclass, replace
 
 from specbrowser.chunking.enrich import part_line, retrieval_header
 
+SECTION_SUMMARY_TOKENS = 72
+"""Tokens allowed for a ``Section summary:`` line while a section is broken down under a
+threshold in tokens: its label and a summary of at most
+:data:`~specbrowser.chunking.summaries.SECTION_SUMMARY_CHARS` characters (English prose runs
+about 4 characters per WordPiece token; identifiers and symbols run shorter)."""
+
 PART_LINE_TOKENS = 40
 """Tokens allowed for the name a subsection adds to its ``Part:`` line (``… > rows 12–40``)
 while a tag pass weighs it, before it is named. The names of ECMA-262's subsections are 2–60
@@ -95,16 +101,22 @@ class TokenMeasure:
     Attributes:
         count: tokens of one text, special tokens included (no truncation).
         document_title: the title the retrieval header's ``Document:`` line names.
+        document_summary: the ``Document summary:`` line's text ("" when the policy has no
+            summaries).
+        section_summary_tokens: tokens allowed for the ``Section summary:`` line, which is
+            known only once the section is broken down (0 without summaries).
     """
 
     count: Callable[[str], int]
     document_title: str
+    document_summary: str = ""
+    section_summary_tokens: int = 0
 
     def sizer(self, heading_path: list[str]) -> Sizer:
         """The sizer of a section's root chunk: the header tokens of a chunk under
-        ``heading_path`` (its section's, top-level first); :meth:`Sizer.for_part` gives its
-        subsections'."""
-        header = retrieval_header(self.document_title, heading_path, [])
+        ``heading_path`` (its section's, top-level first), the section summary's allowance
+        included; :meth:`Sizer.for_part` gives its subsections'."""
+        header = retrieval_header(self.document_title, heading_path, [], self.document_summary)
         specials = self.count("")
-        overhead = self.count(header) - specials
+        overhead = self.count(header) - specials + self.section_summary_tokens
         return Sizer(self.count, overhead=overhead, specials=specials, joins=False, header=overhead)

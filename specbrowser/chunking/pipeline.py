@@ -8,7 +8,7 @@ document chunk and retrieval texts.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lxml import etree
@@ -20,6 +20,7 @@ from specbrowser.chunking.measure import CHARS, Sizer, TokenMeasure
 from specbrowser.chunking.parallel import split_map
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.rules import ChunkingRules
+from specbrowser.chunking.summaries import SummaryPacket, html_captions, spec_packet
 from specbrowser.errors import PolicyError, SpecParseError
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, ParsedSpec, Section
 from specbrowser.progress import Progress
@@ -291,3 +292,33 @@ def _section_chunks(
         section, element, policy, heading_path, rules=rules, roles=roles, cache=cache, sizer=sizer
     )
     return chunks, conversion
+
+
+def summary_packet_for(
+    sections: Sequence[Section],
+    policy: ChunkPolicy,
+    rules: ChunkingRules,
+    known: Mapping[str, SectionMarkdown] | None = None,
+    captions: Sequence[str] | None = None,
+) -> SummaryPacket | None:
+    """The spec's summary packet (:func:`specbrowser.chunking.summaries.spec_packet`) for a
+    policy with summaries on, else None: the few sections it reads are converted from their
+    own HTML under ``policy.markdown`` (or taken from ``known``, the Markdown cache: a section
+    of :func:`~specbrowser.chunking.summaries.packet_sections` needs one or the other), and the
+    table captions are ``captions`` or, when None, read from every section's HTML."""
+    if not policy.summaries:
+        return None
+
+    def markdown_of(section: Section) -> str:
+        cached = known.get(section.id) if known else None
+        if cached is not None:
+            return cached.markdown
+        if not section.html:
+            return ""
+        return to_markdown(
+            parse_fragment(section.html), policy.markdown, elements=rules.markdown_elements
+        )
+
+    if captions is None:
+        captions = [c for section in sections for c in html_captions(section.html)]
+    return spec_packet(sections, markdown_of, captions)

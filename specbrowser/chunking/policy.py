@@ -74,6 +74,9 @@ class ChunkPolicy:
             every element on its own.
         min_chars: the guarded strategy's minimum chunk size in characters (>= 0): nothing
             shorter is extracted. The seed strategy has no minimum and ignores it.
+        summaries: whether retrieval texts carry the extractive ``Document summary:`` and
+            ``Section summary:`` lines and the document chunk the summary packet
+            (:mod:`specbrowser.chunking.summaries`, seed 001); on by default.
 
     Raises:
         PolicyError: on a threshold < 1, a negative max depth or minimum, an unknown strategy,
@@ -87,6 +90,7 @@ class ChunkPolicy:
     strategy: BreakdownStrategy = DEFAULT_STRATEGY
     min_chars: int = DEFAULT_MIN_CHARS
     unit: SizeUnit = SIZE_UNITS[0]
+    summaries: bool = True
 
     def __post_init__(self) -> None:
         if self.unit not in SIZE_UNITS:
@@ -173,7 +177,7 @@ class ChunkPolicy:
         """The settings as a JSON-ready dict, including the converter version. The threshold is
         ``threshold_chars`` or ``threshold_tokens`` by its unit (so a policy in characters has
         the settings, and the version, it had before tokens were a unit)."""
-        return {
+        settings: dict[str, object] = {
             f"threshold_{self.unit}": self.threshold,
             "breakdown_tags": list(self.breakdown_tags),
             "max_depth": self.max_depth,
@@ -182,6 +186,9 @@ class ChunkPolicy:
             "min_chars": self.min_chars,
             "converter_version": CONVERTER_VERSION,
         }
+        if not self.summaries:  # named only when off: the default's version stays as it was
+            settings["summaries"] = False
+        return settings
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> ChunkPolicy:
@@ -199,6 +206,7 @@ class ChunkPolicy:
             markdown=MarkdownConfig.from_settings(settings.get("markdown")),
             strategy=settings.get("strategy", "seed"),
             min_chars=int(settings.get("min_chars", DEFAULT_MIN_CHARS)),
+            summaries=bool(settings.get("summaries", True)),
         )
 
     @property
@@ -214,9 +222,10 @@ class ChunkPolicy:
         ``· edits marked`` (the default, ``current``, is not named)."""
         tags = " → ".join(self.breakdown_tags) or "(no tags)"
         edits = "" if self.markdown.edits == "current" else f" · edits {self.markdown.edits}"
+        summaries = "" if self.summaries else " · no summaries"
         return (
             f"threshold {self.threshold_label} · {tags} · max depth {self.max_depth} · "
-            f"{self.strategy_label}{edits}"
+            f"{self.strategy_label}{edits}{summaries}"
         )
 
     @property

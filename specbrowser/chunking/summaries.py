@@ -24,7 +24,7 @@ Pure functions over Markdown and model objects; units are characters of Markdown
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from specbrowser.chunking.markers import without_markers
@@ -41,6 +41,9 @@ SHORT_SENTENCE = 60
 
 OVERVIEW_SENTENCES = 4
 """Sentences of the packet's overview summary."""
+
+OVERVIEW_CHARS = 600
+"""Longest overview summary, in characters."""
 
 INTRO_TITLES: tuple[str, ...] = ("abstract", "scope", "introduction", "overview", "summary")
 """Titles (case-folded, section number removed) of the sections a document summary is taken
@@ -205,7 +208,7 @@ def summary_packet(
     for section in _by_title(sources, OVERVIEW_TITLES):
         found = [s for b in prose_blocks(root_texts.get(section.id, "")) for s in sentences(b)]
         if found:
-            overview = " ".join(found[:OVERVIEW_SENTENCES])
+            overview = _clip(" ".join(found[:OVERVIEW_SENTENCES]), OVERVIEW_CHARS)
             break
     tables: list[str] = []
     for section in sources:
@@ -219,3 +222,51 @@ def summary_packet(
         if section.parent_id is None
     )
     return SummaryPacket(synopsis, overview, tuple(dict.fromkeys(tables)), guide)
+
+
+_CAPTION_HTML = re.compile(r"<(figcaption|caption)\b[^>]*>(.*?)</\1>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def html_captions(html: str) -> list[str]:
+    """The table and figure captions of a section's HTML (``<caption>``, ``<figcaption>``) as
+    plain text, in order; only those that name a table (``Table 3: …``) are kept."""
+    found: list[str] = []
+    for _tag, inner in _CAPTION_HTML.findall(html):
+        text = " ".join(_TAG.sub("", inner).split())
+        text = text.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+        if _TABLE_CAPTION.match(text):
+            found.append(text)
+    return found
+
+
+def packet_sections(sections: Sequence[Section]) -> list[Section]:
+    """The sections whose Markdown :func:`spec_packet` reads: the abstract, scope, introduction
+    or overview candidates and the top-level sections that are not orphans."""
+    sources = [s for s in sections if not is_orphan(s)]
+    wanted = [*_by_title(sources, INTRO_TITLES), *(s for s in sources if s.parent_id is None)]
+    return list({s.id: s for s in wanted}.values())
+
+
+def spec_packet(
+    sections: Sequence[Section],
+    markdown_of: Callable[[Section], str],
+    captions: Sequence[str],
+) -> SummaryPacket:
+    """The spec's :class:`SummaryPacket`, reading the Markdown of only the sections it needs
+    (the abstract, scope, introduction or overview candidates and the top-level sections, by
+    ``markdown_of``, each a section's own pristine Markdown); ``captions`` are the spec's table
+    captions (:func:`html_captions` of every section), in document order."""
+    sources = [s for s in sections if not is_orphan(s)]
+    texts: dict[str, str] = {}
+    for section in packet_sections(sections):
+        if section.id not in texts:
+            texts[section.id] = markdown_of(section)
+    summaries = section_summaries([s for s in sources if s.id in texts], texts)
+    packet = summary_packet([s for s in sources if s.id in texts], texts, summaries)
+    return SummaryPacket(
+        packet.global_synopsis,
+        packet.overview_summary,
+        tuple(dict.fromkeys(captions)),
+        packet.section_guide,
+    )

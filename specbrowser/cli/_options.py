@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import shlex
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from specbrowser.chunking.policy import (
@@ -70,6 +71,25 @@ class _Given(argparse.Action):
         setattr(namespace, GIVEN, given)
 
 
+class _GivenOff(argparse.Action):
+    """A flag that turns a setting off (stores False), recorded as typed like :class:`_Given`."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=True, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, False)
+        given = dict(getattr(namespace, GIVEN, None) or {})
+        given[self.dest] = str(option_string)
+        setattr(namespace, GIVEN, given)
+
+
 def given_policy_options(args: argparse.Namespace) -> list[str]:
     """The policy options typed on the command line, each as ``--option value`` (quoted for a
     shell), in the order typed; [] when every one is its default."""
@@ -79,7 +99,8 @@ def given_policy_options(args: argparse.Namespace) -> list[str]:
 def add_policy_options(p: argparse.ArgumentParser) -> None:
     """``--threshold N`` (in ``--unit`` chars or tokens), ``--tags A,B,C`` (breakdown tags in
     order), ``--max-depth N``, ``--strategy guarded|seed``, ``--min-chars N``,
-    ``--edits current|marked``; :func:`given_policy_options` says which were typed."""
+    ``--edits current|marked``, ``--no-summaries``; :func:`given_policy_options` says which
+    were typed."""
     p.set_defaults(**{GIVEN: {}})
     p.add_argument(
         "--threshold",
@@ -139,6 +160,13 @@ def add_policy_options(p: argparse.ArgumentParser) -> None:
         help="a proposal's <del>/<ins>: current drops deleted text, marked keeps both as "
         f"~~deleted~~ and ++inserted++ (default {EDIT_MODES[0]})",
     )
+    p.add_argument(
+        "--no-summaries",
+        dest="summaries",
+        action=_GivenOff,
+        help="leave the extractive Document summary / Section summary lines out of retrieval "
+        "texts, and the summary packet out of the document chunk (default: on)",
+    )
 
 
 class _FormatTags:
@@ -183,7 +211,7 @@ def _policy(args: argparse.Namespace, kind: str | None, tags: str | None) -> Chu
     # deferred: see the module's imports
     from specbrowser.formats import policy_for
 
-    return policy_for(
+    policy = policy_for(
         kind,
         args.threshold,
         tags,
@@ -193,6 +221,7 @@ def _policy(args: argparse.Namespace, kind: str | None, tags: str | None) -> Chu
         unit=args.unit,
         edits=args.edits,
     )
+    return policy if getattr(args, "summaries", True) else replace(policy, summaries=False)
 
 
 def unused_tags(policy: ChunkPolicy, stats: ChunkSetStats) -> list[str]:

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from specbrowser.chunking.measure import TokenMeasure
+from specbrowser.chunking.measure import SECTION_SUMMARY_TOKENS, TokenMeasure
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import EmbeddingError
 from specbrowser.progress import Progress
@@ -125,16 +125,27 @@ def require_token_counter() -> TokenCounter:
     return counter
 
 
-def token_measure(policy: ChunkPolicy, document_title: str) -> TokenMeasure | None:
+def token_measure(
+    policy: ChunkPolicy, document_title: str, document_summary: str = ""
+) -> TokenMeasure | None:
     """The chunking's :class:`TokenMeasure` for a policy with a threshold in tokens (the
-    default model's tokenizer), None for one in characters.
+    default model's tokenizer), None for one in characters. With summaries on, the header
+    counts ``document_summary`` and allows
+    :data:`~specbrowser.chunking.measure.SECTION_SUMMARY_TOKENS` for the section summary.
 
     Raises:
         EmbeddingError: a threshold in tokens, and the tokenizer is not installed.
     """
     if policy.unit != "tokens":
         return None
-    return require_token_counter().measure(document_title)
+    measure = require_token_counter().measure(document_title)
+    if not policy.summaries:
+        return measure
+    return replace(
+        measure,
+        document_summary=document_summary,
+        section_summary_tokens=SECTION_SUMMARY_TOKENS,
+    )
 
 
 def count_missing_tokens(

@@ -20,10 +20,11 @@ from specbrowser.chunking.enrich import (
 )
 from specbrowser.chunking.markdown_cache import SectionMarkdown
 from specbrowser.chunking.measure import TokenMeasure
-from specbrowser.chunking.pipeline import chunk_spec
+from specbrowser.chunking.pipeline import chunk_spec, summary_packet_for
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
 from specbrowser.chunking.rules import ChunkingRules
 from specbrowser.chunking.stats import ChunkSetStats, compute_stats
+from specbrowser.chunking.summaries import SummaryPacket
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.errors import DatabaseError
 from specbrowser.formats import ParsedSpec, format_for_kind, load_spec
@@ -93,6 +94,7 @@ def _chunk_beside_spec_write(
     rules: ChunkingRules,
     tokens: TokenMeasure | None,
     progress: Progress | None,
+    packet: SummaryPacket | None,
 ) -> tuple[list[Chunk], ChunkSetStats, SectionPaths, dict[str, SectionMarkdown]]:
     """Break the spec down while this process writes the spec's tables (``write.write_spec``:
     heading and TOC paths, the symbol index from the elements before any breakdown, sections,
@@ -117,6 +119,7 @@ def _chunk_beside_spec_write(
         chunked.chunks,
         policy.threshold,
         measure=tokens.count if tokens else len,
+        packet=packet,
     )
     apply_toc_paths(chunks, paths)
     return chunks, compute_stats(chunks, len(sections)), paths, chunked.learned
@@ -133,8 +136,19 @@ def _chunks_for(
     breakdown changes the parsed elements), placed as the first parse was."""
     parsed = load_spec(spec_paths)
     place_spec(parsed, place)
-    chunked = chunk_spec(parsed, policy, None, rules=rules)
-    chunks = finish_chunk_set(parsed.document, parsed.sections, chunked.chunks, policy.threshold)
+    from specbrowser.search.tokens import token_measure  # deferred: imported by ingest() first
+
+    packet = summary_packet_for(parsed.sections, policy, rules)
+    tokens = token_measure(policy, parsed.document.title, packet.global_synopsis if packet else "")
+    chunked = chunk_spec(parsed, policy, None, rules=rules, tokens=tokens)
+    chunks = finish_chunk_set(
+        parsed.document,
+        parsed.sections,
+        chunked.chunks,
+        policy.threshold,
+        measure=tokens.count if tokens else len,
+        packet=packet,
+    )
     apply_toc_paths(chunks, section_paths(parsed.sections, toc, rules.section_ordinal))
     place_chunks(chunks, place)
     return chunks
@@ -220,7 +234,8 @@ def ingest(
     toc = external_toc if external_toc is not None else parsed.toc
     timings["parse"] = time.perf_counter() - start
     rules = format_for_kind(parsed.document.kind).chunking_rules
-    tokens = token_measure(policy, parsed.document.title)
+    packet = summary_packet_for(parsed.sections, policy, rules)  # before any breakdown
+    tokens = token_measure(policy, parsed.document.title, packet.global_synopsis if packet else "")
     existed = db_path.exists()
     sections = parsed.sections
     commits_before = len(COMMITS)
@@ -246,7 +261,7 @@ def ingest(
             ) as write:
                 mark = time.perf_counter()
                 chunks, stats, paths, learned = _chunk_beside_spec_write(
-                    write, parsed, policy, toc, rules, tokens, progress
+                    write, parsed, policy, toc, rules, tokens, progress, packet
                 )
                 place_chunks(chunks, places[0])
                 timings["chunk"] = time.perf_counter() - mark

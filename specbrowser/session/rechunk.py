@@ -21,16 +21,18 @@ Thread use: everything lives in the call; pass a connection of the calling threa
 from __future__ import annotations
 
 import time
-from collections.abc import Container
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from specbrowser.chunking.breakdown import breakdown_applies
 from specbrowser.chunking.enrich import finish_chunk_set
 from specbrowser.chunking.markdown_cache import SectionMarkdown
-from specbrowser.chunking.pipeline import chunk_sections
+from specbrowser.chunking.pipeline import chunk_sections, summary_packet_for
 from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.chunking.rules import ChunkingRules
 from specbrowser.chunking.stats import ChunkSetStats, compute_stats
+from specbrowser.chunking.summaries import SummaryPacket, html_captions, packet_sections
 from specbrowser.errors import DatabaseError, NotFoundError
 from specbrowser.formats import format_for_kind
 from specbrowser.model import ORDINAL_SPAN, Chunk, Section
@@ -150,12 +152,14 @@ def _build(
     mismatches = db.sets.section_mismatches()
     timings["load"] = time.perf_counter() - start
     mark = time.perf_counter()
-    tokens = token_measure(policy, document.title)
+    rules = format_for_kind(document.kind).chunking_rules
+    packet = _summary_packet(db, sections, known, policy, rules)
+    tokens = token_measure(policy, document.title, packet.global_synopsis if packet else "")
     chunked = chunk_sections(
         sections,
         policy,
         progress,
-        rules=format_for_kind(document.kind).chunking_rules,
+        rules=rules,
         known=known,
         learn=use_cache,
         copied=copies.counts,
@@ -170,6 +174,7 @@ def _build(
         policy.threshold,
         copied=copies.chunk_count,
         measure=tokens.count if tokens else len,
+        packet=packet,
     )
     for chunk in chunks:  # the TOC paths are the sections' (stored); the stats count mismatches
         chunk.mismatch = mismatches.get(chunk.section_id)  # type: ignore[arg-type]
@@ -245,12 +250,15 @@ def _build_corpus(
         )
         if known:
             db.cache.load_details(spec.sections_sha256, spec_policy.markdown, known, list(known))
-        tokens = token_measure(spec_policy, document.title)
+        rules = format_for_kind(document.kind).chunking_rules
+        packet = _summary_packet(db, sections, known, spec_policy, rules, spec.id)
+        summary = packet.global_synopsis if packet else ""
+        tokens = token_measure(spec_policy, document.title, summary)
         chunked = chunk_sections(
             sections,
             spec_policy,
             progress,
-            rules=format_for_kind(document.kind).chunking_rules,
+            rules=rules,
             known=known,
             learn=use_cache,
             tokens=tokens,
@@ -261,6 +269,7 @@ def _build_corpus(
             chunked.chunks,
             spec_policy.threshold,
             measure=tokens.count if tokens else len,
+            packet=packet,
         )
         base = spec.position * ORDINAL_SPAN
         finished[0].id = spec.document_chunk_id
@@ -291,6 +300,34 @@ def _build_corpus(
         new_texts=new_texts,
         parsed_sections=sections_total,
     )
+
+
+def _summary_packet(
+    db: SpecStore,
+    sections: list[Section],
+    known: Mapping[str, SectionMarkdown],
+    policy: ChunkPolicy,
+    rules: ChunkingRules,
+    document_id: str | None = None,
+) -> SummaryPacket | None:
+    """The spec's summary packet for a policy with summaries on (None otherwise): the HTML of
+    the sections it reads that neither the cache nor the load gave is read here, and the table
+    captions come from every stored section of the spec (``document_id``; None: the store's
+    one spec)."""
+    if not policy.summaries:
+        return None
+    missing = [s.id for s in packet_sections(sections) if s.id not in known and not s.html]
+    if missing:
+        html = db.sections.html(missing)
+        for section in sections:
+            if section.id in html:
+                section.html = html[section.id]
+    captions = [
+        caption
+        for html in db.sections.html_containing("caption", document_id)
+        for caption in html_captions(html)
+    ]
+    return summary_packet_for(sections, policy, rules, known, captions)
 
 
 def _load_sections(

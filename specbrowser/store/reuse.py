@@ -84,10 +84,12 @@ class CopyPlan:
 
 def _compatible(settings: dict[str, object], stats: ChunkSetStats, policy: ChunkPolicy) -> bool:
     """Whether a stored set's texts are what this code makes under ``policy``'s Markdown
-    settings and threshold unit, with every marker of its texts in its subsections."""
+    settings, threshold unit and summaries (the retrieval texts' summary lines), with every
+    marker of its texts in its subsections."""
     return (
         settings.get("converter_version") == CONVERTER_VERSION
         and settings.get("markdown") == policy.markdown.settings()
+        and bool(settings.get("summaries", True)) == policy.summaries
         and f"threshold_{policy.unit}" in settings  # sizes and ranges in the same unit
         and stats.markers_sound
     )

@@ -638,12 +638,25 @@ def build_set_fts(
         f"CREATE VIRTUAL TABLE [{table}] USING fts5({columns}, "  # constants, never input
         f"content='texts', content_rowid='id', tokenize='{FTS_TOKENIZER}')"
     )
+    values = columns.replace("retrieval_header", _INDEXED_HEADER)
     db.execute(
         f"INSERT INTO [{table}] (rowid, {columns}) "
-        f"SELECT id, {columns} FROM texts WHERE id IN "
+        f"SELECT id, {values} FROM texts WHERE id IN "
         "(SELECT text_id FROM chunk_rows WHERE policy_version = ?) ORDER BY id",
         [policy_version],
     )
+
+
+_INDEXED_HEADER = (
+    "CASE WHEN retrieval_header LIKE 'Document summary: %' "
+    "THEN substr(retrieval_header, instr(retrieval_header, char(10)) + 1) "
+    "ELSE retrieval_header END"
+)
+"""What the index holds of a retrieval header: all of it but a first ``Document summary:`` line
+(:mod:`specbrowser.chunking.summaries`). Every chunk of a spec shares that line, so BM25 gains
+nothing from it, and in a spec of a few sections it would make every chunk match the words of
+its first sentence. Snippets come from the body column, so the index may leave it out of the
+external content's header."""
 
 
 def drop_set_fts(db: sqlite_utils.Database, policy_version: str) -> None:

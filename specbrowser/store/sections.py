@@ -160,6 +160,18 @@ class Sections:
             select_in(self.db, "SELECT id, html FROM sections WHERE id IN", [], section_ids)
         )
 
+    def html_containing(self, needle: str, document_id: str | None = None) -> list[str]:
+        """The own HTML of the sections (of the spec ``document_id``, None: of the corpus) that
+        contain ``needle`` (a literal substring), in document order."""
+        return [
+            html
+            for (html,) in self.db.execute(
+                "SELECT html FROM sections WHERE (? IS NULL OR document_id = ?) "
+                "AND instr(html, ?) > 0 ORDER BY ordinal",
+                [document_id, document_id, needle],
+            )
+        ]
+
     def resolve(self, text: str) -> str:
         """The id of the section that ``text`` names: its id, else its number as the spec prints it
         (``14.6``, ``14.6.``, ``B.1.2``, ``Annex B``; matched against the stored section number,

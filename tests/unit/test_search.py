@@ -21,14 +21,34 @@ from specbrowser.store import open_database
 from tests.helpers import set_fts_in_sync, write_spec
 
 
-def spec_of(tmp_path, texts: list[str]):
+def spec_of(tmp_path, texts: list[str], *, summaries: bool = False):
+    """A spec of one clause per text. Without summaries by default: in a spec of a few
+    top-level clauses the document chunk's section guide repeats every clause's text, so it
+    would match every query these tests make (test_summaries_stay_out_of_the_index covers
+    them)."""
     body = "".join(
         f'<emu-clause id="sec-{i}"><h1>Clause {i}</h1><p>{t}</p></emu-clause>'
         for i, t in enumerate(texts)
     )
     path = tmp_path / "s.db"
-    ingest([write_spec(tmp_path, body)], path, ChunkPolicy())
+    ingest([write_spec(tmp_path, body)], path, ChunkPolicy(summaries=summaries))
     return open_database(path)
+
+
+def test_summaries_stay_out_of_the_index_but_not_the_retrieval_text(tmp_path):
+    """The Document summary line, which every chunk shares, is not indexed: a word found only
+    there matches the section it was taken from (and the document chunk's summary), not every
+    chunk; a section's own summary line is indexed with its chunks."""
+    db = spec_of(
+        tmp_path,
+        ["This specification defines the zanzibar widget protocol.", "Widgets rotate slowly."],
+        summaries=True,
+    )
+    header = db.db.execute("SELECT retrieval_text FROM chunks WHERE id = 'sec-1'").fetchone()[0]
+    assert header.startswith("Document summary: This specification defines the zanzibar")
+    assert "Section summary: Widgets rotate slowly." in header
+    hits = {h.chunk_id for h in lexical_search(db, "zanzibar")}
+    assert "sec-0" in hits and "sec-1" not in hits
 
 
 C13_TEXTS = [
@@ -320,13 +340,15 @@ def test_bm25_of_a_set_does_not_change_when_another_set_is_stored(tmp_path):
     )
     spec = write_spec(tmp_path, body)
     path = tmp_path / "s.db"
-    ingest([spec], path, ChunkPolicy())
+    ingest([spec], path, ChunkPolicy(summaries=False))  # as spec_of: no guide to match
     db = open_database(path)
     first = db.active_version()
     before = [(h.chunk_id, h.score) for h in lexical_search(db, "widget paragraph")]
     db.close()
     ingest(
-        [spec], path, ChunkPolicy(threshold=60, breakdown_tags=("p",), min_chars=0)
+        [spec],
+        path,
+        ChunkPolicy(threshold=60, breakdown_tags=("p",), min_chars=0, summaries=False),
     )  # many small chunks
     db = open_database(path)
     assert db.active_version() != first

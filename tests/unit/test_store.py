@@ -33,7 +33,7 @@ from specbrowser.chunking.enrich import (
     synopsis,
 )
 from specbrowser.chunking.markers import find_markers
-from specbrowser.chunking.pipeline import chunk_sections
+from specbrowser.chunking.pipeline import chunk_sections, summary_packet_for
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.chunking.stats import ChunkSetStats, compute_stats
 from specbrowser.errors import NotASpecbrowserDatabase, NotFoundError, SpecParseError
@@ -47,6 +47,8 @@ from tests.helpers import SAMPLE, SAMPLE_MULTIPAGE, set_fts_in_sync, write_spec
 pytestmark = pytest.mark.skipif(not SAMPLE.is_file(), reason="sample_specs/toylang.html absent")
 
 SMALL = ChunkPolicy(threshold=800)
+TOY_SUMMARY = "This Standard describes Toylang, a toy language for exercising specification tools."
+"""The sample spec's document summary: the lead sentence of its Scope."""
 SMALLER = ChunkPolicy(threshold=600)
 
 
@@ -382,7 +384,8 @@ def test_chunk_sections_from_stored_sections_equals_the_ingest(tmp_path, spec, t
     assert again == [
         replace(c, retrieval_text="", toc_path=None, mismatch=None) for c in section_chunks(stored)
     ]
-    rebuilt = finish_chunk_set(db.sections.document(), sections, again, threshold)
+    packet = summary_packet_for(sections, policy, CHUNKING_RULES)
+    rebuilt = finish_chunk_set(db.sections.document(), sections, again, threshold, packet=packet)
     stored_toc = db.toc.load()  # the stored TOC: no source needed
     apply_toc_paths(rebuilt, section_paths(sections, stored_toc))
     assert rebuilt == stored
@@ -452,6 +455,16 @@ def test_retrieval_text_of_a_section_root_chunk(tmp_path, spec):
     result = ingest([spec], tmp_path / "t.db", SMALL)
     chunk = next(c for c in result.chunks if c.id == "sec-algorithm-conventions")
     assert chunk.retrieval_text == (
+        f"Document summary: {TOY_SUMMARY}\n"
+        "Document: Toylang Language Specification\n"
+        "Section: 2 Notational Conventions > 2.2 Algorithm Conventions\n"
+        "Section summary: Algorithms are written as numbered lists of steps. Nested lists "
+        "describe the sub-steps of a conditional or a loop.\n"
+        "Content:\n" + drop_link_targets(chunk.text)
+    )
+    plain = ingest([spec], tmp_path / "u.db", replace(SMALL, summaries=False))
+    chunk = next(c for c in plain.chunks if c.id == "sec-algorithm-conventions")
+    assert chunk.retrieval_text == (
         "Document: Toylang Language Specification\n"
         "Section: 2 Notational Conventions > 2.2 Algorithm Conventions\n"
         "Content:\n" + drop_link_targets(chunk.text)
@@ -503,9 +516,13 @@ def test_retrieval_text_of_subsections_names_the_part_path(tmp_path, spec):
     by_id = {c.id: c for c in result.chunks}
     paragraph = by_id["sec-literal-markup-p-1"]
     lines = paragraph.retrieval_text.split("\n")
-    assert lines[:4] == [
+    root = by_id["sec-literal-markup"].retrieval_text.split("\n")
+    summary = next(line for line in root if line.startswith("Section summary: "))
+    assert lines[:6] == [
+        f"Document summary: {TOY_SUMMARY}",
         "Document: Toylang Language Specification",
         "Section: " + " > ".join(paragraph.heading_path),
+        summary,  # a subsection shares its section's summary
         "Part: Some Toylang diagnostics use a bracketed…",  # its first words
         "Content:",
     ]
@@ -521,7 +538,10 @@ def test_retrieval_text_is_stored(tmp_path, spec):
     result = ingest([spec], tmp_path / "t.db", SMALL)
     db = store.open_database(tmp_path / "t.db")
     assert [c.retrieval_text for c in db.iter_chunks()] == [c.retrieval_text for c in result.chunks]
-    assert all(c.retrieval_text.startswith("Document: ") for c in result.chunks)
+    assert all(
+        c.retrieval_text.startswith(f"Document summary: {TOY_SUMMARY}\nDocument: ")
+        for c in result.chunks
+    )
 
 
 def test_retrieval_text_header_without_heading_path():
@@ -562,14 +582,18 @@ def test_document_chunk_is_stored_first_and_shaped(tmp_path, spec):
     assert DOCUMENT_CHUNK_ID not in [c.id for c in db.top_level_chunks()]
     lines = document.text.split("\n")
     assert lines[0] == "# Toylang Language Specification"
-    assert [line[2:] for line in lines if line.startswith("- ")] == top_level
+    assert f"Summary: {TOY_SUMMARY}" in lines
+    outline = lines[lines.index("Outline:") + 2 :]
+    assert [line[2:].split(": ", 1)[0] for line in outline] == top_level  # each with its summary
+    assert "- 1 Scope: " + TOY_SUMMARY in outline
     assert "ecmarkup-rendered" in document.text
     assert (
         f"38 sections, {len(top_level)} at top level, in {len(result.chunks)} chunks"
         in document.text
     )
     assert document.retrieval_text == (
-        "Document: Toylang Language Specification\nContent:\n" + document.text
+        f"Document summary: {TOY_SUMMARY}\nDocument: Toylang Language Specification\nContent:\n"
+        + document.text
     )
 
 
