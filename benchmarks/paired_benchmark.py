@@ -17,7 +17,9 @@ compile the package's modules again: about 0.05 s).
         [--tags emu-table,emu-grammar,tr,p]
 
 ``--spec`` is a spec file or a multipage spec's folder (the floor then parses each of its
-``.html`` files, in one process).
+``.html`` files, in one process), or the name of a spec of ``../shared/specs``
+(:data:`SHARED_SPECS`: ``fetch``, ``rfc9110``, ``temporal-source`` …), or ``all`` for each of
+them in turn; it may be given several times (one table per spec).
 
 ``--package DIR`` runs the command from another checkout (its ``specbrowser`` on
 ``PYTHONPATH``), e.g. a ``git worktree`` of an older commit, for before/after tables.
@@ -37,7 +39,22 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_SPEC = ROOT.parent / "shared" / "specs" / "ecma262" / "index.html"
+SPECS_FOLDER = ROOT.parent / "shared" / "specs"
+DEFAULT_SPEC = SPECS_FOLDER / "ecma262" / "index.html"
+
+SHARED_SPECS: dict[str, Path] = {
+    "ecma262": DEFAULT_SPEC,
+    "ecma262-multipage": SPECS_FOLDER / "ecma262" / "multipage",
+    "ecma262-source": SPECS_FOLDER / "ecma262" / "source",
+    "import-attributes": SPECS_FOLDER / "proposal-import-attributes" / "index.html",
+    "import-attributes-source": SPECS_FOLDER / "proposal-import-attributes" / "source",
+    "temporal": SPECS_FOLDER / "proposal-temporal" / "index.html",
+    "temporal-source": SPECS_FOLDER / "proposal-temporal" / "source",
+    "fetch": SPECS_FOLDER / "whatwg-fetch" / "index.html",
+    "webauthn": SPECS_FOLDER / "webauthn" / "index.html",
+    "rfc9110": SPECS_FOLDER / "rfc9110" / "index.html",
+}
+"""The specs of ``../shared/specs`` (its MANIFEST.md) by the names ``--spec`` takes."""
 
 FLOOR = (
     "import sys, lxml.html\n"
@@ -51,8 +68,11 @@ FLOOR = (
 
 def spec_files(spec: Path) -> list[Path]:
     """The HTML files the floor parses: the spec file, or every ``.html`` file of a spec folder
-    (a multipage spec: what ``specbrowser ingest FOLDER`` reads), in name order."""
+    (a multipage spec: what ``specbrowser ingest FOLDER`` reads), in name order; for an
+    ecmarkup source folder (a ``spec.html`` or ``spec.emu``), every file below it."""
     if spec.is_dir():
+        if (spec / "spec.html").is_file() or (spec / "spec.emu").is_file():
+            return sorted([*spec.rglob("*.html"), *spec.rglob("*.emu")])
         return sorted(spec.glob("*.html"))
     return [spec]
 
@@ -83,16 +103,35 @@ def flushed_copy(source: Path, target: Path) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=("ingest", "rechunk"))
-    parser.add_argument("--spec", type=Path, default=DEFAULT_SPEC)
+    parser.add_argument("--spec", action="append", help="path, shared spec name, or all")
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--package", type=Path, default=ROOT, help="checkout to run")
     parser.add_argument("--threshold", default="2000", help="rechunk: --threshold")
     parser.add_argument("--tags", default="emu-table,emu-grammar,tr,p", help="rechunk: --tags")
     args = parser.parse_args()
-    if not args.spec.exists():
-        print(f"spec not found: {args.spec}", file=sys.stderr)
-        return 2
-    args.spec = args.spec.resolve()  # the processes run in a temporary folder
+    specs: list[Path] = []
+    for given in args.spec or [str(DEFAULT_SPEC)]:
+        specs += (
+            list(SHARED_SPECS.values())
+            if given == "all"
+            else [SHARED_SPECS.get(given, Path(given))]
+        )
+    for spec in specs:
+        if not spec.exists():
+            print(f"spec not found: {spec}", file=sys.stderr)
+            return 2
+    for index, spec in enumerate(specs):
+        if index:
+            print()
+        status = bench(args, spec.resolve())  # the processes run in a temporary folder
+        if status:
+            return status
+    return 0
+
+
+def bench(args: argparse.Namespace, spec: Path) -> int:
+    """Run the pairs for one spec and print its table; 2 when the spec has no HTML file."""
+    args.spec = spec
     files = spec_files(args.spec)
     if not files:
         print(f"no .html file in {args.spec}", file=sys.stderr)
@@ -139,7 +178,12 @@ def main() -> int:
     )
     what = "ingest" if args.command == "ingest" else f"rechunk {args.threshold}/{args.tags}"
     size = sum(path.stat().st_size for path in files) / 1e6
-    print(f"spec: {args.spec.name} ({len(files)} file(s), {size:.1f} MB), {args.pairs} pairs")
+    name = (
+        args.spec.relative_to(SPECS_FOLDER.resolve())
+        if args.spec.is_relative_to(SPECS_FOLDER.resolve())
+        else args.spec.name
+    )
+    print(f"spec: {name} ({len(files)} file(s), {size:.1f} MB), {args.pairs} pairs")
     print()
     print(
         "| measure | median wall (s) | ratio to floor, median of pairs (min–max) | peak RSS (MB) |"

@@ -119,10 +119,11 @@ also uses it as the job's worker group."""
 JOB_KINDS: tuple[JobKind, ...] = get_args(JobKind)
 """The values of :data:`JobKind`, in that order."""
 
-SymbolKind = Literal["aoid", "production", "dfn", "title", "id", "oldid"]
+SymbolKind = Literal["aoid", "production", "dfn", "title", "stub", "id", "oldid"]
 """What made a symbol (:mod:`specbrowser.formats.symbols`), in the order a name's definitions
 rank: an abstract operation's clause before a production, a defined term (``%TypedArray%`` is
 defined by a ``dfn`` in its intrinsic object's section, and titles the constructor's), a title,
-an element id."""
+the title of a stub that only points elsewhere (``Array ( . . . )``: "See 23.1.1"), an element
+id."""
 SYMBOL_KINDS: tuple[SymbolKind, ...] = get_args(SymbolKind)
 """The values of :data:`SymbolKind`, best-ranked first."""

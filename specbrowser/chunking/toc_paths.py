@@ -6,8 +6,9 @@ for entries without a usable link (an external TOC file, a plain HTML TOC whose 
 section) range containment: the deepest entry that contains a section wins, and a
 section no entry contains takes the entry it overlaps most. Positions are 0-based section
 ordinals: a section covers its own ordinal through its last descendant's; a TOC node covers its
-start (given, or its link target's ordinal) through its end (given, else the position before its
-next sibling's start, else its parent's end, else the document's last position).
+start (given, or its link target's ordinal) through its end (given, else the position before
+the least sibling start after its own, in whatever order the siblings are listed, else its
+parent's end, else the document's last position).
 :func:`classify_mismatches` names, for each section, how the parser's path and the TOC's differ.
 """
 
@@ -154,7 +155,7 @@ def _spans(
         own_path = (*path, node.display_title) if node.title else path
         end = node.end
         if end is None:
-            following = next((s for s in starts[index + 1 :] if s is not None), None)
+            following = _next_start(starts, index)
             if following is not None:
                 end = following - 1
             elif parent_end is not None:
@@ -184,6 +185,16 @@ def _spans(
         if lows:
             spans.append(_Span(entry, children, min(lows), max(highs)))
     return spans
+
+
+def _next_start(starts: list[int | None], index: int) -> int | None:
+    """The start that ends sibling ``index``'s range: the least sibling start after its own,
+    whatever order the TOC lists the siblings in (an external TOC may list them otherwise than
+    the headings); for a node without a start, the next start listed."""
+    own = starts[index]
+    if own is None:
+        return next((s for s in starts[index + 1 :] if s is not None), None)
+    return min((s for s in starts if s is not None and s > own), default=None)
 
 
 def _best_entry(entries: Iterable[_Entry], first: int, last: int) -> _Entry | None:
@@ -249,7 +260,8 @@ def classify_mismatches(
     then TOC entries without a section. Nothing is reported when ``toc`` is empty.
 
     A section is tested in :data:`specbrowser.types.MISMATCH_KINDS` order and gets the first
-    kind that applies: ``missing_from_toc`` (no entry links to or starts at it),
+    kind that applies: ``missing_from_toc`` (no titled entry links to or starts at it, or no
+    entry covers it: its TOC path is empty, as for an entry whose range ends before it starts),
     ``title_differs`` (its own entry's normalised title differs), ``depth_differs`` (the two
     paths have different lengths), ``ancestor_differs`` (same length, an ancestor's normalised
     title differs).
@@ -260,7 +272,7 @@ def classify_mismatches(
     own_entry: dict[int, TocNode] = {}
     orphans: list[TocNode] = []
     for node in _walk(resolved):
-        if node.start is not None:
+        if node.start is not None and node.title:  # an empty-title wrapper is no one's entry
             own_entry.setdefault(node.start, node)
         elif node.title and node.target_id is not None:
             orphans.append(node)
@@ -272,7 +284,7 @@ def classify_mismatches(
         toc_path = toc_paths.get(section.id, [])
         entry = own_entry.get(section.ordinal)
         kind: MismatchKind | None = None
-        if entry is None:
+        if entry is None or not toc_path:
             kind = "missing_from_toc"
         elif normalize_title(entry.title, entry.secnum) != normalize_title(
             section.title, section.secnum

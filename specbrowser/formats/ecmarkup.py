@@ -14,7 +14,8 @@ source; ``script``, ``style``, ``template``, ``link`` and ``meta`` left out.
 
 Document kinds: ``ecmarkup-rendered`` (one rendered page), ``ecmarkup-multipage`` (a folder or
 list of rendered pages) and ``ecmarkup-source`` (the ``spec.html`` that ecmarkup renders, its
-``<emu-import>`` files expanded in place, its shorthand written as rendered text reads, and
+``<emu-import>`` files expanded in place, its structured headers rendered
+(:mod:`specbrowser.formats.ecmarkup_headers`), its shorthand written as rendered text reads, and
 its sections numbered as ecmarkup numbers them: :mod:`specbrowser.formats.ecmarkup_source`).
 """
 
@@ -38,10 +39,12 @@ from specbrowser.chunking.rules import (
 )
 from specbrowser.errors import SpecParseError
 from specbrowser.formats.base import Page, ParsedSpec
+from specbrowser.formats.ecmarkup_headers import clause_header, render_structured_headers
 from specbrowser.formats.ecmarkup_source import (
     expand_imports,
     expand_shorthand,
     number_sections,
+    write_algorithm_scripts,
 )
 from specbrowser.formats.headings import FRONT_MATTER_ID, front_matter_section
 from specbrowser.formats.html import element_text, without_deleted
@@ -204,7 +207,9 @@ class EcmarkupFormat:
         if kind == SOURCE:
             for page in pages:
                 expand_imports(page.root, page.path.parent)
+                render_structured_headers(page.root)
                 expand_shorthand(page.root)
+                write_algorithm_scripts(page.root)
                 number_sections(page.root)
         parsed = parse_pages(pages, kind, sha256, _collect_sections)
         _add_front_matter(parsed, pages)
@@ -367,7 +372,9 @@ def _collect_sections(
 
 
 def heading_of(el: etree._Element) -> tuple[str, str]:
-    """The (secnum, title) of a section element, from its first ``h1`` child.
+    """The (secnum, title) of a section element, from its heading
+    (:func:`~specbrowser.formats.ecmarkup_headers.clause_header`: its first ``h1`` child, or
+    the ``h1`` of a proposal's ``ins`` that replaces a deleted one).
 
     ``secnum`` is the text of ``<span class="secnum">`` (ecmarkup writes it only in rendered
     output); ``title`` is the rest of the heading with whitespace collapsed, inline code kept,
@@ -375,7 +382,7 @@ def heading_of(el: etree._Element) -> tuple[str, str]:
     (:func:`~specbrowser.formats.html.without_deleted`).
     Returns ("", "") when the section has no ``h1``.
     """
-    h1 = el.find("h1")
+    h1 = clause_header(el)
     if h1 is None:
         return "", ""
     h1 = without_deleted(h1)

@@ -23,6 +23,12 @@ Rules:
 - **Ids.** The id of a wrapping ``<section>`` whose first heading this is (ReSpec and xml2rfc
   link their TOC and self-links there), else the heading's id, else ``h-<slug of the title>``;
   a repeat gets ``-2``, ``-3`` … so ids are unique across the spec.
+- **Ids of wrappers.** A wrapper that holds a section heading is dissolved, so its id would name
+  no element of any section: xml2rfc puts the anchors its links use on such wrappers
+  (``<div id="resources"><section id="section-3.1">``). Each such id (other than a section's
+  own) is kept as an empty ``<span id>`` where a browser lands on it: just before the first
+  heading or block that follows the wrapper's start, in the section that holds it (the
+  section a heading opens, when the wrapper starts with one).
 - **Numbers and titles.** ``secnum`` is the text of the heading's ``.secno`` (Bikeshed, ReSpec
   ``bdi``), ``.secnum`` or ``.section-number`` (xml2rfc) element, trailing dot dropped
   (``1.2.`` → ``1.2``, as Bikeshed's own TOC writes it); the title is the rest of the heading
@@ -353,8 +359,16 @@ class _Close:
     heading: etree._Element
 
 
-_Event: TypeAlias = "etree._Element | str | _Close"
-"""A section heading or a content block (elements), loose text, or the end of a wrapper."""
+@dataclass
+class _Anchor:
+    """The start of a wrapper holding a section heading, with the wrapper's id."""
+
+    id: str
+
+
+_Event: TypeAlias = "etree._Element | str | _Close | _Anchor"
+"""A section heading or a content block (elements), loose text, the end of a wrapper, or the
+start of a wrapper with an id."""
 
 
 def _walk(
@@ -365,7 +379,8 @@ def _walk(
 ) -> None:
     """Record ``parent``'s content in document order: section headings, and the top-most
     elements holding no section heading (taken whole, their tail with them); a wrapper holding
-    a section heading is looked into, its own text and tail recorded as loose text."""
+    a section heading is looked into, its id (as an :class:`_Anchor`), own text and tail
+    recorded as loose text."""
     # without recursion (wrappers may nest deep): per open wrapper, its children still to walk
     # and its first section heading
     frames: list[tuple[etree._Element, Iterator[etree._Element], etree._Element | None]] = [
@@ -389,6 +404,9 @@ def _walk(
             if child.tail:
                 events.append(child.tail)
         elif child in containing:
+            wrapper_id = (child.get("id") or "").strip()
+            if wrapper_id:
+                events.append(_Anchor(wrapper_id))
             if child.text:
                 events.append(child.text)
             first_here = next((h for h in child.iter(*HEADING_TAGS) if h in boundaries), None)
@@ -452,13 +470,21 @@ class _Builder:
         self.records: list[tuple[Section, etree._Element]] = []
         self.stack: list[tuple[int, Section, etree._Element, etree._Element]] = []
         """Open sections: (heading level, section, own-content element, heading element)."""
+        self.section_ids = {i for i in explicit_ids.values() if i}
+        self.pending: list[str] = []
+        """Wrapper ids waiting for the next heading or block (:class:`_Anchor`)."""
 
     @property
     def current(self) -> etree._Element:
         return self.stack[-1][2] if self.stack else self.front
 
     def apply(self, event: _Event) -> None:
-        if isinstance(event, str):
+        if isinstance(event, _Anchor):
+            if event.id not in self.section_ids and event.id not in self.pending:
+                self.pending.append(event.id)
+        elif isinstance(event, str):
+            if event.strip():
+                self._place_pending()
             _append_text(self.current, event)
         elif isinstance(event, _Close):
             index = next(
@@ -468,8 +494,16 @@ class _Builder:
                 del self.stack[max(index, 1) :]
         elif event in self.explicit_ids:
             self._open(event)
+            self._place_pending()
         else:
+            self._place_pending()
             self.current.append(event)
+
+    def _place_pending(self) -> None:
+        """Append the waiting wrapper ids to the current section as empty ``<span id>``s."""
+        for anchor in self.pending:
+            self.current.append(etree.Element("span", {"id": anchor}))
+        self.pending = []
 
     def _open(self, heading: etree._Element) -> None:
         level = int(heading.tag[1])
@@ -507,6 +541,7 @@ class _Builder:
 
     def finish(self) -> list[tuple[Section, etree._Element]]:
         """The sections in document order, front matter first when it holds text."""
+        self._place_pending()
         if element_text(self.front).strip():
             section = front_matter_section(
                 self.ids.take(FRONT_MATTER_ID, generated=False), "", self.source_file

@@ -10,7 +10,12 @@ A *symbol* is a name the spec gives something, mapped to the section that define
   ``prod-grammar-notation-<name>``, or none);
 - ``title``: a section's title (without its number), and the leading name of a title that names
   one thing, ``Array.prototype.map`` from ``Array.prototype.map ( callbackfn [ , thisArg ] )``,
-  ``%ThrowTypeError%`` from ``%ThrowTypeError% ( )``, ``Symbol.iterator``;
+  ``%ThrowTypeError%`` from ``%ThrowTypeError% ( )``, ``Symbol.iterator``, ``Map.prototype.size``
+  from an accessor's ``get Map.prototype.size`` (``set …`` likewise);
+- ``stub``: the same for a *stub*, a section whose own text is only a pointer to the section
+  that defines the name (ECMA-262's ``19.3.2 Array ( . . . )``: "See 23.1.1.", ECMA-402's
+  ``8.2.7 Intl.NumberFormat ( . . . )``: "See 16."): it ranks below every title, so the name
+  goes to its definition and to the stub only when nothing else defines it;
 - ``dfn``: a defined term (``<dfn>``: its text and its ``variants``), intrinsics such as
   ``%Array%`` included;
 - ``id``: any element id in the section's own HTML (the section's own id, tables, steps,
@@ -27,10 +32,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from itertools import islice
 
 from lxml import etree
 
 from specbrowser.model import SECTION_REF_TAG, Section, Symbol
+from specbrowser.types import SymbolKind
 
 PRODUCTION_ID_PREFIX = "prod-"
 """ecmarkup's id of a production's defining occurrence: ``prod-`` and the production name."""
@@ -42,12 +49,26 @@ _LEADING_NAME = re.compile(r"^[%\w$@.\[\]\-]+$")
 inside brackets removed first (``Array.prototype[%Symbol.iterator%]``)."""
 
 
+_ACCESSOR = re.compile(r"^[gs]et\s+")
+"""The ``get ``/``set `` an accessor property's section title starts with."""
+
+_STUB_TEXT = re.compile(r"^See\s+\S+(?:\s+\S+){0,2}\s*\.?$")
+"""The whole own text (heading aside) of a stub section: ``See 23.1.1.``, ``See 16.``"""
+
+_STUB_MAX_CHARS = 200
+"""Longer own text (whitespace included) is no stub: a cheap test before the pattern."""
+
+_STUB_MAX_ELEMENTS = 16
+"""A section element holding more elements is no stub (ECMA-262's hold 6: the clause, its
+``h1`` and number, a ``p``, an ``emu-xref`` and its ``a``): tested first, as it reads no text."""
+
+
 def title_name(title: str) -> str | None:
     """The leading name of a section title that names one thing (the text before its
-    parameter list, brackets' inner spaces removed), or None when that is prose:
-    ``Array.prototype.map ( callbackfn )`` → ``Array.prototype.map``, ``The Array Constructor``
-    → None."""
-    head = title.split(" (", 1)[0].strip()
+    parameter list, brackets' inner spaces removed, an accessor's ``get ``/``set `` dropped), or
+    None when that is prose: ``Array.prototype.map ( callbackfn )`` → ``Array.prototype.map``,
+    ``get Map.prototype.size`` → ``Map.prototype.size``, ``The Array Constructor`` → None."""
+    head = _ACCESSOR.sub("", title.split(" (", 1)[0].strip())
     head = re.sub(r"\s*([\[\]])\s*", r"\1", head)
     if len(head) < 2 or not _LEADING_NAME.match(head) or not re.search(r"[A-Za-z]", head):
         return None
@@ -92,14 +113,15 @@ def section_symbols(section: Section, element: etree._Element | None = None) -> 
     A section whose HTML does not parse gives its title's name and its own id only.
     """
     found: list[Symbol] = [Symbol(section.id, "id", section.id, section.id)]
-    name = title_name(section.title)
-    if name:
-        found.append(Symbol(name, "title", section.id))
-    title = _SPACES.sub(" ", section.title).strip()
-    if title and title != name:
-        found.append(Symbol(title, "title", section.id))
     if element is None and section.html:
         element = parse_section_html(section.html)
+    kind: SymbolKind = "stub" if element is not None and is_stub(element) else "title"
+    name = title_name(section.title)
+    if name:
+        found.append(Symbol(name, kind, section.id))
+    title = _SPACES.sub(" ", section.title).strip()
+    if title and title != name:
+        found.append(Symbol(title, kind, section.id))
     if element is not None:
         found.extend(element_symbols(section.id, element))
     ids = {s.name for s in found if s.kind == "id"}
@@ -109,6 +131,22 @@ def section_symbols(section: Section, element: etree._Element | None = None) -> 
         if not (s.kind == "oldid" and s.name in ids)  # rendered as an id too
     )
     return list(unique)
+
+
+def is_stub(element: etree._Element) -> bool:
+    """Whether a section's own-content element is a stub: no child section, a link, and besides
+    its first heading only a "See …" of at most four words (see the module docstring)."""
+    if len(list(islice(element.iter(), _STUB_MAX_ELEMENTS + 1))) > _STUB_MAX_ELEMENTS:
+        return False
+    if next(element.iter(SECTION_REF_TAG), None) is not None:
+        return False
+    if next(element.iter("a", "emu-xref"), None) is None:
+        return False
+    text = "".join(map(str, element.itertext()))
+    heading = next(element.iter("h1", "h2", "h3", "h4", "h5", "h6"), None)
+    if heading is not None:
+        text = text.replace("".join(map(str, heading.itertext())), "", 1)
+    return len(text) < _STUB_MAX_CHARS and bool(_STUB_TEXT.match(" ".join(text.split())))
 
 
 def parse_section_html(html: str) -> etree._Element | None:

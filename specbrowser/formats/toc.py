@@ -34,7 +34,8 @@ def extract_toc(root: etree._Element) -> list[TocNode]:
     Each entry's title is the link's ``title`` attribute when present (ecmarkup writes the full
     heading there, its link text abbreviates "Static Semantics" to "SS"), else (and when a
     proposal's ``del``/``ins`` edit the link) the link text without its number and deleted
-    words; ``target_id`` is the link's fragment as written (the reconciler finds the id it names:
+    words, a leading ``SS:`` or ``RS:`` written out; ``target_id`` is the link's fragment as
+    written (the reconciler finds the id it names:
     :func:`specbrowser.chunking.toc_paths.resolve_toc_starts`), the page name of a multipage
     link dropped. An entry whose first link is only a section number and a second link follows
     (xml2rfc) takes that number as its number and the second link's text as its title. A list
@@ -90,11 +91,22 @@ def _entries(list_el: etree._Element) -> list[TocNode]:
             else:
                 parts.append(text)
             parts.append(child.tail or "")
-        title = " ".join((title_attr or "".join(parts)).split())
+        title = " ".join((title_attr or _unabbreviated("".join(parts))).split())
         nodes.append(
             TocNode(title=title, secnum=secnum, target_id=_fragment(link), children=children)
         )
     return nodes
+
+
+_ABBREVIATED = re.compile(r"^(\s*)(SS|RS):")
+_UNABBREVIATED = {"SS": "Static Semantics:", "RS": "Runtime Semantics:"}
+
+
+def _unabbreviated(text: str) -> str:
+    """A TOC link text with ecmarkup's abbreviations of its heading's prefix written out
+    (``SS:`` → ``Static Semantics:``, ``RS:`` → ``Runtime Semantics:``, as ecmarkup's
+    ``Toc.ts`` shortens them)."""
+    return _ABBREVIATED.sub(lambda m: m.group(1) + _UNABBREVIATED[m.group(2)], text, count=1)
 
 
 def _fragment(link: etree._Element) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 
 from specbrowser.chunking.toc_paths import build_heading_paths, classify_mismatches, normalize_title
 from specbrowser.model import Section, TocNode
@@ -212,3 +213,34 @@ def test_ancestor_differs():
     ]
     # a's own title differs; a1 has the same depth and title but its ancestor is named otherwise
     assert classify(secs, toc) == {"a": "title_differs", "a1": "ancestor_differs"}
+
+
+# --- an external TOC (ranges, no links) --------------------------------------------------------
+
+
+def titled(*specs: tuple[str, str | None]) -> list[Section]:
+    """Sections whose titles are their ids upper-cased (as a TOC would title them)."""
+    return [replace(s, title=s.id.upper()) for s in sections(*specs)]
+
+
+def test_siblings_listed_out_of_order_give_no_false_mismatch():
+    # 0 a, 1 a1, 2 a2, 3 b: the TOC lists b before a, and a2 before a1
+    secs = titled(("a", None), ("a1", "a"), ("a2", "a"), ("b", None))
+    toc = [node("B", 3), node("A", 0, None, node("A2", 2), node("A1", 1))]
+    paths = build_heading_paths(secs, toc)
+    assert paths == {"a": ["A"], "a1": ["A", "A1"], "a2": ["A", "A2"], "b": ["B"]}
+    assert classify(secs, toc) == {}
+
+
+def test_an_empty_title_wrapper_entry_gives_no_mismatch():
+    secs = titled(("a", None), ("a1", "a"), ("b", None))
+    toc = [node("", 0, None, node("A", 0, None, node("A1", 1)), node("B", 2))]
+    assert classify(secs, toc) == {}
+
+
+def test_a_section_the_toc_does_not_cover_is_missing_not_of_another_depth():
+    # the TOC covers a and its first child only; a2 and b lie outside every entry's range
+    secs = titled(("a", None), ("a1", "a"), ("a2", "a"), ("b", None))
+    toc = [node("A", 0, 1, node("A1", 1, 1)), node("A2", 2, 1)]  # A2 ends before it starts
+    kinds = classify(secs, toc)
+    assert kinds == {"a2": "missing_from_toc", "b": "missing_from_toc"}

@@ -21,6 +21,7 @@ from specbrowser.formats.headings import BREAKDOWN_TAGS as PLAIN_HTML_BREAKDOWN_
 from specbrowser.formats.headings import FRONT_MATTER_ID, slugify
 from specbrowser.model import Section
 from specbrowser.session.ingest import ingest
+from specbrowser.session.links import link_targets
 from specbrowser.store import open_database
 from tests.helpers import ROOT
 
@@ -274,6 +275,36 @@ def test_id_from_wrapping_section_then_heading_then_slug(tmp_path):
     ]
     # after a top-level wrapper, and a wrapper's content before its heading: document order
     assert own_words(parsed)["head-id"] == "Heading id between x"
+
+
+def test_a_wrapper_id_lands_where_a_browser_does(tmp_path):
+    """xml2rfc's anchors sit on a ``div`` around a ``section``: the id goes to the section the
+    wrapper opens with, or to the section holding the wrapper's first block."""
+    parsed = parse_plain(
+        tmp_path,
+        """
+<section id=section-1><h2>1. One</h2><p>one</p>
+<div id=resources><section id=section-1.1><h3>1.1. Resources</h3><p>r</p></section></div>
+<div id=lead><p>LEADWORD</p><section id=section-1.2><h3>1.2. Two</h3></section></div>
+<div id=section-1.3><section id=section-1.3><h3>1.3. Three</h3></section></div>
+</section>""",
+    )
+    ids = {s.id: re.findall(r' id="([^"]+)"', s.html) for s in parsed.sections}
+    assert "resources" in ids["section-1.1"] and "resources" not in ids["section-1"]
+    assert "lead" in ids["section-1"] and "LEADWORD" in own_words(parsed)["section-1"]
+    assert "section-1.3" not in ids["section-1.3"]  # a section's own id is not repeated
+    assert own_words(parsed)["section-1.1"] == "1.1. Resources r"
+
+
+def test_a_link_to_a_wrapper_id_leads_to_its_section(tmp_path):
+    body = (
+        '<section id=s1><h2>1. A</h2><p>See <a href="#res">resources</a>.</p></section>'
+        "<div id=res><section id=s2><h2>2. Resources</h2><p>r</p></section></div>"
+    )
+    path = tmp_path / "plain.db"
+    ingest([write_plain(tmp_path, body)], path, policy_for("html-headings"))
+    with open_database(path) as db:
+        assert link_targets(db, ["res"], db.active_version()) == {"res": "s2"}
 
 
 def test_repeated_titles_get_numbered_slugs_that_avoid_explicit_ids(tmp_path):

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from specbrowser.chunking.policy import ChunkPolicy
-from tests.helpers import ECMA262, assert_lossless
+from tests.helpers import ECMA262, REAL_POLICIES, assert_lossless
 
 pytestmark = [
     pytest.mark.real,
@@ -18,20 +18,8 @@ pytestmark = [
 ]
 
 
-def _policy(threshold: int, *tags: str) -> ChunkPolicy:
-    return ChunkPolicy(threshold=threshold, breakdown_tags=tags)
-
-
-POLICIES = {
-    "default": ChunkPolicy(),
-    "default-1000": ChunkPolicy(threshold=1000),
-    "tr-2000": _policy(2000, "emu-table", "emu-grammar", "tr", "p"),
-    "ol-li-1000": _policy(1000, "ol", "li"),
-    "alg-ol-li-p-400": _policy(400, "emu-alg", "ol", "li", "p"),
-    "note-alg-ol-p-1500": _policy(1500, "emu-note", "emu-alg", "ol", "p"),
-    "tr-p-500": _policy(500, "tr", "p"),
-    "selector-div-td-pre-800": _policy(800, "emu-alg > ol", "div", "td", "pre"),
-}
+POLICIES = {name: policy or ChunkPolicy() for name, policy in REAL_POLICIES.items()}
+"""The matrix (:data:`tests.helpers.REAL_POLICIES`), ``default`` being ecmarkup's own."""
 
 
 @pytest.mark.parametrize("strategy", ["guarded", "seed"])

@@ -360,3 +360,50 @@ def test_a_title_many_sections_share_names_none_of_them(tmp_path, capsys, shared
     assert main(["show", str(path), "Early Errors"]) == (2 if ambiguous else 0)
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and ("section's number or id" in err[0]) is ambiguous
+
+
+# --- stubs and accessors ------------------------------------------------------------------------
+
+STUB_AND_ACCESSORS = """
+<emu-clause id="sec-global"><h1><span class="secnum">1</span> Constructor Properties</h1>
+  <emu-clause id="sec-global-map"><h1><span class="secnum">1.1</span> Map ( . . . )</h1>
+    <p>See <emu-xref href="#sec-map-constructor"><a href="#sec-map-constructor">2.1</a></emu-xref>.
+    </p></emu-clause>
+  <emu-clause id="sec-global-weakmap"><h1><span class="secnum">1.2</span> WeakMap ( . . . )</h1>
+    <p>See <a href="#nowhere">3</a>.</p></emu-clause>
+</emu-clause>
+<emu-clause id="sec-map-objects"><h1><span class="secnum">2</span> Map Objects</h1>
+  <emu-clause id="sec-map-constructor"><h1><span class="secnum">2.1</span> Map ( [ iterable ] )</h1>
+    <p>The Map constructor creates a Map.</p></emu-clause>
+  <emu-clause id="sec-get-map.prototype.size">
+    <h1><span class="secnum">2.2</span> get Map.prototype.size</h1>
+    <p>Map.prototype.size is an accessor property.</p></emu-clause>
+  <emu-clause id="sec-set-map.prototype.weight">
+    <h1><span class="secnum">2.3</span> set Map.prototype.weight</h1>
+    <p>A setter.</p></emu-clause>
+</emu-clause>
+"""
+
+
+def test_a_name_defined_by_a_stub_goes_to_its_definition(tmp_path: Path) -> None:
+    path = tmp_path / "stub.db"
+    ingest([write_spec(tmp_path, STUB_AND_ACCESSORS)], path, POLICY)
+    with store.open_database(path) as db:
+        assert [h.chunk_id for h in symbol_hits(db, "Map")] == ["sec-map-constructor"]
+        # a name only a stub defines still names the stub
+        assert [h.chunk_id for h in symbol_hits(db, "WeakMap")] == ["sec-global-weakmap"]
+
+
+def test_an_accessor_is_found_without_get_or_set(tmp_path: Path) -> None:
+    path = tmp_path / "acc.db"
+    ingest([write_spec(tmp_path, STUB_AND_ACCESSORS)], path, POLICY)
+    with store.open_database(path) as db:
+        for query, section in [
+            ("Map.prototype.size", "sec-get-map.prototype.size"),
+            ("get Map.prototype.size", "sec-get-map.prototype.size"),
+            ("Map.prototype.weight", "sec-set-map.prototype.weight"),
+        ]:
+            assert symbol_hits(db, query)[0].chunk_id == section, query
+    assert title_name("get Map.prototype.size") == "Map.prototype.size"
+    assert title_name("set Object.prototype.__proto__") == "Object.prototype.__proto__"
+    assert title_name("get a value") is None

@@ -133,3 +133,16 @@ def test_xml2rfc_entry_with_number_and_title_linked_apart():
         TocNode("Collected ABNF", "Appendix A", "appendix-A"),
         TocNode("Acknowledgements", "", "appendix-D"),
     ]
+
+
+def test_an_edited_entry_writes_out_ecmarkups_abbreviated_prefix():
+    root = etree.fromstring(
+        '<div id="menu-toc"><ol class="toc"><li><a href="#sec-w" title="Static Semantics: W">'
+        '<span class="secnum">16.2.2.2</span> <ins>SS: W</ins></a></li><li><a href="#sec-r">'
+        '<span class="secnum">1</span> <del>Old</del>RS: Evaluation</a></li></ol></div>',
+        etree.HTMLParser(),
+    )
+    assert [e.title for e in extract_toc(root)] == [
+        "Static Semantics: W",
+        "Runtime Semantics: Evaluation",
+    ]
