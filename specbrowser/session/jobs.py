@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from specbrowser.progress import CancelToken, JobCancelled, Progress, checked
-from specbrowser.store import BACKGROUND_BUSY_TIMEOUT_S
 from specbrowser.types import JOB_KINDS, JobKind
 
 __all__ = [
@@ -154,6 +153,7 @@ def run_count_tokens(
     # deferred: the tokenizer's module (5 ms)
     from specbrowser.search.tokens import count_missing_tokens, default_token_counter, token_info
     from specbrowser.session.stores import open_store
+    from specbrowser.store import BACKGROUND_BUSY_TIMEOUT_S
 
     counter = default_token_counter()
     if counter is None:
@@ -192,6 +192,7 @@ def run_embed(
     # deferred: the embedding module (13 ms)
     from specbrowser.search.embed import DEFAULT_BATCH, embed_missing, load_embedder
     from specbrowser.session.stores import open_store
+    from specbrowser.store import BACKGROUND_BUSY_TIMEOUT_S
 
     db = open_store(db_path, busy_timeout_s=BACKGROUND_BUSY_TIMEOUT_S)
     try:
