@@ -141,7 +141,9 @@ def run_count_tokens(
     cancel: CancelToken | None = None,
 ) -> TokenInfo | None:
     """Count the tokens of the active set's texts that have none, with the default model's
-    tokenizer; the set's token counts afterwards, or None when no tokenizer is installed.
+    tokenizer; the set's token counts afterwards, or None when no tokenizer is installed. Each
+    batch's write waits up to :data:`~specbrowser.store.BACKGROUND_BUSY_TIMEOUT_S` for another
+    connection's write (an ingest, a re-chunk).
 
     Raises:
         JobCancelled: ``cancel`` was set; the counts of finished batches are kept.
@@ -149,11 +151,12 @@ def run_count_tokens(
     # deferred: the tokenizer's module (5 ms)
     from specbrowser.search.tokens import count_missing_tokens, default_token_counter, token_info
     from specbrowser.session.stores import open_store
+    from specbrowser.store import BACKGROUND_BUSY_TIMEOUT_S
 
     counter = default_token_counter()
     if counter is None:
         return None
-    db = open_store(db_path)
+    db = open_store(db_path, busy_timeout_s=BACKGROUND_BUSY_TIMEOUT_S)
     try:
         version = db.active_version()
         count_missing_tokens(db, counter, version, progress=checked(progress, cancel))
@@ -177,6 +180,8 @@ def run_embed(
     """Embed the active set's texts that have no vector (``model``: the stored one, else the
     default; ``model_dir``, ``threads``: see :func:`specbrowser.search.embed.load_embedder`;
     ``batch_size``, ``limit``, ``rebuild``: see :func:`specbrowser.search.embed.embed_missing`).
+    Each batch's write waits up to :data:`~specbrowser.store.BACKGROUND_BUSY_TIMEOUT_S` for
+    another connection's write.
 
     Raises:
         JobCancelled: ``cancel`` was set; the finished batches are kept.
@@ -185,8 +190,9 @@ def run_embed(
     # deferred: the embedding module (13 ms)
     from specbrowser.search.embed import DEFAULT_BATCH, embed_missing, load_embedder
     from specbrowser.session.stores import open_store
+    from specbrowser.store import BACKGROUND_BUSY_TIMEOUT_S
 
-    db = open_store(db_path)
+    db = open_store(db_path, busy_timeout_s=BACKGROUND_BUSY_TIMEOUT_S)
     try:
         db.vectors.require()
         version = db.active_version()

@@ -22,7 +22,9 @@ inside a function), so a child does not import the whole command line again.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import sys
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -31,7 +33,6 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import error_report, raise_reported
 from specbrowser.progress import CancelToken, JobCancelled, Progress, checked
-from specbrowser.session.rechunk import RechunkResult
 
 POLL_S = 0.05
 """How often (seconds) the parent checks for a stop request while the child is silent."""
@@ -45,6 +46,8 @@ PRELOAD = ["specbrowser.session.rechunk", "specbrowser.store"]
 
 if TYPE_CHECKING:  # ForkServerContext exists only where the platform has a fork server
     from multiprocessing.context import ForkServerContext, SpawnContext
+
+    from specbrowser.session.rechunk import RechunkResult
 
     _Context: TypeAlias = ForkServerContext | SpawnContext
     """The contexts a child is started from (:func:`_context`); both have ``Process``."""
@@ -61,17 +64,19 @@ def _context() -> _Context:
 
 def prepare() -> None:
     """Start multiprocessing's resource tracker and the fork server (it imports
-    :data:`PRELOAD` in its own process, while the app starts) now, while ``sys.stderr`` is still
-    the real one: an app that captures stderr (Textual does) leaves a ``fileno`` they cannot
-    pass on, and starting them from the first re-chunk would fail. Harmless to call twice; if
-    it fails here it is tried again, and reported, at the first re-chunk."""
+    :data:`PRELOAD` in its own process) ahead of the first re-chunk. They are handed the
+    process's real standard error (``sys.__stderr__``) even where an app has replaced
+    ``sys.stderr`` (Textual does, with an object whose ``fileno`` is -1: passed on, it failed
+    the first re-chunk). Harmless to call twice; if it fails here it is tried again, and
+    reported, at the first re-chunk."""
     # deferred: multiprocessing's fork server and tracker, only for the app's re-chunks
     from multiprocessing import forkserver, resource_tracker
 
     try:
-        resource_tracker.ensure_running()
-        if _context().get_start_method() == "forkserver":
-            forkserver.ensure_running()
+        with contextlib.redirect_stderr(sys.__stderr__ or sys.stderr):
+            resource_tracker.ensure_running()
+            if _context().get_start_method() == "forkserver":
+                forkserver.ensure_running()
     except (OSError, ValueError):
         pass
 

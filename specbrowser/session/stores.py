@@ -14,14 +14,16 @@ from specbrowser.chunking.stats import ChunkSetStats, compute_stats
 from specbrowser.store import SpecStore
 
 
-def open_store(path: Path | str, *, create: bool = False) -> SpecStore:
+def open_store(
+    path: Path | str, *, create: bool = False, busy_timeout_s: float | None = None
+) -> SpecStore:
     """:meth:`SpecStore.open`, then the symbol index read from the stored sections when the
     database still lacks it (one upgraded from schema 7), in its own transaction.
 
     Raises:
         DatabaseError, NotASpecbrowserDatabase: as :meth:`SpecStore.open`.
     """
-    store = SpecStore.open(path, create=create)
+    store = SpecStore.open(path, create=create, busy_timeout_s=busy_timeout_s)
     try:
         if store.symbols.pending():
             # deferred: the formats and lxml (18 ms), only for a database upgraded from schema 7

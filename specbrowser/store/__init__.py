@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import specbrowser.store._sqlite_utils  # noqa: F401  (first: loads sqlite-utils, see there)
 from specbrowser.store.chunks import CHUNK_COLUMNS, NO_CHUNK_SET
+from specbrowser.store.connection import BACKGROUND_BUSY_TIMEOUT_S
 from specbrowser.store.database import SpecStore
 from specbrowser.store.schema import FTS_TOKENIZER, PAGE_SIZE, SCHEMA_VERSION
 from specbrowser.store.sets import (
@@ -46,6 +47,7 @@ from specbrowser.store.sets import (
 )
 
 __all__ = [
+    "BACKGROUND_BUSY_TIMEOUT_S",
     "CHUNK_COLUMNS",
     "FTS_TOKENIZER",
     "INGEST_ADDED",

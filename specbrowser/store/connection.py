@@ -9,7 +9,9 @@ no build can, the connection still works (lexical search, browsing) and
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +20,22 @@ from types import ModuleType
 from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase
 
 BUSY_TIMEOUT_S = 5.0
-"""How long a write waits for another process's lock before giving up with "database is locked"."""
+"""How long a write waits for another connection's write lock before giving up with "database is
+locked" (in write-ahead-log mode reads never wait, but for a writer holding the file exclusively:
+see :data:`JOURNAL_MODE`)."""
+
+BACKGROUND_BUSY_TIMEOUT_S = 120.0
+"""How long a background job's write (the app's token count, an embedding batch) waits for
+another connection's write lock: an ingest holds it while it chunks (seconds, more on a loaded
+machine), and such a job loses nothing by waiting."""
+
+JOURNAL_MODE = "wal"
+"""SQLite's journal mode for every database specbrowser opens
+(:meth:`specbrowser.store.SpecStore.open` sets it once the schema exists, since a file in this
+mode keeps its page size): with a write-ahead log readers never block a writer nor wait for one,
+so the app can read and count tokens while a command-line re-chunk or ingest writes the same
+file. The log (``FILE-wal``, with its index ``FILE-shm``) is copied into the file by each
+connection as it closes, and removed by the last one: a closed database is one file."""
 
 
 def _driver() -> ModuleType:
@@ -62,8 +79,9 @@ connection waited up to seconds during a background re-chunk. With the whole tra
 memory the exclusive lock lasts only for the commit."""
 
 
-def connect(path: Path | str) -> Connected:
-    """Open ``path`` and try to load sqlite-vec into the connection.
+def connect(path: Path | str, *, busy_timeout_s: float | None = None) -> Connected:
+    """Open ``path`` and try to load sqlite-vec into the connection; a write waits
+    ``busy_timeout_s`` (default :data:`BUSY_TIMEOUT_S`) for another connection's lock.
 
     Raises:
         DatabaseError: the path is a folder, its folder does not exist, or SQLite cannot open it.
@@ -74,7 +92,8 @@ def connect(path: Path | str) -> Connected:
     if not path.parent.exists():
         raise DatabaseError(f"cannot create {path}: folder {path.parent} does not exist")
     try:
-        conn = DRIVER.connect(str(path), timeout=BUSY_TIMEOUT_S)
+        timeout = BUSY_TIMEOUT_S if busy_timeout_s is None else busy_timeout_s
+        conn = DRIVER.connect(str(path), timeout=timeout)
     except DB_ERRORS as exc:
         raise DatabaseError(f"cannot open {path}: {exc}") from None
     try:
@@ -83,12 +102,44 @@ def connect(path: Path | str) -> Connected:
         if _locked(exc):  # said now: the caller's first statement would wait as long again
             conn.close()
             raise database_error(path, exc) from None
+        if "unable to open" in str(exc) and not os.access(path.parent, os.W_OK):
+            conn.close()
+            conn = _connect_read_only_media(path, timeout)
         # not a database …: the caller's first statement says so, in its words
     return Connected(conn, load_vector_extension(conn))
 
 
+def _connect_read_only_media(path: Path, timeout: float) -> sqlite3.Connection:
+    """A connection to a database in write-ahead-log mode in a folder nobody can write (a
+    read-only file system): SQLite can read such a file only as ``immutable`` (it cannot make
+    the log's index beside it), which is what a file there is."""
+    uri = f"{path.resolve().as_uri()}?immutable=1"
+    try:
+        conn = DRIVER.connect(uri, uri=True, timeout=timeout)
+        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+    except DB_ERRORS as exc:
+        raise database_error(path, exc) from None
+    return conn
+
+
 def _locked(exc: Exception) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
+
+
+def use_write_ahead_log(conn: sqlite3.Connection) -> None:
+    """Put the database in :data:`JOURNAL_MODE` (a no-op when it is already). A file that
+    cannot be switched (read-only, or another process holds it in the old journal mode) keeps
+    its mode: everything works in it, with readers and writers waiting for each other."""
+    with contextlib.suppress(*DB_ERRORS):
+        conn.execute(f"PRAGMA journal_mode = {JOURNAL_MODE}")  # a constant
+
+
+def checkpoint(conn: sqlite3.Connection) -> None:
+    """Copy what the write-ahead log holds into the database file, as far as other
+    connections' reads allow, without waiting for them (so that a copy of the file made while
+    another process keeps it open has every commit); a no-op in another journal mode."""
+    with contextlib.suppress(*DB_ERRORS):  # locked, read-only: the last one to close copies it
+        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
 
 def database_error(path: Path, exc: Exception) -> DatabaseError:

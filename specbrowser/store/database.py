@@ -26,8 +26,10 @@ from specbrowser.store.connection import (
     DATABASE_ERRORS,
     DB_ERRORS,
     OPERATIONAL_ERRORS,
+    checkpoint,
     connect,
     database_error,
+    use_write_ahead_log,
 )
 from specbrowser.store.corpus import Corpus
 from specbrowser.store.queries import SetQueries
@@ -89,10 +91,15 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
         """The chunk sets the advisor made, and the figures it compares sets by."""
 
     @classmethod
-    def open(cls, path: Path | str, *, create: bool = False) -> SpecStore:
+    def open(
+        cls, path: Path | str, *, create: bool = False, busy_timeout_s: float | None = None
+    ) -> SpecStore:
         """Open a specbrowser database, creating the schema when ``create`` and the file is new;
         a database of an older schema is upgraded in place
-        (:func:`specbrowser.store.schema.migrate`).
+        (:func:`specbrowser.store.schema.migrate`). The file is then in write-ahead-log mode
+        (:data:`~specbrowser.store.connection.JOURNAL_MODE`). A write waits ``busy_timeout_s``
+        for another connection's write lock (default
+        :data:`~specbrowser.store.connection.BUSY_TIMEOUT_S`).
 
         Raises:
             DatabaseError: missing file (without ``create``), a folder, not SQLite, locked, or
@@ -104,7 +111,7 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
             raise DatabaseError(
                 f"{path} does not exist (create it with: specbrowser ingest SPEC --db {path})"
             )
-        connected = connect(path)
+        connected = connect(path, busy_timeout_s=busy_timeout_s)
         # execute_plugins=False: sqlite-utils plugins register SQL functions for its own CLI;
         # specbrowser's SQL uses none, and finding them scans every installed distribution's
         # entry points (importlib.metadata), 10–15 ms on each command here, more where many
@@ -113,6 +120,7 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
         store = cls(database, path, connected.vector_error)
         try:
             store._check_schema(create)
+            use_write_ahead_log(store.conn)
         except DATABASE_ERRORS as exc:
             store.close()
             raise database_error(path, exc) from None
@@ -153,13 +161,13 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
                 "it can be written (or copy it)"
             ) from None
 
-    def reopen(self) -> SpecStore:
+    def reopen(self, *, busy_timeout_s: float | None = None) -> SpecStore:
         """A new connection to the same file (for a worker thread); the caller closes it.
 
         Raises:
             DatabaseError: the file can no longer be opened (see :meth:`open`).
         """
-        return type(self).open(self.path)
+        return type(self).open(self.path, busy_timeout_s=busy_timeout_s)
 
     def data_version(self) -> int:
         """SQLite's ``PRAGMA data_version``: a number that changes when another connection (this
@@ -174,7 +182,10 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
             raise DatabaseError(f"cannot read {self.path}: {exc}") from None
 
     def close(self) -> None:
-        """Close the connection (the object is unusable afterwards)."""
+        """Copy the write-ahead log into the file as far as other connections allow
+        (:func:`~specbrowser.store.connection.checkpoint`), then close the connection (the
+        object is unusable afterwards)."""
+        checkpoint(self.conn)
         self.db.close()
 
     def __enter__(self) -> SpecStore:
@@ -219,7 +230,11 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
                 with self.db.atomic():
                     yield self.db
                 return
-            self.conn.execute("BEGIN")
+            # IMMEDIATE: the write lock now, waited for as long as the busy timeout allows. A
+            # transaction that began by reading could not wait for it later: in write-ahead-log
+            # mode a commit by another connection since that read fails it at once ("database
+            # is locked").
+            self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self.db
             except BaseException:
@@ -246,8 +261,15 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
                 then as it was).
         """
         try:
+            if self.db.execute("PRAGMA page_size").fetchone()[0] == PAGE_SIZE:
+                self.db.execute("VACUUM")
+                return
+            # a file in write-ahead-log mode keeps its page size: out of that mode for the
+            # rebuild (which then needs no other connection on the file), then back
+            self.db.execute("PRAGMA journal_mode = DELETE")
             self.db.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # a constant
             self.db.execute("VACUUM")
+            use_write_ahead_log(self.conn)
         except OPERATIONAL_ERRORS as exc:
             raise self.error(exc) from None
 

@@ -20,7 +20,7 @@ from textual.worker import get_current_worker
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
 from specbrowser.errors import SpecbrowserError
 from specbrowser.progress import CancelToken, JobCancelled
-from specbrowser.session import Session, jobs, rechunk_process
+from specbrowser.session import Session, jobs
 from specbrowser.tui.commands import JumpProvider, PaletteJumpProvider, SpecPalette
 from specbrowser.tui.messages import IngestFailed, IngestFinished, IngestProgress
 from specbrowser.tui.registry import Scope, bindings, palette_commands
@@ -77,7 +77,6 @@ class SpecBrowserApp(App[None]):
         self.cursor_blink = cursor_blink
         self.session: Session | None = None
         """The open database (None until opened)."""
-        rechunk_process.prepare()  # before Textual captures stderr (see its docstring)
 
     def compose(self) -> ComposeResult:
         """The base screen, seen only when no database could be opened."""
@@ -86,12 +85,14 @@ class SpecBrowserApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        """Open the database, or start the ingest first."""
+        """Open the database, or start the ingest first. The database is opened once the mount
+        is over (``call_later``): Textual discards the frames rendered while the app mounts, so
+        a browser pushed from here rendered its first frame twice before one was shown."""
         if self.ingest_spec:
             self.push_screen(ProgressScreen([p.name for p in self.ingest_spec]))
             self._ingest()
         else:
-            self.open_database(self.db_path)
+            self.call_later(self.open_database, self.db_path)
 
     def on_unmount(self) -> None:
         """Close the database connection."""

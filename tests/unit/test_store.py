@@ -70,11 +70,14 @@ def test_a_new_database_and_a_compacted_one_have_large_pages(tmp_path, spec):
     ingest([spec], db_path, SMALL)
     db = store.open_database(db_path)
     assert db.db.execute("PRAGMA page_size").fetchone()[0] == store.PAGE_SIZE
+    db.db.execute("PRAGMA journal_mode = DELETE")
     db.db.execute("PRAGMA page_size = 4096")
     db.db.execute("VACUUM")  # as an older specbrowser wrote it
     assert db.db.execute("PRAGMA page_size").fetchone()[0] == 4096
+    db.db.execute("PRAGMA journal_mode = WAL")  # as opening it now leaves it
     db.vacuum()
     assert db.db.execute("PRAGMA page_size").fetchone()[0] == store.PAGE_SIZE
+    assert db.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert chunk_ids(db, SMALL.version)  # the rows came through
     db.close()
 

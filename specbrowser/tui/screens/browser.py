@@ -32,7 +32,7 @@ from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import SpecbrowserError
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk
 from specbrowser.search.query import Hit
-from specbrowser.session import Session
+from specbrowser.session import Session, rechunk_process
 from specbrowser.tui.commands import FilterProvider
 from specbrowser.tui.messages import SearchFinished
 from specbrowser.tui.registry import bindings, filter_title
@@ -171,9 +171,16 @@ class BrowserScreen(Screen[None]):
         first = self.session.top_level_chunks()[:1]
         if first:
             self.go_to_chunk(first[0].id)
-        self.chunk_sets.start_token_count()
         self.shown_version = self.session.active_version()
+        self.call_after_refresh(self._after_first_paint)
+
+    def _after_first_paint(self) -> None:
+        """What the first screen does not need, started once it is on the terminal (on two
+        cores its threads and child processes would hold the paint back): the token count,
+        the database watch, and the fork server that re-chunks start from."""
+        self.chunk_sets.start_token_count()
         self.chunk_sets.watch_database(LIVE_CHECK_SECONDS)
+        rechunk_process.prepare()
 
     def show_error(self, error: SpecbrowserError | str) -> None:
         """An error as a notification (never a traceback)."""

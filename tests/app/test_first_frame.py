@@ -1,0 +1,71 @@
+"""The first frame comes first: what the first screen does not need starts once it is painted."""
+
+from __future__ import annotations
+
+import pytest
+
+from specbrowser.session import rechunk_process
+from specbrowser.tui.app import make_app
+from specbrowser.tui.screens.browser import BrowserScreen
+from specbrowser.tui.screens.chunk_set_actions import ChunkSetLoop
+from specbrowser.tui.widgets.job_bar import JobBar
+from tests.app.helpers import SIZE, run_async, settle
+
+
+@run_async
+async def test_token_count_watch_and_fork_server_start_after_the_first_paint(
+    toylang_db, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual._compositor import Compositor
+
+    started: list[str] = []
+    painted: list[bool] = []  # whether a browser frame was rendered, at each start-up call
+    browser_frames: list[int] = []
+    render_update = Compositor.render_update
+
+    def counted_render(self, *args, **kwargs):
+        update = render_update(self, *args, **kwargs)
+        if isinstance(app.screen, BrowserScreen):
+            browser_frames.append(1)
+        return update
+
+    def recorder(name: str, original):
+        def record(*args, **kwargs):
+            painted.append(bool(browser_frames))
+            started.append(name)
+            return original(*args, **kwargs)
+
+        return record
+
+    monkeypatch.setattr(Compositor, "render_update", counted_render)
+    monkeypatch.setattr(JobBar, "count_tokens", recorder("tokens", JobBar.count_tokens))
+    monkeypatch.setattr(
+        ChunkSetLoop, "watch_database", recorder("watch", ChunkSetLoop.watch_database)
+    )
+    monkeypatch.setattr(rechunk_process, "prepare", recorder("fork server", lambda: None))
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert sorted(started) == ["fork server", "tokens", "watch"]
+        assert all(painted), list(zip(started, painted, strict=True))
+
+
+@run_async
+async def test_the_browsers_first_frame_is_not_thrown_away(toylang_db, monkeypatch) -> None:
+    """Textual discards frames rendered while the app mounts (a batch): the browser, pushed
+    from inside it, rendered its first frame for nothing, then again."""
+    from textual._compositor import Compositor
+
+    discarded: list[bool] = []  # per browser frame: rendered inside a batch
+    render_update = Compositor.render_update
+
+    def counted_render(self, *args, **kwargs):
+        if isinstance(app.screen, BrowserScreen):
+            discarded.append(app._batch_count > 0)
+        return render_update(self, *args, **kwargs)
+
+    monkeypatch.setattr(Compositor, "render_update", counted_render)
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert discarded and not any(discarded), discarded
