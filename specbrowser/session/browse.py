@@ -391,16 +391,21 @@ class OutlineEntry:
 
 
 def outline(
-    db: SpecStore, version: str, root: str | None = None, depth: int | None = None
+    db: SpecStore,
+    version: str,
+    root: str | None = None,
+    depth: int | None = None,
+    document_id: str | None = None,
 ) -> list[OutlineEntry]:
-    """The sections under ``root`` (a section id; None: the whole spec) down to ``depth``
-    levels below it (1: its child sections only; None: all), in document order; ``root``
-    itself comes first.
+    """The sections under ``root`` (a section id; None: the whole spec, every spec of a
+    corpus in corpus order) down to ``depth`` levels below it (1: its child sections only;
+    None: all), in document order; ``root`` itself comes first. ``document_id`` keeps the
+    sections of that spec only.
 
     Raises:
-        NotFoundError: no section with the id ``root``.
+        NotFoundError: no section with the id ``root`` (in that spec).
     """
-    rows = db.sections.outline()
+    rows = db.sections.outline(document_id)
     children: dict[str | None, int] = {}
     for row in rows:
         children[row.parent_id] = children.get(row.parent_id, 0) + 1

@@ -404,16 +404,18 @@ class Session:
         root: str | None = None,
         depth: int | None = None,
         policy_version: str | None = None,
+        *,
+        document_id: str | None = None,
     ) -> list[OutlineEntry]:
-        """The section tree under ``root`` with TOC paths and chunk counts
-        (:func:`specbrowser.session.browse.outline`).
+        """The section tree under ``root`` with TOC paths and chunk counts, of the spec
+        ``document_id`` only when given (:func:`specbrowser.session.browse.outline`).
 
         Raises:
             NotFoundError: no section with the id ``root``.
         """
         from specbrowser.session.browse import outline  # deferred: 14 ms
 
-        return outline(self._db, policy_version or self.active_version(), root, depth)
+        return outline(self._db, policy_version or self.active_version(), root, depth, document_id)
 
     def tree_parent_id(self, chunk_id: str) -> str | None:
         """The chunk whose subsections list ``chunk_id``
@@ -532,14 +534,24 @@ class Session:
 
     # --- the corpus -----------------------------------------------------------------------------
 
-    def specs(self) -> list[SpecListing]:
-        """Every spec of the database with its sections and, in the active set, its chunks and
-        how many of them have a vector under the stored model (:class:`SpecListing`)."""
-        try:
-            version: str | None = self.active_version()
-        except NotFoundError:
-            version = None
+    def specs(self, policy_version: str | None = None) -> list[SpecListing]:
+        """Every spec of the database with its sections and, in the active (or given) set, its
+        chunks and how many of them have a vector under the stored model
+        (:class:`SpecListing`)."""
+        version = policy_version
+        if version is None:
+            try:
+                version = self.active_version()
+            except NotFoundError:
+                version = None
         return self._db.corpus.listing(version, self.embedding_model())
+
+    def chunk_specs(
+        self, chunk_ids: list[str], policy_version: str | None = None
+    ) -> dict[str, str]:
+        """Chunk id → the name of its spec, for those of ``chunk_ids`` in the active (or given)
+        set (others left out)."""
+        return self._db.corpus.chunk_documents(policy_version or self.active_version(), chunk_ids)
 
     def spec_rows(self) -> list[SpecRow]:
         """Every spec of the database, in corpus order (no counts: cheaper than :meth:`specs`)."""

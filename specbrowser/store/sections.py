@@ -228,11 +228,13 @@ class Sections:
         ).fetchone()
         return str(row[0]) if row else None
 
-    def outline(self) -> list[OutlineRow]:
-        """Every section with its heading path, TOC path and mismatch, in document order."""
+    def outline(self, document_id: str | None = None) -> list[OutlineRow]:
+        """Every section (of the spec ``document_id`` only, when given) with its heading path,
+        TOC path and mismatch, in document order."""
         rows = self.db.execute(
             "SELECT id, parent_id, depth, secnum, title, heading_path, toc_path, mismatch "
-            "FROM sections ORDER BY ordinal"
+            "FROM sections WHERE (? IS NULL OR document_id = ?) ORDER BY ordinal",
+            [document_id, document_id],
         )
         return [
             OutlineRow(

@@ -5,34 +5,12 @@ followed into the right spec (an ``#id`` link in its own spec, a URL into the ot
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import pytest
-
-from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.session import Session
-from specbrowser.session.ingest import ingest
 from specbrowser.tui.widgets.chunk_view import ChunkView
 from specbrowser.tui.widgets.search_results import SearchBar
 from tests.app.helpers import SIZE, browser_of, quiet_app, run_async, settle
-
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_specs"
-
-
-@pytest.fixture(scope="module")
-def _corpus_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("corpus") / "corpus.db"
-    for name in ("widget-protocol.html", "widget-timers.html"):
-        ingest([SAMPLES / name], path, ChunkPolicy())
-    return path
-
-
-@pytest.fixture
-def corpus_db(_corpus_template: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "corpus.db"
-    shutil.copyfile(_corpus_template, path)
-    return path
 
 
 def _documents(db: Path) -> dict[str, str]:
