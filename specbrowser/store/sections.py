@@ -83,10 +83,13 @@ class Sections:
         """Section id → the source file it came from."""
         return dict(self.db.execute("SELECT id, source_file FROM sections").fetchall())
 
-    def first_source_file(self) -> str:
-        """The source file of the first section ("" when there is none)."""
+    def first_source_file(self, document_id: str | None = None) -> str:
+        """The source file of the first section (of the spec ``document_id`` when given; ""
+        when there is none)."""
         row = self.db.execute(
-            "SELECT source_file FROM sections ORDER BY ordinal LIMIT 1"
+            "SELECT source_file FROM sections WHERE (? IS NULL OR document_id = ?) "
+            "ORDER BY ordinal LIMIT 1",
+            [document_id, document_id],
         ).fetchone()
         return row[0] if row else ""
 
