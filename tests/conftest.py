@@ -161,6 +161,30 @@ def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cli_app, "has_terminal", lambda: True)
 
 
+# --- a corpus: two small specs in one database ----------------------------------------------
+
+CORPUS_SPECS = (SAMPLE.parent / "widget-protocol.html", SAMPLE.parent / "widget-timers.html")
+"""The two-spec corpus of the tests, in ingest order: the Widget Protocol, then Widget Timers
+(whose ``intro`` is stored as ``widget-timers:intro``; see ``sample_specs/README.md``)."""
+
+
+@pytest.fixture(scope="session")
+def _corpus_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("corpus") / "corpus.db"
+    for spec in CORPUS_SPECS:
+        ingest([spec], path, ChunkPolicy())
+    return path
+
+
+@pytest.fixture
+def corpus_db(_corpus_template: Path, tmp_path: Path) -> Path:
+    """:data:`CORPUS_SPECS` ingested one after the other under the default policy, a fresh
+    copy per test."""
+    path = tmp_path / "corpus.db"
+    shutil.copyfile(_corpus_template, path)
+    return path
+
+
 # --- the offline embedding model: loaded once per module -------------------------------------
 
 

@@ -27,6 +27,7 @@ TOOLS = {
     "get_chunk",
     "reassemble_section",
     "outline",
+    "list_specs",
     "chunk_sets",
 }
 

@@ -44,6 +44,10 @@ class SearchInput(Arguments):
         Field(description="only this section and the sections below it (id or number)"),
     ] = None
     layer: Annotated[Layer | None, Field(description="only chunks of this layer")] = None
+    spec: Annotated[
+        str | None,
+        Field(description="only chunks of this spec (its name, list_specs); none: every spec"),
+    ] = None
 
 
 class FetchInput(Arguments):
@@ -88,6 +92,12 @@ class OutlineInput(Arguments):
             "sections); for the whole spec, 1 gives the top-level sections",
         ),
     ] = 1
+    spec: Annotated[
+        str | None,
+        Field(
+            description="only the sections of this spec (its name, list_specs); none: every spec"
+        ),
+    ] = None
 
 
 class NoInput(Arguments):

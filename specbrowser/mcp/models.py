@@ -18,6 +18,7 @@ class ChunkOut(BaseModel):
     """One chunk with its place in the tree and its Markdown (markers left in place)."""
 
     id: str
+    spec: str = Field(description="the name of the spec holding it (list_specs)")
     section_id: str | None = Field(description="None for the document chunk")
     parent_id: str | None = Field(description="the chunk it was extracted from; None for a root")
     layer: str = Field(description="section, subsection, table_row or document")
@@ -34,9 +35,10 @@ class ChunkOut(BaseModel):
     text: str = Field(description="Markdown with 'Subsection available' marker lines")
 
     @classmethod
-    def of(cls, chunk: Chunk) -> ChunkOut:
+    def of(cls, chunk: Chunk, spec: str) -> ChunkOut:
         return cls(
             id=chunk.id,
+            spec=spec,
             section_id=chunk.section_id,
             parent_id=chunk.parent_id,
             layer=chunk.layer,
@@ -58,6 +60,7 @@ class SearchHit(BaseModel):
     """One search hit, best first."""
 
     chunk_id: str
+    spec: str = Field(description="the name of the spec holding it (list_specs)")
     section_id: str | None
     title: str
     section_number: str
@@ -153,6 +156,22 @@ class OutlineResult(BaseModel):
     depth: int | None
     policy_version: str
     sections: list[OutlineEntryOut]
+
+
+class SpecOut(BaseModel):
+    name: str = Field(description="its handle: what the tools' spec argument takes")
+    title: str
+    format: str
+    shortname: str | None
+    canonical_url: str | None
+    sections: int
+    chunks: int = Field(description="its chunks in the set served, the document chunk included")
+    embedded_share: float = Field(description="of those, the share with an embedding")
+
+
+class SpecsResult(BaseModel):
+    policy_version: str
+    specs: list[SpecOut] = Field(description="in corpus order (the first spec keeps bare ids)")
 
 
 class ChunkSetOut(BaseModel):

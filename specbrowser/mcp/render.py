@@ -14,6 +14,7 @@ from specbrowser.mcp.models import (
     ReassembledResult,
     SearchHit,
     SearchResult,
+    SpecsResult,
     SubsectionsResult,
 )
 from specbrowser.model import Chunk
@@ -23,12 +24,13 @@ MARK_START, MARK_END = "«", "»"
 """Around a matched term in a snippet."""
 
 
-def hit(found: Hit, chunk: Chunk | None) -> SearchHit:
+def hit(found: Hit, chunk: Chunk | None, spec: str) -> SearchHit:
     """A search hit with the chunk's own paths (``Hit.heading_path`` is the TOC's when the
-    chunk has one)."""
+    chunk has one) and the name of its ``spec``."""
     snippet = _MARKER_ID.sub(_unmarked, " ".join(found.snippet.split()))
     return SearchHit(
         chunk_id=found.chunk_id,
+        spec=spec,
         section_id=found.section_id,
         title=found.title,
         section_number=chunk.section_ordinal if chunk else "",
@@ -132,6 +134,17 @@ def outline(result: OutlineResult) -> str:
             f"({_count(s.chunks, 'chunk')}{over}, {_count(s.child_sections, 'child section')})"
         )
     return "\n".join(lines) or "no sections"
+
+
+def specs(result: SpecsResult) -> str:
+    lines = [f"{_count(len(result.specs), 'spec')} in set {result.policy_version[:12]}"]
+    for s in result.specs:
+        lines.append(
+            f"- {s.name}: {s.title} ({s.format}); {_count(s.sections, 'section')}, "
+            f"{_count(s.chunks, 'chunk')}, {s.embedded_share:.0%} embedded"
+            + (f"; {s.canonical_url}" if s.canonical_url else "")
+        )
+    return "\n".join(lines)
 
 
 def chunk_sets(result: ChunkSetsResult) -> str:

@@ -109,13 +109,16 @@ class SpecServer(MCPServer[Any]):
             )
 
     async def list_resources(self) -> list[MCPResource]:
-        """The document chunk and the root chunks of the top-level sections (every other chunk
-        is reached through the template, from the markers)."""
+        """The document chunk and the root chunks of the top-level sections, spec by spec in
+        a corpus (every other chunk is reached through the template, from the markers)."""
 
         def roots(session: Session, version: str) -> list[MCPResource]:
-            document = session.document_chunk(version)
-            chunks = [document] if document else []
-            chunks += session.top_level_chunks(version)
+            documents = {c.id: c for c in session.document_chunks(version)}
+            chunks = []
+            for spec in session.spec_rows():
+                document = documents.get(spec.document_chunk_id)
+                chunks += [document] if document else []
+                chunks += session.top_level_chunks(version, spec.id)
             return [
                 MCPResource(
                     uri=RESOURCE_PREFIX + quote(c.id, safe=""),

@@ -38,6 +38,8 @@ from specbrowser.mcp.models import (
     PageChunk,
     ReassembledResult,
     SearchResult,
+    SpecOut,
+    SpecsResult,
     SubsectionOut,
     SubsectionsResult,
 )
@@ -75,17 +77,20 @@ def search(session: Session, version: str, args: SearchInput) -> SearchResult:
     where = SearchFilter(
         section=session.resolve_section(args.section) if args.section else None,
         layer=args.layer,
+        document_id=session.spec(args.spec).id if args.spec else None,
     )
     hits = session.search(
         args.query, args.mode, limit=args.limit, where=where, policy_version=version
     )
-    chunks = {c.id: c for c in session.chunks([h.chunk_id for h in hits], version)}
+    ids = [h.chunk_id for h in hits]
+    chunks = {c.id: c for c in session.chunks(ids, version)}
+    specs = session.chunk_specs(ids, version)
     return SearchResult(
         query=args.query,
         mode=args.mode,
         policy_version=version,
         coverage=session.coverage_note(args.mode, version) if args.mode != "lexical" else "",
-        hits=[render.hit(h, chunks.get(h.chunk_id)) for h in hits],
+        hits=[render.hit(h, chunks.get(h.chunk_id), specs.get(h.chunk_id, "")) for h in hits],
     )
 
 
@@ -94,6 +99,7 @@ def fetch_section_chunks(session: Session, version: str, args: FetchInput) -> Fe
     chunk_id = session.locate(args.id, start.version).chunk_id
     walk = list(session.descendants(chunk_id, start.version))
     parts, index, offset = page(walk, start.index, start.offset, args.max_chars)
+    specs = session.chunk_specs(list(dict.fromkeys(p.chunk.id for p in parts)), start.version)
     done = index >= len(walk)
     return FetchResult(
         id=chunk_id,
@@ -101,7 +107,7 @@ def fetch_section_chunks(session: Session, version: str, args: FetchInput) -> Fe
         total_chunks=len(walk),
         total_chars=sum(c.size for c in walk),
         first_chunk=start.index,
-        chunks=[_page_chunk(p) for p in parts],
+        chunks=[_page_chunk(p, specs.get(p.chunk.id, "")) for p in parts],
         next_cursor=None if done else Cursor(start.version, args.id, index, offset).encode(),
     )
 
@@ -121,10 +127,10 @@ def _page_start(session: Session, version: str, args: FetchInput) -> Cursor:
     return start
 
 
-def _page_chunk(part: Part) -> PageChunk:
+def _page_chunk(part: Part, spec: str) -> PageChunk:
     chunk = part.chunk
     return PageChunk(
-        **ChunkOut.of(chunk).model_dump(exclude={"text"}),
+        **ChunkOut.of(chunk, spec).model_dump(exclude={"text"}),
         text=chunk.text[part.start : part.end],
         text_start=part.start,
         text_end=part.end,
@@ -146,11 +152,12 @@ def check_subsections(session: Session, version: str, args: ChunkInput) -> Subse
 
 def get_chunk(session: Session, version: str, args: GetChunkInput) -> GetChunkResult:
     located = session.locate(args.id, version)
+    spec = session.chunk_specs([located.chunk_id], version).get(located.chunk_id, "")
     return GetChunkResult(
         requested=args.id,
         resolved_as=located.resolved_as,
         policy_version=version,
-        chunk=ChunkOut.of(session.chunk(located.chunk_id, version)),
+        chunk=ChunkOut.of(session.chunk(located.chunk_id, version), spec),
     )
 
 
@@ -170,12 +177,32 @@ def reassemble_section(session: Session, version: str, args: ChunkInput) -> Reas
 
 def outline(session: Session, version: str, args: OutlineInput) -> OutlineResult:
     root = session.resolve_section(args.id) if args.id else None
-    entries = session.outline(root, args.depth, version)
+    spec = session.spec(args.spec).id if args.spec else None
+    entries = session.outline(root, args.depth, version, document_id=spec)
     return OutlineResult(
         root=root,
         depth=args.depth,
         policy_version=version,
         sections=[OutlineEntryOut(**vars(e)) for e in entries],
+    )
+
+
+def list_specs(session: Session, version: str, args: NoInput) -> SpecsResult:
+    return SpecsResult(
+        policy_version=version,
+        specs=[
+            SpecOut(
+                name=s.spec.name,
+                title=s.spec.title,
+                format=s.spec.kind,
+                shortname=s.spec.shortname,
+                canonical_url=s.spec.canonical_url,
+                sections=s.sections,
+                chunks=s.chunks,
+                embedded_share=round(s.embedded_share, 4),
+            )
+            for s in session.specs(version)
+        ],
     )
 
 
@@ -288,6 +315,18 @@ TOOLS: tuple[Tool[Any, Any], ...] = (
         output_model=OutlineResult,
         handler=outline,
         text=render.outline,
+    ),
+    Tool(
+        name="list_specs",
+        description=(
+            "The specs the database holds (a corpus), in order: name (what the spec argument "
+            "of search and outline takes; a later spec's ids that another spec has are "
+            "NAME:ID), title, format, canonical URL, sections, chunks and embedded share."
+        ),
+        input_model=NoInput,
+        output_model=SpecsResult,
+        handler=list_specs,
+        text=render.specs,
     ),
     Tool(
         name="chunk_sets",

@@ -124,6 +124,19 @@ def locate(db: SpecStore, name: str, version: str) -> Located:
     )
 
 
+def spec_url_target(db: SpecStore, url: str, version: str) -> Located | None:
+    """The chunk of the set ``version`` a URL into a spec of the corpus leads to
+    (:func:`_spec_anchor`), or None: no spec of the corpus at that URL, or no element with the
+    fragment's id in it."""
+    if "://" not in url:
+        return None
+    in_spec = _spec_anchor(db, url)
+    if in_spec is None:
+        return None
+    held = anchor_chunk(db, in_spec[1], version, in_spec[0])
+    return Located(held[1], "anchor", held[0]) if held is not None else None
+
+
 def _spec_anchor(db: SpecStore, name: str) -> tuple[str, str] | None:
     """``(document id, anchor)`` when ``name`` is a URL into a spec of the corpus (its
     canonical URL or an alias, then ``#anchor``: :meth:`Corpus.spec_of_url
@@ -378,16 +391,21 @@ class OutlineEntry:
 
 
 def outline(
-    db: SpecStore, version: str, root: str | None = None, depth: int | None = None
+    db: SpecStore,
+    version: str,
+    root: str | None = None,
+    depth: int | None = None,
+    document_id: str | None = None,
 ) -> list[OutlineEntry]:
-    """The sections under ``root`` (a section id; None: the whole spec) down to ``depth``
-    levels below it (1: its child sections only; None: all), in document order; ``root``
-    itself comes first.
+    """The sections under ``root`` (a section id; None: the whole spec, every spec of a
+    corpus in corpus order) down to ``depth`` levels below it (1: its child sections only;
+    None: all), in document order; ``root`` itself comes first. ``document_id`` keeps the
+    sections of that spec only.
 
     Raises:
-        NotFoundError: no section with the id ``root``.
+        NotFoundError: no section with the id ``root`` (in that spec).
     """
-    rows = db.sections.outline()
+    rows = db.sections.outline(document_id)
     children: dict[str | None, int] = {}
     for row in rows:
         children[row.parent_id] = children.get(row.parent_id, 0) + 1

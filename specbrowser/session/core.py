@@ -293,20 +293,46 @@ class Session:
                 "the spec defines (aoid, production, term, title)"
             ) from None
 
-    def link_targets(self, anchors: list[str], policy_version: str | None = None) -> dict[str, str]:
+    def link_targets(
+        self,
+        anchors: list[str],
+        policy_version: str | None = None,
+        document_id: str | None = None,
+    ) -> dict[str, str]:
         """Anchor → the chunk of the active (or given) set that holds the element with that id,
-        for each of ``anchors`` the document holds (others are left out): where an in-text
-        link ``[…](#anchor)`` leads (:mod:`specbrowser.session.links`)."""
+        for each of ``anchors`` the spec ``document_id`` holds (None: any spec, the first in
+        corpus order; others are left out): where an in-text link ``[…](#anchor)`` of that
+        spec leads (:mod:`specbrowser.session.links`)."""
 
-        return link_targets(self._db, anchors, policy_version or self.active_version())
+        return link_targets(self._db, anchors, policy_version or self.active_version(), document_id)
+
+    def url_target(self, url: str, policy_version: str | None = None) -> Located | None:
+        """The chunk a URL into a spec of the corpus leads to (its canonical URL or an alias,
+        then ``#anchor``: :meth:`locate`'s rule), or None when the URL points into no spec of
+        the corpus or that spec has no element with the fragment's id."""
+        from specbrowser.session.browse import spec_url_target  # deferred: 14 ms
+
+        return spec_url_target(self._db, url, policy_version or self.active_version())
 
     def document_chunk(self, policy_version: str | None = None) -> Chunk | None:
         """The active (or given) set's document (synopsis) chunk, or None."""
         return self._db.document_chunk(policy_version)
 
-    def top_level_chunks(self, policy_version: str | None = None) -> list[Chunk]:
-        """The root chunks of the top-level sections, in document order."""
-        return self._db.top_level_chunks(policy_version)
+    def document_chunks(self, policy_version: str | None = None) -> list[Chunk]:
+        """The document chunk of every spec in the active (or given) set, in corpus order."""
+        return self._db.document_chunks(policy_version)
+
+    def top_level_chunks(
+        self, policy_version: str | None = None, document_id: str | None = None
+    ) -> list[Chunk]:
+        """The root chunks of the top-level sections, in document order: of the spec
+        ``document_id``, else of every spec in corpus order."""
+        return self._db.top_level_chunks(policy_version, document_id)
+
+    def spec_of_chunk(self, chunk_id: str, policy_version: str | None = None) -> SpecRow | None:
+        """The spec of the corpus holding a chunk of the active (or given) set, or None (no
+        such chunk)."""
+        return self._db.corpus.of_chunk(policy_version or self.active_version(), chunk_id)
 
     def subsections(self, chunk: Chunk, policy_version: str | None = None) -> list[Chunk]:
         """A chunk's direct subsections, in marker order."""
@@ -378,16 +404,18 @@ class Session:
         root: str | None = None,
         depth: int | None = None,
         policy_version: str | None = None,
+        *,
+        document_id: str | None = None,
     ) -> list[OutlineEntry]:
-        """The section tree under ``root`` with TOC paths and chunk counts
-        (:func:`specbrowser.session.browse.outline`).
+        """The section tree under ``root`` with TOC paths and chunk counts, of the spec
+        ``document_id`` only when given (:func:`specbrowser.session.browse.outline`).
 
         Raises:
             NotFoundError: no section with the id ``root``.
         """
         from specbrowser.session.browse import outline  # deferred: 14 ms
 
-        return outline(self._db, policy_version or self.active_version(), root, depth)
+        return outline(self._db, policy_version or self.active_version(), root, depth, document_id)
 
     def tree_parent_id(self, chunk_id: str) -> str | None:
         """The chunk whose subsections list ``chunk_id``
@@ -506,14 +534,28 @@ class Session:
 
     # --- the corpus -----------------------------------------------------------------------------
 
-    def specs(self) -> list[SpecListing]:
-        """Every spec of the database with its sections and, in the active set, its chunks and
-        how many of them have a vector under the stored model (:class:`SpecListing`)."""
-        try:
-            version: str | None = self.active_version()
-        except NotFoundError:
-            version = None
+    def specs(self, policy_version: str | None = None) -> list[SpecListing]:
+        """Every spec of the database with its sections and, in the active (or given) set, its
+        chunks and how many of them have a vector under the stored model
+        (:class:`SpecListing`)."""
+        version = policy_version
+        if version is None:
+            try:
+                version = self.active_version()
+            except NotFoundError:
+                version = None
         return self._db.corpus.listing(version, self.embedding_model())
+
+    def chunk_specs(
+        self, chunk_ids: list[str], policy_version: str | None = None
+    ) -> dict[str, str]:
+        """Chunk id → the name of its spec, for those of ``chunk_ids`` in the active (or given)
+        set (others left out)."""
+        return self._db.corpus.chunk_documents(policy_version or self.active_version(), chunk_ids)
+
+    def spec_rows(self) -> list[SpecRow]:
+        """Every spec of the database, in corpus order (no counts: cheaper than :meth:`specs`)."""
+        return self._db.corpus.all()
 
     def spec(self, name: str) -> SpecRow:
         """The spec ``name`` names (its name, shortname or title, any case).

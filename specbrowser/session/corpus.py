@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.chunking.stats import compute_stats
 from specbrowser.errors import PolicyError
 from specbrowser.formats import format_for_kind
 from specbrowser.model import (
@@ -112,6 +113,18 @@ def policy_for_spec(settings: Mapping[str, Any], set_kind: str, kind: str) -> Ch
         breakdown_tags=tuple(tags),
         markdown=replace(other.markdown_config, edits=policy.markdown.edits),
     )
+
+
+def recount_sets(db: SpecStore) -> None:
+    """Store, with every chunk set of a corpus, the stats of all its chunks (every spec's):
+    what an ingest that added or replaced one spec leaves behind, as a re-chunk of the corpus
+    counts them (:func:`~specbrowser.chunking.stats.compute_stats`). Call inside the ingest's
+    transaction; a database of one spec keeps the stats its ingest stored."""
+    if db.corpus.count() < 2:
+        return
+    sections = db.sections.count()
+    for info in db.sets.all():
+        db.sets.set_stats(info.version, compute_stats(list(db.iter_chunks(info.version)), sections))
 
 
 @dataclass(frozen=True)

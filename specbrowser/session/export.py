@@ -53,10 +53,12 @@ from typing import IO, Any
 
 from specbrowser import __version__
 from specbrowser.errors import SpecbrowserError
+from specbrowser.model import Chunk
 from specbrowser.progress import Progress
 from specbrowser.search.tokens import token_info
 from specbrowser.session.links import href_anchor, link_hrefs, link_targets
 from specbrowser.store import SpecStore
+from specbrowser.store.corpus import SpecRow
 from specbrowser.types import CONTENT_KINDS, EXPORT_FORMATS, ContentKind, ExportFormat
 
 PYARROW_HINT = "parquet export needs pyarrow: pip install 'specbrowser[export]'"
@@ -87,6 +89,7 @@ METADATA_FIELDS = (
     "embedding_model",
     "policy_version",
     "document_title",
+    "spec",
     "source",
     "content",
     "links",
@@ -106,13 +109,15 @@ METADATA_FIELDS = (
 - ``token_count``: the retrieval text's full token count
   (:func:`specbrowser.search.tokens.token_info`, else the embedding run's count), None when
   never counted; ``token_model``: whose tokenizer;
-- ``policy_version`` (full), ``document_title``, ``source`` (``<file>#<section id>``: the
-  section's anchor in the spec file; the file alone for the document chunk), ``content``
-  (``retrieval`` or ``text``: what ``page_content`` holds);
+- ``policy_version`` (full), ``document_title`` (the chunk's spec's title), ``spec`` (its
+  spec's name, :mod:`specbrowser.store.corpus`), ``source`` (``<file>#<section id>``: the
+  section's anchor in the spec file; the spec's first file alone for its document chunk),
+  ``content`` (``retrieval`` or ``text``: what ``page_content`` holds);
 - ``links``: the chunk text's links, each once in text order, as ``{"href", "chunk_id"}``: for
-  ``#id`` naming an element of the document, the chunk of this set that holds it
-  (:mod:`specbrowser.session.links`); None for a link to another document (external) or to an
-  id the document lacks.
+  ``#id`` naming an element of the chunk's spec, the chunk of this set that holds it
+  (:mod:`specbrowser.session.links`); in a database of several specs, for a URL into another
+  spec of it (:meth:`~specbrowser.store.corpus.Corpus.spec_of_url`), the chunk holding its
+  fragment's element there; None for any other link (external) or an id the spec lacks.
 """
 
 
@@ -183,16 +188,20 @@ def iter_records(
     """
     if content not in CONTENT_KINDS:
         raise ValueError(f"content must be one of {CONTENT_KINDS}, not {content!r}")
-    title = db.sections.document().title
     source_files = db.sections.source_files()
-    first_file = db.sections.first_source_file()
+    specs = db.corpus.all()
     model, embedded = embedding_info(db)
     hashes = db.vectors.chunk_hash_map(policy_version) if embedded else {}
     tokens = token_info(db, policy_version)
     token_counts = tokens.counts if tokens else {}
-    targets = _LinkTargets(db, policy_version)
     token_model = tokens.model if tokens else None
-    for chunk in db.iter_chunks(policy_version):
+    targets: _LinkTargets | None = None
+    first_file = ""
+    urls = _UrlTargets(db, policy_version) if len(specs) > 1 else None
+    for spec, chunk in _spec_chunks(db, policy_version, specs):
+        if targets is None or spec.id != targets.document_id:
+            targets = _LinkTargets(db, policy_version, spec.id, urls)
+            first_file = db.sections.first_source_file(spec.id)
         vector = embedded.get(hashes.get(chunk.id, "")) if embedded else None
         token_count = token_counts.get(chunk.id, vector[1] if vector else None)
         source = (
@@ -223,7 +232,8 @@ def iter_records(
             else None,
             "embedding_model": model,
             "policy_version": policy_version,
-            "document_title": title,
+            "document_title": spec.title,
+            "spec": spec.name,
             "source": source,
             "content": content,
             "links": targets.of(chunk.text),
@@ -236,14 +246,30 @@ def iter_records(
         }
 
 
-class _LinkTargets:
-    """Where a set's in-text links lead: the whole anchor map read once (a set without one
-    resolves each chunk's anchors as it comes, :func:`specbrowser.session.links.link_targets`)."""
+def _spec_chunks(
+    db: SpecStore, version: str, specs: list[SpecRow]
+) -> Iterator[tuple[SpecRow, Chunk]]:
+    """Every chunk of the set ``version`` with its spec, spec by spec in corpus order (chunk
+    ordinal order)."""
+    for spec in specs:
+        for chunk in db.iter_chunks(version, spec.id):
+            yield spec, chunk
 
-    def __init__(self, db: SpecStore, version: str) -> None:
-        self.db, self.version = db, version
+
+class _LinkTargets:
+    """Where one spec's in-text links lead in a set: its anchor map read once (a set without
+    one resolves each chunk's anchors as it comes,
+    :func:`specbrowser.session.links.link_targets`), and URLs into the other specs
+    (``urls``; None: not resolved)."""
+
+    def __init__(
+        self, db: SpecStore, version: str, document_id: str, urls: _UrlTargets | None
+    ) -> None:
+        self.db, self.version, self.document_id, self.urls = db, version, document_id, urls
         symbols = db.symbols
-        self.known = symbols.anchor_map(version) if symbols.has_anchor_map(version) else None
+        self.known = (
+            symbols.anchor_map(version, document_id) if symbols.has_anchor_map(version) else None
+        )
 
     def of(self, text: str) -> list[dict[str, str | None]]:
         """``{"href", "chunk_id"}`` for each link of ``text`` (see :data:`METADATA_FIELDS`)."""
@@ -251,11 +277,46 @@ class _LinkTargets:
         anchors = {h: href_anchor(h) for h in hrefs}
         known = self.known
         if known is None:
-            known = link_targets(self.db, [a for a in anchors.values() if a], self.version)
+            known = link_targets(
+                self.db, [a for a in anchors.values() if a], self.version, self.document_id
+            )
         return [
-            {"href": h, "chunk_id": known.get(a) if a is not None else None}
+            {
+                "href": h,
+                "chunk_id": known.get(a)
+                if a is not None
+                else self.urls.target(h, self.document_id)
+                if self.urls is not None
+                else None,
+            }
             for h, a in anchors.items()
         ]
+
+
+class _UrlTargets:
+    """Where URLs into the specs of a corpus lead in a set, each URL resolved once."""
+
+    def __init__(self, db: SpecStore, version: str) -> None:
+        self.db, self.version = db, version
+        self.found: dict[str, tuple[str, str | None]] = {}
+
+    def target(self, href: str, source_id: str) -> str | None:
+        """The chunk a link ``href`` of the spec ``source_id`` leads to when it is a URL into
+        another spec of the corpus, else None."""
+        if "://" not in href or "#" not in href:
+            return None
+        if href not in self.found:
+            # deferred: the formats package (about 40 ms of imports), only for a corpus
+            from specbrowser.formats.identity import url_aliases
+
+            spec = self.db.corpus.spec_of_url(href, url_aliases)
+            if spec is None:
+                self.found[href] = ("", None)
+            else:
+                held = link_targets(self.db, [spec[1]], self.version, spec[0].id)
+                self.found[href] = (spec[0].id, held.get(spec[1]))
+        owner, chunk = self.found[href]
+        return chunk if owner and owner != source_id else None
 
 
 def check_output_path(path: Path) -> None:

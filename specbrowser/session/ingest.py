@@ -34,7 +34,7 @@ from specbrowser.model import Chunk, Section, TocNode
 from specbrowser.process import COMMITS
 from specbrowser.progress import Progress
 from specbrowser.session.collector import collector_paused
-from specbrowser.session.corpus import place_chunks, place_spec, plan_sets
+from specbrowser.session.corpus import place_chunks, place_spec, plan_sets, recount_sets
 from specbrowser.types import IngestOutcome
 
 if TYPE_CHECKING:
@@ -279,6 +279,7 @@ def ingest(
                         write.write_other_set(
                             version, other, _chunks_for(spec_paths, other, toc, places[0], rules)
                         )
+                recount_sets(db)
             outcome = write.outcome
             if outcome == "replaced_spec":
                 db.vacuum()  # the old spec's pages back to the file system

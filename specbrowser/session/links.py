@@ -39,23 +39,26 @@ def href_anchor(href: str) -> str | None:
     return None
 
 
-def link_targets(db: SpecStore, anchors: Iterable[str], version: str) -> dict[str, str]:
+def link_targets(
+    db: SpecStore, anchors: Iterable[str], version: str, document_id: str | None = None
+) -> dict[str, str]:
     """Anchor → the chunk of the set ``version`` holding the element the anchor names, for each
-    of ``anchors`` that names an id of the document: the anchor as written, else its
-    percent-decoded form (a browser's order, :func:`~specbrowser.chunking.fragments.fragment_keys`).
-    A set without an anchor map (made before they were recorded) resolves each anchor on its
-    own by comparing texts (slower)."""
+    of ``anchors`` that names an id of the document ``document_id`` (None: of any spec of the
+    corpus, the first in corpus order): the anchor as written, else its percent-decoded form (a
+    browser's order, :func:`~specbrowser.chunking.fragments.fragment_keys`). A set without an
+    anchor map (made before they were recorded) resolves each anchor on its own by comparing
+    texts (slower)."""
     keys = {anchor: fragment_keys(anchor) for anchor in anchors}
     wanted = list(dict.fromkeys(key for found in keys.values() for key in found))
     if db.symbols.has_anchor_map(version):
-        held = db.symbols.anchor_chunks(version, wanted)
+        held = db.symbols.anchor_chunks(version, wanted, document_id)
         return _by_anchor(keys, held)
     # deferred: the browse module (14 ms), only for a set made before anchor maps
     from specbrowser.session.browse import anchor_chunk
 
     found: dict[str, str] = {}
     for key in wanted:
-        located = anchor_chunk(db, key, version)
+        located = anchor_chunk(db, key, version, document_id)
         if located is not None:
             found[key] = located[1]
     return _by_anchor(keys, found)

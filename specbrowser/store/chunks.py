@@ -165,15 +165,18 @@ class ChunkReads:
         ).fetchone()
         return row_to_chunk(row) if row else None
 
-    def top_level_chunks(self, policy_version: str | None = None) -> list[Chunk]:
+    def top_level_chunks(
+        self, policy_version: str | None = None, document_id: str | None = None
+    ) -> list[Chunk]:
         """The root chunks of the top-level sections, in document order (never the document
-        chunk, which has no section)."""
+        chunk, which has no section); of one spec of the corpus with ``document_id``, else of
+        every spec, in corpus order."""
         rows = self.db.execute(
             f"SELECT {', '.join('c.' + c for c in CHUNK_COLUMNS)} FROM chunks c "
             "JOIN sections s ON s.id = c.section_id "
             "WHERE c.policy_version = ? AND c.parent_id IS NULL AND s.parent_id IS NULL "
-            "ORDER BY s.ordinal",
-            [self._version(policy_version)],
+            "AND (? IS NULL OR c.document_id = ?) ORDER BY s.ordinal",
+            [self._version(policy_version), document_id, document_id],
         ).fetchall()
         return [row_to_chunk(r) for r in rows]
 

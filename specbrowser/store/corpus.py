@@ -301,6 +301,17 @@ class Corpus:
             for spec in self.all()
         ]
 
+    def of_chunk(self, version: str, chunk_id: str) -> SpecRow | None:
+        """The spec holding the chunk ``chunk_id`` of the set ``version``, or None (no such
+        chunk)."""
+        row = self.db.execute(
+            f"SELECT {', '.join('d.' + c for c in _SPEC_COLUMNS.split(', '))} "  # constants
+            "FROM chunk_rows r JOIN documents d ON d.id = r.document_id "
+            "WHERE r.policy_version = ? AND r.id = ?",
+            [version, chunk_id],
+        ).fetchone()
+        return SpecRow(*row) if row else None
+
     def chunk_documents(self, version: str, chunk_ids: list[str]) -> dict[str, str]:
         """Chunk id → the name of its spec, for those of ``chunk_ids`` in the set ``version``."""
         if not chunk_ids:

@@ -83,10 +83,13 @@ class Sections:
         """Section id → the source file it came from."""
         return dict(self.db.execute("SELECT id, source_file FROM sections").fetchall())
 
-    def first_source_file(self) -> str:
-        """The source file of the first section ("" when there is none)."""
+    def first_source_file(self, document_id: str | None = None) -> str:
+        """The source file of the first section (of the spec ``document_id`` when given; ""
+        when there is none)."""
         row = self.db.execute(
-            "SELECT source_file FROM sections ORDER BY ordinal LIMIT 1"
+            "SELECT source_file FROM sections WHERE (? IS NULL OR document_id = ?) "
+            "ORDER BY ordinal LIMIT 1",
+            [document_id, document_id],
         ).fetchone()
         return row[0] if row else ""
 
@@ -240,11 +243,13 @@ class Sections:
         ).fetchone()
         return str(row[0]) if row else None
 
-    def outline(self) -> list[OutlineRow]:
-        """Every section with its heading path, TOC path and mismatch, in document order."""
+    def outline(self, document_id: str | None = None) -> list[OutlineRow]:
+        """Every section (of the spec ``document_id`` only, when given) with its heading path,
+        TOC path and mismatch, in document order."""
         rows = self.db.execute(
             "SELECT id, parent_id, depth, secnum, title, heading_path, toc_path, mismatch "
-            "FROM sections ORDER BY ordinal"
+            "FROM sections WHERE (? IS NULL OR document_id = ?) ORDER BY ordinal",
+            [document_id, document_id],
         )
         return [
             OutlineRow(

@@ -113,7 +113,9 @@ class IngestWrite:
         (this ingest's TOC may be another) are updated. A replaced spec's rows go first; the
         other specs' rows are never touched. A spec replacing itself alone in the database
         drops every vector and token count (:meth:`specbrowser.store.vectors.Vectors.forget`);
-        in a corpus they stay (keyed by text, the other specs' serve on)."""
+        in a corpus, once every set is written (:meth:`ChunkSets.begin_ingest`), only those of
+        the texts no set holds any more (:meth:`~specbrowser.store.vectors.Vectors.drop_unused`:
+        the other specs' and the unchanged texts' serve on)."""
         db = self.store.db
         shared = section_columns(paths)
         place = self.place
@@ -284,6 +286,14 @@ class ChunkSets:
         ).fetchone()
         return json.loads(row[0] or "{}") if row else None
 
+    def set_stats(self, policy_version: str, stats: ChunkSetStats) -> None:
+        """Replace the stats stored with the set ``policy_version`` (call inside a
+        transaction)."""
+        self.db.execute(
+            "UPDATE policies SET stats = ? WHERE version = ?",
+            [stats.to_json(), policy_version],
+        )
+
     def stats(self, policy_version: str) -> dict[str, Any] | None:
         """The stats recorded when a chunk set was made, None when no such set is stored."""
         row = self.db.execute(
@@ -364,6 +374,8 @@ class ChunkSets:
                 yield write
                 if write.steps[:2] != ["spec", "chunk set"]:
                     raise RuntimeError(f"an ingest's write ended after {write.steps or 'no step'}")
+                if outcome == INGEST_REPLACED_SPEC and self.store.corpus.count() > 1:
+                    self.store.vectors.drop_unused()  # the old version's texts' vectors
             finally:
                 if outcome == INGEST_CREATED:
                     self.db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")

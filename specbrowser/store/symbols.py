@@ -196,16 +196,22 @@ class SymbolIndex:
         }
         return {a: held.get((a, sections[a][2]), sections[a][1]) for a in wanted if a in sections}
 
-    def anchor_map(self, version: str) -> dict[str, str]:
-        """Every element id of the document → the chunk of the set ``version`` holding it."""
+    def anchor_map(self, version: str, document_id: str | None = None) -> dict[str, str]:
+        """Every element id of the spec ``document_id`` (None: of every spec, the first spec's
+        element where two share an id) → the chunk of the set ``version`` holding it."""
         held = dict(
             self.db.execute(
-                "SELECT anchor, chunk_id FROM chunk_anchors WHERE policy_version = ?", [version]
+                "SELECT anchor, chunk_id FROM chunk_anchors WHERE policy_version = ? "
+                "AND (? IS NULL OR document_id = ?) ORDER BY (SELECT d.position FROM "
+                "documents d WHERE d.id = chunk_anchors.document_id) DESC",  # the first wins
+                [version, document_id, document_id],
             ).fetchall()
         )
         found: dict[str, str] = {}
         for name, section_id in self.db.execute(
-            "SELECT name, section_id FROM symbols WHERE kind = 'id' ORDER BY ordinal"
+            "SELECT name, section_id FROM symbols WHERE kind = 'id' "
+            "AND (? IS NULL OR document_id = ?) ORDER BY ordinal",
+            [document_id, document_id],
         ):
             found.setdefault(name, held.get(name, section_id))
         return found

@@ -252,6 +252,34 @@ class Vectors:
             "DELETE FROM meta WHERE key IN (?, ?, ?)", [META_MODEL, META_DIM, META_RECIPE]
         )
 
+    def drop_unused(self) -> int:
+        """Drop the vectors (with their KNN index rows) and token counts of retrieval texts no
+        chunk set holds any more (call inside a transaction): a spec of a corpus replaced by
+        a new version of itself leaves its old texts' vectors behind. Returns how many vectors
+        went; nothing changes (0) when the KNN index exists but sqlite-vec is not loaded."""
+        has_index = self.db.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'chunk_vectors'"
+        ).fetchone()
+        if has_index and self.store.vector_error is not None:
+            return 0
+        unused = [
+            int(row[0])
+            for row in self.db.execute(
+                "SELECT e.id FROM embeddings e WHERE NOT EXISTS "
+                "(SELECT 1 FROM texts t WHERE t.content_hash = e.content_hash)"
+            )
+        ]
+        if has_index:
+            self.db.conn.executemany(
+                "DELETE FROM chunk_vectors WHERE rowid = ?", [(i,) for i in unused]
+            )
+        self.db.conn.executemany("DELETE FROM embeddings WHERE id = ?", [(i,) for i in unused])
+        self.db.execute(
+            "DELETE FROM token_counts WHERE NOT EXISTS "
+            "(SELECT 1 FROM texts t WHERE t.content_hash = token_counts.content_hash)"
+        )
+        return len(unused)
+
     def add(self, model: str, dim: int, items: list[NewEmbedding]) -> None:
         """Store one batch of vectors and their KNN index rows, committed as one transaction.
 

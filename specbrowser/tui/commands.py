@@ -23,7 +23,7 @@ from specbrowser.tui.registry import filter_commands
 
 if TYPE_CHECKING:
     from specbrowser.model import Chunk
-    from specbrowser.session import Session
+    from specbrowser.session import Session, SpecRow
     from specbrowser.session.browse import Located
     from specbrowser.types import FilterKind
 
@@ -63,6 +63,10 @@ class Navigator(Protocol):
 
     def shown_chunk(self) -> Chunk | None:
         """The chunk the view shows, or None."""
+        ...
+
+    def shown_spec(self) -> SpecRow | None:
+        """The shown chunk's spec when the database holds several, else None."""
         ...
 
 
@@ -251,10 +255,16 @@ class LinkProvider(Provider):
             return []
         hrefs = link_hrefs(chunk.text)
         anchors = {h: href_anchor(h) for h in hrefs}
-        targets = browser.session.link_targets([a for a in anchors.values() if a])
+        spec = browser.shown_spec()
+        targets = browser.session.link_targets(
+            [a for a in anchors.values() if a], document_id=spec.id if spec else None
+        )
         found: list[tuple[str, str, Callable[[], object]]] = []
         for href, anchor in anchors.items():
             target = targets.get(anchor) if anchor else None
+            if anchor is None and "://" in href:
+                located = browser.session.url_target(href)
+                target = located.chunk_id if located is not None else None
             where = (
                 f"→ {target}"
                 if target

@@ -348,6 +348,15 @@ COMMANDS: tuple[Command, ...] = (
         "Search",
         show=False,
     ),
+    Command(
+        "search-spec",
+        "browser",
+        "cycle_search_spec",
+        "ctrl+o",
+        "Search which spec",
+        "Search",
+        show=False,
+    ),
 )
 """Every command of the app, the app's first; within a scope, in the order the footer and the
 help screen list them."""

@@ -42,7 +42,7 @@ def test_every_tool_is_listed_with_input_and_output_schemas(toylang_db):
     search = tools["search"].input_schema
     assert search["required"] == ["query"]
     assert search["properties"]["limit"]["maximum"] == 100
-    assert set(search["properties"]) == {"query", "mode", "limit", "section", "layer"}
+    assert set(search["properties"]) == {"query", "mode", "limit", "section", "layer", "spec"}
 
 
 def test_search_ranks_as_the_cli_and_names_paths(toylang_db):

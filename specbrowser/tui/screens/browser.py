@@ -32,7 +32,7 @@ from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import SpecbrowserError
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk
 from specbrowser.search.query import Hit
-from specbrowser.session import Session, rechunk_process
+from specbrowser.session import Session, SpecRow, rechunk_process
 from specbrowser.tui.commands import FilterProvider
 from specbrowser.tui.messages import SearchFinished
 from specbrowser.tui.registry import bindings, filter_title
@@ -166,6 +166,7 @@ class BrowserScreen(Screen[None]):
         self.chunk_view.boundaries_for = self.session.boundaries
         self.chunk_view.source_for = self.session.chunk_source
         self.chunk_view.previews_for = self.session.chunk_titles
+        self.chunk_view.url_target_for = self._url_target
         self.chunk_tree.on_cursor = self._cursor_moved
         self.search_bar.display = False
         first = self.session.top_level_chunks()[:1]
@@ -244,7 +245,39 @@ class BrowserScreen(Screen[None]):
 
     @on(ChunkView.FollowRequested)
     def _follow_requested(self, event: ChunkView.FollowRequested) -> None:
-        self.go_to_id(event.chunk_id)
+        if event.anchor:
+            self.go_to_anchor(event.chunk_id)
+        else:
+            self.go_to_id(event.chunk_id)
+
+    def _url_target(self, url: str) -> str | None:
+        """The chunk a web link into a spec of the database leads to, or None."""
+        try:
+            located = self.session.url_target(url)
+        except SpecbrowserError:
+            return None
+        return located.chunk_id if located is not None else None
+
+    def shown_spec(self) -> SpecRow | None:
+        """The spec of the shown chunk when the database holds several, else None."""
+        chunk = self.chunk_view.chunk
+        if chunk is None or not self.chunk_tree.spec_roots:
+            return None
+        try:
+            return self.session.spec_of_chunk(chunk.id)
+        except SpecbrowserError:
+            return None
+
+    def go_to_anchor(self, anchor: str) -> bool:
+        """Go to the chunk holding the element ``anchor`` (an in-text ``#id`` link's) of the
+        shown chunk's spec; with one spec, or when that spec has no such element, as
+        :meth:`go_to_id` reads it."""
+        spec = self.shown_spec()
+        if spec is not None:
+            found = self.session.link_targets([anchor], document_id=spec.id).get(anchor)
+            if found is not None:
+                return self.go_to_chunk(found)
+        return self.go_to_id(anchor)
 
     def go_to_id(self, name: str) -> bool:
         """Go to the chunk ``name`` names: a chunk id (a marker's), else any name
@@ -294,8 +327,9 @@ class BrowserScreen(Screen[None]):
         view.show_source = not view.show_source
 
     def action_show_document(self) -> None:
-        """Go to the document synopsis chunk."""
-        self.go_to_chunk(DOCUMENT_CHUNK_ID)
+        """Go to the document synopsis chunk (the shown chunk's spec's, in a corpus)."""
+        spec = self.shown_spec()
+        self.go_to_chunk(spec.document_chunk_id if spec is not None else DOCUMENT_CHUNK_ID)
 
     def action_next_over_threshold(self) -> None:
         """Go to the next chunk over the threshold in document order, wrapping around."""
@@ -339,6 +373,10 @@ class BrowserScreen(Screen[None]):
     def action_cycle_search_mode(self) -> None:
         """ctrl+r in the search bar: the next search mode, and the query again in it."""
         self.search.cycle_mode()
+
+    def action_cycle_search_spec(self) -> None:
+        """ctrl+o in the search bar (several specs): search the next spec, or all of them."""
+        self.search.cycle_spec()
 
     def action_next_hit(self) -> None:
         """Go to the next search hit, wrapping around."""

@@ -40,4 +40,6 @@ class KeyChecks:
             return navigating or self.screen.search_bar.display
         if action == "cycle_search_mode":
             return self.screen.search_bar.display
+        if action == "cycle_search_spec":
+            return self.screen.search_bar.display and len(self.screen.chunk_tree.spec_roots) > 1
         return not (action in TYPED_IN_INPUT and isinstance(self.screen.focused, Input))

@@ -5,7 +5,9 @@ The search bar runs the query in a thread worker (:meth:`SearchBar.run_search`) 
 :meth:`SearchFlow.finished`, which lists the hits in the bar. Choosing one goes to it through
 :meth:`BrowserScreen.go_to_chunk` and starts *hit navigation*: ``n`` / ``N`` step through the
 hits, the view highlights the matched words and its header says which hit this is, until
-Escape ends it (``n`` then selects markers again).
+Escape ends it (``n`` then selects markers again). In a database of several specs the search
+covers all of them, or one (``ctrl+o`` in the bar steps through them:
+:meth:`SearchFlow.cycle_spec`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from rich.text import Text
 from textual.widgets import Input
 
 from specbrowser.search.query import Hit
+from specbrowser.session import SpecRow
 from specbrowser.tui.highlight import match_terms
 from specbrowser.tui.messages import SearchFinished
 from specbrowser.tui.widgets.search_results import SearchResults
@@ -37,6 +40,8 @@ class SearchFlow:
         self.screen = screen
         self.limit = limit
         self.mode: SearchMode = SEARCH_MODES[0]
+        self.spec: SpecRow | None = None
+        """The spec the search covers, or None for the whole database (every spec)."""
         self.query = ""
         """The query whose hits :attr:`hits` holds."""
         self.hits: list[Hit] = []
@@ -53,9 +58,20 @@ class SearchFlow:
     def _input(self) -> Input:
         return self.screen.search_bar.query_one("#search-input", Input)
 
+    def scope_label(self) -> str:
+        """The mode, and in a corpus the spec searched (``all specs`` or its name), as the
+        status line starts: ``lexical`` or ``lexical · fetch``."""
+        if self.spec is not None:
+            return f"{self.mode} · {self.spec.name}"
+        if len(self.screen.chunk_tree.spec_roots) > 1:
+            return f"{self.mode} · all specs"
+        return self.mode
+
     def _status(self, *parts: str | tuple[str, str]) -> None:
-        """The bar's status line: the mode (dim), then ``parts``."""
-        self.screen.search_bar.set_status(Text.assemble((f"{self.mode} · ", "dim"), *parts))
+        """The bar's status line: the mode and scope (dim), then ``parts``."""
+        self.screen.search_bar.set_status(
+            Text.assemble((f"{self.scope_label()} · ", "dim"), *parts)
+        )
 
     def open(self) -> None:
         """Open the search bar (with the last query and hits) and focus its input."""
@@ -97,6 +113,21 @@ class SearchFlow:
         self.mode = SEARCH_MODES[(SEARCH_MODES.index(self.mode) + 1) % len(SEARCH_MODES)]
         self.start(self._input().value)
 
+    def cycle_spec(self) -> None:
+        """The next scope (every spec, then each spec in corpus order, then every spec
+        again), and the query again in it; the status line names it."""
+        specs = list(self.screen.chunk_tree.spec_roots.values())
+        if len(specs) < 2:
+            return
+        order: list[SpecRow | None] = [None, *specs]
+        now = next((i for i, s in enumerate(order) if s == self.spec), 0)
+        self.spec = order[(now + 1) % len(order)]
+        query = self._input().value
+        if query.strip():
+            self.start(query)
+        else:
+            self._status("searching here; type words, then Enter")
+
     def submitted(self, value: str) -> None:
         """Enter in the search field: a new query is searched (the focus stays in the field);
         Enter again on the query whose hits are listed jumps to the highlighted hit."""
@@ -119,7 +150,12 @@ class SearchFlow:
         self._serial += 1
         self._status("searching ", (query, "italic"), " …")
         self.screen.search_bar.run_search(
-            self.screen.session, self._serial, query, self.mode, self.limit
+            self.screen.session,
+            self._serial,
+            query,
+            self.mode,
+            self.limit,
+            self.spec.id if self.spec is not None else None,
         )
 
     def finished(self, message: SearchFinished) -> None:
@@ -134,7 +170,7 @@ class SearchFlow:
         self.end_hit_navigation()
         self.query = message.query
         self.hits = list(message.hits)
-        bar.show_hits(message.query, message.mode, self.hits, message.note)
+        bar.show_hits(message.query, self.scope_label(), self.hits, message.note)
         # the focus stays where it is (the search field): ↑/↓ move the list's highlight from
         # there, Enter jumps, Tab goes into the list
 

@@ -1,5 +1,7 @@
 """The chunk tree: the document synopsis, the top-level sections, and under every chunk its
-subsections, built lazily.
+subsections, built lazily. A database holding several specs (a corpus) shows one root per spec
+(its document chunk, labelled with the spec's title and name) with that spec's top-level
+sections under it.
 
 ECMA-262 has about 2 250 sections and 3 750 chunks; a node's children are read from the
 database and added only when the node first expands, so opening the app and expanding a node
@@ -25,7 +27,7 @@ from specbrowser.chunking.enrich import DOCUMENT_LAYER, DOCUMENT_TREE_LABEL, sub
 from specbrowser.chunking.markers import size_without_markers
 from specbrowser.chunking.stats import is_mostly_markers, is_tiny
 from specbrowser.model import Chunk
-from specbrowser.session import Session
+from specbrowser.session import Session, SpecRow
 from specbrowser.session.filters import FilteredTree
 
 OVER_THRESHOLD_MARK = " ⚠"
@@ -171,6 +173,13 @@ def chunk_label(chunk: Chunk, *, context: bool = False, truncated: bool = False)
     return label
 
 
+def spec_label(spec: SpecRow) -> Text:
+    """The label of a spec's root in a corpus tree: its title, then its name (dim)."""
+    label = Text(" ".join(spec.title.split()) or spec.name, style="bold")
+    label.append(f"  {spec.name}", style="dim")
+    return label
+
+
 class ChunkTree(Tree[str]):
     """A ``Tree`` whose nodes hold chunk ids in ``node.data``; children load on first expand.
 
@@ -200,6 +209,8 @@ class ChunkTree(Tree[str]):
         """The filter the tree shows, or None for the whole (lazy) tree."""
         self.truncated: set[str] = set()
         """Ids of the chunks marked ✂ (over the embedding model's token window)."""
+        self.spec_roots: dict[str, SpecRow] = {}
+        """Document chunk id → its spec, for the roots of a corpus tree ({} with one spec)."""
 
     def on_mount(self) -> None:
         """Build the top level of the whole tree."""
@@ -243,11 +254,24 @@ class ChunkTree(Tree[str]):
         self.on_cursor(node.data)
 
     def _build_top_level(self) -> None:
-        """Add the document synopsis, then the top-level sections (only them)."""
-        document = self._session.document_chunk()
-        self._add_chunk_nodes(
-            self.root, [*([document] if document else []), *self._session.top_level_chunks()]
-        )
+        """Add the document synopsis, then the top-level sections (only them); in a corpus,
+        one root per spec instead (:attr:`spec_roots`), its sections loaded on expand."""
+        specs = self._session.spec_rows()
+        self.spec_roots = {}
+        if len(specs) > 1:
+            held = {c.id for c in self._session.document_chunks()}
+            for spec in specs:
+                if spec.document_chunk_id not in held:
+                    continue
+                self.spec_roots[spec.document_chunk_id] = spec
+                self._chunk_nodes[spec.document_chunk_id] = self.root.add(
+                    spec_label(spec), data=spec.document_chunk_id, allow_expand=True
+                )
+        else:
+            document = self._session.document_chunk()
+            self._add_chunk_nodes(
+                self.root, [*([document] if document else []), *self._session.top_level_chunks()]
+            )
         self._loaded_nodes.add(self.root.id)
 
     def node_for(self, chunk_id: str) -> TreeNode[str] | None:
@@ -307,7 +331,7 @@ class ChunkTree(Tree[str]):
         """Mark these chunks ✂ (and only these), in the nodes built so far and to come."""
         changed = self.truncated ^ chunk_ids
         self.truncated = set(chunk_ids)
-        built = [cid for cid in changed if cid in self._chunk_nodes]
+        built = [cid for cid in changed if cid in self._chunk_nodes and cid not in self.spec_roots]
         for chunk in self._session.chunks(built) if built else []:
             node = self._chunk_nodes[chunk.id]
             context = self.filtered is not None and chunk.id not in set(self.filtered.matches)
@@ -320,6 +344,10 @@ class ChunkTree(Tree[str]):
         if node.id in self._loaded_nodes or node.data is None:
             return
         self._loaded_nodes.add(node.id)
+        spec = self.spec_roots.get(node.data)
+        if spec is not None:
+            self._add_chunk_nodes(node, self._session.top_level_chunks(document_id=spec.id))
+            return
         chunk = self._session.chunk(node.data)
         self._add_chunk_nodes(node, self._session.subsections(chunk))
 
@@ -350,6 +378,10 @@ class ChunkTree(Tree[str]):
         while parent is not None:
             chain.append(parent)
             parent = self._session.tree_parent_id(parent)
+        if self.spec_roots and chain[-1] not in self.spec_roots:
+            spec = self._session.spec_of_chunk(chain[-1])
+            if spec is not None:
+                chain.append(spec.document_chunk_id)
         for ancestor_id in reversed(chain[1:]):
             node = self._chunk_nodes.get(ancestor_id)
             if node is None:

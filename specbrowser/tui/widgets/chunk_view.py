@@ -76,11 +76,15 @@ class ChunkView(Vertical):
     :mod:`specbrowser.session.source`) instead of its Markdown."""
 
     class FollowRequested(Message):
-        """The user asked to go to another chunk or section (clicked a marker or ``#id`` link)."""
+        """The user asked to go to another chunk or section (clicked a marker or ``#id`` link).
 
-        def __init__(self, chunk_id: str) -> None:
+        ``anchor`` is True for an ``#id`` link: ``chunk_id`` is then the element id as written,
+        to resolve in the shown chunk's spec."""
+
+        def __init__(self, chunk_id: str, *, anchor: bool = False) -> None:
             super().__init__()
             self.chunk_id = chunk_id
+            self.anchor = anchor
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -101,6 +105,9 @@ class ChunkView(Vertical):
         """The section view's layout (:attr:`show_section`)."""
         self.source_for: Callable[[str], ChunkSource] | None = None
         """Finds a chunk's source HTML by id (set by the screen: :meth:`Session.chunk_source`)."""
+        self.url_target_for: Callable[[str], str | None] | None = None
+        """The chunk a web link into a spec of the database leads to, or None (set by the
+        screen: :meth:`Session.url_target`); None here opens every web link in the browser."""
         self.previews_for: Callable[[list[str]], dict[str, str]] | None = None
         """Names the subsections of markers without a title (chunk id → title, the first words
         of a paragraph, cell or step: set by the screen); None shows bare markers."""
@@ -376,8 +383,9 @@ class ChunkView(Vertical):
 
     def follow_href(self, href: str) -> None:
         """Follow a link of the text as a click does: markers and ``#id`` links ask the screen
-        to follow them (an id of any element of the document leads to the chunk holding it);
-        web links open in the browser; a link to another document is shown as external.
+        to follow them (an id of any element of the document leads to the chunk holding it), as
+        do web links into another spec of the database (:attr:`url_target_for`); other web
+        links open in the browser; a link to another document is shown as external.
         Nothing is ever opened as a file. ``href`` as written (%-escapes are undone)."""
         if href.startswith(MARKER_SCHEME):
             index = int(href[len(MARKER_SCHEME) :])
@@ -386,10 +394,14 @@ class ChunkView(Vertical):
             return
         href = unquote(href)
         target = chunk_id_from_href(href)
-        if target is None and href.startswith("#") and len(href) > 1:
-            target = href[1:]
         if target is not None:
             self.post_message(self.FollowRequested(target))
+        elif href.startswith("#") and len(href) > 1:
+            self.post_message(self.FollowRequested(href[1:], anchor=True))
+        elif href.startswith(("http://", "https://")) and (
+            in_corpus := self.url_target_for(href) if self.url_target_for else None
+        ):
+            self.post_message(self.FollowRequested(in_corpus))
         elif href.startswith(("http://", "https://")):
             self.app.open_url(href)
             self.notify(f"external link, opened in the browser: {href}", markup=False)

@@ -23,7 +23,7 @@ from textual.worker import get_current_worker
 
 from specbrowser.errors import SpecbrowserError
 from specbrowser.search.literal import is_searchable
-from specbrowser.search.query import Hit, searched_as_note
+from specbrowser.search.query import Hit, SearchFilter, searched_as_note
 from specbrowser.session import DB_ERRORS, Session
 from specbrowser.tui.highlight import snippet_text
 from specbrowser.tui.messages import SearchFinished
@@ -123,15 +123,16 @@ class SearchBar(Vertical):
             Text(status) if isinstance(status, str) else status
         )
 
-    def show_hits(self, query: str, mode: SearchMode, hits: list[Hit], note: str = "") -> None:
-        """List ``hits`` of ``query`` and say how many, then ``note`` (what semantic search
-        covers); "no hits" hides the list."""
+    def show_hits(self, query: str, scope: str, hits: list[Hit], note: str = "") -> None:
+        """List ``hits`` of ``query`` and say how many after ``scope`` (the mode, and in a
+        corpus the spec searched), then ``note`` (what semantic search covers); "no hits" hides
+        the list."""
         self.hits = list(hits)
         results = self.query_one(SearchResults)
         results.show_hits(self.hits)
         results.display = bool(hits)
         status = Text()
-        status.append(f"{mode} · ", style="dim")
+        status.append(f"{scope} · ", style="dim")
         if hits:
             status.append(f"{len(hits)} hit{'s' if len(hits) != 1 else ''}", style="bold")
             status.append(" for ")
@@ -152,10 +153,17 @@ class SearchBar(Vertical):
 
     @work(thread=True, exclusive=True, group="search")
     def run_search(
-        self, session: Session, serial: int, query: str, mode: SearchMode, limit: int
+        self,
+        session: Session,
+        serial: int,
+        query: str,
+        mode: SearchMode,
+        limit: int,
+        document_id: str | None = None,
     ) -> None:
-        """Search in a thread, on a connection of its own (``session`` reopened); post the
-        hits as :class:`SearchFinished` numbered ``serial``, touch no widget."""
+        """Search in a thread, on a connection of its own (``session`` reopened), the spec
+        ``document_id`` only (None: every spec); post the hits as :class:`SearchFinished`
+        numbered ``serial``, touch no widget."""
         worker = get_current_worker()
         if not is_searchable(query):  # nothing is indexed of it: no hits, one note
             note = searched_as_note(query) or "the query has no letters or digits to search for"
@@ -163,7 +171,8 @@ class SearchBar(Vertical):
             return
         try:
             with session.reopen() as own:
-                hits = own.search(query, mode, limit=limit)
+                where = SearchFilter(document_id=document_id) if document_id else None
+                hits = own.search(query, mode, limit=limit, where=where)
                 coverage = own.coverage_note(mode) if mode != SEARCH_MODES[0] else ""
             note = "  ".join(line for line in (searched_as_note(query, mode), coverage) if line)
         except SpecbrowserError as error:

@@ -1,0 +1,59 @@
+"""What an ingest into a corpus leaves behind: the chunk sets' stored stats count every spec,
+and a spec replacing itself drops the vectors of the texts no set holds any more (the other
+specs' and its unchanged texts' stay). The tests' two-spec sample corpus (``corpus_db``)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from specbrowser import store
+from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.session import Session
+from specbrowser.session.ingest import ingest
+from tests.conftest import CORPUS_SPECS
+
+
+def test_a_sets_stored_stats_count_every_spec_of_the_corpus(corpus_db) -> None:
+    with Session.open(corpus_db) as session:
+        _, stored = session.active_policy()
+        assert stored.chunks == session.chunk_count() == sum(s.chunks for s in session.specs())
+        assert stored.sections == sum(s.sections for s in session.specs())
+
+
+def test_a_spec_replacing_itself_drops_only_its_old_texts_vectors(corpus_db, tmp_path) -> None:
+    from specbrowser.store import vectors as store_vectors
+
+    with store.open_database(corpus_db) as db:
+        if db.vector_error:
+            pytest.skip(db.vector_error)
+        texts = {c.id: c.retrieval_text for c in db.iter_chunks()}
+        db.vectors.prepare("fake-model", 2)
+        db.vectors.add(
+            "fake-model",
+            2,
+            [
+                store_vectors.NewEmbedding(store_vectors.content_hash(t), b"\0" * 8, False, 9)
+                for t in set(texts.values())
+            ],
+        )
+    timers = tmp_path / "widget-timers.html"
+    shutil.copyfile(CORPUS_SPECS[1], timers)
+    timers.write_text(
+        timers.read_text(encoding="utf-8").replace("whole milliseconds", "whole seconds"),
+        encoding="utf-8",
+    )
+    result = ingest([timers], corpus_db, ChunkPolicy())
+    assert result.outcome == store.INGEST_REPLACED_SPEC
+    with store.open_database(corpus_db) as db:
+        now = {c.id: c.retrieval_text for c in db.iter_chunks()}
+        stored = {
+            str(h) for (h,) in db.db.execute("SELECT content_hash FROM embeddings").fetchall()
+        }
+        knn = db.db.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0]
+    changed = {i for i in now if now[i] != texts.get(i)}
+    assert changed == {"sec-timers"}  # the one chunk whose text changed
+    kept = {store_vectors.content_hash(now[i]) for i in now if i not in changed}
+    assert stored == kept and knn == len(kept)
+    assert store_vectors.content_hash(texts["sec-timers"]) not in stored
