@@ -217,9 +217,11 @@ def document_chunk(
     :func:`synopsis` (with the summary packet when given).
 
     It has no section, no parent, no subsections (its outline holds no markers, so it is never
-    part of the marker tree) and depth 0. It is never broken down: over ``threshold`` (by
-    ``measure``: characters by default, or a token count) it is flagged ``unsplittable`` like
-    any chunk left whole.
+    part of the marker tree) and depth 0. It is never broken down and never flagged over the
+    threshold: it is a synopsis made whole by design (with the summary packet it often exceeds
+    a section threshold, and a flag on every set would be noise; its size in tokens is still
+    counted against the model's window). ``threshold`` and ``measure`` are accepted for the
+    callers that size every chunk alike.
     """
     text = synopsis(document, sections, chunk_count, packet)
     return Chunk(
@@ -232,7 +234,7 @@ def document_chunk(
         title=document.title,
         heading_path=[],
         text=text,
-        over_threshold="unsplittable" if measure(text) > threshold else None,
+        over_threshold=None,
     )
 
 

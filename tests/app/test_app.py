@@ -407,8 +407,10 @@ async def test_t_toggles_the_retrieval_text_and_back(toylang_db: Path) -> None:
         await settle(pilot)
         assert view.show_retrieval_text and retrieval.display and not markdown.display
         assert retrieval_plain(app) == view.chunk.retrieval_text
-        assert retrieval_plain(app).startswith(
-            "Document: Toylang Language Specification\nSection: 2 Notational Conventions > "
+        assert retrieval_plain(app).startswith("Document summary: This Standard describes Toylang")
+        assert (
+            "\nDocument: Toylang Language Specification\nSection: 2 Notational Conventions > "
+            in retrieval_plain(app)
         )
         assert "\nPart: Some Toylang diagnostics use a bracketed…\nContent:\n" in retrieval_plain(
             app

@@ -25,6 +25,7 @@ from specbrowser.session.advise import (
     score,
 )
 from specbrowser.session.auto_queries import automatic_queries
+from specbrowser.search.tokens import default_token_counter
 from specbrowser.session.ingest import ingest
 from specbrowser.session.query_file import read_queries
 from tests.helpers import ECMA262, ROOT, SAMPLE
@@ -261,8 +262,13 @@ def test_poor_policies_rank_below_the_default_on_ecma262(tmp_path: Path) -> None
             Candidate(policy_for("ecmarkup", threshold=200, strategy="seed"), "bad", "x"),
             Candidate(replace(default, threshold=1_000_000), "coarse", "x"),
         ]
-        queries = automatic_queries(session.store, default.version, count=90)
-        advice = advise(session, [QuerySet("auto", tuple(queries))], candidates=candidates)
+        queries = automatic_queries(session.store, default.version)
+        advice = advise(
+            session,
+            [QuerySet("auto", tuple(queries))],
+            candidates=candidates,
+            counter=default_token_counter(),
+        )
     by_label = {r.candidate.label: r for r in advice.results}
     assert by_label["bad"].score < by_label["active"].score
     assert by_label["coarse"].score < by_label["active"].score

@@ -14,7 +14,7 @@ from specbrowser.chunking.enrich import (
     section_paths,
 )
 from specbrowser.chunking.markers import find_markers
-from specbrowser.chunking.pipeline import chunk_sections, chunk_spec
+from specbrowser.chunking.pipeline import chunk_sections, chunk_spec, summary_packet_for
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.formats import load_spec
 from specbrowser.formats.ecmarkup import CHUNKING_RULES
@@ -124,6 +124,7 @@ def test_chunk_sections_from_stored_sections_equals_the_ingest(single_db):
         replace(c, retrieval_text="", toc_path=None, mismatch=None) for c in section_chunks(stored)
     ]
     assert len(again) == len(result.chunks) - 1 > 2253
-    rebuilt = finish_chunk_set(db.sections.document(), sections, again, 5000)
+    packet = summary_packet_for(sections, ChunkPolicy(), CHUNKING_RULES)
+    rebuilt = finish_chunk_set(db.sections.document(), sections, again, 5000, packet=packet)
     apply_toc_paths(rebuilt, section_paths(sections, db.toc.load()))
     assert rebuilt == stored

@@ -26,10 +26,6 @@ SMALL = ("import-attributes", "import-attributes-source")
 """Specs small enough for the whole matrix."""
 
 KNOWN = {
-    ("temporal", "tr-p-500"): "a rowspan carried into an extracted row group (13.x rounding)",
-    ("temporal-source", "tr-p-500"): "the same table in the source",
-    ("fetch", "ol-li-1000"): "a list inside an example's blockquote gains a blank line",
-    ("fetch", "alg-ol-li-p-400"): "the same, 3 sections",
     ("webauthn", "alg-ol-li-p-400"): "a list in a table cell (<br>) gains a line break",
 }
 """Cases that do not reassemble yet: the Markdown converter's and the breakdown's (not the
