@@ -13,6 +13,7 @@ import pytest
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.cli import main
 from specbrowser.formats import policy_for
+from specbrowser.search.tokens import default_token_counter
 from specbrowser.session import Session
 from specbrowser.session import advise as advise_module
 from specbrowser.session.advise import (
@@ -25,7 +26,6 @@ from specbrowser.session.advise import (
     score,
 )
 from specbrowser.session.auto_queries import automatic_queries
-from specbrowser.search.tokens import default_token_counter
 from specbrowser.session.ingest import ingest
 from specbrowser.session.query_file import read_queries
 from tests.helpers import ECMA262, ROOT, SAMPLE
