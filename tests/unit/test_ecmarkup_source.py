@@ -26,7 +26,7 @@ TO_NUMBER = """
   </h1>
   <dl class="header">
     <dt>description</dt>
-    <dd>It converts _argument_ to a value of type Number.</dd>
+    <dd>It turns _argument_ into a Number value.</dd>
     <dt>skip return checks</dt>
     <dd>true</dd>
   </dl>
@@ -56,8 +56,8 @@ def test_a_structured_header_reads_as_its_rendered_heading_and_paragraph(tmp_pat
     assert (
         "The abstract operation ToNumber takes argument `argument` (an ECMAScript language value)"
         " and optional argument `hint` (a String) and returns either a normal completion "
-        "containing a Number or a throw completion. It converts `argument` to a value of type "
-        "Number. It performs the following steps when called:\n\n1. If"
+        "containing a Number or a throw completion. It turns `argument` into a "
+        "Number value. It performs the following steps when called:\n\n1. If"
     ) in text
     assert "description" not in text and "skip return checks" not in text
     assert "true" not in text
