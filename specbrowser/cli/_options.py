@@ -54,6 +54,13 @@ GIVEN = "policy_options_given"
 """The namespace attribute where :class:`_Given` records the policy options typed."""
 
 
+def _record(namespace: argparse.Namespace, dest: str, typed: str) -> None:
+    """Record that the option ``dest`` was typed, as ``typed`` (:func:`given_policy_options`)."""
+    given = dict(getattr(namespace, GIVEN, None) or {})
+    given[dest] = typed
+    setattr(namespace, GIVEN, given)
+
+
 class _Given(argparse.Action):
     """Store the value, as argparse's default action does, and record the option as typed
     (a default is never recorded): :func:`given_policy_options` reads them back."""
@@ -66,9 +73,7 @@ class _Given(argparse.Action):
         option_string: str | None = None,
     ) -> None:
         setattr(namespace, self.dest, values)
-        given = dict(getattr(namespace, GIVEN, None) or {})
-        given[self.dest] = f"{option_string} {shlex.quote(str(values))}"
-        setattr(namespace, GIVEN, given)
+        _record(namespace, self.dest, f"{option_string} {shlex.quote(str(values))}")
 
 
 class _GivenOff(argparse.Action):
@@ -85,9 +90,7 @@ class _GivenOff(argparse.Action):
         option_string: str | None = None,
     ) -> None:
         setattr(namespace, self.dest, False)
-        given = dict(getattr(namespace, GIVEN, None) or {})
-        given[self.dest] = str(option_string)
-        setattr(namespace, GIVEN, given)
+        _record(namespace, self.dest, str(option_string))
 
 
 def given_policy_options(args: argparse.Namespace) -> list[str]:
