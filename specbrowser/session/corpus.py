@@ -124,7 +124,7 @@ def recount_sets(db: SpecStore) -> None:
         return
     sections = db.sections.count()
     for info in db.sets.all():
-        db.sets.set_stats(info.version, compute_stats(list(db.iter_chunks(info.version)), sections))
+        db.sets.set_stats(info.version, compute_stats([], sections, db.chunk_facts(info.version)))
 
 
 @dataclass(frozen=True)

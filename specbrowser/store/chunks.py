@@ -12,6 +12,8 @@ from typing import Any
 
 import sqlite_utils
 
+from specbrowser.chunking.markers import marker_sizes
+from specbrowser.chunking.stats import ChunkFacts
 from specbrowser.errors import NotFoundError
 from specbrowser.model import Chunk
 from specbrowser.store.rows import select_in
@@ -219,6 +221,50 @@ class ChunkReads:
             )
         for row in rows:
             yield row_to_chunk(row)
+
+    def chunk_facts(self, policy_version: str) -> list[ChunkFacts]:
+        """What :func:`specbrowser.chunking.stats.compute_stats` counts of every chunk of the set
+        ``policy_version``, read from the rows without making :class:`Chunk` objects (no heading
+        or TOC paths, no retrieval texts): recounting a corpus's set after an ingest reads only
+        this."""
+        facts: list[ChunkFacts] = []
+        for (
+            chunk_id,
+            parent_id,
+            depth,
+            layer,
+            tag,
+            over,
+            size,
+            mismatch,
+            subs,
+            ordinal,
+            text,
+        ) in self.db.execute(
+            "SELECT r.id, r.parent_id, r.depth, r.layer, r.breakdown_tag, r.over_threshold, "
+            "t.size, s.mismatch, r.subsections, r.ordinal, t.text FROM chunk_rows r "
+            "JOIN texts t ON t.id = r.text_id LEFT JOIN sections s ON s.id = r.section_id "
+            "WHERE r.policy_version = ?",
+            [policy_version],
+        ):
+            sizes = marker_sizes(text)
+            facts.append(
+                ChunkFacts(
+                    chunk_id,
+                    parent_id,
+                    depth,
+                    layer,
+                    tag,
+                    over,
+                    size,
+                    mismatch,
+                    [target for target, _ in sizes],
+                    json.loads(subs) if subs != "[]" else [],
+                    ordinal,
+                    sizes,
+                )
+            )
+        return facts
 
     def next_over_threshold(
         self, after_ordinal: int, policy_version: str | None = None

@@ -647,6 +647,29 @@ def build_set_fts(
     )
 
 
+def extend_set_fts(db: sqlite_utils.Database, policy_version: str, document_id: str) -> bool:
+    """Add to the chunk set's FTS5 index the texts of spec ``document_id``'s rows that no other
+    spec's rows of the set use (so not indexed yet): what an ingest that *added* a spec to a
+    corpus needs, without re-reading every other spec's texts as :func:`build_set_fts` does.
+    BM25's statistics are the index's own, so the result is the index a rebuild makes. Call
+    inside a transaction; returns False (nothing done) when the set has no index yet."""
+    table = set_fts_table(policy_version)
+    if not db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [table]
+    ).fetchone():
+        return False
+    values = FTS_COLUMNS.replace("retrieval_header", _INDEXED_HEADER)
+    db.execute(
+        f"INSERT INTO [{table}] (rowid, {FTS_COLUMNS}) "  # constants, never input
+        f"SELECT id, {values} FROM texts WHERE id IN "
+        "(SELECT text_id FROM chunk_rows WHERE policy_version = ? AND document_id = ? "
+        "EXCEPT SELECT text_id FROM chunk_rows WHERE policy_version = ? AND document_id != ?) "
+        "ORDER BY id",
+        [policy_version, document_id, policy_version, document_id],
+    )
+    return True
+
+
 _INDEXED_HEADER = (
     "CASE WHEN retrieval_header LIKE 'Document summary: %' "
     "THEN substr(retrieval_header, instr(retrieval_header, char(10)) + 1) "

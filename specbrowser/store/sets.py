@@ -43,6 +43,7 @@ from specbrowser.store.schema import (  # noqa: F401  (re-exported)
     build_set_fts,
     drop_orphan_set_fts,
     drop_set_fts,
+    extend_set_fts,
 )
 from specbrowser.types import IngestOutcome, MismatchKind
 
@@ -466,7 +467,8 @@ class ChunkSets:
         if replaced:
             drop_unused_texts(self.db)
         drop_orphan_set_fts(self.db)  # a replaced spec may have dropped sets
-        build_set_fts(self.db, version)
+        if document_id is None or replaced or not extend_set_fts(self.db, version, document_id):
+            build_set_fts(self.db, version)
         return new_texts
 
     def _sole_document(self) -> str:

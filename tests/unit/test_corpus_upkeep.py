@@ -58,3 +58,39 @@ def test_a_spec_replacing_itself_drops_only_its_old_texts_vectors(corpus_db, tmp
     kept = {store_vectors.content_hash(now[i]) for i in now if i not in changed}
     assert stored == kept and knn == len(kept)
     assert store_vectors.content_hash(texts["sec-timers"]) not in stored
+
+
+def test_an_added_specs_index_rows_are_those_a_rebuild_makes(corpus_db) -> None:
+    """An ingest that adds a spec extends the set's FTS5 index with that spec's texts only
+    (:func:`specbrowser.store.schema.extend_set_fts`); a full rebuild gives the same rows and
+    the same BM25 ranking."""
+    from specbrowser.store.schema import build_set_fts, set_fts_table
+
+    def ranked(db: store.SpecStore, table: str) -> list[tuple[int, float]]:
+        rows = db.db.execute(
+            f"SELECT rowid, round(bm25([{table}]), 9) FROM [{table}] WHERE [{table}] MATCH ? "
+            "ORDER BY rank, rowid",
+            ["section OR spec OR value"],
+        )
+        return [(int(rowid), float(score)) for rowid, score in rows]
+
+    with store.open_database(corpus_db) as db:
+        version = db.active_version()
+        table = set_fts_table(version)
+        size = db.db.execute(f"SELECT count(*) FROM [{table}_docsize]").fetchone()[0]
+        extended = ranked(db, table)
+        with db.transaction("rebuild"):
+            build_set_fts(db.db, version)
+        assert db.db.execute(f"SELECT count(*) FROM [{table}_docsize]").fetchone()[0] == size
+        assert ranked(db, table) == extended != []
+
+
+def test_a_sets_recounted_stats_are_a_full_count(corpus_db) -> None:
+    """The stats an ingest into a corpus stores (read from the rows' facts) are those of
+    counting every chunk of the set."""
+    from specbrowser.chunking.stats import compute_stats
+
+    with store.open_database(corpus_db) as db:
+        version = db.active_version()
+        full = compute_stats(list(db.iter_chunks(version)), db.sections.count())
+        assert db.sets.stats(version) == full.to_dict()
