@@ -13,7 +13,10 @@ ECMA-262), in this order, the first found winning for each field:
   standard's URL follows from it (``https://fetch.spec.whatwg.org/``);
 - xml2rfc's RFC number (``<meta name="rfc.number">`` or ``<dd class="rfcnumber">``):
   ``https://www.rfc-editor.org/rfc/rfcN`` (other hosts' URLs of the RFC are its aliases,
-  :func:`url_aliases`).
+  :func:`url_aliases`);
+- xml2rfc's Internet-Draft name (``<meta name="ietf.draft" content="draft-…-19">``):
+  ``https://datatracker.ietf.org/doc/html/draft-…-19`` (each version is its own document, as
+  its URL is; the shortname is the name without the version: ``draft-…``).
 """
 
 from __future__ import annotations
@@ -44,6 +47,11 @@ _RFC_NUMBER = re.compile(
     rb"<meta\s+(?:content=\"(\d+)\"\s+name=\"rfc\.number\"|name=\"rfc\.number\"\s+content=\"(\d+)\")"
     rb"|<dd class=\"rfcnumber\">\s*(\d+)"
 )
+_DRAFT_NAME = re.compile(
+    rb"<meta\s+(?:content=\"(draft-[a-z0-9-]+)\"\s+name=\"ietf\.draft\""
+    rb"|name=\"ietf\.draft\"\s+content=\"(draft-[a-z0-9-]+)\")"
+)
+_DRAFT_VERSION = re.compile(r"-\d{2}$")
 HEAD_BYTES = 262_144
 """How far into the page the ``<head>`` patterns (canonical link, source metadata, RFC number)
 are looked for; the headings and Bikeshed's reference data are searched in the whole page."""
@@ -80,19 +88,25 @@ def spec_identity(data: bytes) -> SpecIdentity:
         number = next(g for g in match.groups() if g)
         url = f"https://www.rfc-editor.org/rfc/rfc{int(number)}"
         shortname = shortname or f"rfc{int(number)}"
+    if url is None and (match := _DRAFT_NAME.search(head)):
+        draft = _text(next(g for g in match.groups() if g))
+        url = f"https://datatracker.ietf.org/doc/html/{draft}"
+        shortname = shortname or _DRAFT_VERSION.sub("", draft)
     if url is None and shortname in ECMARKUP_LOCATIONS:
         url = ECMARKUP_LOCATIONS[shortname]
     return SpecIdentity(canonical_url=url, shortname=shortname)
 
 
 _RFC_URL = re.compile(r"^https://www\.rfc-editor\.org/rfc/rfc(\d+)$")
+_DRAFT_URL = re.compile(r"^https://datatracker\.ietf\.org/doc/html/(draft-[a-z0-9-]+)$")
 
 
 def url_aliases(canonical_url: str) -> list[str]:
     """The URL prefixes a link into the spec at ``canonical_url`` may start with: the URL
     itself, its ``http:`` form and, for an RFC, the other hosts that publish it
     (``https://www.rfc-editor.org/rfc/rfcN.html``, ``https://datatracker.ietf.org/doc/html/rfcN``,
-    ``https://httpwg.org/specs/rfcN.html``)."""
+    ``https://httpwg.org/specs/rfcN.html``), for an Internet-Draft the IETF's archive and tools
+    hosts (``https://www.ietf.org/archive/id/draft-…-19.html``)."""
     found = [canonical_url]
     if match := _RFC_URL.match(canonical_url):
         number = match.group(1)
@@ -101,6 +115,13 @@ def url_aliases(canonical_url: str) -> list[str]:
             f"https://datatracker.ietf.org/doc/html/rfc{number}",
             f"https://httpwg.org/specs/rfc{number}.html",
             f"https://tools.ietf.org/html/rfc{number}",
+        ]
+    if match := _DRAFT_URL.match(canonical_url):
+        draft = match.group(1)
+        found += [
+            f"https://www.ietf.org/archive/id/{draft}.html",
+            f"https://www.ietf.org/archive/id/{draft}.txt",
+            f"https://tools.ietf.org/html/{draft}",
         ]
     found += [url.replace("https://", "http://", 1) for url in found if url.startswith("https:")]
     return found

@@ -17,7 +17,7 @@ from specbrowser import store
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.cli import main
 from specbrowser.errors import NotFoundError, PolicyError
-from specbrowser.formats.identity import spec_identity
+from specbrowser.formats.identity import spec_identity, url_aliases
 from specbrowser.model import DOCUMENT_CHUNK_ID
 from specbrowser.session import Session
 from specbrowser.session.ingest import ingest
@@ -231,6 +231,21 @@ def test_identity_from_a_canonical_link_and_ecmarkup_metadata():
     assert (found.shortname, found.canonical_url) == ("ECMA-262", "https://tc39.es/ecma262/")
     rendered = spec_identity(b'<h1 class="version">Draft ECMA-262 / November 29, 2026</h1>')
     assert rendered.canonical_url == "https://tc39.es/ecma262/"
+
+
+def test_identity_of_an_rfc_and_of_an_internet_draft():
+    rfc = spec_identity(b'<head><meta content="9110" name="rfc.number"></head>')
+    assert (rfc.shortname, rfc.canonical_url) == (
+        "rfc9110",
+        "https://www.rfc-editor.org/rfc/rfc9110",
+    )
+    assert "https://httpwg.org/specs/rfc9110.html" in url_aliases(rfc.canonical_url)
+    draft = spec_identity(b'<head><meta content="draft-ietf-x-semantics-19" name="ietf.draft">')
+    assert draft.shortname == "draft-ietf-x-semantics"
+    assert draft.canonical_url == "https://datatracker.ietf.org/doc/html/draft-ietf-x-semantics-19"
+    aliases = url_aliases(draft.canonical_url)
+    assert "https://www.ietf.org/archive/id/draft-ietf-x-semantics-19.html" in aliases
+    assert not any("rfc" in alias for alias in aliases)
 
 
 def _downgrade_to_schema_11(db_path: Path) -> None:
