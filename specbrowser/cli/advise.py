@@ -238,6 +238,16 @@ def _print(advice, held_out, applied, kept: bool) -> None:
     for mode, reason in advice.skipped_modes.items():
         out.print(Text(f"{mode} not scored: {reason}"), soft_wrap=True)
     out.print(Text(advice.why), soft_wrap=True)
+    best, active = advice.recommended, advice.active
+    for spec, figures in best.by_spec.items():  # a corpus: the recommendation per spec
+        was = active.by_spec.get(spec, figures)
+        out.print(
+            Text(
+                f"  {spec} ({figures['queries']:.0f} queries): hit@5 {was['hit@5']:.3f} → "
+                f"{figures['hit@5']:.3f}, MRR {was['mrr']:.3f} → {figures['mrr']:.3f}"
+            ),
+            soft_wrap=True,
+        )
     if held_out:
         for label, figures in held_out.items():
             out.print(

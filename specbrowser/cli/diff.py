@@ -176,6 +176,28 @@ def print_diff_summary(diff: ChunkSetDiff, console: Console | None = None) -> No
     ]
     for note in notes:
         console.print(Text(note), soft_wrap=True, highlight=False)
+    if diff.by_spec:
+        console.print(spec_table(diff))
+
+
+def spec_table(diff: ChunkSetDiff) -> Table:
+    """In a corpus, one row per spec: its chunks and overruns A → B, its sections changed and
+    its chunks added, removed, changed and reflagged."""
+    table = Table(title="By spec", title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("spec", no_wrap=True)
+    for head in ("chunks", "overruns", "sections changed", "added", "removed", "changed"):
+        table.add_column(head, justify="right", no_wrap=True)
+    for spec in diff.by_spec:
+        table.add_row(
+            Text(spec.spec),
+            _arrow(spec.chunks),
+            _arrow(spec.overruns),
+            f"{spec.sections_changed:,}",
+            f"{spec.added:,}",
+            f"{spec.removed:,}",
+            f"{spec.changed + spec.reflagged:,}",
+        )
+    return table
 
 
 def _quality_rows(table: Table, summary: DiffSummary) -> None:

@@ -133,6 +133,26 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def spec_table(evaluation) -> Table:  # evaluation: session.evaluate's
+    """In a corpus: one row per spec answering queries, its query count, then per run its
+    hit@k for each k and MRR, as ``0.800 / 0.950 / 0.861``."""
+    ks = evaluation.ks
+    heads = " / ".join([*(f"hit@{k}" for k in ks), f"MRR@{ks[-1]}"])
+    table = Table(title=f"By spec ({heads})", title_justify="left")
+    table.add_column("spec", no_wrap=True)
+    table.add_column("queries", justify="right")
+    parts = [evaluation.by_spec(run) for run in evaluation.runs]
+    for run in evaluation.runs:
+        table.add_column(Text(f"{run.policy_version}\n{run.mode}"), justify="right")
+    for spec in parts[0]:
+        cells = [
+            " / ".join([*(f"{part[spec].hit[k]:.3f}" for k in ks), f"{part[spec].mrr:.3f}"])
+            for part in parts
+        ]
+        table.add_row(Text(spec), f"{len(parts[0][spec].queries):,}", *cells)
+    return table
+
+
 SPLIT_LABELS = {"tune": "tune half: the odd rows", "test": "test half: the even rows"}
 
 
@@ -161,6 +181,8 @@ def print_evaluation(evaluation, label: str = "") -> None:  # evaluation: sessio
     for run in evaluation.runs:
         if run.note:
             out.print(Text(f"* {run.policy_version} {run.mode}: {run.note}"), soft_wrap=True)
+    if evaluation.query_specs:
+        out.print(spec_table(evaluation))
     top = evaluation.ks[-1]
     for run in evaluation.runs:
         missed = run.missed

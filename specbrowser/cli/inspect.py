@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from rich.table import Table
@@ -16,6 +17,10 @@ from specbrowser.errors import EmbeddingError
 from specbrowser.model import Chunk
 from specbrowser.session.jobs import run_count_tokens
 from specbrowser.types import MISMATCH_KINDS
+
+if TYPE_CHECKING:
+    from specbrowser.chunking.stats import ChunkSetStats
+    from specbrowser.store.corpus import SpecListing
 
 # Deferred to the commands that use them, so that other commands start without them: Session and
 # specbrowser.search.tokens (the store with sqlite-utils, 70 ms); specbrowser.search.model_files
@@ -207,20 +212,87 @@ def cmd_stats(args: argparse.Namespace) -> int:
         policy, _ = session.active_policy()
         version = session.active_version()
         stats = session.stats()
+        by_spec = session.stats_by_spec(version)
         tokens = token_summary(session.token_info(version))
     if args.json:
         payload = {
             "document": document.title,
             "policy": {**policy.settings(), "version": version},
-            **stats.to_dict(),
-            "breakdown_marker_share": _rounded(stats.breakdown_marker_share),
-            "section_marker_share": _rounded(stats.section_marker_share),
+            **_stats_json(stats),
             "tokens": tokens,
+            "by_spec": [
+                {"spec": listing.spec.name, "title": listing.spec.title, **_stats_json(counts)}
+                for listing, counts in by_spec
+            ],
         }
         print(json.dumps(payload, ensure_ascii=False, indent=2))
         return 0
-    print_summary(document.title, args.db, policy, stats, {}, extra_rows=[tokens_row(tokens)])
+    title = document.title
+    if by_spec:
+        title = f"a corpus of {len(by_spec)} specs ({', '.join(s.spec.name for s, _ in by_spec)})"
+    print_summary(title, args.db, policy, stats, {}, extra_rows=[tokens_row(tokens)])
+    if by_spec:
+        out.print(spec_stats_table(by_spec))
     return 0
+
+
+def _stats_json(stats: ChunkSetStats) -> dict[str, object]:
+    """A set's (or one spec's) counts as ``stats --json`` prints them."""
+    return {
+        **stats.to_dict(),
+        "breakdown_marker_share": _rounded(stats.breakdown_marker_share),
+        "section_marker_share": _rounded(stats.section_marker_share),
+    }
+
+
+def spec_stats_table(by_spec: list[tuple[SpecListing, ChunkSetStats]]) -> Table:
+    """One row per spec of a corpus: its sections, chunks, sizes (characters), chunks over the
+    threshold, tiny and mostly-marker chunks, unresolved markers and heading-path mismatches;
+    then the totals of the counts (sizes are per spec only: the set's are above)."""
+    table = Table(title="By spec", title_justify="left")
+    table.add_column("spec", no_wrap=True)
+    heads = (
+        "sections",
+        "chunks",
+        "median",
+        "p90",
+        "max",
+        "over",
+        "tiny",
+        "unresolved",
+        "mismatches",
+    )
+    for head in heads:
+        table.add_column(head, justify="right")
+
+    def counts(stats: ChunkSetStats) -> list[int]:
+        return [
+            stats.sections,
+            stats.chunks,
+            sum(stats.over_threshold.values()),
+            stats.tiny_chunks or 0,
+            stats.unresolved_markers or 0,
+            sum(stats.heading_mismatches.values()),
+        ]
+
+    total = [0] * 6
+    for listing, stats in by_spec:
+        row = counts(stats)
+        total = [a + b for a, b in zip(total, row, strict=True)]
+        sizes = stats.sizes
+        table.add_row(
+            escape(listing.spec.name),
+            f"{row[0]:,}",
+            f"{row[1]:,}",
+            f"{sizes.median:,}",
+            f"{sizes.p90:,}",
+            f"{sizes.max:,}",
+            *(f"{n:,}" for n in row[2:]),
+        )
+    table.add_row(
+        "all", f"{total[0]:,}", f"{total[1]:,}", "", "", "", *(f"{n:,}" for n in total[2:])
+    )
+    return table
 
 
 def _rounded(share: float | None) -> float | None:

@@ -52,7 +52,7 @@ from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.stats import ChunkSetStats
 from specbrowser.errors import PolicyError
 from specbrowser.formats import policy_for
-from specbrowser.session.evaluate import RunScores, evaluate, mode_unavailable
+from specbrowser.session.evaluate import QueryScore, RunScores, evaluate, mode_unavailable
 from specbrowser.session.query_file import EvalQuery
 from specbrowser.session.rechunk import rechunk
 from specbrowser.types import SearchMode
@@ -159,6 +159,8 @@ class CandidateResult:
         fingerprint: the set's chunk fingerprint (``store.advice.fingerprint``).
         rank: 1-based place in the ranking (1 is best).
         pareto: on the Pareto front of retrieval against tokens per hit.
+        by_spec: in a corpus, spec name → its ``queries`` (answered in it, over every run),
+            ``hit@5`` and ``mrr`` (means over those queries); {} for one spec.
     """
 
     candidate: Candidate
@@ -174,6 +176,7 @@ class CandidateResult:
     fingerprint: str = ""
     rank: int = 0
     pareto: bool = False
+    by_spec: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def mean(self, figure: Callable[[RunScores], float]) -> float:
         """``figure`` averaged over the runs (0.0 without runs)."""
@@ -505,6 +508,7 @@ def _try(
     if embedder is not None and any(mode != "lexical" for mode in modes):
         _embed(session, embedder, version, report)
     runs: list[RunScores] = []
+    per_spec: dict[str, list[QueryScore]] = {}
     for query_set in query_sets:
         if not query_set.queries:
             continue
@@ -522,6 +526,9 @@ def _try(
                 queries=query_set.queries,
             )
             runs.extend(evaluation.runs)
+            for run in evaluation.runs:
+                for spec, part in evaluation.by_spec(run).items():
+                    per_spec.setdefault(spec, []).extend(part.queries)
     reads = [
         sum(tokens.get(chunk_id, 0) for chunk_id in query.ranked[:READ_HITS])
         for run in runs
@@ -538,6 +545,7 @@ def _try(
         tokens=sum(tokens.values()),
         over_window=sum(1 for n in tokens.values() if window and n > window),
         read_tokens=sum(reads) / len(reads) if reads else 0.0,
+        by_spec={spec: _spec_figures(scores) for spec, scores in per_spec.items()},
         seconds=time.perf_counter() - start,
         fingerprint=fingerprint,
     )
@@ -677,6 +685,16 @@ def held_out_scores(
     return figures
 
 
+def _spec_figures(scores: list[QueryScore]) -> dict[str, float]:
+    """``queries``, ``hit@5`` and ``mrr`` (cut at the largest k) over one spec's queries."""
+    count = len(scores) or 1
+    return {
+        "queries": len(scores),
+        "hit@5": sum(s.rank is not None and s.rank <= 5 for s in scores) / count,
+        "mrr": sum(1 / s.rank for s in scores if s.rank is not None) / count,
+    }
+
+
 def advice_json(advice: Advice) -> dict[str, object]:
     """Every figure of ``advice`` as one JSON-ready object: ``candidates`` (rank order, each
     with ``version``, ``label``, ``settings`` as ``policies`` stores them, ``scores``,
@@ -702,6 +720,10 @@ def advice_json(advice: Advice) -> dict[str, object]:
                 "retrieval": r(result.retrieval),
                 "hit@5": r(result.hit5),
                 "mrr": r(result.mrr),
+                "by_spec": {
+                    spec: {key: r(value) for key, value in figures.items()}
+                    for spec, figures in result.by_spec.items()
+                },
                 "runs": [
                     {
                         "queries": query_set.name,

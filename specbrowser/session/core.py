@@ -22,7 +22,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from specbrowser.chunking.policy import ChunkPolicy
-from specbrowser.chunking.stats import ChunkSetStats
+from specbrowser.chunking.stats import ChunkSetStats, compute_stats
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.errors import AmbiguousNameError, NotFoundError, PolicyError
 from specbrowser.model import Chunk, Document, Section
@@ -545,6 +545,19 @@ class Session:
             except NotFoundError:
                 version = None
         return self._db.corpus.listing(version, self.embedding_model())
+
+    def stats_by_spec(
+        self, policy_version: str | None = None
+    ) -> list[tuple[SpecListing, ChunkSetStats]]:
+        """Each spec's own counts in the active (or given) set, in corpus order
+        (:func:`~specbrowser.chunking.stats.compute_stats` over its chunks and sections); [] for
+        a database of one spec, whose counts are :meth:`stats`'."""
+        version = self.resolve_version(policy_version) if policy_version else self.active_version()
+        listings = self.specs(version)
+        if len(listings) < 2:
+            return []
+        facts = self._db.chunk_facts
+        return [(s, compute_stats([], s.sections, facts(version, s.spec.id))) for s in listings]
 
     def chunk_specs(
         self, chunk_ids: list[str], policy_version: str | None = None

@@ -132,6 +132,29 @@ class DiffSummary:
 
 
 @dataclass
+class SpecDiff:
+    """What changed in one spec of a corpus between set A and set B.
+
+    Attributes:
+        spec: the spec's name.
+        chunks: its chunk count in A → B (its document chunk included, as ``specs`` counts).
+        sections_changed: its sections with an added, removed, changed or reflagged chunk.
+        added, removed, changed, reflagged: chunk counts over those sections, as in
+            :class:`DiffSummary`.
+        overruns: its chunks over the threshold (any reason) in A → B.
+    """
+
+    spec: str
+    chunks: Change[int] = field(default_factory=lambda: Change(0, 0))
+    sections_changed: int = 0
+    added: int = 0
+    removed: int = 0
+    changed: int = 0
+    reflagged: int = 0
+    overruns: Change[int] = field(default_factory=lambda: Change(0, 0))
+
+
+@dataclass
 class ChunkSetDiff:
     """The comparison of chunk set A with chunk set B of one database.
 
@@ -141,6 +164,7 @@ class ChunkSetDiff:
         summary: the totals.
         sections: the changed sections only, in document order (see
             :attr:`DiffSummary.sections_unchanged` for how many were not).
+        by_spec: in a corpus, each spec's figures, in corpus order; [] for one spec.
     """
 
     version_a: str
@@ -149,6 +173,7 @@ class ChunkSetDiff:
     policy_b: str
     summary: DiffSummary
     sections: list[SectionDiff]
+    by_spec: list[SpecDiff] = field(default_factory=list)
 
     def top_sections(self, limit: int | None = None) -> list[SectionDiff]:
         """The changed sections by :attr:`SectionDiff.magnitude`, largest first (then by the size
@@ -185,6 +210,7 @@ class ChunkSetDiff:
             "summary": summary,
             "sections_changed": len(self.sections),
             "sections": [asdict(s) for s in (sections if limit is None else sections[:limit])],
+            "by_spec": [asdict(s) for s in self.by_spec],
         }
 
     def to_json(
@@ -258,6 +284,8 @@ def diff_chunk_sets(db: SpecStore, version_a: str, version_b: str) -> ChunkSetDi
             if chunk.section_id is not None:
                 per_section.setdefault(chunk.section_id, ([], []))[side].append(chunk)
 
+    spec_of = db.sections.spec_names() if db.corpus.count() > 1 else {}
+    by_spec = {spec.name: SpecDiff(spec.name) for spec in db.corpus.all()} if spec_of else {}
     changed_sections: list[SectionDiff] = []
     unchanged = 0
     for section_id, title, ordinal in db.sections.order():
@@ -289,6 +317,8 @@ def diff_chunk_sets(db: SpecStore, version_a: str, version_b: str) -> ChunkSetDi
             changed_sections.append(section)
         else:
             unchanged += 1
+        if spec_of:
+            _count_into(by_spec[spec_of[section_id]], section)
 
     reasons_a = Counter(c.over_threshold for c in sizes_a if c.over_threshold)
     reasons_b = Counter(c.over_threshold for c in sizes_b if c.over_threshold)
@@ -335,7 +365,37 @@ def diff_chunk_sets(db: SpecStore, version_a: str, version_b: str) -> ChunkSetDi
         policy_b=_policy_line(db, full_b),
         summary=summary,
         sections=changed_sections,
+        by_spec=_with_chunk_counts(db, list(by_spec.values()), full_a, full_b),
     )
+
+
+def _with_chunk_counts(
+    db: SpecStore, specs: list[SpecDiff], version_a: str, version_b: str
+) -> list[SpecDiff]:
+    """``specs`` with their chunk counts in A → B as the corpus listing counts them."""
+    if not specs:
+        return specs
+    counts = [
+        {listing.spec.name: listing.chunks for listing in db.corpus.listing(version, None)}
+        for version in (version_a, version_b)
+    ]
+    for spec in specs:
+        spec.chunks = Change(counts[0].get(spec.spec, 0), counts[1].get(spec.spec, 0))
+    return specs
+
+
+def _count_into(spec: SpecDiff, section: SectionDiff) -> None:
+    """Add one section's figures to its spec's."""
+    spec.overruns = Change(
+        spec.overruns.before + section.overruns.before,
+        spec.overruns.after + section.overruns.after,
+    )
+    if section.is_changed:
+        spec.sections_changed += 1
+        spec.added += len(section.added)
+        spec.removed += len(section.removed)
+        spec.changed += len(section.changed)
+        spec.reflagged += len(section.reflagged)
 
 
 def _largest(sizes: list[ChunkSize]) -> tuple[str, int] | None:

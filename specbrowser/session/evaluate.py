@@ -238,13 +238,29 @@ class Skipped:
 @dataclass(frozen=True)
 class Evaluation:
     """An evaluation: every (set, mode) run, sets in the order given, modes in
-    :data:`~specbrowser.types.SEARCH_MODES` order, and the runs left out."""
+    :data:`~specbrowser.types.SEARCH_MODES` order, and the runs left out; in a corpus,
+    ``query_specs`` names the spec that answers each query (file order), else it is empty."""
 
     path: str
     query_count: int
     ks: tuple[int, ...]
     runs: list[RunScores]
     skipped: list[Skipped]
+    query_specs: tuple[str, ...] = ()
+
+    def by_spec(self, run: RunScores) -> dict[str, RunScores]:
+        """In a corpus, ``run``'s scores over the queries answered in each spec (the spec of a
+        query's first expected id, :attr:`query_specs`), specs in the order their first query
+        comes; {} for a database of one spec."""
+        if not self.query_specs:
+            return {}
+        groups: dict[str, list[QueryScore]] = {}
+        for spec, score in zip(self.query_specs, run.queries, strict=True):
+            groups.setdefault(spec, []).append(score)
+        return {
+            spec: summarize(run.policy_version, run.mode, run.ks, scores)
+            for spec, scores in groups.items()
+        }
 
 
 def mode_unavailable(session: Session, policy_version: str, mode: SearchMode) -> str | None:
@@ -323,7 +339,20 @@ def evaluate(
             if mode != "lexical":
                 run = replace(run, note=session.coverage_note(mode, version))
             runs.append(run)
-    return Evaluation(str(path), len(queries), ks, runs, skipped)
+    return Evaluation(
+        str(path), len(queries), ks, runs, skipped, _query_specs(session, queries, resolved[0])
+    )
+
+
+def _query_specs(session: Session, queries: Sequence[EvalQuery], version: str) -> tuple[str, ...]:
+    """The name of the spec holding each query's first expected id (a chunk, or a section whose
+    root chunk has its id) in the set ``version``, or ``"?"``; () unless the database holds
+    several specs."""
+    if len(session.spec_rows()) < 2:
+        return ()
+    firsts = [query.expected[0] for query in queries]
+    spec_of = session.chunk_specs(list(dict.fromkeys(firsts)), version)
+    return tuple(spec_of.get(first, "?") for first in firsts)
 
 
 def _retrieve(
@@ -370,6 +399,14 @@ def evaluation_json(evaluation: Evaluation) -> dict[str, object]:
                     for k, t in run.tokens.items()
                 },
                 "coverage": run.note,
+                "by_spec": {
+                    spec: {
+                        "query_count": len(part.queries),
+                        "hit_at": {str(k): r(v) for k, v in part.hit.items()},
+                        "mrr": r(part.mrr),
+                    }
+                    for spec, part in evaluation.by_spec(run).items()
+                },
                 "missed": [
                     {
                         "line": q.query.line,

@@ -222,11 +222,12 @@ class ChunkReads:
         for row in rows:
             yield row_to_chunk(row)
 
-    def chunk_facts(self, policy_version: str) -> list[ChunkFacts]:
+    def chunk_facts(self, policy_version: str, document_id: str | None = None) -> list[ChunkFacts]:
         """What :func:`specbrowser.chunking.stats.compute_stats` counts of every chunk of the set
-        ``policy_version``, read from the rows without making :class:`Chunk` objects (no heading
-        or TOC paths, no retrieval texts): recounting a corpus's set after an ingest reads only
-        this."""
+        ``policy_version`` (of one spec with ``document_id``), read from the rows without making
+        :class:`Chunk` objects (no heading or TOC paths, no retrieval texts): recounting a
+        corpus's set after an ingest, and its per-spec counts, read only this."""
+        spec = "" if document_id is None else " AND r.document_id = ?"
         facts: list[ChunkFacts] = []
         for (
             chunk_id,
@@ -244,8 +245,8 @@ class ChunkReads:
             "SELECT r.id, r.parent_id, r.depth, r.layer, r.breakdown_tag, r.over_threshold, "
             "t.size, s.mismatch, r.subsections, r.ordinal, t.text FROM chunk_rows r "
             "JOIN texts t ON t.id = r.text_id LEFT JOIN sections s ON s.id = r.section_id "
-            "WHERE r.policy_version = ?",
-            [policy_version],
+            "WHERE r.policy_version = ?" + spec,
+            [policy_version] if document_id is None else [policy_version, document_id],
         ):
             sizes = marker_sizes(text)
             facts.append(

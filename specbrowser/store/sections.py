@@ -79,6 +79,14 @@ class Sections:
             )
         ]
 
+    def spec_names(self) -> dict[str, str]:
+        """Section id → the name of the spec it belongs to (:mod:`specbrowser.store.corpus`)."""
+        return dict(
+            self.db.execute(
+                "SELECT s.id, d.name FROM sections s JOIN documents d ON d.id = s.document_id"
+            ).fetchall()
+        )
+
     def source_files(self) -> dict[str, str]:
         """Section id → the source file it came from."""
         return dict(self.db.execute("SELECT id, source_file FROM sections").fetchall())
