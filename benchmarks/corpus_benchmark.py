@@ -1,9 +1,10 @@
 """A corpus against its specs' own databases: time, identity, links and search (issue 30).
 
-Each round ingests every spec into a database of its own, then all of them, one ``ingest``
-after another, into one corpus database: whole processes (``python -m specbrowser``), bytecode
-compiled first, the two halves of a round run back to back so both see the same load. Then, on
-the last round's databases:
+Each round ingests every spec into a database of its own and, one ``ingest`` after another,
+into one corpus database: whole processes (``python -m specbrowser``), bytecode compiled first,
+a spec's two ingests back to back (in turn which goes first) so both see the same load; the
+ratio is the corpus's total over the single databases' total, per round. Then, on the last
+round's databases:
 
 - **identity**: each spec's chunks in the corpus against its own database's (same order, same
   texts and retrieval texts; an id may differ only by the ``NAME:`` prefix a collision gives);
@@ -69,17 +70,22 @@ def remove_db(path: Path) -> None:
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
-def run_round(names: list[str], work: Path) -> tuple[dict[str, float], dict[str, float]]:
-    """One round: every spec into its own database, then all into ``work/corpus.db``."""
+def run_round(names: list[str], work: Path, number: int) -> tuple[dict[str, float], ...]:
+    """One round: each spec into its own database and into ``work/corpus.db`` (fresh for the
+    round, filled in ``names`` order), the two ingests of a spec back to back, the single one
+    first in even rounds and second in odd ones, so a change of load falls on both."""
     single: dict[str, float] = {}
-    for name in names:
-        db = work / f"{name}.db"
-        remove_db(db)
-        single[name] = ingest(SHARED_SPECS[name], db)
     corpus: dict[str, float] = {}
     remove_db(work / "corpus.db")
     for name in names:
-        corpus[name] = ingest(SHARED_SPECS[name], work / "corpus.db")
+        db = work / f"{name}.db"
+        remove_db(db)
+        if number % 2 == 0:
+            single[name] = ingest(SHARED_SPECS[name], db)
+            corpus[name] = ingest(SHARED_SPECS[name], work / "corpus.db")
+        else:
+            corpus[name] = ingest(SHARED_SPECS[name], work / "corpus.db")
+            single[name] = ingest(SHARED_SPECS[name], db)
     return single, corpus
 
 
@@ -95,6 +101,12 @@ def spec_chunks(db_path: Path) -> dict[str, list[tuple[str, str, str]]]:
         }
 
 
+def _unprefixed(text: str, name: str) -> str:
+    """``text`` with the ``NAME:`` prefix taken off the ids it names: link targets
+    (``](#NAME:id``) and markers' section ids (`` `NAME:id` ``)."""
+    return text.replace(f"(#{name}:", "(#").replace(f"`{name}:", "`")
+
+
 def identity(names: list[str], work: Path) -> dict[str, dict[str, int]]:
     """Per spec: chunks, chunks whose texts differ other than by the ``NAME:`` prefix of the
     ids they name (markers, links), those differing by it only, ids differing other than by
@@ -104,9 +116,8 @@ def identity(names: list[str], work: Path) -> dict[str, dict[str, int]]:
     for name in names:
         (own_name, own), *_ = spec_chunks(work / f"{name}.db").items()
         theirs = corpus[own_name]
-        prefix = f"{own_name}:"
         differ = sum(
-            a[1:] != tuple(t.replace(prefix, "") for t in b[1:])
+            a[1:] != tuple(_unprefixed(t, own_name) for t in b[1:])
             for a, b in zip(own, theirs, strict=False)
         )
         by_prefix = sum(a[1:] != b[1:] for a, b in zip(own, theirs, strict=False)) - differ
@@ -244,7 +255,7 @@ def main() -> int:
     work.mkdir(parents=True, exist_ok=True)
     rounds = []
     for number in range(args.rounds):
-        single, corpus = run_round(names, work)
+        single, corpus = run_round(names, work, number)
         ratio = sum(corpus.values()) / sum(single.values())
         rounds.append({"single": single, "corpus": corpus, "ratio": ratio})
         print(
