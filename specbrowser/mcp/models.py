@@ -200,6 +200,7 @@ class ChunkSetOut(BaseModel):
 
 
 class ChunkSetsResult(BaseModel):
-    document: str
+    document: str = Field(description="the first spec's title (the database's only one, often)")
+    specs: list[str] = Field(description="every spec's name, in corpus order (see list_specs)")
     served: str
     sets: list[ChunkSetOut]

@@ -148,7 +148,7 @@ def specs(result: SpecsResult) -> str:
 
 
 def chunk_sets(result: ChunkSetsResult) -> str:
-    lines = [result.document]
+    lines = [result.document if len(result.specs) < 2 else f"specs: {', '.join(result.specs)}"]
     for s in result.sets:
         flags = ", ".join(
             f for f, on in (("active", s.active), ("served", s.served), ("stale", s.stale)) if on

@@ -209,6 +209,7 @@ def list_specs(session: Session, version: str, args: NoInput) -> SpecsResult:
 def chunk_sets(session: Session, version: str, args: NoInput) -> ChunkSetsResult:
     return ChunkSetsResult(
         document=session.document().title,
+        specs=[spec.name for spec in session.spec_rows()],
         served=version,
         sets=[_chunk_set(info, version) for info in session.chunk_sets()],
     )

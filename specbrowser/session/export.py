@@ -381,6 +381,7 @@ def export_chunk_set(
         "specbrowser.version": __version__,
         "specbrowser.policy_version": version,
         "specbrowser.document_title": db.sections.document().title,
+        "specbrowser.specs": ",".join(spec.name for spec in db.corpus.all()),
         "specbrowser.content": content,
     }
     output = _stream_output(path) if is_stream(path) else _atomic_output(path.resolve())

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from specbrowser.session import Session
 
 
@@ -50,3 +52,12 @@ def test_a_single_spec_export_names_its_one_spec(toylang_db, tmp_path) -> None:
         records = _records(session, tmp_path)
         name = session.spec_rows()[0].name
     assert {r["metadata"]["spec"] for r in records.values()} == {name}
+
+
+def test_a_parquet_file_names_every_spec_of_the_corpus(corpus_db, tmp_path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    out = tmp_path / "corpus.parquet"
+    with Session.open(corpus_db) as session:
+        session.export(out, format="parquet")
+    metadata = pq.read_schema(out).metadata
+    assert metadata[b"specbrowser.specs"] == b"widget-protocol,widget-timers"

@@ -45,3 +45,9 @@ def test_outline_of_one_spec_lists_only_its_sections(corpus_db) -> None:
     every = ok(call(corpus_db, "outline", {}))
     assert "intro" in [s["section_id"] for s in every["sections"]]
     assert len(every["sections"]) > len(timers["sections"])
+
+
+def test_chunk_sets_names_every_spec_of_the_corpus(corpus_db) -> None:
+    result = call(corpus_db, "chunk_sets", {})
+    assert ok(result)["specs"] == ["widget-protocol", "widget-timers"]
+    assert result.content[0].text.startswith("specs: widget-protocol, widget-timers")
