@@ -652,11 +652,23 @@ def extend_set_fts(db: sqlite_utils.Database, policy_version: str, document_id: 
     spec's rows of the set use (so not indexed yet): what an ingest that *added* a spec to a
     corpus needs, without re-reading every other spec's texts as :func:`build_set_fts` does.
     BM25's statistics are the index's own, so the result is the index a rebuild makes. Call
-    inside a transaction; returns False (nothing done) when the set has no index yet."""
+    inside a transaction, after the spec's rows are written; returns False (nothing done) when
+    the set has no index yet, or when its index is not exactly the texts of the other specs'
+    rows (a spec replacing itself dropped rows the index still holds): then rebuild it."""
     table = set_fts_table(policy_version)
     if not db.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [table]
     ).fetchone():
+        return False
+    others = "SELECT DISTINCT text_id FROM chunk_rows WHERE policy_version = ? AND document_id != ?"
+    indexed, stray = db.execute(
+        f"SELECT count(*), count(*) FILTER (WHERE id NOT IN ({others})) FROM [{table}_docsize]",
+        [policy_version, document_id],
+    ).fetchone()
+    (expected,) = db.execute(
+        f"SELECT count(*) FROM ({others})", [policy_version, document_id]
+    ).fetchone()
+    if stray or indexed != expected:
         return False
     values = FTS_COLUMNS.replace("retrieval_header", _INDEXED_HEADER)
     db.execute(

@@ -60,11 +60,18 @@ def test_a_spec_replacing_itself_drops_only_its_old_texts_vectors(corpus_db, tmp
     assert store_vectors.content_hash(texts["sec-timers"]) not in stored
 
 
-def test_an_added_specs_index_rows_are_those_a_rebuild_makes(corpus_db) -> None:
+@pytest.mark.parametrize("replaced", [False, True], ids=["added", "replaced"])
+def test_an_ingests_index_rows_are_those_a_rebuild_makes(corpus_db, tmp_path, replaced) -> None:
     """An ingest that adds a spec extends the set's FTS5 index with that spec's texts only
-    (:func:`specbrowser.store.schema.extend_set_fts`); a full rebuild gives the same rows and
-    the same BM25 ranking."""
+    (:func:`specbrowser.store.schema.extend_set_fts`), one that replaces a spec rebuilds it; a
+    full rebuild afterwards gives the same rows and the same BM25 ranking."""
     from specbrowser.store.schema import build_set_fts, set_fts_table
+
+    if replaced:  # Widget Timers again, with new bytes: it replaces itself
+        changed = tmp_path / CORPUS_SPECS[1].name
+        html = CORPUS_SPECS[1].read_text(encoding="utf-8")
+        changed.write_text(html.replace("whole milliseconds", "whole seconds"), encoding="utf-8")
+        assert ingest([changed], corpus_db, ChunkPolicy()).outcome == "replaced_spec"
 
     def ranked(db: store.SpecStore, table: str) -> list[tuple[int, float]]:
         rows = db.db.execute(
