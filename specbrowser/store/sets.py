@@ -597,16 +597,17 @@ class ChunkSets:
         return policy, ChunkSetStats.from_json(row[1])
 
     def all(self) -> list[ChunkSetInfo]:
-        """Every chunk set in the database, oldest first (then by version)."""
+        """Every chunk set in the database, oldest first (then by version). Counts come from the
+        rows alone (``chunk_rows``, not the ``chunks`` view's joins)."""
         counts = {
             r[0]: r[1]
             for r in self.db.execute(
-                "SELECT policy_version, count(*) FROM chunks GROUP BY policy_version"
+                "SELECT policy_version, count(*) FROM chunk_rows GROUP BY policy_version"
             )
         }
         overruns: dict[str, dict[str, int]] = {}
         for version, reason, count in self.db.execute(
-            "SELECT policy_version, over_threshold, count(*) FROM chunks "
+            "SELECT policy_version, over_threshold, count(*) FROM chunk_rows "
             "WHERE over_threshold IS NOT NULL GROUP BY policy_version, over_threshold "
             "ORDER BY count(*) DESC, over_threshold"
         ):
