@@ -23,7 +23,7 @@ MARKER_RE = re.compile(
 )
 """Finds markers anywhere in a text (a marker may sit inside a table cell)."""
 
-_MARKER_START = "[Subsection available"
+MARKER_START = "[Subsection available"
 """How every marker starts: a plain substring test skips the regex on texts without one (most
 chunks)."""
 
@@ -51,7 +51,7 @@ def format_marker(target_id: str, title: str = "") -> str:
 
 def find_markers(text: str) -> list[Marker]:
     """All markers in ``text`` in order of appearance."""
-    if _MARKER_START not in text:
+    if MARKER_START not in text:
         return []
     return [
         Marker(m.group("id"), _unescape(m.group("title") or ""), m.start(), m.end())
@@ -70,7 +70,7 @@ def _unescape(title: str) -> str:
 def marker_ids(text: str) -> list[str]:
     """The target ids of the markers in ``text`` in order of appearance: the ``target_id`` of
     each :func:`find_markers` item, without building the :class:`Marker` objects."""
-    if _MARKER_START not in text:
+    if MARKER_START not in text:
         return []
     return [target_id for _title, target_id in MARKER_RE.findall(text)]
 
@@ -82,7 +82,7 @@ def marker_sizes(text: str) -> list[tuple[str, int]]:
 
 def without_markers(text: str) -> str:
     """``text`` with its markers taken out: the chunk's own text."""
-    return MARKER_RE.sub("", text) if _MARKER_START in text else text
+    return MARKER_RE.sub("", text) if MARKER_START in text else text
 
 
 def size_without_markers(text: str) -> int:

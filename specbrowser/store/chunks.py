@@ -12,7 +12,7 @@ from typing import Any
 
 import sqlite_utils
 
-from specbrowser.chunking.markers import marker_sizes
+from specbrowser.chunking.markers import MARKER_START, marker_sizes
 from specbrowser.chunking.stats import ChunkFacts
 from specbrowser.errors import NotFoundError
 from specbrowser.model import Chunk
@@ -243,11 +243,12 @@ class ChunkReads:
             text,
         ) in self.db.execute(
             "SELECT r.id, r.parent_id, r.depth, r.layer, r.breakdown_tag, r.over_threshold, "
-            "t.size, s.mismatch, r.subsections, r.ordinal, t.text FROM chunk_rows r "
+            "t.size, s.mismatch, r.subsections, r.ordinal, "
+            "CASE WHEN instr(t.text, ?) THEN t.text ELSE '' END FROM chunk_rows r "
             "JOIN texts t ON t.id = r.text_id LEFT JOIN sections s ON s.id = r.section_id "
             "WHERE r.policy_version = ?" + spec,
-            [policy_version] if document_id is None else [policy_version, document_id],
-        ):
+            [MARKER_START, policy_version] + ([] if document_id is None else [document_id]),
+        ):  # a text without a marker is not read out: its marker sizes are []
             sizes = marker_sizes(text)
             facts.append(
                 ChunkFacts(
