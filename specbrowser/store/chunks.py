@@ -229,42 +229,19 @@ class ChunkReads:
         corpus's set after an ingest, and its per-spec counts, read only this."""
         spec = "" if document_id is None else " AND r.document_id = ?"
         facts: list[ChunkFacts] = []
-        for (
-            chunk_id,
-            parent_id,
-            depth,
-            layer,
-            tag,
-            over,
-            size,
-            mismatch,
-            subs,
-            ordinal,
-            text,
-        ) in self.db.execute(
+        for row in self.db.execute(
             "SELECT r.id, r.parent_id, r.depth, r.layer, r.breakdown_tag, r.over_threshold, "
             "t.size, s.mismatch, r.subsections, r.ordinal, "
             "CASE WHEN instr(t.text, ?) THEN t.text ELSE '' END FROM chunk_rows r "
             "JOIN texts t ON t.id = r.text_id LEFT JOIN sections s ON s.id = r.section_id "
             "WHERE r.policy_version = ?" + spec,
             [MARKER_START, policy_version] + ([] if document_id is None else [document_id]),
-        ):  # a text without a marker is not read out: its marker sizes are []
+        ):  # id … mismatch: ChunkFacts' first eight; a text without a marker is not read out
+            subsections, ordinal, text = row[8:]
             sizes = marker_sizes(text)
+            targets = [target for target, _ in sizes]
             facts.append(
-                ChunkFacts(
-                    chunk_id,
-                    parent_id,
-                    depth,
-                    layer,
-                    tag,
-                    over,
-                    size,
-                    mismatch,
-                    [target for target, _ in sizes],
-                    json.loads(subs) if subs != "[]" else [],
-                    ordinal,
-                    sizes,
-                )
+                ChunkFacts._make([*row[:8], targets, json.loads(subsections), ordinal, sizes])
             )
         return facts
 

@@ -147,6 +147,20 @@ class FtsRow:
     snippet: str
 
 
+class _FtsSearch(NamedTuple):
+    """One full-text search of :meth:`SetQueries.fts_search`: the set's index ``table``, the
+    FTS5 ``query``, the set's ``version``, the column ``weights``, the ``highlight`` marks and
+    a filter's SQL (``restrict``, :meth:`ChunkFilter.sql`) with its ``params``."""
+
+    table: str
+    query: str
+    version: str
+    weights: tuple[float, float, float, float]
+    highlight: tuple[str, str]
+    restrict: str
+    params: list[object]
+
+
 class SetQueries:
     """:class:`~specbrowser.store.SpecStore` methods reading a chunk set's chunks: counts, ids,
     texts, briefs, sizes and full-text search."""
@@ -253,76 +267,67 @@ class SetQueries:
             sqlite3.Error (the driver's): ``query`` is not valid FTS5 syntax.
         """
         restrict, params = where.sql("c") if where else ("", [])
-        fts = set_fts_table(policy_version)
+        search = _FtsSearch(
+            set_fts_table(policy_version),
+            query,
+            policy_version,
+            weights,
+            highlight,
+            restrict,
+            params,
+        )
         if not restrict:
-            return self._fts_ranked(fts, query, policy_version, limit, weights, highlight)
+            return self._fts_ranked(search, limit)
         # a filter: the best texts first, and the whole join only when too few of their chunks
         # pass it (any chunk that passes beyond them ranks below every one found)
-        texts = FILTER_TEXTS_FACTOR * max(1, limit)
-        found = self._fts_ranked(
-            fts, query, policy_version, texts, weights, highlight, (restrict, params), cut=False
-        )
+        found = self._fts_ranked(search, FILTER_TEXTS_FACTOR * max(1, limit), cut=False)
         if len(found) >= max(1, limit):
             return found[: max(1, limit)]
-        return self._fts_joined(
-            fts, query, policy_version, limit, weights, highlight, restrict, params
-        )
+        return self._fts_joined(search, limit)
 
-    def _fts_joined(
-        self,
-        fts: str,
-        query: str,
-        policy_version: str,
-        limit: int,
-        weights: tuple[float, float, float, float],
-        highlight: tuple[str, str],
-        restrict: str = "",
-        params: Sequence[object] = (),
-    ) -> list[FtsRow]:
-        """:meth:`fts_search` as one join of the index with the ``chunks`` view, narrowed by
-        ``restrict`` (a :class:`ChunkFilter`'s SQL) and its ``params``: SQLite ranks and snips
-        every match before the limit."""
+    def _fts_joined(self, search: _FtsSearch, limit: int) -> list[FtsRow]:
+        """:meth:`fts_search` as one join of the index with the ``chunks`` view: SQLite ranks
+        and snips every match before the limit."""
+        fts = search.table
         rows = self.db.execute(
             f"SELECT c.id, c.section_id, c.title, c.heading_path, c.toc_path, "
             f"bm25({fts}, ?, ?, ?, ?) AS rank, "
             f"snippet({fts}, 2, ?, ?, '…', 16) "
             f"FROM {fts} JOIN chunks c ON c.text_id = {fts}.rowid "
-            f"WHERE {fts} MATCH ? AND c.policy_version = ?{restrict} ORDER BY rank LIMIT ?",
-            [*weights, *highlight, query, policy_version, *params, max(1, limit)],
+            f"WHERE {fts} MATCH ? AND c.policy_version = ?{search.restrict} "
+            "ORDER BY rank LIMIT ?",
+            [
+                *search.weights,
+                *search.highlight,
+                search.query,
+                search.version,
+                *search.params,
+                max(1, limit),
+            ],
         ).fetchall()
         return [FtsRow(*row) for row in rows]
 
-    def _fts_ranked(
-        self,
-        fts: str,
-        query: str,
-        policy_version: str,
-        limit: int,
-        weights: tuple[float, float, float, float],
-        highlight: tuple[str, str],
-        restrict: tuple[str, list[object]] = ("", []),
-        *,
-        cut: bool = True,
-    ) -> list[FtsRow]:
+    def _fts_ranked(self, search: _FtsSearch, limit: int, *, cut: bool = True) -> list[FtsRow]:
         """:meth:`fts_search`'s ranking by FTS5 itself: it ranks its own rows (``rank MATCH``
         with the weights), stops after ``limit`` texts and makes snippets of those only, where a
         join with the ``chunks`` view sorts and snips every match (p50 of 513 queries at limit
         50 on ECMA-262: 4.5 ms against 42 ms, the same hits). Then each text's chunks of the
-        set, in id order, narrowed by ``restrict`` (a :class:`ChunkFilter`'s SQL and
-        parameters); a text two chunks share gives both, so the first ``limit`` chunks are the
-        same. ``cut`` False keeps every chunk of the ``limit`` texts."""
-        ranking = "bm25(" + ", ".join(repr(float(w)) for w in weights) + ")"
+        set, in id order, narrowed by the search's filter; a text two chunks share gives both, so
+        the first ``limit`` chunks are the same. ``cut`` False keeps every chunk of the
+        ``limit`` texts."""
+        fts = search.table
+        ranking = "bm25(" + ", ".join(repr(float(w)) for w in search.weights) + ")"
         texts = self.db.execute(
             f"SELECT rowid, rank, snippet({fts}, 2, ?, ?, '…', 16) FROM {fts} "
             f"WHERE {fts} MATCH ? AND rank MATCH ? ORDER BY rank LIMIT ?",
-            [*highlight, query, ranking, max(1, limit)],
+            [*search.highlight, search.query, ranking, max(1, limit)],
         ).fetchall()
         chunks: dict[int, list[tuple]] = {}
         for row in select_in(
             self.db,
             "SELECT text_id, id, section_id, title, heading_path, toc_path FROM chunks c "
-            f"WHERE policy_version = ?{restrict[0]} AND text_id IN",  # restrict: our SQL
-            [policy_version, *restrict[1]],
+            f"WHERE policy_version = ?{search.restrict} AND text_id IN",  # restrict: our SQL
+            [search.version, *search.params],
             [str(text_id) for text_id, _, _ in texts],
         ):
             chunks.setdefault(int(row[0]), []).append(row)

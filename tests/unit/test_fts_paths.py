@@ -9,6 +9,7 @@ import pytest
 from specbrowser import store
 from specbrowser.search import query as search_query
 from specbrowser.search.hits import HIGHLIGHT_END, HIGHLIGHT_START, SearchFilter
+from specbrowser.store.queries import _FtsSearch
 from specbrowser.store.schema import set_fts_table
 
 QUERIES = ["widget", "session OR message", "timer OR delay OR milliseconds", "revision"]
@@ -32,7 +33,8 @@ def test_ranked_and_filtered_searches_equal_the_join(corpus_db, limit) -> None:
         for text in QUERIES:
             for where in filters:
                 restrict, params = where.sql("c")
-                joined = db._fts_joined(fts, text, version, limit, WEIGHTS, marks, restrict, params)
+                search = _FtsSearch(fts, text, version, WEIGHTS, marks, restrict, params)
+                joined = db._fts_joined(search, limit)
                 found = db.fts_search(
                     text, version, limit, weights=WEIGHTS, highlight=marks, where=where
                 )
