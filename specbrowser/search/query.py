@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 
 from specbrowser.errors import EmbeddingError, SpecbrowserError
@@ -228,9 +229,11 @@ def semantic_search(
     limit: int = 20,
     policy_version: str | None = None,
     where: SearchFilter = NO_FILTER,
+    vector: Future[bytes] | None = None,
 ) -> list[Hit]:
     """Chunks nearest to ``text`` by embedding (the database's model), best first, within the
-    filter ``where``.
+    filter ``where``; ``vector`` is the query's embedding when it is being made already
+    (:func:`hybrid_search`).
 
     Only embedded chunks can be found (see ``specbrowser embed``); an empty query gives [].
 
@@ -245,8 +248,8 @@ def semantic_search(
     if current is None:
         raise EmbeddingError("the database holds no embeddings yet (run: specbrowser embed DB)")
     version = policy_version or db.active_version()
-    vector = query_embedder(current[0]).embed_query(text)
-    found = db.vectors.nearest(vector, limit, version, where=where)
+    query = vector.result() if vector else query_embedder(current[0]).embed_query(text)
+    found = db.vectors.nearest(query, limit, version, where=where)
     chunks = {c.id: c for c in db.chunks([chunk_id for chunk_id, _ in found], version)}
     return [
         Hit(
@@ -330,12 +333,36 @@ def hybrid_search(
     sqlite-vec, no embeddings), this is the lexical search.
     """
     pool = max(HYBRID_POOL, 2 * limit)
+    vector = _embedding_meanwhile(db, text)
     lexical = lexical_search(db, text, limit=pool, policy_version=policy_version, where=where)
     try:
-        semantic = semantic_search(db, text, limit=pool, policy_version=policy_version, where=where)
+        semantic = semantic_search(
+            db, text, limit=pool, policy_version=policy_version, where=where, vector=vector
+        )
     except SpecbrowserError:
         return lexical[:limit]
     return fuse(text, lexical, semantic, limit)
+
+
+_QUERY_VECTORS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="specbrowser-query")
+"""The thread that embeds a hybrid query while the lexical search runs (onnxruntime and SQLite
+both release the GIL): on the six-spec corpus, hybrid p50 is about the semantic half's rather
+than the sum of both (BENCHMARKS.md, the corpus section)."""
+
+
+def _embedding_meanwhile(db: SpecStore, text: str) -> Future[bytes] | None:
+    """The query's embedding under the database's model, started on :data:`_QUERY_VECTORS`;
+    None when semantic search cannot run (it then says why itself). Its error, if any (a model
+    that cannot be loaded), comes out of ``result()``."""
+    if db.vector_error or not text.strip():
+        return None
+    try:
+        current = db.vectors.model()
+    except DB_ERRORS:
+        return None
+    if current is None:
+        return None
+    return _QUERY_VECTORS.submit(lambda: query_embedder(current[0]).embed_query(text))
 
 
 def run_search(

@@ -305,6 +305,7 @@ def test_hybrid_fuses_the_same_pool_whatever_the_limit(monkeypatch):
 
     monkeypatch.setattr(search, "lexical_search", ranked(["y", "a", "x", "b"]))
     monkeypatch.setattr(search, "semantic_search", ranked(["c", "d", "x", "e"]))
+    monkeypatch.setattr(search, "_embedding_meanwhile", lambda db, text: None)  # no database
     for query, top in (("a question in words", "x"), ("q", "y")):  # fused; lexical first
         full = [(h.chunk_id, h.score) for h in search.hybrid_search(None, query, limit=5)]
         assert full[0][0] == top
@@ -422,3 +423,37 @@ def test_fuse_keeps_the_lexical_order_for_names_and_fuses_questions():
     asked = [h.chunk_id for h in fuse("how is a number converted", lexical, semantic, 10)]
     assert set(asked[:2]) == {"b", "c"} and set(asked) == {"a", "b", "c", "x", "y"}
     assert [h.chunk_id for h in fuse("ToNumber", lexical, [], 2)] == ["a", "b"]
+
+
+def test_a_hybrid_searchs_query_embedding_made_meanwhile_is_the_same(monkeypatch) -> None:
+    """hybrid_search embeds the query on a thread while the lexical search runs; semantic search
+    uses that vector, which is the one it would make itself."""
+    from specbrowser.search import query as search
+
+    made: list[str] = []
+
+    class Embedder:
+        def embed_query(self, text: str) -> bytes:
+            made.append(text)
+            return b"v:" + text.encode()
+
+    seen: list[bytes | None] = []
+
+    def semantic(db, text, *, limit, vector=None, **kw):
+        seen.append(vector.result() if vector else None)
+        return []
+
+    class Vectors:
+        def model(self):
+            return ("m", 3)
+
+    class Db:
+        vector_error = None
+        vectors = Vectors()
+
+    monkeypatch.setattr(search, "query_embedder", lambda model: Embedder())
+    monkeypatch.setattr(search, "lexical_search", lambda db, text, **kw: [])
+    monkeypatch.setattr(search, "semantic_search", semantic)
+    search.hybrid_search(Db(), "how is a value compared", limit=5)
+    assert made == ["how is a value compared"] and seen == [b"v:how is a value compared"]
+    assert search._embedding_meanwhile(Db(), "   ") is None  # nothing to embed
