@@ -25,12 +25,6 @@ CHEAP = ("tr-p-500", "ol-li-1000", "alg-ol-li-p-400")
 SMALL = ("import-attributes", "import-attributes-source")
 """Specs small enough for the whole matrix."""
 
-KNOWN = {
-    ("webauthn", "alg-ol-li-p-400"): "a list in a table cell (<br>) gains a line break",
-}
-"""Cases that do not reassemble yet: the Markdown converter's and the breakdown's (not the
-formats'), kept as strict expected failures so that a fix shows."""
-
 
 def _matrix() -> list[tuple[str, str, str]]:
     cases = []
@@ -44,12 +38,6 @@ def _matrix() -> list[tuple[str, str, str]]:
         cases += [(name, policy, "guarded") for policy in policies]
         cases.append((name, "default", "seed"))
     return cases
-
-
-def _case(name: str, policy: str, strategy: str):
-    reason = KNOWN.get((name, policy))
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-    return pytest.param(name, policy, strategy, marks=marks, id=f"{name}-{policy}-{strategy}")
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +56,9 @@ def parsed_specs():
     return get
 
 
-@pytest.mark.parametrize(("name", "policy", "strategy"), [_case(*c) for c in _matrix()])
+@pytest.mark.parametrize(
+    ("name", "policy", "strategy"), [pytest.param(*c, id="-".join(c)) for c in _matrix()]
+)
 def test_every_section_reassembles(parsed_specs, name, policy, strategy):
     parsed = parsed_specs(name)
     chosen = REAL_POLICIES[policy] or policy_for(parsed.document.kind)
