@@ -47,8 +47,9 @@ Rules:
   its marks, as for ``**bold**`` and ``*emphasis*`` (an edit that holds blocks: a blockquote
   labelled "Deleted"/"Inserted").
 - math: ``sup`` as ``^`` and ``sub`` as ``_``, grouped in parentheses unless one word
-  (``2^64``, ``radix^(k - 1)``, ``0_𝔽``), in prose and inside code spans and equations; an
-  ordinal suffix (``n<sup>th</sup>``) stays glued.
+  (``2^64``, ``radix^(k - 1)``, ``0_𝔽``), in prose and inside code spans and equations, and in a
+  source algorithm's plain-text steps (a code span inside the script as its text); an ordinal
+  suffix (``n<sup>th</sup>``) stays glued.
 - grammar's optional mark (``opt``) as ``?`` after its symbol (``Initializer?``), as ecmarkup's
   source grammar writes it.
 - a custom element the format does not know (an ``emu-table`` in a plain HTML page) that holds
@@ -82,6 +83,7 @@ from specbrowser.chunking.markdown_text import (
     EDIT_TAGS,
     MARKER_TAGS,
     drop_deleted,
+    markdown_math_text,
     math_text,
     script_text,
     text_of,
@@ -641,14 +643,15 @@ class _Converter:
 
     def algorithm(self, el: etree._Element, out: list[str]) -> None:
         """A rendered algorithm (its list, or the marker of an extracted list) as blocks; the
-        source form (steps as plain text, already a Markdown list) as its text."""
+        source form (steps as plain text, already a Markdown list) as its text, its ``sup`` and
+        ``sub`` written as in a rendered one (:func:`markdown_math_text`)."""
         if any(
             self.roles.get(c) in ("ordered_list", "unordered_list") or c.tag in MARKER_TAGS
             for c in el
         ):
             self.container(el, out)
         else:  # source form: the steps are plain text, already a Markdown list
-            text = textwrap.dedent(text_of(el).strip("\n")).strip()
+            text = textwrap.dedent(markdown_math_text(el).strip("\n")).strip()
             if text:
                 out.append(text)
 

@@ -175,6 +175,18 @@ def test_superscripts_and_subscripts_keep_their_place(html, expected):
     assert md(f"<p>{html}</p>") == expected
 
 
+def test_a_source_algorithm_writes_its_scripts_as_a_rendered_one_does():
+    """ecmarkup source: the steps are Markdown text (the shorthand already code spans), their
+    ``sup``/``sub`` elements; a code span inside a script reads as its text."""
+    steps = (
+        "\n    1. If `x` is *null*, return `+0`<sub>𝔽</sub>.\n"
+        "    1. Return 2<sup>`n` - 1</sup> + n<sup>th</sup> + 2<sup>x<sup>2</sup></sup>.\n  "
+    )
+    assert md(f"<emu-alg>{steps}</emu-alg>") == (
+        "1. If `x` is *null*, return `+0`_𝔽.\n1. Return 2^(n - 1) + nth + 2^(x^2)."
+    )
+
+
 def test_block_equation_keeps_exponents():
     assert md("<emu-eqn>x = 2<sup>53</sup></emu-eqn>") == "```\nx = 2^53\n```"
 
