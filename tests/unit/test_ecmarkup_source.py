@@ -130,6 +130,13 @@ def test_a_header_without_a_parameter_list_gets_an_empty_one(tmp_path):
     assert "It performs" not in chunks["sec-f"].text  # no algorithm follows
 
 
+def test_a_return_type_keeps_the_edits_inside_it_and_drops_a_wrapping_one():
+    inside = parse_header("F ( ): a List of <del>Strings</del><ins>Records</ins>")
+    assert inside is not None and inside.returns == "a List of <del>Strings</del><ins>Records</ins>"
+    wrapped = parse_header("<ins>F ( ): a List</ins>")
+    assert wrapped is not None and wrapped.returns == "a List"
+
+
 def test_a_header_that_does_not_parse_is_left_as_written():
     assert parse_header("( no name first )") is None
     assert parse_header("F (\n  _a_ without a type\n)") is None

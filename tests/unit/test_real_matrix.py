@@ -20,11 +20,6 @@ from tests.helpers import REAL_SPECS, word_coverage
 
 pytestmark = pytest.mark.real
 
-MISSING_WORDS = {"webauthn": 0.004, "import-attributes-source": 0.002}
-"""Shares of words missing above the target of 0.1%, and why: WebAuthn's MDN support tables
-glue adjacent spans into one word (``Firefox60+Safari13+``: 0.39%, the Markdown converter's);
-the proposal's source has 4 missing words of 2,700 (0.15%)."""
-
 EXTRA_CHECKED = (
     "ecma262",
     "ecma262-multipage",
@@ -88,6 +83,6 @@ def test_check_finds_nothing_to_distrust(ingested, name):
 def test_words_of_the_source_are_in_the_chunks(ingested, name):
     _, result = ingested(name)
     missing, extra, lost = word_coverage(result.chunks, _files(REAL_SPECS[name]))
-    assert missing <= MISSING_WORDS.get(name, 0.001), lost.most_common(10)
+    assert missing <= 0.001, lost.most_common(10)
     if name in EXTRA_CHECKED:
         assert extra <= 0.01
