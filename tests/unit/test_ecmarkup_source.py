@@ -14,7 +14,7 @@ from specbrowser.formats import load_spec
 from specbrowser.formats.ecmarkup import CHUNKING_RULES
 from specbrowser.formats.ecmarkup_headers import parse_header
 from specbrowser.formats.symbols import spec_symbols
-from tests.helpers import SHARED_SPECS, write_spec
+from tests.helpers import SHARED_SPECS, assert_lossless, write_spec
 
 TO_NUMBER = """
 <emu-clause id="sec-tonumber" type="abstract operation">
@@ -166,6 +166,27 @@ def test_a_heading_replaced_by_a_proposal_titles_its_clause(tmp_path, where):
         parsed, _ = source_spec(tmp_path, body)
     section = parsed.sections[-1]
     assert (section.secnum, section.title) == ("1", "NewName ( x )")
+
+
+@pytest.mark.parametrize("strategy", ["seed", "guarded"])
+def test_a_grammar_inside_a_source_algorithm_step_stays_in_its_text(tmp_path, strategy):
+    """A source algorithm's steps are text the converter keeps whole: an inline grammar in a
+    step is never extracted from it, so the section reassembles."""
+    steps = "".join(f"    1. Let _x{n}_ be {'word ' * 12}.\n" for n in range(6))
+    body = (
+        '<emu-clause id="sec-m"><h1>M</h1><emu-alg>\n'
+        "    1. Let _list_ be an instance of the production"
+        " <emu-grammar>FormalParameters : [empty]</emu-grammar>.\n"
+        f"{steps}  </emu-alg></emu-clause>"
+    )
+    (tmp_path / "spec.emu").write_text(f"<!doctype html><meta charset='utf-8'>{body}")
+    policy = ChunkPolicy(
+        threshold=100, breakdown_tags=("emu-grammar",), strategy=strategy, min_chars=0
+    )
+    assert assert_lossless(tmp_path, policy) == 1
+    parsed = load_spec(tmp_path)
+    (chunk,) = chunk_spec(parsed, policy, rules=CHUNKING_RULES).chunks[-1:]
+    assert "production FormalParameters : [empty]." in chunk.text
 
 
 # --- the real specs ---------------------------------------------------------------------------
