@@ -1,6 +1,6 @@
 """ecmarkup source reads as ecmarkup renders it: structured headers, clause headings inside a
-proposal's edits, subscripts in plain-text algorithms, code in headings; and on the real
-ECMA-262 and Temporal, the same section titles as their rendered single pages."""
+proposal's edits, subscripts in plain-text algorithms, code in headings. On the real sources,
+the same section titles as their rendered single pages: ``test_real_matrix``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from specbrowser.formats import load_spec
 from specbrowser.formats.ecmarkup import CHUNKING_RULES
 from specbrowser.formats.ecmarkup_headers import parse_header
 from specbrowser.formats.symbols import spec_symbols
-from tests.helpers import SHARED_SPECS, assert_lossless, write_spec
+from tests.helpers import assert_lossless, write_spec
 
 TO_NUMBER = """
 <emu-clause id="sec-tonumber" type="abstract operation">
@@ -187,34 +187,3 @@ def test_a_grammar_inside_a_source_algorithm_step_stays_in_its_text(tmp_path, st
     parsed = load_spec(tmp_path)
     (chunk,) = chunk_spec(parsed, policy, rules=CHUNKING_RULES).chunks[-1:]
     assert "production FormalParameters : [empty]." in chunk.text
-
-
-# --- the real specs ---------------------------------------------------------------------------
-
-PAIRS = {"ecma262": 0.99, "proposal-temporal": 0.99, "proposal-import-attributes": 0.96}
-"""Share of titles that must agree. The proposal is rendered by ecmarkup 16, which titles its
-annex ``A Sample host integration`` where later versions (and the source's numbering) write
-``Annex A (informative)``: 25 of 26."""
-
-
-@pytest.mark.real
-@pytest.mark.parametrize(("name", "share"), PAIRS.items(), ids=list(PAIRS))
-def test_source_and_rendered_give_the_same_section_titles(name, share):
-    folder = SHARED_SPECS / name
-    if not (folder / "source").is_dir():
-        pytest.skip(f"real specs not found at {folder}")
-    rendered = {s.id: s.display_title for s in load_spec(folder / "index.html").sections}
-    parsed = load_spec(folder / "source")
-    source = {s.id: s.display_title for s in parsed.sections}
-    shared = [i for i in source if i in rendered]
-    same = sum(source[i] == rendered[i] for i in shared)
-    assert len(shared) >= len(rendered) - 1  # the rendering adds its copyright annex
-    differ = [(source[i], rendered[i]) for i in shared if source[i] != rendered[i]]
-    assert same / len(shared) >= share, differ[:5]
-    headers = [
-        el
-        for el in parsed.elements.values()
-        for dl in el.iter("dl")
-        if "header" in (dl.get("class") or "")
-    ]
-    assert headers == []  # every structured header rendered
