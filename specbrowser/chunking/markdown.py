@@ -37,7 +37,9 @@ Rules:
   blocks and ``<br>`` in a cell kept on one line joined by ``<br>``; ``colspan``/``rowspan``
   padded so every row has the same number of cells.
 - notes, examples and warnings: a blockquote starting with the label (``Note``, ``Note 2``,
-  ``Example``, ``Warning``).
+  ``Example``, ``Warning``); any other ``aside`` (content set apart) is a blockquote of its
+  blocks: xml2rfc's notes (``<aside><p><strong>Note:</strong> …``) keep their bold label as
+  their first words, so a paragraph broken out of one keeps it too.
 - text: ``<`` and entity-like ``&`` escaped so they show literally; a paragraph that
   would start a heading, list or quote is escaped at its start.
 - edits (a proposal's ``del``/``ins``, :attr:`MarkdownConfig.edits`): ``current`` drops
@@ -493,6 +495,11 @@ class _Converter:
                 return
         if tag in EDIT_TAGS and self.is_block(el):
             self.edit_block(el, out)
+            return
+        if tag == "aside" and role is None:  # set apart: xml2rfc's notes (**Note:** first)
+            blocks: list[str] = []
+            self.container(el, blocks)
+            out.append(_quote(blocks))
             return
         handler = self.tag_handlers.get(tag)
         if handler is not None:
@@ -959,11 +966,14 @@ def _vocabulary(
 def _labelled_quote(label: str, blocks: list[str]) -> str:
     """A blockquote opening with ``label`` in bold (a note, an example, an edit), then
     ``blocks`` after a quoted blank line."""
-    lines = [f"> **{label}**"]
-    if blocks:
-        lines.append(">")
-        lines.extend(f"> {line}" if line else ">" for line in "\n\n".join(blocks).split("\n"))
-    return "\n".join(lines)
+    if not blocks:
+        return f"> **{label}**"
+    return f"> **{label}**\n>\n" + _quote(blocks)
+
+
+def _quote(blocks: list[str]) -> str:
+    """``blocks`` as one blockquote."""
+    return "\n".join(f"> {line}" if line else ">" for line in "\n\n".join(blocks).split("\n"))
 
 
 def _own_ids(el: etree._Element, *, heading: bool = False) -> set[str]:
