@@ -18,11 +18,13 @@ import pytest_textual_snapshot
 from hypothesis import settings
 
 from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.formats import policy_for
 from specbrowser.session.ingest import ingest
 from tests.helpers import (
     HAVE_MODEL,
     MISMATCHED_TOC,
     MODEL_MISSING,
+    REAL_SPECS,
     SAMPLE,
     SHARED_SPECS,
     TOYLANG_POLICY,
@@ -81,15 +83,58 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
     - ``serial``: all in the group "serial", so they run one after another, never two at once;
     - ``real``: one group per module, so a module's ECMA-262 tests share its one ingest (a
-      module-scoped fixture) instead of each worker building it again.
+      module-scoped fixture) instead of each worker building it again; a module that names
+      its own group keeps it (:data:`tests.helpers.REAL_SHARED`: its modules share the
+      session's ingests of the shared specs, :func:`real_ingested`).
 
     Runs before xdist's own hook, which reads the groups.
     """
     for item in items:
         if item.get_closest_marker("serial"):
             item.add_marker(pytest.mark.xdist_group("serial"))
-        if item.get_closest_marker("real"):
+        if item.get_closest_marker("real") and not item.get_closest_marker("xdist_group"):
             item.add_marker(pytest.mark.xdist_group(f"real-{item.module.__name__}"))
+
+
+# --- the shared specs: one ingest per spec per session -----------------------------------------
+
+
+@pytest.fixture(scope="session")
+def real_ingested(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple[Path, object]]:
+    """A factory: ``real_ingested(name)`` → (database, :class:`IngestResult`) of the shared spec
+    ``name`` (:data:`tests.helpers.REAL_SPECS`) under its format's default policy, ingested once
+    per session; skips when the spec is absent. The database is shared: a test that writes
+    copies it first (:func:`real_db`)."""
+    made: dict[str, tuple[Path, object]] = {}
+
+    def get(name: str) -> tuple[Path, object]:
+        path = REAL_SPECS[name]
+        if not path.exists():
+            pytest.skip(f"real specs not found at {path}")
+        if name not in made:
+            db = tmp_path_factory.mktemp(f"real-{name}") / "spec.db"
+            made[name] = (db, ingest([path], db, ChunkPolicy(), policy_for_kind=policy_for))
+        return made[name]
+
+    return get
+
+
+@pytest.fixture(scope="module")
+def real_db(
+    real_ingested: Callable[[str], tuple[Path, object]], tmp_path_factory: pytest.TempPathFactory
+) -> Callable[[str], Path]:
+    """A factory: ``real_db(name)`` → this module's own copy of :func:`real_ingested`'s
+    database of ``name`` (made on first use), which the module may write to."""
+    copies: dict[str, Path] = {}
+
+    def get(name: str) -> Path:
+        if name not in copies:
+            template, _ = real_ingested(name)
+            copies[name] = tmp_path_factory.mktemp(f"copy-{name}") / "spec.db"
+            shutil.copyfile(template, copies[name])
+        return copies[name]
+
+    return get
 
 
 # --- sample databases: ingested once per session, copied per test ----------------------------

@@ -128,6 +128,12 @@ REAL_SPECS: dict[str, Path] = {
 """Every spec of ``../shared/specs`` (its MANIFEST.md), by a short name."""
 
 
+REAL_SHARED = pytest.mark.xdist_group("real-shared")
+"""The xdist group of the modules that use the ``real_ingested`` fixture (conftest.py): one
+worker runs them all, so each shared spec is ingested once for all of them (each worker has
+its own session)."""
+
+
 def _real_policy(threshold: int, *tags: str) -> ChunkPolicy:
     return ChunkPolicy(threshold=threshold, breakdown_tags=tags)
 

@@ -270,7 +270,7 @@ def _extract(
     An element that holds a marker of an earlier pass is left in place: extracting it would move
     that subsection under a chunk its id and parent do not name.
     """
-    selected = select_candidates(el, tag)
+    selected = select_candidates(el, tag, rules.markdown_elements.algorithm_tags)
     pending: list[Pending] = []
     slug, selector = tag_slug(tag), is_selector_tag(tag)
     for n, candidate in enumerate(selected, start=1):

@@ -111,19 +111,39 @@ class BreakdownRun:
             item.restore()
 
 
-def select_candidates(el: etree._Element, tag: str) -> list[etree._Element]:
+def select_candidates(
+    el: etree._Element, tag: str, algorithm_tags: frozenset[str] = frozenset()
+) -> list[etree._Element]:
     """The outermost ``tag`` elements inside ``el`` that a pass may extract, in document order:
-    not ``el``, not inside another one, not context a row group repeats, holding no marker of
-    an earlier pass, and holding text or a child section's placeholder."""
+    not ``el``, not inside another one, not context a row group repeats, not inside the
+    plain-text steps of a source algorithm (an element of the format's ``algorithm_tags``
+    without a list: the converter writes its text whole, an inline grammar in a step
+    included), holding no marker of an earlier pass, and holding text or a child section's
+    placeholder."""
     selected: list[etree._Element] = []
     chosen: set[etree._Element] = set()
+    plain = _plain_algorithms(el, algorithm_tags)
     for candidate in candidates(el, tag):
         if candidate is el or candidate.get(REPEATED_ATTR) or _inside(candidate, el, chosen):
+            continue
+        if plain and any(a in plain for a in candidate.iterancestors()):
             continue
         if extractable(candidate):
             selected.append(candidate)
             chosen.add(candidate)
     return selected
+
+
+def _plain_algorithms(el: etree._Element, algorithm_tags: frozenset[str]) -> set[etree._Element]:
+    """The algorithm elements in ``el`` (itself included) whose steps are plain text: no list
+    and no marker among their children (the converter writes those as their text)."""
+    if not algorithm_tags:
+        return set()
+    return {
+        alg
+        for alg in el.iter(*algorithm_tags)
+        if not any(c.tag in ("ol", "ul") or c.tag in MARKER_TAGS for c in alg)
+    }
 
 
 def extractable(candidate: etree._Element) -> bool:

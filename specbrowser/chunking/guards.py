@@ -156,7 +156,7 @@ def _units(
     selector = is_selector_tag(tag)
     taken: set[etree._Element] = set()
     units: list[_Unit] = []
-    for candidate in select_candidates(el, tag):
+    for candidate in select_candidates(el, tag, run.rules.markdown_elements.algorithm_tags):
         if candidate in taken:
             continue
         members = run.rules.rule_unit(candidate)

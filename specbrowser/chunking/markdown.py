@@ -37,7 +37,9 @@ Rules:
   blocks and ``<br>`` in a cell kept on one line joined by ``<br>``; ``colspan``/``rowspan``
   padded so every row has the same number of cells.
 - notes, examples and warnings: a blockquote starting with the label (``Note``, ``Note 2``,
-  ``Example``, ``Warning``).
+  ``Example``, ``Warning``); any other ``aside`` (content set apart) is a blockquote of its
+  blocks: xml2rfc's notes (``<aside><p><strong>Note:</strong> …``) keep their bold label as
+  their first words, so a paragraph broken out of one keeps it too.
 - text: ``<`` and entity-like ``&`` escaped so they show literally; a paragraph that
   would start a heading, list or quote is escaped at its start.
 - edits (a proposal's ``del``/``ins``, :attr:`MarkdownConfig.edits`): ``current`` drops
@@ -47,8 +49,9 @@ Rules:
   its marks, as for ``**bold**`` and ``*emphasis*`` (an edit that holds blocks: a blockquote
   labelled "Deleted"/"Inserted").
 - math: ``sup`` as ``^`` and ``sub`` as ``_``, grouped in parentheses unless one word
-  (``2^64``, ``radix^(k - 1)``, ``0_𝔽``), in prose and inside code spans and equations; an
-  ordinal suffix (``n<sup>th</sup>``) stays glued.
+  (``2^64``, ``radix^(k - 1)``, ``0_𝔽``), in prose and inside code spans and equations, and in a
+  source algorithm's plain-text steps (a code span inside the script as its text); an ordinal
+  suffix (``n<sup>th</sup>``) stays glued.
 - grammar's optional mark (``opt``) as ``?`` after its symbol (``Initializer?``), as ecmarkup's
   source grammar writes it.
 - a custom element the format does not know (an ``emu-table`` in a plain HTML page) that holds
@@ -82,6 +85,7 @@ from specbrowser.chunking.markdown_text import (
     EDIT_TAGS,
     MARKER_TAGS,
     drop_deleted,
+    markdown_math_text,
     math_text,
     script_text,
     text_of,
@@ -492,6 +496,11 @@ class _Converter:
         if tag in EDIT_TAGS and self.is_block(el):
             self.edit_block(el, out)
             return
+        if tag == "aside" and role is None:  # set apart: xml2rfc's notes (**Note:** first)
+            blocks: list[str] = []
+            self.container(el, blocks)
+            out.append(_quote(blocks))
+            return
         handler = self.tag_handlers.get(tag)
         if handler is not None:
             handler(self, el, out)
@@ -641,14 +650,15 @@ class _Converter:
 
     def algorithm(self, el: etree._Element, out: list[str]) -> None:
         """A rendered algorithm (its list, or the marker of an extracted list) as blocks; the
-        source form (steps as plain text, already a Markdown list) as its text."""
+        source form (steps as plain text, already a Markdown list) as its text, its ``sup`` and
+        ``sub`` written as in a rendered one (:func:`markdown_math_text`)."""
         if any(
             self.roles.get(c) in ("ordered_list", "unordered_list") or c.tag in MARKER_TAGS
             for c in el
         ):
             self.container(el, out)
         else:  # source form: the steps are plain text, already a Markdown list
-            text = textwrap.dedent(text_of(el).strip("\n")).strip()
+            text = textwrap.dedent(markdown_math_text(el).strip("\n")).strip()
             if text:
                 out.append(text)
 
@@ -956,11 +966,14 @@ def _vocabulary(
 def _labelled_quote(label: str, blocks: list[str]) -> str:
     """A blockquote opening with ``label`` in bold (a note, an example, an edit), then
     ``blocks`` after a quoted blank line."""
-    lines = [f"> **{label}**"]
-    if blocks:
-        lines.append(">")
-        lines.extend(f"> {line}" if line else ">" for line in "\n\n".join(blocks).split("\n"))
-    return "\n".join(lines)
+    if not blocks:
+        return f"> **{label}**"
+    return f"> **{label}**\n>\n" + _quote(blocks)
+
+
+def _quote(blocks: list[str]) -> str:
+    """``blocks`` as one blockquote."""
+    return "\n".join(f"> {line}" if line else ">" for line in "\n\n".join(blocks).split("\n"))
 
 
 def _own_ids(el: etree._Element, *, heading: bool = False) -> set[str]:

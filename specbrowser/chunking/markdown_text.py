@@ -5,6 +5,7 @@ text removed from a tree (``drop_deleted``)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from lxml import etree
 
@@ -19,6 +20,7 @@ EDIT_TAGS = ("del", "ins")
 
 _ORDINAL_SUFFIX = re.compile(r"^(?:st|nd|rd|th)$")
 _ONE_WORD = re.compile(r"^[\w.′]+$")
+_CODE_SPAN = re.compile(r"`([^`]*)`")
 
 
 def text_of(el: etree._Element) -> str:
@@ -112,9 +114,14 @@ def remove_keeping_tail(el: etree._Element) -> None:
     parent.remove(el)
 
 
-def math_text(el: etree._Element, replace: dict[str, str] | None = None) -> str:
+def math_text(
+    el: etree._Element,
+    replace: dict[str, str] | None = None,
+    script: Callable[[str], str] | None = None,
+) -> str:
     """The text inside ``el`` (its tail excluded), each ``sup`` as ``^`` and ``sub`` as ``_``
-    with grouping (:func:`_script`) and each element named in ``replace`` as the given text."""
+    with grouping (:func:`script_text`; ``script`` rewrites a script's own text first) and each
+    element named in ``replace`` as the given text."""
     if len(el) == 0:
         return el.text or ""
     parts: list[str] = []
@@ -132,11 +139,24 @@ def math_text(el: etree._Element, replace: dict[str, str] | None = None) -> str:
         if replace and tag in replace:
             parts.append(replace[tag])
         elif tag in ("sup", "sub") and node is not el:
-            parts.append(script_text(tag, " ".join(math_text(node, replace).split())))
+            inner = " ".join(math_text(node, replace, script).split())
+            parts.append(script_text(tag, script(inner) if script else inner))
         else:
             parts.append(node.text or "")
             stack.extend((child, False) for child in reversed(node))
     return "".join(parts)
+
+
+def markdown_math_text(el: etree._Element) -> str:
+    """The text inside ``el`` (its tail excluded) when that text is Markdown already (an
+    ecmarkup source algorithm's steps): as :func:`math_text`, a code span inside a script
+    written as its text, as a rendered script's code reads (``*+0*<sub>𝔽</sub>`` after the
+    source shorthand is `` `+0`_𝔽 ``, ``2<sup>`n` - 1</sup>`` is ``2^(n - 1)``)."""
+    return math_text(el, script=_unwrap_code_spans)
+
+
+def _unwrap_code_spans(text: str) -> str:
+    return _CODE_SPAN.sub(r"\1", text)
 
 
 def script_text(tag: str, text: str) -> str:

@@ -6,7 +6,9 @@ the marker stands:
 - in a table row (a line starting with ``|``): a ``table_row`` group's marker row becomes the
   group's rows (the caption and header rows it repeats are dropped), indented as the marker
   row is (a table inside a list item); any other subsection (a
-  cell) is written as cell text (:func:`specbrowser.chunking.markdown.to_cell`);
+  cell, an item of a list in a cell) is written as cell text
+  (:func:`specbrowser.chunking.markdown.to_cell`), its lines after the first indented as the
+  cell's line continues (a list item's);
 - elsewhere: the first line goes where the marker was, following lines are indented like the
   marker's line continues (list indentation kept, ``>`` of quotes kept).
 
@@ -61,19 +63,9 @@ def reassemble(
                     rows = wrap(target.id, rows)
                 text = text[:line_start] + rows + text[line_end:]
                 continue
-            sub = to_cell(sub)
+            sub = to_cell(_continued(sub, _cell_continuation(before)))
         else:
-            continuation = "".join(c if c in " >" else " " for c in before)
-            lines = sub.split("\n")
-            sub = "\n".join(
-                [
-                    lines[0],
-                    *(
-                        (continuation + line) if line else continuation.rstrip()
-                        for line in lines[1:]
-                    ),
-                ]
-            )
+            sub = _continued(sub, "".join(c if c in " >" else " " for c in before))
         if wrap is not None:
             sub = wrap(target.id, sub)
         text = text[: marker.start] + sub + text[marker.end :]
@@ -170,6 +162,36 @@ def _rows_above(text: str, line_start: int, indent: str) -> list[str]:
 def normalize_whitespace(text: str) -> str:
     """The normalisation under which reassembly is exact: trailing spaces on each line and blank
     lines are dropped, a quote's blank lines (only ``>`` and spaces) too (a list item's blocks
-    may be joined tightly in one place and loosely in another, in a note as anywhere); nothing
-    else changes. A paragraph of ``>`` alone is escaped (``\\>``), so no such line is text."""
-    return "\n".join(line.rstrip() for line in text.split("\n") if line.strip(" \t>"))
+    may be joined tightly in one place and loosely in another, in a note as anywhere), and the
+    same inside a table row's cells, whose lines ``<br>`` separates; nothing else changes. A
+    paragraph of ``>`` alone is escaped (``\\>``), so no such line is text, and ``<br>`` in cell
+    text is only a line break (:func:`~specbrowser.chunking.markdown.to_cell`; text's own ``<``
+    is escaped)."""
+    return "\n".join(
+        _CELL_BLANK_LINES.sub("<br>", line) if "<br>" in line else line
+        for line in (line.rstrip() for line in text.split("\n") if line.strip(" \t>"))
+    )
+
+
+_CELL_BLANK_LINES = re.compile(r"[ \t]*<br>(?:[ \t>]*<br>)*")
+"""In a table row: a cell's line break with the trailing spaces before it and the blank lines
+after it (:func:`normalize_whitespace`)."""
+
+
+def _cell_continuation(before: str) -> str:
+    """How the lines of a subsection put back inside a table cell continue: the list
+    indentation (``>`` of quotes kept) of the cell line the marker stands on, when it stands
+    after a list item's mark in that line (a list in a cell, one item extracted); else ""."""
+    line = re.split(r"<br>|(?<!\\)\| ", before)[-1]
+    return "".join(c if c in " >" else " " for c in line) if line.strip(" >") else ""
+
+
+def _continued(text: str, continuation: str) -> str:
+    """``text`` with each line after the first prefixed by ``continuation`` (blank lines as its
+    ``>`` only)."""
+    if "\n" not in text:
+        return text
+    first, *rest = text.split("\n")
+    return "\n".join(
+        [first, *((continuation + line) if line else continuation.rstrip() for line in rest)]
+    )

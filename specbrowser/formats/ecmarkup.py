@@ -44,7 +44,6 @@ from specbrowser.formats.ecmarkup_source import (
     expand_imports,
     expand_shorthand,
     number_sections,
-    write_algorithm_scripts,
 )
 from specbrowser.formats.headings import FRONT_MATTER_ID, front_matter_section
 from specbrowser.formats.html import element_text, without_deleted
@@ -209,7 +208,6 @@ class EcmarkupFormat:
                 expand_imports(page.root, page.path.parent)
                 render_structured_headers(page.root)
                 expand_shorthand(page.root)
-                write_algorithm_scripts(page.root)
                 number_sections(page.root)
         parsed = parse_pages(pages, kind, sha256, _collect_sections)
         _add_front_matter(parsed, pages)

@@ -56,7 +56,7 @@ _OPTIONAL_OPEN = re.compile(r"^\[(\s*,)?\s*")
 _SIMPLE_NAME = re.compile(r"^([A-Za-z0-9_]+)\s*")
 _SIMPLE_AFTER = re.compile(r"^((\s*\])+|,)\s*")
 _RETURN_COLON = re.compile(r"^: *")
-_RETURN_TYPE = re.compile(r"^(.*?)(?=</(?:ins|del|mark)>|$)", re.IGNORECASE | re.MULTILINE)
+_EDIT_TAG = re.compile(r"<(/?)(ins|del|mark)\b[^>]*>", re.IGNORECASE)
 
 
 def clause_header(section: etree._Element) -> etree._Element | None:
@@ -131,10 +131,26 @@ def parse_header(inner_html: str) -> _Header | None:
         return None
     if match := _RETURN_COLON.match(rest):
         rest = rest[match.end() :]
-        if (returned := _RETURN_TYPE.match(rest)) is not None:
-            value = returned.group(1).strip()
-            header.returns = value if value and value != "unknown" else None
+        value = _return_type(rest).strip()
+        header.returns = value if value and value != "unknown" else None
     return header
+
+
+def _return_type(rest: str) -> str:
+    """A header's return type: the first line of ``rest`` up to the closing tag of an edit that
+    wraps the whole header (``<ins>F ( ): a List</ins>``); edits inside it kept whole (``a List
+    of <del>Strings</del><ins>Records</ins>``)."""
+    line = rest.split("\n", 1)[0]
+    open_edits: list[str] = []
+    for match in _EDIT_TAG.finditer(line):
+        name = match.group(2).lower()
+        if not match.group(1):
+            open_edits.append(name)
+        elif open_edits and open_edits[-1] == name:
+            open_edits.pop()
+        else:
+            return line[: match.start()]
+    return line
 
 
 def _multi_line_params(text: str, header: _Header) -> str | None:

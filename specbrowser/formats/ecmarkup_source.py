@@ -10,7 +10,6 @@ from pathlib import Path
 from lxml import etree
 
 from specbrowser.chunking.markdown import code_span
-from specbrowser.chunking.markdown_text import math_text, script_text
 from specbrowser.formats.ecmarkup_headers import clause_header
 from specbrowser.formats.html import read_html
 
@@ -146,58 +145,6 @@ def _expanded(text: str, heading: bool) -> str:
         return word if heading else code_span(word)
 
     return _SHORTHAND.sub(one, text)
-
-
-_CODE_SPAN = re.compile(r"`([^`]*)`")
-
-
-def write_algorithm_scripts(root: etree._Element) -> int:
-    """Write each ``sup`` and ``sub`` inside a source algorithm (an ``emu-alg`` whose steps are
-    plain text, no list element) as the text the converter gives them in a rendered one
-    (:func:`~specbrowser.chunking.markdown_text.script_text`: ``*+0*<sub>𝔽</sub>`` reads
-    `` `+0`_𝔽 `` as the rendered ``<emu-val>+0</emu-val><sub>𝔽</sub>`` does, and inside a
-    script the shorthand bare, ``2<sup>_n_ - 1</sup>`` as ``2^(n - 1)``), in place: the
-    converter reads a source algorithm's steps as plain text, which would drop the marks. Runs
-    after :func:`expand_shorthand`.
-    Returns how many it wrote."""
-    written = 0
-    for alg in root.iter("emu-alg"):
-        if any(isinstance(c.tag, str) and c.tag in ("ol", "ul") for c in alg):
-            continue
-        outermost = [
-            el
-            for el in alg.iter("sup", "sub")
-            if not any(a.tag in ("sup", "sub") for a in _ancestors_below(el, alg))
-        ]
-        for script in outermost:
-            text = _CODE_SPAN.sub(r"\1", " ".join(math_text(script).split()))
-            _replace_by_text(script, script_text(str(script.tag), text))
-            written += 1
-    return written
-
-
-def _ancestors_below(el: etree._Element, top: etree._Element) -> list[etree._Element]:
-    """``el``'s ancestors below ``top``, nearest first."""
-    found = []
-    for ancestor in el.iterancestors():
-        if ancestor is top:
-            break
-        found.append(ancestor)
-    return found
-
-
-def _replace_by_text(el: etree._Element, text: str) -> None:
-    """Replace ``el`` (and what it holds) by ``text``, its tail kept after it."""
-    parent = el.getparent()
-    if parent is None:
-        return
-    joined = text + (el.tail or "")
-    previous = el.getprevious()
-    if previous is not None:
-        previous.tail = (previous.tail or "") + joined
-    else:
-        parent.text = (parent.text or "") + joined
-    parent.remove(el)
 
 
 def _annex_letter(number: int) -> str:

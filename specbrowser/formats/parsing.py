@@ -9,6 +9,7 @@ from lxml import etree
 
 from specbrowser.formats.base import Page
 from specbrowser.formats.html import document_title
+from specbrowser.formats.stylesheet import separate_boxes
 from specbrowser.formats.toc import extract_toc
 from specbrowser.model import Document, ParsedSpec, Section
 
@@ -22,7 +23,11 @@ def parse_pages(
 ) -> ParsedSpec:
     """The :meth:`~specbrowser.formats.base.SpecFormat.parse` every format shares: the
     document's own TOC and title from the first page (read before the sections are moved out of
-    it), then each page's sections in turn by ``collect``."""
+    it), then each page's sections in turn by ``collect``; first, on every page, the words its
+    own stylesheet lays out in separate boxes are kept apart
+    (:func:`~specbrowser.formats.stylesheet.separate_boxes`)."""
+    for page in pages:
+        separate_boxes(page.root)
     toc = extract_toc(pages[0].root)
     title = document_title(pages[0].root)
     sections: list[Section] = []

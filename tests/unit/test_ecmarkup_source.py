@@ -1,6 +1,6 @@
 """ecmarkup source reads as ecmarkup renders it: structured headers, clause headings inside a
-proposal's edits, subscripts in plain-text algorithms, code in headings; and on the real
-ECMA-262 and Temporal, the same section titles as their rendered single pages."""
+proposal's edits, subscripts in plain-text algorithms, code in headings. On the real sources,
+the same section titles as their rendered single pages: ``test_real_matrix``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from specbrowser.formats import load_spec
 from specbrowser.formats.ecmarkup import CHUNKING_RULES
 from specbrowser.formats.ecmarkup_headers import parse_header
 from specbrowser.formats.symbols import spec_symbols
-from tests.helpers import SHARED_SPECS, write_spec
+from tests.helpers import assert_lossless, write_spec
 
 TO_NUMBER = """
 <emu-clause id="sec-tonumber" type="abstract operation">
@@ -130,6 +130,13 @@ def test_a_header_without_a_parameter_list_gets_an_empty_one(tmp_path):
     assert "It performs" not in chunks["sec-f"].text  # no algorithm follows
 
 
+def test_a_return_type_keeps_the_edits_inside_it_and_drops_a_wrapping_one():
+    inside = parse_header("F ( ): a List of <del>Strings</del><ins>Records</ins>")
+    assert inside is not None and inside.returns == "a List of <del>Strings</del><ins>Records</ins>"
+    wrapped = parse_header("<ins>F ( ): a List</ins>")
+    assert wrapped is not None and wrapped.returns == "a List"
+
+
 def test_a_header_that_does_not_parse_is_left_as_written():
     assert parse_header("( no name first )") is None
     assert parse_header("F (\n  _a_ without a type\n)") is None
@@ -161,32 +168,22 @@ def test_a_heading_replaced_by_a_proposal_titles_its_clause(tmp_path, where):
     assert (section.secnum, section.title) == ("1", "NewName ( x )")
 
 
-# --- the real specs ---------------------------------------------------------------------------
-
-PAIRS = {"ecma262": 0.99, "proposal-temporal": 0.99, "proposal-import-attributes": 0.96}
-"""Share of titles that must agree. The proposal is rendered by ecmarkup 16, which titles its
-annex ``A Sample host integration`` where later versions (and the source's numbering) write
-``Annex A (informative)``: 25 of 26."""
-
-
-@pytest.mark.real
-@pytest.mark.parametrize(("name", "share"), PAIRS.items(), ids=list(PAIRS))
-def test_source_and_rendered_give_the_same_section_titles(name, share):
-    folder = SHARED_SPECS / name
-    if not (folder / "source").is_dir():
-        pytest.skip(f"real specs not found at {folder}")
-    rendered = {s.id: s.display_title for s in load_spec(folder / "index.html").sections}
-    parsed = load_spec(folder / "source")
-    source = {s.id: s.display_title for s in parsed.sections}
-    shared = [i for i in source if i in rendered]
-    same = sum(source[i] == rendered[i] for i in shared)
-    assert len(shared) >= len(rendered) - 1  # the rendering adds its copyright annex
-    differ = [(source[i], rendered[i]) for i in shared if source[i] != rendered[i]]
-    assert same / len(shared) >= share, differ[:5]
-    headers = [
-        el
-        for el in parsed.elements.values()
-        for dl in el.iter("dl")
-        if "header" in (dl.get("class") or "")
-    ]
-    assert headers == []  # every structured header rendered
+@pytest.mark.parametrize("strategy", ["seed", "guarded"])
+def test_a_grammar_inside_a_source_algorithm_step_stays_in_its_text(tmp_path, strategy):
+    """A source algorithm's steps are text the converter keeps whole: an inline grammar in a
+    step is never extracted from it, so the section reassembles."""
+    steps = "".join(f"    1. Let _x{n}_ be {'word ' * 12}.\n" for n in range(6))
+    body = (
+        '<emu-clause id="sec-m"><h1>M</h1><emu-alg>\n'
+        "    1. Let _list_ be an instance of the production"
+        " <emu-grammar>FormalParameters : [empty]</emu-grammar>.\n"
+        f"{steps}  </emu-alg></emu-clause>"
+    )
+    (tmp_path / "spec.emu").write_text(f"<!doctype html><meta charset='utf-8'>{body}")
+    policy = ChunkPolicy(
+        threshold=100, breakdown_tags=("emu-grammar",), strategy=strategy, min_chars=0
+    )
+    assert assert_lossless(tmp_path, policy) == 1
+    parsed = load_spec(tmp_path)
+    (chunk,) = chunk_spec(parsed, policy, rules=CHUNKING_RULES).chunks[-1:]
+    assert "production FormalParameters : [empty]." in chunk.text

@@ -301,6 +301,16 @@ def test_bikeshed_notes_examples_and_warnings_are_labelled_quotes():
     )
 
 
+def test_an_aside_is_a_quote_and_xml2rfc_notes_keep_their_label_first():
+    """xml2rfc writes a note as ``<aside><p><strong>Note:</strong> …``: a quote whose label
+    stays its first words (a paragraph broken out of it keeps it); any aside is set apart."""
+    html = (
+        '<aside id="s-1"><p id="s-1.1"><strong>Note:</strong> The fragment.</p><p>Two.</p>'
+        "</aside><aside><p>Plain.</p></aside>"
+    )
+    assert md(html) == "> **Note:** The fragment.\n>\n> Two.\n\n> Plain."
+
+
 def test_code_fence_names_the_language_not_the_renderer_class():
     assert md('<pre class="highlight"><code>x</code></pre>') == "```\nx\n```"
     assert md('<pre><code class="highlight lang-javascript">x</code></pre>') == (

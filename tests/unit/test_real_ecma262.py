@@ -14,17 +14,16 @@ from specbrowser.chunking.enrich import (
     section_paths,
 )
 from specbrowser.chunking.markers import find_markers
-from specbrowser.chunking.pipeline import chunk_sections, chunk_spec, summary_packet_for
+from specbrowser.chunking.pipeline import chunk_sections, summary_packet_for
 from specbrowser.chunking.policy import ChunkPolicy
-from specbrowser.formats import load_spec
 from specbrowser.formats.ecmarkup import CHUNKING_RULES
 from specbrowser.model import DOCUMENT_CHUNK_ID
-from specbrowser.session.ingest import ingest
 from specbrowser.store import open_database
-from tests.helpers import ECMA262
+from tests.helpers import ECMA262, REAL_SHARED
 
 pytestmark = [
     pytest.mark.real,
+    REAL_SHARED,
     pytest.mark.skipif(
         not (ECMA262 / "index.html").exists(),
         reason=f"real specs not found at {ECMA262} (CI has ../shared beside the checkout)",
@@ -35,10 +34,11 @@ SECTION_START = re.compile(rb"<emu-(?:clause|annex|intro)\b[^>]*\sid=")
 
 
 @pytest.fixture(scope="module")
-def single_db(tmp_path_factory):
-    path = tmp_path_factory.mktemp("ecma") / "ecma262.db"
-    result = ingest([ECMA262 / "index.html"], path, ChunkPolicy())
-    return path, result
+def single_db(real_ingested, real_db):
+    """The session's ECMA-262 ingest under the default policy: this module's copy of the
+    database, and the ingest's result."""
+    _, result = real_ingested("ecma262")
+    return real_db("ecma262"), result
 
 
 def test_section_count_equals_section_elements_with_an_id(single_db):
@@ -102,13 +102,13 @@ def test_known_section_shape(single_db):
     assert tables and all(c.title.startswith("Table ") for c in tables)
 
 
-def test_multipage_gives_the_same_sections(single_db):
+def test_multipage_gives_the_same_sections(single_db, real_ingested):
     _, result = single_db
-    multi = load_spec(ECMA262 / "multipage")
-    assert multi.document.kind == "ecmarkup-multipage"
+    multi = real_ingested("ecma262-multipage")[1]
+    assert multi.parsed.document.kind == "ecmarkup-multipage"
     single_key = [(s.id, s.title, s.parent_id, s.ordinal) for s in result.parsed.sections]
-    assert [(s.id, s.title, s.parent_id, s.ordinal) for s in multi.sections] == single_key
-    multi_chunks = chunk_spec(multi, ChunkPolicy(), rules=CHUNKING_RULES).chunks
+    assert [(s.id, s.title, s.parent_id, s.ordinal) for s in multi.parsed.sections] == single_key
+    multi_chunks = section_chunks(multi.chunks)
     single_chunks = section_chunks(result.chunks)
     assert [c.id for c in multi_chunks] == [c.id for c in single_chunks]
     differing = [a.id for a, b in zip(multi_chunks, single_chunks, strict=True) if a.text != b.text]

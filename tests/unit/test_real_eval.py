@@ -8,15 +8,14 @@ from collections import defaultdict
 
 import pytest
 
-from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.session import Session
 from specbrowser.session.evaluate import covered_tokens, evaluate, words
-from specbrowser.session.ingest import ingest
 from specbrowser.session.query_file import read_queries
-from tests.helpers import ECMA262, ROOT
+from tests.helpers import ECMA262, REAL_SHARED, ROOT
 
 pytestmark = [
     pytest.mark.real,
+    REAL_SHARED,
     pytest.mark.skipif(
         not (ECMA262 / "index.html").exists(),
         reason=f"real specs not found at {ECMA262} (CI has ../shared beside the checkout)",
@@ -27,10 +26,9 @@ QUERIES = ROOT / "benchmarks" / "ecma262-queries.tsv"
 
 
 @pytest.fixture(scope="module")
-def ecma_db(tmp_path_factory):
-    path = tmp_path_factory.mktemp("ecma-eval") / "ecma262.db"
-    ingest([ECMA262 / "index.html"], path, ChunkPolicy())
-    return path
+def ecma_db(real_db):
+    """The session's ECMA-262 ingest under the default policy, this module's copy."""
+    return real_db("ecma262")
 
 
 def test_query_set_size_and_excerpts() -> None:

@@ -16,18 +16,17 @@ import pytest
 from mcp import Client
 
 from specbrowser.chunking.markers import marker_ids
-from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.reassemble import reassemble
 from specbrowser.mcp.pages import page
 from specbrowser.mcp.server import DEFAULT_PAGE_CHARS
 from specbrowser.model import Chunk
 from specbrowser.session import Session
-from specbrowser.session.ingest import ingest
-from tests.helpers import ECMA262
+from tests.helpers import ECMA262, REAL_SHARED
 from tests.mcp_helpers import TOOLS, as_chunk, fetch_all, joined, ok, with_client
 
 pytestmark = [
     pytest.mark.real,
+    REAL_SHARED,
     pytest.mark.skipif(
         not (ECMA262 / "index.html").exists(),
         reason=f"real specs not found at {ECMA262} (CI has ../shared beside the checkout)",
@@ -36,10 +35,9 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def ecma_db(tmp_path_factory):
-    path = tmp_path_factory.mktemp("ecma-mcp") / "ecma262.db"
-    ingest([ECMA262 / "index.html"], path, ChunkPolicy())
-    return path
+def ecma_db(real_db):
+    """The session's ECMA-262 ingest under the default policy, this module's copy."""
+    return real_db("ecma262")
 
 
 def _walk(chunks: dict[str, Chunk], root: str) -> list[Chunk]:

@@ -10,16 +10,15 @@ import re
 import lxml.html
 import pytest
 
-from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.search.query import run_search
 from specbrowser.session import Session
-from specbrowser.session.ingest import ingest
 from specbrowser.session.links import link_report
 from specbrowser.store import open_database
-from tests.helpers import ECMA262, ROOT
+from tests.helpers import ECMA262, REAL_SHARED, ROOT
 
 pytestmark = [
     pytest.mark.real,
+    REAL_SHARED,
     pytest.mark.skipif(
         not (ECMA262 / "index.html").exists(),
         reason=f"real specs not found at {ECMA262} (CI has ../shared beside the checkout)",
@@ -31,10 +30,9 @@ _LINK_TARGET = re.compile(r"\]\((?:<[^>]*>|[^)\s]*)\)")
 
 
 @pytest.fixture(scope="module")
-def ecma_db(tmp_path_factory):
-    path = tmp_path_factory.mktemp("ecma-symbols") / "ecma262.db"
-    ingest([ECMA262 / "index.html"], path, ChunkPolicy())
-    return path
+def ecma_db(real_db):
+    """The session's ECMA-262 ingest under the default policy, this module's copy."""
+    return real_db("ecma262")
 
 
 def _identifier_queries() -> list[dict[str, str]]:

@@ -130,3 +130,25 @@ def test_a_quoted_blank_line_is_a_blank_line_to_reassembly():
     from specbrowser.chunking.reassemble import normalize_whitespace
 
     assert normalize_whitespace("> - a\n>\n>   - b\n> >\n> c") == "> - a\n>   - b\n> c"
+
+
+def test_an_item_of_a_list_in_a_table_cell_comes_back_indented_and_tight(tmp_path):
+    """A list in a cell whose item (text, then a nested list) is extracted: the item's lines
+    go back after the cell's ``<br>`` indented as the item's, its nested list tight."""
+    inner = "".join(f"<li>value {n} means " + "word " * 12 + "</li>" for n in range(2))
+    items = "".join(
+        f"<li>Bit {n}: flag {n}. <ul>{inner}</ul></li>" if n == 1 else f"<li>Bit {n}.</li>"
+        for n in range(3)
+    )
+    body = (
+        '<emu-clause id="sec-a"><h1>A</h1><table><tr><th>name</th><th>meaning</th></tr>'
+        f"<tr><td>flags</td><td><p>Flags:</p><ul>{items}</ul></td></tr></table></emu-clause>"
+    )
+    policy = ChunkPolicy(threshold=120, breakdown_tags=("li",), min_chars=0)
+    assert assert_lossless(write_spec(tmp_path, body), policy) == 1
+
+
+def test_a_blank_line_in_a_cell_is_a_blank_line_to_reassembly():
+    from specbrowser.chunking.reassemble import normalize_whitespace
+
+    assert normalize_whitespace("| a<br><br>- b  <br> <br>  - c |") == "| a<br>- b<br>  - c |"
