@@ -114,7 +114,9 @@ class EvalScreen(Screen[str | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        """Start at once when a query file was given."""
+        """Start at once when a query file was given. The path field blinks its cursor as the
+        app's inputs do."""
+        self.query_one("#eval-path", Input).cursor_blink = getattr(self.app, "cursor_blink", True)
         self.sub_title = f"Evaluation · chunk set {self.active}"
         if self.queries:
             self.run_evaluation()

@@ -140,7 +140,11 @@ class PolicyEditor(ModalScreen[ChunkPolicy | None]):
 
     def on_mount(self) -> None:
         """Focus the threshold (at once: keys typed right after ``e`` go to it); show the policy
-        the form holds."""
+        the form holds. The fields blink their cursors as the app's do (not in tests and
+        snapshots, whose app turns blinking off)."""
+        blink = getattr(self.app, "cursor_blink", True)
+        for field in self.query(Input):
+            field.cursor_blink = blink
         self.set_focus(self.query_one("#policy-threshold", Input))
         self._check()
 
