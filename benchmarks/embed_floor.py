@@ -16,7 +16,11 @@ Each of ``--repeat`` rounds runs both, alternating which goes first; reported ar
 second per onnxruntime thread (one per core), medians, and the ratio (b) ÷ (a) per round
 (target ≥ 0.9). The vectors of (a) and (b) are compared too (cosine ≥ 0.999).
 
-    python benchmarks/embed_floor.py DB [--sample 300] [--threads 1] [--repeat 3]
+``--interleave`` runs the two batch by batch within each round instead (:func:`run_interleaved`):
+on a machine whose load changes from one minute to the next, a round of one path and a round of
+the other meet different loads, while two runs of the same batch back to back meet the same.
+
+    python benchmarks/embed_floor.py DB [--sample 300] [--threads 1] [--repeat 3] [--interleave]
 """
 
 from __future__ import annotations
@@ -139,12 +143,53 @@ def run_specbrowser(sample: Path, embedder: Embedder, workdir: Path) -> tuple[fl
     return report.seconds, report.embedded
 
 
+def run_interleaved(
+    sample: Path, floor: Floor, embedder: Embedder, texts: list[str], workdir: Path
+) -> tuple[float, float, int]:
+    """Both paths batch by batch, in one run: :func:`embed_missing` on a fresh copy of the
+    sample, and after each of its batches (its progress callback) the floor on the same texts,
+    so both meet the same load at each moment. Returns (the floor's seconds, specbrowser's
+    seconds: its loop less the floor's runs inside it, texts embedded)."""
+    counts = embedder.count_tokens(texts)
+    order = sorted(range(len(texts)), key=lambda i: (counts[i], len(texts[i])))
+    window = embedder.max_tokens or max(counts, default=1)
+    lengths = [min(counts[i], window) for i in order]
+    batches = [
+        [texts[order[p]] for p in span]
+        for span in token_batches(lengths, DEFAULT_BATCH_TOKENS, DEFAULT_BATCH)
+    ]
+    floor_seconds = [0.0]
+    done = [0]
+
+    def after_batch(stage: str, _count: int, _total: int) -> None:
+        if stage != "embedding" or done[0] >= len(batches):
+            return
+        start = time.perf_counter()
+        floor.embed(batches[done[0]])
+        floor_seconds[0] += time.perf_counter() - start
+        done[0] += 1
+
+    db_path = workdir / "run.db"
+    shutil.copyfile(sample, db_path)
+    db = open_database(db_path)
+    try:
+        report = embed_missing(db, embedder, db.active_version(), progress=after_batch)
+    finally:
+        db.close()
+    for leftover in workdir.glob("run.db*"):
+        leftover.unlink()
+    return floor_seconds[0], report.seconds - floor_seconds[0], report.embedded
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("db", type=Path, help="a database written by specbrowser ingest")
     parser.add_argument("--sample", type=int, default=300)
     parser.add_argument("--threads", type=int, default=1, help="onnxruntime intra-op threads")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--interleave", action="store_true", help="both paths batch by batch in each round"
+    )
     args = parser.parse_args()
     import numpy as np
 
@@ -166,6 +211,13 @@ def main() -> int:
         for round_ in range(args.repeat):
             order = ["floor", "ours"] if round_ % 2 == 0 else ["ours", "floor"]
             rates = {}
+            if args.interleave:
+                floor_s, ours_s, count = run_interleaved(sample, floor, embedder, embedded, workdir)
+                order = []
+                rates = {
+                    "floor": len(embedded) / floor_s / args.threads,
+                    "ours": count / ours_s / args.threads,
+                }
             for who in order:
                 if who == "floor":
                     seconds, vectors = run_floor(floor, embedder, embedded)
@@ -176,6 +228,8 @@ def main() -> int:
             floors.append(rates["floor"])
             ours.append(rates["ours"])
             ratios.append(rates["ours"] / rates["floor"])
+        if not vectors:  # interleaved rounds keep none
+            vectors = dict(zip(embedded[:32], floor.embed(embedded[:32]), strict=True))  # type: ignore[call-overload]
         mine = embedder.embed(embedded[:32]).vectors
         cosines = [
             float(np.dot(np.frombuffer(v, dtype="<f4"), vectors[t]))

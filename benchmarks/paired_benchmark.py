@@ -3,7 +3,11 @@
 Each pair runs the floor (a fresh interpreter: ``lxml.html`` parse of the spec with
 ``huge_tree=True``, then ``text_content()``) and the command, one right after the other, so both
 see the same machine; the ratio is taken per pair and the table gives the median over the pairs
-(and the medians of the walls, and the largest peak RSS of each side). Every command writes a
+(and the medians of the walls, and the largest peak RSS of each side), and beside it the CPU
+seconds (user + system, the breakdown's worker processes included) and their ratio per pair: on
+a machine shared with other work, a command spread over two processes waits for a core more
+than the one-process floor does, so its wall ratio grows with the load and its CPU ratio far
+less. Every command writes a
 fresh database: ``ingest`` into a new file, ``rechunk`` into a new copy of one database ingested
 before the pairs with the default policy (copied and flushed before the pair starts, so the copy
 is not timed). Nothing is cached between runs but what the operating system caches for every
@@ -77,10 +81,11 @@ def spec_files(spec: Path) -> list[Path]:
     return [spec]
 
 
-def run(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+def run(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
     """Run one process to its end in ``cwd`` (not the checkout: ``python -m`` puts the working
     folder first on the path, which would shadow ``--package``); (wall seconds, its own peak
-    RSS in MB). Raises ``SystemExit`` with its stderr when it fails."""
+    RSS in MB, CPU seconds: user + system of it and of the children it waited for, the
+    breakdown's workers). Raises ``SystemExit`` with its stderr when it fails."""
     start = time.perf_counter()
     proc = subprocess.Popen(
         argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
@@ -90,7 +95,7 @@ def run(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
     stderr = proc.stderr.read().decode() if proc.stderr else ""
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(argv)} failed:\n{stderr}")
-    return wall, usage.ru_maxrss / 1024  # KiB on Linux
+    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime  # maxrss: KiB
 
 
 def flushed_copy(source: Path, target: Path) -> None:
@@ -140,6 +145,7 @@ def bench(args: argparse.Namespace, spec: Path) -> int:
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its bytecode cached
     cli = [sys.executable, "-m", "specbrowser"]
     floor_walls, walls, ratios, floor_peaks, peaks = [], [], [], [], []
+    floor_cpus, cpus, cpu_ratios = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "base.db"
         run([*cli, "ingest", str(args.spec), "--db", str(base)], env, Path(tmp))  # warm-up
@@ -156,10 +162,13 @@ def bench(args: argparse.Namespace, spec: Path) -> int:
                 flushed_copy(base, db)
                 argv = [*cli, "rechunk", str(db), "--threshold", args.threshold]
                 argv += ["--tags", args.tags]
-            floor_wall, floor_peak = run(
+            floor_wall, floor_peak, floor_cpu = run(
                 [sys.executable, "-c", FLOOR, *map(str, files)], env, Path(tmp)
             )
-            wall, peak = run(argv, env, Path(tmp))
+            wall, peak, cpu = run(argv, env, Path(tmp))
+            floor_cpus.append(floor_cpu)
+            cpus.append(cpu)
+            cpu_ratios.append(cpu / floor_cpu)
             floor_walls.append(floor_wall)
             walls.append(wall)
             ratios.append(wall / floor_wall)
@@ -186,17 +195,19 @@ def bench(args: argparse.Namespace, spec: Path) -> int:
     print(f"spec: {name} ({len(files)} file(s), {size:.1f} MB), {args.pairs} pairs")
     print()
     print(
-        "| measure | median wall (s) | ratio to floor, median of pairs (min–max) | peak RSS (MB) |"
+        "| measure | median wall (s) | ratio to floor, median of pairs (min–max) | peak RSS (MB) "
+        "| median CPU (s) | CPU ratio, median |"
     )
-    print("|---|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|")
     print(
         f"| floor: lxml parse + text_content() | {statistics.median(floor_walls):.2f} | "
-        f"1.0x | {max(floor_peaks):.0f} |"
+        f"1.0x | {max(floor_peaks):.0f} | {statistics.median(floor_cpus):.2f} | 1.0x |"
     )
     print(
         f"| specbrowser {what} | {statistics.median(walls):.2f} | "
         f"**{statistics.median(ratios):.2f}x** ({min(ratios):.2f}–{max(ratios):.2f}) | "
-        f"{max(peaks):.0f} |"
+        f"{max(peaks):.0f} | {statistics.median(cpus):.2f} | "
+        f"{statistics.median(cpu_ratios):.2f}x |"
     )
     return 0
 

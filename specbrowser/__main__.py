@@ -18,6 +18,8 @@ from specbrowser.process import (
     exit_quickly_from_now,
     interrupted_message,
     leave,
+    pause_collector,
+    resume_collector,
 )
 
 
@@ -27,9 +29,11 @@ def run() -> int:
     line as inside it, saying what was committed if anything was."""
     commits_before = len(COMMITS)
     try:
+        pause_collector()  # the imports' objects live until the exit: nothing to collect
         # deferred: the command line's imports (about 0.4 s) stay out of a re-chunk child
         from specbrowser.cli import main
 
+        resume_collector()
         return main()
     except KeyboardInterrupt:
         sys.stderr.write(interrupted_message(COMMITS[commits_before:]) + "\n")

@@ -1,6 +1,7 @@
 """What one specbrowser process shares from its start to its exit: the exit statuses, what a
 command says when Ctrl-C stops it, the write transactions it committed (so that message tells
-the truth), and a quick exit that skips freeing large results.
+the truth), the cyclic garbage collector held off during start-up, and a quick exit that skips
+freeing large results.
 
 The lightest module of the package (the standard library only): the console script's entry
 point (:mod:`specbrowser.__main__`) imports it before anything else.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import os
 import signal
 import sys
@@ -86,6 +88,34 @@ def keep_until_exit(value: object) -> None:
     usual."""
     if _leaving:
         _kept.append(value)
+
+
+_collector_paused = False
+
+
+def pause_collector() -> None:
+    """Turn Python's cyclic garbage collector off until :func:`resume_collector`, for a
+    start-up: the imports of the command line and of the app, and the app's first screen,
+    allocate a few hundred thousand objects that live until the exit (modules, classes,
+    functions, Textual's styles), and each collection their allocation triggers walks them all
+    again and frees next to nothing. A no-op when the collector is off already."""
+    global _collector_paused
+    if gc.isenabled():
+        gc.disable()
+        _collector_paused = True
+
+
+def resume_collector() -> None:
+    """End :func:`pause_collector`'s pause: the objects alive now are moved out of the
+    collector's sight for good (``gc.freeze``: the start-up's, which live until the exit; later
+    collections walk only what is allocated after them), and the collector is on again. A no-op
+    without a pause, so a process that never paused (tests, a program using the package) keeps
+    its collector as it was."""
+    global _collector_paused
+    if _collector_paused:
+        _collector_paused = False
+        gc.freeze()
+        gc.enable()
 
 
 def exit_quickly_from_now() -> None:

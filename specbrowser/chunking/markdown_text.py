@@ -5,7 +5,7 @@ text removed from a tree (``drop_deleted``)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from lxml import etree
 
@@ -33,7 +33,13 @@ def spaced_text(el: etree._Element, block_tags: frozenset[str]) -> str:
     an element of ``block_tags`` or a ``<br>`` starts or ends, so that text from two blocks
     (an algorithm step and its nested list, a label ``div`` and the step after it) never
     glues into one word. Comments' text is left out, as :func:`text_of` leaves it."""
-    parts: list[str] = []
+    return "".join(spaced_pieces(el, block_tags))
+
+
+def spaced_pieces(el: etree._Element, block_tags: frozenset[str]) -> Iterator[str]:
+    """The pieces of :func:`spaced_text` in document order, produced as the walk reaches them:
+    a caller that needs only the text's start (:func:`~specbrowser.chunking.rules.first_words`)
+    stops early instead of walking a whole wrapper."""
     stack: list[tuple[etree._Element, bool]] = [(el, False)]
     while stack:  # pre-order without recursion: (element, its end is due now)
         node, end = stack.pop()
@@ -41,17 +47,17 @@ def spaced_text(el: etree._Element, block_tags: frozenset[str]) -> str:
         boundary = isinstance(tag, str) and (tag in block_tags or tag == "br")
         if end:
             if boundary:
-                parts.append(" ")
-            if node is not el:
-                parts.append(node.tail or "")
+                yield " "
+            if node is not el and node.tail:
+                yield node.tail
             continue
         stack.append((node, True))
         if isinstance(tag, str):
             if boundary:
-                parts.append(" ")
-            parts.append(node.text or "")
+                yield " "
+            if node.text:
+                yield node.text
             stack.extend((child, False) for child in reversed(node))
-    return "".join(parts)
 
 
 def drop_deleted(el: etree._Element) -> int:

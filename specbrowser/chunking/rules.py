@@ -8,14 +8,14 @@ its format's rules, at ingest and at every re-chunk.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from lxml import etree
 
 from specbrowser.chunking.enrich import section_ordinal
 from specbrowser.chunking.markdown import BLOCK_TAGS, HTML_ELEMENTS, MarkdownElements, text_of
-from specbrowser.chunking.markdown_text import spaced_text
+from specbrowser.chunking.markdown_text import spaced_pieces
 
 SubsectionTitle = Callable[[etree._Element, str], str]
 """``title(element, tag)``: the title a marker gives an element the breakdown extracted with
@@ -55,14 +55,29 @@ def first_words(
     element without text. Text of two blocks (HTML's and the format's ``elements``) is
     separated by a space: a step and its nested list read ``If x, then Let y …``, not
     ``If x, thenLet y``."""
-    words = spaced_text(el, BLOCK_TAGS | elements.block_tags).split()
+    pieces = spaced_pieces(el, BLOCK_TAGS | elements.block_tags)
     title = ""
-    for word in words:
+    for word in _leading_words(pieces, limit):
         longer = f"{title} {word}" if title else word
         if len(longer) > limit:
             return (title or word[:limit]) + "…"
         title = longer
     return title
+
+
+def _leading_words(pieces: Iterator[str], limit: int) -> list[str]:
+    """The whitespace-separated words of the text ``pieces`` join into, up to the first whole
+    word at which the words joined by single spaces pass ``limit`` characters (all of them
+    when the text is shorter): what :func:`first_words` reads, without joining the rest."""
+    text = ""
+    for piece in pieces:
+        text += piece
+        if len(text) <= limit or not text[-1].isspace():
+            continue  # the last word may go on in the next piece
+        words = text.split()
+        if len(" ".join(words)) > limit:
+            return words
+    return text.split()
 
 
 def html_subsection_title(el: etree._Element, tag: str) -> str:

@@ -17,7 +17,7 @@ from specbrowser.cli._options import (
 )
 from specbrowser.cli._summary import outcome_line, print_summary, toc_entries_without_section
 from specbrowser.errors import NoTerminalError, SpecInputError
-from specbrowser.process import EXIT_USER_ERROR
+from specbrowser.process import EXIT_USER_ERROR, pause_collector, resume_collector
 from specbrowser.session import opening
 from specbrowser.session.jobs import run_ingest
 from specbrowser.session.query_file import read_queries
@@ -103,17 +103,21 @@ def _run_app(
     policy_for_kind: PolicyForKind | None = None,
     queries: Path | None = None,
 ) -> int:
-    # deferred: see the module's imports
-    from specbrowser.tui.app import make_app
+    pause_collector()  # until the first screen is painted (the browser resumes it)
+    try:
+        # deferred: see the module's imports
+        from specbrowser.tui.app import make_app
 
-    app = make_app(
-        db_path,
-        ingest_spec=spec,
-        policy=policy,
-        policy_for_kind=policy_for_kind,
-        queries=queries,
-    )
-    app.run()
+        app = make_app(
+            db_path,
+            ingest_spec=spec,
+            policy=policy,
+            policy_for_kind=policy_for_kind,
+            queries=queries,
+        )
+        app.run()
+    finally:
+        resume_collector()  # an app that ended before its first screen
     return app.return_code or (EXIT_USER_ERROR if getattr(app, "ingest_failed", False) else 0)
 
 

@@ -13,7 +13,7 @@ from typing import cast
 
 from lxml import etree
 
-from specbrowser.chunking.fragments import fragment_target
+from specbrowser.chunking.fragments import fragment_keys, fragment_target
 from specbrowser.chunking.markdown_text import remove_keeping_tail
 from specbrowser.errors import SpecInputError, SpecParseError
 from specbrowser.formats.base import Page
@@ -222,12 +222,17 @@ def resolve_fragment_links(pages: list[Page]) -> int:
     names = {"", "./", *(page.path.name for page in pages)}
     links: list[tuple[etree._Element, str, str]] = []
     for page in pages:
-        for el in cast("list[etree._Element]", page.root.xpath("//*[contains(@href, '%')]")):
-            prefix, hash_, fragment = (el.get("href") or "").partition("#")
-            if hash_ and fragment and prefix in names:
+        # a walk in Python: a third of the time of XPath's contains() over every element
+        for el in page.root.iter(etree.Element):
+            href = el.get("href")
+            if href is None or "%" not in href:
+                continue
+            prefix, hash_, fragment = href.partition("#")
+            # a fragment with one key (nothing to decode) names its id as written, or none
+            if hash_ and fragment and prefix in names and len(fragment_keys(fragment)) > 1:
                 links.append((el, prefix, fragment))
     if not links:
-        return 0
+        return 0  # no link to decode: no id table built (30,000 ids in ECMA-262)
     ids = {i for page in pages for i in cast("list[str]", page.root.xpath("//@id"))}
     changed = 0
     for el, prefix, fragment in links:

@@ -8,9 +8,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from lxml import html
 
+from specbrowser.chunking.markdown import BLOCK_TAGS
+from specbrowser.chunking.markdown_text import spaced_text
 from specbrowser.chunking.markers import find_markers
 from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.chunking.rules import first_words
 from specbrowser.errors import PolicyError
 from tests.helpers import by_id, chunk_html
 
@@ -470,3 +474,22 @@ def test_an_item_title_separates_its_text_from_its_nested_blocks(tmp_path):
         "If space is a Number, then Let spaceMV be !…",
         "Else, Normative Optional If the host is a web…",
     ]
+
+
+@pytest.mark.parametrize("limit", [1, 5, 11, 12, 48, 500])
+def test_first_words_reads_the_start_of_the_whole_text(limit):
+    """A subsection's name is cut from its text's start, words split across elements and blocks
+    as in the whole text: stopping the walk early changes no name."""
+    el = html.fromstring(
+        "<div>  Let <var>x</var>be<b>long</b>word <ol><li>If x,</li><li>then   y.</li></ol>"
+        "<p>Return <code>undefined</code>.</p>" + "<p>more words here</p>" * 40 + "</div>"
+    )
+    words = spaced_text(el, BLOCK_TAGS).split()
+    expected = ""
+    for word in words:
+        longer = f"{expected} {word}" if expected else word
+        if len(longer) > limit:
+            expected = (expected or word[:limit]) + "…"
+            break
+        expected = longer
+    assert first_words(el, limit) == expected

@@ -9,6 +9,7 @@ step around the commit), one run per point.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -19,7 +20,7 @@ import sys
 from pathlib import Path
 
 from specbrowser.cli import main
-from specbrowser.process import INTERRUPTED
+from specbrowser.process import INTERRUPTED, pause_collector, resume_collector
 from specbrowser.store import open_database
 from tests.helpers import ROOT, SAMPLE, needs_toylang
 
@@ -95,3 +96,24 @@ def test_rechunk_interrupted_anywhere(tmp_path: Path) -> None:
     shutil.copyfile(setup, db)
     args = ["rechunk", str(db), "--threshold", "900", "--tags", "emu-table,p"]
     check_runs(interrupted_runs(setup, db, args), db, before=digest(setup))
+
+
+def test_the_start_up_pause_of_the_collector_ends_once():
+    """The console script pauses the cyclic collector for its imports and the app's first
+    screen; resuming turns it on again, and without a pause (tests, a program using the package)
+    resuming leaves the collector as it was."""
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    resume_collector()  # no pause: nothing happens, nothing frozen
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    try:
+        pause_collector()
+        assert not gc.isenabled()
+        resume_collector()
+        assert gc.isenabled() and gc.get_freeze_count() > frozen
+        gc.disable()
+        resume_collector()  # once only
+        assert not gc.isenabled()
+    finally:
+        gc.unfreeze()
+        gc.enable()

@@ -31,6 +31,7 @@ from textual.widgets import Footer, Header, Input, OptionList, Tree
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import SpecbrowserError
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk
+from specbrowser.process import resume_collector
 from specbrowser.search.query import Hit
 from specbrowser.session import Session, SpecRow, rechunk_process
 from specbrowser.tui.commands import FilterProvider
@@ -178,7 +179,10 @@ class BrowserScreen(Screen[None]):
     def _after_first_paint(self) -> None:
         """What the first screen does not need, started once it is on the terminal (on two
         cores its threads and child processes would hold the paint back): the token count,
-        the database watch, and the fork server that re-chunks start from."""
+        the database watch, and the fork server that re-chunks start from; and the garbage
+        collector that the command line paused for the start-up
+        (:func:`~specbrowser.process.resume_collector`)."""
+        resume_collector()
         self.chunk_sets.start_token_count()
         self.chunk_sets.watch_database(LIVE_CHECK_SECONDS)
         rechunk_process.prepare()

@@ -26,7 +26,6 @@ from specbrowser.search.embed import EmbedReport
 from specbrowser.search.tokens import TokenInfo
 from specbrowser.session import DB_ERRORS
 from specbrowser.tui.screens.chunk_sets import ACTIVATE, DIFF, ChunkSetsScreen
-from specbrowser.tui.screens.policy_editor import PolicyEditor
 from specbrowser.tui.widgets.job_bar import EMBED, RECHUNK, TOKENS, JobBar, JobFinished
 
 if TYPE_CHECKING:
@@ -107,6 +106,10 @@ class ChunkSetLoop:
             kind = self.screen.session.document().kind
         except SpecbrowserError:
             kind = None
+        # deferred: the editor's widgets, cssselect and the formats (20-25 ms) are not on the
+        # first screen
+        from specbrowser.tui.screens.policy_editor import PolicyEditor
+
         await self.screen.app.push_screen(PolicyEditor(self.screen.policy, kind), self.apply_policy)
 
     def apply_policy(self, policy: ChunkPolicy | None) -> None:
