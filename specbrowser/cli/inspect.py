@@ -20,7 +20,7 @@ from specbrowser.types import MISMATCH_KINDS
 
 if TYPE_CHECKING:
     from specbrowser.chunking.stats import ChunkSetStats
-    from specbrowser.store.corpus import SpecListing
+    from specbrowser.session import SpecListing
 
 # Deferred to the commands that use them, so that other commands start without them: Session and
 # specbrowser.search.tokens (the store with sqlite-utils, 70 ms); specbrowser.search.model_files

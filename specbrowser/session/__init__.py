@@ -5,7 +5,7 @@ compare and manage its chunk sets, and run the long jobs (:mod:`specbrowser.sess
 :data:`DB_ERRORS` are the driver errors a front end catches where a database can change under
 it (another process rewrote or removed the file).
 
-The four are loaded on first use (:func:`__getattr__`), so that importing a submodule does not
+They are loaded on first use (:func:`__getattr__`), so that importing a submodule does not
 load the store (sqlite-utils and what it imports) before it is needed: an ingest imports it
 while lxml parses the spec (:mod:`specbrowser.session.ingest`).
 """
@@ -18,14 +18,14 @@ if TYPE_CHECKING:
     from specbrowser.session.core import Session
     from specbrowser.store import ChunkSetInfo
     from specbrowser.store.connection import DB_ERRORS
-    from specbrowser.store.corpus import SpecRow
+    from specbrowser.store.corpus import SpecListing, SpecRow
 
-__all__ = ["DB_ERRORS", "ChunkSetInfo", "Session", "SpecRow"]
+__all__ = ["DB_ERRORS", "ChunkSetInfo", "Session", "SpecListing", "SpecRow"]
 
 
 def __getattr__(name: str) -> object:
-    """``Session``, ``ChunkSetInfo``, ``SpecRow`` and ``DB_ERRORS``, imported when first asked
-    for.
+    """``Session``, ``ChunkSetInfo``, ``SpecListing``, ``SpecRow`` and ``DB_ERRORS``, imported
+    when first asked for.
 
     Raises:
         AttributeError: any other name.
@@ -38,10 +38,10 @@ def __getattr__(name: str) -> object:
         from specbrowser.store import ChunkSetInfo
 
         return ChunkSetInfo
-    if name == "SpecRow":
-        from specbrowser.store.corpus import SpecRow
+    if name in ("SpecRow", "SpecListing"):
+        from specbrowser.store import corpus
 
-        return SpecRow
+        return getattr(corpus, name)
     if name == "DB_ERRORS":
         from specbrowser.store.connection import DB_ERRORS
 
