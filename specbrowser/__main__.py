@@ -30,10 +30,11 @@ def run() -> int:
     commits_before = len(COMMITS)
     try:
         pause_collector()  # the imports' objects live until the exit: nothing to collect
-        # deferred: the command line's imports (about 0.4 s) stay out of a re-chunk child
-        from specbrowser.cli import main
-
-        resume_collector()
+        try:
+            # deferred: the command line's imports (about 0.4 s) stay out of a re-chunk child
+            from specbrowser.cli import main
+        finally:
+            resume_collector()  # Ctrl-C during the imports too
         return main()
     except KeyboardInterrupt:
         sys.stderr.write(interrupted_message(COMMITS[commits_before:]) + "\n")

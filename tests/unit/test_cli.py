@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sqlite3
@@ -632,6 +633,7 @@ def test_ctrl_c_while_the_command_line_loads_is_one_line_and_130(monkeypatch, ca
     monkeypatch.setitem(sys.modules, "specbrowser.cli", Loading("specbrowser.cli"))
     assert run() == 130
     assert capsys.readouterr().err == "interrupted; nothing was changed\n"
+    assert gc.isenabled()  # the imports' pause of the collector ended with them
 
 
 @pytest.mark.parametrize("argv", [["stats"], ["policies"], ["subsections", "sec-a"]])
