@@ -185,12 +185,10 @@ def links(work: Path) -> list[dict[str, object]]:
 
 def queries(db_path: Path, per_spec: int = 40) -> list[str]:
     """The query files' queries plus up to ``per_spec`` section titles of each spec."""
-    texts: list[str] = []
-    for path in QUERY_FILES:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip() and not line.startswith("#"):
-                texts.append(line.split("\t", 1)[0])
     from specbrowser import store
+    from specbrowser.session.query_file import read_queries
+
+    texts = [query.query for path in QUERY_FILES for query in read_queries(path)]
 
     with store.open_database(db_path) as db:
         for spec in db.corpus.all():

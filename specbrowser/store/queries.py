@@ -310,8 +310,8 @@ class SetQueries:
     def _fts_ranked(self, search: _FtsSearch, limit: int, *, cut: bool = True) -> list[FtsRow]:
         """:meth:`fts_search`'s ranking by FTS5 itself: it ranks its own rows (``rank MATCH``
         with the weights), stops after ``limit`` texts and makes snippets of those only, where a
-        join with the ``chunks`` view sorts and snips every match (p50 of 513 queries at limit
-        50 on ECMA-262: 4.5 ms against 42 ms, the same hits). Then each text's chunks of the
+        join with the ``chunks`` view sorts and snips every match (p50 of 511 queries at limit
+        50 on ECMA-262: 6.2 ms against 10.1 ms, the same hits). Then each text's chunks of the
         set, in id order, narrowed by the search's filter; a text two chunks share gives both, so
         the first ``limit`` chunks are the same. ``cut`` False keeps every chunk of the
         ``limit`` texts."""
