@@ -3,8 +3,11 @@
 Each round ingests every spec into a database of its own and, one ``ingest`` after another,
 into one corpus database: whole processes (``python -m specbrowser``), bytecode compiled first,
 a spec's two ingests back to back (in turn which goes first) so both see the same load; the
-ratio is the corpus's total over the single databases' total, per round. Then, on the last
-round's databases:
+ratio is the corpus's total over the single databases' total, per round; and one ``ingest
+--each`` of all the specs into a database of its own (its ratio: its seconds over the single
+databases' total). Then, on the last round's databases:
+
+- **each**: the ``--each`` database's digest against the corpus database's (the same rows);
 
 - **identity**: each spec's chunks in the corpus against its own database's (same order, same
   texts and retrieval texts; an id may differ only by the ``NAME:`` prefix a collision gives);
@@ -46,15 +49,18 @@ QUERY_FILES = [
 ]
 
 
-def ingest(spec: Path, db: Path) -> float:
-    """Seconds of one whole ``specbrowser ingest`` process (its output discarded).
+def ingest(spec: Path | list[Path], db: Path) -> float:
+    """Seconds of one whole ``specbrowser ingest`` process (its output discarded); a list of
+    specs is one ``ingest --each`` of them all.
 
     Raises:
         SystemExit: the ingest failed (its stderr printed).
     """
+    specs = [str(s) for s in spec] if isinstance(spec, list) else [str(spec)]
+    each = ["--each"] if isinstance(spec, list) else []
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "specbrowser", "ingest", str(spec), "--db", str(db)],
+        [sys.executable, "-m", "specbrowser", "ingest", *specs, *each, "--db", str(db)],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -70,13 +76,20 @@ def remove_db(path: Path) -> None:
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
-def run_round(names: list[str], work: Path, number: int) -> tuple[dict[str, float], ...]:
+def run_round(
+    names: list[str], work: Path, number: int
+) -> tuple[dict[str, float], dict[str, float], float]:
     """One round: each spec into its own database and into ``work/corpus.db`` (fresh for the
     round, filled in ``names`` order), the two ingests of a spec back to back, the single one
-    first in even rounds and second in odd ones, so a change of load falls on both."""
+    first in even rounds and second in odd ones, so a change of load falls on both; and one
+    ``ingest --each`` of them all into ``work/each.db``, first in even rounds, last in odd
+    ones. Returns the single ingests' seconds, the corpus ingests', and the ``--each``'s."""
     single: dict[str, float] = {}
     corpus: dict[str, float] = {}
     remove_db(work / "corpus.db")
+    remove_db(work / "each.db")
+    specs = [SHARED_SPECS[name] for name in names]
+    each = ingest(specs, work / "each.db") if number % 2 == 0 else 0.0
     for name in names:
         db = work / f"{name}.db"
         remove_db(db)
@@ -86,7 +99,9 @@ def run_round(names: list[str], work: Path, number: int) -> tuple[dict[str, floa
         else:
             corpus[name] = ingest(SHARED_SPECS[name], work / "corpus.db")
             single[name] = ingest(SHARED_SPECS[name], db)
-    return single, corpus
+    if number % 2:
+        each = ingest(specs, work / "each.db")
+    return single, corpus, each
 
 
 def spec_chunks(db_path: Path) -> dict[str, list[tuple[str, str, str]]]:
@@ -253,18 +268,30 @@ def main() -> int:
     work.mkdir(parents=True, exist_ok=True)
     rounds = []
     for number in range(args.rounds):
-        single, corpus = run_round(names, work, number)
+        single, corpus, each = run_round(names, work, number)
         ratio = sum(corpus.values()) / sum(single.values())
-        rounds.append({"single": single, "corpus": corpus, "ratio": ratio})
+        each_ratio = each / sum(single.values())
+        rounds.append(
+            {
+                "single": single,
+                "corpus": corpus,
+                "each": each,
+                "ratio": ratio,
+                "each_ratio": each_ratio,
+            }
+        )
         print(
             f"round {number + 1}: single {sum(single.values()):.2f} s, corpus "
-            f"{sum(corpus.values()):.2f} s, ratio {ratio:.3f}, load {os.getloadavg()[0]:.1f}",
+            f"{sum(corpus.values()):.2f} s, ratio {ratio:.3f}; --each {each:.2f} s, ratio "
+            f"{each_ratio:.3f}; load {os.getloadavg()[0]:.1f}",
             file=sys.stderr,
         )
     result: dict[str, object] = {
         "specs": names,
         "rounds": rounds,
         "ratio_median": round(statistics.median(r["ratio"] for r in rounds), 3),  # type: ignore[misc]
+        "each_ratio_median": round(statistics.median(r["each_ratio"] for r in rounds), 3),  # type: ignore[misc]
+        "each_same_as_corpus": corpus_digest(work / "each.db") == corpus_digest(work / "corpus.db"),
         "per_spec_median": {
             name: {
                 "single": round(statistics.median(r["single"][name] for r in rounds), 2),  # type: ignore[index]

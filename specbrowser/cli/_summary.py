@@ -30,7 +30,8 @@ def outcome_line(
         "created": "new database",
         "added": "added beside the other policies' sets",
         "replaced_set": "replaced this policy's set",
-        "replaced_spec": "another spec: old sets dropped",
+        "replaced_spec": "the same spec with new bytes: its old chunks replaced",
+        "added_spec": "a spec added to the corpus",
     }
     line = f"{done.get(outcome, outcome)}; {chunk_sets} in the database, this one active"
     if outcome == "replaced_spec" and sizes is not None:

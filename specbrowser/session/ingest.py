@@ -8,6 +8,7 @@ import importlib
 import os
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,7 +28,7 @@ from specbrowser.chunking.stats import ChunkSetStats, compute_stats
 from specbrowser.chunking.summaries import SummaryPacket
 from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.errors import DatabaseError
-from specbrowser.formats import ParsedSpec, format_for_kind, load_spec
+from specbrowser.formats import ParsedSpec, check_spec_inputs, format_for_kind, load_spec
 from specbrowser.formats.symbols import spec_symbols
 from specbrowser.formats.toc import load_toc_file
 from specbrowser.model import Chunk, Section, TocNode
@@ -154,6 +155,111 @@ def _chunks_for(
     return chunks
 
 
+class SpecLoading:
+    """A spec being parsed (:func:`~specbrowser.formats.load_spec`) on a thread of its own,
+    started on creation: lxml's parse releases the GIL, so it runs beside this thread's
+    database writes. Only :func:`ingest_each` starts one, and only while no breakdown process
+    is forked (a child forked during the parse could inherit a lock the parse holds)."""
+
+    def __init__(self, spec_paths: Sequence[Path]) -> None:
+        self._paths = list(spec_paths)
+        self._parsed: ParsedSpec | None = None
+        self._error: BaseException | None = None
+        self._seconds = 0.0
+        self._thread = threading.Thread(target=self._load, name="specbrowser-parse", daemon=True)
+        self._thread.start()
+
+    def _load(self) -> None:
+        start = time.perf_counter()
+        try:
+            self._parsed = load_spec(self._paths)
+        except BaseException as error:  # raised again in the thread that asks for the result
+            self._error = error
+        self._seconds = time.perf_counter() - start
+
+    def result(self) -> tuple[ParsedSpec, float]:
+        """The parsed spec and the parse's seconds, once the thread has finished.
+
+        Raises:
+            SpecInputError, SpecParseError: what the parse raised.
+        """
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._parsed is not None
+        return self._parsed, self._seconds
+
+
+def ingest_each(
+    specs: Sequence[Sequence[Path]],
+    db_path: Path,
+    policy: ChunkPolicy,
+    *,
+    policy_for_kind: PolicyForKind | None = None,
+    progress: Progress | None = None,
+    ingested: Callable[[IngestResult], None] | None = None,
+) -> list[IngestResult]:
+    """Ingest several specs (each the paths of one spec's pages) into ``db_path``, one after
+    another, as that many :func:`ingest` calls would: each spec is added to the corpus (or
+    replaces itself), all or nothing for that spec, and the database afterwards is the one the
+    separate calls give. In one process: the next spec is parsed on a thread
+    (:class:`SpecLoading`) while the one before it is written and committed, and each spec's
+    breakdowns spread over the cores (:mod:`specbrowser.chunking.parallel`).
+
+    Every spec's inputs are checked (:func:`~specbrowser.formats.check_spec_inputs`) before
+    the first is read. ``ingested`` is called with each spec's result once it is committed;
+    ``progress`` gets each stage as ``spec I/N · stage`` (1-based).
+
+    Raises:
+        SpecInputError: a missing path or a file that is not HTML (nothing written); what
+            :func:`ingest` raises for the spec being ingested, whose predecessors stay stored.
+        DatabaseError, PolicyError: as :func:`ingest`.
+    """
+    check_db_path(db_path)
+    for spec_paths in specs:
+        check_spec_inputs(list(spec_paths))
+    results: list[IngestResult] = []
+    loading: SpecLoading | None = None
+    try:
+        for index, spec_paths in enumerate(specs):
+            following = specs[index + 1] if index + 1 < len(specs) else None
+
+            def start_next(following: Sequence[Path] | None = following) -> None:
+                nonlocal loading
+                if following is not None:
+                    loading = SpecLoading(following)
+
+            current, loading = loading, None
+            result = ingest(
+                list(spec_paths),
+                db_path,
+                policy,
+                _numbered(progress, index + 1, len(specs)),
+                policy_for_kind=policy_for_kind,
+                parsed_meanwhile=current,
+                breakdowns_done=start_next,
+            )
+            results.append(result)
+            if ingested is not None:
+                ingested(result)
+    finally:
+        if loading is not None:  # a spec failed while the next was being parsed
+            with contextlib.suppress(BaseException):
+                loading.result()
+    return results
+
+
+def _numbered(progress: Progress | None, number: int, total: int) -> Progress | None:
+    """``progress`` with each stage named ``spec NUMBER/TOTAL · stage``."""
+    if progress is None or total == 1:
+        return progress
+
+    def numbered(stage: str, done: int, count: int) -> None:
+        progress(f"spec {number}/{total} · {stage}", done, count)
+
+    return numbered
+
+
 def check_db_path(db_path: Path) -> None:
     """Fail early, before a long parse, on a database path that cannot work.
 
@@ -188,6 +294,9 @@ def ingest(
     progress: Progress | None = None,
     toc_file: Path | None = None,
     policy_for_kind: PolicyForKind | None = None,
+    *,
+    parsed_meanwhile: SpecLoading | None = None,
+    breakdowns_done: Callable[[], None] | None = None,
 ) -> IngestResult:
     """Parse a spec, chunk it under ``policy`` and store the chunk set in ``db_path``.
 
@@ -207,6 +316,11 @@ def ingest(
 
     After a spec replaced itself the file is compacted (``VACUUM``).
 
+    How :func:`ingest_each` chains ingests: ``parsed_meanwhile``, when given, is the spec of
+    ``spec_paths`` already being parsed on a thread (joined here instead of parsing again);
+    ``breakdowns_done`` is called once, when this call will fork no more breakdown processes
+    (before the chunk sets are written), so that the caller may start a thread of its own.
+
     All or nothing: on any error or Ctrl-C before the commit the database is left as it was, and
     a database file this call created is removed; after the commit (a replacement's ``VACUUM``,
     closing) the new chunk set stays, recorded in :data:`specbrowser.process.COMMITS`. The cyclic
@@ -223,7 +337,11 @@ def ingest(
     start = time.perf_counter()
     importing = _import_meanwhile(STORE_MODULES)
     external_toc = load_toc_file(toc_file) if toc_file is not None else None
-    parsed = load_spec(spec_paths)
+    if parsed_meanwhile is None:
+        parsed = load_spec(spec_paths)
+        parse_seconds = time.perf_counter() - start
+    else:
+        parsed, parse_seconds = parsed_meanwhile.result()
     importing.join()
     # imported on the thread above while lxml parsed (STORE_MODULES); bound here
     from specbrowser.search.tokens import token_measure
@@ -232,7 +350,7 @@ def ingest(
     if policy_for_kind is not None:
         policy = policy_for_kind(parsed.document.kind)
     toc = external_toc if external_toc is not None else parsed.toc
-    timings["parse"] = time.perf_counter() - start
+    timings["parse"] = parse_seconds
     rules = format_for_kind(parsed.document.kind).chunking_rules
     packet = summary_packet_for(parsed.sections, policy, rules)  # before any breakdown
     tokens = token_measure(policy, parsed.document.title, packet.global_synopsis if packet else "")
@@ -264,6 +382,13 @@ def ingest(
                     write, parsed, policy, toc, rules, tokens, progress, packet
                 )
                 place_chunks(chunks, places[0])
+                others = {} if write.outcome == "replaced_set" else plan.others
+                other_chunks = {  # broken down (forking) before anything else is written
+                    version: _chunks_for(spec_paths, other, toc, places[0], rules)
+                    for version, other in others.items()
+                }
+                if breakdowns_done is not None:
+                    breakdowns_done()
                 timings["chunk"] = time.perf_counter() - mark
                 mark = time.perf_counter()
                 if progress:
@@ -274,11 +399,8 @@ def ingest(
                     stats,
                     cache_writer=lambda db, digest: db.cache.save(digest, policy.markdown, learned),
                 )
-                if write.outcome != "replaced_set":
-                    for version, other in plan.others.items():
-                        write.write_other_set(
-                            version, other, _chunks_for(spec_paths, other, toc, places[0], rules)
-                        )
+                for version, other in others.items():
+                    write.write_other_set(version, other, other_chunks.pop(version))
                 recount_sets(db)
             outcome = write.outcome
             if outcome == "replaced_spec":

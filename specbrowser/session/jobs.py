@@ -18,6 +18,7 @@ runs, and the ``# deferred`` figures say what that keeps out of the start-up.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,7 @@ __all__ = [
     "run_count_tokens",
     "run_embed",
     "run_ingest",
+    "run_ingest_each",
     "run_rechunk",
 ]
 
@@ -94,6 +96,36 @@ def run_ingest(
         checked(progress, cancel),
         toc_file=toc_file,
         policy_for_kind=policy_for_kind,
+    )
+
+
+def run_ingest_each(
+    specs: list[list[Path]],
+    db_path: Path,
+    policy: ChunkPolicy,
+    *,
+    policy_for_kind: PolicyForKind | None = None,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+    ingested: Callable[[IngestResult], None] | None = None,
+) -> list[IngestResult]:
+    """Ingest several specs into the database's corpus, one after another in this process
+    (:func:`specbrowser.session.ingest.ingest_each`); ``ingested`` gets each committed result.
+
+    Raises:
+        JobCancelled: ``cancel`` was set; the spec being ingested is not written, the ones
+            before it stay.
+        SpecbrowserError: what the ingest raises for bad input or an unusable database.
+    """
+    from specbrowser.session.ingest import ingest_each  # deferred, as run_ingest's
+
+    return ingest_each(
+        specs,
+        db_path,
+        policy,
+        policy_for_kind=policy_for_kind,
+        progress=checked(progress, cancel),
+        ingested=ingested,
     )
 
 

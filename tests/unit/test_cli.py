@@ -784,7 +784,7 @@ def test_ingest_adds_another_spec_beside_the_stored_one(tmp_path, capsys):
         before = [c.text for c in session.store.iter_chunks()]
     capsys.readouterr()
     assert main(["ingest", str(MISMATCHED_TOC), "--db", str(db)]) == 0
-    assert "added_spec" in " ".join(capsys.readouterr().out.split())
+    assert "a spec added to the corpus" in " ".join(capsys.readouterr().out.split())
     with Session.open(db) as session:
         first = session.store.corpus.all()[0]
         assert [c.text for c in session.store.iter_chunks(None, first.id)] == before

@@ -292,3 +292,89 @@ def test_a_schema_11_database_is_upgraded_to_a_corpus_of_one(tmp_path, base, pro
         assert _rows(db_path, spec.id) == before
     assert ingest([base], db_path, POLICY).outcome == "replaced_set"  # the same spec, by title
     assert ingest([proposal], db_path, POLICY).outcome == "added_spec"
+
+
+def test_ingest_each_gives_the_database_that_separate_ingests_give(
+    tmp_path, base, proposal, capsys
+):
+    main(["ingest", str(base), "--db", str(tmp_path / "one.db"), "--threshold", "800"])
+    main(["ingest", str(proposal), "--db", str(tmp_path / "one.db"), "--threshold", "800"])
+    capsys.readouterr()
+    each = tmp_path / "each.db"
+    code = main(
+        ["ingest", str(base), str(proposal), "--each", "--db", str(each), "--threshold", "800"]
+    )
+    printed = " ".join(capsys.readouterr().out.split())
+    assert code == 0
+    assert printed.count(f"→ {each}") == 2 and "a spec added to the corpus" in printed
+    assert f"2 specs ingested into {each}" in printed
+    for spec in ("base", "a-proposal"):
+        with store.open_database(each) as db:
+            spec_id = next(s.id for s in db.corpus.all() if s.name == spec)
+        with store.open_database(tmp_path / "one.db") as db:
+            one_id = next(s.id for s in db.corpus.all() if s.name == spec)
+        assert _rows(each, spec_id) == _rows(tmp_path / "one.db", one_id)
+
+
+def test_ingest_each_checks_every_spec_before_writing_anything(tmp_path, base, capsys):
+    db_path = tmp_path / "c.db"
+    code = main(
+        ["ingest", str(base), str(tmp_path / "missing.html"), "--each", "--db", str(db_path)]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and "missing.html does not exist" in err and len(err.strip().splitlines()) == 1
+    assert not db_path.exists()
+
+
+def test_ingest_each_keeps_the_specs_stored_before_one_that_fails(tmp_path, base, proposal, capsys):
+    no_sections = _page(tmp_path, "empty.html", "Empty", "")
+    db_path = tmp_path / "c.db"
+    code = main(
+        ["ingest", str(base), str(no_sections), str(proposal), "--each", "--db", str(db_path)]
+    )
+    captured = capsys.readouterr()
+    assert code == 2 and "no sections in" in captured.err
+    assert f"Base → {db_path}" in " ".join(captured.out.split())  # the stored spec's summary
+    with store.open_database(db_path) as db:
+        assert [s.name for s in db.corpus.all()] == ["base"]
+
+
+def test_ingest_each_refuses_one_toc_for_several_specs(tmp_path, base, proposal, capsys):
+    toc = tmp_path / "toc.json"
+    toc.write_text("[]", encoding="utf-8")
+    code = main(
+        [
+            "ingest",
+            str(base),
+            str(proposal),
+            "--each",
+            "--toc",
+            str(toc),
+            "--db",
+            str(tmp_path / "c.db"),
+        ]
+    )
+    assert code == 2 and "--toc names one spec's TOC" in capsys.readouterr().err
+
+
+def test_the_next_spec_is_parsed_only_once_no_breakdown_will_fork(
+    tmp_path, base, proposal, monkeypatch
+):
+    """The parse thread of ``ingest_each`` starts when ``breakdowns_done`` is called: after every
+    breakdown of the spec, the other stored sets' included, and before any set is written."""
+    from specbrowser.session import ingest as ingest_module
+
+    db_path = tmp_path / "c.db"
+    ingest([base], db_path, POLICY)
+    assert main(["rechunk", str(db_path), "--threshold", "300"]) == 0  # a second stored set
+    events: list[str] = []
+    real_chunk_spec = ingest_module.chunk_spec
+
+    def chunk_spec(*args, **kwargs):
+        events.append("breakdown")
+        return real_chunk_spec(*args, **kwargs)
+
+    monkeypatch.setattr(ingest_module, "chunk_spec", chunk_spec)
+    result = ingest([proposal], db_path, POLICY, breakdowns_done=lambda: events.append("done"))
+    assert result.outcome == "added_spec"
+    assert events == ["breakdown", "breakdown", "done"]  # both stored sets broken down first
