@@ -73,6 +73,7 @@ from lxml import etree
 from lxml.cssselect import CSSSelector
 
 from specbrowser.chunking.fragments import decode_non_ascii
+from specbrowser.chunking.gfm import to_cell
 from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.chunking.markdown_tables import (
     cell_span,
@@ -367,12 +368,6 @@ def list_item_number(item: etree._Element, roles: Roles) -> int:
 def is_block(el: etree._Element, roles: Roles, elements: MarkdownElements = HTML_ELEMENTS) -> bool:
     """Whether the converter renders ``el`` as a block of its own (not inline content)."""
     return _Converter(roles, None, elements).is_block(el)
-
-
-def to_cell(markdown: str) -> str:
-    """Markdown as the content of one GFM table cell: one line, ``<br>`` for each line break,
-    ``|`` escaped (GFM splits cells before it parses code spans, so pipes in code too)."""
-    return markdown.replace("\n", "<br>").replace("|", "\\|")
 
 
 def escape_text(text: str) -> str:

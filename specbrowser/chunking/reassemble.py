@@ -7,7 +7,7 @@ the marker stands:
   group's rows (the caption and header rows it repeats are dropped), indented as the marker
   row is (a table inside a list item); any other subsection (a
   cell, an item of a list in a cell) is written as cell text
-  (:func:`specbrowser.chunking.markdown.to_cell`), its lines after the first indented as the
+  (:func:`specbrowser.chunking.gfm.to_cell`), its lines after the first indented as the
   cell's line continues (a list item's);
 - elsewhere: the first line goes where the marker was, following lines are indented like the
   marker's line continues (list indentation kept, ``>`` of quotes kept).
@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from specbrowser.chunking.markdown import to_cell
+from specbrowser.chunking.gfm import to_cell
 from specbrowser.chunking.markers import find_markers
 from specbrowser.model import Chunk
 
@@ -165,7 +165,7 @@ def normalize_whitespace(text: str) -> str:
     may be joined tightly in one place and loosely in another, in a note as anywhere), and the
     same inside a table row's cells, whose lines ``<br>`` separates; nothing else changes. A
     paragraph of ``>`` alone is escaped (``\\>``), so no such line is text, and ``<br>`` in cell
-    text is only a line break (:func:`~specbrowser.chunking.markdown.to_cell`; text's own ``<``
+    text is only a line break (:func:`~specbrowser.chunking.gfm.to_cell`; text's own ``<``
     is escaped)."""
     return "\n".join(
         _CELL_BLANK_LINES.sub("<br>", line) if "<br>" in line else line

@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-from lxml import etree, html
+from typing import TYPE_CHECKING
 
 from specbrowser.chunking.markers import find_markers
 from specbrowser.chunking.policy import is_selector_tag
 from specbrowser.store import SpecStore
+
+if TYPE_CHECKING:
+    from lxml import etree
+
+# Deferred to the functions that parse HTML, so that the app starts without it: lxml.html
+# (about 40 ms of imports; the session imports this module at start).
 
 MIN_WORDS = 8
 """Words from the start that must agree for an element to count as a subsection's source."""
@@ -67,6 +72,8 @@ def chunk_source(db: SpecStore, chunk_id: str, version: str) -> ChunkSource:
             False,
             f"the <{chunk.breakdown_tag}> element was not found: section {section_id} shown",
         )
+    from lxml import etree  # deferred: see the module's imports
+
     source = etree.tostring(element, encoding="unicode", method="html", with_tail=False)
     return ChunkSource(
         chunk.id, section_id, source, True, f"<{chunk.breakdown_tag}> in section {section_id}"
@@ -98,6 +105,8 @@ def find_element(
     wanted = _words(_FENCE.sub("", _LINK_TARGET.sub("]", own)))
     if not wanted:
         return None
+    from lxml import etree, html  # deferred: see the module's imports
+
     root = html.fragment_fromstring(section_html, create_parent="div")
     if is_selector_tag(tag):
         # deferred: cssselect, only to find a chunk's source element by its tag

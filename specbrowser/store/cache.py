@@ -22,13 +22,16 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from specbrowser.chunking.markdown_cache import SectionMarkdown
 from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.chunking.policy import CONVERTER_VERSION
 from specbrowser.store.rows import select_in
 
 if TYPE_CHECKING:
+    from specbrowser.chunking.markdown_cache import SectionMarkdown
     from specbrowser.store.database import SpecStore
+
+# Deferred to MarkdownCache.load: specbrowser.chunking.markdown_cache, which brings the converter
+# and lxml (about 30 ms of imports): the app opens the store without converting anything.
 
 TABLE = "markdown_cache"
 
@@ -79,6 +82,8 @@ class MarkdownCache:
             if section_ids is None
             else select_in(self.db, select + " AND section_id IN", params, list(section_ids))
         )
+        from specbrowser.chunking.markdown_cache import SectionMarkdown  # deferred: see above
+
         return {
             section_id: SectionMarkdown(markdown, json.loads(subsections))
             for section_id, markdown, subsections in rows
