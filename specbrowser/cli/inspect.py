@@ -102,9 +102,15 @@ def cmd_show(args: argparse.Namespace) -> int:
             return 0
         if located.resolved_as != "chunk":  # said apart, so the text on stdout stays as is
             kind = f" ({located.symbol_kind})" if located.symbol_kind else ""
+            also = (
+                f" (the first spec's; also in {', '.join(located.also_in)}: name one as "
+                f"NAME:#{args.id.strip().lstrip('#')})"
+                if located.also_in
+                else ""
+            )
             err.print(
                 f"[dim]{escape(args.id)} read as {located.resolved_as}{kind}: "
-                f"{escape(chunk_id)}[/]",
+                f"{escape(chunk_id)}{escape(also)}[/]",
                 soft_wrap=True,
                 highlight=False,
             )

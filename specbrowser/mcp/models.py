@@ -122,6 +122,11 @@ class GetChunkResult(BaseModel):
     resolved_as: str = Field(
         description="chunk, section (id or number), anchor, or symbol (a name the spec defines)"
     )
+    also_in: list[str] = Field(
+        default_factory=list,
+        description="for an anchor given without its spec: the other specs with an element of "
+        "that id (the first spec's is returned; NAME:#anchor names another)",
+    )
     policy_version: str
     chunk: ChunkOut
 

@@ -113,6 +113,8 @@ def get_chunk(result: GetChunkResult) -> str:
     via = (
         "" if result.resolved_as == "chunk" else f" ({result.requested!r} as {result.resolved_as})"
     )
+    if result.also_in:
+        via += f" (also in {', '.join(result.also_in)})"
     return f"=== {_header(chunk)}{via} ===\n{_path(chunk)}\n\n{chunk.text}"
 
 

@@ -156,6 +156,7 @@ def get_chunk(session: Session, version: str, args: GetChunkInput) -> GetChunkRe
     return GetChunkResult(
         requested=args.id,
         resolved_as=located.resolved_as,
+        also_in=list(located.also_in),
         policy_version=version,
         chunk=ChunkOut.of(session.chunk(located.chunk_id, version), spec),
     )

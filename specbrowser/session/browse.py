@@ -53,12 +53,16 @@ class Located:
             chunk's section (None for the document chunk).
         symbol_kind: for a symbol, its kind (``aoid``, ``production``, ``dfn``, ``title``,
             ``oldid``); else None.
+        also_in: for an anchor given without its spec, the names of the other specs of the
+            corpus that have an element of that id (``NAME:#anchor`` names one of them), in
+            corpus order; else empty.
     """
 
     chunk_id: str
     resolved_as: ResolvedAs
     section_id: str | None
     symbol_kind: str | None = None
+    also_in: tuple[str, ...] = ()
 
 
 def locate(db: SpecStore, name: str, version: str) -> Located:
@@ -103,7 +107,7 @@ def locate(db: SpecStore, name: str, version: str) -> Located:
     anchor = name[1:] if name.startswith("#") and len(name) > 1 else name
     held = anchor_chunk(db, anchor, version)
     if held is not None:
-        return Located(held[1], "anchor", held[0])
+        return Located(held[1], "anchor", held[0], also_in=_other_specs_with(db, anchor))
     symbols, sections = definitions(db, anchor)
     if len(sections) > MAX_DEFINITIONS:  # "Static Semantics: Early Errors": no one place
         more = "+" if len(symbols) == DEFINITIONS_READ else ""
@@ -122,6 +126,16 @@ def locate(db: SpecStore, name: str, version: str) -> Located:
         f"no chunk, section, section number or anchor {name!r} in this chunk set, "
         "nor a name it defines (aoid, production, term, title)"
     )
+
+
+def _other_specs_with(db: SpecStore, anchor: str) -> tuple[str, ...]:
+    """The names of the specs after the first (corpus order) that have an element with the id
+    ``anchor``: an anchor given without its spec is the first's (:func:`anchor_chunk`)."""
+    holders = db.symbols.anchor_specs(anchor)
+    if len(holders) < 2:
+        return ()
+    names = {spec.id: spec.name for spec in db.corpus.all()}
+    return tuple(names.get(spec_id, spec_id) for spec_id in holders[1:])
 
 
 def spec_url_target(db: SpecStore, url: str, version: str) -> Located | None:

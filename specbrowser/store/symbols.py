@@ -164,6 +164,16 @@ class SymbolIndex:
         ).fetchone()
         return str(row[0]) if row else None
 
+    def anchor_specs(self, anchor: str) -> list[str]:
+        """The ids of the specs (documents) with an element whose id is ``anchor``, in corpus
+        order (the order their ingests added them)."""
+        rows = self.db.execute(
+            "SELECT DISTINCT s.document_id FROM symbols s JOIN documents d ON d.id = s.document_id "
+            "WHERE s.name = ? AND s.kind = 'id' ORDER BY d.position",
+            [anchor],
+        ).fetchall()
+        return [str(row[0]) for row in rows]
+
     def anchor_chunks(
         self, version: str, anchors: list[str], document_id: str | None = None
     ) -> dict[str, str]:

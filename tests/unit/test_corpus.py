@@ -378,3 +378,19 @@ def test_the_next_spec_is_parsed_only_once_no_breakdown_will_fork(
     result = ingest([proposal], db_path, POLICY, breakdowns_done=lambda: events.append("done"))
     assert result.outcome == "added_spec"
     assert events == ["breakdown", "breakdown", "done"]  # both stored sets broken down first
+
+
+def test_an_anchor_several_specs_hold_is_the_first_specs_and_says_so(
+    tmp_path, base, proposal, capsys
+):
+    db_path = tmp_path / "c.db"
+    ingest([base], db_path, POLICY)
+    ingest([proposal], db_path, POLICY)
+    capsys.readouterr()
+    assert main(["show", str(db_path), "#sec-intro"]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "read as anchor: sec-intro (the first spec's; also in a-proposal" in err
+    assert "name one as NAME:#sec-intro" in err
+    assert main(["show", str(db_path), "a-proposal:#sec-intro"]) == 0
+    out = capsys.readouterr()
+    assert "a-proposal:sec-intro" in out.out and "also in" not in out.err
