@@ -103,3 +103,27 @@ async def test_a_database_of_one_spec_has_no_spec_roots_and_no_scope_key(toylang
         assert screen.query_one(SearchBar).display
         assert not screen.check_action("cycle_search_spec", ())
         assert screen.search.scope_label() == "lexical"
+
+
+@run_async
+async def test_a_filter_keeps_each_match_under_its_own_specs_root(corpus_db) -> None:
+    documents = _documents(corpus_db)
+    app = quiet_app(corpus_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = browser_of(app)
+        assert screen.toggle_tree_filter("mismatched")
+        await settle(pilot)
+        tree = screen.chunk_tree
+        roots = tree.root.children
+        assert roots and all(n.data in documents.values() for n in roots)
+        with Session.open(corpus_db) as session:
+            for root in roots:
+                spec = next(name for name, doc in documents.items() if doc == root.data)
+                shown = []
+                pending = list(root.children)
+                while pending:
+                    node = pending.pop()
+                    shown.append(node.data)
+                    pending.extend(node.children)
+                assert shown and set(session.chunk_specs(shown).values()) == {spec}

@@ -306,11 +306,11 @@ class ChunkTree(Tree[str]):
             return
         matches = set(filtered.matches)
         chunks = {c.id: c for c in self._session.chunks(sorted(filtered.shown))}
-        pending: list[tuple[TreeNode[str], str | None]] = [(self.root, None)]
+        pending = self._filtered_roots(filtered.children.get(None, []))
         while pending:
-            parent, parent_id = pending.pop()
+            parent, child_ids = pending.pop()
             self._loaded_nodes.add(parent.id)  # its children are fixed: no lazy load on expand
-            for child_id in filtered.children.get(parent_id, []):
+            for child_id in child_ids:
                 chunk = chunks.get(child_id)
                 if chunk is None:
                     continue
@@ -325,7 +325,28 @@ class ChunkTree(Tree[str]):
                 )
                 self._chunk_nodes[chunk.id] = node
                 if has_children:
-                    pending.append((node, child_id))
+                    pending.append((node, filtered.children[child_id]))
+
+    def _filtered_roots(self, top: list[str]) -> list[tuple[TreeNode[str], list[str]]]:
+        """Where a filter's top-level chunks ``top`` go: under the tree's root, or in a corpus
+        under their spec's root (added here, expanded; a spec without a shown chunk gets none,
+        and a spec's document chunk among ``top`` is its root itself). Returns each parent
+        node with the ids to add under it."""
+        specs = self._session.spec_rows() if self.spec_roots else []
+        if len(specs) < 2 or not top:
+            return [(self.root, top)]
+        owner = self._session.chunk_specs(top)
+        placed: list[tuple[TreeNode[str], list[str]]] = []
+        for spec in specs:
+            own = [c for c in top if owner.get(c) == spec.name and c != spec.document_chunk_id]
+            if not own and spec.document_chunk_id not in top:
+                continue
+            node = self.root.add(
+                spec_label(spec), data=spec.document_chunk_id, allow_expand=bool(own), expand=True
+            )
+            self._chunk_nodes[spec.document_chunk_id] = node
+            placed.append((node, own))
+        return placed
 
     def set_truncated(self, chunk_ids: set[str]) -> None:
         """Mark these chunks ✂ (and only these), in the nodes built so far and to come."""
