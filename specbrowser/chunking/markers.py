@@ -76,8 +76,11 @@ def marker_ids(text: str) -> list[str]:
 
 
 def marker_sizes(text: str) -> list[tuple[str, int]]:
-    """``(target id, characters)`` of every marker in ``text``, in order."""
-    return [(m.target_id, m.end - m.start) for m in find_markers(text)]
+    """``(target id, characters)`` of every marker in ``text``, in order (the ``target_id`` and
+    span of each :func:`find_markers` item, without building them or unescaping titles)."""
+    if MARKER_START not in text:
+        return []
+    return [(m.group("id"), m.end() - m.start()) for m in MARKER_RE.finditer(text)]
 
 
 def without_markers(text: str) -> str:

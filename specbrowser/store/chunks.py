@@ -240,9 +240,8 @@ class ChunkReads:
             subsections, ordinal, text = row[8:]
             sizes = marker_sizes(text)
             targets = [target for target, _ in sizes]
-            facts.append(
-                ChunkFacts._make([*row[:8], targets, json.loads(subsections), ordinal, sizes])
-            )
+            listed = json.loads(subsections) if subsections != "[]" else []
+            facts.append(ChunkFacts._make([*row[:8], targets, listed, ordinal, sizes]))
         return facts
 
     def next_over_threshold(
