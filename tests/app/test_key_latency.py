@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import threading
+import types
 from pathlib import Path
 
 import pytest
@@ -189,3 +190,23 @@ async def test_job_progress_rows_show_the_latest_report_a_few_times_a_second() -
         assert bar.progress == 0
         await pilot.pause(0.3)
         assert bar.progress == 50  # the latest one, once the interval has passed
+
+
+def test_nothing_is_rendered_ahead_before_the_first_paint() -> None:
+    """The screen arms its prefetcher once its first frame is on the terminal: a schedule
+    before that sets no timer, so no render ahead competes with the first paint."""
+    from specbrowser.tui.screens.prefetch import PREFETCH_DELAY, Prefetcher
+
+    timers: list[float] = []
+
+    class Screen:
+        def set_timer(self, delay, callback):
+            timers.append(delay)
+            return types.SimpleNamespace(stop=lambda: None)
+
+    prefetcher = Prefetcher(Screen())  # type: ignore[arg-type]
+    prefetcher.schedule()
+    assert timers == []
+    prefetcher.arm()
+    prefetcher.schedule()
+    assert timers == [PREFETCH_DELAY, PREFETCH_DELAY]

@@ -178,11 +178,12 @@ class BrowserScreen(Screen[None]):
 
     def _after_first_paint(self) -> None:
         """What the first screen does not need, started once it is on the terminal (on two
-        cores its threads and child processes would hold the paint back): the token count,
-        the database watch, and the fork server that re-chunks start from; and the garbage
-        collector that the command line paused for the start-up
+        cores its threads and child processes would hold the paint back): rendering ahead,
+        the token count, the database watch, and the fork server that re-chunks start from;
+        and the garbage collector that the command line paused for the start-up
         (:func:`~specbrowser.process.resume_collector`)."""
         resume_collector()
+        self.prefetcher.arm()
         self.chunk_sets.start_token_count()
         self.chunk_sets.watch_database(LIVE_CHECK_SECONDS)
         rechunk_process.prepare()

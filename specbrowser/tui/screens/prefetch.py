@@ -37,10 +37,20 @@ class Prefetcher:
         self.screen = screen
         self._timer: Timer | None = None
         self._queue: list[str] = []
+        self._armed = False
+
+    def arm(self) -> None:
+        """Start rendering ahead (the screen calls this once its first frame is on the
+        terminal: until then :meth:`schedule` does nothing, so no render ahead holds back
+        the first paint), and schedule it for the chunk shown."""
+        self._armed = True
+        self.schedule()
 
     def schedule(self) -> None:
         """Render ahead once the cursor has rested :data:`PREFETCH_DELAY` seconds (a render
-        ahead in progress starts over)."""
+        ahead in progress starts over); nothing before :meth:`arm`."""
+        if not self._armed:
+            return
         self._queue = []
         if self._timer is not None:
             self._timer.stop()
