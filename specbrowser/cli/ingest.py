@@ -15,6 +15,7 @@ from specbrowser.cli._summary import outcome_line, print_summary, toc_entries_wi
 from specbrowser.cli.search import cmd_embed
 from specbrowser.errors import SpecInputError
 from specbrowser.process import keep_until_exit
+from specbrowser.session import opening
 from specbrowser.session.jobs import run_ingest, run_ingest_each
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         if args.toc is not None:
             raise SpecInputError("--toc names one spec's TOC: ingest that spec on its own")
         _ingest_each(args, policy, for_kind)
-    else:
+    elif args.toc is not None or not _unchanged(args.spec, args.db, policy, for_kind):
         size = args.db.stat().st_size if args.db.is_file() else 0
         with stage_progress("parsing") as progress:
             result = run_ingest(
@@ -133,6 +134,10 @@ def _ingest_each(
         SpecbrowserError: what the ingest of a spec raises.
     """
     start = time.perf_counter()
+    from specbrowser.formats import check_spec_inputs  # deferred: the formats and lxml (40 ms)
+
+    check_spec_inputs(args.spec)  # every path before anything is read or skipped
+    specs = [[path] for path in args.spec if not _unchanged([path], args.db, policy, for_kind)]
     sizes = [args.db.stat().st_size if args.db.is_file() else 0]
     results: list[IngestResult] = []
 
@@ -143,7 +148,7 @@ def _ingest_each(
     try:
         with stage_progress("parsing") as progress:
             run_ingest_each(
-                [[path] for path in args.spec],
+                specs,
                 args.db,
                 policy,
                 policy_for_kind=for_kind,
@@ -154,4 +159,24 @@ def _ingest_each(
         for result, size in zip(results, sizes, strict=False):
             _print_ingest(args.db, policy, for_kind, result, size)
     seconds = time.perf_counter() - start
-    out.print(escape(f"{len(results)} specs ingested into {args.db} in {seconds:.2f} s"))
+    skipped = len(args.spec) - len(specs)
+    unchanged = f", {skipped} unchanged" if skipped else ""
+    out.print(escape(f"{len(results)} specs ingested into {args.db}{unchanged} in {seconds:.2f} s"))
+
+
+def _unchanged(
+    spec: list[Path], db: Path, policy: ChunkPolicy, for_kind: PolicyForKind | None
+) -> bool:
+    """Whether the database already holds this spec's exact bytes in a chunk set of the
+    policy (:func:`specbrowser.session.opening.stored_spec`, which makes that set active): an
+    ingest would rewrite the same rows, so it is skipped with one line saying so."""
+    stored = opening.stored_spec(db, spec, policy, for_kind)
+    if stored is None:
+        return False
+    out.print(
+        escape(
+            f"{stored.title} → {db}: unchanged (these bytes are stored under this policy, in "
+            "the chunk set now active); nothing written"
+        )
+    )
+    return True

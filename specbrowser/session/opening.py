@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import platformdirs
 
@@ -23,6 +24,9 @@ from specbrowser.errors import (
     SpecbrowserError,
     SpecInputError,
 )
+
+if TYPE_CHECKING:
+    from specbrowser.store.corpus import SpecRow
 
 DATABASE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 """A target with one of these names is taken for a database even when it is not one (missing,
@@ -118,27 +122,54 @@ def use_cache(
     policy: ChunkPolicy,
     policy_for_kind: PolicyForKind | None = None,
 ) -> bool:
-    """Whether the cache database can be opened as it is for this spec and policy.
+    """Whether the cache database can be opened as it is for this spec and policy
+    (:func:`stored_spec`, which makes the set active); False means: ingest first (which adds
+    the set)."""
+    return stored_spec(db_path, spec_paths, policy, policy_for_kind) is not None
 
-    True when it holds this exact spec (same bytes) and a chunk set of ``policy``'s version
-    (with ``policy_for_kind``, of the policy it gives for the stored spec's kind), which is then
-    made the active one; False means: ingest first (which adds the set).
+
+def stored_spec(
+    db_path: Path,
+    spec_paths: list[Path],
+    policy: ChunkPolicy,
+    policy_for_kind: PolicyForKind | None = None,
+) -> SpecRow | None:
+    """The spec of the database's corpus with this exact spec's bytes
+    (:func:`~specbrowser.formats.spec_sha256`, no parse), when a stored chunk set holds it
+    broken down with ``policy`` (with ``policy_for_kind``, the policy it gives for the stored
+    spec's kind; in a corpus, the set's policy in the spec's format's form:
+    :func:`~specbrowser.session.corpus.policy_for_spec`); that set is then made the active
+    one. None when any of these fails (no such file, another database, other bytes, no such
+    set): an ingest would write.
     """
     from specbrowser.formats import spec_sha256  # deferred: the formats, lxml (18 ms)
     from specbrowser.session.core import Session  # deferred: the store, sqlite-utils (0.1 s)
+    from specbrowser.session.corpus import policy_for_spec  # deferred with the store
 
-    if not db_path.exists():
-        return False
+    if not is_database(db_path):
+        return None
     try:
+        sha = spec_sha256(spec_paths)
         with Session.open(db_path) as session:
-            document = session.document()
-            if document.sha256 != spec_sha256(spec_paths):
-                return False
+            specs = session.spec_rows()
+            spec = next((s for s in specs if s.sha256 == sha), None)
+            if spec is None:
+                return None
             if policy_for_kind is not None:
-                policy = policy_for_kind(document.kind)
-            if not any(s.version == policy.version for s in session.chunk_sets()):
-                return False
-            session.activate(policy.version)
-            return True
+                policy = policy_for_kind(spec.kind)
+            version = next(  # the set that breaks this spec down with the policy asked for
+                (
+                    info.version
+                    for info in session.chunk_sets()
+                    if policy_for_spec(info.settings, specs[0].kind, spec.kind).version
+                    == policy.version
+                ),
+                None,
+            )
+            if version is None or not session.chunk_specs([spec.document_chunk_id], version):
+                return None
+            if session.active_version() != version:
+                session.activate(version)
+            return spec
     except SpecbrowserError:
-        return False
+        return None

@@ -394,3 +394,32 @@ def test_an_anchor_several_specs_hold_is_the_first_specs_and_says_so(
     assert main(["show", str(db_path), "a-proposal:#sec-intro"]) == 0
     out = capsys.readouterr()
     assert "a-proposal:sec-intro" in out.out and "also in" not in out.err
+
+
+def test_an_ingest_of_stored_bytes_under_a_stored_policy_writes_nothing(tmp_path, base, capsys):
+    db_path = tmp_path / "c.db"
+    widget = Path(__file__).parents[2] / "sample_specs" / "widget-protocol.html"
+    assert main(["ingest", str(base), "--db", str(db_path)]) == 0
+    assert main(["ingest", str(widget), "--db", str(db_path)]) == 0  # another format's form
+    capsys.readouterr()
+    before = db_path.read_bytes()
+    assert main(["ingest", str(base), str(widget), "--each", "--db", str(db_path)]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert printed.count("unchanged (these bytes are stored under this policy") == 2
+    assert "0 specs ingested" in printed and "2 unchanged" in printed
+    assert db_path.read_bytes() == before
+
+
+def test_new_bytes_another_policy_or_a_toc_file_ingest_again(tmp_path, base, capsys):
+    db_path = tmp_path / "c.db"
+    assert main(["ingest", str(base), "--db", str(db_path)]) == 0
+    capsys.readouterr()
+    assert main(["ingest", str(base), "--db", str(db_path), "--threshold", "900"]) == 0
+    assert "added beside the other policies' sets" in " ".join(capsys.readouterr().out.split())
+    toc = tmp_path / "toc.json"
+    toc.write_text("[]", encoding="utf-8")
+    assert main(["ingest", str(base), "--db", str(db_path), "--toc", str(toc)]) == 0
+    assert "unchanged" not in capsys.readouterr().out
+    base.write_text(base.read_text().replace("Add adds", "Add sums"), encoding="utf-8")
+    assert main(["ingest", str(base), "--db", str(db_path)]) == 0
+    assert "unchanged" not in capsys.readouterr().out
