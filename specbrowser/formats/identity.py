@@ -8,7 +8,9 @@ ECMA-262), in this order, the first found winning for each field:
 - ecmarkup's rendered version heading (``<h1 class="version">Draft ECMA-262 / …``) or
   shortname heading (``<h1 class="shortname">`` of a proposal); the location of ECMA-262 and
   ECMA-402, which their rendering does not print, is the one ecmarkup's biblio gives them
-  (:data:`ECMARKUP_LOCATIONS`);
+  (:data:`ECMARKUP_LOCATIONS`); a proposal whose shortname links to (or whose ``location:``
+  is) its repository in the TC39 organisation, ``https://github.com/tc39/NAME``, is published
+  at ``https://tc39.es/NAME/``, where other specs link to it (:func:`tc39_pages_url`);
 - Bikeshed's own reference data (``"shortname":"fetch",…,"status":"local"``); a WHATWG
   standard's URL follows from it (``https://fetch.spec.whatwg.org/``);
 - xml2rfc's RFC number (``<meta name="rfc.number">`` or ``<dd class="rfcnumber">``):
@@ -21,6 +23,7 @@ ECMA-262), in this order, the first found winning for each field:
 
 from __future__ import annotations
 
+import html
 import re
 
 from specbrowser.model import SpecIdentity
@@ -39,6 +42,9 @@ _METADATA = re.compile(rb"<pre\s+class=[\"']?metadata[\"']?>(.*?)</pre>", re.DOT
 _VERSION_HEADING = re.compile(rb"<h1 class=\"version\">[^<]*?\b(ECMA-\d+)\b")
 _SHORTNAME_HEADING = re.compile(rb"<h1 class=\"shortname\">(.*?)</h1>", re.DOTALL)
 _LINK_TEXT = re.compile(rb"<a\b[^>]*>([^<]+)</a>")
+_LINK = re.compile(r"<a\b[^>]*\bhref=[\"']?([^\"'\s>]+)[^>]*>([^<]*)</a>")
+_TC39_REPOSITORY = re.compile(r"^https?://github\.com/tc39/([A-Za-z0-9._-]+?)(?:\.git)?/?$")
+_TC39_PAGES = re.compile(r"^https://tc39\.es/([A-Za-z0-9._-]+)/$")
 _BIKESHED_LOCAL = re.compile(
     rb"\"shortname\":\"([^\"]+)\",\"spec\":\"[^\"]*\",\"status\":\"local\""
 )
@@ -65,9 +71,10 @@ def spec_identity(data: bytes) -> SpecIdentity:
     shortname: str | None = None
     if match := _CANONICAL.search(head):
         url = _text(match.group(1))
+    home: str | None = None  # where the shortname links: a repository, for a proposal
     if match := _METADATA.search(head):
         fields = dict(
-            (key.strip().lower(), value.strip())
+            (key.strip().lower(), html.unescape(value.strip()))
             for key, _, value in (
                 line.partition(":") for line in _text(match.group(1)).splitlines()
             )
@@ -75,11 +82,15 @@ def spec_identity(data: bytes) -> SpecIdentity:
         )
         url = url or fields.get("location")
         shortname = fields.get("shortname")
+        if shortname is not None and (link := _LINK.search(shortname)):  # a linked shortname
+            home, shortname = link.group(1), link.group(2).strip() or None
     if shortname is None and (match := _VERSION_HEADING.search(data)):
         shortname = _text(match.group(1))
     if shortname is None and (match := _SHORTNAME_HEADING.search(data)):
-        names = _LINK_TEXT.findall(match.group(1))
-        shortname = _text(names[-1]) if names else None
+        links = _LINK.findall(_text(match.group(1)))
+        named = [(href, text.strip()) for href, text in links if text.strip()]
+        if named:
+            home, shortname = named[-1][0], html.unescape(named[-1][1])
     if shortname is None and (match := _BIKESHED_LOCAL.search(data)):
         shortname = _text(match.group(1))
         if url is None and _WHATWG.search(head):
@@ -94,7 +105,18 @@ def spec_identity(data: bytes) -> SpecIdentity:
         shortname = shortname or _DRAFT_VERSION.sub("", draft)
     if url is None and shortname in ECMARKUP_LOCATIONS:
         url = ECMARKUP_LOCATIONS[shortname]
+    url = tc39_pages_url(url) or url
+    if url is None and home is not None:
+        url = tc39_pages_url(home)
     return SpecIdentity(canonical_url=url, shortname=shortname)
+
+
+def tc39_pages_url(url: str | None) -> str | None:
+    """``https://tc39.es/NAME/`` for the TC39 organisation's repository
+    ``https://github.com/tc39/NAME`` (GitHub Pages publishes every proposal there), else
+    None."""
+    match = _TC39_REPOSITORY.match(url or "")
+    return f"https://tc39.es/{match.group(1)}/" if match else None
 
 
 _RFC_URL = re.compile(r"^https://www\.rfc-editor\.org/rfc/rfc(\d+)$")
@@ -106,7 +128,8 @@ def url_aliases(canonical_url: str) -> list[str]:
     itself, its ``http:`` form and, for an RFC, the other hosts that publish it
     (``https://www.rfc-editor.org/rfc/rfcN.html``, ``https://datatracker.ietf.org/doc/html/rfcN``,
     ``https://httpwg.org/specs/rfcN.html``), for an Internet-Draft the IETF's archive and tools
-    hosts (``https://www.ietf.org/archive/id/draft-…-19.html``)."""
+    hosts (``https://www.ietf.org/archive/id/draft-…-19.html``), for a TC39 proposal its older
+    GitHub Pages host (``https://tc39.github.io/NAME/``)."""
     found = [canonical_url]
     if match := _RFC_URL.match(canonical_url):
         number = match.group(1)
@@ -123,6 +146,8 @@ def url_aliases(canonical_url: str) -> list[str]:
             f"https://www.ietf.org/archive/id/{draft}.txt",
             f"https://tools.ietf.org/html/{draft}",
         ]
+    if match := _TC39_PAGES.match(canonical_url):
+        found.append(f"https://tc39.github.io/{match.group(1)}/")
     found += [url.replace("https://", "http://", 1) for url in found if url.startswith("https:")]
     return found
 

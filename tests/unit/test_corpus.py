@@ -423,3 +423,52 @@ def test_new_bytes_another_policy_or_a_toc_file_ingest_again(tmp_path, base, cap
     base.write_text(base.read_text().replace("Add adds", "Add sums"), encoding="utf-8")
     assert main(["ingest", str(base), "--db", str(db_path)]) == 0
     assert "unchanged" not in capsys.readouterr().out
+
+
+def test_a_tc39_proposal_is_known_by_its_pages_url_and_links_into_it_resolve(tmp_path):
+    """A proposal whose shortname links to its repository in the TC39 organisation (rendered
+    heading or source metadata) is published at tc39.es, where other proposals link to it."""
+    rendered = spec_identity(
+        b'<h1 class="shortname"><span class="status">Proposal</span> <a href="<no location>">'
+        b'</a><a href="https://github.com/tc39/proposal-a">proposal-a</a></h1>'
+    )
+    source = spec_identity(
+        b'<pre class="metadata">\ntitle: A\nshortname: &lt;a href="https://github.com/tc39/'
+        b'proposal-a"&gt;proposal-a&lt;/a&gt;\n</pre>'
+    )
+    located = spec_identity(
+        b'<pre class="metadata">\n  location: https://github.com/tc39/proposal-a\n</pre>'
+    )
+    assert rendered == source
+    assert (rendered.shortname, rendered.canonical_url) == (
+        "proposal-a",
+        "https://tc39.es/proposal-a/",
+    )
+    assert located.canonical_url == "https://tc39.es/proposal-a/"
+    assert "https://tc39.github.io/proposal-a/" in url_aliases("https://tc39.es/proposal-a/")
+    elsewhere = spec_identity(b'<pre class="metadata">\nlocation: https://github.com/me/x\n</pre>')
+    assert elsewhere.canonical_url == "https://github.com/me/x"  # only the TC39 organisation's
+    first = _page(
+        tmp_path,
+        "a.html",
+        "Proposal A",
+        '<h1 class="shortname"><a href="https://github.com/tc39/proposal-a">proposal-a</a></h1>'
+        '<emu-clause id="sec-a"><h1><span class="secnum">1</span> A thing</h1>'
+        '<p id="a-step">A does it.</p></emu-clause>',
+    )
+    second = _page(
+        tmp_path,
+        "b.html",
+        "Proposal B",
+        '<emu-clause id="sec-b"><h1><span class="secnum">1</span> B</h1><p>B uses '
+        '<a href="https://tc39.es/proposal-a/#a-step">A</a> and '
+        '<a href="https://tc39.github.io/proposal-a/#sec-a">A again</a>.</p></emu-clause>',
+    )
+    db_path = tmp_path / "c.db"
+    ingest([first], db_path, POLICY)
+    ingest([second], db_path, POLICY)
+    with Session.open(db_path) as session:
+        links = cross_spec_links(session.store, session.active_version())
+        assert [(x.source, x.target, x.links, x.resolved) for x in links] == [
+            ("proposal-b", "proposal-a", 2, 2)
+        ]
