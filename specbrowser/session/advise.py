@@ -334,7 +334,7 @@ def _tag_variants(session: Session, default: ChunkPolicy) -> list[tuple[str, ...
     for tag, needle, what in EXTRA_TAGS:
         if tag in default.breakdown_tags or what in seen_what:
             continue
-        if not session.store.advice.html_contains(needle):
+        if not session.store.sections.html_contains(needle):
             continue
         seen_what.add(what)
         tags = list(default.breakdown_tags)

@@ -71,15 +71,6 @@ class AdvisorSets:
             )
         ]
 
-    def html_contains(self, needle: str) -> bool:
-        """Whether any stored section's HTML contains ``needle`` (a literal substring)."""
-        return (
-            self.db.execute(
-                "SELECT 1 FROM sections WHERE instr(html, ?) > 0 LIMIT 1", [needle]
-            ).fetchone()
-            is not None
-        )
-
     def definitions(self, kinds: Sequence[str]) -> list[tuple[str, str]]:
         """Every name of the symbol kinds ``kinds`` with its defining section, ``(name, section
         id)``, in document order; a name defined more than once (under any kind) is listed only

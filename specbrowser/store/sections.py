@@ -171,6 +171,15 @@ class Sections:
             select_in(self.db, "SELECT id, html FROM sections WHERE id IN", [], section_ids)
         )
 
+    def html_contains(self, needle: str) -> bool:
+        """Whether any stored section's own HTML contains ``needle`` (a literal substring)."""
+        return (
+            self.db.execute(
+                "SELECT 1 FROM sections WHERE instr(html, ?) > 0 LIMIT 1", [needle]
+            ).fetchone()
+            is not None
+        )
+
     def html_containing(self, needle: str, document_id: str | None = None) -> list[str]:
         """The own HTML of the sections (of the spec ``document_id``, None: of the corpus) that
         contain ``needle`` (a literal substring), in document order."""
