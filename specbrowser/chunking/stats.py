@@ -7,11 +7,12 @@ as JSON in ``policies.stats`` (:meth:`ChunkSetStats.to_json`) and reads back wit
 
 from __future__ import annotations
 
+import heapq
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
 from specbrowser.chunking.markers import marker_sizes
 from specbrowser.model import Chunk
@@ -280,24 +281,93 @@ def compute_stats(
     breakdown marker; any other (a child section's root chunk, or an id the set lacks) a
     child-section marker. A chunk's text without markers is its size minus its markers'
     characters."""
-    facts = [*map(chunk_facts, chunks), *stored]
-    facts.sort(key=lambda f: f.ordinal)  # counts list ties in set order, however facts came
-    ids = {f.id for f in facts}
-    sizes = sorted(f.size for f in facts)
-    unresolved = 0
-    mismatched = 0
-    for fact in facts:
+    return merge_parts([stats_part([*map(chunk_facts, chunks), *stored])], section_count)
+
+
+@dataclass(frozen=True)
+class StatsPart:
+    """What :func:`compute_stats` counts of some of a set's chunks (one spec's, in a corpus),
+    in a form that adds up: :func:`merge_parts` makes a set's statistics from its parts
+    without reading their chunks again. Sizes in characters; each count dict keeps its keys in
+    order of first appearance (the order the set's counts list ties in), ``sizes`` and
+    ``bare_sizes`` (without markers) are ascending; ``largest`` is ``(id, size)`` of the first
+    of the largest chunks. Stored as the JSON object of :meth:`to_dict`."""
+
+    chunks: int = 0
+    depth: dict[int, int] = field(default_factory=dict)
+    layer: dict[str, int] = field(default_factory=dict)
+    tag: dict[str, int] = field(default_factory=dict)
+    over: dict[str, int] = field(default_factory=dict)
+    heading: dict[str, int] = field(default_factory=dict)
+    sizes: list[int] = field(default_factory=list)
+    bare_sizes: list[int] = field(default_factory=list)
+    largest: tuple[str, int] | None = None
+    unresolved: int = 0
+    mismatched: int = 0
+    breakdown_chars: int = 0
+    section_chars: int = 0
+    tiny: int = 0
+    mostly: int = 0
+    grown: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready dict (``depth`` keys as strings, ``largest`` as a list)."""
+        data = asdict(self)
+        data["depth"] = {str(depth): count for depth, count in self.depth.items()}
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> StatsPart:
+        """Read a :meth:`to_dict` object back.
+
+        Raises:
+            ValueError, TypeError, KeyError: a value of the wrong shape.
+        """
+        largest = data["largest"]
+        return cls(
+            chunks=int(data["chunks"]),
+            depth={int(k): int(v) for k, v in data["depth"].items()},
+            layer={str(k): int(v) for k, v in data["layer"].items()},
+            tag={str(k): int(v) for k, v in data["tag"].items()},
+            over={str(k): int(v) for k, v in data["over"].items()},
+            heading={str(k): int(v) for k, v in data["heading"].items()},
+            sizes=[int(n) for n in data["sizes"]],
+            bare_sizes=[int(n) for n in data["bare_sizes"]],
+            largest=(str(largest[0]), int(largest[1])) if largest else None,
+            **{
+                key: int(data[key])
+                for key in (
+                    "unresolved",
+                    "mismatched",
+                    "breakdown_chars",
+                    "section_chars",
+                    "tiny",
+                    "mostly",
+                    "grown",
+                )
+            },
+        )
+
+
+def stats_part(facts: Iterable[ChunkFacts]) -> StatsPart:
+    """The :class:`StatsPart` of these chunks' facts (in any order: they are sorted by
+    ordinal). Markers are resolved among these chunks only: a part is a whole spec, whose
+    markers name its own chunks."""
+    ordered = sorted(facts, key=lambda f: f.ordinal)
+    ids = {f.id for f in ordered}
+    unresolved = mismatched = 0
+    for fact in ordered:
         targets = fact.targets
         if targets:
             unresolved += sum(1 for t in targets if t not in ids)
         if fact.subsections:  # the reverse: a listed subsection whose marker is not in the text
             unresolved += len(set(fact.subsections).difference(targets))
         mismatched += targets != fact.subsections
-    largest = max(facts, key=lambda f: f.size, default=None)
-    extracted = {f.id for f in facts if f.parent_id is not None}
+    largest = max(ordered, key=lambda f: f.size, default=None)
+    extracted = {f.id for f in ordered if f.parent_id is not None}
     breakdown_chars = section_chars = tiny = mostly = 0
     bare_sizes: list[int] = []
-    for fact in facts:
+    for fact in ordered:
         marker_chars = 0
         for target, chars in fact.marker_sizes:
             marker_chars += chars
@@ -309,30 +379,72 @@ def compute_stats(
         bare_sizes.append(bare)
         tiny += is_tiny(fact.parent_id, bare)
         mostly += is_mostly_markers(fact.size, bare)
-    bare_sizes.sort()
-    pristine = pristine_sizes(facts, extracted)
-    grown = sum(1 for f in facts if f.size > pristine[f.id])
+    pristine = pristine_sizes(ordered, extracted)
+    return StatsPart(
+        chunks=len(ordered),
+        depth=dict(Counter(f.depth for f in ordered)),
+        layer=dict(Counter(f.layer for f in ordered)),
+        tag=dict(Counter(f.breakdown_tag or f"({f.layer})" for f in ordered)),
+        over=dict(Counter(f.over_threshold for f in ordered if f.over_threshold)),
+        heading=dict(Counter(f.mismatch for f in ordered if f.mismatch and f.parent_id is None)),
+        sizes=sorted(f.size for f in ordered),
+        bare_sizes=sorted(bare_sizes),
+        largest=(largest.id, largest.size) if largest else None,
+        unresolved=unresolved,
+        mismatched=mismatched,
+        breakdown_chars=breakdown_chars,
+        section_chars=section_chars,
+        tiny=tiny,
+        mostly=mostly,
+        grown=sum(1 for f in ordered if f.size > pristine[f.id]),
+    )
 
+
+def merge_parts(parts: Iterable[StatsPart], section_count: int) -> ChunkSetStats:
+    """A set's statistics from its parts, in set order (a corpus's specs in corpus order):
+    what :func:`compute_stats` gives over all their chunks when no marker of one part names a
+    chunk of another."""
+    chunks = unresolved = mismatched = breakdown = section = tiny = mostly = grown = 0
+    counts: dict[str, Counter[Any]] = {
+        name: Counter() for name in ("depth", "layer", "tag", "over", "heading")
+    }
+    sizes: list[list[int]] = []
+    bare: list[list[int]] = []
+    largest: tuple[str, int] | None = None
+    for part in parts:
+        chunks += part.chunks
+        unresolved += part.unresolved
+        mismatched += part.mismatched
+        breakdown += part.breakdown_chars
+        section += part.section_chars
+        tiny += part.tiny
+        mostly += part.mostly
+        grown += part.grown
+        for name, counter in counts.items():
+            counter.update(getattr(part, name))  # keys keep their first appearance
+        sizes.append(part.sizes)
+        bare.append(part.bare_sizes)
+        if part.largest is not None and (largest is None or part.largest[1] > largest[1]):
+            largest = part.largest
+    all_sizes = list(heapq.merge(*sizes))
     return ChunkSetStats(
         sections=section_count,
-        chunks=len(facts),
-        by_depth=dict(sorted(Counter(f.depth for f in facts).items())),
-        by_layer=_by_count(f.layer for f in facts),
-        by_tag=_by_count(f.breakdown_tag or f"({f.layer})" for f in facts),
-        sizes=size_stats(sizes),
-        over_threshold=_by_count(f.over_threshold for f in facts if f.over_threshold),
-        largest=LargestChunk(largest.id, largest.size) if largest else None,
+        chunks=chunks,
+        by_depth=dict(sorted(counts["depth"].items())),
+        by_layer=dict(counts["layer"].most_common()),
+        by_tag=dict(counts["tag"].most_common()),
+        sizes=size_stats(all_sizes),
+        over_threshold=dict(counts["over"].most_common()),
+        largest=LargestChunk(*largest) if largest else None,
         unresolved_markers=unresolved,
         marker_mismatches=mismatched,
-        heading_mismatches=_by_count(
-            f.mismatch for f in facts if f.mismatch and f.parent_id is None
-        ),
-        total_chars=sum(sizes),
-        breakdown_marker_chars=breakdown_chars,
-        section_marker_chars=section_chars,
+        heading_mismatches=dict(counts["heading"].most_common()),
+        total_chars=sum(all_sizes),
+        breakdown_marker_chars=breakdown,
+        section_marker_chars=section,
         tiny_chunks=tiny,
         mostly_marker_chunks=mostly,
-        sizes_without_markers=size_stats(bare_sizes),
+        sizes_without_markers=size_stats(list(heapq.merge(*bare))),
         grown_chunks=grown,
     )
 
@@ -351,14 +463,6 @@ def pristine_sizes(facts: list[ChunkFacts], extracted: set[str]) -> dict[str, in
                 size += pristine[target] - chars
         pristine[fact.id] = size
     return pristine
-
-
-_Key = TypeVar("_Key", bound=str)
-
-
-def _by_count(values: Iterable[_Key]) -> dict[_Key, int]:
-    """Count per value, most common first (ties in order of first appearance)."""
-    return dict(Counter(values).most_common())
 
 
 def quality_line(stats: ChunkSetStats) -> str:

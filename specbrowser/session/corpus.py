@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from specbrowser.chunking.policy import ChunkPolicy
-from specbrowser.chunking.stats import compute_stats
+from specbrowser.chunking.stats import StatsPart, merge_parts, stats_part
 from specbrowser.errors import PolicyError
 from specbrowser.formats import format_for_kind
 from specbrowser.model import (
@@ -115,16 +115,33 @@ def policy_for_spec(settings: Mapping[str, Any], set_kind: str, kind: str) -> Ch
     )
 
 
-def recount_sets(db: SpecStore) -> None:
+def recount_sets(db: SpecStore, *, alone: bool = False) -> None:
     """Store, with every chunk set of a corpus, the stats of all its chunks (every spec's):
-    what an ingest that added or replaced one spec leaves behind, as a re-chunk of the corpus
-    counts them (:func:`~specbrowser.chunking.stats.compute_stats`). Call inside the ingest's
-    transaction; a database of one spec keeps the stats its ingest stored."""
-    if db.corpus.count() < 2:
+    what an ingest that added or replaced one spec, or a removal, leaves behind, as a re-chunk
+    of the corpus counts them (:func:`~specbrowser.chunking.stats.compute_stats`). Call inside
+    the writing transaction. A database of one spec keeps the stats its ingest stored, unless
+    ``alone`` (a removal left it so: its set's stats still count the removed spec).
+
+    Each spec's part of the count (:func:`~specbrowser.chunking.stats.stats_part`) is kept
+    with the set's stats and counted again only when the digest of its rows changed
+    (:meth:`~specbrowser.store.database.SpecStore.rows_digests`), so adding a spec reads that
+    spec's chunks, not the corpus's; the set's stats are the parts merged in corpus order
+    (:func:`~specbrowser.chunking.stats.merge_parts`)."""
+    specs = db.corpus.all()
+    if len(specs) < (1 if alone else 2):
         return
     sections = db.sections.count()
     for info in db.sets.all():
-        db.sets.set_stats(info.version, compute_stats([], sections, db.chunk_facts(info.version)))
+        kept = db.sets.stats_parts(info.version)
+        parts: dict[str, tuple[str, StatsPart]] = {}
+        for spec_id, digest in db.rows_digests(info.version).items():
+            held = kept.get(spec_id)
+            if held is None or held[0] != digest:
+                held = (digest, stats_part(db.chunk_facts(info.version, spec_id)))
+            parts[spec_id] = held
+        order = [spec.id for spec in specs if spec.id in parts]
+        stats = merge_parts((parts[spec_id][1] for spec_id in order), sections)
+        db.sets.set_stats(info.version, stats, parts if len(specs) > 1 else None)
 
 
 @dataclass(frozen=True)

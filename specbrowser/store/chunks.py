@@ -244,6 +244,27 @@ class ChunkReads:
             facts.append(ChunkFacts._make([*row[:8], targets, listed, ordinal, sizes]))
         return facts
 
+    def rows_digests(self, policy_version: str) -> dict[str, str]:
+        """Document id → a digest of that spec's chunk rows in the set ``policy_version``
+        (how many, their ordinals and texts, their over-threshold flags, and its sections'
+        heading mismatches): what a :class:`~specbrowser.chunking.stats.StatsPart` was counted
+        from, so a stored part whose digest still matches counts the same chunks."""
+        mismatched = dict(
+            self.db.execute(
+                "SELECT document_id, count(*) || ':' || group_concat(mismatch) FROM sections "
+                "WHERE mismatch IS NOT NULL GROUP BY document_id"
+            ).fetchall()
+        )
+        return {
+            str(document_id): f"{count}:{ordinals}:{texts}:{over}:{mismatched.get(document_id, '')}"
+            for document_id, count, ordinals, texts, over in self.db.execute(
+                "SELECT document_id, count(*), total(ordinal), total(text_id), "
+                "count(over_threshold) FROM chunk_rows WHERE policy_version = ? "
+                "GROUP BY document_id",
+                [policy_version],
+            )
+        }
+
     def next_over_threshold(
         self, after_ordinal: int, policy_version: str | None = None
     ) -> Chunk | None:

@@ -214,11 +214,12 @@ class Corpus:
         for table in ("chunk_rows", "symbols", "chunk_anchors", "toc_nodes", "mismatches"):
             self.db.execute(f"DELETE FROM [{table}] WHERE document_id = ?", [document_id])
 
-    def remove(self, name: str) -> tuple[SpecRow, int]:
+    def remove(self, name: str, then: Callable[[], None] | None = None) -> tuple[SpecRow, int]:
         """Remove the spec named exactly ``name`` (its name as ``specbrowser specs`` lists it)
         with its chunks in every set, in one transaction; every set's FTS5 index is rebuilt
-        without its texts. Returns the spec and how many chunk rows went. The chunk sets stay
-        (empty when it was the last spec).
+        without its texts, and ``then`` runs last in the same transaction (the session
+        recounts the sets' stats there). Returns the spec and how many chunk rows went. The
+        chunk sets stay (empty when it was the last spec).
 
         Raises:
             NotFoundError: no spec has exactly that name.
@@ -237,6 +238,8 @@ class Corpus:
             drop_unused_texts(self.db)
             self.store.sets.rebuild_fts()
             drop_orphan_set_fts(self.db)
+            if then is not None:
+                then()
         return spec, int(chunks)
 
     def resolve_id(self, text: str, version: str) -> str | None:

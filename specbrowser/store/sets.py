@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from specbrowser.chunking.enrich import SectionPaths
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
-from specbrowser.chunking.stats import ChunkSetStats
+from specbrowser.chunking.stats import ChunkSetStats, StatsPart
 from specbrowser.errors import NotFoundError, PolicyError, SpecInputError
 from specbrowser.model import (
     ORDINAL_SPAN,
@@ -287,16 +287,53 @@ class ChunkSets:
         ).fetchone()
         return json.loads(row[0] or "{}") if row else None
 
-    def set_stats(self, policy_version: str, stats: ChunkSetStats) -> None:
+    def set_stats(
+        self,
+        policy_version: str,
+        stats: ChunkSetStats,
+        parts: Mapping[str, tuple[str, StatsPart]] | None = None,
+    ) -> None:
         """Replace the stats stored with the set ``policy_version`` (call inside a
-        transaction)."""
+        transaction); ``parts``, when given, are kept with them under the key ``parts``
+        (document id → ``[digest of its rows, StatsPart]``: :meth:`stats_parts`), which
+        :meth:`ChunkSetStats.from_dict` ignores."""
+        data = stats.to_dict()
+        if parts:
+            data["parts"] = {
+                document_id: [digest, part.to_dict()]
+                for document_id, (digest, part) in parts.items()
+            }
         self.db.execute(
             "UPDATE policies SET stats = ? WHERE version = ?",
-            [stats.to_json(), policy_version],
+            [json.dumps(data), policy_version],
         )
 
+    def stats_parts(self, policy_version: str) -> dict[str, tuple[str, StatsPart]]:
+        """Each spec's :class:`~specbrowser.chunking.stats.StatsPart` stored with the set's
+        stats by :meth:`set_stats`, with the digest of the spec's rows it was counted from
+        (:meth:`specbrowser.store.database.SpecStore.rows_digests`); {} when none is stored or
+        they cannot be read (an older or damaged object: they are counted again)."""
+        kept = (self._stored_stats(policy_version) or {}).get("parts")
+        if not isinstance(kept, dict):
+            return {}
+        try:
+            return {
+                str(document_id): (str(digest), StatsPart.from_dict(part))
+                for document_id, (digest, part) in kept.items()
+            }
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return {}
+
     def stats(self, policy_version: str) -> dict[str, Any] | None:
-        """The stats recorded when a chunk set was made, None when no such set is stored."""
+        """The stats recorded when a chunk set was made (:meth:`ChunkSetStats.to_dict`'s
+        object, without the specs' parts :meth:`set_stats` may keep with it), None when no
+        such set is stored."""
+        data = self._stored_stats(policy_version)
+        if data is not None:
+            data.pop("parts", None)
+        return data
+
+    def _stored_stats(self, policy_version: str) -> dict[str, Any] | None:
         row = self.db.execute(
             "SELECT stats FROM policies WHERE version = ?", [policy_version]
         ).fetchone()

@@ -5,6 +5,7 @@ specs' and its unchanged texts' stay). The tests' two-spec sample corpus (``corp
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -101,3 +102,55 @@ def test_a_sets_recounted_stats_are_a_full_count(corpus_db) -> None:
         version = db.active_version()
         full = compute_stats(list(db.iter_chunks(version)), db.sections.count())
         assert db.sets.stats(version) == full.to_dict()
+
+
+SAMPLES = Path(__file__).parents[2] / "sample_specs"
+
+
+def _full_count(db_path: Path) -> tuple[dict, dict]:
+    from specbrowser.chunking.stats import compute_stats
+
+    with store.open_database(db_path) as db:
+        version = db.active_version()
+        full = compute_stats(list(db.iter_chunks(version)), db.sections.count())
+        return db.sets.stats(version) or {}, full.to_dict()
+
+
+def test_stored_stats_stay_a_full_count_as_specs_come_change_and_go(tmp_path, monkeypatch):
+    """Each spec's part of a set's stats is kept and counted again only when its rows change:
+    the stored stats equal a full count after every add, a replacement and a removal, and an
+    added spec is the only one whose chunks are read."""
+    from specbrowser.formats import policy_for
+    from specbrowser.session import corpus
+
+    def policy(kind=None):
+        return policy_for(kind, 300, None, 3)
+
+    db_path = tmp_path / "c.db"
+    widget = tmp_path / "widget-protocol.html"
+    shutil.copyfile(SAMPLES / "widget-protocol.html", widget)
+    counted: list[int] = []
+    real_part = corpus.stats_part
+
+    def stats_part(facts):
+        part = real_part(facts)
+        counted.append(part.chunks)
+        return part
+
+    monkeypatch.setattr(corpus, "stats_part", stats_part)
+    for name in ("toylang.html", "widget-timers.html", "mismatched-toc.html"):
+        ingest([SAMPLES / name], db_path, policy(), policy_for_kind=policy)
+        stored, full = _full_count(db_path)
+        assert stored == full
+    counted.clear()
+    added = ingest([widget], db_path, policy(), policy_for_kind=policy)
+    assert counted == [len(added.chunks)]  # the new spec's chunks only
+    assert _full_count(db_path)[0] == _full_count(db_path)[1]
+    widget.write_text(widget.read_text().replace("provider", "supplier", 3), encoding="utf-8")
+    assert ingest([widget], db_path, policy(), policy_for_kind=policy).outcome == "replaced_spec"
+    stored, full = _full_count(db_path)
+    assert stored == full
+    with Session.open(db_path) as session:
+        session.remove_spec("widget-timers")
+    stored, full = _full_count(db_path)
+    assert stored == full and stored["chunks"] == full["chunks"]
