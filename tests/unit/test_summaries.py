@@ -33,6 +33,15 @@ def test_plain_text_keeps_the_words_a_reader_sees() -> None:
     assert plain_text(text) == "See ToNumber and argument, bold *star* [[Get]]."
 
 
+def test_plain_text_reads_each_kind_of_markup_alone_and_plain_text_as_it_is() -> None:
+    assert plain_text("a [link](#x) b") == "a link b"
+    assert plain_text("a `code` b") == "a code b"
+    assert plain_text("a *em* __strong__ ~~del~~ ++ins++ b") == "a em strong del ins b"
+    assert plain_text("a [ref] b") == "a ref b"
+    assert plain_text("a \\_ b") == "a _ b"
+    assert plain_text("  plain   words\nonly ") == "plain words only"
+
+
 def test_lead_is_the_first_sentence_of_the_first_prose_block() -> None:
     markdown = (
         "# 7.1 ToNumber\n\n[Subsection available at sectionid: `x`]\n\n"
