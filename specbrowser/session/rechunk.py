@@ -177,6 +177,7 @@ def _build(
         copied=copies.chunk_count,
         measure=tokens.count if tokens else len,
         packet=packet,
+        summaries=chunked.summaries,
     )
     for chunk in chunks:  # the TOC paths are the sections' (stored); the stats count mismatches
         chunk.mismatch = mismatches.get(chunk.section_id)  # type: ignore[arg-type]
@@ -272,6 +273,7 @@ def _build_corpus(
             spec_policy.threshold,
             measure=tokens.count if tokens else len,
             packet=packet,
+            summaries=chunked.summaries,
         )
         base = spec.position * ORDINAL_SPAN
         finished[0].id = spec.document_chunk_id
