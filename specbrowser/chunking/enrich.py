@@ -246,6 +246,7 @@ def finish_chunk_set(
     copied: int = 0,
     measure: Callable[[str], int] = len,
     packet: SummaryPacket | None = None,
+    summaries: Mapping[str, str] | None = None,
 ) -> list[Chunk]:
     """The stored chunk set: the document chunk (ordinal 0) then ``chunks`` (the section
     chunks in pre-order, ordinals from 1), every one with its :attr:`Chunk.retrieval_text`.
@@ -256,7 +257,9 @@ def finish_chunk_set(
     With ``packet`` (the spec's :class:`~specbrowser.chunking.summaries.SummaryPacket`; a
     policy with summaries on), every retrieval text gets the ``Document summary:`` line and
     each section's chunks its ``Section summary:`` (:func:`section_summary_of` of the section's
-    chunks), and the document chunk the packet.
+    chunks), and the document chunk the packet. ``summaries`` (root chunk id → that summary,
+    computed beside the breakdown: :attr:`specbrowser.chunking.pipeline.ChunkingResult.summaries`)
+    spares computing those it holds again.
 
     ``chunks`` are changed in place (retrieval text) and returned in the new list.
     """
@@ -271,7 +274,12 @@ def finish_chunk_set(
     for chunk in chunks:
         if chunk.parent_id is None and packet is not None:  # a section's root: its summary
             orphan = chunk.section_id in orphans
-            section_summary = "" if orphan else section_summary_of(chunk.id, by_id)
+            if orphan:
+                section_summary = ""
+            elif summaries is not None and chunk.id in summaries:
+                section_summary = summaries[chunk.id]
+            else:
+                section_summary = section_summary_of(chunk.id, by_id)
         path = [*labels.get(chunk.parent_id, []), part_label(chunk)] if chunk.parent_id else []
         labels[chunk.id] = path
         chunk.retrieval_text = retrieval_text(document.title, chunk, path, summary, section_summary)

@@ -423,7 +423,7 @@ def code_span(text: str, pad: str = " ") -> str:
     lead = " " if text[0] in _HTML_SPACE else ""
     trail = " " if text[-1] in _HTML_SPACE else ""
     text = lead + " ".join(words) + trail
-    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
+    longest = max(map(len, _BACKTICKS.findall(text))) if "`" in text else 0
     ticks = "`" * (longest + 1)
     if (lead and trail) or text[0] == "`" or text[-1] == "`":
         return f"{ticks}{pad}{text}{pad}{ticks}"
@@ -733,7 +733,7 @@ class _Converter:
         """A grammar symbol's text on one line, its optional mark as ``?``; a marked edit
         inside it (a proposal's ``<ins>+Pattern</ins>`` among a nonterminal's parameters)
         written ``++x++`` or ``~~x~~``."""
-        edits = [
+        edits = len(el) and [
             e for e in el.iter(*EDIT_TAGS) if e is not el and self.roles.get(e) in _EDIT_LABELS
         ]
         if not edits:
@@ -894,7 +894,7 @@ class _Converter:
     def inline_code(self, el: etree._Element) -> str:
         """A code span; a ``<br>`` inside ends one span and starts another on the next line
         (whitespace beside the break collapses away, as HTML renders it)."""
-        if next(el.iter("br"), None) is None:
+        if not len(el) or next(el.iter("br"), None) is None:  # most code has no child
             return code_span(math_text(el), _CODE_PAD)
         pieces = math_text(el, {"br": _HARD_BREAK}).split(_HARD_BREAK)
         last = len(pieces) - 1

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from specbrowser.chunking.breakdown import break_down, whole_section_chunk
+from specbrowser.chunking.enrich import section_summary_of
 from specbrowser.chunking.markdown import resolve_roles, to_markdown
 from specbrowser.chunking.markdown_cache import SectionMarkdown, capture, restore
 from specbrowser.chunking.measure import CHARS, Sizer, TokenMeasure
@@ -38,12 +39,17 @@ class ChunkingResult:
         copied_at: section id → first ordinal, for each section named as copied.
         broken_down: ids of the sections whose elements went through the breakdown (the others
             were copied, or made one chunk from the cache without a parse), in document order.
+        summaries: root chunk id → :func:`~specbrowser.chunking.enrich.section_summary_of` its
+            section's chunks, for the sections broken down under a policy with summaries on
+            (computed beside the breakdown, in whichever process broke the section down; what
+            :func:`~specbrowser.chunking.enrich.finish_chunk_set` takes as ``summaries``).
     """
 
     chunks: list[Chunk]
     learned: dict[str, SectionMarkdown] = field(default_factory=dict)
     copied_at: dict[str, int] = field(default_factory=dict)
     broken_down: list[str] = field(default_factory=list)
+    summaries: dict[str, str] = field(default_factory=dict)
 
 
 def chunk_spec(
@@ -198,11 +204,12 @@ def _chunk_sections(
 
     def chunk_one(
         item: tuple[Section, list[str], Sizer],
-    ) -> tuple[list[Chunk], SectionMarkdown | None]:
+    ) -> tuple[list[Chunk], SectionMarkdown | None, str | None]:
         section, heading_path, sizer = item
-        return _section_chunks(
+        chunks, conversion = _section_chunks(
             section, element_for, policy, rules, heading_path, known, learn, sizer
         )
+        return chunks, conversion, _summary_of(chunks) if policy.summaries else None
 
     if progress:
         progress("chunking", quick, total)
@@ -213,10 +220,12 @@ def _chunk_sections(
         report,
         meanwhile=meanwhile,
     )
-    for (section, _, _), (chunks, conversion) in zip(to_break, broken, strict=True):
+    for (section, _, _), (chunks, conversion, summary) in zip(to_break, broken, strict=True):
         done[section.id] = chunks
         if conversion is not None and learn:
             result.learned[section.id] = conversion
+        if summary is not None:
+            result.summaries[chunks[0].id] = summary
     if progress and not to_break:
         progress("chunking", total, total)
     ordinal = 1  # 0 is the document chunk's
@@ -232,6 +241,12 @@ def _chunk_sections(
             result.chunks.append(chunk)
             ordinal += 1
     return result
+
+
+def _summary_of(chunks: list[Chunk]) -> str:
+    """:func:`section_summary_of` one section's chunks (its root first, as the breakdown
+    makes them): a section's summary reads its own subsections only."""
+    return section_summary_of(chunks[0].id, {chunk.id: chunk for chunk in chunks})
 
 
 def _heading_path(section: Section, by_id: Mapping[str, Section]) -> list[str]:

@@ -24,7 +24,7 @@ Pure functions over Markdown and model objects; units are characters of Markdown
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from specbrowser.chunking.markers import without_markers
@@ -63,11 +63,15 @@ _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _REF = re.compile(r"(?<!\[)\[([^\[\]]+)\](?![\](])")
 _CODE = re.compile(r"`+([^`]*)`+")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|~~|\+\+)(?=\S)(.+?)(?<=\S)\1")
+_EMPHASIS_MARKS = re.compile(r"[*_~+]")
 _ESCAPE = re.compile(r"\\([\\`*_\[\]<>#+\-.!|~])")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(`*])")
 _STEPS = re.compile(r"\bthe following steps\b|:$", re.IGNORECASE)
 """A sentence that only announces what follows (an algorithm's ``… performs the following steps
 when called:``): never a summary."""
+_BLANK_LINES = re.compile(r"\n\s*\n")
+_LIST_ITEM = re.compile(r"^(?:\d+\.|[-*+])\s")
+_LOWER = re.compile(r"[a-z]")
 _TABLE_CAPTION = re.compile(r"^(?:\*\*)?(Table\s+[\w.-]+\s*[:.—–-]\s*.+?)(?:\*\*)?$")
 
 
@@ -89,30 +93,40 @@ def plain_text(markdown: str) -> str:
         escaped.append(match.group(1))
         return f"\ue000{len(escaped) - 1}\ue001"
 
-    text = _ESCAPE.sub(hold, markdown)
-    text = _LINK.sub(r"\1", text)
-    text = _CODE.sub(r"\1", text)
-    for _ in range(2):  # nested emphasis
-        text = _EMPHASIS.sub(r"\2", text)
-    text = _REF.sub(r"\1", text)
-    text = re.sub("\ue000(\\d+)\ue001", lambda m: escaped[int(m.group(1))], text)
+    # each pattern runs only on text holding the character it cannot match without
+    text = _ESCAPE.sub(hold, markdown) if "\\" in markdown else markdown
+    if "](" in text:
+        text = _LINK.sub(r"\1", text)
+    if "`" in text:
+        text = _CODE.sub(r"\1", text)
+    if _EMPHASIS_MARKS.search(text):
+        for _ in range(2):  # nested emphasis
+            text = _EMPHASIS.sub(r"\2", text)
+    if "[" in text:
+        text = _REF.sub(r"\1", text)
+    if escaped:
+        text = re.sub("\ue000(\\d+)\ue001", lambda m: escaped[int(m.group(1))], text)
     return " ".join(text.split())
 
 
 def prose_blocks(markdown: str) -> list[str]:
     """The blocks of a chunk's Markdown that are running prose, as :func:`plain_text`: not
     headings, lists, tables, code, quotes (notes, examples) or subsection markers."""
-    blocks: list[str] = []
-    for block in re.split(r"\n\s*\n", without_markers(markdown)):
+    return list(iter_prose_blocks(markdown))
+
+
+def iter_prose_blocks(markdown: str) -> Iterator[str]:
+    """:func:`prose_blocks` one at a time, each block read only when asked for (:func:`lead`
+    stops at the first block with a sentence)."""
+    for block in _BLANK_LINES.split(without_markers(markdown)):
         block = block.strip()
         if not block or block.startswith(("#", "|", "```", "~~~", ">", "    ", "<", "![")):
             continue
-        if re.match(r"^(?:\d+\.|[-*+])\s", block):
+        if _LIST_ITEM.match(block):
             continue
         text = plain_text(block)
-        if len(text) >= 20 and re.search(r"[a-z]", text):
-            blocks.append(text)
-    return blocks
+        if len(text) >= 20 and _LOWER.search(text):
+            yield text
 
 
 def sentences(text: str) -> list[str]:
@@ -132,7 +146,7 @@ def lead(markdown: str, limit: int = SECTION_SUMMARY_CHARS) -> str:
     """The leading sentence of ``markdown``'s first prose block (two when the first is shorter
     than :data:`SHORT_SENTENCE`), at most ``limit`` characters; "" without prose. A sentence
     that announces what follows (:data:`_STEPS`) is skipped."""
-    for block in prose_blocks(markdown):
+    for block in iter_prose_blocks(markdown):
         found = [s for s in sentences(block) if not _STEPS.search(s)]
         if not found:
             continue

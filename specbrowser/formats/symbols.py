@@ -78,16 +78,18 @@ def title_name(title: str) -> str | None:
 def element_symbols(section_id: str, element: etree._Element) -> Iterator[Symbol]:
     """The symbols one section's own-content element defines, in document order (child
     sections are placeholders, so each element counts for one section only)."""
-    for el in element.iter():
+    for el in element.iter(etree.Element):  # elements only: no comment or entity
         tag = el.tag
-        if not isinstance(tag, str) or tag == SECTION_REF_TAG:
+        names = el.keys()  # most elements have no attribute: one call tells
+        if (not names and tag != "dfn") or tag == SECTION_REF_TAG:
             continue
-        element_id = el.get("id")
+        element_id = el.get("id") if "id" in names else None
         if element_id:
             yield Symbol(element_id, "id", section_id, element_id)
-        aoid = el.get("aoid")
-        if aoid and tag != "emu-xref":
-            yield Symbol(aoid.strip(), "aoid", section_id, element_id)
+        if "aoid" in names and tag != "emu-xref":
+            aoid = el.get("aoid")
+            if aoid:
+                yield Symbol(aoid.strip(), "aoid", section_id, element_id)
         if tag == "emu-production" and element_id:
             name = el.get("name") or ""
             if element_id == PRODUCTION_ID_PREFIX + name:  # not prod-annexB-…, prod-grammar-…
@@ -98,9 +100,8 @@ def element_symbols(section_id: str, element: etree._Element) -> Iterator[Symbol
             for name in dict.fromkeys([term, *variants]):
                 if name:
                     yield Symbol(name, "dfn", section_id, element_id)
-        old = el.get("oldids")
-        if old and element_id:
-            for name in old.split(","):
+        if "oldids" in names and element_id:
+            for name in (el.get("oldids") or "").split(","):
                 if name.strip():
                     yield Symbol(name.strip(), "oldid", section_id, element_id)
 

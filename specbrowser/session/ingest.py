@@ -121,6 +121,7 @@ def _chunk_beside_spec_write(
         policy.threshold,
         measure=tokens.count if tokens else len,
         packet=packet,
+        summaries=chunked.summaries,
     )
     apply_toc_paths(chunks, paths)
     return chunks, compute_stats(chunks, len(sections)), paths, chunked.learned

@@ -153,7 +153,9 @@ def _build(
     timings["load"] = time.perf_counter() - start
     mark = time.perf_counter()
     rules = format_for_kind(document.kind).chunking_rules
-    packet = _summary_packet(db, sections, known, policy, rules)
+    packet = _summary_packet(
+        db, sections, known, policy, rules, digest=digest if use_cache else None
+    )
     tokens = token_measure(policy, document.title, packet.global_synopsis if packet else "")
     chunked = chunk_sections(
         sections,
@@ -175,6 +177,7 @@ def _build(
         copied=copies.chunk_count,
         measure=tokens.count if tokens else len,
         packet=packet,
+        summaries=chunked.summaries,
     )
     for chunk in chunks:  # the TOC paths are the sections' (stored); the stats count mismatches
         chunk.mismatch = mismatches.get(chunk.section_id)  # type: ignore[arg-type]
@@ -270,6 +273,7 @@ def _build_corpus(
             spec_policy.threshold,
             measure=tokens.count if tokens else len,
             packet=packet,
+            summaries=chunked.summaries,
         )
         base = spec.position * ORDINAL_SPAN
         finished[0].id = spec.document_chunk_id
@@ -309,14 +313,21 @@ def _summary_packet(
     policy: ChunkPolicy,
     rules: ChunkingRules,
     document_id: str | None = None,
+    *,
+    digest: str | None = None,
 ) -> SummaryPacket | None:
-    """The spec's summary packet for a policy with summaries on (None otherwise): the HTML of
-    the sections it reads that neither the cache nor the load gave is read here, and the table
-    captions come from every stored section of the spec (``document_id``; None: the store's
-    one spec)."""
+    """The spec's summary packet for a policy with summaries on (None otherwise). The sections
+    it reads that ``known`` lacks (those a re-chunk copies) are taken from the Markdown cache of
+    the stored sections ``digest`` when given and cached there; the HTML of the rest, when the
+    load did not give it, is read here. The table captions come from every stored section of
+    the spec (``document_id``; None: the store's one spec)."""
     if not policy.summaries:
         return None
-    missing = [s.id for s in packet_sections(sections) if s.id not in known and not s.html]
+    needed = packet_sections(sections)
+    wanted = [s.id for s in needed if s.id not in known]
+    if wanted and digest:
+        known = {**known, **db.cache.load(digest, policy.markdown, wanted)}
+    missing = [s.id for s in needed if s.id not in known and not s.html]
     if missing:
         html = db.sections.html(missing)
         for section in sections:

@@ -35,7 +35,9 @@ JOURNAL_MODE = "wal"
 mode keeps its page size): with a write-ahead log readers never block a writer nor wait for one,
 so the app can read and count tokens while a command-line re-chunk or ingest writes the same
 file. The log (``FILE-wal``, with its index ``FILE-shm``) is copied into the file by each
-connection as it closes, and removed by the last one: a closed database is one file."""
+connection as it closes, and removed by the last one: a closed database is one file. A file
+being created is written in the rollback journal and put in this mode as its creating
+connection closes (:attr:`specbrowser.store.SpecStore.log_on_close`)."""
 
 
 def _driver() -> ModuleType:

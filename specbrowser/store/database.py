@@ -89,6 +89,9 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
         """Token counts by model and retrieval text."""
         self.advice = AdvisorSets(db)
         """The chunk sets the advisor made, and the figures it compares sets by."""
+        self.log_on_close = False
+        """Whether :meth:`close` puts the file in write-ahead-log mode: a file this connection
+        created stays in the rollback journal until then (see :meth:`open`)."""
 
     @classmethod
     def open(
@@ -97,7 +100,11 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
         """Open a specbrowser database, creating the schema when ``create`` and the file is new;
         a database of an older schema is upgraded in place
         (:func:`specbrowser.store.schema.migrate`). The file is then in write-ahead-log mode
-        (:data:`~specbrowser.store.connection.JOURNAL_MODE`). A write waits ``busy_timeout_s``
+        (:data:`~specbrowser.store.connection.JOURNAL_MODE`), but for a file created here: that
+        one is put in it when this connection closes (:attr:`log_on_close`). Nobody reads a
+        database that holds no spec yet, and its first write is the whole spec (ECMA-262:
+        about 44 MB), which the rollback journal writes once, into the file, and the log twice
+        (into the log, then into the file at the checkpoint). A write waits ``busy_timeout_s``
         for another connection's write lock (default
         :data:`~specbrowser.store.connection.BUSY_TIMEOUT_S`).
 
@@ -119,8 +126,10 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
         database = sqlite_utils.Database(connected.conn, execute_plugins=False)
         store = cls(database, path, connected.vector_error)
         try:
-            store._check_schema(create)
-            use_write_ahead_log(store.conn)
+            if store._check_schema(create):
+                store.log_on_close = True
+            else:
+                use_write_ahead_log(store.conn)
         except DATABASE_ERRORS as exc:
             store.close()
             raise database_error(path, exc) from None
@@ -129,14 +138,16 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
             raise
         return store
 
-    def _check_schema(self, create: bool) -> None:
-        """Create the schema of a new file, refuse a foreign one, upgrade an older one."""
+    def _check_schema(self, create: bool) -> bool:
+        """Create the schema of a new file (then True), refuse a foreign one, upgrade an older
+        one."""
         db, path = self.db, self.path
         names = set(db.table_names())
         if "meta" not in names:
             if names or not create:
                 raise NotASpecbrowserDatabase(f"{path} is not a specbrowser database")
             create_schema(db)
+            return True
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
         if meta.get("app") != APP_ID:
             raise NotASpecbrowserDatabase(f"{path} is not a specbrowser database")
@@ -146,6 +157,7 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
                 f"{path} has schema version {meta.get('schema_version')}, this specbrowser reads "
                 f"{SCHEMA_VERSION}: re-ingest the spec into a new database"
             )
+        return False
 
     def _upgrade(self, version: int) -> bool:
         """:func:`specbrowser.store.schema.migrate`, with a database that cannot be written (a
@@ -182,9 +194,12 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
             raise DatabaseError(f"cannot read {self.path}: {exc}") from None
 
     def close(self) -> None:
-        """Copy the write-ahead log into the file as far as other connections allow
+        """Put a file this connection created in write-ahead-log mode (:attr:`log_on_close`),
+        copy the log into the file as far as other connections allow
         (:func:`~specbrowser.store.connection.checkpoint`), then close the connection (the
         object is unusable afterwards)."""
+        if self.log_on_close:
+            use_write_ahead_log(self.conn)
         checkpoint(self.conn)
         self.db.close()
 

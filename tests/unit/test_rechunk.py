@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from specbrowser import store
 from specbrowser.chunking import parallel as workers
+from specbrowser.chunking import pipeline
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.cli import main
 from specbrowser.errors import NotFoundError
@@ -239,6 +240,26 @@ def test_a_nearby_threshold_copies_broken_down_trees_and_equals_a_full_rechunk(t
     assert _chunk_rows(db, policy.version) == rows and copied.stats == full.stats
     assert copied.copied_sections > 30 and copied.copied_chunks > copied.copied_sections + 20
     assert full.copied_sections == 0 and copied.new_texts < len(rows) // 4
+
+
+def test_the_summary_packet_of_copied_sections_comes_from_the_cache(tmp_path, monkeypatch):
+    """Sections a re-chunk copies are not parsed for the summary packet: their Markdown is the
+    cache's, and the set equals the one that reads their HTML (``use_cache=False``)."""
+    path = tmp_path / "s.db"
+    ingest([SAMPLE], path, ChunkPolicy(threshold=400))
+    db = store.open_database(path)
+    policy = ChunkPolicy(threshold=420)
+    converted: list[str] = []
+    real = pipeline.parse_fragment
+    monkeypatch.setattr(
+        pipeline, "parse_fragment", lambda html: converted.append(html) or real(html)
+    )
+    copied = rechunk(db, policy)
+    assert copied.copied_sections > 30
+    assert len(converted) == copied.parsed_sections  # the breakdown's parses, no more
+    rows = _chunk_rows(db, policy.version)
+    rechunk(db, policy, rebuild=True, use_cache=False)
+    assert _chunk_rows(db, policy.version) == rows
 
 
 def test_a_stored_set_whose_stats_never_counted_markers_is_no_copy_source(tmp_path):

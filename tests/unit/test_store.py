@@ -82,6 +82,22 @@ def test_a_new_database_and_a_compacted_one_have_large_pages(tmp_path, spec):
     db.close()
 
 
+def test_a_new_database_is_written_in_the_rollback_journal_and_closed_in_the_log(tmp_path, spec):
+    db_path = tmp_path / "t.db"
+    db = store.open_database(db_path, create=True)
+    assert db.log_on_close
+    assert db.db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    db.close()
+    assert db_path.read_bytes()[18:20] == b"\x02\x02"  # the header's write-ahead-log versions
+    ingest([spec], tmp_path / "u.db", SMALL)
+    assert sorted(p.name for p in tmp_path.iterdir() if ".db" in p.name) == ["t.db", "u.db"]
+    assert (tmp_path / "u.db").read_bytes()[18:20] == b"\x02\x02"
+    reopened = store.open_database(db_path)
+    assert not reopened.log_on_close
+    assert reopened.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    reopened.close()
+
+
 # --- chunk sets -------------------------------------------------------------------------------
 
 

@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 from lxml import etree
+from lxml.cssselect import CSSSelector
 
 from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.rules import HTML_RULES
 from specbrowser.formats import load_spec, policy_for
-from specbrowser.formats.stylesheet import separate_boxes
+from specbrowser.formats.stylesheet import box_selector, find_boxes, separate_boxes
 from tests.unit.test_plain import write_plain
 
 SUPPORT_STYLE = """<style>
@@ -60,3 +61,43 @@ def test_a_support_panel_of_a_plain_page_reads_browser_and_version_apart(tmp_pat
     parsed = load_spec(write_plain(tmp_path, body))
     (chunk,) = chunk_spec(parsed, policy_for(parsed.document.kind), rules=HTML_RULES).chunks[-1:]
     assert "Firefox 60+ IE None" in chunk.text
+
+
+MATCHING = """<html><head></head><body>
+<div id="a" class="row  wide"><em>x</em><span class="cell">1</span><span class="cell x">2</span>
+  <p><em class="cell">deep</em></p></div>
+<div class="rowish"><em>y</em><b title="t">b</b><i>i</i><span class="cell">3</span></div>
+<section><span class="row">r</span></section></body></html>"""
+
+SELECTORS = [
+    "#a > em",
+    "#a em",
+    ".row > .cell",
+    ".row .cell",
+    ".cell.x",
+    "em + span",
+    "em ~ span",
+    "b + i",
+    "div",
+    "*",
+    "[title]",
+    "span:first-child",
+    "span:not(.x)",
+    "section > .row",
+    "div > :nth-child(2)",
+    "p em.cell",
+]
+
+
+def test_boxes_found_in_one_walk_are_the_elements_each_selector_selects():
+    root = etree.fromstring(MATCHING, etree.HTMLParser())
+    for css in SELECTORS:
+        selector = box_selector(css)
+        assert selector is not None, css
+        expected = [el for el in CSSSelector(css)(root) if isinstance(el.tag, str)]
+        assert find_boxes(root, [selector]) == expected, css
+    everything = [s for css in SELECTORS if (s := box_selector(css)) is not None]
+    union = {el for css in SELECTORS for el in CSSSelector(css)(root)}
+    found = find_boxes(root, everything)
+    assert set(found) == union and len(found) == len(union)
+    assert found == [el for el in root.iter() if el in union]  # document order

@@ -3,6 +3,8 @@ hand-written Markdown."""
 
 from __future__ import annotations
 
+from specbrowser.chunking.enrich import section_summary_of
+from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.summaries import (
     SECTION_SUMMARY_CHARS,
     is_orphan,
@@ -11,7 +13,9 @@ from specbrowser.chunking.summaries import (
     section_summaries,
     summary_packet,
 )
+from specbrowser.formats import format_for_kind, load_spec, policy_for
 from specbrowser.model import Section
+from tests.helpers import SAMPLE
 
 
 def _section(sid: str, title: str, parent: str | None = None, secnum: str = "") -> Section:
@@ -31,6 +35,15 @@ def _section(sid: str, title: str, parent: str | None = None, secnum: str = "") 
 def test_plain_text_keeps_the_words_a_reader_sees() -> None:
     text = "See [ToNumber](#sec-tonumber) and `argument`, **bold** \\*star\\* [[Get]]."
     assert plain_text(text) == "See ToNumber and argument, bold *star* [[Get]]."
+
+
+def test_plain_text_reads_each_kind_of_markup_alone_and_plain_text_as_it_is() -> None:
+    assert plain_text("a [link](#x) b") == "a link b"
+    assert plain_text("a `code` b") == "a code b"
+    assert plain_text("a *em* __strong__ ~~del~~ ++ins++ b") == "a em strong del ins b"
+    assert plain_text("a [ref] b") == "a ref b"
+    assert plain_text("a \\_ b") == "a _ b"
+    assert plain_text("  plain   words\nonly ") == "plain words only"
 
 
 def test_lead_is_the_first_sentence_of_the_first_prose_block() -> None:
@@ -116,3 +129,17 @@ def test_table_captions_make_the_table_lens() -> None:
     packet = summary_packet(sections, roots, section_summaries(sections, roots))
     assert packet.tables == ("Table 3: Attributes of a property",)
     assert packet.lenses()["table_summary"] == ["Table 3: Attributes of a property"]
+
+
+def test_summaries_made_beside_the_breakdown_are_those_of_the_whole_set() -> None:
+    """Each section's summary, computed in the process that broke the section down from its
+    own chunks, is what :func:`section_summary_of` reads from the whole set."""
+    parsed = load_spec(SAMPLE)
+    policy = policy_for(parsed.document.kind)
+    rules = format_for_kind(parsed.document.kind).chunking_rules
+    result = chunk_spec(parsed, policy, rules=rules)
+    by_id = {chunk.id: chunk for chunk in result.chunks}
+    roots = [chunk.id for chunk in result.chunks if chunk.parent_id is None]
+    assert sorted(result.summaries) == sorted(roots)
+    assert any(result.summaries.values())
+    assert all(result.summaries[root] == section_summary_of(root, by_id) for root in roots)
