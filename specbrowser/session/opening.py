@@ -142,12 +142,12 @@ def stored_spec(
     one. None when any of these fails (no such file, another database, other bytes, no such
     set): an ingest would write.
     """
+    if not is_database(db_path):  # before the imports: an ingest into a new file needs none
+        return None
     from specbrowser.formats import spec_sha256  # deferred: the formats, lxml (18 ms)
     from specbrowser.session.core import Session  # deferred: the store, sqlite-utils (0.1 s)
     from specbrowser.session.corpus import policy_for_spec  # deferred with the store
 
-    if not is_database(db_path):
-        return None
     try:
         sha = spec_sha256(spec_paths)
         with Session.open(db_path) as session:
