@@ -94,11 +94,14 @@ breakdown, little text of their own) or chunks that are mostly markers."""
 FILTER_KINDS: tuple[FilterKind, ...] = get_args(FilterKind)
 """The values of :data:`FilterKind`, in that order."""
 
-IngestOutcome = Literal["created", "added", "replaced_set", "replaced_spec", "added_spec"]
+IngestOutcome = Literal[
+    "created", "added", "replaced_set", "replaced_spec", "added_spec", "unchanged"
+]
 """What an ingest did to the database (:meth:`specbrowser.store.sets.ChunkSets.begin_ingest`):
 created it, added a chunk set beside the others, replaced the spec's chunks in the set of the
-same policy version, replaced the spec itself (the same spec with new bytes: only its rows), or
-added another spec to the corpus."""
+same policy version, replaced the spec itself (the same spec with new bytes: only its rows),
+added another spec to the corpus, or nothing (the same bytes are stored under the policy:
+:func:`specbrowser.session.corpus.set_holding`)."""
 INGEST_OUTCOMES: tuple[IngestOutcome, ...] = get_args(IngestOutcome)
 """The values of :data:`IngestOutcome`, in that order."""
 

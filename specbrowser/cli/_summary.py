@@ -32,6 +32,7 @@ def outcome_line(
         "replaced_set": "replaced this policy's set",
         "replaced_spec": "the same spec with new bytes: its old chunks replaced",
         "added_spec": "a spec added to the corpus",
+        "unchanged": "unchanged: these bytes are stored under this policy; nothing written",
     }
     line = f"{done.get(outcome, outcome)}; {chunk_sets} in the database, this one active"
     if outcome == "replaced_spec" and sizes is not None:

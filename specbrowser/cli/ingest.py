@@ -15,7 +15,6 @@ from specbrowser.cli._summary import outcome_line, print_summary, toc_entries_wi
 from specbrowser.cli.search import cmd_embed
 from specbrowser.errors import SpecInputError
 from specbrowser.process import keep_until_exit
-from specbrowser.session import opening
 from specbrowser.session.jobs import run_ingest, run_ingest_each
 
 if TYPE_CHECKING:
@@ -72,7 +71,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         if args.toc is not None:
             raise SpecInputError("--toc names one spec's TOC: ingest that spec on its own")
         _ingest_each(args, policy, for_kind)
-    elif args.toc is not None or not _unchanged(args.spec, args.db, policy, for_kind):
+    else:
         size = args.db.stat().st_size if args.db.is_file() else 0
         with stage_progress("parsing") as progress:
             result = run_ingest(
@@ -106,8 +105,18 @@ def _print_ingest(
     result: IngestResult,
     size_before: int,
 ) -> None:
-    """One spec's summary table (its kind's policy when ``for_kind`` gives one); the result is
-    kept until the process exits (:func:`keep_until_exit`)."""
+    """One spec's summary table (its kind's policy when ``for_kind`` gives one), or for an
+    ingest that wrote nothing one line saying so; the result is kept until the process exits
+    (:func:`keep_until_exit`)."""
+    keep_until_exit(result)
+    if result.outcome == "unchanged":
+        out.print(
+            escape(
+                f"{result.parsed.document.title} → {db}: unchanged (these bytes are stored "
+                "under this policy, in the chunk set now active); nothing written"
+            )
+        )
+        return
     if for_kind is not None:
         policy = for_kind(result.parsed.document.kind)
     print_summary(
@@ -119,7 +128,6 @@ def _print_ingest(
         outcome_line(result.outcome, result.chunk_sets, (size_before, db.stat().st_size)),
         toc_entries_without_section=toc_entries_without_section(result.mismatches),
     )
-    keep_until_exit(result)
 
 
 def _ingest_each(
@@ -134,10 +142,6 @@ def _ingest_each(
         SpecbrowserError: what the ingest of a spec raises.
     """
     start = time.perf_counter()
-    from specbrowser.formats import check_spec_inputs  # deferred: the formats and lxml (40 ms)
-
-    check_spec_inputs(args.spec)  # every path before anything is read or skipped
-    specs = [[path] for path in args.spec if not _unchanged([path], args.db, policy, for_kind)]
     sizes = [args.db.stat().st_size if args.db.is_file() else 0]
     results: list[IngestResult] = []
 
@@ -148,7 +152,7 @@ def _ingest_each(
     try:
         with stage_progress("parsing") as progress:
             run_ingest_each(
-                specs,
+                [[path] for path in args.spec],
                 args.db,
                 policy,
                 policy_for_kind=for_kind,
@@ -159,24 +163,11 @@ def _ingest_each(
         for result, size in zip(results, sizes, strict=False):
             _print_ingest(args.db, policy, for_kind, result, size)
     seconds = time.perf_counter() - start
-    skipped = len(args.spec) - len(specs)
-    unchanged = f", {skipped} unchanged" if skipped else ""
-    out.print(escape(f"{len(results)} specs ingested into {args.db}{unchanged} in {seconds:.2f} s"))
-
-
-def _unchanged(
-    spec: list[Path], db: Path, policy: ChunkPolicy, for_kind: PolicyForKind | None
-) -> bool:
-    """Whether the database already holds this spec's exact bytes in a chunk set of the
-    policy (:func:`specbrowser.session.opening.stored_spec`, which makes that set active): an
-    ingest would rewrite the same rows, so it is skipped with one line saying so."""
-    stored = opening.stored_spec(db, spec, policy, for_kind)
-    if stored is None:
-        return False
-    out.print(
-        escape(
-            f"{stored.title} → {db}: unchanged (these bytes are stored under this policy, in "
-            "the chunk set now active); nothing written"
+    skipped = sum(result.outcome == "unchanged" for result in results)
+    line = f"{len(results)} specs ingested into {args.db} in {seconds:.2f} s"
+    if skipped:
+        line = (
+            line.replace(" ingested", "")
+            + f": {len(results) - skipped} written, {skipped} unchanged"
         )
-    )
-    return True
+    out.print(escape(line))

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from specbrowser.chunking.policy import ChunkPolicy
+from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
 from specbrowser.chunking.stats import StatsPart, merge_parts, stats_part
 from specbrowser.errors import PolicyError
 from specbrowser.formats import format_for_kind
@@ -28,7 +28,7 @@ from specbrowser.model import (
 
 if TYPE_CHECKING:  # the store is imported while the spec is parsed (session.ingest)
     from specbrowser.store import SpecStore
-    from specbrowser.store.corpus import CorpusPlace
+    from specbrowser.store.corpus import CorpusPlace, SpecRow
 
 _DATA_ID = re.compile(r'data-id="([^"]*)"')
 
@@ -113,6 +113,31 @@ def policy_for_spec(settings: Mapping[str, Any], set_kind: str, kind: str) -> Ch
         breakdown_tags=tuple(tags),
         markdown=replace(other.markdown_config, edits=policy.markdown.edits),
     )
+
+
+def set_holding(
+    db: SpecStore,
+    sha256: str,
+    policy: ChunkPolicy,
+    policy_for_kind: PolicyForKind | None = None,
+) -> tuple[SpecRow, str] | None:
+    """The stored spec whose source bytes hash to ``sha256`` and the version of the stored
+    chunk set that holds it broken down with ``policy`` (with ``policy_for_kind``, the policy
+    it gives for the stored spec's kind; in a corpus, the set's policy in the spec's format's
+    form: :func:`policy_for_spec`), or None: an ingest of those bytes under that policy would
+    write rows the database already has."""
+    specs = db.corpus.all()
+    spec = next((s for s in specs if s.sha256 == sha256), None)
+    if spec is None:
+        return None
+    if policy_for_kind is not None:
+        policy = policy_for_kind(spec.kind)
+    for info in db.sets.all():
+        if policy_for_spec(info.settings, specs[0].kind, spec.kind).version != policy.version:
+            continue
+        if db.corpus.chunk_documents(info.version, [spec.document_chunk_id]):
+            return spec, info.version
+    return None
 
 
 def recount_sets(db: SpecStore, *, alone: bool = False) -> None:

@@ -35,11 +35,18 @@ from specbrowser.model import Chunk, Section, TocNode
 from specbrowser.process import COMMITS
 from specbrowser.progress import Progress
 from specbrowser.session.collector import collector_paused
-from specbrowser.session.corpus import place_chunks, place_spec, plan_sets, recount_sets
+from specbrowser.session.corpus import (
+    place_chunks,
+    place_spec,
+    plan_sets,
+    recount_sets,
+    set_holding,
+)
 from specbrowser.types import IngestOutcome
 
 if TYPE_CHECKING:
-    from specbrowser.store.corpus import CorpusPlace
+    from specbrowser.store import SpecStore
+    from specbrowser.store.corpus import CorpusPlace, SpecRow
     from specbrowser.store.sets import IngestWrite
 
 STORE_MODULES = ("specbrowser.store", "specbrowser.store.cache", "specbrowser.search.tokens")
@@ -68,8 +75,9 @@ class IngestResult:
 
     Attributes:
         parsed: the parsed spec (document and sections).
-        chunks: the stored chunk set: the document chunk, then the section chunks in pre-order.
-        stats: :func:`compute_stats` of ``chunks``.
+        chunks: the stored chunk set: the document chunk, then the section chunks in pre-order
+            (empty when the outcome is ``unchanged``: nothing was made).
+        stats: :func:`compute_stats` of ``chunks`` (``unchanged``: of the spec's stored rows).
         timings: seconds per stage (``parse``, ``chunk``, ``store``, ``total``): ``chunk``
             includes writing the spec's tables (sections, symbols, TOC), done while other
             processes break sections down; ``store`` is the chunk set's write and the commit.
@@ -261,6 +269,31 @@ def _numbered(progress: Progress | None, number: int, total: int) -> Progress | 
     return numbered
 
 
+def _unchanged(
+    db: SpecStore,
+    parsed: ParsedSpec,
+    held: tuple[SpecRow, str],
+    timings: dict[str, float],
+    start: float,
+) -> IngestResult:
+    """The result of an ingest that writes nothing: the stored spec ``held[0]`` has the parsed
+    bytes in the set ``held[1]``, which is made the active one; its stats are the spec's own,
+    read from the set's rows (``chunks`` is empty: none was made)."""
+    spec, version = held
+    if db.active_version() != version:
+        db.sets.activate(version)
+    stats = compute_stats([], db.sections.count(spec.id), db.chunk_facts(version, spec.id))
+    timings["total"] = time.perf_counter() - start
+    return IngestResult(
+        parsed=parsed,
+        chunks=[],
+        stats=stats,
+        timings=timings,
+        outcome="unchanged",
+        chunk_sets=db.sets.count(),
+    )
+
+
 def check_db_path(db_path: Path) -> None:
     """Fail early, before a long parse, on a database path that cannot work.
 
@@ -315,7 +348,10 @@ def ingest(
     ``policy_for_kind``, when given, replaces ``policy`` once the spec is parsed and its kind
     known: how the CLI gives each kind its default breakdown tags (:data:`PolicyForKind`).
 
-    After a spec replaced itself the file is compacted (``VACUUM``).
+    After a spec replaced itself the file is compacted (``VACUUM``). When the corpus already
+    holds the parsed bytes in a chunk set of ``policy`` (:func:`set_holding`), nothing is
+    written but that set made the active one: the outcome is ``unchanged`` (never with
+    ``toc_file``, which changes heading paths).
 
     How :func:`ingest_each` chains ingests: ``parsed_meanwhile``, when given, is the spec of
     ``spec_paths`` already being parsed on a thread (joined here instead of parsing again);
@@ -361,6 +397,13 @@ def ingest(
     try:
         db = open_database(db_path, create=True)
         try:
+            held = (
+                None
+                if external_toc is not None
+                else set_holding(db, parsed.document.sha256, policy)
+            )
+            if held is not None:  # these bytes are stored under this policy: nothing to write
+                return _unchanged(db, parsed, held, timings, start)
             plan = plan_sets(
                 db, policy, parsed.document.kind, parsed.identity, parsed.document.title
             )

@@ -136,38 +136,23 @@ def stored_spec(
 ) -> SpecRow | None:
     """The spec of the database's corpus with this exact spec's bytes
     (:func:`~specbrowser.formats.spec_sha256`, no parse), when a stored chunk set holds it
-    broken down with ``policy`` (with ``policy_for_kind``, the policy it gives for the stored
-    spec's kind; in a corpus, the set's policy in the spec's format's form:
-    :func:`~specbrowser.session.corpus.policy_for_spec`); that set is then made the active
-    one. None when any of these fails (no such file, another database, other bytes, no such
-    set): an ingest would write.
+    broken down with the policy (:func:`~specbrowser.session.corpus.set_holding`); that set
+    is then made the active one. None when any of these fails (no such file, another
+    database, other bytes, no such set): an ingest would write.
     """
     if not is_database(db_path):  # before the imports: an ingest into a new file needs none
         return None
     from specbrowser.formats import spec_sha256  # deferred: the formats, lxml (18 ms)
     from specbrowser.session.core import Session  # deferred: the store, sqlite-utils (0.1 s)
-    from specbrowser.session.corpus import policy_for_spec  # deferred with the store
+    from specbrowser.session.corpus import set_holding  # deferred with the store
 
     try:
         sha = spec_sha256(spec_paths)
         with Session.open(db_path) as session:
-            specs = session.spec_rows()
-            spec = next((s for s in specs if s.sha256 == sha), None)
-            if spec is None:
+            held = set_holding(session.store, sha, policy, policy_for_kind)
+            if held is None:
                 return None
-            if policy_for_kind is not None:
-                policy = policy_for_kind(spec.kind)
-            version = next(  # the set that breaks this spec down with the policy asked for
-                (
-                    info.version
-                    for info in session.chunk_sets()
-                    if policy_for_spec(info.settings, specs[0].kind, spec.kind).version
-                    == policy.version
-                ),
-                None,
-            )
-            if version is None or not session.chunk_specs([spec.document_chunk_id], version):
-                return None
+            spec, version = held
             if session.active_version() != version:
                 session.activate(version)
             return spec

@@ -59,9 +59,14 @@ class Sections:
         ).fetchone()
         return row[0] if row else None
 
-    def count(self) -> int:
-        """How many sections the stored spec has."""
-        return int(self.db.execute("SELECT count(*) FROM sections").fetchone()[0])
+    def count(self, document_id: str | None = None) -> int:
+        """How many sections the stored specs have (the spec ``document_id``: it alone)."""
+        return int(
+            self.db.execute(
+                "SELECT count(*) FROM sections WHERE ? IS NULL OR document_id = ?",
+                [document_id, document_id],
+            ).fetchone()[0]
+        )
 
     def exists(self, section_id: str) -> bool:
         """Whether a section has this id."""

@@ -109,7 +109,7 @@ def test_an_unchanged_spec_ingested_again_changes_nothing_of_the_others(tmp_path
     ingest([proposal], db_path, POLICY)
     with store.open_database(db_path) as db:
         everything = [(c.id, c.text, c.ordinal) for c in db.iter_chunks()]
-    assert ingest([base], db_path, POLICY).outcome == "replaced_set"
+    assert ingest([base], db_path, POLICY).outcome == "unchanged"
     with store.open_database(db_path) as db:
         assert [(c.id, c.text, c.ordinal) for c in db.iter_chunks()] == everything
 
@@ -290,7 +290,7 @@ def test_a_schema_11_database_is_upgraded_to_a_corpus_of_one(tmp_path, base, pro
         assert (spec.name, spec.position) == ("base", 0)
         assert [(c.id, c.text, c.retrieval_text, c.ordinal) for c in db.iter_chunks()] == before
         assert _rows(db_path, spec.id) == before
-    assert ingest([base], db_path, POLICY).outcome == "replaced_set"  # the same spec, by title
+    assert ingest([base], db_path, POLICY).outcome == "unchanged"  # the same spec, by title
     assert ingest([proposal], db_path, POLICY).outcome == "added_spec"
 
 
@@ -406,7 +406,7 @@ def test_an_ingest_of_stored_bytes_under_a_stored_policy_writes_nothing(tmp_path
     assert main(["ingest", str(base), str(widget), "--each", "--db", str(db_path)]) == 0
     printed = " ".join(capsys.readouterr().out.split())
     assert printed.count("unchanged (these bytes are stored under this policy") == 2
-    assert "0 specs ingested" in printed and "2 unchanged" in printed
+    assert "2 specs into" in printed and ": 0 written, 2 unchanged" in printed
     assert db_path.read_bytes() == before
 
 
