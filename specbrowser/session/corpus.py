@@ -124,8 +124,8 @@ def set_holding(
     """The stored spec whose source bytes hash to ``sha256`` and the version of the stored
     chunk set that holds it broken down with ``policy`` (with ``policy_for_kind``, the policy
     it gives for the stored spec's kind; in a corpus, the set's policy in the spec's format's
-    form: :func:`policy_for_spec`), or None: an ingest of those bytes under that policy would
-    write rows the database already has."""
+    form: :func:`policy_for_spec`; a set another converter made never counts), or None: an
+    ingest of those bytes under that policy would write rows the database does not have."""
     specs = db.corpus.all()
     spec = next((s for s in specs if s.sha256 == sha256), None)
     if spec is None:
@@ -133,6 +133,8 @@ def set_holding(
     if policy_for_kind is not None:
         policy = policy_for_kind(spec.kind)
     for info in db.sets.all():
+        if info.stale:  # another converter made it: its settings rebuild today's version
+            continue
         if policy_for_spec(info.settings, specs[0].kind, spec.kind).version != policy.version:
             continue
         if db.corpus.chunk_documents(info.version, [spec.document_chunk_id]):

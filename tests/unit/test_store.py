@@ -119,11 +119,26 @@ def test_new_policy_adds_a_chunk_set_and_makes_it_active(tmp_path, spec):
     assert db.db["sections"].count == 38
 
 
-def test_same_policy_replaces_only_its_own_set(tmp_path, spec):
+def test_same_bytes_and_policy_write_nothing_and_activate_their_set(tmp_path, spec):
+    db_path = tmp_path / "t.db"
+    first = ingest([spec], db_path, SMALL)
+    ingest([spec], db_path, SMALLER)
+    again = ingest([spec], db_path, SMALL)
+    assert (again.outcome, again.chunk_sets, again.chunks) == ("unchanged", 2, [])
+    assert again.stats == first.stats  # the spec's own, read from the set's rows
+    db = store.open_database(db_path)
+    assert db.active_version() == SMALL.version
+    assert chunk_ids(db, SMALL.version) == [c.id for c in first.chunks]
+    assert len(chunk_ids(db, SMALLER.version)) > len(first.chunks)
+
+
+def test_same_policy_with_a_toc_file_replaces_only_its_own_set(tmp_path, spec):
     db_path = tmp_path / "t.db"
     ingest([spec], db_path, SMALL)
     ingest([spec], db_path, SMALLER)
-    again = ingest([spec], db_path, SMALL)
+    toc = tmp_path / "toc.json"
+    toc.write_text("[]", encoding="utf-8")
+    again = ingest([spec], db_path, SMALL, toc_file=toc)
     assert (again.outcome, again.chunk_sets) == (store.INGEST_REPLACED_SET, 2)
     db = store.open_database(db_path)
     assert db.active_version() == SMALL.version
