@@ -70,7 +70,6 @@ def plan_open(
         DatabaseError, NotASpecbrowserDatabase: one database target (or ``db_path``) that
             cannot be opened.
     """
-    from specbrowser.formats import check_spec_inputs  # deferred: the formats, lxml (18 ms)
     from specbrowser.session.core import Session  # deferred: the store, sqlite-utils (0.1 s)
 
     if len(targets) == 1 and (
@@ -82,6 +81,9 @@ def plan_open(
         return OpenPlan(targets[0])
     if any(is_database(path) for path in targets):
         raise SpecInputError("open takes one database, or the files of one spec")
+    # deferred to a spec's targets: the formats and lxml (18 ms), which open DB does not need
+    from specbrowser.formats import check_spec_inputs
+
     check_spec_inputs(targets)  # a wrong path fails here, before the app takes the screen
     if db_path is not None:
         if db_path.exists():  # not a specbrowser database: one line, the file kept
