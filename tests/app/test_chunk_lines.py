@@ -9,8 +9,9 @@ from pathlib import Path
 
 from rich.console import Console
 
+from specbrowser.tui.markdown_lines import render_markdown
 from specbrowser.tui.marker_links import rewrite_markers
-from specbrowser.tui.rendered_lines import MARKER_SCHEME, render_markdown
+from specbrowser.tui.rendered_lines import MARKER_SCHEME
 from tests.app.helpers import browser_of, quiet_app, run_async, settle
 
 NARROW = (80, 24)

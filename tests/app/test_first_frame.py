@@ -69,3 +69,28 @@ async def test_the_browsers_first_frame_is_not_thrown_away(toylang_db, monkeypat
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert discarded and not any(discarded), discarded
+
+
+@run_async
+async def test_the_first_chunk_renders_once_at_the_views_width(toylang_db, monkeypatch) -> None:
+    """The chunk view is laid out after the browser's mount: the first chunk waits for its
+    width (rendered at a width of one cell, then again, it cost two renders before the
+    first frame)."""
+    from specbrowser.tui import markdown_lines
+    from specbrowser.tui.widgets.chunk_lines import ChunkLines
+
+    renders: list[tuple[str, int]] = []
+    render_markdown = markdown_lines.render_markdown
+
+    def counted(markdown, width, console):
+        renders.append((markdown, width))
+        return render_markdown(markdown, width, console)
+
+    monkeypatch.setattr(markdown_lines, "render_markdown", counted)
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        lines = app.screen.query_one(ChunkLines)
+        assert lines.rendered is not None and lines.markdown is not None
+        widths = [width for markdown, width in renders if markdown == lines.markdown]
+        assert widths == [lines.render_width], widths  # the others: rendering ahead

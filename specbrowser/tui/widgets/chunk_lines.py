@@ -7,8 +7,9 @@ built, so moving them restyles a screenful of lines and never re-renders the Mar
 
 It also decides when Markdown is rendered (:meth:`ChunkLines.show_markdown`): at once when it
 is cached or small; in a thread, behind a placeholder, when it is over
-:attr:`ChunkLines.large_chunk` characters; and, while keys repeat, only once no other Markdown
-was asked for during :data:`DEFER_SECONDS`, so a held key renders only where it stops.
+:attr:`ChunkLines.large_chunk` characters; while keys repeat, only once no other Markdown
+was asked for during :data:`DEFER_SECONDS`, so a held key renders only where it stops; and
+before the view is laid out (the first screen), once it is, at its width.
 
 Wide lines wrap (Rich wraps paragraphs, table cells and code blocks to the width): a grammar
 production or an algorithm step is then read top to bottom like the rest of the chunk, search
@@ -34,7 +35,10 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from specbrowser.tui.highlight import term_spans
-from specbrowser.tui.rendered_lines import RenderedLines, render_markdown
+from specbrowser.tui.rendered_lines import RenderedLines
+
+# Deferred to the first render: specbrowser.tui.markdown_lines (Rich's Markdown, markdown-it and
+# Pygments, 35-45 ms), which the first frame does without (the lines are rendered once laid out).
 
 LINE_CACHE_SIZE = 1024
 """Strips kept per view: a few screenfuls at any scroll position."""
@@ -125,6 +129,9 @@ class ChunkLines(ScrollView, can_focus=True):
         """Bumped whenever the shown lines are replaced: a render for older ones is dropped."""
         self._deferred: Timer | None = None
         """The pending render of Markdown deferred while keys repeat (:meth:`show_markdown`)."""
+        self._unsized: tuple[int, str] | None = None
+        """The serial and Markdown :meth:`show_markdown` was given before the view had a width:
+        rendered by :meth:`on_resize` once it has one."""
 
     @property
     def render_width(self) -> int:
@@ -151,9 +158,14 @@ class ChunkLines(ScrollView, can_focus=True):
         """Show ``markdown`` from its top: at once when it is cached, else behind ``placeholder``
         when it is over :attr:`large_chunk` characters (rendered in a thread) or when ``defer``
         (keys repeating) and it is over :attr:`quick_render` (rendered once no other lines were
-        asked for during :data:`DEFER_SECONDS`). Lines shown later post :class:`Ready`."""
+        asked for during :data:`DEFER_SECONDS`); before the view has a width (not laid out
+        yet), nothing until it has one, then rendered at that width. Lines shown later post
+        :class:`Ready`."""
         if self.cached(markdown) is not None:
             self.show(markdown)
+        elif not self.size.width:
+            self._replace(None, None)
+            self._unsized = (self._serial, markdown)
         elif len(markdown) > self.large_chunk:
             self.placeholder(placeholder)
             self._render_large(self._serial, markdown, self.render_width)
@@ -169,6 +181,8 @@ class ChunkLines(ScrollView, can_focus=True):
     @work(thread=True, exclusive=True, group=RENDER_GROUP)
     def _render_large(self, serial: int, markdown: str, width: int) -> None:
         """Render in a thread on a console of its own; post the lines, touch no widget."""
+        from specbrowser.tui.markdown_lines import render_markdown  # deferred: see the imports
+
         console = Console(width=width, force_terminal=True, color_system="truecolor")
         self.post_message(
             self._Prepared(serial, markdown, render_markdown(markdown, width, console))
@@ -211,6 +225,8 @@ class ChunkLines(ScrollView, can_focus=True):
     def _render_cached(self, markdown: str) -> RenderedLines:
         rendered = self.cached(markdown)
         if rendered is None:
+            from specbrowser.tui.markdown_lines import render_markdown  # deferred: see the imports
+
             rendered = render_markdown(markdown, self.render_width, self.app.console)
             self._renders[(markdown, self.render_width)] = rendered
         return rendered
@@ -275,7 +291,12 @@ class ChunkLines(ScrollView, can_focus=True):
 
     def on_resize(self, event: events.Resize) -> None:
         """Render again at the new width (overlays are dropped: the owner re-applies them);
-        lines laid out elsewhere are the owner's to lay out again."""
+        lines laid out elsewhere are the owner's to lay out again. Markdown given before the
+        view had a width is rendered now (and posts :class:`Ready`)."""
+        unsized, self._unsized = self._unsized, None
+        if unsized is not None and self.size.width:
+            self._show_deferred(*unsized)
+            return
         if self.rendered is None or self.rendered.width == self.render_width:
             return
         if self.markdown is not None:

@@ -9,7 +9,6 @@ is a ``Content`` styled at offsets and the HTML a ``Syntax`` or ``Text``, never 
 from __future__ import annotations
 
 from rich.console import Group
-from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -83,6 +82,8 @@ class SourceText(Static):
 
     def show(self, source: ChunkSource) -> None:
         """Show ``source`` (its note dim when exact, yellow when it is the section's)."""
+        from rich.syntax import Syntax  # deferred: Pygments (15-20 ms), for the source view only
+
         note = Text(source.note, style="dim italic" if source.exact else "bold yellow")
         body = (
             Syntax(source.html, "html", word_wrap=True, theme="monokai")
