@@ -73,9 +73,12 @@ def require_terminal(command: str) -> None:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    policy, for_kind = policy_from_args(args), policy_for_kind_from_args(args)
-    plan = opening.plan_open(args.target, policy, for_kind, args.db)
     given = given_policy_options(args)
+    if given or not opening.names_one_database(args.target):
+        policy, for_kind = policy_from_args(args), policy_for_kind_from_args(args)
+    else:  # a database as it is: no policy is read, nor the formats that give one (25 ms)
+        policy, for_kind = ChunkPolicy(), None
+    plan = opening.plan_open(args.target, policy, for_kind, args.db)
     if plan.db_path == args.target[0] and given:
         rechunk = shlex.join(["specbrowser", "rechunk", str(plan.db_path)])
         raise SpecInputError(

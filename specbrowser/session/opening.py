@@ -54,6 +54,14 @@ def is_database(path: Path) -> bool:
         return handle.read(16) == b"SQLite format 3\x00"
 
 
+def names_one_database(targets: list[Path]) -> bool:
+    """Whether ``targets`` is one database (a SQLite file, or a name with one of
+    :data:`DATABASE_SUFFIXES`), which :func:`plan_open` opens as it is."""
+    return len(targets) == 1 and (
+        is_database(targets[0]) or targets[0].suffix.lower() in DATABASE_SUFFIXES
+    )
+
+
 def plan_open(
     targets: list[Path],
     policy: ChunkPolicy,
@@ -72,9 +80,7 @@ def plan_open(
     """
     from specbrowser.session.core import Session  # deferred: the store, sqlite-utils (0.1 s)
 
-    if len(targets) == 1 and (
-        is_database(targets[0]) or targets[0].suffix.lower() in DATABASE_SUFFIXES
-    ):
+    if names_one_database(targets):
         if db_path is not None:
             raise SpecInputError("--db names where a spec's database goes; open DB takes none")
         Session.open(targets[0]).close()  # a bad database fails here, before the screen changes

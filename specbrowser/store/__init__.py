@@ -32,7 +32,6 @@ the chunking library).
 
 from __future__ import annotations
 
-import specbrowser.store._sqlite_utils  # noqa: F401  (first: loads sqlite-utils, see there)
 from specbrowser.store.chunks import CHUNK_COLUMNS, NO_CHUNK_SET
 from specbrowser.store.connection import BACKGROUND_BUSY_TIMEOUT_S
 from specbrowser.store.database import SpecStore

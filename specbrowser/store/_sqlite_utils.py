@@ -6,30 +6,31 @@ rows hold str, int, float and bytes), and the imports would cost every command's
 is installed with fastembed; pandas is heavier still). While sqlite-utils loads,
 the two are hidden (a ``None`` entry in ``sys.modules`` makes their import raise ImportError,
 which sqlite-utils expects); afterwards they import as usual (fastembed imports numpy).
-:mod:`specbrowser.store` imports this module first, so sqlite-utils is loaded here.
+:class:`specbrowser.store.sqldb.SqlDatabase` loads sqlite-utils through
+:func:`load_sqlite_utils` when it first needs it.
 """
 
 from __future__ import annotations
 
 import sys
+from types import ModuleType
 
 OPTIONAL_IMPORTS = ("numpy", "pandas")
 """What sqlite-utils imports only for its type mappings."""
 
 
-def _load_sqlite_utils() -> None:
-    """Import sqlite-utils (once) with :data:`OPTIONAL_IMPORTS` hidden, unless already loaded."""
+def load_sqlite_utils() -> ModuleType:
+    """The ``sqlite_utils`` module, imported (once) with :data:`OPTIONAL_IMPORTS` hidden unless
+    already loaded."""
     if "sqlite_utils" in sys.modules:
-        return
+        return sys.modules["sqlite_utils"]
     hidden = [name for name in OPTIONAL_IMPORTS if name not in sys.modules]
     for name in hidden:
         sys.modules[name] = None  # type: ignore[assignment]
     try:
-        import sqlite_utils  # noqa: F401
+        import sqlite_utils
     finally:
         for name in hidden:
             if sys.modules.get(name, 0) is None:
                 del sys.modules[name]
-
-
-_load_sqlite_utils()  # on import: specbrowser.store imports this module before any other
+    return sqlite_utils

@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 
-import sqlite_utils
+from specbrowser.store.sqldb import SqlDatabase
 
 _META_KEY = "advisor_sets"
 
@@ -21,7 +21,7 @@ _META_KEY = "advisor_sets"
 class AdvisorSets:
     """The chunk sets made by ``specbrowser advise`` and the figures it compares sets by."""
 
-    def __init__(self, db: sqlite_utils.Database) -> None:
+    def __init__(self, db: SqlDatabase) -> None:
         self.db = db
 
     def versions(self) -> list[str]:

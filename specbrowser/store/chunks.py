@@ -10,13 +10,12 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import sqlite_utils
-
 from specbrowser.chunking.markers import MARKER_START, marker_sizes
 from specbrowser.chunking.stats import ChunkFacts
 from specbrowser.errors import NotFoundError
 from specbrowser.model import Chunk
 from specbrowser.store.rows import select_in
+from specbrowser.store.sqldb import SqlDatabase
 
 NO_CHUNK_SET = "the database holds no chunk set (run: specbrowser ingest SPEC --db FILE)"
 """What :meth:`ChunkReads.active_version` says when the database holds no chunk set."""
@@ -92,7 +91,7 @@ _COLUMNS = ", ".join(CHUNK_COLUMNS)
 class ChunkReads:
     """:class:`~specbrowser.store.SpecStore` methods reading chunks."""
 
-    db: sqlite_utils.Database
+    db: SqlDatabase
 
     def active_version(self) -> str:
         """The stored policy version (12 hex digits) of the active chunk set.

@@ -1,10 +1,10 @@
 """:class:`SpecStore`: one open specbrowser database, the object every caller of the store holds.
 
-It owns the ``sqlite_utils.Database`` (and its connection), the file's ``path`` and whether
-sqlite-vec could be loaded (``vector_error``), so nothing has to be recovered from the connection
-or patched onto it. Reads go through the store's query functions and methods; writes go through
-:meth:`SpecStore.transaction`, which turns a SQLite error into the project's one-line
-:class:`~specbrowser.errors.DatabaseError`.
+It owns the :class:`~specbrowser.store.sqldb.SqlDatabase` (and its connection), the file's
+``path`` and whether sqlite-vec could be loaded (``vector_error``), so nothing has to be
+recovered from the connection or patched onto it. Reads go through the store's query functions
+and methods; writes go through :meth:`SpecStore.transaction`, which turns a SQLite error into
+the project's one-line :class:`~specbrowser.errors.DatabaseError`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-
-import sqlite_utils
 
 from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase
 from specbrowser.process import COMMITS, Commit, sigint_held
@@ -37,6 +35,7 @@ from specbrowser.store.reuse import StoredTrees
 from specbrowser.store.schema import APP_ID, PAGE_SIZE, SCHEMA_VERSION, create_schema, migrate
 from specbrowser.store.sections import Sections
 from specbrowser.store.sets import ChunkSets
+from specbrowser.store.sqldb import SqlDatabase
 from specbrowser.store.symbols import SymbolIndex
 from specbrowser.store.toc import TocTables
 from specbrowser.store.tokens import TokenCounts
@@ -48,8 +47,8 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
     """One open specbrowser database (a corpus of specs, its chunk sets, caches and vectors).
 
     Attributes:
-        db: the ``sqlite_utils.Database`` on the connection; used inside :mod:`specbrowser.store`
-            only (every SQL statement of the project lives there).
+        db: the :class:`~specbrowser.store.sqldb.SqlDatabase` on the connection; used inside
+            :mod:`specbrowser.store` only (every SQL statement of the project lives there).
         path: the database file.
         vector_error: None when sqlite-vec is loaded in this connection, else one line saying
             why semantic search is off.
@@ -65,7 +64,7 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
     :attr:`advice`.
     """
 
-    def __init__(self, db: sqlite_utils.Database, path: Path, vector_error: str | None) -> None:
+    def __init__(self, db: SqlDatabase, path: Path, vector_error: str | None) -> None:
         self.db = db
         self.path = path
         self.vector_error = vector_error
@@ -119,11 +118,7 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
                 f"{path} does not exist (create it with: specbrowser ingest SPEC --db {path})"
             )
         connected = connect(path, busy_timeout_s=busy_timeout_s)
-        # execute_plugins=False: sqlite-utils plugins register SQL functions for its own CLI;
-        # specbrowser's SQL uses none, and finding them scans every installed distribution's
-        # entry points (importlib.metadata), 10–15 ms on each command here, more where many
-        # packages are installed.
-        database = sqlite_utils.Database(connected.conn, execute_plugins=False)
+        database = SqlDatabase(connected.conn)
         store = cls(database, path, connected.vector_error)
         try:
             if store._check_schema(create):
@@ -224,7 +219,7 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
         return self.db.conn
 
     @contextmanager
-    def transaction(self, what: str = "a change") -> Iterator[sqlite_utils.Database]:
+    def transaction(self, what: str = "a change") -> Iterator[SqlDatabase]:
         """A write transaction: everything inside commits together or not at all (an exception,
         Ctrl-C included, rolls it back). Nested use becomes a savepoint of the outer one.
 
@@ -234,7 +229,7 @@ class SpecStore(ChunkReads, SetQueries, TreeQueries):
         ``"chunk set 1a2b… (active)"``) before that interrupt can be raised, so whoever catches
         it can tell a user whether the file changed.
 
-        Yields the ``sqlite_utils.Database`` (for the store's own statements).
+        Yields the ``SqlDatabase`` (for the store's own statements).
 
         Raises:
             DatabaseError: SQLite could not write (locked by another process, read-only, disk

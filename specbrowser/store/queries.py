@@ -10,10 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-import sqlite_utils
-
 from specbrowser.store.rows import select_in
 from specbrowser.store.schema import set_fts_table
+from specbrowser.store.sqldb import SqlDatabase
 from specbrowser.types import OverrunReason
 
 """The FTS5 index over every stored text (``texts``: each distinct text once, whatever the sets
@@ -165,7 +164,7 @@ class SetQueries:
     """:class:`~specbrowser.store.SpecStore` methods reading a chunk set's chunks: counts, ids,
     texts, briefs, sizes and full-text search."""
 
-    db: sqlite_utils.Database
+    db: SqlDatabase
 
     # --- chunks ------------------------------------------------------------------------------
 

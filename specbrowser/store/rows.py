@@ -10,11 +10,10 @@ from __future__ import annotations
 import hashlib
 import json
 
-import sqlite_utils
-
 from specbrowser.chunking.enrich import SectionPaths, split_retrieval_text
 from specbrowser.chunking.identifiers import text_index_words
 from specbrowser.model import Chunk
+from specbrowser.store.sqldb import SqlDatabase
 
 
 def content_hash(text: str) -> str:
@@ -33,7 +32,7 @@ def text_hash(chunk: Chunk) -> str:
     return digest.hexdigest()
 
 
-def store_texts(db: sqlite_utils.Database, chunks: list[Chunk]) -> tuple[list[int], int]:
+def store_texts(db: SqlDatabase, chunks: list[Chunk]) -> tuple[list[int], int]:
     """The ``texts.id`` of each chunk (in order), and how many texts were new: those are
     inserted (call inside a transaction), with ids one past the largest, in chunk order."""
     next_id = int(db.execute("SELECT coalesce(max(id), 0) FROM texts").fetchone()[0]) + 1
@@ -63,7 +62,7 @@ def store_texts(db: sqlite_utils.Database, chunks: list[Chunk]) -> tuple[list[in
     return ids, len(new_rows)
 
 
-def _text_ids(db: sqlite_utils.Database, keys: list[str], largest_id: int) -> dict[str, int]:
+def _text_ids(db: SqlDatabase, keys: list[str], largest_id: int) -> dict[str, int]:
     """The stored ``texts.id`` of those of ``keys`` that are stored. Reads every stored hash
     when ``keys`` are many against the stored texts (one scan beats many lookups there), else looks
     them up by index."""
@@ -80,9 +79,7 @@ IN_BATCH = 500
 """Values per ``IN (...)`` list: well under SQLite's bound-parameter limit."""
 
 
-def select_in(
-    db: sqlite_utils.Database, sql: str, params: list[object], values: list[str]
-) -> list[tuple]:
+def select_in(db: SqlDatabase, sql: str, params: list[object], values: list[str]) -> list[tuple]:
     """The rows of ``sql`` (a constant of specbrowser's ending in ``IN``) for every one of
     ``values``: run once per :data:`IN_BATCH` values, each run's placeholders appended in
     parentheses and bound after ``params``."""
@@ -100,7 +97,7 @@ def _retrieval_parts(retrieval_text: str) -> dict[str, str]:
     return {"retrieval_header": header, "retrieval_body": body}
 
 
-def drop_unused_texts(db: sqlite_utils.Database) -> int:
+def drop_unused_texts(db: SqlDatabase) -> int:
     """Delete the texts no chunk set uses (the sets that indexed them are gone with their FTS5
     indexes); returns how many. Call inside a transaction, after chunk rows were deleted."""
     return db.execute("DELETE FROM texts WHERE id NOT IN (SELECT text_id FROM chunk_rows)").rowcount
@@ -110,7 +107,7 @@ MAX_SQL_VARIABLES = 32766
 """SQLite's bound-parameter limit since 3.32 (sqlean bundles a newer SQLite)."""
 
 
-def insert_rows(db: sqlite_utils.Database, table: str, rows: list[dict[str, object]]) -> None:
+def insert_rows(db: SqlDatabase, table: str, rows: list[dict[str, object]]) -> None:
     """Insert rows (all with the same keys) in as few statements as the parameter limit allows.
 
     Why not ``insert_all``: it caps a statement at 999 parameters (52 chunk rows) and builds

@@ -13,11 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-import sqlite_utils
-
 from specbrowser.chunking.identifiers import text_index_words
 from specbrowser.model import Chunk
 from specbrowser.store.rows import chunk_row, insert_rows, store_texts
+from specbrowser.store.sqldb import SqlDatabase
 
 APP_ID = "specbrowser"
 
@@ -100,7 +99,7 @@ write one ``pwrite`` each; larger pages make ingests and re-chunks faster for a 
 cent larger (BENCHMARKS.md)."""
 
 
-def create_schema(db: sqlite_utils.Database) -> None:
+def create_schema(db: SqlDatabase) -> None:
     """Create every table of an empty database, in one transaction, with pages of
     :data:`PAGE_SIZE` bytes."""
     db.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # a constant; takes effect on an empty file
@@ -176,7 +175,7 @@ OUTLINE_COLUMNS = ("ordinal", "id", "parent_id", "depth", "kind", "secnum", "tit
 """The ``sections`` columns every section listing reads (all but the HTML and the shared paths)."""
 
 
-def create_sections_outline(db: sqlite_utils.Database) -> None:
+def create_sections_outline(db: SqlDatabase) -> None:
     """The ``sections_outline`` index: the sections in document order with
     :data:`OUTLINE_COLUMNS`, so listing them reads the index, not the rows with their HTML (each
     a page or more), in every re-chunk."""
@@ -186,7 +185,7 @@ def create_sections_outline(db: sqlite_utils.Database) -> None:
     )
 
 
-def create_chunk_tables(db: sqlite_utils.Database) -> None:
+def create_chunk_tables(db: SqlDatabase) -> None:
     """``texts``, ``chunk_rows`` and the ``chunks`` view (each set's FTS5 index is made with
     the set, :func:`build_set_fts`)."""
     db.table("texts").create(
@@ -236,7 +235,7 @@ def create_chunk_tables(db: sqlite_utils.Database) -> None:
     db.create_view("chunks", CHUNKS_VIEW)
 
 
-def create_toc_tables(db: sqlite_utils.Database) -> None:
+def create_toc_tables(db: SqlDatabase) -> None:
     """``toc_nodes`` (the TOC flattened in pre-order) and ``mismatches`` (one row per
     disagreement, document order)."""
     db.table("toc_nodes").create(
@@ -301,7 +300,7 @@ the spec that defines it (an anchor is one spec's: every lookup names the spec).
 see :mod:`specbrowser.store.symbols`."""
 
 
-def create_symbol_tables(db: sqlite_utils.Database) -> None:
+def create_symbol_tables(db: SqlDatabase) -> None:
     """``symbols`` and ``chunk_anchors`` with their indexes (:data:`SYMBOL_TABLES`)."""
     for statement in SYMBOL_TABLES:
         db.execute(statement)
@@ -350,13 +349,13 @@ CACHE_TABLES = (
 statements."""
 
 
-def create_cache_tables(db: sqlite_utils.Database) -> None:
+def create_cache_tables(db: SqlDatabase) -> None:
     """``markdown_cache``, ``embeddings`` and ``token_counts`` (:data:`CACHE_TABLES`)."""
     for statement in CACHE_TABLES:
         db.execute(statement)
 
 
-def _threshold_ranges(db: sqlite_utils.Database) -> None:
+def _threshold_ranges(db: SqlDatabase) -> None:
     """5 → 6: root rows gain their threshold range. It is known without the breakdown only for
     a section that is one chunk within the threshold (from its size up); the others stay NULL,
     so a re-chunk breaks them down again rather than copy them. The sections gain the
@@ -371,13 +370,13 @@ def _threshold_ranges(db: sqlite_utils.Database) -> None:
     create_sections_outline(db)
 
 
-def _caches_in_schema(db: sqlite_utils.Database) -> None:
+def _caches_in_schema(db: SqlDatabase) -> None:
     """6 → 7: the caches made on first use become part of the schema (rows already cached are
     kept)."""
     create_cache_tables(db)
 
 
-def _symbol_index(db: sqlite_utils.Database) -> None:
+def _symbol_index(db: SqlDatabase) -> None:
     """7 → 8: the symbol index and the (empty) anchor maps. The index is read from the stored
     sections' HTML, which is the formats' work, not the store's: the migration marks it
     pending in ``meta`` (:data:`SYMBOLS_PENDING`), and whoever opens the database fills it
@@ -386,7 +385,7 @@ def _symbol_index(db: sqlite_utils.Database) -> None:
     db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", [SYMBOLS_PENDING])
 
 
-def _whole_section_ranges(db: sqlite_utils.Database) -> None:
+def _whole_section_ranges(db: SqlDatabase) -> None:
     """Set the threshold range of every root row whose section is one chunk within the
     threshold (no over-threshold flag, no chunk extracted from it): from its size up."""
     db.execute(
@@ -398,7 +397,7 @@ def _whole_section_ranges(db: sqlite_utils.Database) -> None:
     )
 
 
-def _texts_from_chunks(db: sqlite_utils.Database) -> None:
+def _texts_from_chunks(db: SqlDatabase) -> None:
     """4 → 5: every set's chunks move to ``chunk_rows`` and ``texts`` (texts shared by sets
     stored once); the sections take their heading path, TOC path, mismatch and number from the
     active set's root chunks (a TOC is the database's, not a set's); ``chunks_fts``,
@@ -463,21 +462,21 @@ def _texts_from_chunks(db: sqlite_utils.Database) -> None:
         )
 
 
-def _fts_per_set(db: sqlite_utils.Database) -> None:
+def _fts_per_set(db: SqlDatabase) -> None:
     """8 → 9: an FTS5 index of its own for every stored chunk set (about a second per
     ECMA-262 set), of the three columns ``texts`` then had."""
     for (version_,) in db.execute("SELECT version FROM policies").fetchall():
         build_set_fts(db, version_, columns="title, retrieval_header, retrieval_body")
 
 
-def _no_shared_fts(db: sqlite_utils.Database) -> None:
+def _no_shared_fts(db: SqlDatabase) -> None:
     """9 → 10: drop ``texts_fts`` and its triggers (each set has its own index since 9)."""
     for name in ("texts_ai", "texts_ad", "texts_au"):
         db.execute(f"DROP TRIGGER IF EXISTS [{name}]")  # names are constants
     db.execute("DROP TABLE IF EXISTS texts_fts")
 
 
-def _index_words(db: sqlite_utils.Database) -> None:
+def _index_words(db: SqlDatabase) -> None:
     """10 → 11: ``texts.index_words`` for every stored text, and every set's FTS5 index rebuilt
     with it (:data:`FTS_COLUMNS`, :data:`FTS_TOKENIZER`). A ``texts`` table made by an earlier
     migration of the same upgrade has the column already (it is made as it is now)."""
@@ -496,7 +495,7 @@ def _index_words(db: sqlite_utils.Database) -> None:
         build_set_fts(db, version_)
 
 
-def _corpus(db: sqlite_utils.Database) -> None:
+def _corpus(db: SqlDatabase) -> None:
     """11 → 12: the tables of one spec become a corpus's. The stored spec (at most one) gets
     position 0 and a name from its title (:func:`specbrowser.store.corpus.spec_name`; its
     shortname and canonical URL are read at its next ingest); every row of ``chunk_rows``,
@@ -549,7 +548,7 @@ class Migration(NamedTuple):
 
     version: int
     name: str
-    apply: Callable[[sqlite_utils.Database], None]
+    apply: Callable[[SqlDatabase], None]
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -570,7 +569,7 @@ OLDEST_UPGRADABLE = MIGRATIONS[0].version - 1
 """The oldest schema :func:`migrate` upgrades (older ones are refused)."""
 
 
-def migrate(db: sqlite_utils.Database, version: int, path: Path) -> bool:
+def migrate(db: SqlDatabase, version: int, path: Path) -> bool:
     """Upgrade a database of schema ``version`` to :data:`SCHEMA_VERSION` by the
     :data:`MIGRATIONS` above it; False when there is no upgrade from that version (the caller
     refuses the database). Every chunk set, cached conversion, embedding and token count is
@@ -627,9 +626,7 @@ def set_fts_table(policy_version: str) -> str:
     return SET_FTS_PREFIX + hashlib.sha1(policy_version.encode()).hexdigest()[:16]
 
 
-def build_set_fts(
-    db: sqlite_utils.Database, policy_version: str, columns: str = FTS_COLUMNS
-) -> None:
+def build_set_fts(db: SqlDatabase, policy_version: str, columns: str = FTS_COLUMNS) -> None:
     """(Re)build the chunk set's FTS5 index from its chunk rows (call inside a transaction), of
     ``texts``' ``columns`` (:data:`FTS_COLUMNS`; a migration names the columns of its time)."""
     table = set_fts_table(policy_version)
@@ -647,7 +644,7 @@ def build_set_fts(
     )
 
 
-def extend_set_fts(db: sqlite_utils.Database, policy_version: str, document_id: str) -> bool:
+def extend_set_fts(db: SqlDatabase, policy_version: str, document_id: str) -> bool:
     """Add to the chunk set's FTS5 index the texts of spec ``document_id``'s rows that no other
     spec's rows of the set use (so not indexed yet): what an ingest that *added* a spec to a
     corpus needs, without re-reading every other spec's texts as :func:`build_set_fts` does.
@@ -694,12 +691,12 @@ its first sentence. Snippets come from the body column, so the index may leave i
 external content's header."""
 
 
-def drop_set_fts(db: sqlite_utils.Database, policy_version: str) -> None:
+def drop_set_fts(db: SqlDatabase, policy_version: str) -> None:
     """Drop the chunk set's FTS5 index (its shadow tables go with it)."""
     db.execute(f"DROP TABLE IF EXISTS [{set_fts_table(policy_version)}]")
 
 
-def drop_orphan_set_fts(db: sqlite_utils.Database) -> None:
+def drop_orphan_set_fts(db: SqlDatabase) -> None:
     """Drop the per-set indexes of sets no longer stored (after a spec replaced them all)."""
     live = {set_fts_table(version) for (version,) in db.execute("SELECT version FROM policies")}
     names = [
@@ -715,7 +712,7 @@ def drop_orphan_set_fts(db: sqlite_utils.Database) -> None:
             db.execute(f"DROP TABLE IF EXISTS [{name}]")
 
 
-def create_vector_index(db: sqlite_utils.Database, dim: int) -> None:
+def create_vector_index(db: SqlDatabase, dim: int) -> None:
     """The ``chunk_vectors`` KNN index (sqlite-vec's ``vec0``) for ``dim``-sized vectors, when
     missing. Made on first use, not with the schema: a vec0 column's type holds the dimension,
     which the embedding model gives."""

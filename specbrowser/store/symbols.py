@@ -19,12 +19,11 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import sqlite_utils
-
 from specbrowser.model import Chunk, Symbol
 from specbrowser.store.queries import ChunkFilter
 from specbrowser.store.rows import insert_rows, select_in
 from specbrowser.store.schema import SYMBOLS_PENDING
+from specbrowser.store.sqldb import SqlDatabase
 from specbrowser.types import SYMBOL_KINDS
 
 _RANK = {kind: rank for rank, kind in enumerate(SYMBOL_KINDS)}
@@ -53,7 +52,7 @@ class SymbolIndex:
     Every statement is parameterized; writes happen inside the caller's transaction.
     """
 
-    def __init__(self, db: sqlite_utils.Database) -> None:
+    def __init__(self, db: SqlDatabase) -> None:
         self.db = db
 
     def pending(self) -> bool:

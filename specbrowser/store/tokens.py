@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import sqlite_utils
+from specbrowser.store.sqldb import SqlDatabase
 
 _META_WINDOW = "token_window:"
 
@@ -18,7 +18,7 @@ _META_WINDOW = "token_window:"
 class TokenCounts:
     """Token counts by model and retrieval text, and each model's window (``store.tokens``)."""
 
-    def __init__(self, db: sqlite_utils.Database) -> None:
+    def __init__(self, db: SqlDatabase) -> None:
         self.db = db
 
     def set_window(self, model: str, max_tokens: int | None) -> None:

@@ -14,9 +14,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import sqlite_utils
-
 from specbrowser.errors import NotFoundError
+from specbrowser.store.sqldb import SqlDatabase
 
 Listing = tuple[str, "str | None", int]
 """A chunk that lists another in its subsections: ``(its id, its section id, position)``."""
@@ -56,7 +55,7 @@ class TreeParents:
 class TreeQueries:
     """:class:`~specbrowser.store.SpecStore` methods for the tree."""
 
-    db: sqlite_utils.Database
+    db: SqlDatabase
 
     if TYPE_CHECKING:
 

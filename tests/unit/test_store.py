@@ -971,14 +971,38 @@ def test_the_store_loads_sqlite_utils_without_numpy_and_numpy_still_imports():
     import sys
 
     probe = (
-        "import sys, specbrowser.store, sqlite_utils\n"
+        "import sqlite3, sys, specbrowser.store\n"
+        "from specbrowser.store.sqldb import SqlDatabase\n"
+        "print('sqlite_utils' in sys.modules)\n"
+        "SqlDatabase(sqlite3.connect(':memory:')).table('t').create({'a': int})\n"
+        "print('sqlite_utils' in sys.modules)\n"
         "print('numpy' in sys.modules, sys.modules.get('numpy', 0) is None)\n"
         "import numpy\n"
         "print(numpy.zeros(2).tolist())\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split("\n")[:2] == ["False False", "[0.0, 0.0]"]
+    assert done.stdout.split("\n")[:4] == ["False", "True", "False False", "[0.0, 0.0]"]
+
+
+def test_reading_a_database_imports_no_sqlite_utils(tmp_path, spec):
+    """Only writes need sqlite-utils (tables, rows): opening and reading a database, as the app
+    does for its first screen, go through the connection alone."""
+    import subprocess
+    import sys
+
+    db_path = tmp_path / "t.db"
+    ingest([spec], db_path, SMALL)
+    probe = (
+        "import sys\n"
+        "from specbrowser.session import Session\n"
+        f"with Session.open({str(db_path)!r}) as session:\n"
+        "    session.document(); session.active_policy(); session.top_level_chunks()\n"
+        "print('sqlite_utils' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
 
 
 def test_replacing_the_spec_drops_its_vectors_and_token_counts(tmp_path, spec):
