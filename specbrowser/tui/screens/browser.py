@@ -33,7 +33,7 @@ from specbrowser.errors import SpecbrowserError
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk
 from specbrowser.process import resume_collector
 from specbrowser.search.query import Hit
-from specbrowser.session import Session, SpecRow, rechunk_process
+from specbrowser.session import Session, SpecRow
 from specbrowser.tui.commands import FilterProvider
 from specbrowser.tui.messages import SearchFinished
 from specbrowser.tui.registry import bindings, filter_title
@@ -182,6 +182,9 @@ class BrowserScreen(Screen[None]):
         the token count, the database watch, and the fork server that re-chunks start from;
         and the garbage collector that the command line paused for the start-up
         (:func:`~specbrowser.process.resume_collector`)."""
+        # deferred: multiprocessing (3 ms), which the first frame does not need
+        from specbrowser.session import rechunk_process
+
         resume_collector()
         self.prefetcher.arm()
         self.chunk_sets.start_token_count()
