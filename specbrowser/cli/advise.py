@@ -15,8 +15,8 @@ from specbrowser.errors import PolicyError
 from specbrowser.session.query_file import read_queries, split_queries
 from specbrowser.types import BREAKDOWN_STRATEGIES, SEARCH_MODES, SIZE_UNITS
 
-# Deferred to cmd_advise, so that other commands start without them: Session (sqlite-utils,
-# 70 ms) and the advisor.
+# Deferred to cmd_advise, so that `--help` (which builds every command's parser) and a bad argument
+# come without them: Session (the session and store modules, 55–70 ms) and the advisor.
 
 
 def _numbers(text: str) -> tuple[int, ...]:

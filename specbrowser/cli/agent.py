@@ -9,8 +9,9 @@ from pathlib import Path
 from specbrowser.cli._console import err
 from specbrowser.errors import PolicyError
 
-# Deferred to cmd_mcp, so that other commands start without them: Session (the store with
-# sqlite-utils, 70 ms) and the MCP server (the MCP SDK, 0.7 s).
+# Deferred to cmd_mcp, so that `--help` (which builds every command's parser) and a bad argument
+# come without them: Session (the session and store modules, 55–70 ms) and the MCP server (the MCP
+# SDK, 0.7 s).
 
 LOOPBACK_NAMES = ("localhost",)
 """Host names taken as loopback without resolving them."""

@@ -23,8 +23,9 @@ from specbrowser.errors import PolicyError
 if TYPE_CHECKING:
     from specbrowser.session.diff import Change, ChunkSetDiff, DiffSummary, SectionDiff
 
-# Deferred to the functions that use them, so that other commands start without them: Session and
-# specbrowser.session.diff (the store with sqlite-utils, 70 ms).
+# Deferred to the functions that use them, so that `--help` (which builds every command's parser)
+# and a bad argument come without them: Session and specbrowser.session.diff (the session and store
+# modules, 55–70 ms).
 
 DEFAULT_LIMIT = 20
 """Changed sections listed without ``--limit``/``--all``: a screenful, the largest changes."""

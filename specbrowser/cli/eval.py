@@ -20,9 +20,9 @@ from specbrowser.session.query_file import (
 )
 from specbrowser.types import SEARCH_MODES
 
-# Deferred to the functions that use them, so that other commands start without them: Session
-# (the store with sqlite-utils, 70 ms) and specbrowser.session.evaluate (difflib and the scoring,
-# 5 ms).
+# Deferred to the functions that use them, so that `--help` (which builds every command's parser)
+# and a bad argument come without them: Session (the session and store modules, 55–70 ms) and
+# specbrowser.session.evaluate (difflib and the scoring, 5 ms).
 
 MISSED_SHOWN = 3
 """Chunk ids shown for what a missed query retrieved instead (its first hits)."""

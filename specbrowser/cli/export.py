@@ -14,9 +14,9 @@ from rich.markup import escape
 from specbrowser.cli._console import err, out
 from specbrowser.types import CONTENT_KINDS, EXPORT_FORMATS
 
-# Deferred to cmd_export, so that other commands start without them: Session and
-# specbrowser.session.export (the store with sqlite-utils, 70 ms; pyarrow is loaded only for
-# Parquet) and rich.progress (4 ms).
+# Deferred to cmd_export, so that `--help` (which builds every command's parser) and a bad argument
+# come without them: Session and specbrowser.session.export (the session and store modules, 55–70
+# ms; pyarrow is loaded only for Parquet) and rich.progress (4 ms).
 
 PROGRESS_MIN_RECORDS = 2000
 """The fewest records for which the export shows a progress bar: a smaller set is written

@@ -22,9 +22,10 @@ if TYPE_CHECKING:
     from specbrowser.chunking.stats import ChunkSetStats
     from specbrowser.session import SpecListing
 
-# Deferred to the commands that use them, so that other commands start without them: Session and
-# specbrowser.search.tokens (the store with sqlite-utils, 70 ms); specbrowser.search.model_files
-# (platformdirs, 3 ms) for stats --count-tokens without a tokenizer.
+# Deferred to the commands that use them, so that `--help` (which builds every command's parser) and
+# a bad argument come without them: Session and specbrowser.search.tokens (the session and store
+# modules, 55–70 ms); specbrowser.search.model_files (platformdirs, 3 ms) for stats --count-tokens
+# without a tokenizer.
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -19,8 +19,8 @@ from specbrowser.cli.diff import print_diff_summary
 from specbrowser.process import keep_until_exit
 from specbrowser.session.jobs import run_rechunk
 
-# Deferred to cmd_rechunk, so that other commands start without it: Session (the store with
-# sqlite-utils, 70 ms).
+# Deferred to cmd_rechunk, so that `--help` (which builds every command's parser) and a bad argument
+# come without it: Session (the session and store modules, 55–70 ms).
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -17,8 +17,9 @@ from specbrowser.process import EXIT_INTERRUPTED
 from specbrowser.session.jobs import run_embed
 from specbrowser.types import LAYERS, SEARCH_MODES, SearchMode
 
-# Deferred to the commands that use them, so that other commands start without them: Session and
-# specbrowser.search.query (the store with sqlite-utils, 70 ms), rich.progress (4 ms).
+# Deferred to the commands that use them, so that `--help` (which builds every command's parser) and
+# a bad argument come without them: Session and specbrowser.search.query (the session and store
+# modules, 55–70 ms), rich.progress (4 ms).
 
 SCORE_DECIMALS: dict[SearchMode, int] = {"lexical": 2, "semantic": 3, "hybrid": 4}
 """Decimals a score is printed with, per mode: BM25 (units), minus an L2 distance (under 2),
