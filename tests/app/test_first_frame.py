@@ -94,3 +94,54 @@ async def test_the_first_chunk_renders_once_at_the_views_width(toylang_db, monke
         assert lines.rendered is not None and lines.markdown is not None
         widths = [width for markdown, width in renders if markdown == lines.markdown]
         assert widths == [lines.render_width], widths  # the others: rendering ahead
+
+
+@run_async
+async def test_the_search_bar_is_mounted_after_the_first_paint(toylang_db, monkeypatch) -> None:
+    """The hidden search bar (an input and a result list: 20-30 ms of CSS and mounting on
+    ECMA-262) is not in the first frame; once painted, it is there, hidden, before the job
+    bar, and ``/`` opens it."""
+    from textual._compositor import Compositor
+
+    from specbrowser.tui.widgets.search_results import SearchBar
+
+    in_first_frame: list[bool] = []
+    render_update = Compositor.render_update
+
+    def counted_render(self, *args, **kwargs):
+        if isinstance(app.screen, BrowserScreen) and not in_first_frame:
+            in_first_frame.append(bool(app.screen.query(SearchBar)))
+        return render_update(self, *args, **kwargs)
+
+    monkeypatch.setattr(Compositor, "render_update", counted_render)
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert in_first_frame == [False]
+        bar = screen.query_one(SearchBar)
+        assert not bar.display and not screen.search_bar_shown
+        children = list(screen.children)
+        assert children.index(bar) == children.index(screen.query_one(JobBar)) - 1
+        await pilot.press("slash")
+        await settle(pilot)
+        assert screen.search_bar_shown and app.focused is bar.query_one("#search-input")
+
+
+@run_async
+async def test_slash_before_the_search_bar_is_mounted_opens_it(toylang_db) -> None:
+    """A ``/`` that comes before the bar is mounted mounts it and opens it once its input is
+    there (no error)."""
+    from specbrowser.tui.widgets.search_results import SearchBar
+
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await screen.query_one(SearchBar).remove()  # as before the first paint
+        assert not screen.search_bar_shown
+        screen.search.open()
+        await settle(pilot)
+        assert screen.search_bar_shown and app.focused is screen.search_bar.query_one(
+            "#search-input"
+        )

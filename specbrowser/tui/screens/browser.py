@@ -104,14 +104,30 @@ class BrowserScreen(Screen[None]):
         with Horizontal(id="browser-panes"):
             yield ChunkTree(self.session, id="chunk-tree")
             yield ChunkView(id="chunk-view")
-        yield SearchBar(cursor_blink=self.cursor_blink, id="search-bar")
+        # the search bar is mounted after the first paint (_after_first_paint): hidden until
+        # ``/``, its input and result list cost the first frame 20-30 ms of CSS and mounting
         yield JobBar(self.session.path, id="job-bar")
         yield Footer(compact=True)
 
     @property
     def search_bar(self) -> SearchBar:
-        """The search bar (hidden until ``/``)."""
-        return self.query_one(SearchBar)
+        """The search bar (hidden until ``/``), mounted now if the first paint has not come
+        yet (:meth:`_mount_search_bar`)."""
+        bars = self.query(SearchBar)
+        return bars.first() if bars else self._mount_search_bar()
+
+    @property
+    def search_bar_shown(self) -> bool:
+        """Whether the search bar is open (False before it is mounted)."""
+        bars = self.query(SearchBar)
+        return bool(bars) and bars.first().display
+
+    def _mount_search_bar(self) -> SearchBar:
+        """Mount the hidden search bar between the panes and the job bar (once)."""
+        bar = SearchBar(cursor_blink=self.cursor_blink, id="search-bar")
+        bar.display = False
+        self.mount(bar, before=self.query_one(JobBar))
+        return bar
 
     @property
     def chunk_tree(self) -> ChunkTree:
@@ -169,7 +185,6 @@ class BrowserScreen(Screen[None]):
         self.chunk_view.previews_for = self.session.chunk_titles
         self.chunk_view.url_target_for = self._url_target
         self.chunk_tree.on_cursor = self._cursor_moved
-        self.search_bar.display = False
         first = self.session.top_level_chunks()[:1]
         if first:
             self.go_to_chunk(first[0].id)
@@ -178,13 +193,16 @@ class BrowserScreen(Screen[None]):
 
     def _after_first_paint(self) -> None:
         """What the first screen does not need, started once it is on the terminal (on two
-        cores its threads and child processes would hold the paint back): rendering ahead,
+        cores its threads and child processes would hold the paint back): the search bar,
+        rendering ahead,
         the token count, the database watch, and the fork server that re-chunks start from;
         and the garbage collector that the command line paused for the start-up
         (:func:`~specbrowser.process.resume_collector`)."""
         # deferred: multiprocessing (3 ms), which the first frame does not need
         from specbrowser.session import rechunk_process
 
+        if not self.query(SearchBar):
+            self._mount_search_bar()
         resume_collector()
         self.prefetcher.arm()
         self.chunk_sets.start_token_count()

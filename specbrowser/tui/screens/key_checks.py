@@ -37,9 +37,9 @@ class KeyChecks:
         if action in ("next_hit", "previous_hit"):
             return navigating
         if action == "close_search":
-            return navigating or self.screen.search_bar.display
+            return navigating or self.screen.search_bar_shown
         if action == "cycle_search_mode":
-            return self.screen.search_bar.display
+            return self.screen.search_bar_shown
         if action == "cycle_search_spec":
-            return self.screen.search_bar.display and len(self.screen.chunk_tree.spec_roots) > 1
+            return self.screen.search_bar_shown and len(self.screen.chunk_tree.spec_roots) > 1
         return not (action in TYPED_IN_INPUT and isinstance(self.screen.focused, Input))

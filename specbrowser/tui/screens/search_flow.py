@@ -75,7 +75,11 @@ class SearchFlow:
 
     def open(self) -> None:
         """Open the search bar (with the last query and hits) and focus its input."""
-        self.screen.search_bar.display = True
+        bar = self.screen.search_bar
+        if not bar.query("#search-input"):  # mounted just now: its input comes with the refresh
+            self.screen.call_after_refresh(self.open)
+            return
+        bar.display = True
         search_input = self._input()
         self.screen.set_focus(search_input)  # now, not later: the next key typed goes to it
         search_input.select_all()
