@@ -23,7 +23,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 
 from specbrowser.errors import EmbeddingError, SpecbrowserError
-from specbrowser.search import embed, literal
+from specbrowser.search import literal
 from specbrowser.search.hits import HIGHLIGHT_END, HIGHLIGHT_START, NO_FILTER, Hit, SearchFilter
 from specbrowser.search.symbols import symbol_hits, with_symbol_hits
 from specbrowser.store import SpecStore
@@ -218,7 +218,10 @@ def query_embedder(model: str):  # -> specbrowser.search.embed.Embedder
         EmbeddingError: the model cannot be loaded (offline files missing, …).
     """
     if model not in _EMBEDDERS:
-        _EMBEDDERS[model] = embed.load_embedder(model, threads=QUERY_THREADS)
+        # deferred: the embedding stack (5 ms of imports before onnxruntime), for a first query
+        from specbrowser.search.embed import load_embedder
+
+        _EMBEDDERS[model] = load_embedder(model, threads=QUERY_THREADS)
     return _EMBEDDERS[model]
 
 

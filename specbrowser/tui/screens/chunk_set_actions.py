@@ -16,19 +16,19 @@ every finished batch); search meanwhile answers from lexical results for the res
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from rich.text import Text
 
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import NotFoundError, SpecbrowserError
-from specbrowser.search.embed import EmbedReport
 from specbrowser.search.tokens import TokenInfo
 from specbrowser.session import DB_ERRORS
 from specbrowser.tui.screens.chunk_sets import ACTIVATE, DIFF, ChunkSetsScreen
 from specbrowser.tui.widgets.job_bar import EMBED, RECHUNK, TOKENS, JobBar, JobFinished
 
 if TYPE_CHECKING:
+    from specbrowser.search.embed import EmbedReport
     from specbrowser.tui.screens.browser import BrowserScreen
 
 
@@ -293,7 +293,7 @@ class ChunkSetLoop:
             info = message.result
             self.screen.chunk_view.set_token_info(info)
             self.screen.chunk_tree.set_truncated(set(info.over_window))
-        elif message.kind == EMBED and isinstance(message.result, EmbedReport):
+        elif message.kind == EMBED and _is_embed_report(message.result):
             report = message.result
             self.screen.notify(
                 f"{report.embedded:,} texts embedded ({report.cached:,} were already); "
@@ -333,3 +333,11 @@ class ChunkSetLoop:
         except NotFoundError as error:
             self.screen.show_error(error)
             return
+
+
+def _is_embed_report(result: object) -> TypeGuard[EmbedReport]:
+    """Whether ``result`` is an embedding job's report (the embedding module is imported by
+    the job that made it; not before the first frame)."""
+    from specbrowser.search.embed import EmbedReport
+
+    return isinstance(result, EmbedReport)
