@@ -78,7 +78,7 @@ def plan_open(
         DatabaseError, NotASpecbrowserDatabase: one database target (or ``db_path``) that
             cannot be opened.
     """
-    from specbrowser.session.core import Session  # deferred: the store, sqlite-utils (0.1 s)
+    from specbrowser.session.core import Session  # deferred: the session and store (55-70 ms)
 
     if names_one_database(targets):
         if db_path is not None:
@@ -114,7 +114,7 @@ def cache_db_for(spec_paths: list[Path]) -> Path:
 def drop_unreadable_cache(db_path: Path) -> None:
     """Delete a cache database this specbrowser cannot read (an older schema, a damaged file),
     so that an ingest can create it afresh. Only for the cache folder, which is specbrowser's."""
-    from specbrowser.session.core import Session  # deferred: the store, sqlite-utils (0.1 s)
+    from specbrowser.session.core import Session  # deferred: the session and store (55-70 ms)
 
     if not db_path.exists():
         return
@@ -151,7 +151,7 @@ def stored_spec(
     if not is_database(db_path):  # before the imports: an ingest into a new file needs none
         return None
     from specbrowser.formats import spec_sha256  # deferred: the formats, lxml (18 ms)
-    from specbrowser.session.core import Session  # deferred: the store, sqlite-utils (0.1 s)
+    from specbrowser.session.core import Session  # deferred: the session and store (55-70 ms)
     from specbrowser.session.corpus import set_holding  # deferred with the store
 
     try:

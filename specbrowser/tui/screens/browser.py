@@ -113,8 +113,7 @@ class BrowserScreen(Screen[None]):
     def search_bar(self) -> SearchBar:
         """The search bar (hidden until ``/``), mounted now if the first paint has not come
         yet (:meth:`_mount_search_bar`)."""
-        bars = self.query(SearchBar)
-        return bars.first() if bars else self._mount_search_bar()
+        return self._mount_search_bar()
 
     @property
     def search_bar_shown(self) -> bool:
@@ -123,7 +122,11 @@ class BrowserScreen(Screen[None]):
         return bool(bars) and bars.first().display
 
     def _mount_search_bar(self) -> SearchBar:
-        """Mount the hidden search bar between the panes and the job bar (once)."""
+        """The search bar; the first call mounts it, hidden, between the panes and the job
+        bar."""
+        bars = self.query(SearchBar)
+        if bars:
+            return bars.first()
         bar = SearchBar(cursor_blink=self.cursor_blink, id="search-bar")
         bar.display = False
         self.mount(bar, before=self.query_one(JobBar))
@@ -201,8 +204,7 @@ class BrowserScreen(Screen[None]):
         # deferred: multiprocessing (3 ms), which the first frame does not need
         from specbrowser.session import rechunk_process
 
-        if not self.query(SearchBar):
-            self._mount_search_bar()
+        self._mount_search_bar()
         resume_collector()
         self.prefetcher.arm()
         self.chunk_sets.start_token_count()
