@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from lxml import etree
 
-from specbrowser.chunking.enrich import subsection_label
 from specbrowser.chunking.extraction import (
     REPEATED_ATTR,
     BreakdownRun,
@@ -39,6 +38,7 @@ from specbrowser.chunking.extraction import (
     single_restore,
 )
 from specbrowser.chunking.guards import guarded_pass
+from specbrowser.chunking.labels import subsection_label
 from specbrowser.chunking.markdown import MARKER_TAGS, BlockCache, Roles, resolve_roles
 from specbrowser.chunking.markers import marker_ids, without_markers
 from specbrowser.chunking.measure import CHARS, Sizer

@@ -50,7 +50,7 @@ class Pending:
     part_path: list[str] = field(default_factory=list)
     """The names of the subsections from the section's root chunk (excluded) down to this one,
     as its retrieval text's ``Part:`` line gives them
-    (:func:`specbrowser.chunking.enrich.subsection_label`)."""
+    (:func:`specbrowser.chunking.labels.subsection_label`)."""
 
 
 @dataclass

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from specbrowser.chunking.enrich import PATH_SEPARATOR
+from specbrowser.chunking.labels import PATH_SEPARATOR
 
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 """A run of letters and digits starting with a letter (punctuation, ``%``, brackets, dots and

@@ -2,7 +2,7 @@
 
 In characters (the default unit) a chunk's size is ``len`` of its Markdown, markers included:
 :data:`CHARS`. In tokens it is what the embedding model's window counts: the tokens of the
-chunk's retrieval text (:func:`specbrowser.chunking.enrich.retrieval_text`), special tokens
+chunk's retrieval text (:func:`specbrowser.chunking.labels.retrieval_text`), special tokens
 included. The breakdown sees the chunk's Markdown, not the retrieval text, so a section's
 :class:`Sizer` adds the tokens of the header lines the section's chunks get (``Document:``,
 ``Section:``, ``Content:``) and, for a subsection, of its ``Part:`` line
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from specbrowser.chunking.enrich import part_line, retrieval_header
+from specbrowser.chunking.labels import part_line, retrieval_header
 
 SECTION_SUMMARY_TOKENS = 72
 """Tokens allowed for a ``Section summary:`` line while a section is broken down under a

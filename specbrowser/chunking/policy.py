@@ -58,7 +58,7 @@ class ChunkPolicy:
         threshold: a chunk longer than this many :attr:`unit` is broken down further. >= 1.
             In characters: of the chunk's Markdown text, markers included (Unicode code
             points, i.e. ``len(text)``). In tokens: of the chunk's retrieval text (its Markdown
-            under the header lines of :func:`specbrowser.chunking.enrich.retrieval_text`), as
+            under the header lines of :func:`specbrowser.chunking.labels.retrieval_text`), as
             the embedding model's tokenizer counts them; the chunking is then given that count
             (:class:`specbrowser.chunking.pipeline.SizeMeasure`).
         unit: ``chars`` (the default) or ``tokens`` (:data:`specbrowser.types.SizeUnit`).

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from specbrowser.chunking.enrich import section_ordinal
+from specbrowser.chunking.labels import section_ordinal
 from specbrowser.chunking.markdown import BLOCK_TAGS, HTML_ELEMENTS, MarkdownElements, text_of
 from specbrowser.chunking.markdown_text import spaced_pieces
 

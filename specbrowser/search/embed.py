@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from specbrowser.chunking.enrich import PATH_SEPARATOR, split_retrieval_text
+from specbrowser.chunking.labels import PATH_SEPARATOR, split_retrieval_text
 from specbrowser.errors import EmbeddingError
 from specbrowser.progress import Progress
 from specbrowser.search.model_files import (

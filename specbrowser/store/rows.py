@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import TYPE_CHECKING
 
-from specbrowser.chunking.enrich import SectionPaths, split_retrieval_text
 from specbrowser.chunking.identifiers import text_index_words
+from specbrowser.chunking.labels import split_retrieval_text
 from specbrowser.model import Chunk
 from specbrowser.store.sqldb import SqlDatabase
+
+if TYPE_CHECKING:
+    from specbrowser.chunking.enrich import SectionPaths
 
 
 def content_hash(text: str) -> str:

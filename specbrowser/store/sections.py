@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from specbrowser.chunking.enrich import section_ordinal
+from specbrowser.chunking.labels import section_ordinal
 from specbrowser.errors import NotFoundError
 from specbrowser.model import Document, Section
 from specbrowser.store.chunks import CHUNK_COLUMNS, NO_CHUNK_SET  # noqa: F401  (re-exported)
@@ -200,7 +200,7 @@ class Sections:
     def resolve(self, text: str) -> str:
         """The id of the section that ``text`` names: its id, else its number as the spec prints it
         (``14.6``, ``14.6.``, ``B.1.2``, ``Annex B``; matched against the stored section number,
-        :func:`specbrowser.chunking.enrich.section_ordinal`), the first in document order.
+        :func:`specbrowser.chunking.labels.section_ordinal`), the first in document order.
 
         Raises:
             NotFoundError: no section has that id or number.

@@ -12,7 +12,6 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from specbrowser.chunking.enrich import SectionPaths
 from specbrowser.chunking.policy import CONVERTER_VERSION, ChunkPolicy
 from specbrowser.chunking.stats import ChunkSetStats, StatsPart
 from specbrowser.errors import NotFoundError, PolicyError, SpecInputError
@@ -48,6 +47,7 @@ from specbrowser.store.schema import (  # noqa: F401  (re-exported)
 from specbrowser.types import IngestOutcome, MismatchKind
 
 if TYPE_CHECKING:
+    from specbrowser.chunking.enrich import SectionPaths
     from specbrowser.store.database import SpecStore
 
 

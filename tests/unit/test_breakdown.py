@@ -443,7 +443,7 @@ def test_a_long_block_with_no_tag_left_stays_unsplittable_not_markers(tmp_path):
 
 
 def test_a_packed_group_is_named_by_its_first_and_last_member_in_its_part_label(tmp_path):
-    from specbrowser.chunking.enrich import part_label
+    from specbrowser.chunking.labels import part_label
 
     paragraphs = "".join(f"<p>Paragraph {n} " + "word " * 30 + "</p>" for n in range(12))
     body = f'<emu-clause id="sec-a"><h1>A</h1>{paragraphs}</emu-clause>'

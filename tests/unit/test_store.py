@@ -23,14 +23,16 @@ from hypothesis import strategies as st
 from specbrowser import store
 from specbrowser.chunking.enrich import (
     apply_toc_paths,
-    drop_link_targets,
     finish_chunk_set,
-    part_label,
-    retrieval_text,
     section_chunks,
-    section_ordinal,
     section_paths,
     synopsis,
+)
+from specbrowser.chunking.labels import (
+    drop_link_targets,
+    part_label,
+    retrieval_text,
+    section_ordinal,
 )
 from specbrowser.chunking.markers import find_markers
 from specbrowser.chunking.pipeline import chunk_sections, summary_packet_for
@@ -526,7 +528,7 @@ def test_property_drop_link_targets_removes_every_target_right_after_a_bracket(m
 
 def test_a_retrieval_text_splits_into_header_and_body_at_its_content_line():
     """Stored apart for FTS5 snippets; a title ending in "Content:" is still header."""
-    from specbrowser.chunking.enrich import split_retrieval_text
+    from specbrowser.chunking.labels import split_retrieval_text
 
     chunk = Chunk(
         id="s",

@@ -23,7 +23,7 @@ from textual import events
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from specbrowser.chunking.enrich import DOCUMENT_LAYER, DOCUMENT_TREE_LABEL, subsection_label
+from specbrowser.chunking.labels import DOCUMENT_LAYER, DOCUMENT_TREE_LABEL, subsection_label
 from specbrowser.chunking.markers import size_without_markers
 from specbrowser.chunking.stats import is_mostly_markers, is_tiny
 from specbrowser.model import Chunk
@@ -139,7 +139,7 @@ def chunk_label(chunk: Chunk, *, context: bool = False, truncated: bool = False)
 
     The document chunk shows "Document synopsis"; root chunks ``secnum title``; subsections
     ``<tag> <n>: <title>`` or ``<tag> <n>`` without a title, n the id's part after its
-    parent's and tag's (:func:`~specbrowser.chunking.enrich.subsection_label`: ``p 3`` for
+    parent's and tag's (:func:`~specbrowser.chunking.labels.subsection_label`: ``p 3`` for
     ``sec-x-p-3``, ``li 1–27`` for the packed group ``sec-x-li-1-27``, so siblings differ).
     Chunks over the threshold get a red ⚠; a section's root chunk with a heading mismatch a
     yellow ≠ (subsections carry their section's mismatch but are not marked: the section is);
