@@ -172,10 +172,13 @@ class ChunkReads:
         """The root chunks of the top-level sections, in document order (never the document
         chunk, which has no section); of one spec of the corpus with ``document_id``, else of
         every spec, in corpus order."""
+        # from the few top-level sections to their root chunks (by section): left to itself,
+        # the planner reads every root chunk of the set first (ECMA-262: 2,200 rows, 1.4 ms
+        # against 0.2; the app's first screen asks twice)
         rows = self.db.execute(
-            f"SELECT {', '.join('c.' + c for c in CHUNK_COLUMNS)} FROM chunks c "
-            "JOIN sections s ON s.id = c.section_id "
-            "WHERE c.policy_version = ? AND c.parent_id IS NULL AND s.parent_id IS NULL "
+            f"SELECT {', '.join('c.' + c for c in CHUNK_COLUMNS)} FROM sections s "
+            "CROSS JOIN chunks c ON c.section_id = s.id "
+            "WHERE c.policy_version = ? AND +c.parent_id IS NULL AND s.parent_id IS NULL "
             "AND (? IS NULL OR c.document_id = ?) ORDER BY s.ordinal",
             [self._version(policy_version), document_id, document_id],
         ).fetchall()

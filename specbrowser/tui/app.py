@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from textual import on, work
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.command import CommandPalette
 from textual.screen import Screen
@@ -78,12 +78,6 @@ class SpecBrowserApp(App[None]):
         self.session: Session | None = None
         """The open database (None until opened)."""
 
-    def compose(self) -> ComposeResult:
-        """The base screen, seen only when no database could be opened."""
-        yield Header()
-        yield Static("No spec open.", id="app-message", markup=False)
-        yield Footer()
-
     def on_mount(self) -> None:
         """Open the database, or start the ingest first. The database is opened once the mount
         is over (``call_later``): Textual discards the frames rendered while the app mounts, so
@@ -116,7 +110,7 @@ class SpecBrowserApp(App[None]):
             self.notify(
                 str(error), title="Cannot open database", severity="error", markup=False, timeout=30
             )
-            self.query_one("#app-message", Static).update(f"Cannot open {db_path}:\n{error}")
+            self._show_message(f"Cannot open {db_path}:\n{error}")
             return False
         self.session = session
         self.title = document.title
@@ -134,6 +128,17 @@ class SpecBrowserApp(App[None]):
         else:
             self.push_screen(browser)
         return True
+
+    def _show_message(self, text: str) -> None:
+        """Show ``text`` on the base screen, the screen under every other, seen only when no
+        database could be opened. It composes nothing until then: its header, message and
+        footer would cost the first frame 5 ms of mounting under the browser screen."""
+        base = self.screen_stack[0]
+        messages = base.query("#app-message")
+        if messages:
+            messages.first(Static).update(text)
+        else:
+            base.mount_all([Header(), Static(text, id="app-message", markup=False), Footer()])
 
     @work(thread=True, exclusive=True, group="ingest")
     def _ingest(self) -> None:

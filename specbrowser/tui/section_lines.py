@@ -10,12 +10,16 @@ character offsets map to lines one to one and every character is shown.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.cells import cell_len, chop_cells
 from rich.text import Text
 
-from specbrowser.session.browse import Boundaries, ChunkSpan
 from specbrowser.tui.marker_links import chunk_href
 from specbrowser.tui.rendered_lines import RenderedLines
+
+if TYPE_CHECKING:
+    from specbrowser.session.browse import Boundaries, ChunkSpan
 
 SPAN_STYLES = ("on #1f3550", "on #4a3418")
 """Background tints of alternate spans (blue, amber): two neighbours never share one."""

@@ -22,13 +22,13 @@ from rich.text import Text
 
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import NotFoundError, SpecbrowserError
-from specbrowser.search.tokens import TokenInfo
 from specbrowser.session import DB_ERRORS
 from specbrowser.tui.screens.chunk_sets import ACTIVATE, DIFF, ChunkSetsScreen
 from specbrowser.tui.widgets.job_bar import EMBED, RECHUNK, TOKENS, JobBar, JobFinished
 
 if TYPE_CHECKING:
     from specbrowser.search.embed import EmbedReport
+    from specbrowser.search.tokens import TokenInfo
     from specbrowser.tui.screens.browser import BrowserScreen
 
 
@@ -289,7 +289,7 @@ class ChunkSetLoop:
             return
         if message.kind == RECHUNK:
             self._rechunked(message.result)
-        elif message.kind == TOKENS and isinstance(message.result, TokenInfo):
+        elif message.kind == TOKENS and _is_token_info(message.result):
             info = message.result
             self.screen.chunk_view.set_token_info(info)
             self.screen.chunk_tree.set_truncated(set(info.over_window))
@@ -333,6 +333,14 @@ class ChunkSetLoop:
         except NotFoundError as error:
             self.screen.show_error(error)
             return
+
+
+def _is_token_info(result: object) -> TypeGuard[TokenInfo]:
+    """Whether ``result`` is a token count's result (the token module is imported by the job
+    that made it; not before the first frame)."""
+    from specbrowser.search.tokens import TokenInfo
+
+    return isinstance(result, TokenInfo)
 
 
 def _is_embed_report(result: object) -> TypeGuard[EmbedReport]:

@@ -23,6 +23,7 @@ repeating) shows a placeholder body naming it until its lines are ready.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from rich.text import Text
@@ -36,9 +37,6 @@ from textual.widgets import Static
 from specbrowser.chunking.markers import Marker, find_markers
 from specbrowser.errors import SpecbrowserError
 from specbrowser.model import Chunk
-from specbrowser.search.tokens import TokenInfo
-from specbrowser.session.browse import Boundaries
-from specbrowser.session.source import ChunkSource
 from specbrowser.tui.marker_links import chunk_id_from_href, rewrite_markers
 from specbrowser.tui.rendered_lines import MARKER_SCHEME
 from specbrowser.tui.widgets.chunk_header import format_chars, header_text, set_header
@@ -46,6 +44,11 @@ from specbrowser.tui.widgets.chunk_lines import ChunkLines
 from specbrowser.tui.widgets.chunk_overlays import ScrollTo, draw_overlays, marker_text
 from specbrowser.tui.widgets.plain_bodies import PlainBody
 from specbrowser.tui.widgets.section_view import SectionView
+
+if TYPE_CHECKING:
+    from specbrowser.search.tokens import TokenInfo
+    from specbrowser.session.browse import Boundaries
+    from specbrowser.session.source import ChunkSource
 
 PLACEHOLDER = "rendering {id} ({size} characters) …"
 """The body while a chunk's lines are being rendered."""

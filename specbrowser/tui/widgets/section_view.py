@@ -10,14 +10,17 @@ mode and the header.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.style import Style
 from textual.geometry import Region
 
 from specbrowser.model import Chunk
-from specbrowser.session.browse import Boundaries
 from specbrowser.tui.section_lines import boundary_lines
 from specbrowser.tui.widgets.chunk_lines import ChunkLines
+
+if TYPE_CHECKING:
+    from specbrowser.session.browse import Boundaries
 
 CHUNK_STYLE = "bold underline"
 """The shown chunk's spans in the section view."""
