@@ -17,7 +17,13 @@ from specbrowser.cli._options import (
 )
 from specbrowser.cli._summary import outcome_line, print_summary, toc_entries_without_section
 from specbrowser.errors import NoTerminalError, SpecInputError
-from specbrowser.process import EXIT_USER_ERROR, pause_collector, resume_collector
+from specbrowser.process import (
+    EXIT_USER_ERROR,
+    hand_over_normally,
+    hand_over_quickly,
+    pause_collector,
+    resume_collector,
+)
 from specbrowser.session import opening
 from specbrowser.session.jobs import run_ingest
 from specbrowser.session.query_file import read_queries
@@ -106,7 +112,8 @@ def _run_app(
     policy_for_kind: PolicyForKind | None = None,
     queries: Path | None = None,
 ) -> int:
-    pause_collector()  # until the first screen is painted (the browser resumes it)
+    pause_collector()  # until the first screen is painted (the browser resumes both)
+    hand_over_quickly()
     try:
         # deferred: see the module's imports
         from specbrowser.tui.app import make_app
@@ -121,6 +128,7 @@ def _run_app(
         app.run()
     finally:
         resume_collector()  # an app that ended before its first screen
+        hand_over_normally()
     return app.return_code or (EXIT_USER_ERROR if getattr(app, "ingest_failed", False) else 0)
 
 

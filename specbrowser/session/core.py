@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.stats import ChunkSetStats, compute_stats
-from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.errors import AmbiguousNameError, NotFoundError, PolicyError
 from specbrowser.model import Chunk, Document, Section
 from specbrowser.progress import Progress
@@ -37,6 +36,7 @@ from specbrowser.store.corpus import SpecListing, SpecRow
 from specbrowser.types import ContentKind, ExportFormat, FilterKind, MismatchKind, SearchMode
 
 if TYPE_CHECKING:
+    from specbrowser.chunking.toc_paths import Mismatch
     from specbrowser.search.query import Hit, SearchFilter
     from specbrowser.search.tokens import TokenInfo
     from specbrowser.session.browse import (

@@ -11,11 +11,11 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from specbrowser.chunking.toc_paths import Mismatch
 from specbrowser.model import TocNode
 from specbrowser.types import MismatchKind
 
 if TYPE_CHECKING:
+    from specbrowser.chunking.toc_paths import Mismatch
     from specbrowser.store.database import SpecStore
 
 
@@ -94,6 +94,9 @@ class TocTables:
 
     def mismatches(self, kind: MismatchKind | None = None) -> list[Mismatch]:
         """The stored mismatches in document order, all or of one ``kind``."""
+        # deferred: the TOC reconciliation (2 ms), which opening a database does not need
+        from specbrowser.chunking.toc_paths import Mismatch
+
         query = "SELECT kind, section_id, parser_path, toc_path FROM mismatches"
         args: list[object] = []
         if kind:

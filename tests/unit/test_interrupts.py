@@ -19,8 +19,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from specbrowser.cli import main
-from specbrowser.process import INTERRUPTED, pause_collector, resume_collector
+from specbrowser.process import (
+    FIRST_FRAME_SWITCH_INTERVAL_S,
+    INTERRUPTED,
+    hand_over_normally,
+    hand_over_quickly,
+    pause_collector,
+    resume_collector,
+)
 from specbrowser.store import open_database
 from tests.helpers import ROOT, SAMPLE, needs_toylang
 
@@ -117,3 +126,22 @@ def test_the_start_up_pause_of_the_collector_ends_once():
     finally:
         gc.unfreeze()
         gc.enable()
+
+
+def test_the_start_up_switch_interval_is_put_back_once():
+    """The app's start-up shortens the thread switch interval until its first frame; putting
+    it back restores what it was, once, and without a shortening changes nothing."""
+    before = sys.getswitchinterval()
+    hand_over_normally()  # nothing shortened: nothing changes
+    assert sys.getswitchinterval() == before
+    try:
+        hand_over_quickly()
+        hand_over_quickly()  # shortened already: the interval to restore stays the first
+        assert sys.getswitchinterval() == pytest.approx(FIRST_FRAME_SWITCH_INTERVAL_S)
+        hand_over_normally()
+        assert sys.getswitchinterval() == before
+        sys.setswitchinterval(0.002)
+        hand_over_normally()  # once only
+        assert sys.getswitchinterval() == pytest.approx(0.002)
+    finally:
+        sys.setswitchinterval(before)
