@@ -34,6 +34,7 @@ from specbrowser.store.rows import (
     insert_rows,
     section_columns,
     store_texts,
+    upsert_row,
 )
 from specbrowser.store.schema import (  # noqa: F401  (re-exported)
     FTS_TOKENIZER,
@@ -147,7 +148,9 @@ class IngestWrite:
                 "UPDATE sections SET toc_path = ?, mismatch = ? WHERE id = ?",
                 [(v["toc_path"], v["mismatch"], k) for k, v in shared.items()],
             )
-        db.table("documents").upsert(
+        upsert_row(
+            db,
+            "documents",
             {
                 **asdict(self.document),
                 "source_paths": json.dumps(self.document.source_paths),
@@ -158,7 +161,7 @@ class IngestWrite:
                 "canonical_url": place.identity.canonical_url,
                 "position": place.position,
             },
-            pk="id",
+            "id",
         )
         self.store.toc.replace(toc or [], paths.mismatches, self.document.id, base)
         self.steps.append("spec")
@@ -462,7 +465,9 @@ class ChunkSets:
         if activate:
             self.db.execute("UPDATE policies SET active = 0")
         if document_id is None or not self.has(version):
-            self.db.table("policies").upsert(
+            upsert_row(
+                self.db,
+                "policies",
                 {
                     "version": version,
                     "settings": json.dumps(policy.settings()),
@@ -470,7 +475,7 @@ class ChunkSets:
                     "stats": stats.to_json(),
                     "active": int(activate or was_active),
                 },
-                pk="version",
+                "version",
             )
         elif activate or was_active:
             self._set_active(version)
