@@ -1007,6 +1007,46 @@ def test_reading_a_database_imports_no_sqlite_utils(tmp_path, spec):
     assert done.stdout.strip() == "False"
 
 
+def test_a_rechunk_imports_no_sqlite_utils(tmp_path, spec):
+    """A re-chunk writes rows, no tables: its one-row upserts are SQL (``upsert_row``), so the
+    command does not import sqlite-utils (35-45 ms of its start)."""
+    import subprocess
+    import sys
+
+    db_path = tmp_path / "t.db"
+    ingest([spec], db_path, SMALL)
+    probe = (
+        "import sys\n"
+        "from specbrowser.chunking.policy import ChunkPolicy\n"
+        "from specbrowser.session.rechunk import rechunk\n"
+        "from specbrowser.store import open_database\n"
+        f"db = open_database({str(db_path)!r})\n"
+        "rechunk(db, ChunkPolicy(threshold=300, breakdown_tags=('p', 'li')))\n"
+        "db.close()\n"
+        "print('sqlite_utils' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
+def test_upsert_row_inserts_then_updates_only_the_columns_given(tmp_path):
+    import sqlite3
+
+    from specbrowser.store.rows import upsert_row
+    from specbrowser.store.sqldb import SqlDatabase
+
+    db = SqlDatabase(sqlite3.connect(tmp_path / "u.db"))
+    db.execute("CREATE TABLE t (k TEXT PRIMARY KEY, a INTEGER, b TEXT)")
+    upsert_row(db, "t", {"k": "x", "a": 1, "b": "one"}, "k")
+    upsert_row(db, "t", {"k": "x", "a": 2}, "k")
+    upsert_row(db, "t", {"k": "y", "a": 3, "b": "three"}, "k")
+    assert db.execute("SELECT k, a, b FROM t ORDER BY k").fetchall() == [
+        ("x", 2, "one"),
+        ("y", 3, "three"),
+    ]
+
+
 def test_replacing_the_spec_drops_its_vectors_and_token_counts(tmp_path, spec):
     """The spec replacing itself alone in the database: the old texts' vectors, KNN index and
     token counts go too, and the file is compacted; a set added beside the same spec keeps
