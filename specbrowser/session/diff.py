@@ -290,6 +290,17 @@ def diff_chunk_sets(db: SpecStore, version_a: str, version_b: str) -> ChunkSetDi
     unchanged = 0
     for section_id, title, ordinal in db.sections.order():
         in_a, in_b = per_section.get(section_id, ([], []))
+        if in_a == in_b and text_changed.isdisjoint(c.id for c in in_a):
+            # the same chunks, sizes and flags, no text changed (most sections of a re-chunk):
+            # nothing added, removed, changed or reflagged; counted without a SectionDiff
+            unchanged += 1
+            if spec_of:
+                spec = by_spec[spec_of[section_id]]
+                overruns = sum(c.over_threshold is not None for c in in_a)
+                spec.overruns = Change(
+                    spec.overruns.before + overruns, spec.overruns.after + overruns
+                )
+            continue
         section = SectionDiff(
             section_id=section_id,
             title=title,

@@ -66,6 +66,10 @@ def test_diff_counts_each_specs_changes(corpus_db, capsys) -> None:
     assert {s.spec: s.chunks.after for s in diff.by_spec} == chunks
     assert sum(s.added for s in diff.by_spec) == diff.summary.added
     assert sum(s.sections_changed for s in diff.by_spec) == diff.summary.sections_changed
+    for side in ("before", "after"):  # unchanged sections' overruns count too
+        assert sum(getattr(s.overruns, side) for s in diff.by_spec) == sum(
+            getattr(c, side) for c in diff.summary.overruns.values()
+        )
     assert main(["diff", str(corpus_db), before, after, "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)["by_spec"]) == 2
     assert main(["diff", str(corpus_db), before, after]) == 0
