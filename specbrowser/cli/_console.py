@@ -48,6 +48,10 @@ out = _console(sys.stdout)
 err = _console(sys.stderr, stderr=True)
 
 
+def _no_progress(stage: str, done: int, total: int) -> None:
+    """The progress callback where the console is not a terminal: nothing to show."""
+
+
 @contextmanager
 def stage_progress(
     first_stage: str, console: Console | None = None
@@ -59,10 +63,13 @@ def stage_progress(
     ``total`` 0 (parsing, loading, storing: not counted) shows its name and a pulsing bar, not
     a ``0/1`` that would read as "nothing done" for the whole stage.
     """
+    console = console or err
+    if not console.is_terminal:  # no bar to draw, nor Rich's progress module to import (4 ms)
+        yield _no_progress
+        return
     # deferred: see the module's imports
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    console = console or err
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),

@@ -665,6 +665,21 @@ def test_progress_counts_the_chunked_sections():
     assert line.startswith("chunking sections") and "5/2,253" in line
 
 
+def test_progress_off_a_terminal_writes_nothing():
+    """Piped stderr (CI, a script): no bar, and the stages still report without error."""
+    import io
+
+    from rich.console import Console
+
+    from specbrowser.cli._console import stage_progress
+
+    buffer = io.StringIO()
+    with stage_progress("loading", Console(file=buffer, width=100)) as progress:
+        progress("chunking", 5, 2253)
+        progress("storing", 0, 0)
+    assert buffer.getvalue() == ""
+
+
 @pytest.mark.parametrize("stage", ["loading", "storing"])
 def test_progress_of_a_stage_that_is_not_counted_shows_no_count(stage):
     """It showed "storing 0/1" for the whole write."""
