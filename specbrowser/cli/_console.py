@@ -41,7 +41,8 @@ class _Console(Console):
 
 def _console(stream, **options) -> Console:
     piped = not stream.isatty() and "COLUMNS" not in os.environ
-    return _Console(highlight=False, width=PIPED_WIDTH if piped else None, **options)
+    # emoji off: Rich would turn ``:b:`` in spec text (``a:b:c``) into an emoji, markup or not
+    return _Console(highlight=False, emoji=False, width=PIPED_WIDTH if piped else None, **options)
 
 
 out = _console(sys.stdout)

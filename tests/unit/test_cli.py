@@ -225,6 +225,24 @@ def test_show_document_chunk_and_retrieval_text(db, capsys):
     assert "Document: Test spec\nSection: 1 Alpha > 1.1 Beta [bold]\nContent:\n" in output
 
 
+def test_spec_text_with_emoji_codes_is_printed_as_written(tmp_path, capsys):
+    """Rich replaces ``:name:`` with an emoji in any string it prints, markup off or not:
+    ``a:b:c`` came out as ``a🅱c`` in a table cell and a chunk's text."""
+    spec = write_spec(
+        tmp_path,
+        '<emu-clause id="sec-e"><h1><span class="secnum">1</span> Scheme a:b:c :smile:</h1>'
+        "<p>the pair x:id:y and :warning:</p></emu-clause>",
+    )
+    db = tmp_path / "e.db"
+    assert main(["ingest", str(spec), "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["show", str(db), "sec-e"]) == 0
+    shown = capsys.readouterr().out
+    assert "Scheme a:b:c :smile:" in shown and "x:id:y and :warning:" in shown
+    assert main(["search", str(db), "scheme", "--mode", "lexical"]) == 0  # a table
+    assert "a:b:c :smile:" in capsys.readouterr().out
+
+
 def test_show_and_recursive(db, capsys):
     assert main(["show", str(db), "sec-b"]) == 0
     output = capsys.readouterr().out
