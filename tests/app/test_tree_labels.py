@@ -125,3 +125,34 @@ async def test_packed_siblings_have_distinct_labels_at_80x24(
             for node in cells[:4]
         ]
         assert len({line.rstrip() for line in shown}) == len(shown)  # on screen, too
+
+
+@run_async
+async def test_a_remembered_label_width_follows_the_label_its_icon_and_the_pane(
+    toylang_db: Path,
+) -> None:
+    """The tree remembers each label's width (Tree asks on every rebuild of its lines); a new
+    label, an expanded node (another icon) or a narrower pane gives the width drawn now."""
+    from rich.style import Style
+
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, BrowserScreen)
+        tree = screen.chunk_tree
+
+        def drawn(node) -> int:  # type: ignore[no-untyped-def]
+            return tree.render_label(node, Style.null(), Style.null()).cell_len
+
+        node = next(n for n in tree.root.children if n.allow_expand)
+        assert tree.get_label_width(node) == drawn(node)
+        label = "sec-well-known-intrinsic-objects-p-3-7"  # fits the 120-column pane
+        node.set_label(Text(label))
+        assert tree.get_label_width(node) == drawn(node) == len(label) + 2  # the icon
+        node.expand()
+        await pilot.pause()
+        assert tree.get_label_width(node) == drawn(node)
+        await pilot.resize_terminal(60, 30)
+        await settle(pilot)
+        assert tree.get_label_width(node) == drawn(node) < len(label)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.style import Style
@@ -29,6 +30,9 @@ from specbrowser.chunking.stats import is_mostly_markers, is_tiny
 from specbrowser.model import Chunk
 from specbrowser.session import Session, SpecRow
 from specbrowser.session.filters import FilteredTree
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 OVER_THRESHOLD_MARK = " ⚠"
 """Suffix of the label of a chunk that stayed over the threshold."""
@@ -194,16 +198,20 @@ class ChunkTree(Tree[str]):
     been drawn): the screen shows the chunk in the frame that shows the cursor."""
 
     def __init__(self, session: Session, label: str = "", *, id: str | None = None) -> None:
+        self._label_widths: dict[int, tuple[object, bool, bool, int, int]] = {}
+        """Node id → (label, expandable, expanded, room, cells): :meth:`get_label_width`'s
+        answers, each good while the first four stay the same (set first: Tree's own
+        initialisation asks for a width)."""
         super().__init__(Text(label), id=id)
         self.show_root = False
         self._session = session
         self._chunk_nodes: dict[str, TreeNode[str]] = {}
         self._moving_to: TreeNode[str] | None = None
+        """The node :meth:`select_chunk` moves the cursor to after the next refresh."""
         self.key_gap = float("inf")
         """Seconds between the last two keys this tree received, by the keys' own timestamps
         (when the terminal driver read them, not when the app got to them)."""
         self._last_key_time = float("-inf")
-        """The node :meth:`select_chunk` moves the cursor to after the next refresh."""
         self._loaded_nodes: set[int] = set()
         self.filtered: FilteredTree | None = None
         """The filter the tree shows, or None for the whole (lazy) tree."""
@@ -220,15 +228,50 @@ class ChunkTree(Tree[str]):
         """The node's label (Tree's), cut to what the pane shows at the node's depth
         (:func:`fit_label`): an id keeps its start and its distinctive end."""
         label = super().render_label(node, base_style, style)
+        room = self._label_room(node)
+        return label if room is None else fit_label(label, room)
+
+    def _label_room(self, node: TreeNode[str]) -> int | None:
+        """The cells a node's label is cut to: the pane's width less the guides of the node's
+        depth; None before the pane has a width (labels whole)."""
         width = self.scrollable_content_region.width
         if width <= 0:
-            return label
+            return None
         depth = 0
         parent = node.parent
         while parent is not None and parent is not self.root:
             depth += 1
             parent = parent.parent
-        return fit_label(label, width - depth * self.guide_depth)
+        return width - depth * self.guide_depth
+
+    def get_label_width(self, node: TreeNode[str]) -> int:
+        """Cells of the node's label as :meth:`render_label` draws it (Tree's answer),
+        remembered until the label, its expand icon or its room change. Tree asks for every
+        line's width each time it rebuilds its lines (three times for the top level before
+        the first frame, and on every expand), and drawing the label is most of the cost."""
+        room = self._label_room(node)
+        room_key = -1 if room is None else room
+        known = self._label_widths.get(node.id)
+        if (
+            known is not None
+            and known[0] is node.label
+            and known[1:4] == (node.allow_expand, node.is_expanded, room_key)
+        ):
+            return known[4]
+        cells = super().get_label_width(node)
+        self._label_widths[node.id] = (
+            node.label,
+            node.allow_expand,
+            node.is_expanded,
+            room_key,
+            cells,
+        )
+        return cells
+
+    def clear(self) -> Self:
+        """Remove every node (Tree's), and the label widths remembered for them."""
+        self._label_widths.clear()
+        return super().clear()
 
     async def handle_key(self, event: events.Key) -> bool:
         """Note when keys arrive (:attr:`key_gap`), then Tree's own handling; the bindings
