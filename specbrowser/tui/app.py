@@ -19,6 +19,7 @@ from textual.worker import get_current_worker
 
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
 from specbrowser.errors import SpecbrowserError
+from specbrowser.process import hand_over_normally
 from specbrowser.progress import CancelToken, JobCancelled
 from specbrowser.session import Session, jobs
 from specbrowser.tui.commands import JumpProvider, PaletteJumpProvider, SpecPalette
@@ -83,6 +84,9 @@ class SpecBrowserApp(App[None]):
         is over (``call_later``): Textual discards the frames rendered while the app mounts, so
         a browser pushed from here rendered its first frame twice before one was shown."""
         if self.ingest_spec:
+            # the ingest thread gets the usual switch interval: the start-up's short one
+            # (hand_over_quickly) made its seconds of work hand the GIL over 10 times as often
+            hand_over_normally()
             self.push_screen(ProgressScreen([p.name for p in self.ingest_spec]))
             self._ingest()
         else:
