@@ -20,7 +20,7 @@ from specbrowser.tui.widgets.chunk_tree import (
     cut_middle,
     fit_label,
 )
-from tests.app.helpers import run_async, settle
+from tests.app.helpers import browser_of, quiet_app, run_async, settle
 from tests.helpers import SAMPLE
 
 LONG_ID = "sec-well-known-intrinsic-objects-emu-table-1-p-3-7"
@@ -135,12 +135,10 @@ async def test_a_remembered_label_width_follows_the_label_its_icon_and_the_pane(
     label, an expanded node (another icon) or a narrower pane gives the width drawn now."""
     from rich.style import Style
 
-    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+    app = quiet_app(toylang_db)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, BrowserScreen)
-        tree = screen.chunk_tree
+        tree = browser_of(app).chunk_tree
 
         def drawn(node) -> int:  # type: ignore[no-untyped-def]
             return tree.render_label(node, Style.null(), Style.null()).cell_len
