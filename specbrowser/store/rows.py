@@ -139,9 +139,10 @@ def upsert_row(db: SqlDatabase, table: str, row: dict[str, object], pk: str) -> 
     """
     columns = list(row)
     updates = ", ".join(f"[{c}] = excluded.[{c}]" for c in columns if c != pk)
+    on_conflict = f"DO UPDATE SET {updates}" if updates else "DO NOTHING"  # the key alone
     db.execute(
         f"INSERT INTO [{table}] ({', '.join(f'[{c}]' for c in columns)}) "
-        f"VALUES ({', '.join('?' * len(columns))}) ON CONFLICT([{pk}]) DO UPDATE SET {updates}",
+        f"VALUES ({', '.join('?' * len(columns))}) ON CONFLICT([{pk}]) {on_conflict}",
         list(row.values()),
     )
 

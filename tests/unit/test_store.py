@@ -1041,9 +1041,12 @@ def test_upsert_row_inserts_then_updates_only_the_columns_given(tmp_path):
     upsert_row(db, "t", {"k": "x", "a": 1, "b": "one"}, "k")
     upsert_row(db, "t", {"k": "x", "a": 2}, "k")
     upsert_row(db, "t", {"k": "y", "a": 3, "b": "three"}, "k")
+    upsert_row(db, "t", {"k": "y"}, "k")  # the key alone: kept as it is
+    upsert_row(db, "t", {"k": "z"}, "k")
     assert db.execute("SELECT k, a, b FROM t ORDER BY k").fetchall() == [
         ("x", 2, "one"),
         ("y", 3, "three"),
+        ("z", None, None),
     ]
 
 
