@@ -31,26 +31,32 @@ def ecma_db(real_db):
     return real_db("ecma262")
 
 
-def test_query_set_size_and_excerpts() -> None:
+def test_query_set_size_and_no_spec_text() -> None:
+    """The shipped queries name sections; they quote no passage (real specs are read from
+    ../shared, never copied): ECMA-262's excerpts are the automatic queries' (below)."""
     queries = read_queries(QUERIES)
     assert len(queries) >= 100
-    assert sum(q.excerpt is not None for q in queries) >= 20
+    assert all(q.excerpt is None for q in queries)
 
 
-def test_every_excerpt_lies_in_its_section(ecma_db) -> None:
-    """Each excerpt was copied from the section it names: all its words are found there."""
-    queries = read_queries(QUERIES)
+def test_every_automatic_excerpt_lies_in_its_section(ecma_db) -> None:
+    """The excerpts made from the spec (``automatic_queries``' passages) come from the section
+    each query expects: all their words are found there, in order."""
+    from specbrowser.session.auto_queries import automatic_queries
+
     with Session.open(ecma_db) as session:
+        version = session.active_version()
+        passages = [q for q in automatic_queries(session.store, version) if q.excerpt]
         texts = defaultdict(list)
-        for query in queries:
-            if query.excerpt:
-                for chunk in session.descendants(query.expected[0]):
-                    if chunk.section_id == query.expected[0]:
-                        texts[query.line].append(words(chunk.text))
-    for query in queries:
-        if query.excerpt:
-            excerpt = words(query.excerpt)
-            assert covered_tokens(excerpt, texts[query.line]) == len(excerpt), query
+        for query in passages:
+            for chunk in session.descendants(query.expected[0]):
+                if chunk.section_id == query.expected[0]:
+                    texts[query.line].append(words(chunk.text))
+    assert len(passages) >= 20
+    for query in passages:
+        assert query.excerpt is not None
+        excerpt = words(query.excerpt)
+        assert covered_tokens(excerpt, texts[query.line]) == len(excerpt), query
 
 
 def test_lexical_eval_of_the_default_set(ecma_db) -> None:
@@ -61,4 +67,15 @@ def test_lexical_eval_of_the_default_set(ecma_db) -> None:
     assert run.hit[1] >= 0.70
     assert run.hit[5] >= 0.85
     assert run.mrr >= 0.75
-    assert run.tokens[10].recall >= 0.9
+
+
+def test_token_recall_of_the_automatic_excerpts(ecma_db) -> None:
+    """The token metrics on the default set, over the excerpts made from the spec (measured
+    0.870 at k = 10, lexical; the hand-written file has no excerpts to measure them with)."""
+    from specbrowser.session.auto_queries import automatic_queries
+
+    with Session.open(ecma_db) as session:
+        queries = automatic_queries(session.store, session.active_version())
+        evaluation = evaluate(session, "automatic", queries=queries, modes=["lexical"])
+    (run,) = evaluation.runs
+    assert run.tokens[10].recall >= 0.8
