@@ -295,11 +295,8 @@ def diff_chunk_sets(db: SpecStore, version_a: str, version_b: str) -> ChunkSetDi
             # nothing added, removed, changed or reflagged; counted without a SectionDiff
             unchanged += 1
             if spec_of:
-                spec = by_spec[spec_of[section_id]]
                 overruns = sum(c.over_threshold is not None for c in in_a)
-                spec.overruns = Change(
-                    spec.overruns.before + overruns, spec.overruns.after + overruns
-                )
+                _count_into(by_spec[spec_of[section_id]], Change(overruns, overruns))
             continue
         section = SectionDiff(
             section_id=section_id,
@@ -329,7 +326,7 @@ def diff_chunk_sets(db: SpecStore, version_a: str, version_b: str) -> ChunkSetDi
         else:
             unchanged += 1
         if spec_of:
-            _count_into(by_spec[spec_of[section_id]], section)
+            _count_into(by_spec[spec_of[section_id]], section.overruns, section)
 
     reasons_a = Counter(c.over_threshold for c in sizes_a if c.over_threshold)
     reasons_b = Counter(c.over_threshold for c in sizes_b if c.over_threshold)
@@ -395,13 +392,13 @@ def _with_chunk_counts(
     return specs
 
 
-def _count_into(spec: SpecDiff, section: SectionDiff) -> None:
-    """Add one section's figures to its spec's."""
+def _count_into(spec: SpecDiff, overruns: Change[int], section: SectionDiff | None = None) -> None:
+    """Add one section's figures to its spec's: its ``overruns`` (A → B), and with ``section``
+    (None for an unchanged one) its changes."""
     spec.overruns = Change(
-        spec.overruns.before + section.overruns.before,
-        spec.overruns.after + section.overruns.after,
+        spec.overruns.before + overruns.before, spec.overruns.after + overruns.after
     )
-    if section.is_changed:
+    if section is not None and section.is_changed:
         spec.sections_changed += 1
         spec.added += len(section.added)
         spec.removed += len(section.removed)
