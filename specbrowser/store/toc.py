@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from specbrowser.model import TocNode
+from specbrowser.store.rows import insert_rows
 from specbrowser.types import MismatchKind
 
 if TYPE_CHECKING:
@@ -63,9 +64,11 @@ class TocTables:
                 f"DELETE FROM [{table}] WHERE ? IS NULL OR document_id = ?",  # constants
                 [document_id, document_id],
             )
-        self.db.table("toc_nodes").insert_all(_toc_rows(toc, document_id, base), batch_size=500)
-        self.db.table("mismatches").insert_all(
-            (
+        insert_rows(self.db, "toc_nodes", list(_toc_rows(toc, document_id, base)))
+        insert_rows(
+            self.db,
+            "mismatches",
+            [
                 {
                     "id": base + i,
                     "kind": m.kind,
@@ -75,8 +78,7 @@ class TocTables:
                     "document_id": document_id,
                 }
                 for i, m in enumerate(mismatches)
-            ),
-            batch_size=500,
+            ],
         )
 
     def load(self) -> list[TocNode]:
