@@ -43,10 +43,19 @@ def identifier_words(text: str) -> str:
         if identifier in seen:
             continue
         seen.add(identifier)
-        parts = identifier_parts(identifier)
-        if len(parts) > 1:
-            words.extend(part.lower() for part in parts)
+        found = _WORDS_OF.get(identifier)
+        if found is None:
+            parts = identifier_parts(identifier)
+            found = _WORDS_OF[identifier] = " ".join(parts).lower() if len(parts) > 1 else ""
+        if found:
+            words.append(found)
     return " ".join(words)
+
+
+_WORDS_OF: dict[str, str] = {}
+"""Each identifier met so far → its words (``""`` for one of a single part): a spec's chunks
+repeat their sections' identifiers in every header, and the same names recur across sections.
+It holds at most the distinct identifiers of the specs this process read."""
 
 
 def text_index_words(title: str, retrieval_header: str) -> str:
