@@ -545,27 +545,25 @@ class _Converter:
     # --- blocks -----------------------------------------------------------------------------
 
     def block(self, el: etree._Element, out: list[str]) -> None:
+        """``el``'s blocks appended to ``out``: from the block cache when it holds them, else
+        rendered (and cached); below :data:`MAX_NESTING` as one paragraph of its text."""
         if self.depth >= MAX_NESTING:
             self.paragraph_of(escape_text(text_of(el)), out)
             return
+        cache = self.cache
+        if cache is not None:
+            cached = cache.get(el)
+            if cached is not None:
+                out.extend(cached)
+                return
+        start = len(out)
         self.depth += 1
         try:
-            self._cached_block(el, out)
+            self._block(el, out)
         finally:
             self.depth -= 1
-
-    def _cached_block(self, el: etree._Element, out: list[str]) -> None:
-        cache = self.cache
-        if cache is None:
-            self._block(el, out)
-            return
-        cached = cache.get(el)
-        if cached is None:
-            start = len(out)
-            self._block(el, out)
+        if cache is not None:
             cache[el] = out[start:]
-        else:
-            out.extend(cached)
 
     def contained(self, el: etree._Element, out: list[str]) -> None:
         """:meth:`container` of a list item or table cell, through the block cache when the
@@ -601,13 +599,14 @@ class _Converter:
         elif tag in self.block_tags or (role is None and "-" in tag and self.holds_block(el)):
             self.container(el, out)
         else:
-            self.paragraph_of(self.inline(el), out)
+            self.paragraph_of(self.inline(el, tag, role), out)
 
     def is_block(self, el: etree._Element) -> bool:
         tag = el.tag
-        if not isinstance(tag, str):
-            return False
-        role = self.roles.get(el)
+        return isinstance(tag, str) and self.is_block_as(el, tag, self.roles.get(el))
+
+    def is_block_as(self, el: etree._Element, tag: str, role: str | None) -> bool:
+        """:meth:`is_block` of an element whose tag and role the caller has read."""
         if role is not None and role not in _EDIT_LABELS:
             return role in _BLOCK_ROLES
         if tag in EDIT_TAGS:  # an edit is a block when it holds one
@@ -648,13 +647,17 @@ class _Converter:
         """Children in order: runs of inline content become paragraphs, block children render."""
         text = el.text  # lxml makes a new str on each read of .text or .tail: read once
         buf: list[str] = [escape_text(text)] if text else []
+        roles = self.roles
         for child in el:
-            if self.is_block(child):
-                self.paragraph_of(_join_inline(buf), out)
-                buf = []
-                self.block(child, out)
-            elif isinstance(child.tag, str) and self.roles.get(child) != "skip":
-                buf.append(self.inline(child))
+            tag = child.tag
+            if isinstance(tag, str):  # not a comment
+                role = roles.get(child)
+                if self.is_block_as(child, tag, role):
+                    self.paragraph_of(_join_inline(buf), out)
+                    buf = []
+                    self.block(child, out)
+                elif role != "skip":
+                    buf.append(self.inline(child, tag, role))
             tail = child.tail
             if tail:
                 buf.append(escape_text(tail))
@@ -940,55 +943,53 @@ class _Converter:
         parts = [escape_text(text)] if text else []
         roles = self.roles
         for child in el:
-            if isinstance(child.tag, str) and roles.get(child) != "skip":
-                parts.append(self.inline(child))
+            tag = child.tag
+            if isinstance(tag, str) and (role := roles.get(child)) != "skip":
+                parts.append(self.inline(child, tag, role))
             tail = child.tail
             if tail:
                 parts.append(escape_text(tail))
         return _join_inline(parts)
 
-    def inline(self, el: etree._Element) -> str:
+    def inline(self, el: etree._Element, tag: str, role: str | None) -> str:
+        """``el`` (its tag and role as the caller read them) as inline Markdown; below
+        :data:`MAX_NESTING` as its escaped text."""
         if self.depth >= MAX_NESTING:
             return escape_text(text_of(el))
         self.depth += 1
         try:
-            return self._inline(el)
+            if role == "inline_code":
+                return self.inline_code(el)
+            if role == "link":
+                return self.link(el)
+            if role == "skip":
+                return ""
+            if tag == "br":
+                return f" {_HARD_BREAK} "
+            if tag in MARKER_TAGS:
+                return format_marker(el.get("data-id", ""), el.get("data-title", ""))
+            if role in _BLOCK_ROLES:  # a block inside inline content: keep its text, on one line
+                blocks: list[str] = []
+                self.block(el, blocks)
+                return " ".join(" ".join(b.split("\n")) for b in blocks)
+            if tag in ("sup", "sub"):
+                return script_text(tag, escape_text(" ".join(math_text(el).split())))
+            grammar = self.elements.grammar
+            if grammar is not None and grammar.optional and tag == grammar.optional:
+                return "?"  # an optional symbol's mark, outside a production too
+            inner = self.inline_children(el)
+            if role in _EDIT_LABELS and inner.strip():
+                return _delimited(inner, _EDIT_LABELS[role][0])
+            if tag in ("b", "strong") and inner.strip():
+                return _delimited(inner, "**")
+            if tag in ("i", "em", "dfn") and inner.strip():
+                return _delimited(inner, "*")
+            if tag == "img":  # multipage pages sit one folder down: "../img/x.svg" is "img/x.svg"
+                src = re.sub(r"^(?:\.\.?/)+", "", el.get("src") or "")
+                return f"![{escape_text(el.get('alt') or '')}]({src})"
+            return inner
         finally:
             self.depth -= 1
-
-    def _inline(self, el: etree._Element) -> str:
-        role = self.roles.get(el)
-        if role == "inline_code":
-            return self.inline_code(el)
-        if role == "link":
-            return self.link(el)
-        if role == "skip":
-            return ""
-        tag = el.tag
-        if tag == "br":
-            return f" {_HARD_BREAK} "
-        if tag in MARKER_TAGS:
-            return format_marker(el.get("data-id", ""), el.get("data-title", ""))
-        if role in _BLOCK_ROLES:  # a block inside inline content: keep its text, on one line
-            blocks: list[str] = []
-            self.block(el, blocks)
-            return " ".join(" ".join(b.split("\n")) for b in blocks)
-        if tag in ("sup", "sub"):
-            return script_text(tag, escape_text(" ".join(math_text(el).split())))
-        grammar = self.elements.grammar
-        if grammar is not None and grammar.optional and tag == grammar.optional:
-            return "?"  # an optional symbol's mark, outside a production too
-        inner = self.inline_children(el)
-        if role in _EDIT_LABELS and inner.strip():
-            return _delimited(inner, _EDIT_LABELS[role][0])
-        if tag in ("b", "strong") and inner.strip():
-            return _delimited(inner, "**")
-        if tag in ("i", "em", "dfn") and inner.strip():
-            return _delimited(inner, "*")
-        if tag == "img":  # multipage pages sit one folder down: "../img/x.svg" is "img/x.svg"
-            src = re.sub(r"^(?:\.\.?/)+", "", el.get("src") or "")
-            return f"![{escape_text(el.get('alt') or '')}]({src})"
-        return inner
 
     def inline_code(self, el: etree._Element) -> str:
         """A code span; a ``<br>`` inside ends one span and starts another on the next line
