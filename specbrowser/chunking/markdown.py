@@ -519,6 +519,8 @@ def code_span(text: str, pad: str = " ") -> str:
     words = text.split()
     if not words:
         return ""
+    if len(words) == 1 and len(words[0]) == len(text) and "`" not in text:  # one plain word
+        return f"`{text}`"
     lead = " " if text[0] in _HTML_SPACE else ""
     trail = " " if text[-1] in _HTML_SPACE else ""
     text = lead + " ".join(words) + trail
@@ -994,7 +996,9 @@ class _Converter:
     def inline_code(self, el: etree._Element) -> str:
         """A code span; a ``<br>`` inside ends one span and starts another on the next line
         (whitespace beside the break collapses away, as HTML renders it)."""
-        if not len(el) or next(el.iter("br"), None) is None:  # most code has no child
+        if not len(el):  # most code has no child
+            return code_span(el.text or "", _CODE_PAD)
+        if next(el.iter("br"), None) is None:
             return code_span(math_text(el), _CODE_PAD)
         pieces = math_text(el, {"br": _HARD_BREAK}).split(_HARD_BREAK)
         last = len(pieces) - 1
@@ -1108,6 +1112,8 @@ def _is_list_block(block: str) -> bool:
 
 def _join_inline(parts: list[str]) -> str:
     """Concatenate inline pieces, keeping two code spans from gluing into one."""
+    if len(parts) == 1:
+        return parts[0]
     joined = "".join(parts)
     if len(parts) < 2 or "``" not in joined:  # no piece ends and the next starts with "`"
         return joined
@@ -1132,8 +1138,9 @@ def _delimited(inner: str, mark: str) -> str:
 def _collapse(text: str) -> str:
     """``text`` with each run of ASCII whitespace one space, then stripped; a ``<br>``'s mark
     becomes a newline. Most texts hold only single spaces (ECMA-262: 40,737 of 46,971), which
-    the substitution would leave as they are: they skip it."""
-    if not text:
+    the substitution would leave as they are: they skip it; whitespace alone (what stands
+    between two blocks) is "" at once."""
+    if not text or text.isspace():
         return ""
     if "  " in text or "\n" in text or "\t" in text or "\r" in text or "\f" in text or "\v" in text:
         text = _WS.sub(" ", text)
