@@ -330,11 +330,14 @@ class _RoleSelectors:
             order.
         css: per role with selectors of other forms, in precedence order: its rank, the role
             and one compiled selector for those.
+        class_tags: the element names in ``simple`` with a selector that tests classes (an
+            element of any other name needs no class names read).
     """
 
     by_name: dict[str, str]
     simple: dict[str, tuple[_SimpleSelector, ...]]
     css: tuple[tuple[int, str, CSSSelector], ...]
+    class_tags: frozenset[str]
 
 
 @lru_cache(maxsize=16)
@@ -356,7 +359,10 @@ def _selectors(config: MarkdownConfig) -> _RoleSelectors:
                 others.append(text)
         if others:
             css.append((rank, role, CSSSelector(", ".join(others))))
-    return _RoleSelectors(by_name, {k: tuple(v) for k, v in simple.items()}, tuple(css))
+    class_tags = frozenset(
+        tag for tag, tests in simple.items() if any(t.classes or t.not_classes for t in tests)
+    )
+    return _RoleSelectors(by_name, {k: tuple(v) for k, v in simple.items()}, tuple(css), class_tags)
 
 
 def resolve_roles(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG) -> Roles:
@@ -378,7 +384,7 @@ def resolve_roles(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG) -
     if config.edits == "current":
         drop_deleted(el)
     compiled = _selectors(config)
-    by_name, simple = compiled.by_name, compiled.simple
+    by_name, simple, class_tags = compiled.by_name, compiled.simple, compiled.class_tags
     roles: Roles = {}
     if by_name or simple:  # (no name at all: iter() would walk every element)
         for match in el.iter(*by_name, *simple):
@@ -386,7 +392,7 @@ def resolve_roles(el: etree._Element, config: MarkdownConfig = DEFAULT_CONFIG) -
             role = by_name.get(tag)
             tests = simple.get(tag)
             if tests:
-                names = class_names(match)
+                names = class_names(match) if tag in class_tags else _NO_NAMES
                 for test in tests:  # in precedence order: the first that matches ranks first
                     if role is not None and _ROLE_RANK[role] <= test.rank:
                         break
