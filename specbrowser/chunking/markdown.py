@@ -724,33 +724,35 @@ class _Converter:
         except ValueError:
             number = 1
         lines: list[str] = []
-        indent = 3 if ordered else 2
+        pad = "   " if ordered else "  "  # the width of the previous item's marker
+        roles = self.roles
         for child in el:
-            if not isinstance(child.tag, str) or self.roles.get(child) == "skip":
+            tag = child.tag
+            if not isinstance(tag, str):
                 continue
-            items = child.get(LIST_ITEMS_ATTR) if child.tag in MARKER_TAGS else None
+            role = roles.get(child)
+            if role == "skip":
+                continue
+            items = child.get(LIST_ITEMS_ATTR) if tag in MARKER_TAGS else None
             if items:  # the marker of a run of items: on a line of its own, numbering goes on
                 self.marker(child, lines)
                 number += int(items)
                 continue
-            role = self.roles.get(child)
-            if role in ("ordered_list", "unordered_list"):  # a list directly inside a list
-                lines.extend(
-                    " " * indent + line if line else line for line in self.list_lines(child)
-                )
+            if role in _LIST_ROLES:  # a list directly inside a list
+                lines.extend(pad + line if line else line for line in self.list_lines(child))
                 continue
             blocks: list[str] = []
-            if child.tag == "li":
+            if tag == "li":
                 self.contained(child, blocks)
             else:
                 self.block(child, blocks)
-            body = _join_item_blocks(blocks)
             prefix = f"{number}. " if ordered else "- "
             number += 1
-            indent = len(prefix)
-            first, *rest = body.split("\n") if body else [""]
+            pad = " " * len(prefix)
+            first, *rest = _join_item_blocks(blocks).split("\n")
             lines.append((prefix + first).rstrip())
-            lines.extend(" " * indent + line if line else line for line in rest)
+            if rest:
+                lines.extend([pad + line if line else line for line in rest])
         return lines
 
     def algorithm(self, el: etree._Element, out: list[str]) -> None:
