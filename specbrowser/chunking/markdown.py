@@ -966,10 +966,10 @@ class _Converter:
         :data:`MAX_NESTING` as its escaped text."""
         if self.depth >= MAX_NESTING:
             return escape_text(text_of(el))
+        if role == "inline_code":  # converts nothing inside: no depth to count
+            return self.inline_code(el)
         self.depth += 1
         try:
-            if role == "inline_code":
-                return self.inline_code(el)
             if role == "link":
                 return self.link(el)
             if role == "skip":
