@@ -540,13 +540,13 @@ def code_span(text: str, pad: str = " ") -> str:
 class _Converter:
     """Walks one element tree with the roles resolved for it."""
 
-    __slots__ = ("block_tags", "cache", "depth", "elements", "roles", "tag_handlers")
+    __slots__ = ("block_tags", "cache", "depth", "elements", "inline_tags", "roles", "tag_handlers")
 
     def __init__(self, roles: Roles, cache: BlockCache | None, elements: MarkdownElements) -> None:
         self.roles = roles
         self.cache = cache
         self.elements = elements
-        self.block_tags, self.tag_handlers = _vocabulary(elements)
+        self.block_tags, self.tag_handlers, self.inline_tags = _vocabulary(elements)
         self.depth = 0
         """How many :meth:`block`/:meth:`inline` calls are open (see :data:`MAX_NESTING`)."""
 
@@ -970,6 +970,8 @@ class _Converter:
             return self.inline_code(el)
         self.depth += 1
         try:
+            if role is None and tag not in self.inline_tags:  # a wrapper (emu-xref, span)
+                return self.inline_children(el)
             if role == "link":
                 return self.link(el)
             if role == "skip":
@@ -1060,14 +1062,26 @@ _TAG_HANDLERS: dict[str, Callable[[_Converter, etree._Element, list[str]], None]
 }
 
 
+_INLINE_RULE_TAGS = frozenset({"br", "sup", "sub", "b", "strong", "i", "em", "dfn", "img"})
+"""Elements with an inline rule of their own (:meth:`_Converter.inline`) besides the markers and
+a format's optional mark; any other element without a role is written as its content."""
+
+
 @lru_cache(maxsize=8)
 def _vocabulary(
     elements: MarkdownElements,
-) -> tuple[frozenset[str], dict[str, Callable[[_Converter, etree._Element, list[str]], None]]]:
-    """The block tags and tag handlers with a format's elements added (once per format)."""
+) -> tuple[
+    frozenset[str],
+    dict[str, Callable[[_Converter, etree._Element, list[str]], None]],
+    frozenset[str],
+]:
+    """The block tags, tag handlers and inline rule tags (:data:`_INLINE_RULE_TAGS`) with a
+    format's elements added (once per format)."""
     handlers = dict(_TAG_HANDLERS)
     handlers.update({tag: _Converter.algorithm for tag in elements.algorithm_tags})
-    return BLOCK_TAGS | elements.block_tags, handlers
+    optional = elements.grammar.optional if elements.grammar is not None else ""
+    inline_tags = _INLINE_RULE_TAGS | MARKER_TAGS | ({optional} if optional else set())
+    return BLOCK_TAGS | elements.block_tags, handlers, inline_tags
 
 
 def _labelled_quote(label: str, blocks: list[str]) -> str:
