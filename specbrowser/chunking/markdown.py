@@ -241,6 +241,9 @@ _MULTIPAGE_HREF = re.compile(r"^[\w.%-]+\.html(#.*)$")
 _NEEDS_ANGLE_BRACKETS = re.compile(r"[ ()<>]")
 _ESCAPE_TEXT = re.compile(r"\\(?=[!-/:-@\[-`{-~])|<|&(?=#?\w+;)")
 _BLOCK_START = re.compile(r"^(?:#{1,6}(?:\s|$)|[-+*](?:\s|$)|>|=+\s*$|\d{1,9}[.)](?:\s|$))")
+_BLOCK_START_MARKS = frozenset("#-+*>=")
+"""The first characters :data:`_BLOCK_START` can match besides a decimal digit (``\\d``:
+:meth:`str.isdecimal`)."""
 _BACKTICKS = re.compile(r"`+")
 
 Roles = dict[etree._Element, str]
@@ -675,7 +678,8 @@ class _Converter:
     def paragraph_of(text: str, out: list[str]) -> None:
         text = _collapse(text)
         if text:
-            if _BLOCK_START.match(text):
+            first = text[0]
+            if (first in _BLOCK_START_MARKS or first.isdecimal()) and _BLOCK_START.match(text):
                 text = _escape_block_start(text)
             out.append(text)
 
