@@ -87,8 +87,8 @@ _PRODUCTION_LHS = re.compile(r"^\s*([A-Za-z_][\w]*)\s*(?:\[[^\]]*\])?\s*:", re.M
 def subsection_title(el: etree._Element, tag: str) -> str:
     """The title a marker gives an extracted element, or "" when it has none.
 
-    - ``emu-table``: the ``figcaption`` text ecmarkup renders ("Table 3: Attributes of an
-      Object property"), else a ``caption`` element, else the ``caption`` attribute of the
+    - ``emu-table``: the ``figcaption`` text ecmarkup renders ("Table 3: The fields of a
+      Widget"), else a ``caption`` element, else the ``caption`` attribute of the
       source form (:func:`~specbrowser.chunking.rules.caption_title`).
     - ``emu-grammar``: the names of its productions, in order, without repeats; in source form,
       the left-hand sides of its text. ``emu-production``: its name.

@@ -4,17 +4,17 @@ as ecmarkup renders them.
 A structured header is a typed signature in the ``h1`` followed by a ``<dl class="header">``::
 
     <h1>
-      ToNumber (
-        _argument_: an ECMAScript language value,
-      ): either a normal completion containing a Number or a throw completion
+      ToWidget (
+        _argument_: a Gadget,
+      ): either a normal completion containing a Widget or a throw completion
     </h1>
-    <dl class="header"><dt>description</dt><dd>It converts _argument_ to a Number.</dd></dl>
+    <dl class="header"><dt>description</dt><dd>It makes a Widget of _argument_.</dd></dl>
 
 ecmarkup (``src/Clause.ts``, ``src/header-parser.ts``) renders the heading with the parameter
-names only, ``ToNumber ( _argument_ )`` (a syntax-directed operation's without its parameter
-list), and replaces the ``dl`` by a generated paragraph: "The abstract operation ToNumber takes
-argument _argument_ (an ECMAScript language value) and returns either … . It converts …. It
-performs the following steps when called:". :func:`render_structured_headers` does the same to
+names only, ``ToWidget ( _argument_ )`` (a syntax-directed operation's without its parameter
+list), and replaces the ``dl`` by a generated paragraph: "The abstract operation ToWidget takes
+argument _argument_ (a Gadget) and returns either … . It makes …. It performs the
+following steps when called:". :func:`render_structured_headers` does the same to
 a source tree, so source and rendered spec read alike. A header it cannot parse is left as
 written, as ecmarkup leaves it.
 """

@@ -13,8 +13,8 @@ A *symbol* is a name the spec gives something, mapped to the section that define
   ``%ThrowTypeError%`` from ``%ThrowTypeError% ( )``, ``Symbol.iterator``, ``Map.prototype.size``
   from an accessor's ``get Map.prototype.size`` (``set …`` likewise);
 - ``stub``: the same for a *stub*, a section whose own text is only a pointer to the section
-  that defines the name (ECMA-262's ``19.3.2 Array ( . . . )``: "See 23.1.1.", ECMA-402's
-  ``8.2.7 Intl.NumberFormat ( . . . )``: "See 16."): it ranks below every title, so the name
+  that defines the name (a numbered title such as ``4.2 Widget ( . . . )`` whose text is
+  "See 9.1.", or "See 16."): it ranks below every title, so the name
   goes to its definition and to the stub only when nothing else defines it;
 - ``dfn``: a defined term (``<dfn>``: its text and its ``variants``), intrinsics such as
   ``%Array%`` included;
@@ -53,7 +53,7 @@ _ACCESSOR = re.compile(r"^[gs]et\s+")
 """The ``get ``/``set `` an accessor property's section title starts with."""
 
 _STUB_TEXT = re.compile(r"^See\s+\S+(?:\s+\S+){0,2}\s*\.?$")
-"""The whole own text (heading aside) of a stub section: ``See 23.1.1.``, ``See 16.``"""
+"""The whole own text (heading aside) of a stub section: ``See 9.1.``, ``See 16.``"""
 
 _STUB_MAX_CHARS = 200
 """Longer own text (whitespace included) is no stub: a cheap test before the pattern."""

@@ -462,17 +462,17 @@ def test_a_packed_group_is_named_by_its_first_and_last_member_in_its_part_label(
 
 def test_an_item_title_separates_its_text_from_its_nested_blocks(tmp_path):
     nested = (
-        "<li>If <var>space</var> is a Number, then<ol><li>Let <var>spaceMV</var> be !"
-        f" ToIntegerOrInfinity(<var>space</var>). {LONG}</li></ol></li>"
+        "<li>If <var>gap</var> is a Widget, then<ol><li>Let <var>width</var> be !"
+        f" WidthOf(<var>gap</var>). {LONG}</li></ol></li>"
         '<li>Else,<ol><li normative-optional=""><div class="attributes-tag">Normative Optional'
-        f"</div>If the host is a web browser, then {LONG}</li></ol></li>"
+        f"</div>If the gadget is a toy, then {LONG}</li></ol></li>"
     )
     body = f'<emu-clause id="sec-a"><h1>A</h1><emu-alg><ol>{nested}</ol></emu-alg></emu-clause>'
     chunks = by_id(chunk_html(tmp_path, body, seed(threshold=300, breakdown_tags=("li",))))
     titles = [chunks[s].title for s in chunks["sec-a"].subsections]
     assert titles == [
-        "If space is a Number, then Let spaceMV be !…",
-        "Else, Normative Optional If the host is a web…",
+        "If gap is a Widget, then Let width be !…",
+        "Else, Normative Optional If the gadget is a toy,…",
     ]
 
 

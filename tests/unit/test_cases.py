@@ -44,26 +44,26 @@ def test_C01_algorithm_steps_are_numbered_once(tmp_path):
 
 
 def test_C02_grammar_and_code_blocks_hold_no_links(tmp_path):
-    body = """<emu-clause id="sec-c02"><h1>Let and Const</h1>
-<emu-grammar type="definition"><emu-production name="LexicalBinding" params="In, Yield, Await" id="prod-LexicalBinding">
-  <emu-nt params="In, Yield, Await"><a href="#prod-LexicalBinding">LexicalBinding</a><emu-mods><emu-params>[In, Yield, Await]</emu-params></emu-mods></emu-nt> <emu-geq>:</emu-geq>
-  <emu-rhs a="c02aa"><emu-nt><a href="ecmascript-language-expressions.html#prod-BindingIdentifier">BindingIdentifier</a><emu-mods><emu-params>[?Yield, ?Await]</emu-params></emu-mods></emu-nt> <emu-nt optional=""><a href="#prod-Initializer">Initializer</a><emu-mods><emu-params>[?In, ?Yield, ?Await]</emu-params><emu-opt>opt</emu-opt></emu-mods></emu-nt></emu-rhs>
-  <emu-rhs a="c02bb"><emu-gann>[lookahead ∉ { <emu-t>let</emu-t> }]</emu-gann> <emu-nt><a href="#prod-BindingPattern">BindingPattern</a></emu-nt> <emu-nt><a href="#prod-Initializer">Initializer</a></emu-nt></emu-rhs>
+    body = """<emu-clause id="sec-c02"><h1>Widget Bindings</h1>
+<emu-grammar type="definition"><emu-production name="WidgetBinding" params="In, Yield, Await" id="prod-WidgetBinding">
+  <emu-nt params="In, Yield, Await"><a href="#prod-WidgetBinding">WidgetBinding</a><emu-mods><emu-params>[In, Yield, Await]</emu-params></emu-mods></emu-nt> <emu-geq>:</emu-geq>
+  <emu-rhs a="c02aa"><emu-nt><a href="gadgets.html#prod-GadgetName">GadgetName</a><emu-mods><emu-params>[?Yield, ?Await]</emu-params></emu-mods></emu-nt> <emu-nt optional=""><a href="#prod-Gizmo">Gizmo</a><emu-mods><emu-params>[?In, ?Yield, ?Await]</emu-params><emu-opt>opt</emu-opt></emu-mods></emu-nt></emu-rhs>
+  <emu-rhs a="c02bb"><emu-gann>[lookahead ∉ { <emu-t>gadget</emu-t> }]</emu-gann> <emu-nt><a href="#prod-GadgetShape">GadgetShape</a></emu-nt> <emu-nt><a href="#prod-Gizmo">Gizmo</a></emu-nt></emu-rhs>
 </emu-production></emu-grammar>
 <pre><code class="javascript">let x = <a href="#sec-foo">foo</a>();
 </code></pre>
-</emu-clause>"""  # noqa: E501 (ecmarkup's output, verbatim)
+</emu-clause>"""  # noqa: E501 (ecmarkup's output, names invented)
     (chunk,) = chunk_html(tmp_path, body)
     fence = re.search(r"```bnf\n(.*?)\n```", chunk.text, re.DOTALL)
     assert fence
     inside = fence.group(1)
     assert "](" not in inside and "<a" not in inside
     lines = inside.split("\n")
-    assert lines[0] == "LexicalBinding[In, Yield, Await] :"
+    assert lines[0] == "WidgetBinding[In, Yield, Await] :"
     assert len(lines) == 3
-    # the optional mark as ecmarkup source writes it, so "Initializer" stays a word of its own
-    assert "BindingIdentifier[?Yield, ?Await] Initializer[?In, ?Yield, ?Await]?" in lines[1]
-    assert "[lookahead ∉ { let }] BindingPattern Initializer" in lines[2]
+    # the optional mark as ecmarkup source writes it, so "Gizmo" stays a word of its own
+    assert "GadgetName[?Yield, ?Await] Gizmo[?In, ?Yield, ?Await]?" in lines[1]
+    assert "[lookahead ∉ { gadget }] GadgetShape Gizmo" in lines[2]
     assert "```javascript\nlet x = foo();\n```" in chunk.text
 
 

@@ -16,17 +16,17 @@ from specbrowser.formats.ecmarkup_headers import parse_header
 from specbrowser.formats.symbols import spec_symbols
 from tests.helpers import assert_lossless, write_spec
 
-TO_NUMBER = """
-<emu-clause id="sec-tonumber" type="abstract operation">
+TO_WIDGET = """
+<emu-clause id="sec-towidget" type="abstract operation">
   <h1>
-    ToNumber (
-      _argument_: an ECMAScript language value,
+    ToWidget (
+      _argument_: a Widget,
       optional _hint_: a String,
-    ): either a normal completion containing a Number or a throw completion
+    ): either a normal completion containing a Gadget or a throw completion
   </h1>
   <dl class="header">
     <dt>description</dt>
-    <dd>It turns _argument_ into a Number value.</dd>
+    <dd>It turns _argument_ into a Gadget.</dd>
     <dt>skip return checks</dt>
     <dd>true</dd>
   </dl>
@@ -48,46 +48,46 @@ def source_spec(tmp_path: Path, body: str):
 
 
 def test_a_structured_header_reads_as_its_rendered_heading_and_paragraph(tmp_path):
-    parsed, chunks = source_spec(tmp_path, TO_NUMBER)
-    (section,) = [s for s in parsed.sections if s.id == "sec-tonumber"]
-    assert section.title == "ToNumber ( argument [ , hint ] )"
-    text = chunks["sec-tonumber"].text
-    assert text.startswith("# 1 ToNumber ( argument [ , hint ] )\n\n")
+    parsed, chunks = source_spec(tmp_path, TO_WIDGET)
+    (section,) = [s for s in parsed.sections if s.id == "sec-towidget"]
+    assert section.title == "ToWidget ( argument [ , hint ] )"
+    text = chunks["sec-towidget"].text
+    assert text.startswith("# 1 ToWidget ( argument [ , hint ] )\n\n")
     assert (
-        "The abstract operation ToNumber takes argument `argument` (an ECMAScript language value)"
+        "The abstract operation ToWidget takes argument `argument` (a Widget)"
         " and optional argument `hint` (a String) and returns either a normal completion "
-        "containing a Number or a throw completion. It turns `argument` into a "
-        "Number value. It performs the following steps when called:\n\n1. If"
+        "containing a Gadget or a throw completion. It turns `argument` into a "
+        "Gadget. It performs the following steps when called:\n\n1. If"
     ) in text
     assert "description" not in text and "skip return checks" not in text
     assert "true" not in text
 
 
 def test_a_structured_header_names_its_operation_as_the_clause_aoid(tmp_path):
-    parsed, _ = source_spec(tmp_path, TO_NUMBER)
+    parsed, _ = source_spec(tmp_path, TO_WIDGET)
     aoids = [s for s in spec_symbols(parsed.sections, parsed.elements) if s.kind == "aoid"]
-    assert [(s.name, s.section_id) for s in aoids] == [("ToNumber", "sec-tonumber")]
+    assert [(s.name, s.section_id) for s in aoids] == [("ToWidget", "sec-towidget")]
 
 
 def test_a_subscript_in_a_source_algorithm_keeps_its_mark(tmp_path):
-    _, chunks = source_spec(tmp_path, TO_NUMBER)
-    text = chunks["sec-tonumber"].text
+    _, chunks = source_spec(tmp_path, TO_WIDGET)
+    text = chunks["sec-towidget"].text
     assert "return `+0`_𝔽." in text and "Return 2^(n - 1)." in text
 
 
 def test_a_syntax_directed_operation_is_headed_without_its_parameters(tmp_path):
     body = """
 <emu-clause id="sec-bn" type="sdo">
-  <h1>Static Semantics: BoundNames ( ): a List of Strings</h1>
+  <h1>Static Semantics: GadgetNames ( ): a List of Gadgets</h1>
   <dl class="header"></dl>
   <emu-grammar>A : B</emu-grammar>
   <emu-alg>1. Return a new empty List.</emu-alg>
 </emu-clause>"""
     parsed, chunks = source_spec(tmp_path, body)
-    assert parsed.sections[-1].title == "Static Semantics: BoundNames"
+    assert parsed.sections[-1].title == "Static Semantics: GadgetNames"
     assert (
-        "The syntax-directed operation BoundNames takes no arguments and returns a List of "
-        "Strings. It is defined piecewise over the following productions:"
+        "The syntax-directed operation GadgetNames takes no arguments and returns a List of "
+        "Gadgets. It is defined piecewise over the following productions:"
     ) in chunks["sec-bn"].text
 
 
@@ -97,22 +97,22 @@ def test_a_method_header_names_what_it_is_for_and_a_paragraph_description_stands
     body = """
 <emu-clause id="sec-m" type="concrete method">
   <h1>
-    HasBinding (
+    HasGadget (
       _N_: a String,
     ): a Boolean
   </h1>
   <dl class="header">
-    <dt>for</dt><dd>a Declarative Environment Record _envRec_</dd>
+    <dt>for</dt><dd>a Gadget Record _rec_</dd>
     <dt>description</dt><dd><p>First part.</p><p>Second part.</p></dd>
   </dl>
   <emu-note><p>A note.</p></emu-note>
   <emu-alg>1. Return *true*.</emu-alg>
 </emu-clause>"""
     parsed, chunks = source_spec(tmp_path, body)
-    assert parsed.sections[-1].title == "HasBinding ( N )"
+    assert parsed.sections[-1].title == "HasGadget ( N )"
     text = chunks["sec-m"].text
     assert (
-        "The HasBinding concrete method of a Declarative Environment Record `envRec` takes "
+        "The HasGadget concrete method of a Gadget Record `rec` takes "
         "argument `N` (a String) and returns a Boolean.\n\nFirst part.\n\nSecond part."
     ) in text
     assert text.index("> A note.") < text.index("It performs the following steps when called:")
