@@ -865,7 +865,7 @@ class _Converter:
             if isinstance(tag, str):
                 if optional and tag == optional:
                     parts.append("?")
-                elif tag in ("sup", "sub"):
+                elif tag in _SCRIPT_TAGS:
                     parts.append(script_text(tag, " ".join(math_text(child).split())))
                 else:
                     inner = self.marked_text(child, optional)
@@ -988,7 +988,7 @@ class _Converter:
                 blocks: list[str] = []
                 self.block(el, blocks)
                 return " ".join(" ".join(b.split("\n")) for b in blocks)
-            if tag in ("sup", "sub"):
+            if tag in _SCRIPT_TAGS:
                 return script_text(tag, escape_text(" ".join(math_text(el).split())))
             grammar = self.elements.grammar
             if grammar is not None and grammar.optional and tag == grammar.optional:
@@ -996,9 +996,9 @@ class _Converter:
             inner = self.inline_children(el)
             if role in _EDIT_LABELS and inner.strip():
                 return _delimited(inner, _EDIT_LABELS[role][0])
-            if tag in ("b", "strong") and inner.strip():
+            if tag in _STRONG_TAGS and inner.strip():
                 return _delimited(inner, "**")
-            if tag in ("i", "em", "dfn") and inner.strip():
+            if tag in _EMPHASIS_TAGS and inner.strip():
                 return _delimited(inner, "*")
             if tag == "img":  # multipage pages sit one folder down: "../img/x.svg" is "img/x.svg"
                 src = re.sub(r"^(?:\.\.?/)+", "", el.get("src") or "")
@@ -1066,9 +1066,13 @@ _TAG_HANDLERS: dict[str, Callable[[_Converter, etree._Element, list[str]], None]
 }
 
 
-_INLINE_RULE_TAGS = frozenset({"br", "sup", "sub", "b", "strong", "i", "em", "dfn", "img"})
-"""Elements with an inline rule of their own (:meth:`_Converter.inline`) besides the markers and
-a format's optional mark; any other element without a role is written as its content."""
+_SCRIPT_TAGS = frozenset({"sup", "sub"})
+_STRONG_TAGS = frozenset({"b", "strong"})
+_EMPHASIS_TAGS = frozenset({"i", "em", "dfn"})
+_INLINE_RULE_TAGS = frozenset({"br", "img"}) | _SCRIPT_TAGS | _STRONG_TAGS | _EMPHASIS_TAGS
+"""Elements with an inline rule of their own (:meth:`_Converter.inline`: the tags its rules
+test) besides the markers and a format's optional mark; any other element without a role is
+written as its content."""
 
 
 @lru_cache(maxsize=8)
