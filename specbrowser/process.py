@@ -146,6 +146,19 @@ def hand_over_normally() -> None:
         _switch_interval = None
 
 
+def hold_for_first_frame() -> None:
+    """The app's start-up, from ``open`` to its first frame: the collector paused
+    (:func:`pause_collector`) and the switch interval shortened (:func:`hand_over_quickly`)."""
+    pause_collector()
+    hand_over_quickly()
+
+
+def release_after_first_frame() -> None:
+    """End :func:`hold_for_first_frame` (each half a no-op when already ended)."""
+    resume_collector()
+    hand_over_normally()
+
+
 def exit_quickly_from_now() -> None:
     """Make :func:`keep_until_exit` keep values: the process will end by :func:`leave`."""
     global _leaving

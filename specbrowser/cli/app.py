@@ -17,13 +17,7 @@ from specbrowser.cli._options import (
 )
 from specbrowser.cli._summary import outcome_line, print_summary, toc_entries_without_section
 from specbrowser.errors import NoTerminalError, SpecInputError
-from specbrowser.process import (
-    EXIT_USER_ERROR,
-    hand_over_normally,
-    hand_over_quickly,
-    pause_collector,
-    resume_collector,
-)
+from specbrowser.process import EXIT_USER_ERROR, hold_for_first_frame, release_after_first_frame
 from specbrowser.session import opening
 from specbrowser.session.jobs import run_ingest
 from specbrowser.session.query_file import read_queries
@@ -112,8 +106,7 @@ def _run_app(
     policy_for_kind: PolicyForKind | None = None,
     queries: Path | None = None,
 ) -> int:
-    pause_collector()  # until the first screen is painted (the browser resumes both)
-    hand_over_quickly()
+    hold_for_first_frame()  # until the first screen is painted (the browser releases it)
     try:
         # deferred: see the module's imports
         from specbrowser.tui.app import make_app
@@ -127,8 +120,7 @@ def _run_app(
         )
         app.run()
     finally:
-        resume_collector()  # an app that ended before its first screen
-        hand_over_normally()
+        release_after_first_frame()  # an app that ended before its first screen
     return app.return_code or (EXIT_USER_ERROR if getattr(app, "ingest_failed", False) else 0)
 
 

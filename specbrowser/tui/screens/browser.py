@@ -31,7 +31,7 @@ from textual.widgets import Footer, Header, Input, OptionList, Tree
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import SpecbrowserError
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk
-from specbrowser.process import hand_over_normally, resume_collector
+from specbrowser.process import release_after_first_frame
 from specbrowser.search.query import Hit
 from specbrowser.session import Session, SpecRow
 from specbrowser.tui.commands import FilterProvider
@@ -199,14 +199,13 @@ class BrowserScreen(Screen[None]):
         cores its threads and child processes would hold the paint back): the search bar,
         rendering ahead, the token count, the database watch, and the fork server that
         re-chunks start from; and the garbage collector and the thread switch interval the
-        command line set for the start-up (:func:`~specbrowser.process.resume_collector`,
-        :func:`~specbrowser.process.hand_over_normally`)."""
+        command line set for the start-up
+        (:func:`~specbrowser.process.release_after_first_frame`)."""
         # deferred: multiprocessing (3 ms), which the first frame does not need
         from specbrowser.session import rechunk_process
 
         self._mount_search_bar()
-        resume_collector()
-        hand_over_normally()
+        release_after_first_frame()
         self.prefetcher.arm()
         self.chunk_sets.start_token_count()
         self.chunk_sets.watch_database(LIVE_CHECK_SECONDS)
