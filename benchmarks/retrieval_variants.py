@@ -177,7 +177,8 @@ def main() -> None:
         target = {
             anchor: (section, chunk)
             for anchor, section, chunk in db.execute(
-                "SELECT anchor, section_id, chunk_id FROM chunk_anchors WHERE policy_version = ?",
+                "SELECT j.value, r.section_id, r.id FROM chunk_rows r, json_each(r.anchors) j "
+                "WHERE r.policy_version = ? ORDER BY r.ordinal DESC",  # the first chunk wins
                 [version],
             )
         }

@@ -142,7 +142,9 @@ def main() -> int:
             print("unresolved: " + ", ".join(report.unresolved))
         symbols = db.db.execute("SELECT kind, count(*) FROM symbols GROUP BY kind").fetchall()
         anchors = db.db.execute(
-            "SELECT count(*) FROM chunk_anchors WHERE policy_version = ?", [version]
+            "SELECT count(DISTINCT j.value) FROM chunk_rows r, json_each(r.anchors) j "
+            "WHERE r.policy_version = ?",
+            [version],
         ).fetchone()[0]
         print(f"symbols by kind: {dict(symbols)}; anchors in subsections: {anchors:,}")
         if SPEC.exists():

@@ -270,3 +270,20 @@ def word_coverage(chunks: list[Chunk], paths: list[Path]) -> tuple[float, float,
     lost = Counter({w: n - got[w] for w, n in source.items() if n > got[w]})
     extra = sum(max(0, n - source[w]) for w, n in got.items())
     return sum(lost.values()) / total, extra / total, lost
+
+
+def anchor_table_before_schema_12(conn) -> None:
+    """Put a database's anchor map back as schemas 8 to 11 held it, for a test that presents a
+    current file as an older one: ``chunk_anchors`` (a row per id of a subsection, the first
+    chunk where two hold it, keyed without a spec) instead of ``chunk_rows.anchors``. ``conn`` is
+    a DB-API connection; the caller commits."""
+    conn.execute(
+        "CREATE TABLE chunk_anchors (policy_version TEXT NOT NULL, anchor TEXT NOT NULL, "
+        "section_id TEXT NOT NULL, chunk_id TEXT NOT NULL, "
+        "PRIMARY KEY (policy_version, anchor)) WITHOUT ROWID"
+    )
+    conn.execute(
+        "INSERT OR IGNORE INTO chunk_anchors SELECT r.policy_version, j.value, r.section_id, "
+        "r.id FROM chunk_rows r, json_each(r.anchors) j ORDER BY r.ordinal"
+    )
+    conn.execute("ALTER TABLE chunk_rows DROP COLUMN anchors")

@@ -206,12 +206,12 @@ class Corpus:
 
     def delete_rows(self, document_id: str) -> None:
         """Delete everything of one spec: its sections, its chunk rows in every set, its
-        symbols, anchor rows, TOC and mismatches, and the texts no set uses any more (call
+        symbols, TOC and mismatches, and the texts no set uses any more (call
         inside a transaction; the ``documents`` row stays, for the caller to update or
         delete). Embeddings stay: they are keyed by text and model."""
         for table in ("sections",):
             self.db.execute(f"DELETE FROM [{table}] WHERE document_id = ?", [document_id])
-        for table in ("chunk_rows", "symbols", "chunk_anchors", "toc_nodes", "mismatches"):
+        for table in ("chunk_rows", "symbols", "toc_nodes", "mismatches"):
             self.db.execute(f"DELETE FROM [{table}] WHERE document_id = ?", [document_id])
 
     def remove(self, name: str, then: Callable[[], None] | None = None) -> tuple[SpecRow, int]:

@@ -39,7 +39,8 @@ if TYPE_CHECKING:
 
 _ROW_COLUMNS = (
     "policy_version, id, section_id, parent_id, subsections, depth, layer, "
-    "breakdown_tag, ordinal, over_threshold, text_id, threshold_lo, threshold_hi, document_id"
+    "breakdown_tag, ordinal, over_threshold, text_id, threshold_lo, threshold_hi, document_id, "
+    "anchors"
 )
 
 
@@ -208,7 +209,7 @@ class StoredTrees:
 
     def copy(self, version: str, plan: CopyPlan) -> int:
         """Insert the rows of the trees ``plan`` copies into the set ``version``, each section's
-        chunks renumbered from its new first ordinal, with their anchor rows
+        chunks renumbered from its new first ordinal, with their anchors
         (:mod:`specbrowser.store.symbols`); returns how many chunk rows. Call inside a
         transaction, after the set's old rows were deleted.
 
@@ -222,13 +223,11 @@ class StoredTrees:
                 f"INSERT INTO chunk_rows ({_ROW_COLUMNS}) "
                 "SELECT ?, r.id, r.section_id, r.parent_id, "
                 "r.subsections, r.depth, r.layer, r.breakdown_tag, r.ordinal + j.value, "
-                "r.over_threshold, r.text_id, r.threshold_lo, r.threshold_hi, r.document_id "
-                "FROM json_each(?) j CROSS JOIN chunk_rows r ON r.policy_version = ? "
+                "r.over_threshold, r.text_id, r.threshold_lo, r.threshold_hi, r.document_id, "
+                "r.anchors FROM json_each(?) j CROSS JOIN chunk_rows r ON r.policy_version = ? "
                 "AND r.section_id = j.key",
                 [version, json.dumps(deltas), source],
             ).rowcount
-        for source, deltas in _deltas(plan).items():
-            self.store.symbols.copy_chunk_anchors(version, source, list(deltas))
         if copied != plan.chunk_count:
             raise DatabaseError(
                 f"a stored chunk set changed during the re-chunk ({copied:,} chunks "

@@ -161,7 +161,9 @@ def chunk_row(
     policy_version: str, chunk: Chunk, text_id: int, document_id: str | None = None
 ) -> dict[str, object]:
     """The ``chunk_rows`` row of a chunk of set ``policy_version`` whose text is ``text_id``,
-    of the spec ``document_id``."""
+    of the spec ``document_id``. A subsection's row holds its :attr:`Chunk.anchors` (a JSON list,
+    ``[]`` for none); a section's root row and the document chunk's hold NULL there (an id no
+    subsection holds is in its section's root chunk)."""
     subsections = chunk.subsections
     lo, hi = chunk.holds_for or (None, None)
     return {
@@ -181,6 +183,9 @@ def chunk_row(
         "threshold_lo": lo,
         "threshold_hi": hi,
         "document_id": document_id,
+        "anchors": json_strings(chunk.anchors)
+        if chunk.parent_id is not None and chunk.section_id is not None
+        else None,
     }
 
 

@@ -23,8 +23,8 @@ APP_ID = "specbrowser"
 log = logging.getLogger("specbrowser")
 """Where an upgrade is reported (level INFO); the command line prints it as one line."""
 
-SCHEMA_VERSION = 12
-"""Stored in ``meta``; describes every table of the file. A database of version 4 to 10 is
+SCHEMA_VERSION = 13
+"""Stored in ``meta``; describes every table of the file. A database of version 4 to 12 is
 upgraded when opened (:data:`MIGRATIONS`); any other version is refused with a clear message.
 2: several chunk sets per database; chunks gained ``retrieval_text``, ``section_ordinal`` and
 the document chunk; documents gained ``sections_sha256``.
@@ -62,7 +62,11 @@ FTS5 index (:data:`FTS_COLUMNS`), which is rebuilt with :data:`FTS_TOKENIZER`.
 12: a corpus (:mod:`specbrowser.store.corpus`): ``documents`` gained ``name`` (the spec's handle
 and id prefix), ``shortname`` and ``canonical_url`` (its identity) and ``position`` (its place in
 the corpus); ``chunk_rows``, ``symbols``, ``toc_nodes``, ``mismatches`` and ``chunk_anchors``
-gained ``document_id``, the spec they belong to (``chunk_anchors`` is keyed by it)."""
+gained ``document_id``, the spec they belong to (``chunk_anchors`` is keyed by it).
+13: ``chunk_anchors`` is gone: a subsection's row in ``chunk_rows`` holds its own anchors
+(``anchors``, a JSON list of the element ids its part of the section holds), so a chunk set's
+anchor map is written with its rows and copied with them (a table of its own was a row and two
+index entries per id: 2.8 MB and some 60 ms of each ECMA-262 re-chunk)."""
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 """FTS5's Unicode word tokenizer, folding case and diacritics. Spec tokens such as
@@ -221,6 +225,7 @@ def create_chunk_tables(db: SqlDatabase) -> None:
             "threshold_lo": int,
             "threshold_hi": int,
             "document_id": str,
+            "anchors": str,
         },
         pk=("policy_version", "id"),
     )
@@ -275,6 +280,14 @@ CHUNK_ANCHORS_TABLE = """CREATE TABLE IF NOT EXISTS chunk_anchors (
     chunk_id TEXT NOT NULL,
     PRIMARY KEY (policy_version, document_id, anchor)
 ) WITHOUT ROWID"""
+"""Schemas 8 to 12's anchor map (one row per id of a subsection), made and rebuilt by their
+migrations and folded into ``chunk_rows.anchors`` by :func:`_anchors_in_rows`."""
+
+_CHUNK_ANCHORS_12 = (
+    CHUNK_ANCHORS_TABLE,
+    "CREATE INDEX IF NOT EXISTS chunk_anchors_section ON chunk_anchors "
+    "(policy_version, section_id)",
+)
 
 SYMBOL_TABLES = (
     """CREATE TABLE IF NOT EXISTS symbols (
@@ -289,19 +302,15 @@ SYMBOL_TABLES = (
 )""",
     "CREATE INDEX IF NOT EXISTS symbols_name ON symbols (name, rank, ordinal)",
     "CREATE INDEX IF NOT EXISTS symbols_key ON symbols (key, rank, ordinal)",
-    CHUNK_ANCHORS_TABLE,
-    "CREATE INDEX IF NOT EXISTS chunk_anchors_section ON chunk_anchors "
-    "(policy_version, section_id)",
 )
 """``symbols``: ``name`` as written, ``key`` its casefolded form (a query typed in another case
 still finds it), ``rank`` the kind's place in :data:`~specbrowser.types.SYMBOL_KINDS`
 (0: an abstract operation), ``ordinal`` the row's place in the corpus's order, ``document_id``
-the spec that defines it (an anchor is one spec's: every lookup names the spec). ``chunk_anchors``:
-see :mod:`specbrowser.store.symbols`."""
+the spec that defines it (an anchor is one spec's: every lookup names the spec)."""
 
 
 def create_symbol_tables(db: SqlDatabase) -> None:
-    """``symbols`` and ``chunk_anchors`` with their indexes (:data:`SYMBOL_TABLES`)."""
+    """``symbols`` with its indexes (:data:`SYMBOL_TABLES`)."""
     for statement in SYMBOL_TABLES:
         db.execute(statement)
 
@@ -382,6 +391,8 @@ def _symbol_index(db: SqlDatabase) -> None:
     pending in ``meta`` (:data:`SYMBOLS_PENDING`), and whoever opens the database fills it
     (:func:`specbrowser.session.stores.open_store`)."""
     create_symbol_tables(db)
+    for statement in _CHUNK_ANCHORS_12:
+        db.execute(statement)
     db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", [SYMBOLS_PENDING])
 
 
@@ -533,13 +544,32 @@ def _corpus(db: SqlDatabase) -> None:
     db.create_view("chunks", CHUNKS_VIEW)
     db.execute("ALTER TABLE chunk_anchors RENAME TO chunk_anchors_11")
     db.execute("DROP INDEX IF EXISTS chunk_anchors_section")
-    create_symbol_tables(db)
+    for statement in _CHUNK_ANCHORS_12:
+        db.execute(statement)
     db.execute(
         "INSERT INTO chunk_anchors (policy_version, document_id, anchor, section_id, chunk_id) "
         "SELECT policy_version, ?, anchor, section_id, chunk_id FROM chunk_anchors_11",
         [document_id or ""],
     )
     db.execute("DROP TABLE chunk_anchors_11")
+
+
+def _anchors_in_rows(db: SqlDatabase) -> None:
+    """12 → 13: each set's anchor rows move into its subsections' ``chunk_rows.anchors``, and
+    ``chunk_anchors`` is dropped. A set that recorded anchors (it has anchor rows) gets a list on
+    every subsection row, ``[]`` for one without ids; a set that did not (made before schema 8)
+    keeps NULL there, so it still reads as having no anchor map
+    (:meth:`specbrowser.store.symbols.SymbolIndex.has_anchor_map`)."""
+    if "anchors" not in db.table("chunk_rows").columns_dict:
+        db.execute("ALTER TABLE chunk_rows ADD COLUMN anchors TEXT")
+    db.execute(
+        "UPDATE chunk_rows SET anchors = CASE WHEN policy_version IN "
+        "(SELECT DISTINCT policy_version FROM chunk_anchors) THEN "
+        "coalesce((SELECT json_group_array(a.anchor) FROM chunk_anchors a "
+        "WHERE a.policy_version = chunk_rows.policy_version AND a.chunk_id = chunk_rows.id), "
+        "'[]') END WHERE parent_id IS NOT NULL"
+    )
+    db.execute("DROP TABLE chunk_anchors")
 
 
 class Migration(NamedTuple):
@@ -560,6 +590,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(10, "no_shared_fts", _no_shared_fts),
     Migration(11, "index_words", _index_words),
     Migration(12, "corpus", _corpus),
+    Migration(13, "anchors_in_rows", _anchors_in_rows),
 )
 """Every upgrade, in order; the last one's version is :data:`SCHEMA_VERSION`. A database of
 schema ``v`` gets those above ``v``, each in its own transaction (an interrupted upgrade leaves a

@@ -488,7 +488,6 @@ class ChunkSets:
                 "DELETE FROM chunk_rows WHERE policy_version = ? AND document_id = ?",
                 [version, document_id],
             ).rowcount
-        self.store.symbols.delete_chunk_anchors(version, document_id)
         text_ids, new_texts = store_texts(self.db, chunks)
         spec_of = owners or [document_id or self._sole_document()] * len(chunks)
         insert_rows(
@@ -499,11 +498,6 @@ class ChunkSets:
                 for c, i, d in zip(chunks, text_ids, spec_of, strict=True)
             ],
         )
-        by_spec: dict[str, list[Chunk]] = {}
-        for chunk, owner in zip(chunks, spec_of, strict=True):
-            by_spec.setdefault(owner, []).append(chunk)
-        for owner, owned in by_spec.items():
-            self.store.symbols.add_chunk_anchors(version, owned, owner or None)
         if copies is not None:
             self.store.trees.copy(version, copies)
         if replaced:
@@ -605,7 +599,6 @@ class ChunkSets:
                     "DELETE FROM chunk_rows WHERE policy_version = ?", [version]
                 ).rowcount
                 self.db.execute("DELETE FROM policies WHERE version = ?", [version])
-                self.store.symbols.delete_chunk_anchors(version)
                 drop_set_fts(self.db, version)
                 deleted.append((version, chunks, drop_unused_texts(self.db)))
         return deleted

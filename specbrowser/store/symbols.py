@@ -4,11 +4,12 @@
   kind, defining section and anchor (the defining element's id, when it has one). Written with
   the sections (ingest; after the schema-8 migration, by whoever opens the database); a
   re-chunk keeps it (it depends on the document, not on a chunk set).
-- ``chunk_anchors``: per chunk set, each element id that lies in a *subsection* of its section
-  (a chunk the breakdown extracted), with that chunk. An id in the document that has no row
-  here lies in its section's root chunk. Written with the set's chunk rows (the breakdown
-  records the ids each chunk's part of the section holds, :attr:`Chunk.anchors`), copied with
-  the chunk trees a re-chunk copies, deleted with the set.
+- each chunk set's anchor map: the element ids that lie in a *subsection* of their section (a
+  chunk the breakdown extracted), held by that subsection's row (``chunk_rows.anchors``, a JSON
+  list: the ids the breakdown found in the chunk's part of the section, :attr:`Chunk.anchors`).
+  An id no subsection of its section holds lies in the section's root chunk; an id a subsection
+  and a later one both hold (a spec that repeats an id) is the first one's. Written, copied and
+  deleted with the set's rows.
 
 Every statement is parameterized; writes happen inside the caller's transaction.
 """
@@ -16,10 +17,10 @@ Every statement is parameterized; writes happen inside the caller's transaction.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from specbrowser.model import Chunk, Symbol
+from specbrowser.model import Symbol
 from specbrowser.store.queries import ChunkFilter
 from specbrowser.store.rows import insert_rows, select_in
 from specbrowser.store.schema import SYMBOLS_PENDING
@@ -88,56 +89,6 @@ class SymbolIndex:
         self.db.execute("DELETE FROM meta WHERE key = ?", [SYMBOLS_PENDING])
         return len(rows)
 
-    def add_chunk_anchors(
-        self, version: str, chunks: Sequence[Chunk], document_id: str | None = None
-    ) -> None:
-        """Record where the anchors of the spec ``document_id`` lie in the set ``version``: each
-        id a subsection's part of its section holds (:attr:`Chunk.anchors` of chunks with a
-        parent). An id held twice (a spec that repeats an id) keeps its first chunk."""
-        seen: set[str] = set()
-        rows: list[dict[str, object]] = []
-        for chunk in chunks:
-            if chunk.parent_id is None or chunk.section_id is None:
-                continue
-            for anchor in chunk.anchors:
-                if anchor not in seen:
-                    seen.add(anchor)
-                    rows.append(
-                        {
-                            "policy_version": version,
-                            "document_id": document_id or "",
-                            "anchor": anchor,
-                            "section_id": chunk.section_id,
-                            "chunk_id": chunk.id,
-                        }
-                    )
-        insert_rows(self.db, "chunk_anchors", rows)
-
-    def copy_chunk_anchors(self, version: str, source: str, sections: list[str]):
-        """Copy the anchor rows of ``sections`` from the set ``source`` into the set ``version``
-        (the chunk trees a re-chunk copies keep their ids, so their anchors lie where they did).
-
-        The sections are an ``IN`` list, not a join: joined, SQLite searched the source set's rows
-        once per section (0.67 s for ECMA-262's 2,254 against 6 ms)."""
-        self.db.execute(
-            "INSERT OR IGNORE INTO chunk_anchors "
-            "(policy_version, document_id, anchor, section_id, chunk_id) "
-            "SELECT ?, a.document_id, a.anchor, a.section_id, a.chunk_id FROM chunk_anchors a "
-            "WHERE a.policy_version = ? AND a.section_id IN (SELECT value FROM json_each(?))",
-            [version, source, json.dumps(sections)],
-        )
-
-    def delete_chunk_anchors(
-        self, version: str | None = None, document_id: str | None = None
-    ) -> None:
-        """Delete the anchor rows of the set ``version`` (None: of every set), of the spec
-        ``document_id`` (None: of every spec)."""
-        self.db.execute(
-            "DELETE FROM chunk_anchors WHERE (? IS NULL OR policy_version = ?) "
-            "AND (? IS NULL OR document_id = ?)",
-            [version, version, document_id, document_id],
-        )
-
     def find(self, name: str, *, limit: int = 20) -> list[SymbolRow]:
         """The definitions of ``name``, best first (kind rank, then document order): exact matches,
         or when there is none, matches in any case (casefolded). [] for a name nothing defines."""
@@ -183,36 +134,35 @@ class SymbolIndex:
         if not anchors:
             return {}
         wanted = list(dict.fromkeys(anchors))
-        sections: dict[str, tuple[int, str, str]] = {}
-        for name, section_id, ordinal, owner in select_in(
+        sections: dict[str, tuple[int, str]] = {}
+        for name, section_id, ordinal in select_in(
             self.db,
-            "SELECT name, section_id, ordinal, document_id FROM symbols WHERE kind = 'id' "
+            "SELECT name, section_id, ordinal FROM symbols WHERE kind = 'id' "
             "AND (? IS NULL OR document_id = ?) AND name IN",
             [document_id, document_id],
             wanted,
         ):
             if name not in sections or ordinal < sections[name][0]:
-                sections[name] = (ordinal, section_id, owner or "")
-        held = {
-            (anchor, owner): chunk_id
-            for anchor, owner, chunk_id in select_in(
-                self.db,
-                "SELECT anchor, document_id, chunk_id FROM chunk_anchors "
-                "WHERE policy_version = ? AND anchor IN",
-                [version],
-                wanted,
-            )
-        }
-        return {a: held.get((a, sections[a][2]), sections[a][1]) for a in wanted if a in sections}
+                sections[name] = (ordinal, section_id)
+        section_of = {name: section_id for name, (_, section_id) in sections.items()}
+        rows = select_in(
+            self.db,
+            "SELECT ordinal, section_id, id, anchors FROM chunk_rows WHERE policy_version = ? "
+            "AND anchors IS NOT NULL AND anchors != '[]' AND section_id IN",
+            [version],
+            sorted(set(section_of.values())),
+        )
+        held = self._held(row[1:] for row in sorted(rows))
+        return {a: held.get((section_of[a], a), section_of[a]) for a in wanted if a in section_of}
 
     def anchor_map(self, version: str, document_id: str | None = None) -> dict[str, str]:
         """Every element id of the spec ``document_id`` (None: of every spec, the first spec's
         element where two share an id) → the chunk of the set ``version`` holding it."""
-        held = dict(
+        held = self._held(
             self.db.execute(
-                "SELECT anchor, chunk_id FROM chunk_anchors WHERE policy_version = ? "
-                "AND (? IS NULL OR document_id = ?) ORDER BY (SELECT d.position FROM "
-                "documents d WHERE d.id = chunk_anchors.document_id) DESC",  # the first wins
+                "SELECT section_id, id, anchors FROM chunk_rows WHERE policy_version = ? "
+                "AND (? IS NULL OR document_id = ?) AND anchors IS NOT NULL AND anchors != '[]' "
+                "ORDER BY ordinal",
                 [version, document_id, document_id],
             ).fetchall()
         )
@@ -222,19 +172,28 @@ class SymbolIndex:
             "AND (? IS NULL OR document_id = ?) ORDER BY ordinal",
             [document_id, document_id],
         ):
-            found.setdefault(name, held.get(name, section_id))
+            found.setdefault(name, held.get((section_id, name), section_id))
         return found
 
+    @staticmethod
+    def _held(rows: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str], str]:
+        """(section id, anchor) → the subsection holding the anchor, from ``chunk_rows`` rows of
+        one set as (section id, chunk id, anchors JSON) in the set's order (by ordinal, within a
+        section at least): the first where two hold it."""
+        held: dict[tuple[str, str], str] = {}
+        for section_id, chunk_id, anchors_json in rows:
+            for anchor in json.loads(anchors_json):
+                held.setdefault((section_id, anchor), chunk_id)
+        return held
+
     def has_anchor_map(self, version: str) -> bool:
-        """Whether the set ``version`` recorded where its anchors lie: it has anchor rows, or no
-        subsection at all (every anchor is then in its section's root chunk). False for a set made
-        before anchors were recorded (the caller then falls back on comparing texts)."""
-        if self.db.execute(
-            "SELECT 1 FROM chunk_anchors WHERE policy_version = ? LIMIT 1", [version]
-        ).fetchone():
-            return True
+        """Whether the set ``version`` recorded where its anchors lie: every subsection row holds
+        its list (no subsection at all: every anchor is in its section's root chunk). False for
+        a set made before anchors were recorded (the caller then falls back on comparing
+        texts)."""
         return not self.db.execute(
-            "SELECT 1 FROM chunk_rows WHERE policy_version = ? AND parent_id IS NOT NULL LIMIT 1",
+            "SELECT 1 FROM chunk_rows WHERE policy_version = ? AND parent_id IS NOT NULL "
+            "AND anchors IS NULL LIMIT 1",
             [version],
         ).fetchone()
 

@@ -22,6 +22,7 @@ from specbrowser.model import DOCUMENT_CHUNK_ID
 from specbrowser.session import Session
 from specbrowser.session.ingest import ingest
 from specbrowser.session.links import cross_spec_links
+from tests.helpers import anchor_table_before_schema_12
 
 POLICY = ChunkPolicy(threshold=800)
 
@@ -249,7 +250,8 @@ def test_identity_of_an_rfc_and_of_an_internet_draft():
 
 
 def _downgrade_to_schema_11(db_path: Path) -> None:
-    """What a schema-11 database held: no corpus columns, anchors keyed without a spec."""
+    """What a schema-11 database held: no corpus columns, anchors in a table of their own keyed
+    without a spec."""
     conn = sqlite3.connect(db_path)
     with conn:
         conn.execute("DROP VIEW chunks")
@@ -259,17 +261,7 @@ def _downgrade_to_schema_11(db_path: Path) -> None:
             conn.execute(f"ALTER TABLE documents DROP COLUMN {column}")
         for table in ("chunk_rows", "symbols", "toc_nodes", "mismatches"):
             conn.execute(f"ALTER TABLE {table} DROP COLUMN document_id")
-        conn.execute("ALTER TABLE chunk_anchors RENAME TO a12")
-        conn.execute("DROP INDEX chunk_anchors_section")
-        conn.execute(
-            "CREATE TABLE chunk_anchors (policy_version TEXT NOT NULL, anchor TEXT NOT NULL, "
-            "section_id TEXT NOT NULL, chunk_id TEXT NOT NULL, "
-            "PRIMARY KEY (policy_version, anchor)) WITHOUT ROWID"
-        )
-        conn.execute(
-            "INSERT INTO chunk_anchors SELECT policy_version, anchor, section_id, chunk_id FROM a12"
-        )
-        conn.execute("DROP TABLE a12")
+        anchor_table_before_schema_12(conn)
         view = store.schema.CHUNKS_VIEW.replace(", r.document_id", "")
         conn.execute(f"CREATE VIEW chunks AS {view}")
         conn.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
@@ -281,6 +273,8 @@ def test_a_schema_11_database_is_upgraded_to_a_corpus_of_one(tmp_path, base, pro
     ingest([base], db_path, POLICY)
     with store.open_database(db_path) as db:
         before = [(c.id, c.text, c.retrieval_text, c.ordinal) for c in db.iter_chunks()]
+        anchors = db.symbols.anchor_map(db.active_version())
+    assert any(chunk != section for chunk, section in anchors.items())  # some in subsections
     _downgrade_to_schema_11(db_path)
     with store.open_database(db_path) as db:
         assert db.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[
@@ -290,6 +284,9 @@ def test_a_schema_11_database_is_upgraded_to_a_corpus_of_one(tmp_path, base, pro
         assert (spec.name, spec.position) == ("base", 0)
         assert [(c.id, c.text, c.retrieval_text, c.ordinal) for c in db.iter_chunks()] == before
         assert _rows(db_path, spec.id) == before
+        assert db.symbols.anchor_map(db.active_version()) == anchors
+        assert db.symbols.has_anchor_map(db.active_version())
+        assert "chunk_anchors" not in db.db.table_names()
     assert ingest([base], db_path, POLICY).outcome == "unchanged"  # the same spec, by title
     assert ingest([proposal], db_path, POLICY).outcome == "added_spec"
 

@@ -65,9 +65,10 @@ SET_TABLES: dict[str, str] = {
         "t.size FROM chunk_rows r JOIN texts t ON t.id = r.text_id "
         "WHERE r.policy_version = ? ORDER BY r.ordinal"
     ),
-    "chunk_anchors": (
-        "SELECT anchor, section_id, chunk_id FROM chunk_anchors WHERE policy_version = ? "
-        "ORDER BY anchor, section_id"
+    "chunk_anchors": (  # schema 13 holds them in the rows; read as the table had them
+        "SELECT anchor, section_id, chunk_id FROM (SELECT j.value AS anchor, r.section_id, "
+        "r.id AS chunk_id, min(r.ordinal) FROM chunk_rows r, json_each(r.anchors) j "
+        "WHERE r.policy_version = ? GROUP BY j.value) ORDER BY anchor, section_id"
     ),
 }
 """Per chunk set: query per table, the set's policy version as parameter."""

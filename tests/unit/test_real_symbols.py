@@ -58,10 +58,10 @@ def test_an_anchor_lies_in_the_chunk_that_holds_its_element_text(ecma_db):
     with open_database(ecma_db) as db:
         version = db.active_version()
         rows = db.db.execute(
-            "SELECT a.anchor, a.chunk_id, s.html FROM chunk_anchors a JOIN sections s "
-            "ON s.id = a.section_id WHERE a.policy_version = ? AND (a.anchor LIKE 'table-%' "
-            "OR a.anchor LIKE 'prod-%' OR a.anchor IN (SELECT anchor FROM symbols "
-            "WHERE kind = 'dfn'))",
+            "SELECT j.value, r.id, s.html FROM chunk_rows r, json_each(r.anchors) j "
+            "JOIN sections s ON s.id = r.section_id WHERE r.policy_version = ? "
+            "AND (j.value LIKE 'table-%' OR j.value LIKE 'prod-%' OR j.value IN "
+            "(SELECT anchor FROM symbols WHERE kind = 'dfn'))",
             [version],
         ).fetchall()
         texts = {

@@ -44,7 +44,13 @@ from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Document, Section
 from specbrowser.session.ingest import ingest
 from specbrowser.session.stores import chunk_stats
 from specbrowser.store.symbols import SymbolIndex
-from tests.helpers import SAMPLE, SAMPLE_MULTIPAGE, set_fts_in_sync, write_spec
+from tests.helpers import (
+    SAMPLE,
+    SAMPLE_MULTIPAGE,
+    anchor_table_before_schema_12,
+    set_fts_in_sync,
+    write_spec,
+)
 
 pytestmark = pytest.mark.skipif(not SAMPLE.is_file(), reason="sample_specs/toylang.html absent")
 
@@ -181,7 +187,7 @@ def test_chunk_sets_share_the_texts_they_have_in_common(tmp_path, spec):
     assert 0 < len(shared) < len(distinct)  # most sections fit both thresholds
     for version, result in ((SMALL.version, first), (SMALLER.version, second)):
         stored = list(db.iter_chunks(version))
-        # a chunk's anchors are stored apart (chunk_anchors), not read back with it
+        # a chunk's anchors are stored as the set's anchor map, not read back with it
         assert [vars(c) for c in stored] == [{**vars(c), "anchors": []} for c in result.chunks]
 
 
@@ -878,8 +884,9 @@ def test_a_schema_6_database_gets_the_cache_tables_and_keeps_their_rows(tmp_path
         "no_shared_fts",
         "index_words",
         "corpus",
+        "anchors_in_rows",
     ]
-    assert store_schema.MIGRATIONS[-1].version == store_schema.SCHEMA_VERSION == 12
+    assert store_schema.MIGRATIONS[-1].version == store_schema.SCHEMA_VERSION == 13
 
 
 def test_a_schema_9_database_loses_the_shared_fts_index_and_searches_as_before(tmp_path, spec):
@@ -896,6 +903,7 @@ def test_a_schema_9_database_loses_the_shared_fts_index_and_searches_as_before(t
                 tokenize=store.FTS_TOKENIZER,
                 create_triggers=True,
             )
+            anchor_table_before_schema_12(db.db.conn)
             db.db.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
     with store.open_database(db_path) as db:
         names = {r[0] for r in db.db.execute("SELECT name FROM sqlite_master")}

@@ -54,6 +54,11 @@ BODY = f"""
 """
 
 POLICY = ChunkPolicy(threshold=600, min_chars=100)
+ANCHOR_ROWS = (
+    "SELECT j.value, r.id FROM chunk_rows r, json_each(r.anchors) j "
+    "WHERE r.policy_version = ? ORDER BY 1"
+)
+"""A set's anchor map as (anchor, chunk id) rows."""
 
 
 @pytest.fixture
@@ -164,7 +169,7 @@ def test_a_rechunk_records_anchors_as_an_ingest_of_the_same_policy_does(
         rechunk(db, other)
         rechunk(db, POLICY)  # copies its trees back from the stored sets
         copied = db.db.execute(
-            "SELECT anchor, chunk_id FROM chunk_anchors WHERE policy_version = ? ORDER BY 1",
+            ANCHOR_ROWS,
             [other.version],
         ).fetchall()
     fresh = tmp_path / "fresh.db"
@@ -173,7 +178,7 @@ def test_a_rechunk_records_anchors_as_an_ingest_of_the_same_policy_does(
         assert (
             copied
             == db.db.execute(
-                "SELECT anchor, chunk_id FROM chunk_anchors WHERE policy_version = ? ORDER BY 1",
+                ANCHOR_ROWS,
                 [other.version],
             ).fetchall()
         )
@@ -185,8 +190,14 @@ def test_deleting_a_set_deletes_its_anchor_map(spec_db: Path) -> None:
     with store.open_database(spec_db) as db:
         rechunk(db, other, activate=False)
         db.sets.delete([other.version])
-        versions = {v for (v,) in db.db.execute("SELECT policy_version FROM chunk_anchors")}
+        versions = {
+            v
+            for (v,) in db.db.execute(
+                "SELECT DISTINCT policy_version FROM chunk_rows WHERE anchors IS NOT NULL"
+            )
+        }
         assert versions == {POLICY.version}
+        assert db.symbols.has_anchor_map(POLICY.version)
 
 
 # --- links ------------------------------------------------------------------------------------
@@ -263,7 +274,7 @@ def test_a_schema_7_database_gets_its_symbol_index_when_opened(spec_db: Path) ->
         gizmo = Session(db).locate("#term-gizmo").chunk_id
     conn = sqlite3.connect(spec_db)
     conn.execute("DROP TABLE symbols")
-    conn.execute("DROP TABLE chunk_anchors")
+    conn.execute("UPDATE chunk_rows SET anchors = NULL")  # schema 7 had no anchor map
     conn.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
     conn.commit()
     conn.close()
@@ -286,7 +297,7 @@ def test_a_rechunk_does_not_copy_cut_trees_from_a_set_without_an_anchor_map(
 ) -> None:
     with store.open_database(spec_db) as db:
         gizmo = Session(db).locate("#term-gizmo").chunk_id
-        db.db.execute("DELETE FROM chunk_anchors")  # as a set made before anchor maps
+        db.db.execute("UPDATE chunk_rows SET anchors = NULL")  # a set made before anchor maps
         db.db.conn.commit()
         made = rechunk(db, replace(POLICY, threshold=601))  # the same trees, another version
         assert made.copied_sections == 2  # the two sections that are one chunk
