@@ -134,17 +134,17 @@ class SymbolIndex:
         if not anchors:
             return {}
         wanted = list(dict.fromkeys(anchors))
-        sections: dict[str, tuple[int, str]] = {}
-        for name, section_id, ordinal in select_in(
-            self.db,
-            "SELECT name, section_id, ordinal FROM symbols WHERE kind = 'id' "
-            "AND (? IS NULL OR document_id = ?) AND name IN",
-            [document_id, document_id],
-            wanted,
+        section_of: dict[str, str] = {}  # the first in corpus order where specs share an id
+        for _, name, section_id in sorted(
+            select_in(
+                self.db,
+                "SELECT ordinal, name, section_id FROM symbols WHERE kind = 'id' "
+                "AND (? IS NULL OR document_id = ?) AND name IN",
+                [document_id, document_id],
+                wanted,
+            )
         ):
-            if name not in sections or ordinal < sections[name][0]:
-                sections[name] = (ordinal, section_id)
-        section_of = {name: section_id for name, (_, section_id) in sections.items()}
+            section_of.setdefault(name, section_id)
         rows = select_in(
             self.db,
             "SELECT ordinal, section_id, id, anchors FROM chunk_rows WHERE policy_version = ? "
