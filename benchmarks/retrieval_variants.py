@@ -10,8 +10,8 @@ hybrid mode, beside today's lexical and hybrid search:
 - ``compounds``: each identifier's adjacent parts are indexed joined too (``ToBigInt`` →
   ``to big int tobig bigint``), so ``bigint`` or ``regexp`` in a question meets the name;
 - ``link-column``: a fifth FTS5 column holds the lines of other sections that link to the
-  chunk (for ``sec-towidget``, an algorithm step of another section that calls ``ToWidget``), at most
-  :data:`CONTEXT_LINES` distinct lines a chunk, under several BM25 weights;
+  chunk (for ``sec-towidget``, an algorithm step of another section that calls
+  ``ToWidget``), at most :data:`CONTEXT_LINES` distinct lines a chunk, under several BM25 weights;
 - ``link-list``: the same lines in an FTS5 index of their own, ranked apart and fused as a
   third list of the reciprocal rank fusion, under several weights;
 - ``section-sum``: after the fusion a chunk also gets ``alpha`` times the fused scores of the
