@@ -15,15 +15,14 @@ from specbrowser.cli._options import (
     policy_for_kind_from_args,
     policy_from_args,
 )
-from specbrowser.cli._summary import outcome_line, print_summary, toc_entries_without_section
 from specbrowser.errors import NoTerminalError, SpecInputError
 from specbrowser.process import EXIT_USER_ERROR, hold_for_first_frame, release_after_first_frame
 from specbrowser.session import opening
-from specbrowser.session.jobs import run_ingest
-from specbrowser.session.query_file import read_queries
 
 # Deferred, so that other commands start without them: the app to _run_app (Textual, 0.25 s),
-# importlib.resources to sample_spec_path (4 ms).
+# importlib.resources to sample_spec_path (4 ms). Deferred so that the app's first frame comes
+# without them: the ingest summary (Rich's tables, 1.5 ms) and the ingest job to cmd_demo, the
+# query file's reader to cmd_open's --queries.
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -88,6 +87,8 @@ def cmd_open(args: argparse.Namespace) -> int:
         )
     extra = {}
     if args.queries is not None:
+        from specbrowser.session.query_file import read_queries  # deferred: see the imports
+
         read_queries(args.queries)  # a bad file: one line now, not a notification later
         extra["queries"] = args.queries
     require_terminal("open")  # after the arguments' own mistakes, before the first line
@@ -151,6 +152,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
     policy = ChunkPolicy()
     db_path = opening.cache_db_for(spec)
     if args.no_open:
+        # deferred: see the module's imports
+        from specbrowser.cli._summary import (
+            outcome_line,
+            print_summary,
+            toc_entries_without_section,
+        )
+        from specbrowser.session.jobs import run_ingest
+
         opening.drop_unreadable_cache(db_path)
         result = run_ingest(spec, db_path, policy)
         print_summary(

@@ -19,6 +19,46 @@ _WORD = re.compile(r"[^\W_]+")
 """A run of letters and digits: what ``unicode61`` keeps as one token (``_`` separates)."""
 _DROPPED = re.compile(r"[^\w\s]|_")
 
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "with",
+    ]
+)
+"""English function words left out of a lexical query (they match nearly every chunk and
+BM25 gives them next to no weight), unless the query has no other word: ``this`` alone is
+searched as it is."""
+
 
 def query_words(text: str) -> list[str]:
     """The words the index matches ``text`` by: letters-and-digits runs, case folded, diacritics

@@ -25,6 +25,7 @@ from dataclasses import replace
 from specbrowser.errors import EmbeddingError, SpecbrowserError
 from specbrowser.search import literal
 from specbrowser.search.hits import HIGHLIGHT_END, HIGHLIGHT_START, NO_FILTER, Hit, SearchFilter
+from specbrowser.search.literal import STOPWORDS
 from specbrowser.search.symbols import symbol_hits, with_symbol_hits
 from specbrowser.store import SpecStore
 from specbrowser.store.connection import DB_ERRORS
@@ -71,47 +72,6 @@ def searched_as_note(text: str, mode: SearchMode = "lexical", advanced: bool = F
     if not words:
         return "the query has no letters or digits to search for"
     return f'searched as "{words}" (punctuation is not indexed)'
-
-
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "how",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "this",
-        "to",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "with",
-    ]
-)
-"""English function words left out of a lexical query (they match nearly every chunk and
-BM25 gives them next to no weight), unless the query has no other word: ``this`` alone is
-searched as it is."""
 
 
 def lexical_search(

@@ -30,7 +30,7 @@ from typing import TypeVar
 
 from specbrowser.chunking.identifiers import identifier_parts
 from specbrowser.chunking.markers import without_markers
-from specbrowser.search.query import STOPWORDS
+from specbrowser.search.literal import STOPWORDS
 from specbrowser.session.query_file import EvalQuery
 from specbrowser.store import SpecStore
 

@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import platformdirs
-
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
 from specbrowser.errors import (
     NotASpecbrowserDatabase,
@@ -106,6 +104,8 @@ def cache_db_for(spec_paths: list[Path]) -> Path:
     """The cache database for a spec: one file per set of resolved input paths, in the user
     cache folder (created if missing)."""
     key = "\n".join(str(p.resolve()) for p in spec_paths)
+    import platformdirs  # deferred: opening a database needs no cache folder (1.5 ms)
+
     folder = Path(platformdirs.user_cache_dir("specbrowser"))
     folder.mkdir(parents=True, exist_ok=True)
     return folder / f"spec-{hashlib.sha256(key.encode()).hexdigest()[:16]}.db"

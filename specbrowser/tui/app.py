@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -26,9 +26,13 @@ from specbrowser.tui.commands import JumpProvider, PaletteJumpProvider, SpecPale
 from specbrowser.tui.messages import IngestFailed, IngestFinished, IngestProgress
 from specbrowser.tui.registry import Scope, bindings, palette_commands
 from specbrowser.tui.screens.browser import BrowserScreen
-from specbrowser.tui.screens.help import HelpScreen
-from specbrowser.tui.screens.progress import ProgressScreen
 from specbrowser.tui.widgets.job_bar import WorkerFlag
+
+if TYPE_CHECKING:
+    from specbrowser.tui.screens.progress import ProgressScreen
+
+# Deferred to their first use, so that the first frame comes without them: the ingest's
+# progress screen (its progress bar, 3 ms) and the help screen.
 
 JUMP_PLACEHOLDER = "Jump to section: id, number or title…"
 
@@ -78,6 +82,8 @@ class SpecBrowserApp(App[None]):
         self.cursor_blink = cursor_blink
         self.session: Session | None = None
         """The open database (None until opened)."""
+        self.progress_screen: ProgressScreen | None = None
+        """The in-app ingest's progress screen (None when no ingest ran)."""
 
     def on_mount(self) -> None:
         """Open the database, or start the ingest first. The database is opened once the mount
@@ -87,7 +93,10 @@ class SpecBrowserApp(App[None]):
             # the ingest thread gets the usual switch interval: the start-up's short one
             # (hand_over_quickly) made its seconds of work hand the GIL over 10 times as often
             hand_over_normally()
-            self.push_screen(ProgressScreen([p.name for p in self.ingest_spec]))
+            from specbrowser.tui.screens.progress import ProgressScreen  # deferred: see imports
+
+            self.progress_screen = ProgressScreen([p.name for p in self.ingest_spec])
+            self.push_screen(self.progress_screen)
             self._ingest()
         else:
             self.call_later(self.open_database, self.db_path)
@@ -125,8 +134,9 @@ class SpecBrowserApp(App[None]):
             cursor_blink=self.cursor_blink,
             count_tokens=self.count_tokens,
         )
-        if any(isinstance(screen, ProgressScreen) for screen in self.screen_stack):
-            while not isinstance(self.screen, ProgressScreen):  # e.g. a palette opened meanwhile
+        progress = self.progress_screen
+        if progress is not None and progress in self.screen_stack:
+            while self.screen is not progress:  # e.g. a palette opened meanwhile
                 self.pop_screen()
             self.switch_screen(browser)
         else:
@@ -173,8 +183,8 @@ class SpecBrowserApp(App[None]):
 
     @on(IngestProgress)
     def _ingest_progress(self, message: IngestProgress) -> None:
-        if isinstance(self.screen, ProgressScreen):
-            self.screen.set_progress(message.stage, message.done, message.total)
+        if self.progress_screen is not None and self.screen is self.progress_screen:
+            self.progress_screen.set_progress(message.stage, message.done, message.total)
 
     @on(IngestFinished)
     def _ingest_finished(self, message: IngestFinished) -> None:
@@ -185,8 +195,8 @@ class SpecBrowserApp(App[None]):
         self.notify(
             message.error, title="Ingest failed", severity="error", markup=False, timeout=30
         )
-        if isinstance(self.screen, ProgressScreen):
-            self.screen.show_error(message.error)
+        if self.progress_screen is not None and self.screen is self.progress_screen:
+            self.progress_screen.show_error(message.error)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's system commands, then the registry's palette commands: the app's, and on
@@ -212,6 +222,8 @@ class SpecBrowserApp(App[None]):
 
     def action_help(self) -> None:
         """The help screen: every key of the app and the browser, by group."""
+        from specbrowser.tui.screens.help import HelpScreen  # deferred: see the imports
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen([*bindings("app"), *bindings("browser")]))
 

@@ -18,7 +18,7 @@ jobs, :class:`~specbrowser.tui.screens.prefetch.Prefetcher` rendering ahead,
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -32,7 +32,6 @@ from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.errors import SpecbrowserError
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk
 from specbrowser.process import release_after_first_frame
-from specbrowser.search.query import Hit
 from specbrowser.session import Session, SpecRow
 from specbrowser.tui.commands import FilterProvider
 from specbrowser.tui.messages import SearchFinished
@@ -47,8 +46,11 @@ from specbrowser.tui.screens.tree_filter import TreeFilter
 from specbrowser.tui.widgets.chunk_tree import ChunkTree
 from specbrowser.tui.widgets.chunk_view import ChunkView
 from specbrowser.tui.widgets.job_bar import JobBar, JobFinished
-from specbrowser.tui.widgets.search_results import SearchBar
 from specbrowser.types import FilterKind, SearchMode
+
+if TYPE_CHECKING:
+    from specbrowser.search.hits import Hit
+    from specbrowser.tui.widgets.search_results import SearchBar
 
 LIVE_CHECK_SECONDS = 1.0
 """How often the browser asks the database whether another process changed it."""
@@ -118,12 +120,16 @@ class BrowserScreen(Screen[None]):
     @property
     def search_bar_shown(self) -> bool:
         """Whether the search bar is open (False before it is mounted)."""
-        bars = self.query(SearchBar)
+        bars = self.query("#search-bar")
         return bool(bars) and bars.first().display
 
     def _mount_search_bar(self) -> SearchBar:
         """The search bar; the first call mounts it, hidden, between the panes and the job
         bar."""
+        # deferred: the search bar's module (its list and the search's, 2 ms) comes after the
+        # first frame, as the bar does
+        from specbrowser.tui.widgets.search_results import SearchBar
+
         bars = self.query(SearchBar)
         if bars:
             return bars.first()

@@ -17,14 +17,13 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Input
 
-from specbrowser.search.query import Hit
 from specbrowser.session import SpecRow
 from specbrowser.tui.highlight import match_terms
 from specbrowser.tui.messages import SearchFinished
-from specbrowser.tui.widgets.search_results import SearchResults
 from specbrowser.types import SEARCH_MODES, SearchMode
 
 if TYPE_CHECKING:
+    from specbrowser.search.hits import Hit
     from specbrowser.tui.screens.browser import BrowserScreen
 
 
@@ -135,7 +134,7 @@ class SearchFlow:
     def submitted(self, value: str) -> None:
         """Enter in the search field: a new query is searched (the focus stays in the field);
         Enter again on the query whose hits are listed jumps to the highlighted hit."""
-        results = self.screen.search_bar.query_one(SearchResults)
+        results = self.screen.search_bar.results
         if (
             value == self.query
             and self.hits
@@ -214,5 +213,5 @@ class SearchFlow:
         if self.hit_index is None or not self.hits:
             return
         index = (self.hit_index + step) % len(self.hits)
-        self.screen.search_bar.query_one(SearchResults).highlighted = index
+        self.screen.search_bar.results.highlighted = index
         self.go_to_hit(index)

@@ -104,6 +104,11 @@ class SearchBar(Vertical):
         yield Static(id="search-status", markup=False)
         yield SearchResults(id="search-results")
 
+    @property
+    def results(self) -> SearchResults:
+        """The result list (``#search-results``)."""
+        return self.query_one(SearchResults)
+
     def on_mount(self) -> None:
         """Apply the cursor blink setting; nothing to list yet."""
         self.query_one("#search-input", Input).cursor_blink = self._cursor_blink
