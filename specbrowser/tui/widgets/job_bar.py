@@ -26,7 +26,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import Label, ProgressBar
+from textual.widgets import Label
 from textual.worker import NoActiveWorker, Worker, get_current_worker
 
 from specbrowser.chunking.policy import ChunkPolicy
@@ -129,6 +129,9 @@ class JobRow(Horizontal):
         # next job of the kind reports (two ids: the app crashed with DuplicateIds)
         super().__init__(classes=f"job-row job-{kind}")
         self.kind = kind
+        # deferred: the first frame has no job row, and the progress bar's module costs 1.4 ms
+        from textual.widgets import ProgressBar
+
         self._title = Label(JOB_TITLES[kind], classes="job-title", markup=False)
         self._bar = ProgressBar(classes="job-progress", show_eta=True)
 

@@ -8,6 +8,8 @@ is a ``Content`` styled at offsets and the HTML a ``Syntax`` or ``Text``, never 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,8 +19,10 @@ from textual.widgets import Static
 
 from specbrowser.chunking.markers import Marker
 from specbrowser.model import Chunk
-from specbrowser.session.source import ChunkSource
 from specbrowser.tui.highlight import term_spans
+
+if TYPE_CHECKING:
+    from specbrowser.session.source import ChunkSource
 
 SEARCH_MATCH_STYLE = "bold black on yellow"
 """A matched search term in the view (Markdown and retrieval text)."""
