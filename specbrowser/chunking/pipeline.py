@@ -97,6 +97,7 @@ def chunk_sections(
     learn: bool = False,
     copied: Mapping[str, int] | None = None,
     tokens: TokenMeasure | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> ChunkingResult:
     """Break sections into chunks from their stored own HTML: no source file needed.
 
@@ -115,7 +116,8 @@ def chunk_sections(
     ``copied`` (section id → chunk count) names sections whose chunk trees the caller copies
     from a stored set: they are not chunked, but their chunks keep their places in the
     ordinals (:attr:`~ChunkingResult.copied_at`). ``tokens`` counts a threshold in tokens, as
-    for :func:`chunk_spec`.
+    for :func:`chunk_spec`. ``meanwhile()`` runs once in this process while other processes
+    break sections down (see :func:`specbrowser.chunking.parallel.split_map`).
 
     The sections to break down are spread over the cores
     (:func:`specbrowser.chunking.parallel.split_map`).
@@ -136,6 +138,7 @@ def chunk_sections(
         learn=learn,
         copied=copied,
         tokens=tokens,
+        meanwhile=meanwhile,
     )
 
 

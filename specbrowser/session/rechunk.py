@@ -153,9 +153,22 @@ def _build(
     timings["load"] = time.perf_counter() - start
     mark = time.perf_counter()
     rules = format_for_kind(document.kind).chunking_rules
-    packet = _summary_packet(
-        db, sections, known, policy, rules, digest=digest if use_cache else None
-    )
+
+    def summary_packet() -> SummaryPacket | None:
+        return _summary_packet(
+            db, sections, known, policy, rules, digest=digest if use_cache else None
+        )
+
+    # a threshold in tokens counts the document summary: its packet comes before the breakdown;
+    # else it is made while other processes break sections down
+    early = policy.unit == "tokens"
+    packet = summary_packet() if early else None
+
+    def beside_breakdown() -> None:
+        nonlocal packet
+        if not early:
+            packet = summary_packet()
+
     tokens = token_measure(policy, document.title, packet.global_synopsis if packet else "")
     chunked = chunk_sections(
         sections,
@@ -166,6 +179,7 @@ def _build(
         learn=use_cache,
         copied=copies.counts,
         tokens=tokens,
+        meanwhile=beside_breakdown,
     )
     copies.ordinals.update(chunked.copied_at)
     learned, broken_down = chunked.learned, chunked.broken_down
