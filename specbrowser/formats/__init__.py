@@ -33,7 +33,6 @@ from specbrowser.formats.html import (
     read_html,
     resolve_fragment_links,
 )
-from specbrowser.formats.identity import spec_identity
 from specbrowser.types import EDIT_MODES, BreakdownStrategy, EditMode, SizeUnit
 
 FORMATS: tuple[SpecFormat, ...] = (
@@ -250,6 +249,10 @@ def _finished(parsed: ParsedSpec, pages: list[Page], ordered: list[Page]) -> Par
         (s.title for s in parsed.sections if s.kind != headings.FRONT_MATTER_KIND),
         parsed.sections[0].title,
     )
+    # deferred: only a parse needs it (2 ms of every other command's start-up); an ingest
+    # imports it while lxml parses (specbrowser.session.ingest.STORE_MODULES)
+    from specbrowser.formats.identity import spec_identity
+
     parsed.identity = spec_identity(ordered[0].data)
     return parsed
 

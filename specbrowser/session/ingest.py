@@ -49,10 +49,16 @@ if TYPE_CHECKING:
     from specbrowser.store.corpus import CorpusPlace, SpecRow
     from specbrowser.store.sets import IngestWrite
 
-STORE_MODULES = ("specbrowser.store", "specbrowser.store.cache", "specbrowser.search.tokens")
+STORE_MODULES = (
+    "specbrowser.store",
+    "specbrowser.store.cache",
+    "specbrowser.search.tokens",
+    "specbrowser.formats.identity",
+)
 """What :func:`ingest` needs once the spec is parsed, imported while lxml parses it (the parse
 releases the GIL): sqlite-utils and the store's modules, about 0.1 s of imports that overlap a
-0.1 s parse of ECMA-262 instead of coming before it."""
+0.1 s parse of ECMA-262 instead of coming before it, and the spec identity's reader, which the
+parse's last step takes."""
 
 
 def _import_meanwhile(modules: tuple[str, ...]) -> threading.Thread:
