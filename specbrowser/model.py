@@ -199,8 +199,7 @@ class Chunk:
         return len(self.text)
 
 
-@dataclass(frozen=True)
-class SpecIdentity:
+class SpecIdentity(NamedTuple):
     """What tells one spec from another in a corpus (:mod:`specbrowser.formats.identity` reads
     it; :func:`specbrowser.store.corpus.same_spec` compares it).
 

@@ -17,8 +17,8 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 EXIT_USER_ERROR = 2
 """A user mistake: one red line on stderr."""
@@ -30,8 +30,7 @@ INTERRUPTED = "interrupted; nothing was changed"
 """What a command prints after Ctrl-C when it committed nothing (:func:`interrupted_message`)."""
 
 
-@dataclass(frozen=True)
-class Commit:
+class Commit(NamedTuple):
     """One committed write transaction: the database file and what it wrote (a phrase)."""
 
     path: Path

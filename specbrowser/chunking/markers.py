@@ -15,7 +15,7 @@ so the title's quotes never end it; :func:`find_markers` reads back exactly what
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 MARKER_RE = re.compile(
     r'\[Subsection available(?:: title "(?P<title>(?:\\[^\n]|[^\\\n])*?)")? at sectionid: '
@@ -28,8 +28,7 @@ MARKER_START = "[Subsection available"
 chunks)."""
 
 
-@dataclass(frozen=True)
-class Marker:
+class Marker(NamedTuple):
     """A marker found in a text: target id, title ("" when none) and its [start, end) offsets
     in characters (0-based)."""
 

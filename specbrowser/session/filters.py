@@ -12,7 +12,7 @@ children are its ``subsections``, in order (see :mod:`specbrowser.store.tree`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from specbrowser.chunking.markers import size_without_markers
 from specbrowser.chunking.stats import is_mostly_markers, is_tiny
@@ -55,8 +55,7 @@ def quality_chunk_ids(db: SpecStore, kind: FilterKind, policy_version: str) -> l
     return found
 
 
-@dataclass(frozen=True)
-class FilteredTree:
+class FilteredTree(NamedTuple):
     """What a filter shows.
 
     Attributes:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from specbrowser.chunking.fragments import fragment_keys
 from specbrowser.model import Chunk
@@ -74,8 +74,7 @@ def _by_anchor(keys: dict[str, tuple[str, ...]], held: dict[str, str]) -> dict[s
     return found
 
 
-@dataclass(frozen=True)
-class LinkReport:
+class LinkReport(NamedTuple):
     """How a chunk set's in-text links resolve (counted per occurrence in chunk texts).
 
     Attributes:
@@ -98,8 +97,7 @@ class LinkReport:
         return self.resolved / self.anchor_in_document if self.anchor_in_document else 1.0
 
 
-@dataclass(frozen=True)
-class InDocumentLink:
+class InDocumentLink(NamedTuple):
     """One ``#id`` link in a chunk's text (one per occurrence).
 
     Attributes:
@@ -158,8 +156,7 @@ def _unbracket(href: str) -> str:
     return href
 
 
-@dataclass(frozen=True)
-class CrossSpecLinks:
+class CrossSpecLinks(NamedTuple):
     """The links from one spec of a corpus into another (counted per occurrence).
 
     Attributes:

@@ -12,9 +12,8 @@ cache folder is specbrowser's own.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
 from specbrowser.errors import (
@@ -31,8 +30,7 @@ DATABASE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 or another kind of file): it gets the database's error, not "is not HTML"."""
 
 
-@dataclass(frozen=True)
-class OpenPlan:
+class OpenPlan(NamedTuple):
     """How to open a target.
 
     Attributes:

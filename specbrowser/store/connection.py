@@ -13,9 +13,9 @@ import contextlib
 import importlib.util
 import os
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import NamedTuple
 
 from specbrowser.errors import DatabaseError, NotASpecbrowserDatabase
 
@@ -60,8 +60,7 @@ OPERATIONAL_ERRORS: tuple[type[Exception], ...] = tuple(
 DATABASE_ERRORS: tuple[type[Exception], ...] = tuple({sqlite3.DatabaseError, DRIVER.DatabaseError})
 
 
-@dataclass
-class Connected:
+class Connected(NamedTuple):
     """An open connection and whether vector search can use it.
 
     Attributes:

@@ -19,8 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from specbrowser.errors import NotFoundError
 from specbrowser.model import (
@@ -58,8 +57,7 @@ def same_spec(stored: SpecRow, identity: SpecIdentity, title: str) -> bool:
     return stored.title == title
 
 
-@dataclass(frozen=True)
-class SpecRow:
+class SpecRow(NamedTuple):
     """One spec of the corpus as stored.
 
     Attributes:
@@ -88,8 +86,7 @@ class SpecRow:
         return DOCUMENT_CHUNK_ID if self.position == 0 else prefixed(self.name, DOCUMENT_CHUNK_ID)
 
 
-@dataclass(frozen=True)
-class SpecListing:
+class SpecListing(NamedTuple):
     """One line of ``specbrowser specs``: a spec and what the active set holds of it.
 
     Attributes:
@@ -353,8 +350,7 @@ class Corpus:
         return (best[1], fragment) if best else None
 
 
-@dataclass(frozen=True)
-class CorpusPlace:
+class CorpusPlace(NamedTuple):
     """Where a spec read now goes in the corpus (:meth:`Corpus.place`).
 
     Attributes:

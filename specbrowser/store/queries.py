@@ -19,8 +19,7 @@ from specbrowser.types import OverrunReason
 sharing it); a hit becomes the chunks of the searched set that have the text."""
 
 
-@dataclass(frozen=True)
-class ChunkBrief:
+class ChunkBrief(NamedTuple):
     """What the diff keeps of a chunk (no text): enough for labels and the side-by-side trees.
 
     Attributes:
@@ -125,8 +124,7 @@ FILTER_TEXTS_FACTOR = 8
 their chunks; only when too few pass does it rank every match (:meth:`SetQueries.fts_search`)."""
 
 
-@dataclass(frozen=True)
-class FtsRow:
+class FtsRow(NamedTuple):
     """One full-text match: a chunk of the searched set and how well it matched.
 
     Attributes:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from specbrowser.chunking.labels import section_ordinal
 from specbrowser.errors import NotFoundError
@@ -22,8 +21,7 @@ if TYPE_CHECKING:
     from specbrowser.store.database import SpecStore
 
 
-@dataclass(frozen=True)
-class OutlineRow:
+class OutlineRow(NamedTuple):
     """One section as an outline lists it (no HTML).
 
     Attributes:

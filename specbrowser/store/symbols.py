@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from specbrowser.model import Symbol
 from specbrowser.store.queries import ChunkFilter
@@ -30,8 +30,7 @@ from specbrowser.types import SYMBOL_KINDS
 _RANK = {kind: rank for rank, kind in enumerate(SYMBOL_KINDS)}
 
 
-@dataclass(frozen=True)
-class SymbolRow:
+class SymbolRow(NamedTuple):
     """One row of the symbol index (:class:`~specbrowser.formats.symbols.Symbol` as stored).
 
     Attributes:

@@ -11,8 +11,7 @@ document chunk and the top-level sections have none. :func:`tree_parent` is that
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from specbrowser.errors import NotFoundError
 from specbrowser.store.sqldb import SqlDatabase
@@ -38,8 +37,7 @@ def tree_parent(
     return None, None
 
 
-@dataclass(frozen=True)
-class TreeParents:
+class TreeParents(NamedTuple):
     """The tree shape of one chunk set.
 
     Attributes:

@@ -9,8 +9,7 @@ the tree filters) and the README's key table (``tests/unit/test_docs.py`` checks
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from textual.binding import Binding
 
@@ -39,8 +38,7 @@ KEY_HINTS = {"question_mark": "?", "slash": "/", "f1": "F1"}
 """Textual key names as a palette help line writes them."""
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     """One command of the app: a key binding, a palette entry, or both.
 
     ``key`` is Textual's key list (``"N,shift+n"``), None for a palette-only command;
