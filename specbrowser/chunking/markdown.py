@@ -65,9 +65,8 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import cast
+from typing import NamedTuple, cast
 
 from cssselect import SelectorError
 from cssselect import parse as css_parse
@@ -152,8 +151,7 @@ BLOCK_TAGS = frozenset(
 format adds its own: :attr:`MarkdownElements.block_tags`)."""
 
 
-@dataclass(frozen=True)
-class GrammarElements:
+class GrammarElements(NamedTuple):
     """The element names of an expanded grammar production: one production holds its left-hand
     nonterminal, its ``:``/``::``/``:::`` sign, an optional "one of", and right-hand sides;
     ``optional`` is the mark of an optional symbol ("" when the format has none)."""
@@ -166,8 +164,7 @@ class GrammarElements:
     optional: str = ""
 
 
-@dataclass(frozen=True)
-class MarkdownElements:
+class MarkdownElements(NamedTuple):
     """A spec format's own element names, which the converter needs beyond the roles of a
     :class:`MarkdownConfig`. Not part of a policy: a format's fixed vocabulary
     (:attr:`specbrowser.chunking.rules.ChunkingRules.markdown_elements`).
@@ -256,8 +253,7 @@ _XPATH_SPACE = re.compile(r"[ \t\n\r]+")
 ``class`` attribute into names."""
 
 
-@dataclass(frozen=True)
-class _SimpleSelector:
+class _SimpleSelector(NamedTuple):
     """A selector of one element name with classes, attributes present and negated classes
     (``span.list-marker``, ``a[href]``, ``emu-eqn:not(.inline)``), tested in Python during the
     one walk :func:`resolve_roles` makes over its element names. It matches what ``cssselect``'s
@@ -322,8 +318,7 @@ def _simple_selector(text: str, rank: int, role: str) -> tuple[str, _SimpleSelec
     return tree.element, selector
 
 
-@dataclass(frozen=True)
-class _RoleSelectors:
+class _RoleSelectors(NamedTuple):
     """A config's selectors, compiled for :func:`resolve_roles`.
 
     Attributes:

@@ -19,14 +19,14 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from specbrowser.chunking.fragments import fragment_target
 from specbrowser.model import Section, TocNode
 from specbrowser.types import MismatchKind
 
 
-@dataclass(frozen=True)
-class _Entry:
+class _Entry(NamedTuple):
     """A TOC node with its resolved inclusive range and its path of titles."""
 
     node: TocNode

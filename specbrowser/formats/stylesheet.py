@@ -22,8 +22,7 @@ Rules:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from cssselect import SelectorError, parse
 from cssselect.parser import Class, CombinedSelector, Element, Hash, Tree
@@ -56,8 +55,7 @@ _DISPLAY = re.compile(r"(?<![\w-])display\s*:\s*([\w-]+)", re.IGNORECASE)
 _KEEPS_WHITESPACE = frozenset({"pre", "textarea"})
 
 
-@dataclass(frozen=True)
-class BoxSelector:
+class BoxSelector(NamedTuple):
     """One selector of a box rule, as a test of a single element.
 
     Attributes:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from specbrowser.chunking.policy import ChunkPolicy, PolicyForKind
 from specbrowser.chunking.stats import StatsPart, merge_parts, stats_part
@@ -171,8 +171,7 @@ def recount_sets(db: SpecStore, *, alone: bool = False) -> None:
         db.sets.set_stats(info.version, stats, parts if len(specs) > 1 else None)
 
 
-@dataclass(frozen=True)
-class SetPlan:
+class SetPlan(NamedTuple):
     """The chunk sets an ingest into a corpus writes.
 
     Attributes:
