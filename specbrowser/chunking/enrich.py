@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from specbrowser.chunking.labels import (
     DOCUMENT_LAYER,
@@ -18,9 +19,11 @@ from specbrowser.chunking.labels import (
 )
 from specbrowser.chunking.reassemble import reassemble
 from specbrowser.chunking.summaries import SummaryPacket, is_orphan, lead
-from specbrowser.chunking.toc_paths import Mismatch, build_heading_paths, classify_mismatches
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, Document, Section, TocNode
 from specbrowser.types import MismatchKind
+
+if TYPE_CHECKING:
+    from specbrowser.chunking.toc_paths import Mismatch
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<])|&(?=#?\w+;)")
 
@@ -207,6 +210,9 @@ def section_paths(
     ordinal = {s.id: section_ordinal(s.secnum) if section_ordinal else "" for s in sections}
     if not toc:
         return SectionPaths(heading, ordinal=ordinal)
+    # deferred: only reconciling a TOC needs it, not a re-chunk (which reads the stored paths)
+    from specbrowser.chunking.toc_paths import build_heading_paths, classify_mismatches
+
     toc_paths = build_heading_paths(sections, toc)
     mismatches = classify_mismatches(sections, toc, heading, toc_paths)
     kinds: dict[str, MismatchKind] = {

@@ -23,8 +23,6 @@ import os
 import shutil
 from pathlib import Path
 
-import platformdirs
-
 from specbrowser.errors import EmbeddingError
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -91,6 +89,8 @@ def tokenizer_folder() -> Path | None:
 
 def default_cache_root() -> Path:
     """``platformdirs.user_cache_dir("specbrowser")``: where models are assembled."""
+    import platformdirs  # deferred: most commands never look for a model (1.5 ms)
+
     return Path(platformdirs.user_cache_dir("specbrowser"))
 
 
