@@ -13,11 +13,6 @@ from specbrowser.store import SpecStore
 from specbrowser.store.queries import ChunkFilter
 from specbrowser.types import LAYERS, SearchMode
 
-HIGHLIGHT_START = "\x02"
-"""Opens a matched term in :attr:`Hit.snippet` (a control character no spec text contains)."""
-HIGHLIGHT_END = "\x03"
-"""Closes a matched term in :attr:`Hit.snippet`."""
-
 
 @dataclass(frozen=True)
 class Hit:
@@ -28,7 +23,8 @@ class Hit:
         heading_path: the chunk's path of section titles (TOC path when it has one).
         score: higher is better; for lexical hits, minus FTS5's BM25 rank.
         snippet: up to 16 tokens around the match, matched terms between
-            :data:`HIGHLIGHT_START` and :data:`HIGHLIGHT_END`.
+            :data:`~specbrowser.search.literal.HIGHLIGHT_START` and
+            :data:`~specbrowser.search.literal.HIGHLIGHT_END`.
         mode: ``lexical`` (``semantic`` and ``hybrid`` come with embeddings).
     """
 

@@ -19,6 +19,12 @@ _WORD = re.compile(r"[^\W_]+")
 """A run of letters and digits: what ``unicode61`` keeps as one token (``_`` separates)."""
 _DROPPED = re.compile(r"[^\w\s]|_")
 
+HIGHLIGHT_START = "\x02"
+"""Opens a term the index matched in a hit's snippet (:attr:`specbrowser.search.hits.Hit.snippet`;
+a control character no spec text contains)."""
+HIGHLIGHT_END = "\x03"
+"""Closes a term the index matched in a hit's snippet."""
+
 STOPWORDS = frozenset(
     [
         "a",

@@ -24,8 +24,8 @@ from dataclasses import replace
 
 from specbrowser.errors import EmbeddingError, SpecbrowserError
 from specbrowser.search import literal
-from specbrowser.search.hits import HIGHLIGHT_END, HIGHLIGHT_START, NO_FILTER, Hit, SearchFilter
-from specbrowser.search.literal import STOPWORDS
+from specbrowser.search.hits import NO_FILTER, Hit, SearchFilter
+from specbrowser.search.literal import HIGHLIGHT_END, HIGHLIGHT_START, STOPWORDS
 from specbrowser.search.symbols import symbol_hits, with_symbol_hits
 from specbrowser.store import SpecStore
 from specbrowser.store.connection import DB_ERRORS

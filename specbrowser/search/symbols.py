@@ -17,7 +17,8 @@ import re
 from dataclasses import replace
 
 from specbrowser.errors import NotFoundError
-from specbrowser.search.hits import HIGHLIGHT_END, HIGHLIGHT_START, NO_FILTER, Hit, SearchFilter
+from specbrowser.search.hits import NO_FILTER, Hit, SearchFilter
+from specbrowser.search.literal import HIGHLIGHT_END, HIGHLIGHT_START
 from specbrowser.store import SpecStore
 from specbrowser.store.symbols import SymbolRow
 from specbrowser.types import SearchMode

@@ -2,8 +2,8 @@
 chunk's text.
 
 Pure functions (Rich ``Text`` only, no Textual). Spec text is never parsed as markup: a snippet is
-split on :data:`~specbrowser.search.hits.HIGHLIGHT_START` /
-:data:`~specbrowser.search.hits.HIGHLIGHT_END` and each piece appended as plain text.
+split on :data:`~specbrowser.search.literal.HIGHLIGHT_START` /
+:data:`~specbrowser.search.literal.HIGHLIGHT_END` and each piece appended as plain text.
 
 Which words to highlight in the chunk view: the words FTS5 marked in the snippet, plus the
 query's own words. FTS5's ``unicode61`` tokenizer splits on everything but letters and digits, so
@@ -18,7 +18,7 @@ import re
 
 from rich.text import Text
 
-from specbrowser.search.hits import HIGHLIGHT_END, HIGHLIGHT_START
+from specbrowser.search.literal import HIGHLIGHT_END, HIGHLIGHT_START
 from specbrowser.search.literal import STOPWORDS as SEARCH_STOPWORDS
 
 SNIPPET_MATCH_STYLE = "bold reverse"

@@ -8,7 +8,8 @@ import pytest
 
 from specbrowser import store
 from specbrowser.search import query as search_query
-from specbrowser.search.hits import HIGHLIGHT_END, HIGHLIGHT_START, SearchFilter
+from specbrowser.search.hits import SearchFilter
+from specbrowser.search.literal import HIGHLIGHT_END, HIGHLIGHT_START
 from specbrowser.store.queries import _FtsSearch
 from specbrowser.store.schema import set_fts_table
 
