@@ -1,5 +1,6 @@
 """What lexical search looked for: the words of a query once the index's tokenizer dropped its
-punctuation.
+punctuation, the function words it leaves out (:data:`STOPWORDS`), and the marks around what it
+found in a snippet (:data:`HIGHLIGHT_START`, :data:`HIGHLIGHT_END`).
 
 The FTS5 index splits text at every character that is not a letter or a digit (``unicode61``,
 :data:`specbrowser.store.schema.FTS_TOKENIZER`), folding case and diacritics, so
