@@ -59,7 +59,12 @@ _ORPHAN_TITLE = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"^\s*(?:annex\s+)?(?:[A-Z]|\d+)(?:\.\d+)*\.?\s+", re.IGNORECASE)
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"!?\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\([^)]*\)")
+"""A link or an image, ``[text](target)``: its text may hold brackets one deep (Bikeshed's
+``[[INFRA]](#biblio-infra)``) and an image (a logo linked to its site:
+``[![WHATWG](logo.svg)](https://whatwg.org/)``), reduced by a second pass."""
+_NESTED_LINKS = 3
+"""Passes of :data:`_LINK` at most: an image in a link takes two."""
 _REF = re.compile(r"(?<!\[)\[([^\[\]]+)\](?![\](])")
 _CODE = re.compile(r"`+([^`]*)`+")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|~~|\+\+)(?=\S)(.+?)(?<=\S)\1")
@@ -95,15 +100,17 @@ def plain_text(markdown: str) -> str:
 
     # each pattern runs only on text holding the character it cannot match without
     text = _ESCAPE.sub(hold, markdown) if "\\" in markdown else markdown
-    if "](" in text:
+    if "[" in text:  # before the links: a link's own text keeps its brackets ([[INFRA]])
+        text = _REF.sub(r"\1", text)
+    for _ in range(_NESTED_LINKS):
+        if "](" not in text:
+            break
         text = _LINK.sub(r"\1", text)
     if "`" in text:
         text = _CODE.sub(r"\1", text)
     if _EMPHASIS_MARKS.search(text):
         for _ in range(2):  # nested emphasis
             text = _EMPHASIS.sub(r"\2", text)
-    if "[" in text:
-        text = _REF.sub(r"\1", text)
     if escaped:
         text = re.sub("\ue000(\\d+)\ue001", lambda m: escaped[int(m.group(1))], text)
     return " ".join(text.split())

@@ -46,6 +46,24 @@ def test_plain_text_reads_each_kind_of_markup_alone_and_plain_text_as_it_is() ->
     assert plain_text("  plain   words\nonly ") == "plain words only"
 
 
+def test_plain_text_keeps_a_bracketed_reference_link_as_the_reader_sees_it() -> None:
+    # Bikeshed's biblio references: the link text holds brackets, the target is an anchor
+    text = "This specification depends on the Infra Standard. [[INFRA]](#biblio-infra)"
+    assert plain_text(text) == "This specification depends on the Infra Standard. [INFRA]"
+    assert plain_text("[a [b] c](#x) and [d](#y)") == "a b c and d"
+
+
+def test_plain_text_reads_an_image_in_a_link_as_its_alternative_text() -> None:
+    # a logo linked to its site, as WHATWG standards open
+    text = "[![WHATWG](https://example.org/logo.svg)](https://example.org/) Living Standard"
+    assert plain_text(text) == "WHATWG Living Standard"
+
+
+def test_a_section_summary_holds_no_link_target() -> None:
+    markdown = "# 2 Infrastructure\n\nThis spec depends on the Base Standard. [[BASE]](#biblio-base)"
+    assert lead(markdown) == "This spec depends on the Base Standard. [BASE]"
+
+
 def test_lead_is_the_first_sentence_of_the_first_prose_block() -> None:
     markdown = (
         "# 7.1 ToNumber\n\n[Subsection available at sectionid: `x`]\n\n"
