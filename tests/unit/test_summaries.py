@@ -60,7 +60,9 @@ def test_plain_text_reads_an_image_in_a_link_as_its_alternative_text() -> None:
 
 
 def test_a_section_summary_holds_no_link_target() -> None:
-    markdown = "# 2 Infrastructure\n\nThis spec depends on the Base Standard. [[BASE]](#biblio-base)"
+    markdown = (
+        "# 2 Infrastructure\n\nThis spec depends on the Base Standard. [[BASE]](#biblio-base)"
+    )
     assert lead(markdown) == "This spec depends on the Base Standard. [BASE]"
 
 
