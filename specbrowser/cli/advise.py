@@ -216,7 +216,7 @@ def _print(advice, held_out, applied, kept: bool) -> None:
     ):
         table.add_column(name, justify=justify, no_wrap=name != "candidate")  # type: ignore[arg-type]
     for r in advice.results:
-        mark = "★" if r is advice.recommended else ("◆" if r.pareto else "")
+        mark = advice.mark(r)
         if r.same_as:
             cells = [f"= {r.same_as}"] + [""] * 7
         else:

@@ -238,6 +238,12 @@ class Advice:
     interrupted: bool = False
     skipped_modes: dict[str, str] = field(default_factory=dict)
 
+    def mark(self, result: CandidateResult) -> str:
+        """A result's marks in the front ends' tables: ``★`` the recommendation, ``◆`` on the
+        Pareto front, both for a recommendation on the front (the active set of the highest
+        retrieval is), "" for neither."""
+        return ("★" if result is self.recommended else "") + ("◆" if result.pareto else "")
+
 
 Report = Callable[[str], None]
 """Receives one progress line per candidate (for stderr)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -17,6 +18,7 @@ from specbrowser.search.tokens import default_token_counter
 from specbrowser.session import Session
 from specbrowser.session import advise as advise_module
 from specbrowser.session.advise import (
+    Advice,
     Candidate,
     GridOptions,
     QuerySet,
@@ -273,3 +275,13 @@ def test_poor_policies_rank_below_the_default_on_ecma262(tmp_path: Path) -> None
     assert by_label["bad"].score < by_label["active"].score
     assert by_label["coarse"].score < by_label["active"].score
     assert advice.recommended is advice.active
+
+
+def test_a_recommendation_on_the_pareto_front_shows_both_marks() -> None:
+    # the active set of the highest retrieval is on the front; ★ alone hid that (new-user trial)
+    on_front, off_front, other = (SimpleNamespace(pareto=p) for p in (True, False, True))
+    results = [on_front, off_front, other]
+    kept = Advice(results, on_front, on_front, "", [], ("lexical",))  # type: ignore[arg-type]
+    assert [kept.mark(r) for r in results] == ["★◆", "", "◆"]  # type: ignore[arg-type]
+    moved = Advice(results, off_front, on_front, "", [], ("lexical",))  # type: ignore[arg-type]
+    assert [moved.mark(r) for r in results] == ["◆", "★", "◆"]  # type: ignore[arg-type]

@@ -183,7 +183,7 @@ class AdvisorScreen(Screen[tuple[str, str] | None]):
         table.clear()
         rows = sorted(self.advice.results, key=_SORT_KEYS.get(self.sort_by, _SORT_KEYS["rank"]))
         for r in rows:
-            mark = "★" if r is self.advice.recommended else ("◆" if r.pareto else "")
+            mark = self.advice.mark(r)
             if r.same_as:
                 figures = [Text(f"= {r.same_as}", style="dim")] + [Text("")] * 5
             else:
