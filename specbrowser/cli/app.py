@@ -22,7 +22,7 @@ from specbrowser.session import opening
 # Deferred, so that other commands start without them: the app to _run_app (Textual, 0.25 s),
 # importlib.resources to sample_spec_path (4 ms). Deferred so that the app's first frame comes
 # without them: the ingest summary (Rich's tables, 1.5 ms) and the ingest job to cmd_demo, the
-# query file's reader to cmd_open's --queries.
+# query file's reader and the evaluation's id check to cmd_open's --queries.
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -86,10 +86,8 @@ def cmd_open(args: argparse.Namespace) -> int:
             f"{rechunk} {' '.join(given)}"
         )
     extra = {}
-    if args.queries is not None:
-        from specbrowser.session.query_file import read_queries  # deferred: see the imports
-
-        read_queries(args.queries)  # a bad file: one line now, not a notification later
+    if args.queries is not None:  # a bad file: one line now, not a notification later
+        _check_queries(args.queries, plan.db_path if plan.ingest is None else None)
         extra["queries"] = args.queries
     require_terminal("open")  # after the arguments' own mistakes, before the first line
     if plan.db_path != args.target[0]:  # a spec: say where its database is (and stays)
@@ -98,6 +96,28 @@ def cmd_open(args: argparse.Namespace) -> int:
     if plan.ingest is None:
         return _run_app(plan.db_path, None, None, **extra)
     return _run_app(plan.db_path, plan.ingest, policy, for_kind, **extra)
+
+
+def _check_queries(path: Path, db_path: Path | None) -> None:
+    """Refuse a query file the evaluation screen would refuse: one it cannot read, or, for a
+    database opened as it is (``db_path``), one expecting an id its active chunk set lacks (a
+    spec ingested first is checked when its screen loads the file).
+
+    Raises:
+        QueryFileError: as :func:`~specbrowser.session.query_file.read_queries` and
+            :func:`~specbrowser.session.evaluate.check_query_ids`.
+    """
+    # deferred: see the module's imports
+    from specbrowser.session.query_file import read_queries
+
+    queries = read_queries(path)
+    if db_path is None:
+        return
+    from specbrowser.session import Session
+    from specbrowser.session.evaluate import check_query_ids
+
+    with Session.open(db_path) as session:
+        check_query_ids(session, path, queries, session.active_version())
 
 
 def _run_app(

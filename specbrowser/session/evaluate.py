@@ -284,6 +284,28 @@ def mode_unavailable(session: Session, policy_version: str, mode: SearchMode) ->
     return None
 
 
+def check_query_ids(
+    session: Session, path: Path | str, queries: Sequence[EvalQuery], version: str
+) -> None:
+    """Refuse a query file whose expected ids are not all section ids or chunk ids of the chunk
+    set ``version`` (a full version).
+
+    Raises:
+        QueryFileError: the first unknown id, with its file and line.
+    """
+
+    def known(name: str) -> bool:
+        if session.chunks([name], version):
+            return True
+        try:
+            session.section(name)
+        except NotFoundError:
+            return False
+        return True
+
+    check_expected(path, queries, known, f"chunk set {version}")
+
+
 def evaluate(
     session: Session,
     path: Path | str,
@@ -314,17 +336,7 @@ def evaluate(
     runs: list[RunScores] = []
     skipped: list[Skipped] = []
     for version in resolved:
-
-        def known(name: str, version: str = version) -> bool:
-            if session.chunks([name], version):
-                return True
-            try:
-                session.section(name)
-            except NotFoundError:
-                return False
-            return True
-
-        check_expected(path, queries, known, f"chunk set {version}")
+        check_query_ids(session, path, queries, version)
         texts: dict[str, str] = {}
         for mode in wanted_modes:
             reason = mode_unavailable(session, version, mode)

@@ -292,6 +292,18 @@ def test_open_refuses_a_bad_query_file_before_the_app(tiny: tuple[Path, Path], c
     assert "holds no query" in capsys.readouterr().err
 
 
+def test_open_db_refuses_a_query_file_expecting_an_id_the_set_lacks(
+    tiny: tuple[Path, Path], capsys
+) -> None:
+    # as eval refuses it: one line before the app, not a notification on its screen (new-user trial)
+    db, queries = tiny
+    queries.write_text("query\texpected\nwhere is it\tsec-nowhere\n", encoding="utf-8")
+    assert main(["open", str(db), "--queries", str(queries)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "line 2" in err and "'sec-nowhere' is neither a section id nor a chunk id" in err
+    assert len(err.splitlines()) == 1
+
+
 def test_open_spec_refuses_a_bad_query_file_before_saying_where_it_opens(
     tmp_path: Path, tiny: tuple[Path, Path], capsys
 ) -> None:
