@@ -100,7 +100,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _show_notices()
         argv = sys.argv[1:] if argv is None else list(argv)
-        args = build_parser(argv[0] if argv else None).parse_args(argv)
+        if not argv:  # no command: the commands, as --help lists them
+            build_parser().print_help()
+            return 0
+        args = build_parser(argv[0]).parse_args(argv)
         check_environment()  # a bad SPECBROWSER_WORKERS now, not after a parse
         return args.handler(args)
     except SpecbrowserError as exc:

@@ -71,7 +71,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
         return 0
     print_diff_summary(diff)
     limit = None if args.all else args.limit
-    if limit != 0:
+    if not diff.sections:  # an empty table would only repeat its legend
+        out.print(Text("changed sections: none"), highlight=False)
+    elif limit != 0:
         out.print(section_table(diff, limit))
     return 0
 

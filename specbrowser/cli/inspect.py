@@ -116,21 +116,21 @@ def cmd_show(args: argparse.Namespace) -> int:
                 highlight=False,
             )
         for chunk in chunks:
-            flag = (
-                f" [red]over threshold: {chunk.over_threshold}[/]" if chunk.over_threshold else ""
-            )
+            bare = size_without_markers(chunk.text)
+            facts = [
+                f"{chunk.size:,} chars"
+                + (f" ({bare:,} without markers)" if bare != chunk.size else "")
+            ]
             count = tokens.counts.get(chunk.id) if tokens else None
             if count is not None:
-                flag = f" · {count:,} tokens" + flag
-                if window is not None and count > window:
-                    flag += f" [yellow]embedding truncated (> {window})[/]"
-            bare = size_without_markers(chunk.text)
-            size = f"{chunk.size:,} chars" + (
-                f" ({bare:,} without markers)" if bare != chunk.size else ""
-            )
+                facts.append(f"{count:,} tokens")
+            if chunk.over_threshold:
+                facts.append(f"[red]over threshold: {chunk.over_threshold}[/]")
+            if count is not None and window is not None and count > window:
+                facts.append(f"[yellow]embedding truncated (> {window})[/]")
             out.rule(
                 f"[bold]{escape(chunk.id)}[/] · depth {chunk.depth} · "
-                f"{escape(chunk.breakdown_tag or chunk.layer)} · {size}{flag}",
+                f"{escape(chunk.breakdown_tag or chunk.layer)} · {' · '.join(facts)}",
                 align="left",
             )
             text = chunk.retrieval_text if args.retrieval_text else chunk.text

@@ -30,7 +30,9 @@ an RRF sum (hundredths). Fixed per mode, so that a column's scores line up (``3.
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``search`` and ``embed`` to the subcommands."""
     p = sub.add_parser(
-        "search", help="search the active chunk set (lexical, BM25); never errors on odd input"
+        "search",
+        help="search the active chunk set (lexical by default, or semantic or hybrid); never "
+        "errors on odd input",
     )
     p.add_argument("db", type=Path, help="a database written by specbrowser ingest")
     p.add_argument(

@@ -251,6 +251,14 @@ def test_cli_limit_and_all(two_sets, capsys) -> None:
     assert "changed sections: 2 of 2" in capsys.readouterr().out
 
 
+def test_cli_diff_of_a_set_with_itself_says_none_changed_without_a_table(two_sets, capsys) -> None:
+    # the table's legend alone under an empty table read as noise (new-user trial)
+    db_path, a, _b = two_sets
+    assert main(["diff", str(db_path), a, a]) == 0
+    output = capsys.readouterr().out
+    assert "changed sections: none" in output and "overruns: chunks over" not in output
+
+
 def test_cli_json(two_sets, capsys) -> None:
     db_path, a, b = two_sets
     assert main(["diff", str(db_path), a, b, "--json"]) == 0

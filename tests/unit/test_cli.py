@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -844,3 +845,21 @@ def test_huge_numbers_are_one_line_not_a_traceback(db, args, capsys):
     err = capsys.readouterr().err
     assert "at most" in err or "from 1 to" in err
     assert "Traceback" not in err
+
+
+def test_no_command_prints_the_commands(capsys):
+    # a new user's first try: the --help listing, not an error (new-user trial)
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: specbrowser") and "rechunk" in out and "search" in out
+
+
+@pytest.mark.skipif(not SAMPLE.exists(), reason="sample spec missing")
+def test_show_separates_each_fact_of_the_header(tmp_path, capsys):
+    # "… chars · over threshold: …", not run together (new-user trial)
+    db = tmp_path / "toy.db"
+    assert main(["ingest", str(SAMPLE), "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["show", str(db), "sec-long-prose"]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert re.search(r" chars \([\d,]+ without markers\) · ov", header), header
