@@ -126,10 +126,10 @@ def _own(link: etree._Element, item: etree._Element) -> bool:
 
 
 def load_toc_file(path: Path) -> list[TocNode]:
-    """Read an external TOC: JSON, a list of ``{title, start, end?, secnum?, children?}``.
+    """Read an external TOC: JSON, a list of ``{title, start?, end?, secnum?, children?}``.
 
     ``start``/``end`` are 0-based section ordinals, ``end`` inclusive; an entry without ``end``
-    is open-ended. The format is ``schemas/toc.schema.json``.
+    is open-ended, one without ``start`` covers no section itself (its children may). The format is ``schemas/toc.schema.json``.
 
     Raises:
         SpecInputError: unreadable file, invalid JSON, or an entry of the wrong shape (the
