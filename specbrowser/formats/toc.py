@@ -129,7 +129,8 @@ def load_toc_file(path: Path) -> list[TocNode]:
     """Read an external TOC: JSON, a list of ``{title, start?, end?, secnum?, children?}``.
 
     ``start``/``end`` are 0-based section ordinals, ``end`` inclusive; an entry without ``end``
-    is open-ended, one without ``start`` covers no section itself (its children may). The format is ``schemas/toc.schema.json``.
+    is open-ended, one without ``start`` covers no section itself (its children may). The
+    format is ``schemas/toc.schema.json``.
 
     Raises:
         SpecInputError: unreadable file, invalid JSON, or an entry of the wrong shape (the
