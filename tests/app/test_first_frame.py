@@ -145,3 +145,25 @@ async def test_slash_before_the_search_bar_is_mounted_opens_it(toylang_db) -> No
         assert screen.search_bar_shown and app.focused is screen.search_bar.query_one(
             "#search-input"
         )
+
+
+@run_async
+async def test_a_go_to_right_after_the_first_chunk_is_shown_stays(toylang_db) -> None:
+    """The first screen's cursor move waits for a refresh; a go-to made before that refresh
+    (a key or a jump in the first frames) moved the cursor, and the left-over move then took
+    the cursor and the view back to the first chunk (found by benchmarks/chunk_view_latency)."""
+    from specbrowser.session import Session
+
+    with Session.open(toylang_db) as session:
+        target = session.descendants(session.top_level_chunks()[-1].id)
+        deepest = max(target, key=lambda c: c.depth)
+    app = make_app(toylang_db, cursor_blink=False, count_tokens=False)
+    async with app.run_test(size=SIZE) as pilot:
+        while not isinstance(app.screen, BrowserScreen) or app.screen.chunk_view.chunk is None:
+            await pilot.pause(0.005)
+        screen = app.screen
+        assert screen.go_to_chunk(deepest.id)
+        await settle(pilot)
+        assert screen.chunk_view.chunk is not None and screen.chunk_view.chunk.id == deepest.id
+        cursor = screen.chunk_tree.cursor_node
+        assert cursor is not None and cursor.data == deepest.id

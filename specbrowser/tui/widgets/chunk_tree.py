@@ -472,10 +472,14 @@ class ChunkTree(Tree[str]):
         self.call_after_refresh(self._move_to, node)
 
     def _move_to(self, node: TreeNode[str]) -> None:
+        if self._moving_to is not node:
+            # a later select_chunk asked for another node (moved to at once, or pending): a
+            # move left over from before it (the first screen's, after its refresh) would
+            # take the cursor, and the view, back
+            return
+        self._moving_to = None
         # Nodes added above the cursor can leave cursor_line unchanged while its node changed;
         # reset it first so the cursor node and the NodeHighlighted message stay right.
-        if self._moving_to is node:
-            self._moving_to = None
         if self.cursor_node is not node and self.cursor_line == node.line:
             self.cursor_line = -1
         self.move_cursor(node)
