@@ -44,6 +44,7 @@ from specbrowser.formats.ecmarkup_source import (
     expand_imports,
     expand_shorthand,
     number_sections,
+    number_steps,
 )
 from specbrowser.formats.headings import FRONT_MATTER_ID, front_matter_section
 from specbrowser.formats.html import element_text, without_deleted
@@ -209,6 +210,7 @@ class EcmarkupFormat:
                 render_structured_headers(page.root)
                 expand_shorthand(page.root)
                 number_sections(page.root)
+                number_steps(page.root)
         parsed = parse_pages(pages, kind, sha256, _collect_sections)
         _add_front_matter(parsed, pages)
         return parsed

@@ -147,6 +147,66 @@ def _expanded(text: str, heading: bool) -> str:
     return _SHORTHAND.sub(one, text)
 
 
+_STEP = re.compile(r"(?m)^([ \t]*)(?:(\d+)\.|([*-]))(?=[ \t])")
+"""A step at the start of a line of an algorithm's ecmarkdown: its indentation, then an ordered
+item's number (ecmarkdown writes ``1.`` for every step: the renderer numbers them) or an
+unordered item's ``*``/``-``."""
+
+
+def number_steps(root: etree._Element) -> None:
+    """Number the ordered steps of every ``emu-alg`` in an ecmarkup source as the rendered spec
+    lists them: 1, 2, 3 at each depth of indentation, from 1 again under each step and after
+    an unordered list at the same depth. Only numbers at the start of a line change; the text
+    may be split by inline elements (``ins``, ``emu-xref``), so the pieces are read in document
+    order as one text."""
+    for alg in root.iter("emu-alg"):
+        steps = _StepNumbers()
+        for owner, attribute in _text_pieces(alg):
+            text = getattr(owner, attribute)
+            if text:
+                setattr(owner, attribute, steps.number(text))
+
+
+class _StepNumbers:
+    """The running step numbers of one algorithm, read a text piece at a time."""
+
+    def __init__(self) -> None:
+        self.levels: list[tuple[int, int]] = []
+        """(indentation, last number) of each open list, the outermost first."""
+        self.at_line_start = True
+
+    def number(self, text: str) -> str:
+        """``text`` with its steps' numbers written."""
+        numbered = _STEP.sub(self._step, text)
+        self.at_line_start = text.endswith("\n")
+        return numbered
+
+    def _step(self, match: re.Match[str]) -> str:
+        if match.start() == 0 and not self.at_line_start:
+            return match.group(0)  # the rest of a line an element began
+        indent = len(match.group(1).expandtabs(4))
+        while self.levels and self.levels[-1][0] > indent:
+            self.levels.pop()
+        here = bool(self.levels) and self.levels[-1][0] == indent
+        # an unordered item: an ordered list at its depth starts again after it
+        number = 0 if match.group(3) else (self.levels[-1][1] + 1 if here else 1)
+        if here:
+            self.levels[-1] = (indent, number)
+        else:
+            self.levels.append((indent, number))
+        return match.group(0) if match.group(3) else f"{match.group(1)}{number}."
+
+
+def _text_pieces(el: etree._Element) -> list[tuple[etree._Element, str]]:
+    """``(element, "text" | "tail")`` of every text piece inside ``el``, in document order."""
+    pieces: list[tuple[etree._Element, str]] = [(el, "text")]
+    for child in el:
+        if isinstance(child.tag, str):
+            pieces += _text_pieces(child)
+        pieces.append((child, "tail"))
+    return pieces
+
+
 def _annex_letter(number: int) -> str:
     """1 → A, 26 → Z, 27 → AA (spreadsheet style)."""
     letters = ""

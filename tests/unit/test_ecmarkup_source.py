@@ -75,6 +75,28 @@ def test_a_subscript_in_a_source_algorithm_keeps_its_mark(tmp_path):
     assert "return `+0`_𝔽." in text and "Return 2^(n - 1)." in text
 
 
+def test_source_steps_are_numbered_as_the_rendered_algorithm_lists_them(tmp_path):
+    # ecmarkdown writes 1. for every step; the rendered spec numbers them (new-user trial)
+    body = """
+<emu-clause id="sec-gizmo" type="abstract operation">
+  <h1>Gizmo ( _a_ )</h1>
+  <emu-alg>
+    1. Let _b_ be _a_.
+    1. If _b_ is *true*, then
+      1. Let _c_ be <ins>Frob(_b_)</ins>.
+      1. Return _c_.
+    1. Let _d_ be Wibble(_b_) 1.
+    1. Return _d_.
+  </emu-alg>
+</emu-clause>
+"""
+    _, chunks = source_spec(tmp_path, body)
+    lines = [line.strip() for line in chunks["sec-gizmo"].text.splitlines() if line.strip()]
+    steps = [line.split(" ", 1)[0] for line in lines if line[0].isdigit()]
+    assert steps == ["1.", "2.", "1.", "2.", "3.", "4."]
+    assert "Wibble(`b`) 1." in chunks["sec-gizmo"].text  # a number inside a step stays
+
+
 def test_a_syntax_directed_operation_is_headed_without_its_parameters(tmp_path):
     body = """
 <emu-clause id="sec-bn" type="sdo">

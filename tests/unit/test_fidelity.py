@@ -383,7 +383,7 @@ def test_source_shorthand_reads_as_rendered_text(tmp_path):
     chunks = chunk_spec(parsed, ChunkPolicy(), rules=CHUNKING_RULES).chunks
     text = next(c.text for c in chunks if c.id == "sec-one-b")
     assert "Let `x` be `true`, `sync` or Statement?; keep snake_case and 2 * 3 * 4." in text
-    assert '1. Let `n` be Expression[?In].\n1. Return `"a b"`.' in text
+    assert '1. Let `n` be Expression[?In].\n2. Return `"a b"`.' in text  # numbered as rendered
     assert "A : B _C_" in text  # grammar as written
 
 
