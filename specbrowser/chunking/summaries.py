@@ -62,7 +62,9 @@ _NUMBER = re.compile(r"^\s*(?:annex\s+)?(?:[A-Z]|\d+)(?:\.\d+)*\.?\s+", re.IGNOR
 _LINK = re.compile(r"!?\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\([^)]*\)")
 """A link or an image, ``[text](target)``: its text may hold brackets one deep (Bikeshed's
 ``[[INFRA]](#biblio-infra)``) and an image (a logo linked to its site:
-``[![WHATWG](logo.svg)](https://whatwg.org/)``), reduced by a second pass."""
+``[![WHATWG](logo.svg)](https://whatwg.org/)``), reduced by a second pass. A link reads as its
+text; an image as nothing (a reader sees a picture, not its alternative text: Bikeshed's
+tracking-vector icon says "(This is a tracking vector.)")."""
 _NESTED_LINKS = 3
 """Passes of :data:`_LINK` at most: an image in a link takes two."""
 _REF = re.compile(r"(?<!\[)\[([^\[\]]+)\](?![\](])")
@@ -105,7 +107,7 @@ def plain_text(markdown: str) -> str:
     for _ in range(_NESTED_LINKS):
         if "](" not in text:
             break
-        text = _LINK.sub(r"\1", text)
+        text = _LINK.sub(_link_text, text)
     if "`" in text:
         text = _CODE.sub(r"\1", text)
     if _EMPHASIS_MARKS.search(text):
@@ -114,6 +116,10 @@ def plain_text(markdown: str) -> str:
     if escaped:
         text = re.sub("\ue000(\\d+)\ue001", lambda m: escaped[int(m.group(1))], text)
     return " ".join(text.split())
+
+
+def _link_text(match: re.Match[str]) -> str:
+    return "" if match.group(0).startswith("!") else match.group(1)
 
 
 def prose_blocks(markdown: str) -> list[str]:

@@ -53,10 +53,13 @@ def test_plain_text_keeps_a_bracketed_reference_link_as_the_reader_sees_it() -> 
     assert plain_text("[a [b] c](#x) and [d](#y)") == "a b c and d"
 
 
-def test_plain_text_reads_an_image_in_a_link_as_its_alternative_text() -> None:
-    # a logo linked to its site, as WHATWG standards open
+def test_plain_text_reads_an_image_and_a_linked_image_as_nothing() -> None:
+    # a logo linked to its site, as WHATWG standards open; Bikeshed's tracking-vector icon
     text = "[![WHATWG](https://example.org/logo.svg)](https://example.org/) Living Standard"
-    assert plain_text(text) == "WHATWG Living Standard"
+    assert plain_text(text) == "Living Standard"
+    icon = "[![(This is a tracking vector.)](tv.svg)](https://example.org/#tv) To *resolve* it"
+    assert plain_text(icon) == "To resolve it"
+    assert plain_text("a ![chart](c.png) b") == "a b"
 
 
 def test_a_section_summary_holds_no_link_target() -> None:
