@@ -14,6 +14,8 @@ a failed server.
 from __future__ import annotations
 
 import inspect
+import logging
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal, get_type_hints
 from urllib.parse import quote
@@ -243,6 +245,28 @@ def _signature(tool: Tool[Any, Any]) -> inspect.Signature:
 Transport = Literal["stdio", "http"]
 
 
+class _OneLine(logging.Formatter):
+    """A record as one line, as specbrowser's own lines read (``warning: …``)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = f"{record.levelname.lower()}: {record.getMessage()}"
+        if record.exc_info and record.exc_info[1] is not None:
+            line += f" ({type(record.exc_info[1]).__name__}: {record.exc_info[1]})"
+        return " ".join(line.split())
+
+
+def log_in_one_line() -> None:
+    """Send the server's warnings (the SDK's, such as a refused ``Host`` header) to stderr one
+    plain line each. Called before the server is made: the SDK's constructor otherwise sets up
+    Rich's handler, several lines and a timestamp a record (``logging.basicConfig`` leaves a
+    root logger that has a handler as it is). A no-op when the root logger has one already."""
+    if logging.getLogger().handlers:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine())
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
+
+
 def serve(
     reader: Reader,
     *,
@@ -258,6 +282,7 @@ def serve(
     but a loopback address are refused (DNS rebinding: a web page must not reach the server
     through a name of its own); on another host (``--allow-remote``) nothing is checked.
     """
+    log_in_one_line()
     server = build_server(reader)
     named = f"[{host}]" if ":" in host else host
     security = TransportSecuritySettings(

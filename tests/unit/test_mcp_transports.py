@@ -150,7 +150,10 @@ def test_http_server_on_loopback_answers_concurrent_calls(toylang_db):
         server.terminate()
         server.wait(timeout=10)
         assert server.stderr is not None
+        logged = server.stderr.read().decode()
         server.stderr.close()
+    # the refusal is one plain line, as specbrowser's own are (not Rich's multi-line record)
+    assert "warning: Invalid Host header: evil.example" in logged.splitlines(), logged
 
 
 @pytest.mark.parametrize(
