@@ -229,6 +229,10 @@ class ParsedSpec:
     """The document's own table of contents (top-level entries), or [] when it has none."""
     identity: SpecIdentity = field(default_factory=SpecIdentity)
     """The spec's canonical URL and shortname, as far as its first page says."""
+    before_toc: list[Section] = field(default_factory=list)
+    """The sections whose element comes before the document's own TOC on the first page: front
+    matter such as an abstract or a status section, which a TOC does not list (the
+    reconciler reports none of them missing from it)."""
 
 
 class Symbol(NamedTuple):

@@ -8,7 +8,7 @@ those of :mod:`specbrowser.chunking.labels`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -199,10 +199,13 @@ def section_paths(
     sections: list[Section],
     toc: list[TocNode],
     section_ordinal: Callable[[str], str] | None = None,
+    before_toc: Collection[str] = frozenset(),
 ) -> SectionPaths:
     """The heading paths, TOC paths and mismatches of ``sections`` against ``toc`` (an empty
     ``toc``: parser paths only, no mismatch), and each section's number by ``section_ordinal``
-    (the format's :attr:`specbrowser.chunking.rules.ChunkingRules.section_ordinal`; None: "")."""
+    (the format's :attr:`specbrowser.chunking.rules.ChunkingRules.section_ordinal`; None: "").
+    ``before_toc``: the ids of the sections before the document's own TOC, which it need not
+    list (:attr:`specbrowser.model.ParsedSpec.before_toc`)."""
     heading: dict[str, list[str]] = {}
     for section in sections:
         parent = heading.get(section.parent_id, []) if section.parent_id else []
@@ -214,7 +217,7 @@ def section_paths(
     from specbrowser.chunking.toc_paths import build_heading_paths, classify_mismatches
 
     toc_paths = build_heading_paths(sections, toc)
-    mismatches = classify_mismatches(sections, toc, heading, toc_paths)
+    mismatches = classify_mismatches(sections, toc, heading, toc_paths, before_toc)
     kinds: dict[str, MismatchKind] = {
         m.section_id: m.kind for m in mismatches if m.kind != "toc_entry_without_section"
     }

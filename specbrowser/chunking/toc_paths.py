@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -255,9 +255,13 @@ def classify_mismatches(
     toc: list[TocNode],
     parser_paths: dict[str, list[str]],
     toc_paths: dict[str, list[str]],
+    before_toc: Collection[str] = frozenset(),
 ) -> list[Mismatch]:
     """Every disagreement between the section tree and the TOC, sections in document order,
-    then TOC entries without a section. Nothing is reported when ``toc`` is empty.
+    then TOC entries without a section. Nothing is reported when ``toc`` is empty, nor a
+    section of ``before_toc`` (ids of the sections before the TOC in the document: front matter
+    such as an abstract or a status section, which the TOC does not list by design) that it
+    does not list.
 
     A section is tested in :data:`specbrowser.types.MISMATCH_KINDS` order and gets the first
     kind that applies: ``missing_from_toc`` (no titled entry links to or starts at it, or no
@@ -285,6 +289,8 @@ def classify_mismatches(
         entry = own_entry.get(section.ordinal)
         kind: MismatchKind | None = None
         if entry is None or not toc_path:
+            if section.id in before_toc:
+                continue
             kind = "missing_from_toc"
         elif normalize_title(entry.title, entry.secnum) != normalize_title(
             section.title, section.secnum

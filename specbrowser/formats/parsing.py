@@ -10,7 +10,7 @@ from lxml import etree
 from specbrowser.formats.base import Page
 from specbrowser.formats.html import document_title
 from specbrowser.formats.stylesheet import separate_boxes
-from specbrowser.formats.toc import extract_toc
+from specbrowser.formats.toc import extract_toc, ids_before_toc
 from specbrowser.model import Document, ParsedSpec, Section
 
 SectionCollector = Callable[[etree._Element, str, list[Section], dict[str, etree._Element]], None]
@@ -29,10 +29,17 @@ def parse_pages(
     for page in pages:
         separate_boxes(page.root)
     toc = extract_toc(pages[0].root)
+    before = ids_before_toc(pages[0].root) if toc else set()
     title = document_title(pages[0].root)
     sections: list[Section] = []
     elements: dict[str, etree._Element] = {}
     for page in pages:
         collect(page.root, page.path.name, sections, elements)
     document = Document(id=sha256[:16], title=title, kind=kind, source_paths=[], sha256=sha256)
-    return ParsedSpec(document=document, sections=sections, elements=elements, toc=toc)
+    return ParsedSpec(
+        document=document,
+        sections=sections,
+        elements=elements,
+        toc=toc,
+        before_toc=[s for s in sections if s.id in before],
+    )

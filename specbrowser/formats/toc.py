@@ -45,6 +45,21 @@ def extract_toc(root: etree._Element) -> list[TocNode]:
     return _entries(found) if found is not None else []
 
 
+def ids_before_toc(root: etree._Element) -> set[str]:
+    """The ids of the elements before the document's own TOC, in document order (an abstract,
+    a status section: what a TOC placed after them does not list); empty without a TOC."""
+    found = _toc_list(root)
+    ids: set[str] = set()
+    if found is None:
+        return ids
+    for el in root.iter(etree.Element):
+        if el is found:
+            return ids
+        if (element_id := el.get("id")) is not None:
+            ids.add(element_id)
+    return set()  # the list was not under root: nothing is known to come before it
+
+
 def _toc_list(root: etree._Element) -> etree._Element | None:
     """The TOC's outer list. Walks elements of one tag at a time and stops at the first hit,
     where an XPath would search the whole tree."""

@@ -117,18 +117,21 @@ def _chunk_beside_spec_write(
     tokens: TokenMeasure | None,
     progress: Progress | None,
     packet: SummaryPacket | None,
+    own_toc: bool,
 ) -> tuple[list[Chunk], ChunkSetStats, SectionPaths, dict[str, SectionMarkdown]]:
     """Break the spec down while this process writes the spec's tables (``write.write_spec``:
     heading and TOC paths, the symbol index from the elements before any breakdown, sections,
     TOC) beside the forked children (:func:`chunk_spec`'s ``meanwhile``); then finish the
     chunk set. Returns its chunks (document chunk first), statistics, the sections' paths and
-    the conversions learned for the Markdown cache."""
+    the conversions learned for the Markdown cache. ``own_toc``: ``toc`` is the document's own
+    (the front matter before it need not be listed)."""
     sections = parsed.sections
     paths: SectionPaths | None = None
 
     def write_spec() -> None:
         nonlocal paths
-        paths = section_paths(sections, toc, rules.section_ordinal)
+        before = _before_toc(parsed) if own_toc else set()
+        paths = section_paths(sections, toc, rules.section_ordinal, before)
         write.write_spec(paths, spec_symbols(sections, parsed.elements), toc)
 
     chunked = chunk_spec(
@@ -154,9 +157,11 @@ def _chunks_for(
     toc: list[TocNode],
     place: CorpusPlace,
     rules: ChunkingRules,
+    own_toc: bool,
 ) -> list[Chunk]:
     """The spec's finished chunks under another stored set's ``policy``: parsed again (a
-    breakdown changes the parsed elements), placed as the first parse was."""
+    breakdown changes the parsed elements), placed as the first parse was; ``own_toc``: ``toc``
+    is the document's own (its front matter before it need not be listed)."""
     parsed = load_spec(spec_paths)
     place_spec(parsed, place)
     from specbrowser.search.tokens import token_measure  # deferred: imported by ingest() first
@@ -172,9 +177,17 @@ def _chunks_for(
         measure=tokens.count if tokens else len,
         packet=packet,
     )
-    apply_toc_paths(chunks, section_paths(parsed.sections, toc, rules.section_ordinal))
+    before = _before_toc(parsed) if own_toc else set()
+    apply_toc_paths(chunks, section_paths(parsed.sections, toc, rules.section_ordinal, before))
     place_chunks(chunks, place)
     return chunks
+
+
+def _before_toc(parsed: ParsedSpec) -> set[str]:
+    """The ids of the sections before the spec's own TOC, as they are now (a corpus may have
+    renamed them). Only for the document's own TOC: an external TOC file has no place in the
+    document, and every section it leaves out is reported."""
+    return {s.id for s in parsed.before_toc}
 
 
 class SpecLoading:
@@ -401,6 +414,7 @@ def ingest(
     if policy_for_kind is not None:
         policy = policy_for_kind(parsed.document.kind)
     toc = external_toc if external_toc is not None else parsed.toc
+    own_toc = external_toc is None
     timings["parse"] = parse_seconds
     rules = format_for_kind(parsed.document.kind).chunking_rules
     packet = summary_packet_for(parsed.sections, policy, rules)  # before any breakdown
@@ -436,12 +450,12 @@ def ingest(
             ) as write:
                 mark = time.perf_counter()
                 chunks, stats, paths, learned = _chunk_beside_spec_write(
-                    write, parsed, policy, toc, rules, tokens, progress, packet
+                    write, parsed, policy, toc, rules, tokens, progress, packet, own_toc
                 )
                 place_chunks(chunks, places[0])
                 others = {} if write.outcome == "replaced_set" else plan.others
                 other_chunks = {  # broken down (forking) before anything else is written
-                    version: _chunks_for(spec_paths, other, toc, places[0], rules)
+                    version: _chunks_for(spec_paths, other, toc, places[0], rules, own_toc)
                     for version, other in others.items()
                 }
                 if breakdowns_done is not None:

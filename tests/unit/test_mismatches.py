@@ -161,3 +161,42 @@ def test_bad_toc_file_is_one_line_and_nothing_written(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and 'needs a string "title"' in err[0]
     assert not path.exists()
+
+
+FRONT_MATTER_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Plain</title></head>
+<body>
+<section id="abstract"><h2>Abstract</h2><p>What this is.</p></section>
+<section id="status"><h2>Status of this document</h2><p>A draft.</p></section>
+<nav id="toc"><h2>Table of Contents</h2><ol>
+<li><a href="#intro">1 Introduction</a></li><li><a href="#terms">2 Terms</a></li></ol></nav>
+<section id="intro"><h2>1 Introduction</h2><p>In.</p></section>
+<section id="terms"><h2>2 Terms</h2><p>Words.</p></section>
+<section id="extra"><h2>3 Extra</h2><p>Not listed.</p></section>
+</body></html>"""
+
+
+def test_front_matter_before_the_toc_is_not_missing_from_it(tmp_path, capsys):
+    # Bikeshed's abstract and status, xml2rfc's boilerplate: sections a TOC placed after them
+    # does not list; a section after the TOC that it leaves out still is (new-user trial)
+    page = tmp_path / "plain.html"
+    page.write_text(FRONT_MATTER_PAGE, encoding="utf-8")
+    path = tmp_path / "p.db"
+    assert main(["ingest", str(page), "--db", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["mismatches", str(path), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)["mismatches"]
+    assert [(m["section_id"], m["kind"]) for m in found] == [("extra", "missing_from_toc")]
+
+
+def test_an_external_toc_reports_the_front_matter_it_leaves_out(tmp_path, capsys):
+    page = tmp_path / "plain.html"
+    page.write_text(FRONT_MATTER_PAGE, encoding="utf-8")
+    toc = tmp_path / "toc.json"
+    # ordinals: 0 abstract, 1 status, 2 intro, 3 terms, 4 extra
+    toc.write_text(json.dumps([{"title": "Introduction", "secnum": "1", "start": 2, "end": 4}]))
+    path = tmp_path / "p.db"
+    assert main(["ingest", str(page), "--db", str(path), "--toc", str(toc)]) == 0
+    capsys.readouterr()
+    assert main(["mismatches", str(path), "--json"]) == 0
+    found = {m["section_id"] for m in json.loads(capsys.readouterr().out)["mismatches"]}
+    assert {"abstract", "status"} <= found

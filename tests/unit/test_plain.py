@@ -569,7 +569,7 @@ def test_widget_protocol_sample_sections():
     sections: dict[str, Section] = {s.id: s for s in parsed.sections}
     assert parsed.document.kind == "html-headings"
     assert parsed.document.title == "Widget Protocol"
-    assert len(parsed.sections) == 30
+    assert len(parsed.sections) == 31
     assert max(s.depth for s in parsed.sections) == 2
     assert parsed.sections[0].id == "front-matter"
     assert "Mira Okonkwo" in sections["front-matter"].html
@@ -594,13 +594,15 @@ def test_widget_protocol_sample_sections():
 
     toc_targets = list(targets(parsed.toc))
     assert len(toc_targets) == 27 and set(toc_targets) <= set(sections)
+    # the abstract and status precede the TOC; the acknowledgments (no-toc) follow it
+    assert [s.id for s in parsed.before_toc] == ["abstract", "sotd"]
 
 
 def test_widget_protocol_sample_plain_defaults_keep_tables_whole():
     parsed = load_spec(WIDGET_SAMPLE)
     policy = ChunkPolicy(breakdown_tags=PLAIN_HTML_BREAKDOWN_TAGS)
     chunks = chunk_spec(parsed, policy, rules=HTML_RULES).chunks
-    assert len(chunks) == 31
+    assert len(chunks) == 32
     (table,) = [c for c in chunks if c.depth > 0]
     assert (table.id, table.breakdown_tag, table.title) == (
         "errors-table-1",
@@ -652,7 +654,7 @@ def test_ingest_policy_for_kind_hook(tmp_path):
         assert db.sections.document().kind == "html-headings"
     finally:
         db.close()
-    assert len(result.chunks) == 32  # the document chunk and the 31 section chunks
+    assert len(result.chunks) == 33  # the document chunk and the 32 section chunks
 
 
 def test_cli_ingest_uses_plain_defaults_unless_tags_are_given(tmp_path, capsys):
