@@ -8,8 +8,8 @@ Markdown::
 
     Document summary: This Standard defines the Toylang language.   (policy summaries on)
     Document: Toylang Language Specification
-    Section: 14 ECMAScript Language: Statements and Declarations > 14.6 The if Statement
-    Section summary: The if statement runs one of two statements.   (when the section has one)
+    Section: 4 Statements > 4.2 The when Statement
+    Section summary: The when statement runs one of two statements.   (when the section has one)
     Part: Table 3: Well-known Symbols > td 4          (only for a breakdown subsection)
     Content:
     <the chunk's text, in-document link targets dropped>

@@ -67,7 +67,7 @@ def title_name(title: str) -> str | None:
     """The leading name of a section title that names one thing (the text before its
     parameter list, brackets' inner spaces removed, an accessor's ``get ``/``set `` dropped), or
     None when that is prose: ``Array.prototype.map ( callbackfn )`` → ``Array.prototype.map``,
-    ``get Map.prototype.size`` → ``Map.prototype.size``, ``The Array Constructor`` → None."""
+    ``get Map.prototype.count`` → ``Map.prototype.count``, ``The Array Constructor`` → None."""
     head = _ACCESSOR.sub("", title.split(" (", 1)[0].strip())
     head = re.sub(r"\s*([\[\]])\s*", r"\1", head)
     if len(head) < 2 or not _LEADING_NAME.match(head) or not re.search(r"[A-Za-z]", head):

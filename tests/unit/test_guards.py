@@ -323,13 +323,13 @@ def test_an_element_whose_marker_the_converter_drops_is_put_back(tmp_path, strat
 
 def test_a_packed_run_of_items_is_named_with_its_blocks_apart(tmp_path):
     items = "".join(
-        f"<li>Let stack be a new empty List.<ol><li>Let indent be step {i}.</li></ol></li>"
+        f"<li>Let pile be a fresh List.<ol><li>Let indent be step {i}.</li></ol></li>"
         for i in range(1, 31)
     )
     body = section(f"<emu-alg><ol>{items}</ol></emu-alg>")
     chunks = lossless(tmp_path, body, ChunkPolicy(threshold=600, breakdown_tags=("li",)))
     titles = [chunks[s].title for s in chunks["sec-a"].subsections]
-    assert titles and all(t.startswith("Let stack be a new empty List. Let indent") for t in titles)
+    assert titles and all(t.startswith("Let pile be a fresh List. Let indent") for t in titles)
 
 
 @pytest.mark.parametrize("strategy", ["seed", "guarded"])

@@ -386,9 +386,9 @@ STUB_AND_ACCESSORS = """
 <emu-clause id="sec-map-objects"><h1><span class="secnum">2</span> Map Objects</h1>
   <emu-clause id="sec-map-constructor"><h1><span class="secnum">2.1</span> Map ( [ iterable ] )</h1>
     <p>The Map constructor creates a Map.</p></emu-clause>
-  <emu-clause id="sec-get-map.prototype.size">
-    <h1><span class="secnum">2.2</span> get Map.prototype.size</h1>
-    <p>Map.prototype.size is an accessor property.</p></emu-clause>
+  <emu-clause id="sec-get-map.prototype.count">
+    <h1><span class="secnum">2.2</span> get Map.prototype.count</h1>
+    <p>Map.prototype.count reads how many entries it holds.</p></emu-clause>
   <emu-clause id="sec-set-map.prototype.weight">
     <h1><span class="secnum">2.3</span> set Map.prototype.weight</h1>
     <p>A setter.</p></emu-clause>
@@ -410,11 +410,11 @@ def test_an_accessor_is_found_without_get_or_set(tmp_path: Path) -> None:
     ingest([write_spec(tmp_path, STUB_AND_ACCESSORS)], path, POLICY)
     with store.open_database(path) as db:
         for query, section in [
-            ("Map.prototype.size", "sec-get-map.prototype.size"),
-            ("get Map.prototype.size", "sec-get-map.prototype.size"),
+            ("Map.prototype.count", "sec-get-map.prototype.count"),
+            ("get Map.prototype.count", "sec-get-map.prototype.count"),
             ("Map.prototype.weight", "sec-set-map.prototype.weight"),
         ]:
             assert symbol_hits(db, query)[0].chunk_id == section, query
-    assert title_name("get Map.prototype.size") == "Map.prototype.size"
+    assert title_name("get Map.prototype.count") == "Map.prototype.count"
     assert title_name("set Object.prototype.__proto__") == "Object.prototype.__proto__"
     assert title_name("get a value") is None
