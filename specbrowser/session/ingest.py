@@ -56,9 +56,9 @@ STORE_MODULES = (
     "specbrowser.formats.identity",
 )
 """What :func:`ingest` needs once the spec is parsed, imported while lxml parses it (the parse
-releases the GIL): sqlite-utils and the store's modules, about 0.1 s of imports that overlap a
-0.1 s parse of ECMA-262 instead of coming before it, and the spec identity's reader, which the
-parse's last step takes."""
+releases the GIL): the store's modules and the token counter's, imports that overlap a 0.1 s
+parse of ECMA-262 instead of coming after it, and the spec identity's reader, which the
+parse's last step takes (sqlite-utils too, for a new file: :func:`_import_meanwhile`)."""
 
 
 def _import_meanwhile(modules: tuple[str, ...], *, schema: bool = False) -> threading.Thread:
@@ -400,13 +400,15 @@ def ingest(
     start = time.perf_counter()
     existed = db_path.exists()
     importing = _import_meanwhile(STORE_MODULES, schema=not existed)  # a new file: its schema
-    external_toc = load_toc_file(toc_file) if toc_file is not None else None
-    if parsed_meanwhile is None:
-        parsed = load_spec(spec_paths)
-        parse_seconds = time.perf_counter() - start
-    else:
-        parsed, parse_seconds = parsed_meanwhile.result()
-    importing.join()
+    try:
+        external_toc = load_toc_file(toc_file) if toc_file is not None else None
+        if parsed_meanwhile is None:
+            parsed = load_spec(spec_paths)
+            parse_seconds = time.perf_counter() - start
+        else:
+            parsed, parse_seconds = parsed_meanwhile.result()
+    finally:  # also when the spec fails: a thread left importing would hand the next ingest
+        importing.join()  # (the app's, ingest_each's) a module half imported
     # imported on the thread above while lxml parsed (STORE_MODULES); bound here
     from specbrowser.search.tokens import token_measure
     from specbrowser.store import open_database

@@ -863,3 +863,18 @@ def test_show_separates_each_fact_of_the_header(tmp_path, capsys):
     assert main(["show", str(db), "sec-long-prose"]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert re.search(r" chars \([\d,]+ without markers\) · ov", header), header
+
+
+def test_an_ingest_after_one_that_failed_in_the_same_process_works(tmp_path):
+    # a failed parse left the store's import thread running: the next ingest (the app's, a
+    # program's) then took sqlite-utils half imported. Its own interpreter: nothing imported yet
+    empty = tmp_path / "empty.html"
+    empty.write_text("<!doctype html><html><head><title>x</title></head><body></body></html>")
+    program = (
+        "import sys\n"
+        "from specbrowser.cli import main\n"
+        f"assert main(['ingest', {str(empty)!r}, '--db', {str(tmp_path / 'a.db')!r}]) == 2\n"
+        f"assert main(['ingest', {str(SAMPLE)!r}, '--db', {str(tmp_path / 'b.db')!r}]) == 0\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
