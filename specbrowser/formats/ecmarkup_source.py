@@ -173,18 +173,28 @@ class _StepNumbers:
     def __init__(self) -> None:
         self.levels: list[tuple[int, int]] = []
         """(indentation, last number) of each open list, the outermost first."""
-        self.at_line_start = True
+        self.line_start: str | None = ""
+        """The blanks since the last newline while the line holds nothing else, so that a piece
+        starting there starts a line (an element that holds a whole step, ``<ins>1. …</ins>``);
+        None once the line holds text (a piece then continues it)."""
 
     def number(self, text: str) -> str:
         """``text`` with its steps' numbers written."""
         numbered = _STEP.sub(self._step, text)
-        self.at_line_start = text.endswith("\n")
+        _, newline, last = text.rpartition("\n")
+        if newline:
+            self.line_start = last if not last.strip() else None
+        elif self.line_start is not None:
+            self.line_start = self.line_start + last if not last.strip() else None
         return numbered
 
     def _step(self, match: re.Match[str]) -> str:
-        if match.start() == 0 and not self.at_line_start:
-            return match.group(0)  # the rest of a line an element began
-        indent = len(match.group(1).expandtabs(4))
+        indent_text = match.group(1)
+        if match.start() == 0:  # where the piece starts: a line start only if the line was blank
+            if self.line_start is None:
+                return match.group(0)
+            indent_text = self.line_start + indent_text
+        indent = len(indent_text.expandtabs(4))
         while self.levels and self.levels[-1][0] > indent:
             self.levels.pop()
         here = bool(self.levels) and self.levels[-1][0] == indent

@@ -97,6 +97,24 @@ def test_source_steps_are_numbered_as_the_rendered_algorithm_lists_them(tmp_path
     assert "Wibble(`b`) 1." in chunks["sec-gizmo"].text  # a number inside a step stays
 
 
+def test_a_step_an_insertion_holds_whole_is_numbered_in_its_place(tmp_path):
+    # a proposal's source wraps a whole new step in <ins>: it starts a line all the same
+    body = """
+<emu-clause id="sec-gizmo" type="abstract operation">
+  <h1>Gizmo ( _a_ )</h1>
+  <emu-alg>
+    1. Let _b_ be _a_.
+    <ins>1. Let _e_ be _b_.</ins>
+    1. Return _b_.
+  </emu-alg>
+</emu-clause>
+"""
+    _, chunks = source_spec(tmp_path, body)
+    text = chunks["sec-gizmo"].text
+    assert "1. Let `b` be `a`." in text and "2. Let `e` be `b`." in text
+    assert "3. Return `b`." in text
+
+
 def test_a_syntax_directed_operation_is_headed_without_its_parameters(tmp_path):
     body = """
 <emu-clause id="sec-bn" type="sdo">
