@@ -10,7 +10,7 @@ from lxml import etree
 from specbrowser.formats.base import Page
 from specbrowser.formats.html import document_title
 from specbrowser.formats.stylesheet import separate_boxes
-from specbrowser.formats.toc import extract_toc, ids_before_toc
+from specbrowser.formats.toc import read_toc
 from specbrowser.model import Document, ParsedSpec, Section
 
 SectionCollector = Callable[[etree._Element, str, list[Section], dict[str, etree._Element]], None]
@@ -28,8 +28,7 @@ def parse_pages(
     (:func:`~specbrowser.formats.stylesheet.separate_boxes`)."""
     for page in pages:
         separate_boxes(page.root)
-    toc = extract_toc(pages[0].root)
-    before = ids_before_toc(pages[0].root) if toc else set()
+    toc, before = read_toc(pages[0].root)
     title = document_title(pages[0].root)
     sections: list[Section] = []
     elements: dict[str, etree._Element] = {}

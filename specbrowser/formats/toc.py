@@ -41,17 +41,21 @@ def extract_toc(root: etree._Element) -> list[TocNode]:
     (xml2rfc) takes that number as its number and the second link's text as its title. A list
     item without a link is an empty-title wrapper entry.
     """
-    found = _toc_list(root)
-    return _entries(found) if found is not None else []
+    return read_toc(root)[0]
 
 
-def ids_before_toc(root: etree._Element) -> set[str]:
-    """The ids of the elements before the document's own TOC, in document order (an abstract,
-    a status section: what a TOC placed after them does not list); empty without a TOC."""
+def read_toc(root: etree._Element) -> tuple[list[TocNode], set[str]]:
+    """The document's own TOC (:func:`extract_toc`) and the ids of the elements before it in
+    document order (an abstract, a status section: what a TOC placed after them does not
+    list); ``([], set())`` without a TOC."""
     found = _toc_list(root)
-    ids: set[str] = set()
     if found is None:
-        return ids
+        return [], set()
+    return _entries(found), _ids_before(root, found)
+
+
+def _ids_before(root: etree._Element, found: etree._Element) -> set[str]:
+    ids: set[str] = set()
     for el in root.iter(etree.Element):
         if el is found:
             return ids
