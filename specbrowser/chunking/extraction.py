@@ -155,6 +155,11 @@ def extractable(candidate: etree._Element) -> bool:
     return bool(placeholders) or bool(text_of(candidate).strip())
 
 
+def holds_nothing(el: etree._Element) -> bool:
+    """Whether an element has no text and no marker of either kind: it renders as nothing."""
+    return next(el.iter(*MARKER_TAGS), None) is None and not text_of(el).strip()
+
+
 def candidates(el: etree._Element, tag: str) -> list[etree._Element]:
     """``el`` and its descendants a breakdown tag matches, in document order: by element name,
     or for a selector tag by the compiled CSS selector."""

@@ -47,6 +47,7 @@ from specbrowser.chunking.extraction import (
     Pending,
     candidates,
     extractable,
+    holds_nothing,
     replace_with_marker,
     select_candidates,
     single_restore,
@@ -187,9 +188,12 @@ def _units(
 
 
 def _may_join(el: etree._Element) -> bool:
-    """Whether a sibling may join a candidate's rule unit: an element with text and no marker
-    of an earlier pass, and no context a row group repeats."""
-    return isinstance(el.tag, str) and not el.get(REPEATED_ATTR) and extractable(el)
+    """Whether a sibling may join a candidate's rule unit: an element with no marker of an
+    earlier pass and no context a row group repeats, holding text or nothing at all (an empty
+    ``dd`` after a reference joins it)."""
+    if not isinstance(el.tag, str) or el.get(REPEATED_ATTR):
+        return False
+    return extractable(el) or holds_nothing(el)
 
 
 def _kind(run: BreakdownRun, members: list[etree._Element]) -> RunKind | None:

@@ -82,16 +82,36 @@ def _leading_words(pieces: Iterator[str], limit: int) -> list[str]:
 
 def html_subsection_title(el: etree._Element, tag: str) -> str:
     """Plain HTML's subsection titles: a ``figure`` or ``table`` is titled by its caption
-    (:func:`caption_title`); anything else has no title (its chunk is named by its first
-    words instead: :func:`first_words`)."""
+    (:func:`caption_title`), a definition list's term (``dt``) by its first words (a group of
+    references reads ``[ABNF] … [CSP]``); anything else has no title (its chunk is named by its
+    first words instead: :func:`first_words`)."""
     if tag in ("figure", "table"):
         return caption_title(el)
+    if tag == "dt":
+        return first_words(el)
     return ""
 
 
-def single_unit(el: etree._Element) -> list[etree._Element]:
-    """Plain HTML's rule units: every element stands alone."""
-    return [el]
+def definition_unit(el: etree._Element) -> list[etree._Element]:
+    """A term of a definition list with its definitions: HTML's name-value group (one or more
+    ``dt`` elements, then one or more ``dd``), found from any of its members, in document
+    order; any other element stands alone (``[el]``). Members are sibling elements with only
+    whitespace between (:func:`adjacent_sibling`); an empty ``dd``, such as xml2rfc's
+    ``<dd class="break">`` after each reference, belongs to the group before it."""
+    if el.tag not in ("dt", "dd"):
+        return [el]
+    first = el
+    if first.tag == "dd":  # back over the group's definitions, then over its terms
+        while (node := adjacent_sibling(first, before=True)) is not None and node.tag == "dd":
+            first = node
+    while (node := adjacent_sibling(first, before=True)) is not None and node.tag == "dt":
+        first = node
+    members = [first]
+    while (node := adjacent_sibling(members[-1], before=False)) is not None and (
+        node.tag == "dd" or (node.tag == "dt" and members[-1].tag == "dt")
+    ):
+        members.append(node)  # a dt after a dd starts the next group
+    return members
 
 
 def adjacent_sibling(el: etree._Element, *, before: bool) -> etree._Element | None:
@@ -130,9 +150,10 @@ class ChunkingRules:
     markdown_elements: MarkdownElements = HTML_ELEMENTS
     subsection_title: SubsectionTitle = html_subsection_title
     section_ordinal: SectionOrdinal = section_ordinal
-    rule_unit: RuleUnit = single_unit
+    rule_unit: RuleUnit = definition_unit
 
 
 HTML_RULES = ChunkingRules()
-"""The rules of plain HTML: HTML elements only, caption titles for tables and figures, dotted
-section numbers."""
+"""The rules of plain HTML: HTML elements only, caption titles for tables and figures, terms'
+titles for definitions, a term and its definitions extracted together, dotted section
+numbers."""

@@ -35,6 +35,7 @@ from specbrowser.chunking.rules import (
     ChunkingRules,
     adjacent_sibling,
     caption_title,
+    definition_unit,
     html_subsection_title,
 )
 from specbrowser.errors import SpecParseError
@@ -140,7 +141,8 @@ plain text steps in source), examples, and expanded grammar productions."""
 def rule_unit(el: etree._Element) -> list[etree._Element]:
     """A grammar block and the algorithm right after it (the shape of every case of a
     syntax-directed operation: ``emu-grammar`` then ``emu-alg``, only whitespace between) are
-    one unit, whichever of the two is extracted; any other element stands alone."""
+    one unit, whichever of the two is extracted; a definition list's terms and definitions are
+    one as in plain HTML (:func:`~specbrowser.chunking.rules.definition_unit`)."""
     if el.tag == "emu-grammar":
         after = adjacent_sibling(el, before=False)
         if after is not None and after.tag == "emu-alg":
@@ -149,7 +151,7 @@ def rule_unit(el: etree._Element) -> list[etree._Element]:
         before = adjacent_sibling(el, before=True)
         if before is not None and before.tag == "emu-grammar":
             return [before, el]
-    return [el]
+    return definition_unit(el)
 
 
 CHUNKING_RULES = ChunkingRules(

@@ -6,24 +6,27 @@ Inputs are written out here (the cases file is not read at test time).
 
 from __future__ import annotations
 
+import copy
 import re
 from pathlib import Path
 
 import pytest
+from lxml import etree
 
 from specbrowser import cli
 from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.policy import DEFAULT_BREAKDOWN_TAGS, SEED_BREAKDOWN_TAGS, ChunkPolicy
-from specbrowser.chunking.rules import HTML_RULES
+from specbrowser.chunking.rules import HTML_RULES, definition_unit
 from specbrowser.errors import SpecParseError
 from specbrowser.formats import ParsedSpec, format_for_kind, load_spec, policy_for
+from specbrowser.formats.ecmarkup import rule_unit as ecmarkup_rule_unit
 from specbrowser.formats.headings import BREAKDOWN_TAGS as PLAIN_HTML_BREAKDOWN_TAGS
 from specbrowser.formats.headings import FRONT_MATTER_ID, slugify
 from specbrowser.model import Section
 from specbrowser.session.ingest import ingest
 from specbrowser.session.links import link_targets
 from specbrowser.store import open_database
-from tests.helpers import ROOT
+from tests.helpers import ROOT, assert_lossless_parsed
 
 WIDGET_SAMPLE = ROOT / "sample_specs" / "widget-protocol.html"
 
@@ -612,6 +615,69 @@ def test_widget_protocol_sample_plain_defaults_keep_tables_whole():
     assert not any(c.over_threshold for c in chunks)
 
 
+# --- definition lists --------------------------------------------------------------------------
+
+
+def test_a_term_and_its_definitions_are_one_rule_unit():
+    dl = etree.fromstring(
+        "<dl><dt>a</dt><dt>b</dt> <dd>x</dd><!-- c --><dd>y</dd><dt>c</dt><dd>z</dd>"
+        "<dd class='break'/><p>p</p><dd>lone</dd></dl>"
+    )
+    nodes = {(el.text or el.get("class")): el for el in dl}
+
+    def unit(name: str, rule_unit=definition_unit) -> list[str]:
+        return [el.text or el.get("class") for el in rule_unit(nodes[name])]
+
+    # two terms share two definitions; found from any member
+    assert unit("a") == unit("b") == unit("x") == unit("y") == ["a", "b", "x", "y"]
+    # a term after a definition starts the next group; an empty definition joins it
+    assert unit("c") == unit("break") == ["c", "z", "break"]
+    assert unit("p") == ["p"] and unit("lone") == ["lone"]  # text between: no group
+    assert unit("y", ecmarkup_rule_unit) == ["a", "b", "x", "y"]  # ecmarkup's rules too
+
+
+def _references(count: int) -> str:
+    """A references section as xml2rfc writes one: a term with an id, its definition, and an
+    empty ``dd.break`` after each."""
+    entries = "".join(
+        f'<dt id="R{n}">[R{n}]</dt><dd>Author {n}, "A document numbered {n} about '
+        f'protocols and their many interesting details, revisited", RFC {9000 + n}, '
+        f'<a href="https://example.org/rfc{n}">https://example.org/rfc{n}</a>.</dd>'
+        '<dd class="break"></dd>'
+        for n in range(1, count + 1)
+    )
+    return f'<h2 id="refs">References</h2><dl class="references">{entries}</dl>'
+
+
+def test_a_references_section_is_packed_into_runs_of_references(tmp_path):
+    parsed = parse_plain(tmp_path, "<h2 id='intro'>Intro</h2><p>Text.</p>" + _references(40))
+    policy = policy_for("html-headings", 2000)
+    chunks = chunk_spec(copy.deepcopy(parsed), policy, rules=HTML_RULES).chunks
+    root = next(c for c in chunks if c.id == "refs")
+    runs = [c for c in chunks if c.parent_id == "refs"]
+    assert root.over_threshold is None and root.subsections == [c.id for c in runs]
+    assert len(runs) > 2 and {c.breakdown_tag for c in runs} == {"dt"}
+    assert all(len(c.text) <= 2000 and c.over_threshold is None for c in runs)
+    covered = []
+    for run in runs:  # ids and titles name the first and last reference of the run
+        first, last = map(int, re.fullmatch(r"refs-dt-(\d+)-(\d+)", run.id).groups())
+        assert run.title == f"[R{first}] … [R{last}]"
+        for n in range(first, last + 1):  # each term with its definition
+            assert f"[R{n}]\n\nAuthor {n}," in run.text
+        covered += range(first, last + 1)
+    assert covered == list(range(1, 41))
+    assert assert_lossless_parsed(parsed, policy) == 2
+
+
+def test_definition_passes_leave_a_section_the_earlier_passes_fit(tmp_path):
+    body = "<h2 id='s'>S</h2>" + "<p>A paragraph of some length, repeated here.</p>" * 60
+    body += "<dl><dt>term</dt><dd>A definition long enough to be worth a chunk of its own, "
+    body += "if a pass took it out of its section, which none needs to.</dd></dl>" * 3
+    parsed = parse_plain(tmp_path, body)
+    chunks = chunk_spec(parsed, policy_for("html-headings", 2000), rules=HTML_RULES).chunks
+    assert {c.breakdown_tag for c in chunks if c.depth} == {"p"}
+
+
 # --- default breakdown tags per kind ---------------------------------------------------------
 
 
@@ -619,7 +685,7 @@ def test_default_tags_depend_on_the_kind():
     assert (
         format_for_kind("html-headings").breakdown_tags
         == PLAIN_HTML_BREAKDOWN_TAGS
-        == ("table", "pre", "ol", "ul", "p", "li")
+        == ("table", "pre", "ol", "ul", "p", "li", "dt", "dl")
     )
     assert format_for_kind("html-headings").seed_breakdown_tags == ("table", "pre", "ol", "ul", "p")
     assert policy_for("html-headings", strategy="seed").breakdown_tags[-1] == "p"
