@@ -27,6 +27,8 @@ Subsection titles are the spec format's (:class:`specbrowser.chunking.rules.Chun
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from lxml import etree
 
 from specbrowser.chunking.extraction import (
@@ -64,8 +66,9 @@ def break_down(
     roles: Roles | None = None,
     cache: BlockCache | None = None,
     sizer: Sizer = CHARS,
-) -> list[Chunk]:
-    """The chunk tree of one section, in pre-order (each chunk before its subsections).
+) -> SectionBreakdown:
+    """The chunk tree of one section, in pre-order (each chunk before its subsections), and the
+    section's Markdown before the breakdown (what :func:`whole_section_chunk` would be given).
 
     ``element`` is the section's own-content element (child sections as placeholders); it is
     mutated (extracted elements are replaced by markers), so pass a fresh one per call.
@@ -98,7 +101,15 @@ def break_down(
     for ordinal, chunk in enumerate(run.out):
         chunk.ordinal = ordinal
     run.out[0].holds_for = (run.fit_max, run.overflow_min)
-    return run.out
+    return SectionBreakdown(run.out, run.pristine)
+
+
+class SectionBreakdown(NamedTuple):
+    """What :func:`break_down` makes of a section: its ``chunks`` in pre-order, and its
+    ``markdown`` before anything was extracted (the summaries read it)."""
+
+    chunks: list[Chunk]
+    markdown: str
 
 
 def breakdown_applies(size: int, policy: ChunkPolicy) -> bool:
@@ -167,6 +178,8 @@ class _Breakdown(BreakdownRun):
     def chunk(self, item: Pending, *, parent_id: str | None, depth: int) -> None:
         el = item.element
         text = self.markdown(el)
+        if parent_id is None:
+            self.pristine = text
         pending: list[Pending] = []
         reason: OverrunReason | None = None
         section_sizer = self.sizer

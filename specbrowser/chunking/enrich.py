@@ -155,8 +155,10 @@ def finish_chunk_set(
 
 def section_summary_of(root_id: str, chunks: Mapping[str, Chunk]) -> str:
     """The summary of the section whose root chunk is ``root_id``: :func:`~specbrowser.chunking.
-    summaries.lead` of the section's Markdown put back together from its chunks (so the same
-    under every policy), "" for a section without prose."""
+    summaries.lead` of the section's Markdown put back together from its chunks, "" for a
+    section without prose. The same as ``lead`` of the section's Markdown before the breakdown
+    (what :func:`~specbrowser.chunking.pipeline.chunk_sections` reads), so the same under every
+    policy: the blank lines reassembly may change are all where prose blocks end anyway."""
     try:
         markdown = reassemble(root_id, chunks)
     except KeyError:  # a subsection not among ``chunks``: its root's own text

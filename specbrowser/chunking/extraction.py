@@ -72,6 +72,8 @@ class BreakdownRun:
     """The largest size :meth:`fits` found within the threshold (0: none)."""
     overflow_min: int | None = None
     """The smallest size :meth:`fits` found over the threshold (None: none)."""
+    pristine: str = ""
+    """The section's Markdown before anything was extracted: its root chunk's first text."""
 
     def fits(self, size: int) -> bool:
         """Whether a chunk of ``size`` (the policy's unit, by :attr:`sizer`) fits the threshold.

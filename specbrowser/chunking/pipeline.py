@@ -13,15 +13,14 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from specbrowser.chunking.breakdown import break_down, whole_section_chunk
-from specbrowser.chunking.enrich import section_summary_of
+from specbrowser.chunking.breakdown import SectionBreakdown, break_down, whole_section_chunk
 from specbrowser.chunking.markdown import resolve_roles, to_markdown
 from specbrowser.chunking.markdown_cache import SectionMarkdown, capture, restore
 from specbrowser.chunking.measure import CHARS, Sizer, TokenMeasure
 from specbrowser.chunking.parallel import split_map
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.chunking.rules import ChunkingRules
-from specbrowser.chunking.summaries import SummaryPacket, html_captions, spec_packet
+from specbrowser.chunking.summaries import SummaryPacket, html_captions, lead, spec_packet
 from specbrowser.errors import PolicyError, SpecParseError
 from specbrowser.model import DOCUMENT_CHUNK_ID, Chunk, ParsedSpec, Section
 from specbrowser.progress import Progress
@@ -39,10 +38,11 @@ class ChunkingResult:
         copied_at: section id → first ordinal, for each section named as copied.
         broken_down: ids of the sections whose elements went through the breakdown (the others
             were copied, or made one chunk from the cache without a parse), in document order.
-        summaries: root chunk id → :func:`~specbrowser.chunking.enrich.section_summary_of` its
-            section's chunks, for the sections broken down under a policy with summaries on
-            (computed beside the breakdown, in whichever process broke the section down; what
-            :func:`~specbrowser.chunking.enrich.finish_chunk_set` takes as ``summaries``).
+        summaries: root chunk id → the summary of its section's Markdown
+            (:func:`~specbrowser.chunking.summaries.lead`), for the sections broken down under a
+            policy with summaries on (computed beside the breakdown, in whichever process broke
+            the section down; what :func:`~specbrowser.chunking.enrich.finish_chunk_set` takes
+            as ``summaries``).
     """
 
     chunks: list[Chunk]
@@ -209,10 +209,10 @@ def _chunk_sections(
         item: tuple[Section, list[str], Sizer],
     ) -> tuple[list[Chunk], SectionMarkdown | None, str | None]:
         section, heading_path, sizer = item
-        chunks, conversion = _section_chunks(
+        (chunks, markdown), conversion = _section_chunks(
             section, element_for, policy, rules, heading_path, known, learn, sizer
         )
-        return chunks, conversion, _summary_of(chunks) if policy.summaries else None
+        return chunks, conversion, lead(markdown) if policy.summaries else None
 
     if progress:
         progress("chunking", quick, total)
@@ -244,12 +244,6 @@ def _chunk_sections(
             result.chunks.append(chunk)
             ordinal += 1
     return result
-
-
-def _summary_of(chunks: list[Chunk]) -> str:
-    """:func:`section_summary_of` one section's chunks (its root first, as the breakdown
-    makes them): a section's summary reads its own subsections only."""
-    return section_summary_of(chunks[0].id, {chunk.id: chunk for chunk in chunks})
 
 
 def _heading_path(section: Section, by_id: Mapping[str, Section]) -> list[str]:
@@ -290,10 +284,10 @@ def _section_chunks(
     known: Mapping[str, SectionMarkdown] | None,
     learn: bool,
     sizer: Sizer,
-) -> tuple[list[Chunk], SectionMarkdown | None]:
-    """One section's chunks, broken down from its element (see :func:`chunk_sections`), and
-    with ``learn`` the conversion to add to the Markdown cache (None when there is nothing new:
-    the cached detail served, or the cache holds the section without detail)."""
+) -> tuple[SectionBreakdown, SectionMarkdown | None]:
+    """One section's breakdown from its element (see :func:`chunk_sections`), and with
+    ``learn`` the conversion to add to the Markdown cache (None when there is nothing new: the
+    cached detail served, or the cache holds the section without detail)."""
     cached = known.get(section.id) if known else None
     element = element_for(section.id)
     restored = restore(element, cached.detail) if cached is not None and cached.detail else None
@@ -306,10 +300,10 @@ def _section_chunks(
         if learn and (cached is None or cached.detail is not None):
             markdown = to_markdown(element, policy.markdown, roles, cache, rules.markdown_elements)
             conversion = capture(element, roles, cache, markdown)
-    chunks = break_down(
+    made = break_down(
         section, element, policy, heading_path, rules=rules, roles=roles, cache=cache, sizer=sizer
     )
-    return chunks, conversion
+    return made, conversion
 
 
 def summary_packet_for(

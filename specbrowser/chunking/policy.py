@@ -13,7 +13,7 @@ from specbrowser.chunking.markdown_config import MarkdownConfig
 from specbrowser.errors import PolicyError
 from specbrowser.types import BREAKDOWN_STRATEGIES, SIZE_UNITS, BreakdownStrategy, SizeUnit
 
-CONVERTER_VERSION = 8
+CONVERTER_VERSION = 9
 """Bumped whenever the Markdown converter, the breakdown or the retrieval text changes its
 output, so that a policy version names a reproducible chunk set (the policy's settings hold it:
 :meth:`ChunkPolicy.settings`). A threshold in tokens adds settings; it changes no version of a

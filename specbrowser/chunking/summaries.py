@@ -4,9 +4,10 @@ Summary Source").
 
 Everything is taken from the spec's own words, never generated:
 
-- a **section summary** is the leading sentence of the section's own text (its root chunk,
-  markers, headings, code, tables and notes left out), a second one when the first is shorter
-  than :data:`SHORT_SENTENCE`, at most :data:`SECTION_SUMMARY_CHARS` characters;
+- a **section summary** is the leading sentence of the section's own prose (its Markdown with
+  markers, headings, lists, code, tables and notes left out: :func:`iter_prose_blocks`), a
+  second one when the first is shorter than :data:`SHORT_SENTENCE`, at most
+  :data:`SECTION_SUMMARY_CHARS` characters;
 - the **document summary** (the packet's ``global_synopsis``) is the summary of the spec's
   abstract, scope or introduction (the first section titled as in :data:`INTRO_TITLES`, in that
   order of preference), else of the first section with prose;
@@ -27,7 +28,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from specbrowser.chunking.markers import without_markers
+from specbrowser.chunking.markers import MARKER_START, without_markers
 from specbrowser.model import Section
 
 SECTION_SUMMARY_CHARS = 240
@@ -76,7 +77,6 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(`*])")
 _STEPS = re.compile(r"\bthe following steps\b|:$", re.IGNORECASE)
 """A sentence that only announces what follows (an algorithm's ``… performs the following steps
 when called:``): never a summary."""
-_BLANK_LINES = re.compile(r"\n\s*\n")
 _LIST_ITEM = re.compile(r"^(?:\d+\.|[-*+])\s")
 _LOWER = re.compile(r"[a-z]")
 _TABLE_CAPTION = re.compile(r"^(?:\*\*)?(Table\s+[\w.-]+\s*[:.—–-]\s*.+?)(?:\*\*)?$")
@@ -129,17 +129,53 @@ def prose_blocks(markdown: str) -> list[str]:
 
 
 def iter_prose_blocks(markdown: str) -> Iterator[str]:
-    """:func:`prose_blocks` one at a time, each block read only when asked for (:func:`lead`
-    stops at the first block with a sentence)."""
-    for block in _BLANK_LINES.split(without_markers(markdown)):
-        block = block.strip()
-        if not block or block.startswith(("#", "|", "```", "~~~", ">", "    ", "<", "![")):
+    """:func:`prose_blocks` one at a time, each read only when asked for (:func:`lead` stops
+    at the first block with a sentence).
+
+    A prose block is a run of lines at the left margin, markers taken out. A blank line ends
+    it, and so does any other line: an indented one (a list item's own paragraphs, indented
+    code), a list item, a heading, a table row, a quote (notes, examples), HTML, an image, a
+    line a marker filled, or a fenced code block. So a block never reaches into a list or a
+    note, and the blank lines a section's reassembled Markdown adds or drops there
+    (:func:`~specbrowser.chunking.reassemble.normalize_whitespace`) do not change its blocks:
+    a section has one summary under every policy.
+    """
+    block: list[str] = []
+    fence = ""
+    for line in markdown.split("\n"):
+        if fence:  # inside a fenced code block, until its closing fence
+            if line.lstrip().startswith(fence):
+                fence = ""
             continue
-        if _LIST_ITEM.match(block):
+        if MARKER_START in line:
+            line = without_markers(line)
+        if _is_prose_line(line):
+            block.append(line)
             continue
-        text = plain_text(block)
+        if line.lstrip().startswith(_FENCES):
+            fence = line.lstrip()[:3]
+        if block:
+            text = plain_text("\n".join(block))
+            block = []
+            if len(text) >= 20 and _LOWER.search(text):
+                yield text
+    if block:
+        text = plain_text("\n".join(block))
         if len(text) >= 20 and _LOWER.search(text):
             yield text
+
+
+_FENCES = ("```", "~~~")
+
+
+def _is_prose_line(line: str) -> bool:
+    """Whether a line may be part of a prose block (:func:`iter_prose_blocks`)."""
+    return (
+        bool(line)
+        and not line[0].isspace()
+        and not line.startswith(("#", "|", ">", "<", "![", *_FENCES))
+        and not _LIST_ITEM.match(line)
+    )
 
 
 def sentences(text: str) -> list[str]:

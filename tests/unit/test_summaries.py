@@ -105,6 +105,56 @@ def test_notes_tables_and_images_are_not_prose() -> None:
     assert lead(markdown) == ""
 
 
+def test_a_list_ends_the_paragraph_it_follows_and_its_own_paragraphs_are_not_prose() -> None:
+    markdown = (
+        "There are two kinds of code, seen as follows in each program text\n"
+        "- *Global code* is text of a Script.\n"
+        "- *Eval code* is text given to eval.\n\n"
+        "  In addition, the text referred to above is parsed in the list item.\n\n"
+        "A program holds one or more kinds of code."
+    )
+    assert lead(markdown) == "There are two kinds of code, seen as follows in each program text"
+    assert lead(markdown.replace("seen as follows in each program text", "as follows:")) == (
+        "A program holds one or more kinds of code."
+    )  # the announcing sentence skipped, and nothing of the list
+
+
+def test_a_fenced_block_is_not_prose_even_across_blank_lines() -> None:
+    markdown = (
+        "```webidl\n[Exposed=Window]\n\ninterface Thing {\n  readonly attribute long size;\n};\n"
+        "```\n\nA Thing object has an associated size, a number of bytes."
+    )
+    assert lead(markdown) == "A Thing object has an associated size, a number of bytes."
+
+
+def test_a_section_has_one_summary_under_every_policy(tmp_path) -> None:
+    """A section whose list items are extracted reassembles with other blank lines inside the
+    list; its summary is still that of its Markdown before the breakdown."""
+    items = "".join(
+        f"<li><p>Item {n} names one kind of thing the section lists, with words enough "
+        f"to be worth a chunk.</p><p>A paragraph of item {n} goes on about it.</p></li>"
+        for n in range(12)
+    )
+    body = (
+        "<h2 id='kinds'>Kinds</h2><p>There are twelve kinds, listed below:</p>"
+        f"<ul>{items}</ul><p>Each kind is named once in a program.</p>"
+    )
+    path = tmp_path / "kinds.html"
+    path.write_text(f"<!doctype html><title>Kinds</title><body>{body}</body>", encoding="utf-8")
+    summaries = set()
+    for threshold, tags in ((5000, None), (400, "li"), (300, "p"), (200, "ul,li,p")):
+        parsed = load_spec(path)
+        policy = policy_for(parsed.document.kind, threshold, tags)
+        result = chunk_spec(
+            parsed, policy, rules=format_for_kind(parsed.document.kind).chunking_rules
+        )
+        by_id = {chunk.id: chunk for chunk in result.chunks}
+        made = result.summaries.get("kinds", section_summary_of("kinds", by_id))
+        assert made == section_summary_of("kinds", by_id)
+        summaries.add(made)
+    assert summaries == {"Each kind is named once in a program."}
+
+
 def test_orphans_are_tocs_indexes_and_back_matter() -> None:
     for title in (
         "Table of Contents",
