@@ -61,9 +61,13 @@ def detect_encoding(data: bytes) -> str:
 def check_html_head(path: Path, head: bytes | None = None) -> str:
     """Check that a file looks like HTML from its first bytes; return its encoding.
 
+    An HTML document starts with markup (a doctype, a comment or a tag, after any byte order
+    mark and whitespace): text that starts otherwise is not one, whatever tags it quotes (a
+    Markdown note about a spec's ``<link rel="canonical">`` would be read as that spec).
+
     Raises:
-        SpecInputError: unreadable, empty (or only whitespace), binary, or text with no HTML
-            tag near its start.
+        SpecInputError: unreadable, empty (or only whitespace), binary, text that does not start
+            with markup, or with no HTML tag near its start.
     """
     if head is None:
         try:
@@ -76,7 +80,11 @@ def check_html_head(path: Path, head: bytes | None = None) -> str:
     encoding = detect_encoding(head)
     if encoding == "utf-8" and b"\x00" in head:
         raise SpecInputError(f"{path} is not HTML (it looks like a binary file)")
-    if not _LOOKS_LIKE_HTML.search(head.decode(encoding, errors="replace")):
+    text = head.decode(encoding, errors="replace").lstrip("\ufeff \t\r\n\f")
+    if not text.startswith("<"):
+        first = text.split("\n", 1)[0][:40]
+        raise SpecInputError(f"{path} is not HTML (it starts with {first!r}, not with a tag)")
+    if not _LOOKS_LIKE_HTML.search(text):
         raise SpecInputError(f"{path} is not HTML (no HTML tag near its start)")
     return encoding
 

@@ -16,7 +16,7 @@ import pytest
 from specbrowser import store
 from specbrowser.chunking.policy import ChunkPolicy
 from specbrowser.cli import main
-from specbrowser.errors import NotFoundError, PolicyError
+from specbrowser.errors import NotFoundError, PolicyError, SpecInputError
 from specbrowser.formats.identity import spec_identity, url_aliases
 from specbrowser.model import DOCUMENT_CHUNK_ID
 from specbrowser.session import Session
@@ -85,6 +85,27 @@ def test_a_second_spec_is_added_and_the_first_is_untouched(tmp_path, base, propo
     with store.open_database(db_path) as db:
         assert [s.name for s in db.corpus.all()] == ["base", "a-proposal"]
         assert db.sets.count() == 1
+
+
+def test_a_note_quoting_a_specs_canonical_link_is_refused_and_replaces_nothing(
+    tmp_path, base, proposal
+):
+    """From a new user's trial: a Markdown note that quoted a stored spec's ``<link
+    rel="canonical">`` (and an ``<h2>``) was read as that spec and replaced it."""
+    db_path = tmp_path / "c.db"
+    ingest([base], db_path, POLICY)
+    ingest([proposal], db_path, POLICY)
+    with store.open_database(db_path) as db:
+        everything = [(c.id, c.text, c.ordinal) for c in db.iter_chunks()]
+    note = tmp_path / "notes.md"
+    note.write_text(
+        '# Base notes\n\nIt writes `<h2>` headings and `<link rel="canonical" '
+        'href="https://base.example/std/">` in its head.\n'
+    )
+    with pytest.raises(SpecInputError, match="is not HTML"):
+        ingest([note], db_path, POLICY)
+    with store.open_database(db_path) as db:
+        assert [(c.id, c.text, c.ordinal) for c in db.iter_chunks()] == everything
 
 
 def test_ids_another_spec_has_are_prefixed_and_both_forms_resolve(tmp_path, base, proposal):

@@ -185,6 +185,24 @@ def test_text_file_is_not_html(tmp_path):
         load_spec(path)
 
 
+def test_text_quoting_tags_is_not_html(tmp_path):
+    """A Markdown note that quotes a spec's tags is text, not that spec: an HTML document
+    starts with markup."""
+    path = tmp_path / "notes.md"
+    path.write_text(
+        "# Notes on the spec\n\nIt writes `<h2>` headings and "
+        '`<link rel="canonical" href="https://base.example/std/">` in its head.\n'
+    )
+    with pytest.raises(SpecInputError, match=r"is not HTML \(it starts with '# Notes on the"):
+        load_spec(path)
+
+
+def test_a_page_may_start_with_a_byte_order_mark_and_whitespace(tmp_path):
+    path = tmp_path / "page.html"
+    path.write_bytes(b"\xef\xbb\xbf \n<!-- generated -->\n<h1 id='a'>A</h1><p>Text.</p>")
+    assert [s.id for s in load_spec(path).sections] == ["a"]
+
+
 @pytest.mark.parametrize("content", ["", "  \n\n"])
 def test_an_empty_file_is_said_to_be_empty(tmp_path, content):
     path = tmp_path / "page.html"
