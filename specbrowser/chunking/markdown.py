@@ -236,7 +236,7 @@ collapsed, so that collapsing never merges it with the span's own leading or tra
 _HTML_SPACE = " \t\n\r\f"
 _MULTIPAGE_HREF = re.compile(r"^[\w.%-]+\.html(#.*)$")
 _NEEDS_ANGLE_BRACKETS = re.compile(r"[ ()<>]")
-_ESCAPE_TEXT = re.compile(r"\\(?=[!-/:-@\[-`{-~])|<|&(?=#?\w+;)")
+_ESCAPE_TEXT = re.compile(r"\\(?=[!-/:-@\[-`{-~])|<|&(?=#?\w+;)|`")
 _BLOCK_START = re.compile(r"^(?:#{1,6}(?:\s|$)|[-+*](?:\s|$)|>|=+\s*$|\d{1,9}[.)](?:\s|$))")
 _BLOCK_START_MARKS = frozenset("#-+*>=")
 """The first characters :data:`_BLOCK_START` can match besides a decimal digit (``\\d``:
@@ -475,14 +475,52 @@ def is_block(el: etree._Element, roles: Roles, elements: MarkdownElements = HTML
 
 def escape_text(text: str) -> str:
     """Escape plain text so Markdown shows it literally: a backslash before punctuation, ``<``
-    (no raw HTML), and ``&`` that would read as an entity. Brackets stay (``[[Target]]``)."""
-    if "\\" in text or "<" in text or "&" in text:
+    (no raw HTML), ``&`` that would read as an entity, and a backtick, which would pair with
+    another into a code span (WHATWG quotes a header name in backticks around its code:
+    `` `<code>Origin</code>` `` reads ``\\``Origin`\\```). Brackets stay (``[[Target]]``)."""
+    if "\\" in text or "<" in text or "&" in text or "`" in text:
         return _ESCAPE_TEXT.sub(_backslash, text)
     return text
 
 
 def _backslash(match: re.Match[str]) -> str:
     return "\\" + match.group(0)
+
+
+_ITEM_LINE = re.compile(r"([ \t]*)(\d+[.)]|[-*+])([ \t]+|$)")
+
+
+def nest_steps(text: str) -> str:
+    """An algorithm's steps as written in source (ecmarkdown indents a nested step by two
+    spaces) with each nested step indented to its parent's text, as CommonMark nests a list
+    (under ``10. `` by four spaces): else a step under ``5.`` would read as one more step of
+    the outer list. Other lines move with the step they continue; blank lines stay blank."""
+    lines = text.split("\n")
+    if not any(line[:1] in (" ", "\t") for line in lines):
+        return text
+    # (source indentation, source text column, written text column) of each open item
+    open_items: list[tuple[int, int, int]] = []
+    out: list[str] = []
+    for line in lines:
+        if not line.strip():
+            out.append("")
+            continue
+        body = line.lstrip(" \t")
+        indent = len(line[: len(line) - len(body)].expandtabs(4))
+        while open_items and open_items[-1][0] >= indent:  # items this line is not inside
+            open_items.pop()
+        item = _ITEM_LINE.match(line)
+        if item:
+            parent = open_items[-1][2] if open_items else 0
+            marker = item.group(2)
+            open_items.append((indent, indent + len(marker) + 1, parent + len(marker) + 1))
+            out.append(" " * parent + body)
+        elif open_items:
+            source_column, column = open_items[-1][1], open_items[-1][2]
+            out.append(" " * (column + max(0, indent - source_column)) + body)
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 def fence(text: str, language: str = "") -> str:
@@ -766,7 +804,7 @@ class _Converter:
         else:  # source form: the steps are plain text, already a Markdown list
             text = textwrap.dedent(markdown_math_text(el).strip("\n")).strip()
             if text:
-                out.append(text)
+                out.append(nest_steps(text))
 
     def code_block(self, el: etree._Element, out: list[str]) -> None:
         language = ""
@@ -1144,10 +1182,19 @@ def _join_inline(parts: list[str]) -> str:
         return joined
     out = [parts[0]]
     for part in parts[1:]:
-        if part and out[-1] and out[-1][-1] == "`" and part[0] == "`":
+        if part and part[0] == "`" and _ends_in_backtick_run(out[-1]):
             out.append(" ")
         out.append(part)
     return "".join(out)
+
+
+def _ends_in_backtick_run(piece: str) -> bool:
+    """Whether ``piece`` ends with a backtick that is not escaped (an even number of
+    backslashes before it): one a code span after it would glue to."""
+    if not piece or piece[-1] != "`":
+        return False
+    before = piece[:-1]
+    return (len(before) - len(before.rstrip("\\"))) % 2 == 0
 
 
 def _delimited(inner: str, mark: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Literal
 
 from lxml import etree
 
@@ -89,12 +90,15 @@ def _write_number(section: etree._Element, number: str) -> None:
 _SHORTHAND = re.compile(
     r"(?<![\w\\`])_(?P<var>[A-Za-z$][\w$]*)_(?![\w`])"
     r"|(?<![\w*\\`])\*(?P<value>[^\s*](?:[^*\n]*[^\s*])?)\*(?![\w*`])"
-    r"|(?<![\w~\\`])~(?P<const>[\w-]+)~(?![\w~`])"
+    r"|(?<![\w~\\`])~(?P<const>[\w+-]+)~(?![\w~`])"
     r"|\|(?P<nt>[A-Z][A-Za-z0-9]*)(?P<params>\[[^\]|\n]*\])?(?P<opt>_opt)?\|"
     r"|(?<![\w`\\])`(?P<code>[^`\n]+)`(?![\w`])"
 )
 """ecmarkdown's inline shorthand in source text: ``_var_``, ``*value*``, ``~const~``,
 ``|Nonterminal[params]_opt|`` and `` `code` ``."""
+
+_SHORTHAND_TAGS = {"var": "var", "value": "emu-val", "const": "emu-const", "code": "code"}
+"""The element ecmarkup renders for each kind of inline shorthand."""
 
 _NO_SHORTHAND = frozenset(
     {"pre", "code", "emu-grammar", "emu-production", "script", "style", "emu-biblio"}
@@ -106,45 +110,101 @@ _BARE = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "emu-eqn"})
 
 
 def expand_shorthand(root: etree._Element) -> None:
-    """Write ecmarkdown's shorthand in the text of an ecmarkup source as rendered specs read:
-    ``_x_``, ``*x*`` and ``~x~`` as inline code (`` `x` ``, which the converter keeps as a
-    code span), ``|X|`` as ``X`` (``|X_opt|`` as ``X?``); in headings and ``caption``
-    attributes and equations without the backticks, so that titles and equations read as
-    rendered ones. Grammar and code are left as written."""
-    stack: list[tuple[etree._Element, bool]] = [(root, False)]
+    """Write ecmarkdown's shorthand in the text of an ecmarkup source as a rendered spec has it:
+    ``_x_``, ``*x*``, ``~x~`` and `` `x` `` become the elements ecmarkup renders (``var``,
+    ``emu-val``, ``emu-const``, ``code``), ``|X|`` the word ``X`` (``|X_opt|`` ``X?``). In
+    headings, ``caption`` attributes and equations they are bare words, so that titles and
+    equations read as rendered ones. In an algorithm (``emu-alg``), whose source text the
+    converter keeps as written (it is already a Markdown list), they are written as code spans
+    in the text (`` `x` ``). Grammar and code are left as written."""
+    stack: list[tuple[etree._Element, Mode]] = [(root, "elements")]
     while stack:
-        el, in_heading = stack.pop()
+        el, mode = stack.pop()
         if not isinstance(el.tag, str) or el.tag in _NO_SHORTHAND:
             continue
-        heading = in_heading or el.tag in _BARE
+        if el.tag in _BARE:
+            mode = "bare"
+        elif el.tag == _ALGORITHM and mode == "elements":
+            mode = "spans"
         caption = el.get("caption")
         if caption:  # a source table's caption (it titles the table's chunk)
-            el.set("caption", _expanded(caption, True))
+            el.set("caption", _bare(caption))
+        children = list(el)
         if el.text:
-            el.text = _expanded(el.text, heading)
-        for child in el:
+            el.text, made = _expanded(el, el.text, mode)
+            for offset, code in enumerate(made):
+                el.insert(offset, code)
+        for child in children:
             if child.tail:
-                child.tail = _expanded(child.tail, heading)
-            stack.append((child, heading))
+                child.tail, made = _expanded(el, child.tail, mode)
+                for code in reversed(made):
+                    child.addnext(code)  # addnext moves the tail: set after, in order
+            stack.append((child, mode))
 
 
-def _expanded(text: str, heading: bool) -> str:
+Mode = Literal["elements", "spans", "bare"]
+"""How :func:`expand_shorthand` writes shorthand: as elements, as code spans in the text, or as
+bare words."""
+
+_ALGORITHM = "emu-alg"
+
+
+def _code_span(match: re.Match[str]) -> str:
+    if match.group("code"):  # already a code span
+        return match.group(0)
+    if match.group("nt"):
+        return _bare_word(match)
+    return code_span(_bare_word(match))
+
+
+def _bare(text: str) -> str:
+    """``text`` with its shorthand as bare words."""
+    return _SHORTHAND.sub(_bare_word, text) if any(m in text for m in "_*~|`") else text
+
+
+def _bare_word(match: re.Match[str]) -> str:
+    if match.group("nt"):
+        return (
+            match.group("nt") + (match.group("params") or "") + ("?" if match.group("opt") else "")
+        )
+    return next(match.group(kind) for kind in _SHORTHAND_TAGS if match.group(kind))
+
+
+def _expanded(parent: etree._Element, text: str, mode: Mode) -> tuple[str, list[etree._Element]]:
+    """``text`` up to its first inline shorthand, and an element for each (its tail the text up
+    to the next), made in ``parent``'s document; for the other modes (:data:`Mode`) the whole
+    text, and no element."""
     if not any(mark in text for mark in "_*~|`"):
-        return text
-
-    def one(match: re.Match[str]) -> str:
-        if match.group("nt"):
-            return (
-                match.group("nt")
-                + (match.group("params") or "")
-                + ("?" if match.group("opt") else "")
-            )
-        if match.group("code"):  # already a code span outside headings
-            return match.group("code") if heading else match.group(0)
-        word = match.group("var") or match.group("value") or match.group("const")
-        return word if heading else code_span(word)
-
-    return _SHORTHAND.sub(one, text)
+        return text, []
+    if mode == "bare":
+        return _bare(text), []
+    if mode == "spans":
+        return _SHORTHAND.sub(_code_span, text), []
+    lead = ""
+    made: list[etree._Element] = []
+    at = 0
+    for match in _SHORTHAND.finditer(text):
+        between = text[at : match.start()]
+        at = match.end()
+        kind = next((k for k in _SHORTHAND_TAGS if match.group(k)), None)
+        if kind is None:  # a nonterminal: its bare name, in the text
+            between += _bare_word(match)
+            word = None
+        else:
+            word = parent.makeelement(_SHORTHAND_TAGS[kind], {})
+            word.text = match.group(kind)
+        if made:
+            made[-1].tail = (made[-1].tail or "") + between
+        else:
+            lead += between
+        if word is not None:
+            made.append(word)
+    rest = text[at:]
+    if made:
+        made[-1].tail = (made[-1].tail or "") + rest
+    else:
+        lead += rest
+    return lead, made
 
 
 _STEP = re.compile(r"(?m)^([ \t]*)(?:(\d+)\.|([*-]))(?=[ \t])")

@@ -97,6 +97,56 @@ def test_source_steps_are_numbered_as_the_rendered_algorithm_lists_them(tmp_path
     assert "Wibble(`b`) 1." in chunks["sec-gizmo"].text  # a number inside a step stays
 
 
+def test_nested_source_steps_nest_as_commonmark_reads_them(tmp_path):
+    """ecmarkdown indents a nested step by two spaces; CommonMark nests an item under ``5. `` only
+    when indented to its text (three spaces; four under ``10. ``): else it is one more step of
+    the outer list (a new user's trial: 522 of 1,856 ECMA-262 source chunks read flat)."""
+    from markdown_it import MarkdownIt
+
+    steps = "".join(f"    1. Let _x{n}_ be {n}.\n" for n in range(9))
+    body = f"""
+<emu-clause id="sec-gizmo" type="abstract operation">
+  <h1>Gizmo ( )</h1>
+  <emu-alg>
+{steps}    1. If _b_ is *true*, then
+      1. Let _c_ be 1.
+      1. If _c_ is 1, then
+        1. Return _c_.
+    1. Return *false*.
+  </emu-alg>
+</emu-clause>
+"""
+    _, chunks = source_spec(tmp_path, body)
+    text = chunks["sec-gizmo"].text
+    assert "10. If `b` is `true`, then\n    1. Let `c` be 1.\n    2. If `c` is 1, then\n" in text
+    assert "\n       1. Return `c`.\n11. Return `false`." in text
+    tokens = MarkdownIt("commonmark").parse(text)
+    depths = [t.level for t in tokens if t.type == "ordered_list_open"]
+    assert len(depths) == 3 and depths == sorted(depths)  # three lists, each inside the last
+
+
+def test_shorthand_outside_algorithms_becomes_the_elements_ecmarkup_renders(tmp_path):
+    """``_x_``, ``*x*``, ``~x~`` and `` `x` `` in prose become ``var``, ``emu-val``,
+    ``emu-const`` and ``code``; a backtick of the text itself stays text (escaped)."""
+    body = """
+<emu-clause id="sec-kinds">
+  <h1>Kinds of _x_</h1>
+  <p>Let _x_ be *true*, ~key+value~ or `a*b`; a lone \u0060 stays, |Statement| too.</p>
+</emu-clause>
+"""
+    parsed, chunks = source_spec(tmp_path, body)
+    element = parsed.elements["sec-kinds"]
+    assert [(el.tag, el.text) for el in element.iter("var", "emu-val", "emu-const", "code")] == [
+        ("var", "x"),
+        ("emu-val", "true"),
+        ("emu-const", "key+value"),
+        ("code", "a*b"),
+    ]
+    text = chunks["sec-kinds"].text
+    assert "# 1 Kinds of x\n\n" in text  # a heading reads bare, as its title
+    assert "Let `x` be `true`, `key+value` or `a*b`; a lone \\` stays, Statement too." in text
+
+
 def test_a_step_an_insertion_holds_whole_is_numbered_in_its_place(tmp_path):
     # a proposal's source wraps a whole new step in <ins>: it starts a line all the same
     body = """

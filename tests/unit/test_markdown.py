@@ -259,14 +259,37 @@ def test_collapse_is_one_space_per_run_of_ascii_whitespace_then_stripped(text):
     assert _collapse(text) == expected
 
 
+def _unescaped_tick_at_end(piece: str) -> bool:
+    backslashes = len(piece[:-1]) - len(piece[:-1].rstrip("\\"))
+    return piece.endswith("`") and backslashes % 2 == 0
+
+
 @given(st.lists(_PIECES, max_size=6))
 def test_join_inline_keeps_code_spans_apart_and_adds_nothing_else(parts):
     expected = "".join(
-        (" " if i and part and parts[i - 1] and parts[i - 1][-1] == "`" and part[0] == "`" else "")
-        + part
+        (" " if i and part.startswith("`") and _unescaped_tick_at_end(parts[i - 1]) else "") + part
         for i, part in enumerate(parts)
     )
     assert _join_inline(parts) == expected
+
+
+def test_backticks_in_text_are_escaped_so_they_quote_the_code_beside_them():
+    """WHATWG quotes a header name in backticks around its code (`` `<code>Origin</code>` ``):
+    the backticks are text, and a reader sees them around the code span."""
+    from markdown_it import MarkdownIt
+
+    markdown = md(
+        '<p>The `<code>Origin</code>` header, not `<a href="#h"><code>HEAD</code></a>`; '
+        "a lone ` stays, and <code>a`</code><code>`b</code> do not glue.</p>"
+    )
+    assert markdown == (
+        "The \\``Origin`\\` header, not \\`[`HEAD`](#h)\\`; a lone \\` stays, and "
+        "`` a` `` `` `b `` do not glue."
+    )
+    assert _code_contents(markdown) == ["Origin", "HEAD", "a`", "`b"]
+    rendered = MarkdownIt("commonmark").render(markdown)
+    assert "`<code>Origin</code>`" in rendered
+    assert '`<a href="#h"><code>HEAD</code></a>`' in rendered
 
 
 def test_heading_links_to_itself_or_its_section_are_written_as_text():
