@@ -206,7 +206,8 @@ _HIDDEN_HEADER_ENTRIES = frozenset({"description", "for"})
 
 def _hidden(el) -> bool:
     """Whether ``el`` and what it holds is not text of the spec a reader sees: edits deleted,
-    scripts, navigation and the TOC, hidden step labels, a source's structured-header labels."""
+    scripts, navigation and the TOC, hidden step labels, a source's structured-header labels,
+    Bikeshed's MDN browser-support panels (MDN's data)."""
     tag = el.tag
     if not isinstance(tag, str) or tag in _HIDDEN_TAGS:
         return True
@@ -216,6 +217,8 @@ def _hidden(el) -> bool:
     if el.get("role") == "navigation" or el.get("id") in ("toc", "menu"):
         return True
     if tag in ("ol", "ul") and "toc" in classes:
+        return True
+    if tag == "details" and "mdn-anno" in classes:
         return True
     parent = el.getparent()
     if parent is not None and parent.tag == "dl" and "header" in (parent.get("class") or ""):

@@ -40,7 +40,8 @@ Rules:
 - **Not content.** Navigation (``nav``, ``[role=navigation]``: menus and documentation
   sidebars), the TOC (``nav#toc``, ``ol.toc``/``ul.toc``/``nav.toc``, an element with id
   ``toc``/``contents``/``table-of-contents`` that holds no other heading, a heading titled
-  "Table of Contents" or "Contents"), ``script``, ``style``, ``template`` and the ``head``.
+  "Table of Contents" or "Contents"), Bikeshed's MDN browser-support panels
+  (``details.mdn-anno``), ``script``, ``style``, ``template`` and the ``head``.
 
 The page tree is consumed: content elements are moved into the section elements.
 """
@@ -135,6 +136,11 @@ CLOSING_WRAPPERS = frozenset({"section", "article"})
 
 SKIP_TAGS = frozenset({"script", "style", "template", "head", "noscript"})
 """Never content."""
+
+_MDN_PANEL_CLASS = "mdn-anno"
+"""Bikeshed's MDN browser-support panel (``details.mdn-anno``): which browsers support a
+feature and a link to MDN's page, placed by a script beside the definition (or left at the end
+of the IDL index): MDN's data, not the spec's text."""
 
 TOC_IDS = frozenset({"toc", "contents", "table-of-contents"})
 """Ids a table of contents goes by (Bikeshed ``nav#toc`` and ``h2#contents``, xml2rfc ``#toc``,
@@ -300,6 +306,8 @@ def _is_skipped(el: etree._Element) -> bool:
     if tag in ("ol", "ul", "nav") and "toc" in _classes(el):
         return True
     if tag == "nav" or el.get("role") == "navigation":  # a documentation sidebar, a menu
+        return True
+    if tag == "details" and _MDN_PANEL_CLASS in _classes(el):  # MDN's words, not the spec's
         return True
     if (tag == "nav" and el.get("id") == "toc") or el.get("id") in TOC_IDS:
         # A TOC block holds no heading but its own title; a wrapper of the whole spec that

@@ -1,7 +1,8 @@
 """Words a page's own stylesheet lays out in separate boxes stay separate words.
 
 A generated panel may write its text as adjacent elements with nothing between them and let its
-``<style>`` lay them out: Bikeshed's MDN browser-support panels write each browser as
+``<style>`` lay them out: Bikeshed's MDN browser-support panels (which the headings format
+leaves out, :mod:`specbrowser.formats.headings`, but other generators copy) write each browser as
 ``<span><span>Firefox</span><span>60+</span></span>``, rows (``display: table``) of two cells
 (``display: table-cell``), so a reader sees "Firefox 60+" on a line of its own, while the bare
 HTML reads ``Firefox60+Safari13+…``. :func:`separate_boxes` puts one space where such a box

@@ -532,6 +532,22 @@ def test_scripts_and_styles_are_not_content(tmp_path):
     assert own_words(parsed)["a"] == "A kept after script"
 
 
+def test_mdn_browser_support_panels_are_not_content(tmp_path):
+    """Bikeshed's MDN panels are MDN's data (a new user's trial: 56 lines of "✔MDN" in Fetch's
+    IDL index); a ``details`` of the spec's own stays."""
+    panel = (
+        '<details class="mdn-anno unpositioned" data-anno-for="x"><summary><b>✔</b>'
+        "<span>MDN</span></summary><div class=feature><p><a href='https://developer.mozilla"
+        ".org/x'>API/Thing</a></p><p>In all current engines.</p></div></details>"
+    )
+    parsed = parse_plain(
+        tmp_path,
+        f"<h2 id=idl>IDL Index</h2><pre>interface Thing {{}};</pre>{panel}{panel}"
+        "<details><summary>More</summary><p>own words</p></details>after",
+    )
+    assert own_words(parsed)["idl"] == "IDL Index interface Thing {}; More own words after"
+
+
 def test_pages_of_one_spec_get_unique_ids_and_continuing_ordinals(tmp_path):
     folder = tmp_path / "multi"
     folder.mkdir()
