@@ -50,12 +50,15 @@ def print_summary(
     *,
     extra_rows: Sequence[tuple[str, str]] = (),
     toc_entries_without_section: int = 0,
+    set_version: str = "",
 ) -> None:
     """Print a chunk set's statistics (:func:`specbrowser.session.stores.chunk_stats`) as a
     two-column Rich table; ``extra_rows`` (name, Rich markup) come after the counts, before
     unused tags and timings. The TOC row counts the sections' mismatches by kind and then
     ``toc_entries_without_section``, which name no section, so the stats cannot hold them
-    (an ingest knows them: :func:`toc_entries_without_section`)."""
+    (an ingest knows them: :func:`toc_entries_without_section`). ``set_version`` names the
+    chunk set that holds the chunks when it is not ``policy``'s own (a corpus's set, whose
+    settings ``policy`` is this spec's format's form of)."""
     table = Table(
         title=f"{escape(title)} → {escape(str(db))}", show_header=False, title_justify="left"
     )
@@ -65,7 +68,12 @@ def print_summary(
     overruns = stats.over_threshold
     largest = stats.largest
     rows = [
-        ("policy", f"{escape(policy.describe())} (version {policy.version})"),
+        (
+            "policy",
+            f"{escape(policy.describe())} (version {policy.version})"
+            if set_version in ("", policy.version)
+            else f"{escape(policy.describe())} (in the corpus's chunk set {set_version})",
+        ),
         *([("chunk sets", escape(outcome))] if outcome else []),
         ("sections", f"{stats.sections:,}"),
         (

@@ -190,6 +190,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             result.timings,
             outcome_line(result.outcome, result.chunk_sets),
             toc_entries_without_section=toc_entries_without_section(result.mismatches),
+            set_version=result.set_version,
         )
         return 0
     opening.drop_unreadable_cache(db_path)

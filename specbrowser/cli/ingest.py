@@ -127,6 +127,7 @@ def _print_ingest(
         result.timings,
         outcome_line(result.outcome, result.chunk_sets, (size_before, db.stat().st_size)),
         toc_entries_without_section=toc_entries_without_section(result.mismatches),
+        set_version=result.set_version,
     )
 
 

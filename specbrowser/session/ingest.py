@@ -97,6 +97,9 @@ class IngestResult:
         outcome: what happened to the database (:data:`specbrowser.types.IngestOutcome`).
         chunk_sets: how many chunk sets the database holds afterwards.
         mismatches: disagreements between the section tree and the TOC (empty without a TOC).
+        set_version: the policy version of the chunk set that holds the spec's chunks: the
+            policy's own, or in a corpus the set the spec joined, whose settings are the
+            corpus's (the spec is chunked with its format's form of them); "" when unknown.
     """
 
     parsed: ParsedSpec
@@ -106,6 +109,7 @@ class IngestResult:
     outcome: IngestOutcome
     chunk_sets: int = 1
     mismatches: list[Mismatch] = field(default_factory=list)
+    set_version: str = ""
 
 
 def _chunk_beside_spec_write(
@@ -317,6 +321,7 @@ def _unchanged(
         timings=timings,
         outcome="unchanged",
         chunk_sets=db.sets.count(),
+        set_version=version,
     )
 
 
@@ -495,4 +500,5 @@ def ingest(
         outcome=outcome,
         chunk_sets=chunk_sets,
         mismatches=paths.mismatches,
+        set_version=plan.into or policy.version,
     )

@@ -334,6 +334,20 @@ def test_ingest_each_gives_the_database_that_separate_ingests_give(
         assert _rows(each, spec_id) == _rows(tmp_path / "one.db", one_id)
 
 
+def test_each_summary_names_the_chunk_set_its_spec_is_stored_in(tmp_path, proposal, capsys):
+    """From a new user's trial: in a corpus of two formats, the second spec's summary printed its
+    own format's policy version, which no set of the database has."""
+    plain = _page(tmp_path, "plain.html", "Plain", "<h2 id='p'>P</h2><p>Plain words.</p>")
+    db_path = tmp_path / "mixed.db"
+    assert main(["ingest", str(plain), str(proposal), "--each", "--db", str(db_path)]) == 0
+    printed = " ".join(capsys.readouterr().out.replace("│", " ").split())
+    with store.open_database(db_path) as db:
+        (stored,) = [info.version for info in db.sets.all()]
+    short = stored[:12]
+    assert printed.count(short) == 2
+    assert f"(version {short})" in printed and f"(in the corpus's chunk set {short})" in printed
+
+
 def test_ingest_each_checks_every_spec_before_writing_anything(tmp_path, base, capsys):
     db_path = tmp_path / "c.db"
     code = main(
