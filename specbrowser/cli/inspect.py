@@ -216,6 +216,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
             raise EmbeddingError(f"no tokenizer to count with: {TOKENIZER_HINT}")
     with Session.open(args.db) as session:
         document = session.document()
+        title = session.title()
         policy, _ = session.active_policy()
         version = session.active_version()
         stats = session.stats()
@@ -234,9 +235,6 @@ def cmd_stats(args: argparse.Namespace) -> int:
         }
         print(json.dumps(payload, ensure_ascii=False, indent=2))
         return 0
-    title = document.title
-    if by_spec:
-        title = f"a corpus of {len(by_spec)} specs ({', '.join(s.spec.name for s, _ in by_spec)})"
     print_summary(title, args.db, policy, stats, {}, extra_rows=[tokens_row(tokens)])
     if by_spec:
         out.print(spec_stats_table(by_spec))

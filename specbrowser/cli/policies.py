@@ -48,6 +48,7 @@ def cmd_policies(args: argparse.Namespace) -> int:
 
     with Session.open(args.db) as session:
         document = session.document()
+        title = session.title()
         activated, deleted = None, []
         if args.delete:  # with --activate, both in one transaction: all or nothing
             said = err if args.json else out  # stdout stays one JSON object
@@ -117,7 +118,7 @@ def cmd_policies(args: argparse.Namespace) -> int:
             else ""
         )
         out.print(f"active chunk set: {escape(activated)}{note}", soft_wrap=True)
-    out.print(_policies_table(document.title, sets))
+    out.print(_policies_table(title, sets))
     return 0
 
 

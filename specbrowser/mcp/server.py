@@ -45,13 +45,14 @@ RESOURCE_PREFIX = "specbrowser://chunk/"
 """A chunk's resource URI is this prefix and its id, percent-encoded (``quote(id, safe="")``)."""
 
 INSTRUCTIONS = """\
-Tools over one specification, cut into chunks of Markdown. A chunk whose content was too long
-holds marker lines `[Subsection available: title "…" at sectionid: `ID`]` where parts were
-taken out (tables, grammar, cells, paragraphs, and child sections). To read on: call
-check_subsections(ID) to see what a chunk's markers hold, get_chunk(ID) for one of them,
-fetch_section_chunks(ID) for a chunk with all its descendants (paginated: pass next_cursor
-back), or reassemble_section(ID) for the section's text with its breakdown markers filled in.
-Start with search(query) or outline(); ids also accept section numbers (14.6) and anchors.
+Tools over a specification (or a corpus of several), cut into chunks of Markdown. A chunk
+whose content was too long holds marker lines `[Subsection available: title "…" at sectionid:
+`ID`]` where parts were taken out (tables, grammar, cells, paragraphs, and child sections). To
+read on: call check_subsections(ID) to see what a chunk's markers hold, get_chunk(ID) for one
+of them, fetch_section_chunks(ID) for a chunk with all its descendants (paginated: pass
+next_cursor back), or reassemble_section(ID) for the section's text with its breakdown markers
+filled in. Start with search(query) or outline(); ids also accept section numbers (14.6) and
+anchors.
 """
 
 CLOSED = {"additionalProperties": False}

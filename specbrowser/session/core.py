@@ -119,6 +119,18 @@ class Session:
         """
         return self._db.sections.document()
 
+    def title(self) -> str:
+        """The database's title as listings show it: its spec's title, or for a corpus "a
+        corpus of 3 specs (fetch, webauthn, rfc9110)", by the specs' names in corpus order.
+
+        Raises:
+            NotFoundError: the database holds no spec yet.
+        """
+        specs = self._db.corpus.all()
+        if len(specs) > 1:
+            return f"a corpus of {len(specs)} specs ({', '.join(s.name for s in specs)})"
+        return self.document().title
+
     def data_version(self) -> int:
         """A number that changes whenever another connection commits to the database
         (:meth:`SpecStore.data_version`): how a front end notices a re-chunk, an activation or a

@@ -114,7 +114,7 @@ class SpecBrowserApp(App[None]):
         try:
             session = Session.open(db_path)
             try:
-                document = session.document()
+                title = session.title()
                 policy, _stats = session.active_policy()
             except BaseException:
                 session.close()
@@ -126,7 +126,7 @@ class SpecBrowserApp(App[None]):
             self._show_message(f"Cannot open {db_path}:\n{error}")
             return False
         self.session = session
-        self.title = document.title
+        self.title = title
         self.sub_title = policy.describe()
         browser = BrowserScreen(
             session,

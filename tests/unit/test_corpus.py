@@ -108,6 +108,21 @@ def test_a_note_quoting_a_specs_canonical_link_is_refused_and_replaces_nothing(
         assert [(c.id, c.text, c.ordinal) for c in db.iter_chunks()] == everything
 
 
+def test_a_corpus_is_titled_by_its_specs_in_listings(tmp_path, base, proposal, capsys):
+    """From a new user's trial: `policies` and the app's header titled a corpus by its first
+    spec alone ("Fetch Standard: 1 chunk set")."""
+    db_path = tmp_path / "c.db"
+    ingest([base], db_path, POLICY)
+    with Session.open(db_path) as session:
+        assert session.title() == "Base"
+    ingest([proposal], db_path, POLICY)
+    with Session.open(db_path) as session:
+        assert session.title() == "a corpus of 2 specs (base, a-proposal)"
+    capsys.readouterr()
+    assert main(["policies", str(db_path)]) == 0
+    assert "a corpus of 2 specs (base, a-proposal): 1 chunk set" in capsys.readouterr().out
+
+
 def test_ids_another_spec_has_are_prefixed_and_both_forms_resolve(tmp_path, base, proposal):
     db_path = tmp_path / "c.db"
     ingest([base], db_path, POLICY)
