@@ -103,9 +103,13 @@ def cmd_show(args: argparse.Namespace) -> int:
             return 0
         if located.resolved_as != "chunk":  # said apart, so the text on stdout stays as is
             kind = f" ({located.symbol_kind})" if located.symbol_kind else ""
+            named = (
+                f"NAME:{args.id.strip()}"
+                if located.resolved_as == "section"
+                else f"NAME:#{args.id.strip().lstrip('#')}"
+            )
             also = (
-                f" (the first spec's; also in {', '.join(located.also_in)}: name one as "
-                f"NAME:#{args.id.strip().lstrip('#')})"
+                f" (the first spec's; also in {', '.join(located.also_in)}: name one as {named})"
                 if located.also_in
                 else ""
             )

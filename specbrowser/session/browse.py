@@ -53,9 +53,10 @@ class Located:
             chunk's section (None for the document chunk).
         symbol_kind: for a symbol, its kind (``aoid``, ``production``, ``dfn``, ``title``,
             ``oldid``); else None.
-        also_in: for an anchor given without its spec, the names of the other specs of the
-            corpus that have an element of that id (``NAME:#anchor`` names one of them), in
-            corpus order; else empty.
+        also_in: for an anchor or a section number given without its spec, the names of the
+            other specs of the corpus that have an element of that id (``NAME:#anchor`` names
+            one of them) or a section of that number (``NAME:2.2``), in corpus order; else
+            empty.
     """
 
     chunk_id: str
@@ -70,7 +71,8 @@ def locate(db: SpecStore, name: str, version: str) -> Located:
     spec-prefixed chunk id (``ecma-262:sec-intro``,
     :meth:`~specbrowser.store.corpus.Corpus.resolve_id`); a URL into a spec of the corpus
     (``https://tc39.es/ecma262/#sec-intro``) or ``<spec>:#anchor`` (the chunk holding that
-    spec's element); a section id or number (its root chunk); an element id of the document,
+    spec's element); ``<spec>:<section number or id>``; a section id or number (its root chunk,
+    the first spec's when several have it); an element id of the document,
     with or without a leading ``#`` (the chunk holding the element: :func:`anchor_chunk`); a
     name the spec defines (:meth:`specbrowser.store.symbols.SymbolIndex.find`: exact, then in
     any case; the best-ranked definition's root chunk, or for a production, term or old id the
@@ -98,12 +100,10 @@ def locate(db: SpecStore, name: str, version: str) -> Located:
         if held is None:
             raise NotFoundError(f"{name!r}: no element with the id {in_spec[1]!r} in that spec")
         return Located(held[1], "anchor", held[0])
-    try:
-        section_id = db.sections.resolve(name)
-    except NotFoundError:
-        pass
-    else:
-        return Located(section_id, "section", section_id)
+    numbered = _spec_section(db, name) or db.sections.numbered(name)
+    if numbered:
+        section_id = numbered[0][0]
+        return Located(section_id, "section", section_id, also_in=_other_specs_of(db, numbered))
     anchor = name[1:] if name.startswith("#") and len(name) > 1 else name
     held = anchor_chunk(db, anchor, version)
     if held is not None:
@@ -126,6 +126,26 @@ def locate(db: SpecStore, name: str, version: str) -> Located:
         f"no chunk, section, section number or anchor {name!r} in this chunk set, "
         "nor a name it defines (aoid, production, term, title)"
     )
+
+
+def _spec_section(db: SpecStore, name: str) -> list[tuple[str, str]]:
+    """For ``<spec name>:<section id or number>`` (``webauthn:2.2``), that spec's section as
+    :meth:`~specbrowser.store.sections.Sections.numbered` gives it; else []."""
+    spec_name, sep, rest = name.partition(":")
+    if not sep or not rest or rest.startswith("#"):
+        return []
+    spec = next((s for s in db.corpus.all() if s.name == spec_name), None)
+    return db.sections.numbered(rest, spec.id)[:1] if spec is not None else []
+
+
+def _other_specs_of(db: SpecStore, sections: list[tuple[str, str]]) -> tuple[str, ...]:
+    """The names of the specs after the first that hold one of ``sections`` (``(section id,
+    document id)``, the first spec's first): a number given without its spec is the first's."""
+    holders = list(dict.fromkeys(document_id for _, document_id in sections))
+    if len(holders) < 2:
+        return ()
+    names = {spec.id: spec.name for spec in db.corpus.all()}
+    return tuple(names.get(spec_id, spec_id) for spec_id in holders[1:])
 
 
 def _other_specs_with(db: SpecStore, anchor: str) -> tuple[str, ...]:

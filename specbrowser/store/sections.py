@@ -195,28 +195,41 @@ class Sections:
             )
         ]
 
-    def resolve(self, text: str) -> str:
+    def resolve(self, text: str, document_id: str | None = None) -> str:
         """The id of the section that ``text`` names: its id, else its number as the spec prints it
         (``14.6``, ``14.6.``, ``B.1.2``, ``Annex B``; matched against the stored section number,
-        :func:`specbrowser.chunking.labels.section_ordinal`), the first in document order.
+        :func:`specbrowser.chunking.labels.section_ordinal`), the first in document order; with
+        ``document_id``, in that spec only.
 
         Raises:
             NotFoundError: no section has that id or number.
         """
-        if self.db.execute("SELECT 1 FROM sections WHERE id = ?", [text]).fetchone():
-            return text
-        number = section_ordinal(text.strip())
-        row = (
-            self.db.execute(
-                "SELECT id FROM sections WHERE section_ordinal = ? ORDER BY ordinal LIMIT 1",
-                [number],
-            ).fetchone()
-            if number
-            else None
-        )
-        if row is None:
+        found = self.numbered(text, document_id)
+        if not found:
             raise NotFoundError(f"no section with id or number {text!r}")
-        return str(row[0])
+        return found[0][0]
+
+    def numbered(self, text: str, document_id: str | None = None) -> list[tuple[str, str]]:
+        """``(section id, document id)`` of the section whose id is ``text``, else of every
+        section whose number it is (see :meth:`resolve`), in corpus and document order; with
+        ``document_id``, of that spec only. A corpus's specs may share numbers (each has a 2.2).
+        """
+        in_spec = "" if document_id is None else " AND document_id = ?"
+        spec: list[object] = [] if document_id is None else [document_id]
+        row = self.db.execute(
+            f"SELECT id, document_id FROM sections WHERE id = ?{in_spec}", [text, *spec]
+        ).fetchone()
+        if row:
+            return [(str(row[0]), str(row[1]))]
+        number = section_ordinal(text.strip())
+        if not number:
+            return []
+        rows = self.db.execute(
+            f"SELECT id, document_id FROM sections WHERE section_ordinal = ?{in_spec} "
+            "ORDER BY ordinal",
+            [number, *spec],
+        ).fetchall()
+        return [(str(r[0]), str(r[1])) for r in rows]
 
     def find(self, query: str, limit: int = 50) -> list[tuple[str, str]]:
         """Sections whose id, number or title contains ``query`` (case-insensitive, literal).

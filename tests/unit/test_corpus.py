@@ -123,6 +123,32 @@ def test_a_corpus_is_titled_by_its_specs_in_listings(tmp_path, base, proposal, c
     assert "a corpus of 2 specs (base, a-proposal): 1 chunk set" in capsys.readouterr().out
 
 
+def test_a_section_number_names_the_first_specs_and_a_spec_prefix_names_anothers(
+    tmp_path, base, proposal, capsys
+):
+    """From a new user's trial: ``show corpus.db 2.2`` silently gave the first spec's 2.2, and
+    no form named another spec's (``webauthn:2.2`` was refused)."""
+    db_path = tmp_path / "c.db"
+    ingest([base], db_path, POLICY)
+    ingest([proposal], db_path, POLICY)
+    with Session.open(db_path) as session:
+        first = session.locate("2")
+        assert (first.chunk_id, first.resolved_as, first.also_in) == (
+            "sec-ops",
+            "section",
+            ("a-proposal",),
+        )
+        assert session.locate("a-proposal:2").chunk_id == "sec-new"
+        assert session.locate("base:2").chunk_id == "sec-ops"
+        assert session.locate("a-proposal:1").chunk_id == "a-proposal:sec-intro"
+        assert session.locate("sec-new").also_in == ()  # an id only one spec has
+    capsys.readouterr()
+    assert main(["show", str(db_path), "2"]) == 0
+    said = " ".join(capsys.readouterr().err.split())
+    assert "2 read as section: sec-ops (the first spec's; also in a-proposal: name one as " in said
+    assert "NAME:2)" in said
+
+
 def test_ids_another_spec_has_are_prefixed_and_both_forms_resolve(tmp_path, base, proposal):
     db_path = tmp_path / "c.db"
     ingest([base], db_path, POLICY)
