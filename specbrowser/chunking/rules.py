@@ -83,12 +83,18 @@ def _leading_words(pieces: Iterator[str], limit: int) -> list[str]:
 def html_subsection_title(el: etree._Element, tag: str) -> str:
     """Plain HTML's subsection titles: a ``figure`` or ``table`` is titled by its caption
     (:func:`caption_title`), a definition list's term (``dt``) by its first words (a group of
-    references reads ``[ABNF] … [CSP]``); anything else has no title (its chunk is named by its
-    first words instead: :func:`first_words`)."""
+    references reads ``[ABNF] … [CSP]``), an element Bikeshed names an algorithm of
+    (``div.algorithm`` with ``data-algorithm``, and ``data-algorithm-for``) by that name
+    (``report timing (fetch controller)``); anything else has no title (its chunk is named by
+    its first words instead: :func:`first_words`)."""
     if tag in ("figure", "table"):
         return caption_title(el)
     if tag == "dt":
         return first_words(el)
+    algorithm = " ".join((el.get("data-algorithm") or "").split())
+    if algorithm:  # Bikeshed names an algorithm's div.algorithm: "report timing"
+        namespace = " ".join((el.get("data-algorithm-for") or "").split())
+        return f"{algorithm} ({namespace})" if namespace else algorithm
     return ""
 
 

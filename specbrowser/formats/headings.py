@@ -70,11 +70,23 @@ SEED_BREAKDOWN_TAGS: tuple[str, ...] = ("table", "pre", "ol", "ul", "p")
 """The seed strategy's default breakdown tags: whole tables, code and IDL blocks, lists,
 paragraphs."""
 
-BREAKDOWN_TAGS: tuple[str, ...] = (*SEED_BREAKDOWN_TAGS, "li", "dt", "dl")
-"""The guarded strategy's: the seed strategy's, then list items (a long list packed into runs),
-then a definition list's terms, each with its definitions (a references section packed into
-runs of references), then whole definition lists. Passes stop once a chunk fits, so the last
-two change only chunks the others leave over the threshold."""
+BREAKDOWN_TAGS: tuple[str, ...] = (
+    "table",
+    "pre",
+    "div.algorithm",
+    "ol",
+    "ul",
+    "p",
+    "li",
+    "dt",
+    "dl",
+)
+"""The guarded strategy's: whole tables and code blocks; Bikeshed's algorithms
+(``div.algorithm``: the sentence that names one with its steps, titled by its name), then
+lists, paragraphs and list items (a long list packed into runs); then a definition list's
+terms, each with its definitions (a references section packed into runs of references), then
+whole definition lists. Passes stop once a chunk fits, so a later tag changes only chunks the
+earlier ones leave over the threshold."""
 
 SUGGESTED_TAGS: tuple[str, ...] = ("tr", "li", "pre", "table", "ol", "ul", "div")
 """Tags the policy editor offers after the defaults: rows, items, blocks."""

@@ -694,6 +694,27 @@ def test_definition_passes_leave_a_section_the_earlier_passes_fit(tmp_path):
     assert {c.breakdown_tag for c in chunks if c.depth} == {"p"}
 
 
+def test_a_bikeshed_algorithm_is_extracted_whole_and_titled_by_its_name(tmp_path):
+    """The sentence that names an algorithm stays with its steps (a new user's trial: the
+    steps were extracted alone, "Part: Assert: controller's …", naming nothing)."""
+    steps = "".join(
+        f"<li><p>Do step {n} of the work, carefully and in order.</p>" for n in range(12)
+    )
+    algorithm = (
+        '<div class="algorithm" data-algorithm="report timing" data-algorithm-for="controller">'
+        f"<p>To <dfn>report timing</dfn> for a controller, run these steps:</p><ol>{steps}</ol>"
+        "</div>"
+    )
+    body = "<h2 id='s'>S</h2>" + "<p>Words before the algorithm, of some length.</p>" * 40
+    parsed = parse_plain(tmp_path, body + algorithm + "<p>After.</p>")
+    policy = policy_for("html-headings", 1500)
+    chunks = chunk_spec(copy.deepcopy(parsed), policy, rules=HTML_RULES).chunks
+    (made,) = [c for c in chunks if c.breakdown_tag == "div.algorithm"]
+    assert made.title == "report timing (controller)"
+    assert made.text.startswith("To *report timing* for a controller, run these steps:\n\n1. Do")
+    assert assert_lossless_parsed(parsed, policy) == 1
+
+
 # --- default breakdown tags per kind ---------------------------------------------------------
 
 
@@ -701,7 +722,7 @@ def test_default_tags_depend_on_the_kind():
     assert (
         format_for_kind("html-headings").breakdown_tags
         == PLAIN_HTML_BREAKDOWN_TAGS
-        == ("table", "pre", "ol", "ul", "p", "li", "dt", "dl")
+        == ("table", "pre", "div.algorithm", "ol", "ul", "p", "li", "dt", "dl")
     )
     assert format_for_kind("html-headings").seed_breakdown_tags == ("table", "pre", "ol", "ul", "p")
     assert policy_for("html-headings", strategy="seed").breakdown_tags[-1] == "p"
@@ -742,7 +763,8 @@ def test_ingest_policy_for_kind_hook(tmp_path):
 def test_cli_ingest_uses_plain_defaults_unless_tags_are_given(tmp_path, capsys):
     db_path = tmp_path / "w.db"
     assert cli.main(["ingest", str(WIDGET_SAMPLE), "--db", str(db_path)]) == 0
-    assert "table → pre → ol → ul → p" in capsys.readouterr().out
+    printed = " ".join(capsys.readouterr().out.replace("│", " ").split())
+    assert "table → pre → div.algorithm → ol → ul → p" in printed
     db = open_database(db_path)
     try:
         assert db.sets.active_policy()[0].breakdown_tags == PLAIN_HTML_BREAKDOWN_TAGS
