@@ -77,6 +77,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(`*])")
 _STEPS = re.compile(r"\bthe following steps\b|:$", re.IGNORECASE)
 """A sentence that only announces what follows (an algorithm's ``… performs the following steps
 when called:``): never a summary."""
+_BOILERPLATE = re.compile(r"^(?:this|the following) section is (?:non-|not )normative\.?$", re.I)
+"""A sentence Bikeshed and ReSpec specs open an informative section with ("This section is not
+normative."): it says nothing of the spec, so the overview leaves it out. A section summary
+keeps it: it is that section's own first sentence, and what follows it may be a fragment
+(ECMA-262's automatic-semicolon-insertion examples go on after a code block)."""
 _LIST_ITEM = re.compile(r"^(?:\d+\.|[-*+])\s")
 _LOWER = re.compile(r"[a-z]")
 _TABLE_CAPTION = re.compile(r"^(?:\*\*)?(Table\s+[\w.-]+\s*[:.—–-]\s*.+?)(?:\*\*)?$")
@@ -247,13 +252,14 @@ def section_summaries(sections: Sequence[Section], root_texts: Mapping[str, str]
 
 
 def _by_title(sections: Sequence[Section], titles: Iterable[str]) -> list[Section]:
-    """Sections whose title (section number removed, case-folded) is one of ``titles``, in the
-    titles' order of preference, then document order."""
+    """Sections whose title (section number removed, case-folded) is one of ``titles``, the
+    shallowest first (the spec's own introduction before a chapter's "9.1 Overview"), then in
+    the titles' order of preference, then document order."""
     keyed = [(_NUMBER.sub("", s.title).strip().casefold(), s) for s in sections]
     found: list[Section] = []
     for title in titles:
         found.extend(s for key, s in keyed if key == title and s not in found)
-    return found
+    return sorted(found, key=lambda s: s.depth)
 
 
 def summary_packet(
@@ -269,7 +275,12 @@ def summary_packet(
             break
     overview = ""
     for section in _by_title(sources, OVERVIEW_TITLES):
-        found = [s for b in prose_blocks(root_texts.get(section.id, "")) for s in sentences(b)]
+        found = [
+            s
+            for b in prose_blocks(root_texts.get(section.id, ""))
+            for s in sentences(b)
+            if not _BOILERPLATE.match(s)
+        ]
         if found:
             overview = _clip(" ".join(found[:OVERVIEW_SENTENCES]), OVERVIEW_CHARS)
             break

@@ -196,6 +196,23 @@ def test_the_document_summary_prefers_abstract_then_scope() -> None:
     assert packet.global_synopsis == "This standard defines X."
 
 
+def test_the_overview_is_the_specs_own_not_a_chapters_and_skips_the_informative_note() -> None:
+    """From a new user's trial: RFC 9110's overview came from "9.1 Overview" (of its methods),
+    not its introduction; WebAuthn's opened with "This section is not normative."."""
+    sections = [
+        _section("intro", "1 Introduction"),
+        _section("methods", "9 Methods"),
+        _section("m-overview", "9.1 Overview", parent="methods", secnum="9.1"),
+    ]
+    roots = {
+        "intro": "This section is not normative. HTTP is a protocol. It moves bytes.",
+        "methods": "Methods are verbs of requests.",
+        "m-overview": "The request method token is the primary source of request semantics.",
+    }
+    packet = summary_packet(sections, roots, section_summaries(sections, roots))
+    assert packet.overview_summary == "HTTP is a protocol. It moves bytes."
+
+
 def test_table_captions_make_the_table_lens() -> None:
     sections = [_section("t", "Types")]
     roots = {"t": "Types are listed.\n\nTable 3: [Attributes](#x) of a property\n\n| a |\n|---|\n"}
