@@ -82,13 +82,21 @@ def _leading_words(pieces: Iterator[str], limit: int) -> list[str]:
 
 def html_subsection_title(el: etree._Element, tag: str) -> str:
     """Plain HTML's subsection titles: a ``figure`` or ``table`` is titled by its caption
-    (:func:`caption_title`), a definition list's term (``dt``) by its first words (a group of
-    references reads ``[ABNF] … [CSP]``), an element Bikeshed names an algorithm of
-    (``div.algorithm`` with ``data-algorithm``, and ``data-algorithm-for``) by that name
-    (``report timing (fetch controller)``); anything else has no title (its chunk is named by
-    its first words instead: :func:`first_words`)."""
+    (:func:`caption_title`; a table in a ``figure`` by the first sentence of the figure's), a
+    definition list's term (``dt``) by its first words (a group of references reads ``[ABNF] …
+    [CSP]``), an element Bikeshed names an algorithm of (``div.algorithm`` with
+    ``data-algorithm``, and ``data-algorithm-for``) by that name (``report timing (fetch
+    controller)``); anything else has no title (its chunk is named by its first words instead:
+    :func:`first_words`)."""
     if tag in ("figure", "table"):
-        return caption_title(el)
+        caption = caption_title(el)
+        parent = el.getparent()
+        if not caption and tag == "table" and parent is not None and parent.tag == "figure":
+            # the figure's caption is the table's; its first sentence titles it (Bikeshed's
+            # go on: "Authenticator data layout. The names in the Name column are …")
+            first, stop, rest = caption_title(parent).partition(". ")
+            caption = f"{first}." if stop and rest else first
+        return caption
     if tag == "dt":
         return first_words(el)
     algorithm = " ".join((el.get("data-algorithm") or "").split())
@@ -98,14 +106,32 @@ def html_subsection_title(el: etree._Element, tag: str) -> str:
     return ""
 
 
-def definition_unit(el: etree._Element) -> list[etree._Element]:
-    """A term of a definition list with its definitions: HTML's name-value group (one or more
-    ``dt`` elements, then one or more ``dd``), found from any of its members, in document
-    order; any other element stands alone (``[el]``). Members are sibling elements with only
-    whitespace between (:func:`adjacent_sibling`); an empty ``dd``, such as xml2rfc's
-    ``<dd class="break">`` after each reference, belongs to the group before it."""
-    if el.tag not in ("dt", "dd"):
-        return [el]
+def html_rule_unit(el: etree._Element) -> list[etree._Element]:
+    """Plain HTML's rule units, found from any member, in document order:
+
+    - a term of a definition list with its definitions: HTML's name-value group (one or more
+      ``dt`` elements, then one or more ``dd``); an empty ``dd``, such as xml2rfc's
+      ``<dd class="break">`` after each reference, belongs to the group before it;
+    - a table with the caption of the ``figure`` it stands in (Bikeshed: ``<figure><table>…
+      <figcaption>``), so that the table's chunk holds its caption;
+
+    any other element stands alone (``[el]``). Members are sibling elements with only
+    whitespace between (:func:`adjacent_sibling`)."""
+    tag = el.tag
+    if tag in ("dt", "dd"):
+        return _definition_group(el)
+    if tag in ("table", "figcaption"):
+        parent = el.getparent()
+        if parent is not None and parent.tag == "figure":
+            pair = "figcaption" if tag == "table" else "table"
+            for before in (True, False):
+                other = adjacent_sibling(el, before=before)
+                if other is not None and other.tag == pair:
+                    return [other, el] if before else [el, other]
+    return [el]
+
+
+def _definition_group(el: etree._Element) -> list[etree._Element]:
     first = el
     if first.tag == "dd":  # back over the group's definitions, then over its terms
         while (node := adjacent_sibling(first, before=True)) is not None and node.tag == "dd":
@@ -156,10 +182,10 @@ class ChunkingRules:
     markdown_elements: MarkdownElements = HTML_ELEMENTS
     subsection_title: SubsectionTitle = html_subsection_title
     section_ordinal: SectionOrdinal = section_ordinal
-    rule_unit: RuleUnit = definition_unit
+    rule_unit: RuleUnit = html_rule_unit
 
 
 HTML_RULES = ChunkingRules()
 """The rules of plain HTML: HTML elements only, caption titles for tables and figures, terms'
-titles for definitions, a term and its definitions extracted together, dotted section
-numbers."""
+titles for definitions, a term and its definitions and a table and its figure's caption
+extracted together (:func:`html_rule_unit`), dotted section numbers."""

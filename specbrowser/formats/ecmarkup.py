@@ -35,7 +35,7 @@ from specbrowser.chunking.rules import (
     ChunkingRules,
     adjacent_sibling,
     caption_title,
-    definition_unit,
+    html_rule_unit,
     html_subsection_title,
 )
 from specbrowser.errors import SpecParseError
@@ -142,7 +142,7 @@ def rule_unit(el: etree._Element) -> list[etree._Element]:
     """A grammar block and the algorithm right after it (the shape of every case of a
     syntax-directed operation: ``emu-grammar`` then ``emu-alg``, only whitespace between) are
     one unit, whichever of the two is extracted; a definition list's terms and definitions are
-    one as in plain HTML (:func:`~specbrowser.chunking.rules.definition_unit`)."""
+    one as in plain HTML (:func:`~specbrowser.chunking.rules.html_rule_unit`)."""
     if el.tag == "emu-grammar":
         after = adjacent_sibling(el, before=False)
         if after is not None and after.tag == "emu-alg":
@@ -151,7 +151,7 @@ def rule_unit(el: etree._Element) -> list[etree._Element]:
         before = adjacent_sibling(el, before=True)
         if before is not None and before.tag == "emu-grammar":
             return [before, el]
-    return definition_unit(el)
+    return html_rule_unit(el)
 
 
 CHUNKING_RULES = ChunkingRules(

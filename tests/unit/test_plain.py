@@ -16,7 +16,7 @@ from lxml import etree
 from specbrowser import cli
 from specbrowser.chunking.pipeline import chunk_spec
 from specbrowser.chunking.policy import DEFAULT_BREAKDOWN_TAGS, SEED_BREAKDOWN_TAGS, ChunkPolicy
-from specbrowser.chunking.rules import HTML_RULES, definition_unit
+from specbrowser.chunking.rules import HTML_RULES, html_rule_unit
 from specbrowser.errors import SpecParseError
 from specbrowser.formats import ParsedSpec, format_for_kind, load_spec, policy_for
 from specbrowser.formats.ecmarkup import rule_unit as ecmarkup_rule_unit
@@ -641,7 +641,7 @@ def test_a_term_and_its_definitions_are_one_rule_unit():
     )
     nodes = {(el.text or el.get("class")): el for el in dl}
 
-    def unit(name: str, rule_unit=definition_unit) -> list[str]:
+    def unit(name: str, rule_unit=html_rule_unit) -> list[str]:
         return [el.text or el.get("class") for el in rule_unit(nodes[name])]
 
     # two terms share two definitions; found from any member
@@ -712,6 +712,30 @@ def test_a_bikeshed_algorithm_is_extracted_whole_and_titled_by_its_name(tmp_path
     (made,) = [c for c in chunks if c.breakdown_tag == "div.algorithm"]
     assert made.title == "report timing (controller)"
     assert made.text.startswith("To *report timing* for a controller, run these steps:\n\n1. Do")
+    assert assert_lossless_parsed(parsed, policy) == 1
+
+
+def test_a_table_in_a_figure_is_extracted_with_its_caption_and_titled_by_it(tmp_path):
+    """From a new user's trial: Bikeshed's ``<figure><table>…<figcaption>`` lost its caption to
+    the parent, as a loose paragraph after the table's marker, and the table had no title."""
+    rows = "".join(
+        f"<tr><td>name {n}</td><td>a value of some length, {n}</td></tr>" for n in range(30)
+    )
+    body = (
+        "<h2 id='s'>S</h2><p>The layout follows.</p>"
+        f"<figure id='fig'><table><tr><th>Name</th><th>Value</th></tr>{rows}</table>"
+        "<figcaption>Data layout. The names are for reference only.</figcaption></figure>"
+        + "<p>Words after the figure, of some length to be cut.</p>"
+        * 30
+    )
+    parsed = parse_plain(tmp_path, body)
+    policy = policy_for("html-headings", 1500)
+    chunks = chunk_spec(copy.deepcopy(parsed), policy, rules=HTML_RULES).chunks
+    (table,) = [c for c in chunks if c.breakdown_tag == "table"]
+    assert table.title == "Data layout."
+    assert table.text.rstrip().endswith("Data layout. The names are for reference only.")
+    root = next(c for c in chunks if c.id == "s")
+    assert "Data layout" not in root.text.replace(f'title "{table.title}"', "")
     assert assert_lossless_parsed(parsed, policy) == 1
 
 
