@@ -17,6 +17,7 @@ Every statement is parameterized; writes happen inside the caller's transaction.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -44,6 +45,10 @@ class SymbolRow(NamedTuple):
     kind: str
     section_id: str
     anchor: str | None
+
+
+_EMPTY_CALL = re.compile(r"\s*(\S.*?)\s*\(\s*\)\s*")
+"""A name called with an empty argument list: ``fetch()``, ``ToNumber ( )``."""
 
 
 class SymbolIndex:
@@ -90,7 +95,10 @@ class SymbolIndex:
 
     def find(self, name: str, *, limit: int = 20) -> list[SymbolRow]:
         """The definitions of ``name``, best first (kind rank, then document order): exact matches,
-        or when there is none, matches in any case (casefolded). [] for a name nothing defines."""
+        or when there is none, matches in any case (casefolded). A call written with empty
+        parentheses (``fetch()``, ``Array.prototype.map ( )``) then names the definitions of that
+        name with any parameter list (``fetch(input, init)``, ``Array.prototype.map ( callback
+        … )``), else of the bare name. [] for a name nothing defines."""
         for column, value in (("name", name), ("key", name.casefold())):
             rows = self.db.execute(
                 # the column name is one of two constants
@@ -100,7 +108,17 @@ class SymbolIndex:
             ).fetchall()
             if rows:
                 return [SymbolRow(*row) for row in rows]
-        return []
+        call = _EMPTY_CALL.fullmatch(name)
+        if call is None:
+            return []
+        bare = call.group(1).casefold()
+        prefix = bare.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self.db.execute(
+            "SELECT name, kind, section_id, anchor FROM symbols WHERE key LIKE ? ESCAPE '\\' "
+            "OR key LIKE ? ESCAPE '\\' ORDER BY rank, ordinal LIMIT ?",
+            [f"{prefix}(%", f"{prefix} (%", limit],
+        ).fetchall()
+        return [SymbolRow(*row) for row in rows] or self.find(bare, limit=limit)
 
     def anchor_section(self, anchor: str, document_id: str | None = None) -> str | None:
         """The section whose own HTML holds an element with the id ``anchor`` (the first in

@@ -112,6 +112,18 @@ def test_ingest_stores_the_symbol_index_and_a_rechunk_keeps_it(spec_db: Path) ->
         assert db.db.execute("SELECT * FROM symbols ORDER BY ordinal").fetchall() == before
 
 
+def test_a_call_with_empty_parentheses_names_the_definition_with_any_parameters(
+    spec_db: Path,
+) -> None:
+    """From a new user's trial: ``fetch()`` named nothing where ``fetch(input, init)`` did."""
+    with store.open_database(spec_db) as db:
+        assert db.symbols.find("Gadget.prototype.spin()")[0].section_id == "sec-gadgets"
+        assert db.symbols.find("gadget.prototype.spin ( )")[0].section_id == "sec-gadgets"
+        assert db.symbols.find("ToThing()")[0].section_id == "sec-tothing"  # its title
+        assert db.symbols.find("ToThing ()")[0].section_id == "sec-tothing"
+        assert db.symbols.find("()") == [] and db.symbols.find("Nothing()") == []
+
+
 # --- anchors and names resolved to chunks ---------------------------------------------------------
 
 
