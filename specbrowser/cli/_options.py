@@ -7,6 +7,7 @@ import argparse
 import shlex
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from specbrowser.chunking.policy import (
@@ -97,6 +98,15 @@ def given_policy_options(args: argparse.Namespace) -> list[str]:
     """The policy options typed on the command line, each as ``--option value`` (quoted for a
     shell), in the order typed; [] when every one is its default."""
     return list((getattr(args, GIVEN, None) or {}).values())
+
+
+DB_HELP = "a database written by specbrowser ingest"
+"""The help of every command's ``DB`` argument."""
+
+
+def add_db_argument(p: argparse.ArgumentParser) -> None:
+    """Add the positional ``DB`` (a :class:`~pathlib.Path`) that most commands read."""
+    p.add_argument("db", type=Path, metavar="DB", help=DB_HELP)
 
 
 def add_policy_options(p: argparse.ArgumentParser) -> None:

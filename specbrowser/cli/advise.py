@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from specbrowser.cli._console import err, out
-from specbrowser.cli._options import at_least
+from specbrowser.cli._options import add_db_argument, at_least
 from specbrowser.errors import PolicyError
 from specbrowser.session.query_file import read_queries, split_queries
 from specbrowser.types import BREAKDOWN_STRATEGIES, SEARCH_MODES, SIZE_UNITS
@@ -60,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "advise",
         help="try chunking policies on the stored spec, score each on queries, recommend one",
     )
-    p.add_argument("db", type=Path, metavar="DB")
+    add_db_argument(p)
     p.add_argument(
         "--queries",
         action="append",
@@ -72,7 +72,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--thresholds", type=_numbers, metavar="N,N…", help="thresholds to try")
     p.add_argument("--unit", choices=SIZE_UNITS, default="chars", help="the thresholds' unit")
     p.add_argument("--tags-orders", type=_tag_orders, metavar='"A,B;C,D"', help="tag orders")
-    p.add_argument("--strategies", type=_choices(BREAKDOWN_STRATEGIES), metavar="S,S")
+    p.add_argument(
+        "--strategies",
+        type=_choices(BREAKDOWN_STRATEGIES),
+        metavar="S,S",
+        help=f"breakdown strategies to try ({', '.join(BREAKDOWN_STRATEGIES)})",
+    )
     p.add_argument("--max-depths", type=_numbers, metavar="N,N…", help="max depths to try")
     p.add_argument(
         "--modes",

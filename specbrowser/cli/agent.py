@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
-from pathlib import Path
 
 from specbrowser.cli._console import err
+from specbrowser.cli._options import add_db_argument
 from specbrowser.errors import PolicyError
 
 # Deferred to cmd_mcp, so that `--help` (which builds every command's parser) and a bad argument
@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "mcp", help="serve the database's chunks to agents (MCP over stdio, or HTTP on loopback)"
     )
-    p.add_argument("db", type=Path, help="a database written by specbrowser ingest")
+    add_db_argument(p)
     p.add_argument(
         "--set",
         metavar="VERSION",

@@ -6,12 +6,12 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict
-from pathlib import Path
 
 from rich.markup import escape
 from rich.text import Text
 
 from specbrowser.cli._console import out
+from specbrowser.cli._options import add_db_argument
 
 EXIT_FOUND = 1
 """Exit status when a check found something (2 stays a user mistake)."""
@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="report what to distrust in a chunk set (U+FFFD, dead links, heading paths, "
         "reassembly, table rows); exit 1 when anything is found",
     )
-    p.add_argument("db", type=Path)
+    add_db_argument(p)
     p.add_argument(
         "--set",
         dest="version",

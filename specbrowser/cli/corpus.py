@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from rich import box
 from rich.markup import escape
 from rich.table import Table
 
 from specbrowser.cli._console import out
+from specbrowser.cli._options import add_db_argument
 
 # Deferred to the handlers, so that `--help` (which builds every command's parser) and a bad
 # argument come without it: Session (the session and store modules, 55–70 ms).
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="list the specs of a database: name, title, format, sections, chunks, embedded "
         "share, and how links between them resolve",
     )
-    p.add_argument("db", type=Path)
+    add_db_argument(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=cmd_specs)
     p = sub.add_parser(
@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="remove one spec from a database, with its chunks in every chunk set (the other "
         "specs stay as they are)",
     )
-    p.add_argument("db", type=Path)
+    add_db_argument(p)
     p.add_argument("spec", metavar="SPEC", help="the spec's name, as `specbrowser specs` lists it")
     p.set_defaults(handler=cmd_remove)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich import box
@@ -16,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from specbrowser.cli._console import out
-from specbrowser.cli._options import at_least
+from specbrowser.cli._options import add_db_argument, at_least
 from specbrowser.cli._summary import percent
 from specbrowser.errors import PolicyError
 
@@ -34,7 +33,7 @@ DEFAULT_LIMIT = 20
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``diff`` to the subcommands."""
     p = sub.add_parser("diff", help="compare two chunk sets (policy versions) of a database")
-    p.add_argument("db", type=Path)
+    add_db_argument(p)
     p.add_argument(
         "version_a", metavar="VERSION_A", help="policy version (or a unique prefix) of set A"
     )

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from specbrowser.cli._console import err, out
+from specbrowser.cli._options import add_db_argument
 from specbrowser.errors import PolicyError
 from specbrowser.session.query_file import (
     SPLIT_HALVES,
@@ -52,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "eval",
         help="score chunk sets on a query file: hit@k, recall@k, MRR, token recall/precision/IoU",
     )
-    p.add_argument("db", type=Path)
+    add_db_argument(p)
     p.add_argument(
         "queries",
         type=Path,

@@ -12,6 +12,7 @@ from pathlib import Path
 from rich.markup import escape
 
 from specbrowser.cli._console import err, out
+from specbrowser.cli._options import add_db_argument
 from specbrowser.types import CONTENT_KINDS, EXPORT_FORMATS
 
 # Deferred to cmd_export, so that `--help` (which builds every command's parser) and a bad argument
@@ -31,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="One record per chunk of the chunk set: {id, page_content, metadata, type}. "
         "page_content is the retrieval text (header + Markdown) unless --content text.",
     )
-    p.add_argument("db", type=Path)
+    add_db_argument(p)
     p.add_argument(
         "--policy",
         metavar="VERSION",

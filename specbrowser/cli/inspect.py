@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
@@ -12,6 +11,7 @@ from rich.table import Table
 
 from specbrowser.chunking.markers import size_without_markers
 from specbrowser.cli._console import err, out
+from specbrowser.cli._options import add_db_argument
 from specbrowser.cli._summary import print_summary, tokens_row
 from specbrowser.errors import EmbeddingError
 from specbrowser.model import Chunk
@@ -31,13 +31,15 @@ if TYPE_CHECKING:
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``show``, ``subsections``, ``stats`` and ``mismatches`` to the subcommands."""
     p = sub.add_parser("show", help="print a chunk (and with --recursive all its descendants)")
-    p.add_argument("db", type=Path)
+    add_db_argument(p)
     p.add_argument(
         "id",
         help="a chunk or section id, a section number (14.6), an anchor (#id) or a name the "
         "spec defines (an abstract operation, a production, a term)",
     )
-    p.add_argument("--recursive", "-r", action="store_true")
+    p.add_argument(
+        "--recursive", "-r", action="store_true", help="also print every descendant chunk"
+    )
     p.add_argument(
         "--retrieval-text",
         action="store_true",
@@ -47,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_show)
 
     p = sub.add_parser("subsections", help="list a chunk's direct subsections")
-    p.add_argument("db", type=Path)
+    add_db_argument(p)
     p.add_argument(
         "id",
         help="a chunk or section id, a section number (14.6), an anchor (#id) or a name the "
@@ -57,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_subsections)
 
     p = sub.add_parser("stats", help="counts, sizes and overruns of the active chunk set")
-    p.add_argument("db", type=Path)
+    add_db_argument(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--count-tokens",
@@ -70,7 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "mismatches", help="where the section tree and the table of contents disagree"
     )
-    p.add_argument("db", type=Path)
+    add_db_argument(p)
     p.add_argument("--kind", choices=MISMATCH_KINDS, help="only this kind of mismatch")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=cmd_mismatches)

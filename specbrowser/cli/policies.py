@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from rich import box
 from rich.markup import escape
@@ -13,6 +12,7 @@ from rich.table import Table
 from specbrowser.chunking.policy import CONVERTER_VERSION, stored_threshold_label
 from specbrowser.chunking.stats import quality_line
 from specbrowser.cli._console import err, out
+from specbrowser.cli._options import add_db_argument
 
 # Deferred to cmd_policies, so that `--help` (which builds every command's parser) and a bad
 # argument come without it: Session (the session and store modules, 55–70 ms).
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "policies",
         help="list the chunk sets (one per policy version); switch the active one; delete others",
     )
-    p.add_argument("db", type=Path)
+    add_db_argument(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--activate",

@@ -4,12 +4,12 @@ sections (no source file), and show what changed against the set that was active
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from rich.text import Text
 
 from specbrowser.cli._console import out, stage_progress
 from specbrowser.cli._options import (
+    add_db_argument,
     add_policy_options,
     policy_for_kind_from_args,
     policy_from_args,
@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="chunk a database's spec again under another policy (from "
         "its stored sections) and make that set active",
     )
-    p.add_argument("db", type=Path, metavar="DB", help="a database written by specbrowser ingest")
+    add_db_argument(p)
     add_policy_options(p)
     p.set_defaults(handler=cmd_rechunk)
 

@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from specbrowser.cli._console import err, out
-from specbrowser.cli._options import at_least
+from specbrowser.cli._options import add_db_argument, at_least
 from specbrowser.process import EXIT_INTERRUPTED
 from specbrowser.session.jobs import run_embed
 from specbrowser.types import LAYERS, SEARCH_MODES, SearchMode
@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="search the active chunk set (lexical by default, or semantic or hybrid); never "
         "errors on odd input",
     )
-    p.add_argument("db", type=Path, help="a database written by specbrowser ingest")
+    add_db_argument(p)
     p.add_argument(
         "query",
         nargs="+",
@@ -79,7 +79,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "embed", help="embed the active chunk set's texts that have no vector yet (resumable)"
     )
-    p.add_argument("db", type=Path, help="a database written by specbrowser ingest")
+    add_db_argument(p)
     which = p.add_mutually_exclusive_group()
     which.add_argument(
         "--model",
