@@ -30,7 +30,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "open", help="browse a database (or a spec, ingested into the cache) in the app"
     )
-    p.add_argument("target", nargs="+", type=Path, metavar="DB_OR_SPEC")
+    p.add_argument(
+        "target",
+        nargs="+",
+        type=Path,
+        metavar="DB_OR_SPEC",
+        help="a database written by specbrowser ingest, or a spec (.html files, a multipage "
+        "or an ecmarkup source folder) to ingest first",
+    )
     p.add_argument(
         "--db",
         type=Path,

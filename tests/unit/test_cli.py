@@ -878,3 +878,20 @@ def test_an_ingest_after_one_that_failed_in_the_same_process_works(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_every_argument_of_every_command_says_what_it_is():
+    """From a new user's trial: `--help` listed the DB argument of most commands, show's
+    --recursive and advise's --strategies with no text."""
+    import argparse
+
+    from specbrowser.cli import build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    silent = [
+        f"{name} {action.dest}"
+        for name, parser in commands.choices.items()
+        for action in parser._actions
+        if not isinstance(action, argparse._HelpAction) and not action.help
+    ]
+    assert silent == []
