@@ -138,7 +138,7 @@ def expand_shorthand(root: etree._Element) -> None:
             if child.tail:
                 child.tail, made = _expanded(el, child.tail, mode)
                 for code in reversed(made):
-                    child.addnext(code)  # addnext moves the tail: set after, in order
+                    child.addnext(code)  # right after child (its tail stays before): last first
             stack.append((child, mode))
 
 
