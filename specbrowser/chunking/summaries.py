@@ -147,7 +147,7 @@ def iter_prose_blocks(markdown: str) -> Iterator[str]:
     """
     block: list[str] = []
     fence = ""
-    for line in markdown.split("\n"):
+    for line in [*markdown.split("\n"), ""]:  # the blank line at the end ends the last block
         if fence:  # inside a fenced code block, until its closing fence
             if line.lstrip().startswith(fence):
                 fence = ""
@@ -164,10 +164,6 @@ def iter_prose_blocks(markdown: str) -> Iterator[str]:
             block = []
             if len(text) >= 20 and _LOWER.search(text):
                 yield text
-    if block:
-        text = plain_text("\n".join(block))
-        if len(text) >= 20 and _LOWER.search(text):
-            yield text
 
 
 _FENCES = ("```", "~~~")
