@@ -141,17 +141,17 @@ def _spec_section(db: SpecStore, name: str) -> list[tuple[str, str]]:
 def _other_specs_of(db: SpecStore, sections: list[tuple[str, str]]) -> tuple[str, ...]:
     """The names of the specs after the first that hold one of ``sections`` (``(section id,
     document id)``, the first spec's first): a number given without its spec is the first's."""
-    holders = list(dict.fromkeys(document_id for _, document_id in sections))
-    if len(holders) < 2:
-        return ()
-    names = {spec.id: spec.name for spec in db.corpus.all()}
-    return tuple(names.get(spec_id, spec_id) for spec_id in holders[1:])
+    return _names_after_first(db, list(dict.fromkeys(spec_id for _, spec_id in sections)))
 
 
 def _other_specs_with(db: SpecStore, anchor: str) -> tuple[str, ...]:
     """The names of the specs after the first (corpus order) that have an element with the id
     ``anchor``: an anchor given without its spec is the first's (:func:`anchor_chunk`)."""
-    holders = db.symbols.anchor_specs(anchor)
+    return _names_after_first(db, db.symbols.anchor_specs(anchor))
+
+
+def _names_after_first(db: SpecStore, holders: list[str]) -> tuple[str, ...]:
+    """The corpus names of the spec ids ``holders`` (distinct, in corpus order) but the first."""
     if len(holders) < 2:
         return ()
     names = {spec.id: spec.name for spec in db.corpus.all()}
