@@ -75,26 +75,34 @@ def test_a_subscript_in_a_source_algorithm_keeps_its_mark(tmp_path):
     assert "return `+0`_𝔽." in text and "Return 2^(n - 1)." in text
 
 
-def test_source_steps_are_numbered_as_the_rendered_algorithm_lists_them(tmp_path):
-    # ecmarkdown writes 1. for every step; the rendered spec numbers them (new-user trial)
-    body = """
+def gizmo_text(tmp_path: Path, steps: str) -> str:
+    """The chunk text of a source abstract operation ``Gizmo`` whose ``emu-alg`` holds ``steps``
+    (ecmarkdown lines, indented by four spaces and two per level below)."""
+    body = f"""
 <emu-clause id="sec-gizmo" type="abstract operation">
   <h1>Gizmo ( _a_ )</h1>
   <emu-alg>
-    1. Let _b_ be _a_.
-    1. If _b_ is *true*, then
-      1. Let _c_ be <ins>Frob(_b_)</ins>.
-      1. Return _c_.
-    1. Let _d_ be Wibble(_b_) 1.
-    1. Return _d_.
-  </emu-alg>
+{steps}  </emu-alg>
 </emu-clause>
 """
-    _, chunks = source_spec(tmp_path, body)
-    lines = [line.strip() for line in chunks["sec-gizmo"].text.splitlines() if line.strip()]
+    return source_spec(tmp_path, body)[1]["sec-gizmo"].text
+
+
+def test_source_steps_are_numbered_as_the_rendered_algorithm_lists_them(tmp_path):
+    # ecmarkdown writes 1. for every step; the rendered spec numbers them (new-user trial)
+    text = gizmo_text(
+        tmp_path,
+        "    1. Let _b_ be _a_.\n"
+        "    1. If _b_ is *true*, then\n"
+        "      1. Let _c_ be <ins>Frob(_b_)</ins>.\n"
+        "      1. Return _c_.\n"
+        "    1. Let _d_ be Wibble(_b_) 1.\n"
+        "    1. Return _d_.\n",
+    )
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
     steps = [line.split(" ", 1)[0] for line in lines if line[0].isdigit()]
     assert steps == ["1.", "2.", "1.", "2.", "3.", "4."]
-    assert "Wibble(`b`) 1." in chunks["sec-gizmo"].text  # a number inside a step stays
+    assert "Wibble(`b`) 1." in text  # a number inside a step stays
 
 
 def test_nested_source_steps_nest_as_commonmark_reads_them(tmp_path):
@@ -103,21 +111,15 @@ def test_nested_source_steps_nest_as_commonmark_reads_them(tmp_path):
     the outer list (a new user's trial: 522 of 1,856 ECMA-262 source chunks read flat)."""
     from markdown_it import MarkdownIt
 
-    steps = "".join(f"    1. Let _x{n}_ be {n}.\n" for n in range(9))
-    body = f"""
-<emu-clause id="sec-gizmo" type="abstract operation">
-  <h1>Gizmo ( )</h1>
-  <emu-alg>
-{steps}    1. If _b_ is *true*, then
-      1. Let _c_ be 1.
-      1. If _c_ is 1, then
-        1. Return _c_.
-    1. Return *false*.
-  </emu-alg>
-</emu-clause>
-"""
-    _, chunks = source_spec(tmp_path, body)
-    text = chunks["sec-gizmo"].text
+    text = gizmo_text(
+        tmp_path,
+        "".join(f"    1. Let _x{n}_ be {n}.\n" for n in range(9))
+        + "    1. If _b_ is *true*, then\n"
+        "      1. Let _c_ be 1.\n"
+        "      1. If _c_ is 1, then\n"
+        "        1. Return _c_.\n"
+        "    1. Return *false*.\n",
+    )
     assert "10. If `b` is `true`, then\n    1. Let `c` be 1.\n    2. If `c` is 1, then\n" in text
     assert "\n       1. Return `c`.\n11. Return `false`." in text
     tokens = MarkdownIt("commonmark").parse(text)
@@ -149,18 +151,10 @@ def test_shorthand_outside_algorithms_becomes_the_elements_ecmarkup_renders(tmp_
 
 def test_a_step_an_insertion_holds_whole_is_numbered_in_its_place(tmp_path):
     # a proposal's source wraps a whole new step in <ins>: it starts a line all the same
-    body = """
-<emu-clause id="sec-gizmo" type="abstract operation">
-  <h1>Gizmo ( _a_ )</h1>
-  <emu-alg>
-    1. Let _b_ be _a_.
-    <ins>1. Let _e_ be _b_.</ins>
-    1. Return _b_.
-  </emu-alg>
-</emu-clause>
-"""
-    _, chunks = source_spec(tmp_path, body)
-    text = chunks["sec-gizmo"].text
+    text = gizmo_text(
+        tmp_path,
+        "    1. Let _b_ be _a_.\n    <ins>1. Let _e_ be _b_.</ins>\n    1. Return _b_.\n",
+    )
     assert "1. Let `b` be `a`." in text and "2. Let `e` be `b`." in text
     assert "3. Return `b`." in text
 
